@@ -1,0 +1,9 @@
+package dev.sluice;
+
+/** The backend asked for is absent: its library did not load, or it has fewer devices than the id asked for. */
+public class BackendUnavailableException extends SluiceException {
+
+    public BackendUnavailableException(String message) {
+        super(message);
+    }
+}

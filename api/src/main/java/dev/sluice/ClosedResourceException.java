@@ -1,0 +1,9 @@
+package dev.sluice;
+
+/** A context, stream, buffer, event or function was used after it was closed. */
+public class ClosedResourceException extends SluiceException {
+
+    public ClosedResourceException(String what) {
+        super(what + " is closed");
+    }
+}

@@ -1,0 +1,139 @@
+package dev.sluice;
+
+import dev.sluice.spi.DeviceMemory;
+
+/**
+ * Device memory holding {@link #count()} elements of a {@link DType}. Host code cannot read it directly:
+ * copy it with a {@link DeviceStream}, or {@link #mapToHost()} it. A buffer may be a slice of a larger one
+ * ({@link #slice}); slices share the memory and are valid while the buffer they came from is open.
+ *
+ * <p><b>Resources:</b> the buffer returned by an allocation owns its memory; {@link #close()} frees it in
+ * stream order after every operation already enqueued on it, on any stream, has finished. Slices own
+ * nothing and their {@code close()} does nothing. Thread-safe.
+ */
+public final class DeviceBuffer implements AutoCloseable {
+
+    final Allocation allocation;
+    private final DType type;
+    private final long byteOffset;
+    private final long count;
+    private final boolean owner;
+
+    DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, boolean owner) {
+        this.allocation = allocation;
+        this.type = type;
+        this.byteOffset = byteOffset;
+        this.count = count;
+        this.owner = owner;
+    }
+
+    public DeviceContext context() {
+        return allocation.context;
+    }
+
+    public DType dtype() {
+        return type;
+    }
+
+    /** Number of elements. */
+    public long count() {
+        return count;
+    }
+
+    public long byteSize() {
+        return count * type.byteSize();
+    }
+
+    /** Offset of this buffer's first byte in the allocation it belongs to (0 unless it is a slice). */
+    public long byteOffset() {
+        return byteOffset;
+    }
+
+    /**
+     * The device address of the first element on backends that have one (CUDA, HIP), for passing to other
+     * native libraries; 0 on the CPU backend.
+     */
+    public long address() {
+        long base = allocation.memory.address();
+        return base == 0 ? 0 : base + byteOffset;
+    }
+
+    DeviceMemory memory() {
+        return allocation.memory;
+    }
+
+    /**
+     * A view of {@code count} elements starting at element {@code offset} of this buffer, sharing its memory.
+     *
+     * @throws InvalidArgumentException if the range is not inside this buffer
+     */
+    public DeviceBuffer slice(long offset, long count) {
+        checkOpen();
+        Checks.range("buffer", offset, count, this.count);
+        return new DeviceBuffer(allocation, type, byteOffset + offset * type.byteSize(), count, false);
+    }
+
+    /**
+     * The same memory seen as elements of {@code newType}.
+     *
+     * @throws InvalidArgumentException if the byte size is not a multiple of the new element size
+     */
+    public DeviceBuffer reinterpret(DType newType) {
+        checkOpen();
+        Checks.notNull("newType", newType);
+        if (byteSize() % newType.byteSize() != 0) {
+            throw new InvalidArgumentException("newType", byteSize() + " bytes are not a whole number of " + newType
+                    + " elements of " + newType.byteSize() + " bytes");
+        }
+        return new DeviceBuffer(allocation, newType, byteOffset, byteSize() / newType.byteSize(), false);
+    }
+
+    /**
+     * Completes with this buffer once its memory exists on the device. Synchronous allocations return an
+     * already completed future; stream-ordered ones complete in their stream's order.
+     */
+    public DeviceFuture<DeviceBuffer> ready() {
+        return allocation.ready;
+    }
+
+    /**
+     * Copies the buffer to host memory and returns it as a {@link HostBuffer}; closing that host buffer
+     * copies its contents back to this buffer and waits until they are there (Mojo's {@code map_to_host}).
+     * Blocks the caller: it waits for work already enqueued on the context's default stream before reading.
+     * Use it for tests and initialisation, not on hot paths.
+     */
+    public HostBuffer mapToHost() {
+        checkOpen();
+        return context().mapToHost(this);
+    }
+
+    /** Whether the memory has been freed (this buffer's or, for a slice, its parent's). */
+    public boolean isClosed() {
+        return allocation.closed.get();
+    }
+
+    void checkOpen() {
+        if (allocation.closed.get()) {
+            throw new ClosedResourceException(this.toString());
+        }
+        allocation.context.checkUsable();
+    }
+
+    /**
+     * Frees the memory in stream order (on the stream it was allocated in, the default stream for
+     * synchronous allocations), after every operation already enqueued on this buffer from any stream.
+     * Idempotent; a no-op on slices. Returns at once.
+     */
+    @Override
+    public void close() {
+        if (owner && allocation.closed.compareAndSet(false, true)) {
+            allocation.context.release(allocation);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + ", "
+                + allocation.context.api().id() + ":" + allocation.context.id() + "]";
+    }
+}

@@ -1,0 +1,675 @@
+package dev.sluice;
+
+import dev.sluice.spi.Backend;
+import dev.sluice.spi.BackendProbe;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.HostMemory;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One device of one backend (Mojo's {@code DeviceContext}): its properties, its default stream, and the
+ * factory of streams, events, buffers and compiled kernels. Open one with {@link #open()} (the best
+ * backend present: CUDA, then HIP, then the CPU simulator), {@link #open(Api, int)}, or with the system
+ * property {@code sluice.api} / environment variable {@code SLUICE_API} ("cuda", "hip", "cpu").
+ *
+ * <p>Each context has one completion thread ({@code sluice-completion-<api>-<id>}) that completes the
+ * futures of all its streams. A device fault makes the context unusable: every pending future completes
+ * exceptionally with the {@link DeviceException}, and every later call throws it.
+ *
+ * <p>Thread-safe. {@link #close()} waits for all work, then frees everything the context still owns.
+ */
+public final class DeviceContext implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(DeviceContext.class.getName());
+    private static final AtomicInteger CONTEXTS = new AtomicInteger();
+
+    final ContextHandle handle;
+    private final Api api;
+    private final int id;
+    private final ContextOptions options;
+    final CompletionEngine engine;
+    private final DeviceStream defaultStream;
+    private final LaunchLimits limits;
+    private final Set<Object> owned = ConcurrentHashMap.newKeySet();
+    private final Map<HostGate, DeviceFuture<?>> openGates = new ConcurrentHashMap<>();
+    private final AtomicInteger streamCount = new AtomicInteger();
+    private volatile @Nullable ExecutorService hostExecutor;
+    private volatile @Nullable Throwable fault;
+    private volatile boolean closed;
+
+    private DeviceContext(Api api, int id, ContextHandle handle, ContextOptions options) {
+        this.api = api;
+        this.id = id;
+        this.handle = handle;
+        this.options = options;
+        this.engine = new CompletionEngine(this, options, api.id() + "-" + id + "-" + CONTEXTS.incrementAndGet());
+        this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
+        this.limits = readLimits();
+    }
+
+    // ---------------------------------------------------------------- opening
+
+    /**
+     * Opens device 0 of the best backend present: the one named by {@code sluice.api} / {@code SLUICE_API}
+     * if set, else CUDA, HIP, then the CPU simulator, whichever first has a device.
+     *
+     * @throws BackendUnavailableException if the named backend is absent, or none is (listing what each tried)
+     */
+    public static DeviceContext open() {
+        return open(ContextOptions.defaults());
+    }
+
+    /** {@link #open()} with options. */
+    public static DeviceContext open(ContextOptions options) {
+        String named = System.getProperty("sluice.api");
+        if (named == null || named.isBlank()) {
+            named = System.getenv("SLUICE_API");
+        }
+        if (named != null && !named.isBlank()) {
+            return open(Api.of(named), 0, options);
+        }
+        StringBuilder why = new StringBuilder();
+        for (Api api : Api.values()) {
+            BackendProbe p = Backends.probe(api);
+            if (p.available() && p.deviceCount() > 0) {
+                return open(api, 0, options);
+            }
+            why.append("\n  ").append(api.id()).append(": ").append(describeAbsence(p));
+        }
+        throw new BackendUnavailableException("no backend has a device:" + why);
+    }
+
+    /** Opens device {@code deviceId} of {@code api}. */
+    public static DeviceContext open(Api api, int deviceId) {
+        return open(api, deviceId, ContextOptions.defaults());
+    }
+
+    /** Opens device {@code deviceId} of the backend named "cuda", "hip" or "cpu". */
+    public static DeviceContext open(String api, int deviceId) {
+        Checks.notNull("api", api);
+        return open(Api.of(api), deviceId, ContextOptions.defaults());
+    }
+
+    /**
+     * Opens device {@code deviceId} of {@code api} with {@code options}.
+     *
+     * @throws BackendUnavailableException if the backend's library or devices are absent (the message lists
+     *                                     every library name and path tried)
+     * @throws InvalidArgumentException    if {@code deviceId} is negative or not below the device count
+     */
+    public static DeviceContext open(Api api, int deviceId, ContextOptions options) {
+        Checks.notNull("api", api);
+        Checks.notNull("options", options);
+        Backend backend = Backends.all().get(api);
+        BackendProbe probe = Backends.probe(api);
+        if (backend == null || !probe.available()) {
+            throw new BackendUnavailableException(api.id() + " backend unavailable: " + describeAbsence(probe));
+        }
+        if (deviceId < 0 || deviceId >= probe.deviceCount()) {
+            throw new InvalidArgumentException("deviceId", "value " + deviceId + " but " + api.id() + " has "
+                    + probe.deviceCount() + " device(s)" + (probe.deviceCount() > 0 ? ", ids 0 to " + (probe.deviceCount() - 1) : ""));
+        }
+        return new DeviceContext(api, deviceId, backend.open(deviceId, options), options);
+    }
+
+    private static String describeAbsence(BackendProbe p) {
+        String s = p.available() ? "library loaded (" + p.version() + ") but no device found" : p.version();
+        if (!p.tried().isEmpty()) {
+            s += "; tried: " + String.join(", ", p.tried());
+        }
+        return s;
+    }
+
+    /** Devices usable through {@code api}; 0 if the backend or its library is absent (Mojo's {@code number_of_devices}). */
+    public static int deviceCount(Api api) {
+        Checks.notNull("api", api);
+        BackendProbe p = Backends.probe(api);
+        return p.available() ? p.deviceCount() : 0;
+    }
+
+    /** Whether a GPU backend (CUDA or HIP) has at least one device (Numba's {@code is_available}). */
+    public static boolean hasAccelerator() {
+        return deviceCount(Api.CUDA) > 0 || deviceCount(Api.HIP) > 0;
+    }
+
+    /**
+     * A printable summary of every backend and device found, with library versions and, for absent
+     * backends, what was tried (Numba's {@code detect()}).
+     */
+    public static String detect() {
+        StringBuilder sb = new StringBuilder("Sluice backends:\n");
+        for (Api api : Api.values()) {
+            BackendProbe p = Backends.probe(api);
+            sb.append("  ").append(api.id()).append(": ");
+            if (!p.available()) {
+                sb.append("unavailable: ").append(describeAbsence(p)).append('\n');
+                continue;
+            }
+            sb.append(p.deviceCount()).append(" device(s), ").append(p.version()).append('\n');
+            for (String d : p.devices()) {
+                sb.append("    ").append(d).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------- properties
+
+    /** The device's name as the driver reports it. */
+    public String name() {
+        checkUsable();
+        return handle.name();
+    }
+
+    public Api api() {
+        return api;
+    }
+
+    /** The device id within its backend. */
+    public int id() {
+        return id;
+    }
+
+    public ContextOptions options() {
+        return options;
+    }
+
+    public String driverVersion() {
+        checkUsable();
+        return handle.driverVersion();
+    }
+
+    public ComputeCapability computeCapability() {
+        checkUsable();
+        return handle.computeCapability();
+    }
+
+    /** @throws UnsupportedOnBackendException if this backend cannot report {@code attribute} */
+    public long attribute(DeviceAttribute attribute) {
+        Checks.notNull("attribute", attribute);
+        checkUsable();
+        return handle.attribute(attribute);
+    }
+
+    /** Free and total device memory. */
+    public MemoryInfo memoryInfo() {
+        checkUsable();
+        return handle.memoryInfo();
+    }
+
+    public long limit(Limit limit) {
+        Checks.notNull("limit", limit);
+        checkUsable();
+        return handle.limit(limit);
+    }
+
+    public void setLimit(Limit limit, long value) {
+        Checks.notNull("limit", limit);
+        Checks.nonNegative("value", value);
+        checkUsable();
+        handle.setLimit(limit, value);
+    }
+
+    /** Whether this device can access {@code peer}'s memory directly (Mojo's {@code can_access}). */
+    public boolean canAccess(DeviceContext peer) {
+        Checks.notNull("peer", peer);
+        checkUsable();
+        peer.checkUsable();
+        if (peer == this) {
+            return true;
+        }
+        return peer.api == api && handle.canAccessPeer(peer.handle);
+    }
+
+    /**
+     * Lets this device access {@code peer}'s memory directly, which makes peer copies and kernels reading
+     * peer memory go over NVLink or PCIe without host staging.
+     *
+     * @throws InvalidArgumentException if {@code peer} is this context or of another backend
+     */
+    public void enablePeerAccess(DeviceContext peer) {
+        Checks.notNull("peer", peer);
+        checkUsable();
+        peer.checkUsable();
+        if (peer == this || peer.api != api) {
+            throw new InvalidArgumentException("peer", peer + " is " + (peer == this ? "this context" : "of another backend"));
+        }
+        handle.enablePeerAccess(peer.handle);
+    }
+
+    /** Priorities {@link #createStream(StreamOptions)} accepts. */
+    public PriorityRange streamPriorityRange() {
+        checkUsable();
+        return handle.streamPriorityRange();
+    }
+
+    LaunchLimits limits() {
+        return limits;
+    }
+
+    private LaunchLimits readLimits() {
+        return new LaunchLimits(
+                (int) attr(DeviceAttribute.MAX_THREADS_PER_BLOCK, 1024),
+                new Dim((int) attr(DeviceAttribute.MAX_BLOCK_DIM_X, 1024), (int) attr(DeviceAttribute.MAX_BLOCK_DIM_Y, 1024),
+                        (int) attr(DeviceAttribute.MAX_BLOCK_DIM_Z, 64)),
+                new Dim((int) attr(DeviceAttribute.MAX_GRID_DIM_X, Integer.MAX_VALUE), (int) attr(DeviceAttribute.MAX_GRID_DIM_Y, 65535),
+                        (int) attr(DeviceAttribute.MAX_GRID_DIM_Z, 65535)),
+                attr(DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK, 48 * 1024),
+                Math.max(attr(DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0), attr(DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK, 48 * 1024)),
+                attr(DeviceAttribute.CLUSTER_LAUNCH, 0) != 0);
+    }
+
+    private long attr(DeviceAttribute a, long fallback) {
+        try {
+            return handle.attribute(a);
+        } catch (UnsupportedOnBackendException e) {
+            return fallback;
+        }
+    }
+
+    // ---------------------------------------------------------------- streams and events
+
+    /** The default stream (Mojo's {@code ctx.stream()}); it lives as long as the context. */
+    public DeviceStream stream() {
+        return defaultStream;
+    }
+
+    /** A new non-blocking stream of default priority. */
+    public DeviceStream createStream() {
+        return createStream(StreamOptions.defaults());
+    }
+
+    /**
+     * A new stream.
+     *
+     * @throws InvalidArgumentException if the priority lies outside {@link #streamPriorityRange()}
+     */
+    public DeviceStream createStream(StreamOptions options) {
+        Checks.notNull("options", options);
+        checkUsable();
+        PriorityRange range = handle.streamPriorityRange();
+        if (!range.contains(options.priority())) {
+            throw new InvalidArgumentException("priority", "value " + options.priority() + " is outside the device's range "
+                    + range.greatest() + " (highest) to " + range.least() + " (lowest)");
+        }
+        StreamHandle h = handle.createStream(options);
+        DeviceStream s = new DeviceStream(this, h, false, options.priority(), streamCount.incrementAndGet());
+        owned.add(s);
+        return s;
+    }
+
+    /** A new event; {@link EventFlag#TIMING} to measure with it. */
+    public DeviceEvent createEvent(EventFlag... flags) {
+        Checks.notNull("flags", flags);
+        checkUsable();
+        Set<EventFlag> set = flags.length == 0 ? EnumSet.noneOf(EventFlag.class) : EnumSet.copyOf(List.of(flags));
+        if (set.contains(EventFlag.INTERPROCESS) && set.contains(EventFlag.TIMING)) {
+            throw new InvalidArgumentException("flags", "INTERPROCESS events cannot have TIMING");
+        }
+        DeviceEvent e = new DeviceEvent(this, handle.createEvent(set), set);
+        owned.add(e);
+        return e;
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    /**
+     * Allocates device memory synchronously (Mojo's {@code create_buffer_sync}); contents undefined.
+     * Closing the buffer frees it in the default stream's order after all its uses.
+     */
+    public DeviceBuffer allocate(DType type, long count) {
+        Checks.notNull("type", type);
+        Checks.positive("count", count);
+        long bytes = checkAllocationSize("count", type, count);
+        checkUsable();
+        DeviceMemory memory = handle.allocate(bytes);
+        Allocation a = new Allocation(this, memory, defaultStream);
+        DeviceBuffer buffer = new DeviceBuffer(a, type, 0, count, true);
+        a.ready = DeviceFuture.completed(null, buffer);
+        track(a);
+        return buffer;
+    }
+
+    /** Allocates zero-filled page-locked host memory (Mojo's {@code enqueue_create_host_buffer} / {@code malloc_host}). */
+    public HostBuffer allocateHost(DType type, long count) {
+        Checks.notNull("type", type);
+        Checks.positive("count", count);
+        long bytes = checkAllocationSize("count", type, count);
+        checkUsable();
+        HostMemory m = handle.allocateHost(bytes);
+        HostAllocation a = new HostAllocation(this, m);
+        owned.add(a);
+        return new HostBuffer(a, type, m.segment(), count, true);
+    }
+
+    /**
+     * Pins existing native memory in place (CUDA's {@code cuMemHostRegister}) so copies from and to it run at
+     * full speed, and returns it as a {@link HostBuffer}; closing the buffer unregisters it but does not free
+     * the memory, which the caller still owns and must keep alive until then.
+     *
+     * @throws InvalidArgumentException if {@code segment} is on the Java heap, read-only, or not a whole number of elements
+     */
+    public HostBuffer registerHost(MemorySegment segment, DType type) {
+        Checks.notNull("segment", segment);
+        Checks.notNull("type", type);
+        if (!segment.isNative()) {
+            throw new InvalidArgumentException("segment", "is on the Java heap; only native memory can be pinned");
+        }
+        if (segment.isReadOnly()) {
+            throw new InvalidArgumentException("segment", "is read-only");
+        }
+        Checks.positive("segment.byteSize()", segment.byteSize());
+        if (segment.byteSize() % type.byteSize() != 0) {
+            throw new InvalidArgumentException("segment", segment.byteSize() + " bytes are not a whole number of " + type + " elements");
+        }
+        checkUsable();
+        HostMemory m = handle.registerHost(segment);
+        HostAllocation a = new HostAllocation(this, m);
+        owned.add(a);
+        return new HostBuffer(a, type, m.segment(), segment.byteSize() / type.byteSize(), true);
+    }
+
+    long checkAllocationSize(String argument, DType type, long count) {
+        if (count > Long.MAX_VALUE / type.byteSize()) {
+            throw new InvalidArgumentException(argument, "value " + count + " of " + type + " overflows a byte size");
+        }
+        return count * type.byteSize();
+    }
+
+    HostBuffer mapToHost(DeviceBuffer buffer) {
+        refuseOnCompletionThread("mapToHost");
+        HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
+        DeviceStream s = defaultStream;
+        for (DeviceFuture<?> use : buffer.allocation.uses.pendingUses(s)) {
+            s.waitFor(use);
+        }
+        try {
+            join(s.enqueueCopy(buffer, host));
+        } catch (RuntimeException e) {
+            host.close();
+            throw e;
+        }
+        host.allocation.writeBack = () -> {
+            if (!buffer.isClosed() && fault == null && !closed) {
+                join(s.enqueueCopy(host, buffer));
+            }
+        };
+        return host;
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    /**
+     * Compiles (when given source) and loads {@code kernel} for this device: CUDA compiles CUDA C++ with NVRTC
+     * for the device's architecture, caching the result on disk, or loads PTX/cubin/fatbin; HIP uses hiprtc or
+     * a code object; the CPU backend uses the Java implementation.
+     *
+     * @throws CompilationException          with the compiler's log if compilation fails
+     * @throws UnsupportedOnBackendException if the kernel has no form this backend can run
+     */
+    public DeviceFunction compile(Kernel kernel) {
+        Checks.notNull("kernel", kernel);
+        checkUsable();
+        DeviceFunction f = new DeviceFunction(this, kernel, handle.load(kernel));
+        owned.add(f);
+        return f;
+    }
+
+    // ---------------------------------------------------------------- ordering and timing
+
+    /**
+     * Makes work enqueued later on this context's default stream wait, on the device, for everything enqueued
+     * so far on {@code other}'s default stream (Mojo's {@code enqueue_wait_for(other)}). Contexts of another
+     * backend are waited for through a host gate.
+     */
+    public DeviceFuture<Void> waitFor(DeviceContext other) {
+        Checks.notNull("other", other);
+        checkUsable();
+        return defaultStream.waitFor(other.stream());
+    }
+
+    /**
+     * Blocks until all work of every stream of this context has finished and its futures have completed.
+     *
+     * @throws DeviceException if the device faulted
+     */
+    public void synchronize() {
+        refuseOnCompletionThread("synchronize");
+        checkUsable();
+        handle.synchronize();
+        defaultStream.synchronize();
+        for (Object o : owned) {
+            if (o instanceof DeviceStream s && !s.isClosed()) {
+                s.synchronize();
+            }
+        }
+        checkUsable();
+    }
+
+    /** The work of one timed iteration, enqueued on {@code stream}. */
+    @FunctionalInterface
+    public interface TimedBody {
+        void enqueue(DeviceStream stream, int iteration);
+    }
+
+    /**
+     * Device time of {@code iterations} runs of {@code body} on the default stream, measured with timing
+     * events recorded before the first and after the last (Mojo's {@code execution_time_iter}). Blocks until
+     * the work has finished. The total is returned; divide by {@code iterations} for the mean.
+     */
+    public Duration executionTime(int iterations, TimedBody body) {
+        Checks.positive("iterations", iterations);
+        Checks.notNull("body", body);
+        refuseOnCompletionThread("executionTime");
+        try (DeviceEvent start = createEvent(EventFlag.TIMING); DeviceEvent end = createEvent(EventFlag.TIMING)) {
+            defaultStream.enqueueRecord(start);
+            for (int i = 0; i < iterations; i++) {
+                body.enqueue(defaultStream, i);
+            }
+            defaultStream.enqueueRecord(end);
+            end.synchronize();
+            return start.elapsed(end);
+        }
+    }
+
+    /** The blocking facade over the default stream (Mojo's {@code *_sync} family). */
+    public SyncStream sync() {
+        return defaultStream.sync();
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    /**
+     * Throws if the context is closed or faulted. Cheap: two volatile reads.
+     */
+    void checkUsable() {
+        if (closed) {
+            throw new ClosedResourceException(toString());
+        }
+        Throwable f = fault;
+        if (f != null) {
+            throw rethrowableFault(f);
+        }
+    }
+
+    private static SluiceException rethrowableFault(Throwable f) {
+        if (f instanceof SluiceException se) {
+            return new DeviceException("the context faulted earlier: " + se.getMessage(), se.errorName().orElse(null),
+                    se.errorCode().isPresent() ? se.errorCode().getAsInt() : null, true, se);
+        }
+        return new DeviceException("the context faulted earlier: " + f, null, null, true, f);
+    }
+
+    /** The fault that stopped this context, if any. */
+    @Nullable Throwable fault() {
+        return fault;
+    }
+
+    /** Whether the context faulted (a sticky device error); it then stays unusable. */
+    public boolean isFaulted() {
+        return fault != null;
+    }
+
+    /** Called by the completion engine when a marker reports a device fault. */
+    void faulted(Throwable cause) {
+        if (fault == null) {
+            fault = cause;
+            LOG.log(Level.WARNING, this + " faulted: " + cause.getMessage());
+        }
+    }
+
+    void refuseOnCompletionThread(String what) {
+        if (engine.isCompletionThread()) {
+            throw new IllegalStateException(what + " blocks, and would wait for the completion thread it was called on;"
+                    + " use a *Async stage or another thread");
+        }
+    }
+
+    ExecutorService hostExecutor() {
+        ExecutorService e = hostExecutor;
+        if (e == null) {
+            synchronized (this) {
+                e = hostExecutor;
+                if (e == null) {
+                    e = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-host-" + api.id() + "-" + id + "-", 0).factory());
+                    hostExecutor = e;
+                }
+            }
+        }
+        return e;
+    }
+
+    void track(Allocation a) {
+        owned.add(a);
+    }
+
+    void untrack(Allocation a) {
+        owned.remove(a);
+    }
+
+    void forget(Object o) {
+        owned.remove(o);
+    }
+
+    /** Frees a closed buffer's memory after all its uses, in its home stream's order. */
+    void release(Allocation a) {
+        if (closed || fault != null) {
+            owned.remove(a);
+            return;
+        }
+        DeviceStream s = a.home.isClosed() ? defaultStream : a.home;
+        try {
+            s.freeInOrder(a);
+        } catch (SluiceException e) {
+            owned.remove(a);
+            LOG.log(Level.FINE, "free of " + a.memory + " skipped", e);
+        }
+    }
+
+    /** Frees closed host memory once every copy using it has completed. */
+    void release(HostAllocation a) {
+        a.uses.allUsesDone().whenComplete((v, e) -> {
+            if (owned.remove(a) && !closed) {
+                try {
+                    handle.freeHost(a.memory);
+                } catch (RuntimeException ex) {
+                    LOG.log(Level.WARNING, "freeing host memory failed", ex);
+                }
+            }
+        });
+    }
+
+    void trackGate(HostGate gate, DeviceFuture<?> future) {
+        openGates.put(gate, future);
+    }
+
+    void untrackGate(HostGate gate) {
+        openGates.remove(gate);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Waits for all work, then destroys every stream, event, function and buffer the context still owns and
+     * the native context. Streams gated on stages that have not completed are released, and their waits fail
+     * with {@link ClosedResourceException}. Futures still pending fail with it too. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        refuseOnCompletionThread("close");
+        ClosedResourceException closing = new ClosedResourceException(toString());
+        for (var e : openGates.entrySet()) {
+            e.getValue().presetFailure(closing);
+            e.getKey().open();
+        }
+        openGates.clear();
+        if (fault == null) {
+            try {
+                synchronize();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "synchronize during close failed", e);
+            }
+        }
+        closed = true;
+        List<Object> rest = new ArrayList<>(owned);
+        owned.clear();
+        for (Object o : rest) {
+            try {
+                switch (o) {
+                    case DeviceStream s -> s.closeInternal();
+                    case DeviceEvent ev -> ev.close();
+                    case DeviceFunction f -> f.close();
+                    case Allocation a -> {
+                        a.closed.set(true);
+                        if (fault == null) {
+                            handle.free(a.memory);
+                        }
+                    }
+                    case HostAllocation h -> {
+                        h.closed.set(true);
+                        handle.freeHost(h.memory);
+                    }
+                    default -> { }
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "releasing " + o + " during close failed", e);
+            }
+        }
+        engine.stop(closing);
+        ExecutorService e = hostExecutor;
+        if (e != null) {
+            e.shutdown();
+        }
+        handle.close();
+    }
+
+    static <T> T join(DeviceFuture<T> f) {
+        return SyncStream.await(f);
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceContext[" + api.id() + ":" + id + "]";
+    }
+}

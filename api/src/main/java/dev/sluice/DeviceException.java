@@ -1,0 +1,24 @@
+package dev.sluice;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The device reported an error. When {@link #isSticky()} is true the context is faulted (an illegal
+ * address, a kernel that threw on the CPU backend): every pending future of the context has completed
+ * exceptionally with this exception, and every later call on the context fails with it at once.
+ */
+public class DeviceException extends SluiceException {
+
+    private final boolean sticky;
+
+    public DeviceException(String message, @Nullable String errorName, @Nullable Integer errorCode, boolean sticky,
+            @Nullable Throwable cause) {
+        super(message, errorName, errorCode, cause);
+        this.sticky = sticky;
+    }
+
+    /** Whether this error faulted the whole context. */
+    public boolean isSticky() {
+        return sticky;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.sluice;
+
+import dev.sluice.spi.HostMemory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/** The root of a {@link HostBuffer} and its slices. */
+final class HostAllocation {
+
+    final DeviceContext context;
+    final HostMemory memory;
+    final UseTracker uses = new UseTracker();
+    final AtomicBoolean closed = new AtomicBoolean();
+    /** For buffers made by {@link DeviceBuffer#mapToHost()}: copies the contents back before the memory is freed. */
+    @Nullable Runnable writeBack;
+
+    HostAllocation(DeviceContext context, HostMemory memory) {
+        this.context = context;
+        this.memory = memory;
+    }
+}

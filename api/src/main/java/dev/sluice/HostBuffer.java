@@ -1,0 +1,211 @@
+package dev.sluice;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.StringJoiner;
+
+/**
+ * Page-locked (pinned) host memory holding {@link #count()} elements of a {@link DType}: the fast path
+ * for copies between host and device, and directly readable and writable by host code through
+ * {@link #segment()} and the typed accessors. Made by {@link DeviceContext#allocateHost},
+ * {@link DeviceContext#registerHost} (existing memory pinned in place) or {@link DeviceBuffer#mapToHost()}.
+ *
+ * <p>Host code must not touch the range of a copy until the copy's future has completed.
+ *
+ * <p><b>Resources:</b> {@link #close()} frees (or unregisters) the memory once every copy already
+ * enqueued on it has finished; a buffer from {@code mapToHost} first copies its contents back to the
+ * device buffer and waits for that. Slices own nothing; their {@code close()} does nothing.
+ */
+public final class HostBuffer implements AutoCloseable {
+
+    final HostAllocation allocation;
+    private final DType type;
+    private final MemorySegment segment;
+    private final long count;
+    private final boolean owner;
+
+    HostBuffer(HostAllocation allocation, DType type, MemorySegment segment, long count, boolean owner) {
+        this.allocation = allocation;
+        this.type = type;
+        this.segment = segment;
+        this.count = count;
+        this.owner = owner;
+    }
+
+    public DeviceContext context() {
+        return allocation.context;
+    }
+
+    public DType dtype() {
+        return type;
+    }
+
+    public long count() {
+        return count;
+    }
+
+    public long byteSize() {
+        return segment.byteSize();
+    }
+
+    /** Whether the memory was registered in place rather than allocated by Sluice. */
+    public boolean isRegistered() {
+        return allocation.memory.registered();
+    }
+
+    /** The memory itself. Valid until the buffer is closed; accessing it after that throws. */
+    public MemorySegment segment() {
+        checkOpen();
+        return segment;
+    }
+
+    /** A view of {@code count} elements from element {@code offset}, sharing this buffer's memory. */
+    public HostBuffer slice(long offset, long count) {
+        checkOpen();
+        Checks.range("buffer", offset, count, this.count);
+        long bytes = type.byteSize();
+        return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, false);
+    }
+
+    public float getFloat(long index) {
+        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32));
+    }
+
+    public void setFloat(long index, float value) {
+        segment.setAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32), value);
+    }
+
+    public double getDouble(long index) {
+        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64));
+    }
+
+    public void setDouble(long index, double value) {
+        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64), value);
+    }
+
+    /** Element {@code index} of an I32 or U32 buffer (U32 values above 2^31-1 read as negative ints). */
+    public int getInt(long index) {
+        return segment.getAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32));
+    }
+
+    public void setInt(long index, int value) {
+        segment.setAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32), value);
+    }
+
+    public long getLong(long index) {
+        return segment.getAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64));
+    }
+
+    public void setLong(long index, long value) {
+        segment.setAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64), value);
+    }
+
+    /** Element {@code index} of a 16-bit buffer (I16, U16, or the raw bits of F16 and BF16). */
+    public short getShort(long index) {
+        return segment.getAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
+    }
+
+    public void setShort(long index, short value) {
+        segment.setAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
+    }
+
+    /** Element {@code index} of an 8-bit buffer (I8, U8, BOOL). */
+    public byte getByte(long index) {
+        return segment.get(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL));
+    }
+
+    public void setByte(long index, byte value) {
+        segment.set(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL), value);
+    }
+
+    /** Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened). */
+    public double getAsDouble(long index) {
+        checkOpen();
+        Checks.range("buffer", index, 1, count);
+        long off = index * type.byteSize();
+        return switch (type) {
+            case BOOL, U8 -> Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, off));
+            case I8 -> segment.get(ValueLayout.JAVA_BYTE, off);
+            case I16 -> segment.get(ValueLayout.JAVA_SHORT_UNALIGNED, off);
+            case U16 -> Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT_UNALIGNED, off));
+            case F16 -> Float.float16ToFloat(segment.get(ValueLayout.JAVA_SHORT_UNALIGNED, off));
+            case BF16 -> Float.intBitsToFloat(Short.toUnsignedInt(segment.get(ValueLayout.JAVA_SHORT_UNALIGNED, off)) << 16);
+            case I32 -> segment.get(ValueLayout.JAVA_INT_UNALIGNED, off);
+            case U32 -> Integer.toUnsignedLong(segment.get(ValueLayout.JAVA_INT_UNALIGNED, off));
+            case F32 -> segment.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off);
+            case I64 -> segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            case U64 -> Long.toUnsignedString(segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off)).transform(Double::parseDouble);
+            case F64 -> segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, off);
+        };
+    }
+
+    private long check(long index, DType... accepted) {
+        checkOpen();
+        boolean ok = false;
+        for (DType t : accepted) {
+            ok |= t == type;
+        }
+        if (!ok) {
+            throw new InvalidArgumentException("index", "accessor for " + java.util.Arrays.toString(accepted)
+                    + " used on a " + type + " buffer");
+        }
+        if (index < 0 || index >= count) {
+            throw new InvalidArgumentException("index", "value " + index + " is outside a buffer of " + count + " elements");
+        }
+        return index;
+    }
+
+    void checkOpen() {
+        if (allocation.closed.get()) {
+            throw new ClosedResourceException(toString());
+        }
+    }
+
+    public boolean isClosed() {
+        return allocation.closed.get();
+    }
+
+    /**
+     * Frees the memory once every copy already enqueued on it has finished. For a buffer from
+     * {@link DeviceBuffer#mapToHost()}, first copies the contents back to the device buffer and blocks until
+     * they are there. Idempotent; a no-op on slices.
+     */
+    @Override
+    public void close() {
+        if (!owner || allocation.closed.get()) {
+            return;
+        }
+        Runnable writeBack = allocation.writeBack;
+        if (writeBack != null) {
+            allocation.writeBack = null;
+            try {
+                writeBack.run();
+            } finally {
+                if (allocation.closed.compareAndSet(false, true)) {
+                    allocation.context.release(allocation);
+                }
+            }
+        } else if (allocation.closed.compareAndSet(false, true)) {
+            allocation.context.release(allocation);
+        }
+    }
+
+    /** Mojo's format: {@code HostBuffer([0.0, 1.0, 2.0])}, at most 1000 elements. */
+    @Override
+    public String toString() {
+        if (allocation.closed.get()) {
+            return "HostBuffer[" + type + " x " + count + ", closed]";
+        }
+        StringJoiner j = new StringJoiner(", ", "HostBuffer([", "])");
+        long shown = Math.min(count, 1000);
+        for (long i = 0; i < shown; i++) {
+            double d = getAsDouble(i);
+            j.add(type.isFloatingPoint() ? (type == DType.F64 ? Double.toString(d) : Float.toString((float) d))
+                    : Long.toString((long) d));
+        }
+        if (shown < count) {
+            j.add("... " + (count - shown) + " more");
+        }
+        return j.toString();
+    }
+}

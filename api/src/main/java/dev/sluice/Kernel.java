@@ -1,0 +1,204 @@
+package dev.sluice;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A kernel declaration: its name, its parameter list, and one or more forms of its code, so that one
+ * declaration runs on every backend: CUDA C++ source (compiled at run time by NVRTC or hiprtc), PTX,
+ * cubin or fatbin images for CUDA, a code object for HIP, and a Java implementation for the CPU backend.
+ * Compile it on a context with {@link DeviceContext#compile(Kernel)}, once, and launch the result many
+ * times.
+ *
+ * <pre>{@code
+ * Kernel scalarAdd = Kernel.named("scalar_add")
+ *     .param(KernelParam.pointer("vector", DType.F32))
+ *     .param(KernelParam.scalar("size", DType.I64))
+ *     .param(KernelParam.scalar("scalar", DType.F32))
+ *     .cudaSource("""
+ *         extern "C" __global__ void scalar_add(float* vector, long long size, float scalar) {
+ *             long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+ *             if (i < size) vector[i] += scalar;
+ *         }""")
+ *     .java(t -> { ... })
+ *     .build();
+ * }</pre>
+ */
+public final class Kernel {
+
+    private final String name;
+    private final List<KernelParam> params;
+    private final Optional<String> cudaSource;
+    private final Optional<byte[]> ptx;
+    private final Optional<byte[]> cubin;
+    private final Optional<byte[]> fatbin;
+    private final Optional<byte[]> hipCodeObject;
+    private final Optional<JavaKernel> java;
+    private final boolean javaUsesBarriers;
+    private final List<String> compileOptions;
+
+    private Kernel(Builder b) {
+        this.name = b.name;
+        this.params = List.copyOf(b.params);
+        this.cudaSource = Optional.ofNullable(b.cudaSource);
+        this.ptx = Optional.ofNullable(b.ptx);
+        this.cubin = Optional.ofNullable(b.cubin);
+        this.fatbin = Optional.ofNullable(b.fatbin);
+        this.hipCodeObject = Optional.ofNullable(b.hipCodeObject);
+        this.java = Optional.ofNullable(b.java);
+        this.javaUsesBarriers = b.javaUsesBarriers;
+        this.compileOptions = List.copyOf(b.compileOptions);
+    }
+
+    /** Starts a declaration of the kernel whose entry point (an {@code extern "C"} name) is {@code name}. */
+    public static Builder named(String name) {
+        return new Builder(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public List<KernelParam> params() {
+        return params;
+    }
+
+    /** CUDA C++ source, compiled at run time by NVRTC (CUDA) or hiprtc (HIP). */
+    public Optional<String> cudaSource() {
+        return cudaSource;
+    }
+
+    public Optional<byte[]> ptx() {
+        return ptx.map(byte[]::clone);
+    }
+
+    public Optional<byte[]> cubin() {
+        return cubin.map(byte[]::clone);
+    }
+
+    public Optional<byte[]> fatbin() {
+        return fatbin.map(byte[]::clone);
+    }
+
+    /** An AMD code object (HSACO) for HIP's module loader. */
+    public Optional<byte[]> hipCodeObject() {
+        return hipCodeObject.map(byte[]::clone);
+    }
+
+    public Optional<JavaKernel> java() {
+        return java;
+    }
+
+    /** Whether the Java implementation calls {@link KernelThread#syncThreads()}. */
+    public boolean javaUsesBarriers() {
+        return javaUsesBarriers;
+    }
+
+    /** Extra options for the run-time compiler ("-O3", "--use_fast_math", "-DN=4"). */
+    public List<String> compileOptions() {
+        return compileOptions;
+    }
+
+    @Override
+    public String toString() {
+        return "Kernel " + name + params.stream().map(KernelParam::toString).toList().toString()
+                .replace('[', '(').replace(']', ')');
+    }
+
+    /** Builds a {@link Kernel}. Not thread-safe. */
+    public static final class Builder {
+        private final String name;
+        private final List<KernelParam> params = new ArrayList<>();
+        private String cudaSource;
+        private byte[] ptx;
+        private byte[] cubin;
+        private byte[] fatbin;
+        private byte[] hipCodeObject;
+        private JavaKernel java;
+        private boolean javaUsesBarriers;
+        private final List<String> compileOptions = new ArrayList<>();
+
+        private Builder(String name) {
+            Objects.requireNonNull(name, "name");
+            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new InvalidArgumentException("name", "'" + name + "' is not a C identifier");
+            }
+            this.name = name;
+        }
+
+        public Builder param(KernelParam param) {
+            for (KernelParam p : params) {
+                if (p.name().equals(param.name())) {
+                    throw new InvalidArgumentException("param", "kernel " + name + " already has a parameter named " + p.name());
+                }
+            }
+            params.add(Objects.requireNonNull(param, "param"));
+            return this;
+        }
+
+        public Builder params(KernelParam... ps) {
+            for (KernelParam p : ps) {
+                param(p);
+            }
+            return this;
+        }
+
+        public Builder cudaSource(String source) {
+            this.cudaSource = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        public Builder ptx(byte[] image) {
+            this.ptx = image.clone();
+            return this;
+        }
+
+        /** PTX text. */
+        public Builder ptx(String text) {
+            return ptx(text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        public Builder cubin(byte[] image) {
+            this.cubin = image.clone();
+            return this;
+        }
+
+        public Builder fatbin(byte[] image) {
+            this.fatbin = image.clone();
+            return this;
+        }
+
+        public Builder hipCodeObject(byte[] image) {
+            this.hipCodeObject = image.clone();
+            return this;
+        }
+
+        /** The Java implementation for the CPU backend; it must not call {@link KernelThread#syncThreads()}. */
+        public Builder java(JavaKernel kernel) {
+            return java(kernel, false);
+        }
+
+        /** The Java implementation; {@code usesBarriers} runs a block's threads concurrently so that syncThreads works. */
+        public Builder java(JavaKernel kernel, boolean usesBarriers) {
+            this.java = Objects.requireNonNull(kernel, "kernel");
+            this.javaUsesBarriers = usesBarriers;
+            return this;
+        }
+
+        public Builder compileOption(String option) {
+            compileOptions.add(Objects.requireNonNull(option, "option"));
+            return this;
+        }
+
+        public Kernel build() {
+            if (cudaSource == null && ptx == null && cubin == null && fatbin == null && hipCodeObject == null && java == null) {
+                throw new InvalidArgumentException("kernel", name + " has no code: give CUDA C++ source, PTX, cubin, fatbin,"
+                        + " a HIP code object or a Java implementation");
+            }
+            return new Kernel(this);
+        }
+    }
+}

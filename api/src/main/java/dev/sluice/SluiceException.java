@@ -1,0 +1,45 @@
+package dev.sluice;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The root of Sluice's unchecked exceptions. Where the backend reported the error, it carries the
+ * backend's error name and code ({@code CUDA_ERROR_ILLEGAL_ADDRESS} / 700, {@code hipErrorOutOfMemory} / 2).
+ */
+public class SluiceException extends RuntimeException {
+
+    private final @Nullable String errorName;
+    private final int errorCode;
+    private final boolean hasCode;
+
+    public SluiceException(String message) {
+        this(message, null, null, null);
+    }
+
+    public SluiceException(String message, @Nullable Throwable cause) {
+        this(message, null, null, cause);
+    }
+
+    /**
+     * @param errorName the backend's name of the error, or null
+     * @param errorCode the backend's numeric code, or null
+     */
+    public SluiceException(String message, @Nullable String errorName, @Nullable Integer errorCode, @Nullable Throwable cause) {
+        super(message, cause);
+        this.errorName = errorName;
+        this.errorCode = errorCode == null ? 0 : errorCode;
+        this.hasCode = errorCode != null;
+    }
+
+    /** The backend's name for the error, such as {@code CUDA_ERROR_OUT_OF_MEMORY}. */
+    public Optional<String> errorName() {
+        return Optional.ofNullable(errorName);
+    }
+
+    /** The backend's numeric error code. */
+    public OptionalInt errorCode() {
+        return hasCode ? OptionalInt.of(errorCode) : OptionalInt.empty();
+    }
+}

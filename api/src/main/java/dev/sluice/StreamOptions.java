@@ -1,0 +1,25 @@
+package dev.sluice;
+
+/**
+ * Options for {@link DeviceContext#createStream(StreamOptions)}.
+ *
+ * @param nonBlocking the stream does not synchronise with the legacy default stream (CUDA's
+ *                    {@code CU_STREAM_NON_BLOCKING}); true by default, since Sluice never relies on
+ *                    implicit synchronisation
+ * @param priority    scheduling priority; lower numbers run first on CUDA and HIP. Must lie within
+ *                    {@link DeviceContext#streamPriorityRange()}; 0 is the default priority everywhere
+ */
+public record StreamOptions(boolean nonBlocking, int priority) {
+
+    public static StreamOptions defaults() {
+        return new StreamOptions(true, 0);
+    }
+
+    public StreamOptions withPriority(int p) {
+        return new StreamOptions(nonBlocking, p);
+    }
+
+    public StreamOptions withNonBlocking(boolean nb) {
+        return new StreamOptions(nb, priority);
+    }
+}

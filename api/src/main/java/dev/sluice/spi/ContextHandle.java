@@ -1,0 +1,78 @@
+package dev.sluice.spi;
+
+import dev.sluice.ComputeCapability;
+import dev.sluice.DeviceAttribute;
+import dev.sluice.EventFlag;
+import dev.sluice.Kernel;
+import dev.sluice.Limit;
+import dev.sluice.MemoryInfo;
+import dev.sluice.PriorityRange;
+import dev.sluice.StreamOptions;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+
+/**
+ * One opened device of a backend. Every method may be called from any thread; the backend binds its
+ * native context to the calling thread itself where the native API needs that (CUDA's current context).
+ */
+public interface ContextHandle {
+
+    String name();
+
+    /** Driver or runtime version, as the backend prints it ("CUDA 13.0", "HIP 5.2", "Java 25"). */
+    String driverVersion();
+
+    ComputeCapability computeCapability();
+
+    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such attribute */
+    long attribute(DeviceAttribute attribute);
+
+    MemoryInfo memoryInfo();
+
+    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
+    long limit(Limit limit);
+
+    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
+    void setLimit(Limit limit, long value);
+
+    boolean canAccessPeer(ContextHandle peer);
+
+    void enablePeerAccess(ContextHandle peer);
+
+    PriorityRange streamPriorityRange();
+
+    /** The context's default stream; created with the context, destroyed with it. */
+    StreamHandle defaultStream();
+
+    /** @param options flags and a priority already checked against {@link #streamPriorityRange()} */
+    StreamHandle createStream(StreamOptions options);
+
+    EventHandle createEvent(Set<EventFlag> flags);
+
+    /** Synchronous device allocation. @throws dev.sluice.DeviceOutOfMemoryException when it does not fit */
+    DeviceMemory allocate(long bytes);
+
+    /** Synchronous free; the public layer has already waited for every use of the memory. */
+    void free(DeviceMemory memory);
+
+    /** Page-locked host memory, zero-filled. */
+    HostMemory allocateHost(long bytes);
+
+    /** Pins existing native host memory in place. */
+    HostMemory registerHost(MemorySegment segment);
+
+    void freeHost(HostMemory memory);
+
+    /**
+     * Compiles (if needed) and loads {@code kernel} for this device, choosing the source form this backend
+     * understands. @throws dev.sluice.CompilationException with the compiler's log
+     * @throws dev.sluice.UnsupportedOnBackendException if the kernel carries no form this backend can run
+     */
+    FunctionHandle load(Kernel kernel);
+
+    /** Blocks until all work of the context has finished. */
+    void synchronize();
+
+    /** Destroys the context; the public layer has synchronised and freed everything first. */
+    void close();
+}

@@ -1,0 +1,10 @@
+package dev.sluice.spi;
+
+/** An executable graph made from stream capture. */
+public interface GraphHandle {
+
+    /** Enqueues one replay of the graph on {@code stream}. */
+    void launch(StreamHandle stream);
+
+    void destroy();
+}

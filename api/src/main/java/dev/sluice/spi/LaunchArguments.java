@@ -1,0 +1,94 @@
+package dev.sluice.spi;
+
+import dev.sluice.DType;
+import dev.sluice.KernelParam;
+import java.util.List;
+
+/**
+ * Kernel arguments already checked against the kernel's declared parameters and resolved to what a
+ * backend needs: for a pointer parameter the {@link DeviceMemory} and a byte offset into it, for a scalar
+ * the value's bits in the parameter's C type (integers sign- or zero-extended to 64 bits, {@code float}
+ * as its 32 raw bits, {@code double} as its 64). One instance per stream is reused for every launch
+ * under the stream's lock, so launching allocates nothing here; backends must not keep a reference
+ * after {@link StreamHandle#launch} returns.
+ */
+public final class LaunchArguments {
+
+    private List<KernelParam> params = List.of();
+    private DeviceMemory[] memories = new DeviceMemory[8];
+    private long[] values = new long[8];
+    private int count;
+
+    /** Starts a new argument list for {@code params}; called by the public layer. */
+    public void reset(List<KernelParam> params) {
+        this.params = params;
+        this.count = params.size();
+        if (memories.length < count) {
+            memories = new DeviceMemory[count];
+            values = new long[count];
+        }
+        java.util.Arrays.fill(memories, 0, count, null);
+    }
+
+    public void setPointer(int index, DeviceMemory memory, long byteOffset) {
+        memories[index] = memory;
+        values[index] = byteOffset;
+    }
+
+    public void setBits(int index, long bits) {
+        memories[index] = null;
+        values[index] = bits;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    public KernelParam param(int index) {
+        return params.get(index);
+    }
+
+    public boolean isPointer(int index) {
+        return params.get(index).isPointer();
+    }
+
+    /** The declared element type (pointer parameters) or value type (scalars). */
+    public DType type(int index) {
+        return params.get(index).type();
+    }
+
+    /** The memory of a pointer argument. */
+    public DeviceMemory memory(int index) {
+        DeviceMemory m = memories[index];
+        if (m == null) {
+            throw new IllegalStateException("argument " + index + " is not a pointer");
+        }
+        return m;
+    }
+
+    /** Byte offset into {@link #memory(int)} of a pointer argument. */
+    public long byteOffset(int index) {
+        return values[index];
+    }
+
+    /** Raw bits of a scalar argument. */
+    public long bits(int index) {
+        return values[index];
+    }
+
+    public int intValue(int index) {
+        return (int) values[index];
+    }
+
+    public long longValue(int index) {
+        return values[index];
+    }
+
+    public float floatValue(int index) {
+        return Float.intBitsToFloat((int) values[index]);
+    }
+
+    public double doubleValue(int index) {
+        return Double.longBitsToDouble(values[index]);
+    }
+}

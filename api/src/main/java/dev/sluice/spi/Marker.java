@@ -1,0 +1,30 @@
+package dev.sluice.spi;
+
+/**
+ * A completion marker recorded in a stream after an operation: it becomes done once the device has
+ * finished everything enqueued on that stream before it. The completion engine polls only the oldest
+ * marker of each stream, from one thread per context, so {@link #isDone()} must be cheap and must not
+ * block.
+ */
+public interface Marker {
+
+    /**
+     * Non-blocking check.
+     *
+     * @return true once all work before the marker has finished
+     * @throws dev.sluice.DeviceException if the device faulted (the context's sticky error): the engine
+     *                                    then fails every pending future of the context with it
+     */
+    boolean isDone();
+
+    /**
+     * Blocks the calling thread (the completion thread, under the blocking wait strategy) for at most
+     * {@code timeoutNanos} or until the marker is done.
+     *
+     * @return whether the marker is done
+     */
+    boolean awaitDone(long timeoutNanos);
+
+    /** Called once by the engine after the marker was seen done; a pool may reuse it. */
+    void release();
+}

@@ -1,0 +1,67 @@
+package dev.sluice.spi;
+
+import dev.sluice.LaunchConfig;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A backend stream: an in-order queue. Every enqueue method returns at once, after the work is queued;
+ * errors detected at enqueue are thrown as {@link dev.sluice.SluiceException}s, errors on the device
+ * surface through {@link Marker#isDone()}.
+ *
+ * <p>Host memory passed to copies may be native (pinned, registered or pageable) or on the Java heap
+ * (a segment over an array): the backend reads or writes it in stream order, staging where it must.
+ * The public layer keeps the memory reachable until the copy's future completes.
+ */
+public interface StreamHandle {
+
+    void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes);
+
+    void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes);
+
+    void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
+            long bytes);
+
+    /** Copy between two contexts' memory (peer copy on GPUs); this stream belongs to the destination context. */
+    void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes);
+
+    /** Sets {@code count} elements of {@code elementBytes} (1, 2, 4 or 8) to the low bits of {@code bits}. */
+    void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits);
+
+    /** Stream-ordered allocation: usable by work enqueued after it on this stream. */
+    DeviceMemory allocate(long bytes);
+
+    /** Stream-ordered free. */
+    void free(DeviceMemory memory);
+
+    void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments);
+
+    void record(EventHandle event);
+
+    void waitEvent(EventHandle event);
+
+    /** Records a completion marker after everything enqueued so far. */
+    Marker recordMarker();
+
+    /** Device-side wait: work enqueued after this call waits for {@code marker}, which may belong to any stream or context. */
+    void waitMarker(Marker marker);
+
+    /** Enqueues a gate that host code opens; see {@link HostGate}. */
+    HostGate enqueueHostGate();
+
+    /** Blocks the caller until everything enqueued so far has finished. */
+    void synchronize();
+
+    /** Starts capturing work into a graph instead of running it. */
+    default void beginCapture() {
+        throw new dev.sluice.UnsupportedOnBackendException("stream capture", null);
+    }
+
+    /** Ends capture and returns the executable graph. */
+    default GraphHandle endCapture() {
+        throw new dev.sluice.UnsupportedOnBackendException("stream capture", null);
+    }
+
+    /** Destroys the stream; the public layer has synchronised it first. */
+    void destroy();
+}
