@@ -1,0 +1,280 @@
+package dev.sluice.cpu;
+
+import dev.sluice.LaunchConfig;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.GraphHandle;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A simulated stream: operations run one after another, in order, on a pooled "device" thread, never on
+ * the caller's. A gate (a host gate, or a wait on another stream's marker or event) suspends the drain
+ * without holding a thread; opening the gate resumes it. After a fault of the context, operations are
+ * skipped (a faulted GPU runs nothing more) but markers still resolve, reporting the fault.
+ */
+final class CpuStream implements StreamHandle {
+
+    /** The "device threads" that drain streams; each busy stream holds one while it runs an operation. */
+    private static final ExecutorService DEVICE = Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("sluice-cpu-stream-", 0).factory());
+
+    /** One queued operation. Operations other than gates and markers are replayable (for graphs). */
+    interface Op {
+        void run();
+    }
+
+    /** Holds the stream until opened. */
+    static final class Gate implements Op, HostGate {
+        private final CpuStream stream;
+        private volatile boolean open;
+
+        Gate(CpuStream stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public void run() {
+        }
+
+        @Override
+        public void open() {
+            open = true;
+            stream.schedule();
+        }
+    }
+
+    private final CpuContext context;
+    private final ConcurrentLinkedQueue<Op> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private @Nullable List<Op> capture;
+
+    CpuStream(CpuContext context) {
+        this.context = context;
+    }
+
+    // Operations are submitted under the public layer's stream lock, so appends are in call order.
+    private void submit(Op op) {
+        if (capture != null) {
+            if (op instanceof Gate || op instanceof CpuMarker || op instanceof CpuEvent.Record) {
+                throw new UnsupportedOnBackendException("waits, markers and events inside a captured graph are not supported on cpu");
+            }
+            capture.add(op);
+            return;
+        }
+        queue.add(op);
+        schedule();
+    }
+
+    void schedule() {
+        if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            DEVICE.execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        while (true) {
+            Op op = queue.peek();
+            if (op == null) {
+                break;
+            }
+            if (op instanceof Gate g && !g.open) {
+                scheduled.set(false);
+                if (g.open) {
+                    schedule(); // opened between the check and the release
+                }
+                return;
+            }
+            queue.poll();
+            if (op instanceof CpuMarker || op instanceof Gate || op instanceof CpuEvent.Record) {
+                op.run(); // resolve even after a fault, so that waiters see it
+            } else if (!context.isFaulted()) {
+                try {
+                    op.run();
+                } catch (Throwable t) {
+                    context.fault(t);
+                }
+            }
+        }
+        scheduled.set(false);
+        schedule();
+    }
+
+    // ---------------------------------------------------------------- copies and fills
+
+    @Override
+    public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
+        MemorySegment dst = ((CpuMemory) destination).segment;
+        submit(() -> MemorySegment.copy(source, 0, dst, destinationOffset, bytes));
+    }
+
+    @Override
+    public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
+        MemorySegment src = ((CpuMemory) source).segment;
+        submit(() -> MemorySegment.copy(src, sourceOffset, destination, 0, bytes));
+    }
+
+    @Override
+    public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset, long bytes) {
+        MemorySegment src = ((CpuMemory) source).segment;
+        MemorySegment dst = ((CpuMemory) destination).segment;
+        submit(() -> MemorySegment.copy(src, sourceOffset, dst, destinationOffset, bytes));
+    }
+
+    @Override
+    public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes) {
+        copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
+    }
+
+    @Override
+    public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        MemorySegment dst = ((CpuMemory) destination).segment.asSlice(offset, count * elementBytes);
+        submit(() -> fill(dst, count, elementBytes, bits));
+    }
+
+    static void fill(MemorySegment dst, long count, int elementBytes, long bits) {
+        switch (elementBytes) {
+            case 1 -> dst.fill((byte) bits);
+            case 2 -> {
+                for (long i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) bits);
+                }
+            }
+            case 4 -> {
+                for (long i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) bits);
+                }
+            }
+            case 8 -> {
+                for (long i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, bits);
+                }
+            }
+            default -> throw new IllegalArgumentException("element size " + elementBytes);
+        }
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        return context.allocate(bytes);
+    }
+
+    @Override
+    public void free(DeviceMemory memory) {
+        if (capture != null) {
+            throw new UnsupportedOnBackendException("freeing memory inside a captured graph is not supported on cpu");
+        }
+        submit(() -> context.free(memory));
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    @Override
+    public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
+        // The arguments object is reused by the next launch: take what the kernel needs now.
+        submit(new GridRun((CpuFunction) function, config, arguments));
+    }
+
+    // ---------------------------------------------------------------- events, markers, gates
+
+    @Override
+    public void record(EventHandle event) {
+        submit(((CpuEvent) event).newRecord());
+    }
+
+    @Override
+    public void waitEvent(EventHandle event) {
+        CompletableFuture<Long> point = ((CpuEvent) event).lastPoint();
+        if (point != null && !point.isDone()) {
+            gateOn(point);
+        }
+    }
+
+    @Override
+    public Marker recordMarker() {
+        CpuMarker m = new CpuMarker(context);
+        submit(m);
+        return m;
+    }
+
+    @Override
+    public void waitMarker(Marker marker) {
+        CpuMarker m = (CpuMarker) marker;
+        if (!m.reached().isDone()) {
+            gateOn(m.reached());
+        }
+    }
+
+    private void gateOn(CompletableFuture<?> condition) {
+        if (capture != null) {
+            throw new UnsupportedOnBackendException("waits inside a captured graph are not supported on cpu");
+        }
+        Gate g = new Gate(this);
+        submit(g);
+        condition.whenComplete((v, e) -> g.open());
+    }
+
+    @Override
+    public HostGate enqueueHostGate() {
+        Gate g = new Gate(this);
+        submit(g);
+        return g;
+    }
+
+    @Override
+    public void synchronize() {
+        CpuMarker m = new CpuMarker(context);
+        queue.add(m);
+        schedule();
+        m.reached().join();
+    }
+
+    // ---------------------------------------------------------------- graphs
+
+    @Override
+    public void beginCapture() {
+        capture = new ArrayList<>();
+    }
+
+    @Override
+    public GraphHandle endCapture() {
+        List<Op> ops = List.copyOf(capture == null ? List.of() : capture);
+        capture = null;
+        return new GraphHandle() {
+            @Override
+            public void launch(StreamHandle stream) {
+                CpuStream s = (CpuStream) stream;
+                for (Op op : ops) {
+                    s.submit(op);
+                }
+            }
+
+            @Override
+            public void destroy() {
+            }
+        };
+    }
+
+    @Override
+    public void destroy() {
+        // Nothing native to release; the public layer synchronised first.
+    }
+}
