@@ -541,28 +541,39 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /** Checks one launch argument; builds no message unless it fails (this runs on every launch). */
     private void checkArgument(KernelParam p, int index, @Nullable Object value) {
-        String name = "arguments[" + index + "] (" + p + ")";
         if (value == null) {
-            throw new InvalidArgumentException(name, "must not be null");
+            throw new InvalidArgumentException(argumentName(p, index), "must not be null");
         }
         if (p.isPointer()) {
             if (!(value instanceof DeviceBuffer b)) {
-                throw new InvalidArgumentException(name, "expects a DeviceBuffer of " + p.type() + " but got "
+                throw new InvalidArgumentException(argumentName(p, index), "expects a DeviceBuffer of " + p.type() + " but got "
                         + value.getClass().getSimpleName() + " " + value);
             }
-            checkBuffer(name, b);
-            Checks.sameType(name, p.type(), b.dtype());
+            if (b.isClosed() || b.context() != context || b.dtype() != p.type()) {
+                String name = argumentName(p, index);
+                checkBuffer(name, b);
+                Checks.sameType(name, p.type(), b.dtype());
+            }
         } else if (value instanceof Boolean) {
-            if (p.type() != DType.BOOL && p.type().isFloatingPoint()) {
-                throw new InvalidArgumentException(name, "expects a " + p.type() + " but got a boolean");
+            if (p.type().isFloatingPoint()) {
+                throw new InvalidArgumentException(argumentName(p, index), "expects a " + p.type() + " but got a boolean");
             }
         } else if (value instanceof Number n) {
-            p.type().bits(name, n);
+            try {
+                p.type().bits("", n);
+            } catch (InvalidArgumentException e) {
+                p.type().bits(argumentName(p, index), n);
+            }
         } else {
-            throw new InvalidArgumentException(name, "expects a number of type " + p.type() + " but got "
+            throw new InvalidArgumentException(argumentName(p, index), "expects a number of type " + p.type() + " but got "
                     + value.getClass().getSimpleName() + " " + value);
         }
+    }
+
+    private static String argumentName(KernelParam p, int index) {
+        return "arguments[" + index + "] (" + p + ")";
     }
 
     // ---------------------------------------------------------------- events, waits, host work
