@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs into the git-ignored folder .gpu/ (it has no JDK, no Maven
+# and no network). Run here, from anywhere inside the repo:
+#
+#   scripts/gpu-pack.sh               build (mvnw -DskipTests install), then pack
+#   scripts/gpu-pack.sh --skip-build  pack what target/ folders hold now
+#   PACK_MVN_ARGS="-pl api,impl-cpu,impl-cuda -am" scripts/gpu-pack.sh
+#                                     build and pack only some modules (when others do not build)
+#
+# Result (.gpu/ travels with `run` through carry: [".gpu"]):
+#   .gpu/jre/          jlink runtime of JDK 25 (rebuilt only when missing or the module list changes;
+#                      java.xml is in it for the console launcher's XML reports; set JLINK_MODULES
+#                      to change the list, e.g. add java.instrument,jdk.attach for BlockHound)
+#   .gpu/lib/          every module's main jar + runtime dependencies; JCuda's natives jar slimmed
+#                      to lib/libJCudaDriver-<v>-linux-x86_64.so
+#   .gpu/test/<module>/  each module's target/test-classes
+#   .gpu/test/lib/     test-only dependencies (sluice-api test-jar, reactor-test, ...) and
+#                      junit-platform-console-standalone (which carries the JUnit engines)
+#   .gpu/native/       the C sources of benchmarks/native
+# Fails when .gpu/ is over PACK_LIMIT_MIB (default 60).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+GPU="$ROOT/.gpu"
+JDK="${SLUICE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml}"
+LIMIT_MIB="${PACK_LIMIT_MIB:-60}"
+read -r -a MVN_EXTRA <<< "${PACK_MVN_ARGS:-}"
+BUILD=1
+for a in "$@"; do
+  case "$a" in
+    --skip-build) BUILD=0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "gpu-pack: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+[ -x "$JDK/bin/jlink" ] || { echo "gpu-pack: no JDK 25 at $JDK (set SLUICE_JDK)" >&2; exit 1; }
+export JAVA_HOME="$JDK"
+JAR="$JDK/bin/jar"
+mvn() { ./mvnw -q -B "$@"; }
+
+# Keep .gpu/ out of git even where .gitignore is being edited by others.
+EXCLUDE="$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)"
+mkdir -p "$(dirname "$EXCLUDE")"
+grep -qx '/.gpu/' "$EXCLUDE" 2>/dev/null || echo '/.gpu/' >> "$EXCLUDE"
+
+if [ "$BUILD" = 1 ]; then
+  echo "== build: mvnw -q -DskipTests install ${MVN_EXTRA[*]}"
+  mvn -DskipTests install "${MVN_EXTRA[@]}"
+fi
+
+mkdir -p "$GPU"
+
+# ---- jre
+STAMP="$GPU/jre/.sluice-modules"
+if [ ! -x "$GPU/jre/bin/java" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$JLINK_MODULES" ]; then
+  echo "== jlink: $JLINK_MODULES"
+  rm -rf "$GPU/jre"
+  "$JDK/bin/jlink" --add-modules "$JLINK_MODULES" --strip-debug --no-man-pages \
+    --no-header-files --compress=zip-6 --output "$GPU/jre"
+  # The JDK's native libraries keep their symbol tables (5 MB in libjvm.so); hs_err files
+  # get less readable without them, nothing else changes.
+  if command -v strip >/dev/null; then
+    find "$GPU/jre" -name '*.so' -exec strip --strip-unneeded {} +
+  fi
+  echo "$JLINK_MODULES" > "$STAMP"
+else
+  echo "== jlink: kept $GPU/jre"
+fi
+
+# ---- modules (from the root pom, in reactor order)
+mapfile -t MODULES < <(sed -n 's:.*<module>\(.*\)</module>.*:\1:p' pom.xml)
+artifact_id() { # the module's own artifactId: the first one after </parent>
+  sed -n '/<\/parent>/,$p' "$1/pom.xml" | grep -m1 -o '<artifactId>[^<]*' | cut -d'>' -f2
+}
+
+rm -rf "$GPU/lib" "$GPU/test" "$GPU/native"
+mkdir -p "$GPU/lib" "$GPU/test/lib" "$GPU/native"
+
+echo "== jars"
+for m in "${MODULES[@]}"; do
+  [ -f "$m/pom.xml" ] || continue
+  aid="$(artifact_id "$m")"
+  main=""
+  for j in "$m"/target/"$aid"-*.jar; do
+    case "$j" in *-tests.jar|*-sources.jar|*-javadoc.jar|*-test-sources.jar|*'*'*) continue ;; esac
+    main="$j"
+  done
+  if [ -n "$main" ]; then cp "$main" "$GPU/lib/"; else echo "   $m: no main jar (not built?)"; fi
+  for t in "$m"/target/"$aid"-*-tests.jar; do [ -f "$t" ] && cp "$t" "$GPU/test/lib/"; done
+  if [ -d "$m/target/test-classes" ] && [ -n "$(ls -A "$m/target/test-classes")" ]; then
+    mkdir -p "$GPU/test/$m"
+    cp -r "$m/target/test-classes/." "$GPU/test/$m/"
+  fi
+done
+
+echo "== dependencies"
+# Sibling modules come from their target/ folders above; JUnit comes as the standalone launcher,
+# whose engines would be registered twice if the separate engine jars sat beside it.
+mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" -DincludeScope=runtime \
+  -DexcludeGroupIds=dev.sluice -DoutputDirectory="$GPU/lib"
+mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" -DincludeScope=test \
+  -DexcludeGroupIds=dev.sluice,org.junit.jupiter,org.junit.platform,org.junit.vintage,org.opentest4j,org.apiguardian \
+  -DoutputDirectory="$GPU/test/lib"
+for j in "$GPU"/test/lib/*.jar; do # keep each jar once: what the runtime has, tests do not repeat
+  [ -f "$GPU/lib/$(basename "$j")" ] && rm "$j"
+done
+JUNIT_PLATFORM="$(sed -n 's:.*<junit.platform.version>\(.*\)</junit.platform.version>.*:\1:p' pom.xml)"
+JUNIT_PLATFORM="${JUNIT_PLATFORM:-1.11.4}"
+mvn -N dependency:copy \
+  -Dartifact="org.junit.platform:junit-platform-console-standalone:$JUNIT_PLATFORM" \
+  -DoutputDirectory="$GPU/test/lib"
+
+# ---- JCuda natives: keep only the driver binding for linux-x86_64
+for nj in "$GPU"/lib/jcuda-natives-*.jar "$GPU"/test/lib/jcuda-natives-*.jar; do
+  [ -f "$nj" ] || continue
+  case "$nj" in
+    *linux-x86_64.jar) ;;
+    *) rm "$nj"; continue ;;
+  esac
+  tmp="$(mktemp -d)"
+  entry="$(unzip -Z1 "$nj" | grep -E '^lib/libJCudaDriver-.*-linux-x86_64\.so$' | head -1 || true)"
+  if [ -z "$entry" ]; then
+    echo "gpu-pack: $nj holds no lib/libJCudaDriver-*-linux-x86_64.so" >&2; exit 1
+  fi
+  (cd "$tmp" && unzip -q "$nj" "$entry")
+  before="$(du -k "$nj" | cut -f1)"
+  rm "$nj"
+  "$JAR" --create --no-manifest --file "$nj" -C "$tmp" lib
+  rm -rf "$tmp"
+  echo "   slimmed $(basename "$nj"): ${before} KiB -> $(du -k "$nj" | cut -f1) KiB ($entry)"
+done
+
+# ---- native sources
+cp benchmarks/native/*.c benchmarks/native/Makefile benchmarks/native/README.md "$GPU/native/" 2>/dev/null || true
+
+# ---- report
+echo "== .gpu/"
+du -sh "$GPU"/jre "$GPU"/lib "$GPU"/test "$GPU"/native
+ls "$GPU/lib" | sed 's/^/   lib: /'
+ls "$GPU/test" | sed 's/^/   test: /'
+total_mib="$(du -sm "$GPU" | cut -f1)"
+du -sh "$GPU"
+if [ "$total_mib" -gt "$LIMIT_MIB" ]; then
+  echo "gpu-pack: .gpu is ${total_mib} MiB, over the ${LIMIT_MIB} MiB limit" >&2
+  exit 1
+fi
+echo "gpu-pack: ok (${total_mib} MiB). On the GPU machine: run with carry [\".gpu\"], command 'bash scripts/gpu-run.sh [what...]'"

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no JDK, no Maven, no network), from the repo root, over what
+# scripts/gpu-pack.sh put in .gpu/:
+#
+#   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
+#                                                tests-cpu examples all   (default: all)
+#
+# `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
+# suite on the packed runtime, a check of the packing itself.
+#
+# Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
+#   run.log               everything printed, all steps
+#   native.txt            the output of benchmarks/native (name=value lines, then a table)
+#   summary.txt           one line per step: status, and tests found/ok/failed/skipped
+#   junit-reports.tar.gz  the console launcher's XML reports, one folder per target
+#
+# Settings (environment):
+#   NATIVE_ARGS               arguments of sluice_native_bench (e.g. "--quick", "--only launch")
+#   TESTS_CUDA_INCLUDE        class-name regex for tests-cuda      (default ^.*Cuda.*Tests?$)
+#   TESTS_HIP_INCLUDE         ... tests-hip                        (default ^.*Hip.*Tests?$)
+#   TESTS_REACTIVE_INCLUDE    ... tests-reactive                   (default ^.*Tests?$)
+#   TESTS_CPU_INCLUDE         ... tests-cpu                        (default ^.*Tests?$)
+#   TESTS_<T>_MODULES         modules whose test classes are scanned (defaults: impl-cuda,
+#                             impl-hip, reactive, impl-cpu)
+#   TESTS_<T>_API             value of -Dsluice.api (defaults: cuda, hip, cuda, cpu)
+#   JAVA_OPTS                 extra JVM options for tests and examples
+#   TEST_TIMEOUT              seconds per test target (default 300)
+#   EXAMPLES                  example main classes, simple names in dev.sluice.examples
+#                             (space separated); EXAMPLES_API (default cuda), EXAMPLE_TIMEOUT (120)
+#   CUDA_HOME                 default /usr/local/cuda
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+OUT="${OUT:-/tmp/out}"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+GPU="$ROOT/.gpu"
+JAVA="$GPU/jre/bin/java"
+WORK="$(mktemp -d)"
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/run.log") 2>&1
+TEE_PID=$!
+
+WHAT=("$@")
+[ ${#WHAT[@]} -gt 0 ] || WHAT=(all)
+SEL=()
+for w in "${WHAT[@]}"; do
+  case "$w" in
+    all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples) SEL+=("$w") ;;
+    *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
+  esac
+done
+
+SUMMARY=()
+FAILED=0
+note() { SUMMARY+=("$1"); }
+step() { echo; echo "=================== $* ($(date -u +%H:%M:%S))"; }
+
+step "machine"
+date -u
+uname -a
+nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current,clocks.max.sm \
+  --format=csv 2>&1 || echo "nvidia-smi failed"
+nvidia-smi 2>&1 | head -20
+nproc
+ls -l /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/local/nvidia/lib64/libcuda.so* "$CUDA_HOME"/lib64/libnvrtc.so* 2>&1 | sed 's/^/  /'
+[ -x "$JAVA" ] || chmod +x "$GPU"/jre/bin/* "$GPU"/jre/lib/jspawnhelper 2>/dev/null || true
+[ -x "$JAVA" ] && "$JAVA" -version 2>&1
+
+# ---------------------------------------------------------------- native
+run_native() {
+  step "native"
+  local src=benchmarks/native/sluice_native_bench.c
+  [ -f "$src" ] || src="$GPU/native/sluice_native_bench.c"
+  [ -f "$src" ] || { echo "no sluice_native_bench.c"; note "native: MISSING SOURCE"; FAILED=1; return; }
+  local bin="$WORK/sluice_native_bench" cc ok=0
+  cc="$(command -v gcc || command -v cc || true)"
+  [ -n "$cc" ] || { echo "no C compiler"; note "native: NO COMPILER"; FAILED=1; return; }
+  # libcuda.so.1 comes with the driver, often outside the linker's search path
+  # (/usr/local/nvidia/lib64); the toolkit's stub links too (the soname is the same).
+  local cands=() found
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  [ -n "$found" ] && cands+=("-L$(dirname "$found") -l:libcuda.so.1")
+  cands+=("-lcuda" "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1"
+          "-L$CUDA_HOME/lib64/stubs -lcuda" "-L$CUDA_HOME/targets/x86_64-linux/lib/stubs -lcuda")
+  for libs in "${cands[@]}"; do
+    # shellcheck disable=SC2086
+    if "$cc" -O2 -std=gnu11 -Wall -Wextra -I"$CUDA_HOME/include" "$src" -o "$bin" \
+         -L"$CUDA_HOME/lib64" $libs -ldl; then
+      echo "built with: $cc ... $libs -ldl"; ok=1; break
+    fi
+  done
+  [ "$ok" = 1 ] || { note "native: BUILD FAILED"; FAILED=1; return; }
+  # shellcheck disable=SC2086
+  "$bin" ${NATIVE_ARGS:-} | tee "$OUT/native.txt"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "native: ok ($(grep -c '=' "$OUT/native.txt") lines in native.txt)"
+  else note "native: FAILED rc=$rc"; FAILED=1; fi
+}
+
+# ---------------------------------------------------------------- tests
+run_tests() { # target modules api include
+  local t="$1" modules="$2" api="$3" include="$4"
+  step "$t (modules: $modules, -Dsluice.api=$api, include: $include)"
+  [ -x "$JAVA" ] || { echo "no $JAVA: run scripts/gpu-pack.sh and carry .gpu"; note "$t: NO JRE"; FAILED=1; return; }
+  local dirs="" m
+  for m in ${modules//,/ }; do
+    if [ -d "$GPU/test/$m" ]; then dirs="${dirs:+$dirs:}$GPU/test/$m"
+    else echo "no test classes for $m in .gpu/test"; fi
+  done
+  [ -n "$dirs" ] || { note "$t: SKIPPED (no test classes packed)"; return; }
+  local cp="$GPU/lib/*:$GPU/test/lib/*:$dirs" log="$WORK/$t.log"
+  # shellcheck disable=SC2086
+  timeout "${TEST_TIMEOUT:-300}" "$JAVA" --enable-native-access=ALL-UNNAMED -Xss2m \
+    -Dsluice.api="$api" ${JAVA_OPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
+    execute --disable-banner --details=tree --disable-ansi-colors \
+    --scan-class-path="$dirs" --include-classname="$include" \
+    --reports-dir="$OUT/junit/$t" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  count() { sed -n "s/^\[ *\([0-9][0-9]*\) tests $1 *\]\$/\1/p" "$log" | tail -1; }
+  local found ok failed skipped aborted
+  found="$(count found)"; ok="$(count successful)"; failed="$(count failed)"
+  skipped="$(count skipped)"; aborted="$(count aborted)"
+  local status=ok
+  [ "$rc" = 0 ] || { status="FAILED rc=$rc"; FAILED=1; }
+  [ "$rc" = 124 ] && status="TIMED OUT after ${TEST_TIMEOUT:-300}s"
+  note "$t: $status; tests found ${found:-?}, successful ${ok:-?}, failed ${failed:-?}, skipped ${skipped:-?}, aborted ${aborted:-?}"
+}
+
+# ---------------------------------------------------------------- examples
+run_examples() {
+  step "examples"
+  [ -x "$JAVA" ] || { note "examples: NO JRE"; FAILED=1; return; }
+  if [ -z "${EXAMPLES:-}" ]; then
+    echo "EXAMPLES is empty; classes in the examples jar:"
+    for j in "$GPU"/lib/sluice-examples-*.jar; do
+      [ -f "$j" ] && unzip -Z1 "$j" 2>/dev/null | grep -E '^dev/sluice/examples/[A-Za-z0-9_]+\.class$' \
+        | sed 's:^dev/sluice/examples/::; s:\.class$::; s/^/  /'
+    done
+    note "examples: none given (set EXAMPLES)"
+    return
+  fi
+  local name rc
+  for name in $EXAMPLES; do
+    step "example $name"
+    # shellcheck disable=SC2086
+    timeout "${EXAMPLE_TIMEOUT:-120}" "$JAVA" --enable-native-access=ALL-UNNAMED \
+      -Dsluice.api="${EXAMPLES_API:-cuda}" ${JAVA_OPTS:-} -cp "$GPU/lib/*" "dev.sluice.examples.$name"
+    rc=$?
+    if [ "$rc" = 0 ]; then note "example $name: ok"; else note "example $name: FAILED rc=$rc"; FAILED=1; fi
+  done
+}
+
+for s in "${SEL[@]}"; do
+  case "$s" in
+    native) run_native ;;
+    tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
+                  "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
+    tests-hip) run_tests "$s" "${TESTS_HIP_MODULES:-impl-hip}" "${TESTS_HIP_API:-hip}" \
+                 "${TESTS_HIP_INCLUDE:-^.*Hip.*Tests?\$}" ;;
+    tests-reactive) run_tests "$s" "${TESTS_REACTIVE_MODULES:-reactive}" "${TESTS_REACTIVE_API:-cuda}" \
+                      "${TESTS_REACTIVE_INCLUDE:-^.*Tests?\$}" ;;
+    tests-cpu) run_tests "$s" "${TESTS_CPU_MODULES:-impl-cpu}" "${TESTS_CPU_API:-cpu}" \
+                 "${TESTS_CPU_INCLUDE:-^.*Tests?\$}" ;;
+    examples) run_examples ;;
+  esac
+done
+
+if [ -d "$OUT/junit" ]; then
+  tar -C "$OUT" -czf "$OUT/junit-reports.tar.gz" junit && rm -rf "$OUT/junit"
+fi
+rm -rf "$WORK"
+
+step "summary"
+printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.txt"
+[ "$FAILED" = 0 ] && echo "gpu-run: all selected steps ok" || echo "gpu-run: some steps FAILED"
+exec >&- 2>&-
+wait "$TEE_PID" 2>/dev/null
+exit "$FAILED"
