@@ -1,0 +1,327 @@
+package dev.sluice.reactive;
+
+import dev.sluice.DType;
+import dev.sluice.HostBuffer;
+import dev.sluice.InvalidArgumentException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.EnumSet;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The chunk kinds {@link GpuPipeline} reads and emits: Java arrays of each primitive type, {@link ByteBuffer}s,
+ * {@link MemorySegment}s, and (as input only) {@link HostBuffer}s uploaded without staging. Emitted arrays,
+ * buffers and segments are new and owned by the subscriber; they are the only per-chunk allocation of the
+ * pipeline.
+ */
+public final class Chunks {
+
+    private Chunks() {
+    }
+
+    /** {@code float[]} chunks of {@link DType#F32}. */
+    public static ChunkCodec<float[]> floats() {
+        return FLOATS;
+    }
+
+    /** {@code double[]} chunks of {@link DType#F64}. */
+    public static ChunkCodec<double[]> doubles() {
+        return DOUBLES;
+    }
+
+    /** {@code int[]} chunks of {@link DType#I32} or {@link DType#U32}. */
+    public static ChunkCodec<int[]> ints() {
+        return INTS;
+    }
+
+    /** {@code long[]} chunks of {@link DType#I64} or {@link DType#U64}. */
+    public static ChunkCodec<long[]> longs() {
+        return LONGS;
+    }
+
+    /** {@code short[]} chunks of a 16-bit type (I16, U16, or the bits of F16 and BF16). */
+    public static ChunkCodec<short[]> shorts() {
+        return SHORTS;
+    }
+
+    /** {@code byte[]} chunks of raw bytes, for any element type (the length must be a whole number of elements). */
+    public static ChunkCodec<byte[]> bytes() {
+        return BYTES;
+    }
+
+    /**
+     * {@link ByteBuffer} chunks of any element type, read from position to limit (the position is not moved)
+     * in native byte order; emitted buffers are heap buffers in native order, position 0, limit = size.
+     */
+    public static ChunkCodec<ByteBuffer> byteBuffers() {
+        return BYTE_BUFFERS;
+    }
+
+    /**
+     * {@link MemorySegment} chunks of any element type (native or heap); emitted segments are heap segments
+     * aligned to 8 bytes, of exactly the result's size.
+     */
+    public static ChunkCodec<MemorySegment> segments() {
+        return SEGMENTS;
+    }
+
+    /**
+     * {@link HostBuffer} chunks: a pinned buffer of the pipeline's context and input type is uploaded directly,
+     * with no copy to the lane's staging buffer (others are staged). Zero-copy has a price: the subscriber must
+     * not change such a buffer until the result of its chunk has been emitted (or the {@code Flux} has
+     * terminated), and the pipeline does not close it.
+     */
+    public static ChunkSource<HostBuffer> hostBuffers() {
+        return HOST_BUFFERS;
+    }
+
+    // ---------------------------------------------------------------- arrays
+
+    private abstract static class ArrayCodec<A> implements ChunkCodec<A> {
+        private final Set<DType> types;
+        private final int elementBytes;
+
+        ArrayCodec(int elementBytes, DType first, DType... rest) {
+            this.types = EnumSet.of(first, rest);
+            this.elementBytes = elementBytes;
+        }
+
+        abstract int length(A array);
+
+        @Override
+        public boolean accepts(DType type) {
+            return types.contains(type);
+        }
+
+        @Override
+        public long elements(A chunk, DType type) {
+            return wholeElements((long) length(chunk) * elementBytes, type);
+        }
+
+        @Override
+        public String toString() {
+            return getClass().getSimpleName();
+        }
+    }
+
+    private static final ChunkCodec<float[]> FLOATS = new ArrayCodec<>(4, DType.F32) {
+        @Override
+        int length(float[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(float[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, chunk.length);
+        }
+
+        @Override
+        public float[] read(MemorySegment result, DType type, long elements) {
+            float[] out = new float[toInt(elements)];
+            MemorySegment.copy(result, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    private static final ChunkCodec<double[]> DOUBLES = new ArrayCodec<>(8, DType.F64) {
+        @Override
+        int length(double[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(double[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, chunk.length);
+        }
+
+        @Override
+        public double[] read(MemorySegment result, DType type, long elements) {
+            double[] out = new double[toInt(elements)];
+            MemorySegment.copy(result, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    private static final ChunkCodec<int[]> INTS = new ArrayCodec<>(4, DType.I32, DType.U32) {
+        @Override
+        int length(int[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(int[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_INT_UNALIGNED, 0, chunk.length);
+        }
+
+        @Override
+        public int[] read(MemorySegment result, DType type, long elements) {
+            int[] out = new int[toInt(elements)];
+            MemorySegment.copy(result, ValueLayout.JAVA_INT_UNALIGNED, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    private static final ChunkCodec<long[]> LONGS = new ArrayCodec<>(8, DType.I64, DType.U64) {
+        @Override
+        int length(long[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(long[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_LONG_UNALIGNED, 0, chunk.length);
+        }
+
+        @Override
+        public long[] read(MemorySegment result, DType type, long elements) {
+            long[] out = new long[toInt(elements)];
+            MemorySegment.copy(result, ValueLayout.JAVA_LONG_UNALIGNED, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    private static final ChunkCodec<short[]> SHORTS = new ArrayCodec<>(2, DType.I16, DType.U16, DType.F16, DType.BF16) {
+        @Override
+        int length(short[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(short[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_SHORT_UNALIGNED, 0, chunk.length);
+        }
+
+        @Override
+        public short[] read(MemorySegment result, DType type, long elements) {
+            short[] out = new short[toInt(elements)];
+            MemorySegment.copy(result, ValueLayout.JAVA_SHORT_UNALIGNED, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    private static final ChunkCodec<byte[]> BYTES = new ArrayCodec<>(1, DType.BOOL, DType.values()) {
+        @Override
+        int length(byte[] a) {
+            return a.length;
+        }
+
+        @Override
+        public void copyTo(byte[] chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_BYTE, 0, chunk.length);
+        }
+
+        @Override
+        public byte[] read(MemorySegment result, DType type, long elements) {
+            byte[] out = new byte[toInt(elements * type.byteSize())];
+            MemorySegment.copy(result, ValueLayout.JAVA_BYTE, 0, out, 0, out.length);
+            return out;
+        }
+    };
+
+    // ---------------------------------------------------------------- buffers and segments
+
+    private static final ChunkCodec<ByteBuffer> BYTE_BUFFERS = new ChunkCodec<>() {
+        @Override
+        public boolean accepts(DType type) {
+            return true;
+        }
+
+        @Override
+        public long elements(ByteBuffer chunk, DType type) {
+            return wholeElements(chunk.remaining(), type);
+        }
+
+        @Override
+        public void copyTo(ByteBuffer chunk, MemorySegment staging) {
+            MemorySegment.copy(MemorySegment.ofBuffer(chunk), 0, staging, 0, staging.byteSize());
+        }
+
+        @Override
+        public ByteBuffer read(MemorySegment result, DType type, long elements) {
+            ByteBuffer out = ByteBuffer.allocate(toInt(elements * type.byteSize())).order(ByteOrder.nativeOrder());
+            MemorySegment.copy(result, 0, MemorySegment.ofBuffer(out), 0, out.capacity());
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return "Chunks.byteBuffers()";
+        }
+    };
+
+    private static final ChunkCodec<MemorySegment> SEGMENTS = new ChunkCodec<>() {
+        @Override
+        public boolean accepts(DType type) {
+            return true;
+        }
+
+        @Override
+        public long elements(MemorySegment chunk, DType type) {
+            return wholeElements(chunk.byteSize(), type);
+        }
+
+        @Override
+        public void copyTo(MemorySegment chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk, 0, staging, 0, staging.byteSize());
+        }
+
+        @Override
+        public MemorySegment read(MemorySegment result, DType type, long elements) {
+            long bytes = elements * type.byteSize();
+            // A long[] backing keeps the segment 8-byte aligned, so that any typed layout can read it.
+            MemorySegment out = MemorySegment.ofArray(new long[toInt((bytes + 7) / 8)]).asSlice(0, bytes);
+            MemorySegment.copy(result, 0, out, 0, bytes);
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return "Chunks.segments()";
+        }
+    };
+
+    private static final ChunkSource<HostBuffer> HOST_BUFFERS = new ChunkSource<>() {
+        @Override
+        public boolean accepts(DType type) {
+            return true;
+        }
+
+        @Override
+        public long elements(HostBuffer chunk, DType type) {
+            return wholeElements(chunk.byteSize(), type);
+        }
+
+        @Override
+        public void copyTo(HostBuffer chunk, MemorySegment staging) {
+            MemorySegment.copy(chunk.segment(), 0, staging, 0, staging.byteSize());
+        }
+
+        @Override
+        public @Nullable HostBuffer pinned(HostBuffer chunk) {
+            return chunk;
+        }
+
+        @Override
+        public String toString() {
+            return "Chunks.hostBuffers()";
+        }
+    };
+
+    static long wholeElements(long bytes, DType type) {
+        if (bytes % type.byteSize() != 0) {
+            throw new InvalidArgumentException("chunk", bytes + " bytes are not a whole number of " + type + " elements of "
+                    + type.byteSize() + " bytes");
+        }
+        return bytes / type.byteSize();
+    }
+
+    private static int toInt(long n) {
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new InvalidArgumentException("chunk", n + " elements do not fit a Java array");
+        }
+        return (int) n;
+    }
+}

@@ -1,0 +1,409 @@
+package dev.sluice.reactive;
+
+import dev.sluice.InvalidArgumentException;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.Scannable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+import reactor.util.concurrent.Queues;
+import reactor.util.context.Context;
+
+/**
+ * The operator behind {@link GpuPipeline#process} and {@link GpuPipeline#processUnordered}.
+ *
+ * <p>One drain loop, serialised by a work-in-progress counter (as in reactor-core's own operators), owns
+ * all lane state: it starts uploads for chunks that arrived, emits finished results while there is demand,
+ * requests one chunk from upstream per result emitted, and terminates. Every event (a chunk, a completion,
+ * a request, a cancel) only records itself and calls {@link PipelineSubscriber#drain()}; whichever thread
+ * finds the loop idle runs it. Upstream gets {@code lanes} requests up front, and one more per emitted
+ * result, so a chunk that arrives always finds a free lane.
+ */
+final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
+
+    private final Publisher<? extends I> source;
+    private final GpuPipeline<I, O> pipeline;
+    private final boolean ordered;
+
+    FluxGpuPipeline(Publisher<? extends I> source, GpuPipeline<I, O> pipeline, boolean ordered) {
+        this.source = source;
+        this.pipeline = pipeline;
+        this.ordered = ordered;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super O> actual) {
+        Flux.<I>from(source).subscribe(new PipelineSubscriber<>(actual, pipeline, ordered));
+    }
+
+    @Override
+    public @Nullable Object scanUnsafe(Attr key) {
+        if (key == Attr.PREFETCH) {
+            return pipeline.lanes();
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
+    }
+
+    static final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription, Scannable {
+
+        private final CoreSubscriber<? super O> actual;
+        private final GpuPipeline<I, O> pipeline;
+        private final boolean ordered;
+        private final int capacity;
+        private final Queue<I> inbox;
+        private final Lane[] lanes;
+        private final AtomicInteger wip = new AtomicInteger();
+        private volatile long requested;
+        @SuppressWarnings("rawtypes")
+        private static final AtomicLongFieldUpdater<PipelineSubscriber> REQUESTED =
+                AtomicLongFieldUpdater.newUpdater(PipelineSubscriber.class, "requested");
+
+        private @Nullable Subscription upstream;
+        private volatile boolean upstreamDone;
+        private volatile @Nullable Throwable upstreamError;
+        private volatile boolean cancelled;
+
+        // Owned by the drain loop.
+        private int opened;
+        private long nextSequence;
+        private long nextToEmit;
+        private long emitted;
+        private @Nullable Throwable failure;
+        private boolean upstreamCancelled;
+        private boolean terminated;
+
+        PipelineSubscriber(CoreSubscriber<? super O> actual, GpuPipeline<I, O> pipeline, boolean ordered) {
+            this.actual = actual;
+            this.pipeline = pipeline;
+            this.ordered = ordered;
+            this.capacity = pipeline.lanes();
+            this.inbox = Queues.<I>get(capacity).get();
+            this.lanes = new Lane[capacity];
+        }
+
+        @Override
+        public Context currentContext() {
+            return actual.currentContext();
+        }
+
+        // ---------------------------------------------------------------- upstream
+
+        @Override
+        public void onSubscribe(Subscription s) {
+            if (Operators.validate(upstream, s)) {
+                upstream = s;
+                actual.onSubscribe(this);
+                s.request(capacity);
+            }
+        }
+
+        @Override
+        public void onNext(I chunk) {
+            if (upstreamDone) {
+                Operators.onNextDropped(chunk, currentContext());
+                return;
+            }
+            if (!inbox.offer(chunk)) {
+                // Upstream sent more than requested: a broken publisher.
+                Operators.onDiscard(chunk, currentContext());
+                onError(Operators.onOperatorError(upstream, Exceptions.failWithOverflow(Exceptions.BACKPRESSURE_ERROR_QUEUE_FULL),
+                        chunk, currentContext()));
+                return;
+            }
+            drain();
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (upstreamDone) {
+                Operators.onErrorDropped(t, currentContext());
+                return;
+            }
+            upstreamError = t;
+            upstreamDone = true;
+            drain();
+        }
+
+        @Override
+        public void onComplete() {
+            if (upstreamDone) {
+                return;
+            }
+            upstreamDone = true;
+            drain();
+        }
+
+        // ---------------------------------------------------------------- downstream
+
+        @Override
+        public void request(long n) {
+            if (Operators.validate(n)) {
+                Operators.addCap(REQUESTED, this, n);
+                drain();
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (!cancelled) {
+                cancelled = true;
+                drain();
+            }
+        }
+
+        // ---------------------------------------------------------------- the drain loop
+
+        void drain() {
+            if (wip.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            do {
+                drainOnce();
+                missed = wip.addAndGet(-missed);
+            } while (missed != 0);
+        }
+
+        private void drainOnce() {
+            if (terminated) {
+                // Late completions of lanes that were in flight at termination: release them now.
+                releaseIdleLanes();
+                discardInbox();
+                return;
+            }
+            if (cancelled) {
+                terminated = true;
+                cancelUpstream();
+                discardInbox();
+                releaseIdleLanes();
+                return;
+            }
+            if (failure == null) {
+                failure = firstLaneFailure();
+            }
+            if (failure == null) {
+                startArrivedChunks();
+            }
+            if (failure == null) {
+                emitReadyResults();
+            }
+            if (failure == null && upstreamDone) {
+                failure = upstreamError; // read after upstreamDone
+            }
+            if (failure != null) {
+                cancelUpstream();
+                discardInbox();
+                if (countLanes(Lane.IN_FLIGHT) == 0) {
+                    terminated = true;
+                    discardResults();
+                    releaseIdleLanes();
+                    actual.onError(failure);
+                }
+                return;
+            }
+            if (upstreamDone && inbox.isEmpty() && countLanes(Lane.IN_FLIGHT) + countLanes(Lane.DONE) == 0) {
+                terminated = true;
+                releaseIdleLanes();
+                actual.onComplete();
+            }
+        }
+
+        private void startArrivedChunks() {
+            I chunk;
+            while ((chunk = inbox.poll()) != null) {
+                long seq = nextSequence++;
+                try {
+                    Lane lane = freeLane();
+                    ChunkSource<I> source = pipeline.source();
+                    long n = source.elements(chunk, pipeline.inputType());
+                    if (n < 1 || n > pipeline.chunkElements()) {
+                        throw new InvalidArgumentException("chunk", "chunk " + seq + " has " + n + " elements of "
+                                + pipeline.inputType() + ", outside 1 to the pipeline's chunkElements "
+                                + pipeline.chunkElements());
+                    }
+                    long outN = pipeline.outputElementsFor(n);
+                    lane.start(this, seq, chunk, source, n, outN);
+                } catch (Throwable t) {
+                    Exceptions.throwIfJvmFatal(t);
+                    failure = Operators.onOperatorError(t, currentContext());
+                    Operators.onDiscard(chunk, currentContext());
+                    return;
+                }
+            }
+        }
+
+        private Lane freeLane() {
+            for (int i = 0; i < opened; i++) {
+                if (lanes[i].state() == Lane.FREE) {
+                    return lanes[i];
+                }
+            }
+            if (opened == lanes.length) {
+                // Cannot happen while upstream honours the requests: each emitted result frees a lane first.
+                throw new IllegalStateException("no free lane among " + opened + "; upstream sent more than requested");
+            }
+            Lane lane = Lane.open(pipeline, opened);
+            lanes[opened++] = lane;
+            return lane;
+        }
+
+        private void emitReadyResults() {
+            long r = requested;
+            long e = emitted;
+            int replenish = 0;
+            while (e != r && !cancelled) {
+                Lane lane = ordered ? laneWithSequence(nextToEmit) : oldestDoneLane();
+                if (lane == null || lane.state() != Lane.DONE) {
+                    break;
+                }
+                if (lane.aborted() || lane.error() != null) {
+                    break; // firstLaneFailure() reports it on the next pass
+                }
+                O result;
+                try {
+                    result = lane.takeResult(pipeline.sink());
+                } catch (Throwable t) {
+                    Exceptions.throwIfJvmFatal(t);
+                    failure = Operators.onOperatorError(t, currentContext());
+                    break;
+                }
+                if (ordered) {
+                    nextToEmit++;
+                }
+                e++;
+                replenish++;
+                pipeline.metrics.chunksEmitted.increment();
+                actual.onNext(result);
+                r = requested;
+            }
+            emitted = e;
+            if (replenish > 0 && !upstreamDone && !cancelled && failure == null) {
+                upstream().request(replenish);
+            }
+            if (failure == null) {
+                failure = firstLaneFailure();
+            }
+        }
+
+        private @Nullable Lane laneWithSequence(long seq) {
+            for (int i = 0; i < opened; i++) {
+                Lane l = lanes[i];
+                if (l.state() != Lane.FREE && l.chunkSequence() == seq) {
+                    return l;
+                }
+            }
+            return null;
+        }
+
+        private @Nullable Lane oldestDoneLane() {
+            Lane best = null;
+            for (int i = 0; i < opened; i++) {
+                Lane l = lanes[i];
+                if (l.state() == Lane.DONE && (best == null || l.chunkSequence() < best.chunkSequence())) {
+                    best = l;
+                }
+            }
+            return best;
+        }
+
+        /** The failure of the earliest finished chunk that failed, if any. */
+        private @Nullable Throwable firstLaneFailure() {
+            Lane first = null;
+            for (int i = 0; i < opened; i++) {
+                Lane l = lanes[i];
+                if (l.state() == Lane.DONE && l.error() != null && (first == null || l.chunkSequence() < first.chunkSequence())) {
+                    first = l;
+                }
+            }
+            return first == null ? null : first.error();
+        }
+
+        private int countLanes(int state) {
+            int c = 0;
+            for (int i = 0; i < opened; i++) {
+                if (lanes[i].state() == state) {
+                    c++;
+                }
+            }
+            return c;
+        }
+
+        private void discardResults() {
+            for (int i = 0; i < opened; i++) {
+                if (lanes[i].state() == Lane.DONE) {
+                    lanes[i].discardResult();
+                }
+            }
+        }
+
+        /** Releases every lane whose device work is done; lanes still in flight come back through drain(). */
+        private void releaseIdleLanes() {
+            for (int i = 0; i < opened; i++) {
+                Lane l = lanes[i];
+                if (!l.isReleased() && l.state() != Lane.IN_FLIGHT) {
+                    l.release(GpuPipeline.CLOSER);
+                }
+            }
+        }
+
+        private void cancelUpstream() {
+            if (!upstreamCancelled) {
+                upstreamCancelled = true;
+                upstream().cancel();
+            }
+        }
+
+        private void discardInbox() {
+            Operators.onDiscardQueueWithClear(inbox, currentContext(), null);
+        }
+
+        private Subscription upstream() {
+            Subscription s = upstream;
+            if (s == null) {
+                throw new IllegalStateException("not subscribed");
+            }
+            return s;
+        }
+
+        @Override
+        public @Nullable Object scanUnsafe(Attr key) {
+            if (key == Attr.PARENT) {
+                return upstream;
+            }
+            if (key == Attr.ACTUAL) {
+                return actual;
+            }
+            if (key == Attr.CANCELLED) {
+                return cancelled;
+            }
+            if (key == Attr.TERMINATED) {
+                return upstreamDone && terminated;
+            }
+            if (key == Attr.PREFETCH) {
+                return capacity;
+            }
+            if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+                return requested;
+            }
+            if (key == Attr.BUFFERED) {
+                return inbox.size();
+            }
+            if (key == Attr.ERROR) {
+                return failure;
+            }
+            if (key == Attr.RUN_STYLE) {
+                return Attr.RunStyle.ASYNC;
+            }
+            return null;
+        }
+    }
+}

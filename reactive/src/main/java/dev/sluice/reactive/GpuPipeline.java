@@ -1,0 +1,340 @@
+package dev.sluice.reactive;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.StreamOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.LongUnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Moves a {@code Flux} of host chunks through the device: each chunk is uploaded, transformed by a
+ * user-described {@link Stage} (one or more kernels), and downloaded, over N <em>lanes</em> so that the
+ * upload of one chunk, the kernels of another and the download of a third overlap.
+ *
+ * <pre>{@code
+ * GpuPipeline<float[], float[]> pipeline = GpuPipeline.builder(ctx)
+ *     .lanes(3)
+ *     .chunkElements(1 << 20, DType.F32)
+ *     .stage((lane, in, out) -> lane.stream().enqueueLaunch(saxpy, LaunchConfig.forElements(lane.elements()),
+ *             in, out, lane.elements(), 2.0f))
+ *     .build(Chunks.floats());
+ * Flux<float[]> results = pipeline.process(chunks);        // in input order
+ * }</pre>
+ *
+ * <p>A lane is a {@link dev.sluice.DeviceStream} with its own device input and output buffers (of
+ * {@code chunkElements} and the output capacity), the declared scratch buffers, and a pinned staging buffer
+ * for each direction. A chunk may be shorter than {@code chunkElements} (the stage then sees slices of the
+ * lane's buffers); a longer one, or an empty one, fails the {@code Flux} with an
+ * {@link InvalidArgumentException}.
+ *
+ * <ul>
+ * <li><b>Ordering:</b> {@link #process} emits results in the order of the input chunks; a result that is
+ * ready waits for the ones before it. {@link #processUnordered} emits each result as soon as its download
+ * has finished (and there is demand).
+ * <li><b>Back-pressure:</b> at most {@code lanes} chunks are requested from upstream beyond the results
+ * emitted, so at most {@code lanes} chunks are uploaded, in flight, or holding a result not yet requested.
+ * A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every lane holds one
+ * chunk's result in its pinned staging buffer until it is emitted: nothing else buffers.
+ * <li><b>Completion thread:</b> a chunk's upload and enqueues run on whichever thread delivers the chunk
+ * or the demand, or on the completion thread when a lane becomes free; results are read out of staging
+ * and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
+ * {@code request}. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
+ * subscriber's work per result is more than a few microseconds, so that completions of other lanes are not
+ * delayed by it.
+ * <li><b>Errors:</b> an error in one chunk (thrown by the stage or a {@link ChunkSource} while enqueuing,
+ * or a failed operation on the device) or from upstream stops new uploads, cancels upstream, and fails the
+ * {@code Flux} with that error once every chunk in flight has drained from the device; results not yet
+ * emitted are dropped.
+ * <li><b>Cancellation:</b> cancels upstream and stops signals at once; chunks in flight finish on the device
+ * and are dropped; each lane is released once its work is done.
+ * <li><b>Resources:</b> lanes are opened lazily, one per concurrently needed chunk (a one-chunk {@code Flux}
+ * opens one lane), and belong to one subscription: on completion, error or cancellation, each lane's device
+ * buffers are freed in its stream's order after its last work, its pinned buffers once their copies have
+ * finished, and its stream is closed on {@link Schedulers#boundedElastic()}. Per chunk, the pipeline makes
+ * no device or pinned allocation: only the result the {@link ChunkSink} creates, and the small objects of
+ * the futures the API returns for each enqueue. {@link #metrics()} counts it all.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe; each subscription to a {@code process} {@code Flux} is independent.
+ *
+ * @param <I> the input chunk type
+ * @param <O> the emitted result type
+ */
+public final class GpuPipeline<I, O> {
+
+    /** Where lanes' streams are closed: {@link dev.sluice.DeviceStream#close()} waits for the stream. */
+    static final Executor CLOSER = r -> Schedulers.boundedElastic().schedule(r);
+
+    /**
+     * The device work of one chunk, enqueued on {@link Lane#stream()} between the upload into {@code in} and
+     * the download from {@code out}. Called on the pipeline's enqueue thread (see the class description); it
+     * must only enqueue, never wait.
+     */
+    @FunctionalInterface
+    public interface Stage {
+
+        /**
+         * Enqueues the kernels that turn {@code in} (the chunk, {@link Lane#elements()} elements of the input
+         * type) into {@code out} ({@link Lane#outputElements()} elements of the output type; the same buffer
+         * as {@code in} for an in-place pipeline).
+         *
+         * @return the future of the last operation enqueued (its failure fails the chunk), or null. Work on
+         *         another stream than the lane's must be waited for by the lane's stream
+         *         ({@code lane.stream().waitFor(future)}) before the download reads {@code out}.
+         */
+        @Nullable DeviceFuture<?> enqueue(Lane lane, DeviceBuffer in, DeviceBuffer out);
+    }
+
+    record Scratch(DType type, long count) {
+    }
+
+    private final DeviceContext context;
+    private final int lanes;
+    private final DType inputType;
+    private final long chunkElements;
+    private final DType outputType;
+    private final LongUnaryOperator outputElements;
+    private final long outputCapacity;
+    private final boolean inPlace;
+    final List<Scratch> scratch;
+    private final Stage stage;
+    private final StreamOptions streamOptions;
+    private final ChunkSource<I> source;
+    private final ChunkSink<O> sink;
+    final PipelineMetrics metrics = new PipelineMetrics();
+
+    private GpuPipeline(Builder b, ChunkSource<I> source, ChunkSink<O> sink, long outputCapacity) {
+        this.context = b.context;
+        this.lanes = b.lanes;
+        this.inputType = Objects.requireNonNull(b.inputType);
+        this.chunkElements = b.chunkElements;
+        this.outputType = b.outputType == null ? b.inputType : b.outputType;
+        this.outputElements = b.outputElements;
+        this.outputCapacity = outputCapacity;
+        this.inPlace = b.inPlace;
+        this.scratch = List.copyOf(b.scratch);
+        this.stage = Objects.requireNonNull(b.stage);
+        this.streamOptions = b.streamOptions;
+        this.source = source;
+        this.sink = sink;
+    }
+
+    /** Starts describing a pipeline on {@code context}. */
+    public static Builder builder(DeviceContext context) {
+        return new Builder(Objects.requireNonNull(context, "context"));
+    }
+
+    /**
+     * The results of {@code chunks}, in input order. Cold: each subscription opens its own lanes. See the
+     * class description for ordering, back-pressure, threads, errors, cancellation and resources.
+     */
+    public Flux<O> process(Publisher<? extends I> chunks) {
+        return new FluxGpuPipeline<>(Objects.requireNonNull(chunks, "chunks"), this, true);
+    }
+
+    /** As {@link #process}, but each result is emitted as soon as it is ready, whatever its input position. */
+    public Flux<O> processUnordered(Publisher<? extends I> chunks) {
+        return new FluxGpuPipeline<>(Objects.requireNonNull(chunks, "chunks"), this, false);
+    }
+
+    /** Counters of allocations, releases and chunks over every subscription. */
+    public PipelineMetrics metrics() {
+        return metrics;
+    }
+
+    public DeviceContext context() {
+        return context;
+    }
+
+    public int lanes() {
+        return lanes;
+    }
+
+    public DType inputType() {
+        return inputType;
+    }
+
+    /** The most elements of the input type a chunk may have: the size of each lane's input buffer. */
+    public long chunkElements() {
+        return chunkElements;
+    }
+
+    public DType outputType() {
+        return outputType;
+    }
+
+    /** The size of each lane's output buffer: the output size of a chunk of {@link #chunkElements()}. */
+    public long outputCapacity() {
+        return outputCapacity;
+    }
+
+    public boolean inPlace() {
+        return inPlace;
+    }
+
+    Stage stage() {
+        return stage;
+    }
+
+    StreamOptions streamOptions() {
+        return streamOptions;
+    }
+
+    ChunkSource<I> source() {
+        return source;
+    }
+
+    ChunkSink<O> sink() {
+        return sink;
+    }
+
+    /** Output elements for a chunk of {@code n} input elements, checked against the lane's buffer. */
+    long outputElementsFor(long n) {
+        if (inPlace) {
+            return n;
+        }
+        long m = outputElements.applyAsLong(n);
+        if (m < 1 || m > outputCapacity) {
+            throw new InvalidArgumentException("outputElements", "a chunk of " + n + " elements asks for " + m
+                    + " output elements, outside 1 to the output capacity " + outputCapacity);
+        }
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        return "GpuPipeline[" + lanes + " lanes, " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x "
+                + outputType + (inPlace ? " in place" : "") + ", " + context + "]";
+    }
+
+    /** Describes a {@link GpuPipeline}. Not thread-safe. */
+    public static final class Builder {
+        private final DeviceContext context;
+        private int lanes = 3;
+        private @Nullable DType inputType;
+        private long chunkElements;
+        private @Nullable DType outputType;
+        private LongUnaryOperator outputElements = LongUnaryOperator.identity();
+        private boolean inPlace;
+        private final List<Scratch> scratch = new ArrayList<>();
+        private @Nullable Stage stage;
+        private StreamOptions streamOptions = StreamOptions.defaults();
+
+        private Builder(DeviceContext context) {
+            this.context = context;
+        }
+
+        /**
+         * Lanes, and so the most chunks in flight at once (default 3: one uploading, one computing, one
+         * downloading).
+         */
+        public Builder lanes(int n) {
+            if (n < 1 || n > 64) {
+                throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to 64");
+            }
+            this.lanes = n;
+            return this;
+        }
+
+        /** The input element type and the most elements a chunk may have (the size of each lane's input buffer). */
+        public Builder chunkElements(long n, DType type) {
+            if (n < 1) {
+                throw new InvalidArgumentException("chunkElements", "value " + n + " must be at least 1");
+            }
+            this.chunkElements = n;
+            this.inputType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /** Results of {@code type}, one element per input element (the default: the input type). */
+        public Builder output(DType type) {
+            return output(type, LongUnaryOperator.identity());
+        }
+
+        /**
+         * Results of {@code type}, {@code elementsForInput.applyAsLong(n)} elements for a chunk of {@code n}
+         * input elements (a reduction: {@code n -> 1}; a fixed histogram: {@code n -> 256}). The lanes' output
+         * buffers hold the count for a full chunk; the function must not give more for a shorter one.
+         */
+        public Builder output(DType type, LongUnaryOperator elementsForInput) {
+            this.outputType = Objects.requireNonNull(type, "type");
+            this.outputElements = Objects.requireNonNull(elementsForInput, "elementsForInput");
+            this.inPlace = false;
+            return this;
+        }
+
+        /** The stage writes its result into its input buffer: lanes get one device buffer instead of two. */
+        public Builder inPlace() {
+            this.inPlace = true;
+            this.outputType = null;
+            this.outputElements = LongUnaryOperator.identity();
+            return this;
+        }
+
+        /** A scratch device buffer per lane, for stages of several kernels; {@link Lane#scratch(int)} in declaration order. */
+        public Builder scratch(DType type, long count) {
+            Objects.requireNonNull(type, "type");
+            if (count < 1) {
+                throw new InvalidArgumentException("count", "value " + count + " must be at least 1");
+            }
+            scratch.add(new Scratch(type, count));
+            return this;
+        }
+
+        /** Options of the lanes' streams (priority). */
+        public Builder streamOptions(StreamOptions options) {
+            this.streamOptions = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** The device work of each chunk. */
+        public Builder stage(Stage stage) {
+            this.stage = Objects.requireNonNull(stage, "stage");
+            return this;
+        }
+
+        /** A pipeline whose input chunks and results are of one kind ({@code Chunks.floats()}: {@code float[]} in and out). */
+        public <T> GpuPipeline<T, T> build(ChunkCodec<T> codec) {
+            return build(codec, codec);
+        }
+
+        /**
+         * A pipeline reading chunks with {@code source} and emitting results made by {@code sink}.
+         *
+         * @throws InvalidArgumentException if something required is missing or the chunk kinds cannot carry the element types
+         */
+        public <A, B> GpuPipeline<A, B> build(ChunkSource<A> source, ChunkSink<B> sink) {
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(sink, "sink");
+            if (inputType == null) {
+                throw new InvalidArgumentException("chunkElements", "not set: call chunkElements(n, type)");
+            }
+            if (stage == null) {
+                throw new InvalidArgumentException("stage", "not set: call stage(...)");
+            }
+            DType out = outputType == null ? inputType : outputType;
+            if (!source.accepts(inputType)) {
+                throw new InvalidArgumentException("source", source + " cannot carry " + inputType + " elements");
+            }
+            if (!sink.accepts(out)) {
+                throw new InvalidArgumentException("sink", sink + " cannot carry " + out + " elements");
+            }
+            long capacity = inPlace ? chunkElements : outputElements.applyAsLong(chunkElements);
+            if (capacity < 1) {
+                throw new InvalidArgumentException("output", "a full chunk of " + chunkElements + " elements gives "
+                        + capacity + " output elements; at least 1 is needed");
+            }
+            return new GpuPipeline<>(this, source, sink, capacity);
+        }
+    }
+}

@@ -1,0 +1,321 @@
+package dev.sluice.reactive;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One lane of a {@link GpuPipeline}: a stream of its own, the device input and output buffers, the scratch
+ * buffers the pipeline declared, and pinned staging buffers, all reused chunk after chunk. A lane carries one
+ * chunk at a time. The {@link GpuPipeline.Stage} sees it while enqueuing a chunk's kernels: enqueue them on
+ * {@link #stream()} so that they run after the upload and before the download.
+ *
+ * <p>Valid only during the stage call; do not keep it. Not thread-safe.
+ */
+public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwable> {
+
+    private static final Logger LOG = Logger.getLogger(Lane.class.getName());
+
+    static final int FREE = 0;
+    static final int IN_FLIGHT = 1;
+    static final int DONE = 2;
+
+    private final GpuPipeline<?, ?> pipeline;
+    private final int index;
+    private final DeviceStream stream;
+    /** Buffers this lane allocated, freed on release. */
+    private final List<DeviceBuffer> deviceBuffers = new ArrayList<>(4);
+    private final DeviceBuffer deviceIn;
+    private final DeviceBuffer deviceOut;
+    private final DeviceBuffer[] scratch;
+    private @Nullable HostBuffer stagingIn;
+    private @Nullable MemorySegment stagingInSegment;
+    private final HostBuffer stagingOut;
+    private final MemorySegment stagingOutSegment;
+
+    // The chunk in the lane: written by the drain loop before the completion callback is attached, read
+    // by the callback (ordered by CompletableFuture), and `state` publishes the callback's writes.
+    private long sequence = -1;
+    private long elements;
+    private long outputElements;
+    private @Nullable DeviceFuture<?> stageFuture;
+    private @Nullable DeviceFuture<?> lastUse;
+    private boolean aborted;
+    private @Nullable Throwable error;
+    private volatile int state = FREE;
+    private FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> owner;
+    private boolean released;
+
+    private Lane(GpuPipeline<?, ?> pipeline, int index, DeviceStream stream) {
+        this.pipeline = pipeline;
+        this.index = index;
+        this.stream = stream;
+        PipelineMetrics m = pipeline.metrics;
+        try {
+            deviceIn = allocate(pipeline.inputType(), pipeline.chunkElements());
+            deviceOut = pipeline.inPlace() ? deviceIn : allocate(pipeline.outputType(), pipeline.outputCapacity());
+            scratch = new DeviceBuffer[pipeline.scratch.size()];
+            for (int i = 0; i < scratch.length; i++) {
+                GpuPipeline.Scratch s = pipeline.scratch.get(i);
+                scratch[i] = allocate(s.type(), s.count());
+            }
+            stagingOut = pipeline.context().allocateHost(pipeline.outputType(), pipeline.outputCapacity());
+            m.hostAllocations.increment();
+            stagingOutSegment = stagingOut.segment();
+        } catch (RuntimeException e) {
+            releaseNow(GpuPipeline.CLOSER);
+            throw e;
+        }
+    }
+
+    /** Opens a lane: a new stream and stream-ordered allocations (nothing here waits for the device). */
+    static Lane open(GpuPipeline<?, ?> pipeline, int index) {
+        DeviceStream s = pipeline.context().createStream(pipeline.streamOptions());
+        pipeline.metrics.lanesOpened.increment();
+        return new Lane(pipeline, index, s);
+    }
+
+    private DeviceBuffer allocate(DType type, long count) {
+        DeviceBuffer b = stream.enqueueAllocate(type, count);
+        deviceBuffers.add(b);
+        pipeline.metrics.deviceAllocations.increment();
+        return b;
+    }
+
+    // ---------------------------------------------------------------- what stages see
+
+    /** The lane's stream: enqueue the chunk's kernels here. */
+    public DeviceStream stream() {
+        return stream;
+    }
+
+    public DeviceContext context() {
+        return stream.context();
+    }
+
+    /** The lane's number, 0 to {@code lanes - 1}. */
+    public int index() {
+        return index;
+    }
+
+    /** The position of the chunk in the lane within its {@code Flux}, from 0. */
+    public long sequence() {
+        return sequence;
+    }
+
+    /** Elements of the input type in the chunk (the {@code in} buffer's count). */
+    public long elements() {
+        return elements;
+    }
+
+    /** Elements of the output type the chunk's result has (the {@code out} buffer's count). */
+    public long outputElements() {
+        return outputElements;
+    }
+
+    /** Scratch buffer {@code i}, in the order the builder declared them; whole, whatever the chunk's size. */
+    public DeviceBuffer scratch(int i) {
+        return scratch[i];
+    }
+
+    /** Number of scratch buffers. */
+    public int scratchCount() {
+        return scratch.length;
+    }
+
+    // ---------------------------------------------------------------- the chunk protocol (drain loop only)
+
+    int state() {
+        return state;
+    }
+
+    boolean isReleased() {
+        return released;
+    }
+
+    long chunkSequence() {
+        return sequence;
+    }
+
+    boolean aborted() {
+        return aborted;
+    }
+
+    @Nullable Throwable error() {
+        return error;
+    }
+
+    /**
+     * Enqueues upload, stage and download of one chunk. On an exception, whatever was enqueued still runs: the
+     * lane stays in flight until it has, then reports DONE with {@link #aborted()} set.
+     */
+    <I> void start(FluxGpuPipeline.PipelineSubscriber<?, ?> by, long seq, I chunk, ChunkSource<I> source, long n, long outN) {
+        owner = by;
+        sequence = seq;
+        elements = n;
+        outputElements = outN;
+        stageFuture = null;
+        lastUse = null;
+        aborted = false;
+        error = null;
+        try {
+            DeviceBuffer in = n == deviceIn.count() ? deviceIn : deviceIn.slice(0, n);
+            DeviceBuffer out = pipeline.inPlace() ? in
+                    : outN == deviceOut.count() ? deviceOut : deviceOut.slice(0, outN);
+            HostBuffer pinned = source.pinned(chunk);
+            if (pinned != null && pinned.context() == stream.context() && pinned.dtype() == deviceIn.dtype() && !pinned.isClosed()) {
+                lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory
+            } else {
+                HostBuffer staging = stagingIn();
+                MemorySegment seg = stagingInSegment;
+                long bytes = n * deviceIn.dtype().byteSize();
+                source.copyTo(chunk, bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes));
+                lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
+            }
+            DeviceFuture<?> sf = pipeline.stage().enqueue(this, in, out);
+            stageFuture = sf;
+            if (sf != null && sf.stream() == stream) {
+                lastUse = sf;
+            }
+            HostBuffer result = outN == stagingOut.count() ? stagingOut : stagingOut.slice(0, outN);
+            DeviceFuture<Void> download = stream.enqueueCopy(out, result);
+            lastUse = download;
+            state = IN_FLIGHT;
+            pipeline.metrics.chunkEnqueued();
+            if (sf != null && sf.stream() != stream && !sf.isDone()) {
+                CompletableFuture.allOf(download, sf).whenComplete(this); // stage work on another stream
+            } else {
+                download.whenComplete(this);
+            }
+        } catch (RuntimeException | Error e) {
+            aborted = true;
+            DeviceFuture<?> last = lastUse;
+            if (last != null) {
+                state = IN_FLIGHT;
+                pipeline.metrics.chunkEnqueued();
+                last.whenComplete(this); // let what was enqueued finish before the lane is reused or freed
+            } else {
+                state = FREE;
+            }
+            throw e;
+        }
+    }
+
+    private HostBuffer stagingIn() {
+        HostBuffer h = stagingIn;
+        if (h == null) {
+            // Allocated on first need: a pipeline fed pinned HostBuffers never stages its input.
+            h = pipeline.context().allocateHost(pipeline.inputType(), pipeline.chunkElements());
+            pipeline.metrics.hostAllocations.increment();
+            stagingIn = h;
+            stagingInSegment = h.segment();
+        }
+        return h;
+    }
+
+    /** Completion of the chunk's last operation: on the completion thread. */
+    @Override
+    public void accept(@Nullable Object ignored, @Nullable Throwable failure) {
+        Throwable e = failure;
+        if (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        DeviceFuture<?> sf = stageFuture;
+        if (e == null && sf != null && sf.isCompletedExceptionally()) {
+            e = sf.state() == java.util.concurrent.Future.State.FAILED ? sf.exceptionNow()
+                    : new java.util.concurrent.CancellationException("the stage's future was cancelled");
+        }
+        error = e;
+        pipeline.metrics.chunkFinished();
+        state = DONE;
+        FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> o = owner;
+        if (o != null) {
+            o.drain();
+        }
+    }
+
+    /** The chunk's result, read out of the staging buffer; then the lane is free. */
+    <O> O takeResult(ChunkSink<O> sink) {
+        long bytes = outputElements * pipeline.outputType().byteSize();
+        MemorySegment seg = bytes == stagingOutSegment.byteSize() ? stagingOutSegment : stagingOutSegment.asSlice(0, bytes);
+        try {
+            return sink.read(seg, pipeline.outputType(), outputElements);
+        } finally {
+            state = FREE;
+        }
+    }
+
+    void discardResult() {
+        state = FREE;
+    }
+
+    // ---------------------------------------------------------------- release
+
+    /**
+     * Frees everything once the device is done with the lane: called only when no chunk is in flight, so the
+     * staging buffers are unused; device frees are enqueued on the lane's stream (after all its work), and
+     * the stream is closed on {@code closer} once they have finished ({@link DeviceStream#close()} waits,
+     * so never on a non-blocking thread).
+     */
+    void release(Executor closer) {
+        if (released) {
+            return;
+        }
+        released = true;
+        releaseNow(closer);
+    }
+
+    private void releaseNow(Executor closer) {
+        released = true;
+        PipelineMetrics m = pipeline.metrics;
+        CompletableFuture<?> lastFree = null;
+        for (DeviceBuffer b : deviceBuffers) {
+            try {
+                DeviceFuture<Void> f = stream.enqueueFree(b);
+                f.whenComplete((v, e) -> m.deviceReleases.increment());
+                lastFree = f;
+            } catch (RuntimeException e) {
+                // Faulted or closed context: close() forgets the memory, which went with the device.
+                b.close();
+                m.deviceReleases.increment();
+            }
+        }
+        for (HostBuffer h : new HostBuffer[] {stagingIn, stagingOut}) {
+            if (h != null) {
+                h.close(); // frees once every copy enqueued on it has finished
+                m.hostReleases.increment();
+            }
+        }
+        Runnable closeStream = () -> {
+            try {
+                stream.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "closing " + stream + " failed", e);
+            }
+            m.lanesClosed.increment();
+        };
+        if (lastFree == null) {
+            closer.execute(closeStream);
+        } else {
+            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), closer);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Lane[" + index + " of " + pipeline + ", " + stream + "]";
+    }
+}

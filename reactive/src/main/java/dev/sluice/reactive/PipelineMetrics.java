@@ -1,0 +1,105 @@
+package dev.sluice.reactive;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of one {@link GpuPipeline}, summed over all its subscriptions, for tests, dashboards and the
+ * promise that buffers are recycled: {@link #deviceAllocations()} and {@link #hostAllocations()} grow with
+ * the number of lanes opened, never with the number of chunks. Updating them allocates nothing. Thread-safe;
+ * each getter is a separate read.
+ */
+public final class PipelineMetrics {
+
+    final LongAdder lanesOpened = new LongAdder();
+    final LongAdder lanesClosed = new LongAdder();
+    final LongAdder deviceAllocations = new LongAdder();
+    final LongAdder hostAllocations = new LongAdder();
+    final LongAdder deviceReleases = new LongAdder();
+    final LongAdder hostReleases = new LongAdder();
+    final LongAdder chunksStarted = new LongAdder();
+    final LongAdder chunksEmitted = new LongAdder();
+    final AtomicLong inFlight = new AtomicLong();
+    final AtomicLong maxInFlight = new AtomicLong();
+
+    PipelineMetrics() {
+    }
+
+    /** Lanes (a stream and its buffers) opened so far. */
+    public long lanesOpened() {
+        return lanesOpened.sum();
+    }
+
+    /** Lanes whose stream has been closed after their buffers were freed. */
+    public long lanesClosed() {
+        return lanesClosed.sum();
+    }
+
+    /** Device buffers allocated so far (input, output and scratch buffers of every lane opened). */
+    public long deviceAllocations() {
+        return deviceAllocations.sum();
+    }
+
+    /** Pinned host staging buffers allocated so far. */
+    public long hostAllocations() {
+        return hostAllocations.sum();
+    }
+
+    /** Device and pinned host allocations so far. */
+    public long allocations() {
+        return deviceAllocations() + hostAllocations();
+    }
+
+    /** Device buffers whose stream-ordered free has completed on the device. */
+    public long deviceReleases() {
+        return deviceReleases.sum();
+    }
+
+    /** Pinned staging buffers closed (each once the device had finished every copy using it). */
+    public long hostReleases() {
+        return hostReleases.sum();
+    }
+
+    /** Allocations not yet released: 0 once every subscription has terminated and its lanes drained. */
+    public long liveAllocations() {
+        return allocations() - deviceReleases() - hostReleases();
+    }
+
+    /** Chunks whose upload was enqueued. */
+    public long chunksStarted() {
+        return chunksStarted.sum();
+    }
+
+    /** Results emitted downstream. */
+    public long chunksEmitted() {
+        return chunksEmitted.sum();
+    }
+
+    /** Chunks whose device work (upload, stage, download) has been enqueued and has not finished. */
+    public long inFlight() {
+        return inFlight.get();
+    }
+
+    /** The most chunks ever in flight at once (summed over concurrent subscriptions). */
+    public long maxInFlight() {
+        return maxInFlight.get();
+    }
+
+    void chunkEnqueued() {
+        chunksStarted.increment();
+        long now = inFlight.incrementAndGet();
+        maxInFlight.accumulateAndGet(now, Math::max);
+    }
+
+    void chunkFinished() {
+        inFlight.decrementAndGet();
+    }
+
+    @Override
+    public String toString() {
+        return "PipelineMetrics[lanes " + lanesOpened() + " opened, " + lanesClosed() + " closed; allocations device "
+                + deviceAllocations() + ", host " + hostAllocations() + "; released device " + deviceReleases() + ", host "
+                + hostReleases() + "; chunks " + chunksStarted() + " started, " + chunksEmitted() + " emitted, " + inFlight()
+                + " in flight (max " + maxInFlight() + ")]";
+    }
+}

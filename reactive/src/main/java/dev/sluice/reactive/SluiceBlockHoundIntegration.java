@@ -1,0 +1,49 @@
+package dev.sluice.reactive;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Tells BlockHound (found through {@code META-INF/services} when {@code BlockHound.install()} runs) which
+ * Sluice calls block, and which Sluice threads must not:
+ *
+ * <ul>
+ * <li><b>Blocking:</b> the synchronous facade ({@link dev.sluice.SyncStream}: every method waits through
+ * its one await), {@code DeviceStream.synchronize} and {@code close}, {@code DeviceContext.synchronize},
+ * {@code close} and {@code executionTime}, {@code DeviceBuffer.mapToHost}, {@code DeviceEvent.synchronize}.
+ * Calling one on a Reactor non-blocking thread ({@code parallel}, {@code single}) is reported as a
+ * {@code BlockingOperationError}, even when the call would have returned at once.
+ * <li><b>Non-blocking:</b> the completion threads ({@code sluice-completion-*}), where every
+ * {@link dev.sluice.DeviceFuture} completes and so where the signals of this module arrive: a blocking call
+ * there stalls every completion of the context, and a wait for a future of the same context never returns.
+ * The engine's own idle waits (its park between polls, the BLOCKING wait strategy) are allowed; what runs
+ * inside a future's completion (user callbacks, Reactor operators) is not. Set the system property
+ * {@code sluice.blockhound.completionThreads=false} to leave them out.
+ * </ul>
+ */
+public final class SluiceBlockHoundIntegration implements BlockHoundIntegration {
+
+    /** Prefix of the names of the contexts' completion threads. */
+    public static final String COMPLETION_THREAD_PREFIX = "sluice-completion-";
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.markAsBlocking("dev.sluice.SyncStream", "await", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
+        builder.markAsBlocking("dev.sluice.DeviceStream", "synchronize", "()V");
+        builder.markAsBlocking("dev.sluice.DeviceStream", "close", "()V");
+        builder.markAsBlocking("dev.sluice.DeviceContext", "synchronize", "()V");
+        builder.markAsBlocking("dev.sluice.DeviceContext", "close", "()V");
+        builder.markAsBlocking("dev.sluice.DeviceContext", "executionTime",
+                "(ILdev/sluice/DeviceContext$TimedBody;)Ljava/time/Duration;");
+        builder.markAsBlocking("dev.sluice.DeviceBuffer", "mapToHost", "()Ldev/sluice/HostBuffer;");
+        builder.markAsBlocking("dev.sluice.DeviceEvent", "synchronize", "()V");
+
+        if (!"false".equalsIgnoreCase(System.getProperty("sluice.blockhound.completionThreads", "true"))) {
+            builder.nonBlockingThreadPredicate(current -> current.or(t -> t.getName().startsWith(COMPLETION_THREAD_PREFIX)));
+            // The engine parks between polls: that is its job. Completing a future runs other people's code.
+            builder.allowBlockingCallsInside("dev.sluice.CompletionEngine", "run");
+            builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "finish");
+            builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "fail");
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/**
+ * Project Reactor over Sluice. {@link dev.sluice.reactive.ReactiveStream} gives a cold {@code Mono} for every
+ * enqueue operation of a {@link dev.sluice.DeviceStream}; {@link dev.sluice.reactive.DevicePlan} enqueues a
+ * whole chain of operations, over one or several streams, on subscription, so that no host round trip
+ * separates them; {@link dev.sluice.reactive.GpuPipeline} moves a {@code Flux} of host chunks through
+ * upload, kernels and download over N lanes, in order, with back-pressure and recycled buffers.
+ *
+ * <p>Signals come from the context's completion thread ({@code sluice-completion-*}), which completes every
+ * future of the context: keep work done directly in {@code map}/{@code doOnNext} short, and move longer work
+ * off it with {@code publishOn(Schedulers.parallel())} (or {@code boundedElastic()} for blocking work).
+ * Nothing in this package blocks; {@link dev.sluice.reactive.SluiceBlockHoundIntegration} tells BlockHound
+ * which Sluice calls do.
+ */
+@NullMarked
+package dev.sluice.reactive;
+
+import org.jspecify.annotations.NullMarked;
