@@ -1,0 +1,542 @@
+package dev.sluice.cuda;
+
+import dev.sluice.DeviceException;
+import dev.sluice.DeviceOutOfMemoryException;
+import dev.sluice.SluiceException;
+import dev.sluice.UnsupportedOnBackendException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Layer 1: the CUDA driver functions Sluice calls through {@code java.lang.foreign}, with handles passed as
+ * their native addresses ({@code long}), and the status checks that turn a {@code CUresult} into a typed
+ * {@link SluiceException} carrying the error's name and code. The hot path (launches, event record and query,
+ * stream waits, copies, memsets, stream memory operations, context binding) lives here; JCuda covers the rest
+ * of the driver API (see {@link Jc}). The class initialises only after {@link CudaLibrary#load()} found
+ * {@code libcuda}, so CI machines without a driver never touch it.
+ */
+final class Cu {
+
+    private Cu() {
+    }
+
+    static final int SUCCESS = 0;
+    static final int ERROR_INVALID_VALUE = 1;
+    static final int ERROR_OUT_OF_MEMORY = 2;
+    static final int ERROR_NOT_READY = 600;
+    static final int ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
+    static final int ERROR_NOT_SUPPORTED = 801;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CudaLibrary.driverPath(), Arena.global());
+    private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
+    private static final java.lang.foreign.AddressLayout A = ValueLayout.ADDRESS;
+    /**
+     * Calls that never block (event query, current context): no thread-state transition. Launches and records
+     * may block while the driver's queue is full, so they stay ordinary downcalls.
+     */
+    private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+
+    // ---------------------------------------------------------------- bindings (CUresult f(...))
+
+    private static final MethodHandle GET_ERROR_NAME = fn("cuGetErrorName", I, A);
+    private static final MethodHandle GET_ERROR_STRING = fn("cuGetErrorString", I, A);
+    private static final MethodHandle CTX_GET_CURRENT = critical("cuCtxGetCurrent", A);
+    private static final MethodHandle CTX_SET_CURRENT = fn("cuCtxSetCurrent", J);
+    private static final MethodHandle LAUNCH_KERNEL = fn("cuLaunchKernel", J, I, I, I, I, I, I, I, J, J, J);
+    private static final MethodHandle LAUNCH_KERNEL_EX = optional(false, "cuLaunchKernelEx", J, J, J, J);
+    private static final MethodHandle EVENT_RECORD = fn("cuEventRecord", J, J);
+    private static final MethodHandle EVENT_QUERY = critical("cuEventQuery", J);
+    private static final MethodHandle STREAM_WAIT_EVENT = fn("cuStreamWaitEvent", J, J, I);
+    private static final MethodHandle MEMCPY_HTOD_ASYNC = fn(new String[] {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync"}, J, J, J, J);
+    private static final MethodHandle MEMCPY_DTOH_ASYNC = fn(new String[] {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync"}, J, J, J, J);
+    private static final MethodHandle MEMCPY_DTOD_ASYNC = fn(new String[] {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync"}, J, J, J, J);
+    private static final MethodHandle MEMCPY_PEER_ASYNC = fn("cuMemcpyPeerAsync", J, J, J, J, J, J);
+    private static final MethodHandle MEMSET_D8_ASYNC = fn("cuMemsetD8Async", J, I, J, J);
+    private static final MethodHandle MEMSET_D16_ASYNC = fn("cuMemsetD16Async", J, I, J, J);
+    private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
+    private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
+    private static final MethodHandle STREAM_WRITE_VALUE32 = fn(new String[] {"cuStreamWriteValue32_v2", "cuStreamWriteValue32"}, J, J, I, I);
+    private static final MethodHandle MEM_ALLOC = fn(new String[] {"cuMemAlloc_v2", "cuMemAlloc"}, A, J);
+    private static final MethodHandle MEM_FREE = fn(new String[] {"cuMemFree_v2", "cuMemFree"}, J);
+    private static final MethodHandle MEM_ALLOC_ASYNC = optional(false, "cuMemAllocAsync", A, J, J);
+    private static final MethodHandle MEM_FREE_ASYNC = optional(false, "cuMemFreeAsync", J, J);
+    private static final MethodHandle MEM_HOST_ALLOC = fn("cuMemHostAlloc", A, J, I);
+    private static final MethodHandle MEM_FREE_HOST = fn("cuMemFreeHost", J);
+    private static final MethodHandle MEM_HOST_REGISTER = fn(new String[] {"cuMemHostRegister_v2", "cuMemHostRegister"}, J, J, I);
+    private static final MethodHandle MEM_HOST_UNREGISTER = fn("cuMemHostUnregister", J);
+    private static final MethodHandle MEM_HOST_GET_DEVICE_POINTER = fn(new String[] {"cuMemHostGetDevicePointer_v2",
+            "cuMemHostGetDevicePointer"}, A, J, I);
+    private static final MethodHandle MODULE_LOAD_DATA_EX = fn("cuModuleLoadDataEx", A, J, I, J, J);
+    private static final MethodHandle MODULE_GET_FUNCTION = fn("cuModuleGetFunction", A, J, A);
+    private static final MethodHandle MODULE_UNLOAD = fn("cuModuleUnload", J);
+    private static final MethodHandle FUNC_GET_ATTRIBUTE = fn("cuFuncGetAttribute", A, I, J);
+    private static final MethodHandle FUNC_SET_ATTRIBUTE = fn("cuFuncSetAttribute", J, I, I);
+    private static final MethodHandle EVENT_CREATE = fn("cuEventCreate", A, I);
+    private static final MethodHandle EVENT_DESTROY = fn(new String[] {"cuEventDestroy_v2", "cuEventDestroy"}, J);
+    private static final MethodHandle EVENT_SYNCHRONIZE = fn("cuEventSynchronize", J);
+    private static final MethodHandle DEVICE_GET_DEFAULT_MEM_POOL = optional(false, "cuDeviceGetDefaultMemPool", A, I);
+    private static final MethodHandle MEM_POOL_SET_ACCESS = optional(false, "cuMemPoolSetAccess", J, J, J);
+
+    private static MethodHandle fn(String name, MemoryLayout... args) {
+        return fn(new String[] {name}, args);
+    }
+
+    private static MethodHandle critical(String name, MemoryLayout... args) {
+        MethodHandle h = optional(true, name, args);
+        if (h == null) {
+            throw new UnsupportedOnBackendException("libcuda has no " + name);
+        }
+        return h;
+    }
+
+    private static MethodHandle fn(String[] names, MemoryLayout... args) {
+        for (String n : names) {
+            MethodHandle h = optional(false, n, args);
+            if (h != null) {
+                return h;
+            }
+        }
+        throw new UnsupportedOnBackendException("libcuda (" + CudaLibrary.driverPath() + ") has none of " + String.join(", ", names));
+    }
+
+    private static @Nullable MethodHandle optional(boolean critical, String name, MemoryLayout... args) {
+        Optional<MemorySegment> sym = LIB.find(name);
+        if (sym.isEmpty()) {
+            return null;
+        }
+        FunctionDescriptor d = FunctionDescriptor.of(I, args);
+        return critical ? LINKER.downcallHandle(sym.get(), d, CRITICAL) : LINKER.downcallHandle(sym.get(), d);
+    }
+
+    static boolean hasLaunchKernelEx() {
+        return LAUNCH_KERNEL_EX != null;
+    }
+
+    static boolean hasMemoryPools() {
+        return MEM_ALLOC_ASYNC != null && MEM_FREE_ASYNC != null;
+    }
+
+    // ---------------------------------------------------------------- per-thread scratch for out-parameters
+
+    private static final ThreadLocal<MemorySegment> SCRATCH = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(64, 8));
+
+    static MemorySegment scratch() {
+        return SCRATCH.get();
+    }
+
+    // ---------------------------------------------------------------- calls (each returns the CUresult)
+
+    static long ctxGetCurrent() {
+        MemorySegment s = SCRATCH.get();
+        try {
+            check((int) CTX_GET_CURRENT.invokeExact(s), "cuCtxGetCurrent");
+        } catch (SluiceException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        return s.get(J, 0);
+    }
+
+    static int ctxSetCurrent(long ctx) {
+        try {
+            return (int) CTX_SET_CURRENT.invokeExact(ctx);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int launchKernel(long f, int gx, int gy, int gz, int bx, int by, int bz, int shared, long stream, long params) {
+        try {
+            return (int) LAUNCH_KERNEL.invokeExact(f, gx, gy, gz, bx, by, bz, shared, stream, params, 0L);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int launchKernelEx(long config, long f, long params) {
+        if (LAUNCH_KERNEL_EX == null) {
+            return ERROR_NOT_SUPPORTED;
+        }
+        try {
+            return (int) LAUNCH_KERNEL_EX.invokeExact(config, f, params, 0L);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int eventRecord(long event, long stream) {
+        try {
+            return (int) EVENT_RECORD.invokeExact(event, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int eventQuery(long event) {
+        try {
+            return (int) EVENT_QUERY.invokeExact(event);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static long eventCreate(int flags) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) EVENT_CREATE.invokeExact(s, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        check(r, "cuEventCreate");
+        return s.get(J, 0);
+    }
+
+    static int eventDestroy(long event) {
+        try {
+            return (int) EVENT_DESTROY.invokeExact(event);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** Blocks in the driver (spinning, or sleeping for events made with CU_EVENT_BLOCKING_SYNC). */
+    static int eventSynchronize(long event) {
+        try {
+            return (int) EVENT_SYNCHRONIZE.invokeExact(event);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int streamWaitEvent(long stream, long event) {
+        try {
+            return (int) STREAM_WAIT_EVENT.invokeExact(stream, event, 0);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memcpyHtoDAsync(long dst, long src, long bytes, long stream) {
+        try {
+            return (int) MEMCPY_HTOD_ASYNC.invokeExact(dst, src, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memcpyDtoHAsync(long dst, long src, long bytes, long stream) {
+        try {
+            return (int) MEMCPY_DTOH_ASYNC.invokeExact(dst, src, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memcpyDtoDAsync(long dst, long src, long bytes, long stream) {
+        try {
+            return (int) MEMCPY_DTOD_ASYNC.invokeExact(dst, src, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memcpyPeerAsync(long dst, long dstCtx, long src, long srcCtx, long bytes, long stream) {
+        try {
+            return (int) MEMCPY_PEER_ASYNC.invokeExact(dst, dstCtx, src, srcCtx, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memsetAsync(long dst, int elementBytes, int value, long count, long stream) {
+        try {
+            return switch (elementBytes) {
+                case 1 -> (int) MEMSET_D8_ASYNC.invokeExact(dst, value & 0xFF, count, stream);
+                case 2 -> (int) MEMSET_D16_ASYNC.invokeExact(dst, value & 0xFFFF, count, stream);
+                case 4 -> (int) MEMSET_D32_ASYNC.invokeExact(dst, value, count, stream);
+                default -> throw new IllegalArgumentException("element size " + elementBytes);
+            };
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int streamWaitValue32(long stream, long address, int value, int flags) {
+        try {
+            return (int) STREAM_WAIT_VALUE32.invokeExact(stream, address, value, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int streamWriteValue32(long stream, long address, int value, int flags) {
+        try {
+            return (int) STREAM_WRITE_VALUE32.invokeExact(stream, address, value, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** cuMemAlloc; returns the device pointer or throws (OOM as {@link DeviceOutOfMemoryException}). */
+    static long memAlloc(long bytes) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) MEM_ALLOC.invokeExact(s, bytes);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        checkAlloc(r, "cuMemAlloc", bytes);
+        return s.get(J, 0);
+    }
+
+    static long memAllocAsync(long bytes, long stream) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) MEM_ALLOC_ASYNC.invokeExact(s, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        checkAlloc(r, "cuMemAllocAsync", bytes);
+        return s.get(J, 0);
+    }
+
+    static int memFree(long ptr) {
+        try {
+            return (int) MEM_FREE.invokeExact(ptr);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memFreeAsync(long ptr, long stream) {
+        try {
+            return (int) MEM_FREE_ASYNC.invokeExact(ptr, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static long memHostAlloc(long bytes, int flags) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) MEM_HOST_ALLOC.invokeExact(s, bytes, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        checkAlloc(r, "cuMemHostAlloc", bytes);
+        return s.get(J, 0);
+    }
+
+    static int memFreeHost(long ptr) {
+        try {
+            return (int) MEM_FREE_HOST.invokeExact(ptr);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memHostRegister(long ptr, long bytes, int flags) {
+        try {
+            return (int) MEM_HOST_REGISTER.invokeExact(ptr, bytes, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int memHostUnregister(long ptr) {
+        try {
+            return (int) MEM_HOST_UNREGISTER.invokeExact(ptr);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static long memHostGetDevicePointer(long host) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) MEM_HOST_GET_DEVICE_POINTER.invokeExact(s, host, 0);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        check(r, "cuMemHostGetDevicePointer");
+        return s.get(J, 0);
+    }
+
+    /** cuModuleLoadDataEx with an error-log buffer; returns the result and leaves the module in {@code out[0]}. */
+    static int moduleLoadDataEx(MemorySegment moduleOut, MemorySegment image, int numOptions, MemorySegment options,
+            MemorySegment values) {
+        try {
+            return (int) MODULE_LOAD_DATA_EX.invokeExact(moduleOut, image.address(), numOptions, options.address(),
+                    values.address());
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static long moduleGetFunction(long module, String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(J);
+            int r = (int) MODULE_GET_FUNCTION.invokeExact(out, module, a.allocateFrom(name));
+            check(r, "cuModuleGetFunction(" + name + ")");
+            return out.get(J, 0);
+        } catch (SluiceException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int moduleUnload(long module) {
+        try {
+            return (int) MODULE_UNLOAD.invokeExact(module);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int funcGetAttribute(int attribute, long function) {
+        MemorySegment s = SCRATCH.get();
+        try {
+            int r = (int) FUNC_GET_ATTRIBUTE.invokeExact(s, attribute, function);
+            check(r, "cuFuncGetAttribute");
+        } catch (SluiceException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        return s.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    static int funcSetAttribute(long function, int attribute, int value) {
+        try {
+            return (int) FUNC_SET_ATTRIBUTE.invokeExact(function, attribute, value);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** Lets {@code accessor} read and write memory of {@code owner}'s default memory pool (stream-ordered allocations). */
+    static int memPoolGrantAccess(int owner, int accessor) {
+        if (DEVICE_GET_DEFAULT_MEM_POOL == null || MEM_POOL_SET_ACCESS == null) {
+            return ERROR_NOT_SUPPORTED;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pool = a.allocate(J);
+            int r = (int) DEVICE_GET_DEFAULT_MEM_POOL.invokeExact(pool, owner);
+            if (r != SUCCESS) {
+                return r;
+            }
+            MemorySegment desc = a.allocate(12, 4); // CUmemAccessDesc { CUmemLocation { type, id }, flags }
+            desc.set(ValueLayout.JAVA_INT, 0, 1); // CU_MEM_LOCATION_TYPE_DEVICE
+            desc.set(ValueLayout.JAVA_INT, 4, accessor);
+            desc.set(ValueLayout.JAVA_INT, 8, 3); // CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+            return (int) MEM_POOL_SET_ACCESS.invokeExact(pool.get(J, 0), desc.address(), 1L);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- status checks
+
+    /** Errors after which the context is unusable ("sticky"): the device faulted. */
+    static boolean isSticky(int code) {
+        return switch (code) {
+            case 214, // ECC_UNCORRECTABLE
+                 700, // ILLEGAL_ADDRESS
+                 702, // LAUNCH_TIMEOUT
+                 709, // CONTEXT_IS_DESTROYED
+                 710, // ASSERT
+                 714, 715, 716, 717, 718, // HARDWARE_STACK_ERROR .. INVALID_PC
+                 719, // LAUNCH_FAILED
+                 999 -> true; // UNKNOWN
+            default -> false;
+        };
+    }
+
+    static void check(int code, String call) {
+        if (code != SUCCESS) {
+            throw error(code, call);
+        }
+    }
+
+    static void checkAlloc(int code, String call, long bytes) {
+        if (code == ERROR_OUT_OF_MEMORY) {
+            throw new DeviceOutOfMemoryException(call + " of " + bytes + " bytes failed: " + errorName(code) + " (" + code
+                    + "): " + errorString(code), bytes, errorName(code), code);
+        }
+        check(code, call);
+    }
+
+    static SluiceException error(int code, String call) {
+        String name = errorName(code);
+        String message = call + " failed: " + name + " (" + code + "): " + errorString(code);
+        if (code == ERROR_OUT_OF_MEMORY) {
+            return new DeviceOutOfMemoryException(message, 0, name, code);
+        }
+        if (code == ERROR_NOT_SUPPORTED) {
+            return new UnsupportedOnBackendException(message);
+        }
+        return new DeviceException(message, name, code, isSticky(code), null);
+    }
+
+    /** A sticky {@link DeviceException} for any error a completion marker reports. */
+    static DeviceException fault(int code, String call) {
+        String name = errorName(code);
+        return new DeviceException(call + " failed: " + name + " (" + code + "): " + errorString(code), name, code, true, null);
+    }
+
+    static String errorName(int code) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(A);
+            int r = (int) GET_ERROR_NAME.invokeExact(code, p);
+            if (r == SUCCESS && !p.get(ValueLayout.ADDRESS, 0).equals(MemorySegment.NULL)) {
+                return p.get(ValueLayout.ADDRESS, 0).reinterpret(256).getString(0);
+            }
+        } catch (Throwable t) {
+            // fall through to the numeric name
+        }
+        return "CUresult " + code;
+    }
+
+    static String errorString(int code) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(A);
+            int r = (int) GET_ERROR_STRING.invokeExact(code, p);
+            if (r == SUCCESS && !p.get(ValueLayout.ADDRESS, 0).equals(MemorySegment.NULL)) {
+                return p.get(ValueLayout.ADDRESS, 0).reinterpret(1024).getString(0);
+            }
+        } catch (Throwable t) {
+            // fall through
+        }
+        return "unknown error";
+    }
+
+    /** A downcall that threw: a bug in a binding, never a CUDA error. */
+    static RuntimeException fatal(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("CUDA driver call failed in the binding: " + t, t);
+    }
+}

@@ -1,0 +1,37 @@
+package dev.sluice.cuda;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.spi.Backend;
+import dev.sluice.spi.BackendProbe;
+import dev.sluice.spi.ContextHandle;
+
+/**
+ * The CUDA backend: the CUDA driver API through JCuda and {@code java.lang.foreign}, NVRTC through
+ * {@code java.lang.foreign}. Registered in {@code META-INF/services/dev.sluice.spi.Backend}; the constructor
+ * loads nothing, {@link #probe()} looks for the driver once and never throws.
+ */
+public final class CudaBackend implements Backend {
+
+    public CudaBackend() {
+    }
+
+    @Override
+    public Api api() {
+        return Api.CUDA;
+    }
+
+    @Override
+    public BackendProbe probe() {
+        try {
+            return CudaLibrary.probe();
+        } catch (Throwable t) {
+            return BackendProbe.unavailable("probing the CUDA driver failed: " + t, java.util.List.of());
+        }
+    }
+
+    @Override
+    public ContextHandle open(int deviceId, ContextOptions options) {
+        return CudaContext.open(deviceId, options);
+    }
+}

@@ -1,0 +1,471 @@
+package dev.sluice.cuda;
+
+import dev.sluice.ComputeCapability;
+import dev.sluice.ContextOptions;
+import dev.sluice.DeviceAttribute;
+import dev.sluice.EventFlag;
+import dev.sluice.Kernel;
+import dev.sluice.Limit;
+import dev.sluice.MemoryInfo;
+import dev.sluice.PriorityRange;
+import dev.sluice.StreamOptions;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.WaitStrategy;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.HostMemory;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Layer 3: one opened CUDA device. Binds its {@link CuContext} on every thread that calls in (the completion
+ * thread included, through the markers). Owns the pools behind the hot path: marker events, host-gate flags,
+ * staging chunks, and the built-in kernels (64-bit fill, gate fallback).
+ *
+ * <p>Device memory comes from the device's stream-ordered memory pool where it has one
+ * ({@code CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED}): synchronous allocations are {@code cuMemAllocAsync}
+ * on an internal stream followed by its synchronisation, so every allocation, whichever call made it, can be
+ * freed in any stream's order with {@code cuMemFreeAsync}. Without pools, {@code cuMemAlloc}.
+ */
+final class CudaContext implements ContextHandle {
+
+    private static final Logger LOG = Logger.getLogger(CudaContext.class.getName());
+
+    final CuContext cu;
+    final ContextOptions options;
+    final EventPool markerEvents;
+    final MappedFlags flags = new MappedFlags();
+    final boolean memoryPools;
+    final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
+    volatile boolean gateKernelOnly;
+    private final String name;
+    private final ComputeCapability capability;
+    private final CudaStream defaultStream;
+    private final CUstream allocationStream;
+    private final Set<CudaStream> streams = ConcurrentHashMap.newKeySet();
+    private final Map<String, Long> builtins = new HashMap<>();
+    private @Nullable Staging staging;
+    private @Nullable MarkerWaiter waiter;
+    private volatile boolean closed;
+
+    private CudaContext(CuContext cu, ContextOptions options) {
+        this.cu = cu;
+        this.options = options;
+        int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
+        this.markerEvents = new EventPool(blocking);
+        byte[] n = new byte[256];
+        Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");
+        this.name = CudaLibrary.cString(n);
+        int[] major = new int[1];
+        int[] minor = new int[1];
+        Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, cu.device), "cuDeviceComputeCapability");
+        this.capability = new ComputeCapability(major[0], minor[0]);
+        this.memoryPools = Cu.hasMemoryPools() && rawAttribute(115) != 0 && !Boolean.getBoolean("sluice.cuda.noMemoryPools");
+        this.allocationStream = new CUstream();
+        Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
+        this.defaultStream = createStream(StreamOptions.defaults());
+    }
+
+    static CudaContext open(int ordinal, ContextOptions options) {
+        CuContext cu = CuContext.open(ordinal, options.primaryContext());
+        try {
+            return new CudaContext(cu, options);
+        } catch (RuntimeException | Error e) {
+            cu.close();
+            throw e;
+        }
+    }
+
+    String description() {
+        return "CUDA device " + cu.ordinal + " (" + name + (cu.primary ? ", primary context)" : ", own context)");
+    }
+
+    // ---------------------------------------------------------------- properties
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String driverVersion() {
+        return "CUDA " + CudaLibrary.versionString(CudaLibrary.driverVersion());
+    }
+
+    @Override
+    public ComputeCapability computeCapability() {
+        return capability;
+    }
+
+    private int rawAttribute(int id) {
+        int[] v = new int[1];
+        int r = JCudaDriver.cuDeviceGetAttribute(v, id, cu.device);
+        if (r != Cu.SUCCESS) {
+            throw new UnsupportedOnBackendException("device attribute " + id + " is not reported by this CUDA driver: "
+                    + Cu.errorName(r));
+        }
+        return v[0];
+    }
+
+    @Override
+    public long attribute(DeviceAttribute attribute) {
+        int id = switch (attribute) {
+            case MAX_THREADS_PER_BLOCK -> 1;
+            case MAX_BLOCK_DIM_X -> 2;
+            case MAX_BLOCK_DIM_Y -> 3;
+            case MAX_BLOCK_DIM_Z -> 4;
+            case MAX_GRID_DIM_X -> 5;
+            case MAX_GRID_DIM_Y -> 6;
+            case MAX_GRID_DIM_Z -> 7;
+            case MAX_SHARED_MEMORY_PER_BLOCK -> 8;
+            case TOTAL_CONSTANT_MEMORY -> 9;
+            case WARP_SIZE -> 10;
+            case MAX_REGISTERS_PER_BLOCK -> 12;
+            case CLOCK_RATE_KHZ -> 13;
+            case MULTIPROCESSOR_COUNT -> 16;
+            case INTEGRATED -> 18;
+            case CAN_MAP_HOST_MEMORY -> 19;
+            case COMPUTE_MODE -> 20;
+            case CONCURRENT_KERNELS -> 31;
+            case ECC_ENABLED -> 32;
+            case PCI_BUS_ID -> 33;
+            case PCI_DEVICE_ID -> 34;
+            case MEMORY_CLOCK_RATE_KHZ -> 36;
+            case GLOBAL_MEMORY_BUS_WIDTH -> 37;
+            case L2_CACHE_SIZE -> 38;
+            case MAX_THREADS_PER_MULTIPROCESSOR -> 39;
+            case ASYNC_ENGINE_COUNT -> 40;
+            case UNIFIED_ADDRESSING -> 41;
+            case PCI_DOMAIN_ID -> 50;
+            case COMPUTE_CAPABILITY_MAJOR -> 75;
+            case COMPUTE_CAPABILITY_MINOR -> 76;
+            case MANAGED_MEMORY -> 83;
+            case COOPERATIVE_LAUNCH -> 95;
+            case MAX_SHARED_MEMORY_PER_BLOCK_OPTIN -> 97;
+            case MEMORY_POOLS_SUPPORTED -> 115;
+            case CLUSTER_LAUNCH -> 120;
+        };
+        int v = rawAttribute(id);
+        // The grid's x limit is 2^31-1, reported as a signed int; everything else is small and non-negative.
+        return v & 0xFFFF_FFFFL;
+    }
+
+    @Override
+    public MemoryInfo memoryInfo() {
+        cu.bind();
+        long[] free = new long[1];
+        long[] total = new long[1];
+        Jc.check(JCudaDriver.cuMemGetInfo(free, total), "cuMemGetInfo");
+        return new MemoryInfo(free[0], total[0]);
+    }
+
+    private static int limitId(Limit limit) {
+        return switch (limit) {
+            case STACK_SIZE -> 0;
+            case PRINTF_FIFO_SIZE -> 1;
+            case MALLOC_HEAP_SIZE -> 2;
+            case DEV_RUNTIME_SYNC_DEPTH -> 3;
+            case DEV_RUNTIME_PENDING_LAUNCH_COUNT -> 4;
+            case MAX_L2_FETCH_GRANULARITY -> 5;
+            case PERSISTING_L2_CACHE_SIZE -> 6;
+        };
+    }
+
+    @Override
+    public long limit(Limit limit) {
+        cu.bind();
+        long[] v = new long[1];
+        int r = JCudaDriver.cuCtxGetLimit(v, limitId(limit));
+        if (r == 215 || r == Cu.ERROR_NOT_SUPPORTED) { // CUDA_ERROR_UNSUPPORTED_LIMIT
+            throw new UnsupportedOnBackendException("limit " + limit + " on " + description() + ": " + Cu.errorName(r));
+        }
+        Jc.check(r, "cuCtxGetLimit(" + limit + ")");
+        return v[0];
+    }
+
+    @Override
+    public void setLimit(Limit limit, long value) {
+        cu.bind();
+        int r = JCudaDriver.cuCtxSetLimit(limitId(limit), value);
+        if (r == 215 || r == Cu.ERROR_NOT_SUPPORTED) {
+            throw new UnsupportedOnBackendException("limit " + limit + " on " + description() + ": " + Cu.errorName(r));
+        }
+        Jc.check(r, "cuCtxSetLimit(" + limit + ", " + value + ")");
+    }
+
+    @Override
+    public boolean canAccessPeer(ContextHandle peer) {
+        CudaContext p = (CudaContext) peer;
+        if (p.cu.ordinal == cu.ordinal) {
+            return true;
+        }
+        int[] can = new int[1];
+        Jc.check(JCudaDriver.cuDeviceCanAccessPeer(can, cu.device, p.cu.device), "cuDeviceCanAccessPeer");
+        return can[0] != 0;
+    }
+
+    /**
+     * {@code cuCtxEnablePeerAccess}, plus access for this device to the peer's memory pool, since
+     * stream-ordered allocations are not covered by context peer access.
+     */
+    @Override
+    public void enablePeerAccess(ContextHandle peer) {
+        CudaContext p = (CudaContext) peer;
+        if (p.cu.ordinal == cu.ordinal) {
+            return;
+        }
+        cu.bind();
+        int r = JCudaDriver.cuCtxEnablePeerAccess(p.cu.context, 0);
+        if (r != Cu.ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+            Jc.check(r, "cuCtxEnablePeerAccess(device " + p.cu.ordinal + ")");
+        }
+        if (p.memoryPools) {
+            int pr = Cu.memPoolGrantAccess(p.cu.ordinal, cu.ordinal);
+            if (pr != Cu.SUCCESS) {
+                LOG.fine("cuMemPoolSetAccess(" + p.cu.ordinal + " -> " + cu.ordinal + "): " + Cu.errorName(pr));
+            }
+        }
+    }
+
+    @Override
+    public PriorityRange streamPriorityRange() {
+        cu.bind();
+        int[] least = new int[1];
+        int[] greatest = new int[1];
+        Jc.check(JCudaDriver.cuCtxGetStreamPriorityRange(least, greatest), "cuCtxGetStreamPriorityRange");
+        return new PriorityRange(least[0], greatest[0]);
+    }
+
+    // ---------------------------------------------------------------- streams and events
+
+    @Override
+    public StreamHandle defaultStream() {
+        return defaultStream;
+    }
+
+    @Override
+    public CudaStream createStream(StreamOptions options) {
+        cu.bind();
+        CUstream s = new CUstream();
+        Jc.check(JCudaDriver.cuStreamCreateWithPriority(s, options.nonBlocking() ? 1 : 0, options.priority()),
+                "cuStreamCreateWithPriority");
+        CudaStream stream = new CudaStream(this, s);
+        streams.add(stream);
+        return stream;
+    }
+
+    /** A bare non-blocking stream for internal use (staging). */
+    long createRawStream() {
+        cu.bind();
+        CUstream s = new CUstream();
+        Jc.check(JCudaDriver.cuStreamCreate(s, 1), "cuStreamCreate");
+        rawStreams.put(Jc.address(s), s);
+        return Jc.address(s);
+    }
+
+    private final Map<Long, CUstream> rawStreams = new ConcurrentHashMap<>();
+
+    void destroyRawStream(long address) {
+        CUstream s = rawStreams.remove(address);
+        if (s != null) {
+            JCudaDriver.cuStreamDestroy(s);
+        }
+    }
+
+    void forget(CudaStream s) {
+        streams.remove(s);
+    }
+
+    @Override
+    public EventHandle createEvent(Set<EventFlag> flags) {
+        cu.bind();
+        int f = 0;
+        if (!flags.contains(EventFlag.TIMING)) {
+            f |= 2; // CU_EVENT_DISABLE_TIMING
+        }
+        if (flags.contains(EventFlag.BLOCKING_SYNC)) {
+            f |= 1;
+        }
+        if (flags.contains(EventFlag.INTERPROCESS)) {
+            f |= 4;
+        }
+        CUevent e = new CUevent();
+        Jc.check(JCudaDriver.cuEventCreate(e, f), "cuEventCreate");
+        return new CudaEvent(this, e);
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        cu.bind();
+        if (memoryPools) {
+            long stream = Jc.address(allocationStream);
+            long p;
+            synchronized (allocationStream) {
+                p = Cu.memAllocAsync(bytes, stream);
+                int r = JCudaDriver.cuStreamSynchronize(allocationStream);
+                if (r != Cu.SUCCESS) {
+                    throw Cu.error(r, "cuStreamSynchronize (allocation)");
+                }
+            }
+            return new CudaDeviceMemory(p, bytes, true);
+        }
+        return new CudaDeviceMemory(Cu.memAlloc(bytes), bytes, false);
+    }
+
+    @Override
+    public void free(DeviceMemory memory) {
+        cu.bind();
+        CudaDeviceMemory m = (CudaDeviceMemory) memory;
+        if (m.pooled()) {
+            Cu.check(Cu.memFreeAsync(m.address(), Jc.address(allocationStream)), "cuMemFreeAsync");
+        } else {
+            Cu.check(Cu.memFree(m.address()), "cuMemFree");
+        }
+    }
+
+    @Override
+    public HostMemory allocateHost(long bytes) {
+        cu.bind();
+        long p = Cu.memHostAlloc(bytes, 1 | 2); // PORTABLE | DEVICEMAP
+        MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
+        s.fill((byte) 0);
+        PinnedRanges.add(p, bytes);
+        return new CudaHostMemory(s, false);
+    }
+
+    @Override
+    public HostMemory registerHost(MemorySegment segment) {
+        cu.bind();
+        int r = Cu.memHostRegister(segment.address(), segment.byteSize(), 1 | 2); // PORTABLE | DEVICEMAP
+        if (r != Cu.SUCCESS) {
+            r = Cu.memHostRegister(segment.address(), segment.byteSize(), 1);
+        }
+        Cu.checkAlloc(r, "cuMemHostRegister", segment.byteSize());
+        PinnedRanges.add(segment.address(), segment.byteSize());
+        return new CudaHostMemory(segment, true);
+    }
+
+    @Override
+    public void freeHost(HostMemory memory) {
+        cu.bind();
+        long p = memory.segment().address();
+        PinnedRanges.remove(p);
+        if (memory.registered()) {
+            Cu.check(Cu.memHostUnregister(p), "cuMemHostUnregister");
+        } else {
+            Cu.check(Cu.memFreeHost(p), "cuMemFreeHost");
+        }
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    @Override
+    public FunctionHandle load(Kernel kernel) {
+        cu.bind();
+        return ModuleLoader.load(this, kernel);
+    }
+
+    /** A built-in kernel's CUfunction, loading the built-in module on first use. */
+    synchronized long builtinFunction(String function) {
+        Long f = builtins.get(function);
+        if (f == null) {
+            int arch = capability.major() * 10 + capability.minor();
+            long module = ModuleLoader.loadImage(this, ModuleLoader.nulTerminated(
+                    Builtins.ptx(arch).getBytes(java.nio.charset.StandardCharsets.UTF_8)), "Sluice's built-in kernels");
+            modules.add(module);
+            for (String n : new String[] {"sluice_fill64", "sluice_gate_wait"}) {
+                builtins.put(n, Cu.moduleGetFunction(module, n));
+            }
+            f = builtins.get(function);
+        }
+        return f;
+    }
+
+    synchronized Staging staging() {
+        if (staging == null) {
+            staging = new Staging(this);
+        }
+        return staging;
+    }
+
+    synchronized MarkerWaiter waiter() {
+        if (waiter == null) {
+            waiter = new MarkerWaiter(this);
+        }
+        return waiter;
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    @Override
+    public void synchronize() {
+        cu.bind();
+        int r = JCudaDriver.cuCtxSynchronize();
+        if (r != Cu.SUCCESS) {
+            if (Cu.isSticky(r)) {
+                cu.markFaulted();
+            }
+            throw Cu.error(r, "cuCtxSynchronize");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        cu.bind();
+        MarkerWaiter w;
+        Staging st;
+        synchronized (this) {
+            w = waiter;
+            st = staging;
+        }
+        if (w != null) {
+            w.stop();
+        }
+        if (st != null) {
+            quietly("staging", st::close);
+        }
+        for (CudaStream s : streams) {
+            quietly("stream", s::destroy);
+        }
+        quietly("allocation stream", () -> JCudaDriver.cuStreamDestroy(allocationStream));
+        quietly("flags", flags::destroy);
+        quietly("marker events", markerEvents::destroy);
+        for (long m : modules) {
+            quietly("module", () -> Cu.moduleUnload(m));
+        }
+        modules.clear();
+        cu.close();
+    }
+
+    private static void quietly(String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "closing " + what + " failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CudaContext[" + description() + "]";
+    }
+}

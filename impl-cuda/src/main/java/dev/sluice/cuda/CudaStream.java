@@ -1,0 +1,453 @@
+package dev.sluice.cuda;
+
+import dev.sluice.LaunchAttribute;
+import dev.sluice.LaunchConfig;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.GraphHandle;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import jcuda.driver.CUgraph;
+import jcuda.driver.CUgraphExec;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Layer 3: a CUDA stream. The public layer serialises every call on one stream (one lock per stream), so
+ * the reusable native blocks here (kernel arguments, the {@code CUlaunchConfig}) need no lock of their own.
+ *
+ * <p>Launches go through {@code java.lang.foreign} to {@code cuLaunchKernel} with one argument block per
+ * stream: {@code void* params[i]} points at slot {@code i} of a value area, each slot 8 bytes and written
+ * with the argument's bits (little-endian, so a 1-, 2- or 4-byte parameter reads its low bytes). Nothing is
+ * allocated per launch.
+ */
+final class CudaStream implements StreamHandle {
+
+    private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
+    private static final int LAUNCH_CONFIG_BYTES = 56;
+    private static final int LAUNCH_ATTRIBUTE_BYTES = 72;
+    private static final int MAX_ATTRIBUTES = 8;
+
+    final CudaContext context;
+    final CUstream stream;
+    final long address;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment argumentValues;
+    private MemorySegment argumentPointers;
+    private int argumentCapacity;
+    private MemorySegment launchConfig;
+    private volatile boolean capturing;
+
+    CudaStream(CudaContext context, CUstream stream) {
+        this.context = context;
+        this.stream = stream;
+        this.address = Jc.address(stream);
+        growArguments(16);
+        launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
+    }
+
+    private void growArguments(int n) {
+        argumentValues = arena.allocate(8L * n, 8);
+        argumentPointers = arena.allocate(8L * n, 8);
+        for (int i = 0; i < n; i++) {
+            argumentPointers.set(J, 8L * i, argumentValues.address() + 8L * i);
+        }
+        argumentCapacity = n;
+    }
+
+    private static CudaDeviceMemory mem(DeviceMemory m) {
+        return (CudaDeviceMemory) m;
+    }
+
+    // ---------------------------------------------------------------- copies
+
+    @Override
+    public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
+        context.cu.bind();
+        long dst = destination.address() + destinationOffset;
+        if (PinnedRanges.contains(source)) {
+            Cu.check(Cu.memcpyHtoDAsync(dst, source.address(), bytes, address), "cuMemcpyHtoDAsync");
+            return;
+        }
+        refuseStagingDuringCapture();
+        Staging staging = context.staging();
+        if (bytes <= Staging.CHUNK) {
+            Staging.Chunk c = staging.tryTake();
+            if (c != null) {
+                MemorySegment.copy(source, 0, c.segment, 0, bytes);
+                int r = Cu.memcpyHtoDAsync(dst, c.host, bytes, address);
+                if (r != Cu.SUCCESS) {
+                    staging.give(c);
+                    Cu.check(r, "cuMemcpyHtoDAsync (staged)");
+                }
+                staging.releaseAfter(c, address);
+                return;
+            }
+        }
+        // Larger (or no chunk free): a staging thread uploads chunk by chunk behind a gate.
+        long before = context.markerEvents.take();
+        Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
+        HostGate gate = enqueueHostGate();
+        staging.submit(() -> {
+            long t = staging.takeStream();
+            long done = 0;
+            try {
+                Cu.check(Cu.streamWaitEvent(t, before), "cuStreamWaitEvent (staging)");
+                for (long off = 0; off < bytes; off += Staging.CHUNK) {
+                    long n = Math.min(Staging.CHUNK, bytes - off);
+                    Staging.Chunk c = staging.take();
+                    MemorySegment.copy(source, off, c.segment, 0, n);
+                    Cu.check(Cu.memcpyHtoDAsync(dst + off, c.host, n, t), "cuMemcpyHtoDAsync (staged)");
+                    staging.releaseAfter(c, t);
+                }
+                done = context.markerEvents.take();
+                Cu.check(Cu.eventRecord(done, t), "cuEventRecord (staging)");
+                Cu.eventSynchronize(done);
+            } finally {
+                gate.open();
+                context.markerEvents.give(before);
+                if (done != 0) {
+                    context.markerEvents.give(done);
+                }
+                staging.giveStream(t);
+            }
+        });
+    }
+
+    @Override
+    public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
+        context.cu.bind();
+        long src = source.address() + sourceOffset;
+        if (PinnedRanges.contains(destination)) {
+            Cu.check(Cu.memcpyDtoHAsync(destination.address(), src, bytes, address), "cuMemcpyDtoHAsync");
+            return;
+        }
+        refuseStagingDuringCapture();
+        Staging staging = context.staging();
+        if (bytes <= Staging.CHUNK) {
+            Staging.Chunk c = staging.tryTake();
+            if (c != null) {
+                Cu.check(Cu.memcpyDtoHAsync(c.host, src, bytes, address), "cuMemcpyDtoHAsync (staged)");
+                long copied = context.markerEvents.take();
+                Cu.check(Cu.eventRecord(copied, address), "cuEventRecord");
+                HostGate gate = enqueueHostGate();
+                staging.submit(() -> {
+                    try {
+                        if (Cu.eventSynchronize(copied) == Cu.SUCCESS) {
+                            MemorySegment.copy(c.segment, 0, destination, 0, bytes);
+                        }
+                    } finally {
+                        gate.open();
+                        context.markerEvents.give(copied);
+                        staging.give(c);
+                    }
+                });
+                return;
+            }
+        }
+        long before = context.markerEvents.take();
+        Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
+        HostGate gate = enqueueHostGate();
+        staging.submit(() -> {
+            long t = staging.takeStream();
+            try {
+                Cu.check(Cu.streamWaitEvent(t, before), "cuStreamWaitEvent (staging)");
+                for (long off = 0; off < bytes; off += Staging.CHUNK) {
+                    long n = Math.min(Staging.CHUNK, bytes - off);
+                    Staging.Chunk c = staging.take();
+                    try {
+                        Cu.check(Cu.memcpyDtoHAsync(c.host, src + off, n, t), "cuMemcpyDtoHAsync (staged)");
+                        Cu.check(Cu.eventRecord(c.event, t), "cuEventRecord (staging)");
+                        Cu.check(Cu.eventSynchronize(c.event), "cuEventSynchronize (staging)");
+                        MemorySegment.copy(c.segment, 0, destination, off, n);
+                    } finally {
+                        staging.give(c);
+                    }
+                }
+            } finally {
+                gate.open();
+                context.markerEvents.give(before);
+                staging.giveStream(t);
+            }
+        });
+    }
+
+    private void refuseStagingDuringCapture() {
+        if (capturing) {
+            throw new IllegalStateException("a copy from or to host memory that is not pinned cannot be captured into a graph;"
+                    + " use a HostBuffer (pinned) or register the memory");
+        }
+    }
+
+    @Override
+    public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
+            long bytes) {
+        context.cu.bind();
+        Cu.check(Cu.memcpyDtoDAsync(destination.address() + destinationOffset, source.address() + sourceOffset, bytes, address),
+                "cuMemcpyDtoDAsync");
+    }
+
+    @Override
+    public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes) {
+        context.cu.bind();
+        CudaContext s = (CudaContext) sourceContext;
+        CudaContext d = (CudaContext) destinationContext;
+        long dst = destination.address() + destinationOffset;
+        long src = source.address() + sourceOffset;
+        if (s.cu.address == d.cu.address) {
+            Cu.check(Cu.memcpyDtoDAsync(dst, src, bytes, address), "cuMemcpyDtoDAsync");
+        } else {
+            Cu.check(Cu.memcpyPeerAsync(dst, d.cu.address, src, s.cu.address, bytes, address), "cuMemcpyPeerAsync");
+        }
+    }
+
+    // ---------------------------------------------------------------- memset
+
+    @Override
+    public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        context.cu.bind();
+        long dst = destination.address() + offset;
+        if (elementBytes == 8) {
+            int lo = (int) bits;
+            int hi = (int) (bits >>> 32);
+            if (lo == hi && (dst & 3) == 0) {
+                Cu.check(Cu.memsetAsync(dst, 4, lo, count * 2, address), "cuMemsetD32Async");
+                return;
+            }
+            long fill = context.builtinFunction("sluice_fill64");
+            long blocks = Math.max(1, Math.min((count + 255) / 256, 65_535));
+            argumentValues.set(J, 0, dst);
+            argumentValues.set(J, 8, count);
+            argumentValues.set(J, 16, bits);
+            Cu.check(Cu.launchKernel(fill, (int) blocks, 1, 1, 256, 1, 1, 0, address, argumentPointers.address()),
+                    "cuLaunchKernel (64-bit fill)");
+            return;
+        }
+        Cu.check(Cu.memsetAsync(dst, elementBytes, (int) bits, count, address), "cuMemsetD" + elementBytes * 8 + "Async");
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        context.cu.bind();
+        if (context.memoryPools) {
+            return new CudaDeviceMemory(Cu.memAllocAsync(bytes, address), bytes, true);
+        }
+        return new CudaDeviceMemory(Cu.memAlloc(bytes), bytes, false);
+    }
+
+    /**
+     * Pooled memory (from either allocate) is freed in stream order with {@code cuMemFreeAsync}. Memory from
+     * {@code cuMemAlloc}, used only where the device has no memory pools, cannot be: this stream is
+     * synchronised first, then it is freed.
+     */
+    @Override
+    public void free(DeviceMemory memory) {
+        context.cu.bind();
+        CudaDeviceMemory m = mem(memory);
+        if (m.pooled()) {
+            Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
+        } else {
+            Jc.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            Cu.check(Cu.memFree(m.address()), "cuMemFree");
+        }
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    @Override
+    public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
+        CudaFunction f = (CudaFunction) function;
+        context.cu.bind();
+        int n = arguments.count();
+        if (n > argumentCapacity) {
+            growArguments(Math.max(n, argumentCapacity * 2));
+        }
+        MemorySegment values = argumentValues;
+        for (int i = 0; i < n; i++) {
+            long v = arguments.isPointer(i) ? arguments.memory(i).address() + arguments.byteOffset(i) : arguments.bits(i);
+            values.set(J, 8L * i, v);
+        }
+        long shared = config.sharedMemoryBytes();
+        if (shared > 48 * 1024) {
+            f.ensureDynamicShared((int) shared);
+        }
+        int r;
+        if (!config.hasCluster() && config.attributes().isEmpty()) {
+            r = Cu.launchKernel(f.function, config.grid().x(), config.grid().y(), config.grid().z(), config.block().x(),
+                    config.block().y(), config.block().z(), (int) shared, address, argumentPointers.address());
+        } else {
+            r = launchEx(f, config, (int) shared);
+        }
+        if (r != Cu.SUCCESS) {
+            throw Cu.error(r, "cuLaunchKernel(" + f.name + ", grid " + config.grid() + ", block " + config.block()
+                    + (config.hasCluster() ? ", cluster " + config.cluster() : "") + ", " + shared + " bytes shared)");
+        }
+    }
+
+    /** cuLaunchKernelEx with the cluster dims and attributes written into this stream's CUlaunchConfig. */
+    private int launchEx(CudaFunction f, LaunchConfig config, int shared) {
+        MemorySegment c = launchConfig;
+        c.fill((byte) 0);
+        c.set(I, 0, config.grid().x());
+        c.set(I, 4, config.grid().y());
+        c.set(I, 8, config.grid().z());
+        c.set(I, 12, config.block().x());
+        c.set(I, 16, config.block().y());
+        c.set(I, 20, config.block().z());
+        c.set(I, 24, shared);
+        c.set(J, 32, address);
+        long attrs = c.address() + LAUNCH_CONFIG_BYTES;
+        c.set(J, 40, attrs);
+        int count = 0;
+        if (config.hasCluster()) {
+            long o = LAUNCH_CONFIG_BYTES + (long) count++ * LAUNCH_ATTRIBUTE_BYTES;
+            c.set(I, o, 4); // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            c.set(I, o + 8, config.cluster().x());
+            c.set(I, o + 12, config.cluster().y());
+            c.set(I, o + 16, config.cluster().z());
+        }
+        List<LaunchAttribute> list = config.attributes();
+        for (LaunchAttribute a : list) {
+            if (count == MAX_ATTRIBUTES) {
+                break;
+            }
+            long o = LAUNCH_CONFIG_BYTES + (long) count++ * LAUNCH_ATTRIBUTE_BYTES;
+            switch (a) {
+                case LaunchAttribute.ProgrammaticStreamSerialization p -> {
+                    c.set(I, o, 6);
+                    c.set(I, o + 8, p.allowed() ? 1 : 0);
+                }
+                case LaunchAttribute.Priority p -> {
+                    c.set(I, o, 8);
+                    c.set(I, o + 8, p.priority());
+                }
+                case LaunchAttribute.Cooperative p -> {
+                    c.set(I, o, 2);
+                    c.set(I, o + 8, p.cooperative() ? 1 : 0);
+                }
+            }
+        }
+        c.set(I, 48, count);
+        return Cu.launchKernelEx(c.address(), f.function, argumentPointers.address());
+    }
+
+    // ---------------------------------------------------------------- events, markers, gates
+
+    @Override
+    public void record(EventHandle event) {
+        context.cu.bind();
+        Cu.check(Cu.eventRecord(((CudaEvent) event).address, address), "cuEventRecord");
+    }
+
+    @Override
+    public void waitEvent(EventHandle event) {
+        context.cu.bind();
+        Cu.check(Cu.streamWaitEvent(address, ((CudaEvent) event).address), "cuStreamWaitEvent");
+    }
+
+    @Override
+    public Marker recordMarker() {
+        context.cu.bind();
+        long e = context.markerEvents.take();
+        int r = Cu.eventRecord(e, address);
+        if (r != Cu.SUCCESS) {
+            context.markerEvents.give(e);
+            throw Cu.error(r, "cuEventRecord (completion marker)");
+        }
+        return new CudaMarker(context, e);
+    }
+
+    @Override
+    public void waitMarker(Marker marker) {
+        context.cu.bind();
+        ((CudaMarker) marker).waitOn(address);
+    }
+
+    @Override
+    public HostGate enqueueHostGate() {
+        context.cu.bind();
+        MappedFlags.Slot slot = context.flags.acquire();
+        CudaHostGate gate = new CudaHostGate(context.flags, slot);
+        if (!context.gateKernelOnly) {
+            int r = Cu.streamWaitValue32(address, slot.device(), slot.target(), 0); // CU_STREAM_WAIT_VALUE_GEQ
+            if (r == Cu.SUCCESS) {
+                return gate;
+            }
+            if (r != Cu.ERROR_NOT_SUPPORTED && r != Cu.ERROR_INVALID_VALUE) {
+                gate.open();
+                throw Cu.error(r, "cuStreamWaitValue32 (host gate)");
+            }
+            context.gateKernelOnly = true; // the driver refuses stream memory operations: spin in a kernel instead
+        }
+        long wait = context.builtinFunction("sluice_gate_wait");
+        argumentValues.set(J, 0, slot.device());
+        argumentValues.set(J, 8, slot.target() & 0xFFFF_FFFFL);
+        int r = Cu.launchKernel(wait, 1, 1, 1, 1, 1, 1, 0, address, argumentPointers.address());
+        if (r != Cu.SUCCESS) {
+            gate.open();
+            throw Cu.error(r, "cuLaunchKernel (host gate)");
+        }
+        return gate;
+    }
+
+    @Override
+    public void synchronize() {
+        context.cu.bind();
+        int r = JCudaDriver.cuStreamSynchronize(stream);
+        if (r != Cu.SUCCESS) {
+            if (Cu.isSticky(r)) {
+                context.cu.markFaulted();
+            }
+            throw Cu.error(r, "cuStreamSynchronize");
+        }
+    }
+
+    // ---------------------------------------------------------------- graphs
+
+    @Override
+    public void beginCapture() {
+        context.cu.bind();
+        Jc.check(JCudaDriver.cuStreamBeginCapture(stream, 2), "cuStreamBeginCapture"); // CU_STREAM_CAPTURE_MODE_RELAXED
+        capturing = true;
+    }
+
+    @Override
+    public GraphHandle endCapture() {
+        context.cu.bind();
+        capturing = false;
+        CUgraph graph = new CUgraph();
+        Jc.check(JCudaDriver.cuStreamEndCapture(stream, graph), "cuStreamEndCapture");
+        try {
+            CUgraphExec exec = new CUgraphExec();
+            Jc.check(JCudaDriver.cuGraphInstantiate(exec, graph, 0), "cuGraphInstantiate");
+            return new CudaGraph(context, exec);
+        } finally {
+            JCudaDriver.cuGraphDestroy(graph);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        context.cu.bind();
+        JCudaDriver.cuStreamDestroy(stream);
+        context.forget(this);
+        arena.close();
+    }
+
+    @Override
+    public String toString() {
+        return "CudaStream[0x" + Long.toHexString(address) + " on " + context.description() + "]";
+    }
+}

@@ -1,0 +1,181 @@
+package dev.sluice.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Copies whose host side is not pinned (Java arrays, pageable native memory) go through pinned chunks of
+ * {@link #CHUNK} bytes, in stream order, without blocking the caller on the device:
+ *
+ * <ul>
+ * <li>host → device of at most one chunk: the caller copies into a chunk and enqueues the DMA on the stream;
+ * the chunk is reused once an event recorded after the DMA has completed;
+ * <li>larger uploads, and every download: the stream gets a host gate; a staging thread copies chunk by
+ * chunk on a staging stream that first waits (on the device) for the work enqueued before, and opens the
+ * gate when the data has arrived. For a download the gate opens after the host copy, so the operation's
+ * future completes only once the Java array holds the data.
+ * </ul>
+ *
+ * Pageable copies through the driver ({@code cuMemcpyHtoDAsync} from unpinned memory) would instead wait for
+ * the stream to drain inside the call, blocking the caller. At most {@link #MAX_CHUNKS} chunks are kept.
+ */
+final class Staging {
+
+    private static final Logger LOG = Logger.getLogger(Staging.class.getName());
+
+    static final long CHUNK = 4L << 20;
+    static final int MAX_CHUNKS = 32;
+
+    /** A pinned chunk and the event that tells when its last DMA finished. */
+    static final class Chunk {
+        final long host;
+        final MemorySegment segment;
+        final long event;
+
+        Chunk(long host, long event) {
+            this.host = host;
+            this.segment = MemorySegment.ofAddress(host).reinterpret(CHUNK);
+            this.event = event;
+        }
+    }
+
+    private final CudaContext context;
+    private final ArrayDeque<Chunk> free = new ArrayDeque<>();
+    private final ArrayDeque<Chunk> busy = new ArrayDeque<>();
+    private final List<Chunk> all = new ArrayList<>();
+    private final List<Long> streams = new ArrayList<>();
+    private final AtomicInteger threadIds = new AtomicInteger();
+    private @Nullable ExecutorService workers;
+    private boolean closed;
+
+    Staging(CudaContext context) {
+        this.context = context;
+    }
+
+    /** A free chunk without waiting, or null if all {@link #MAX_CHUNKS} are in flight. The context is bound. */
+    synchronized @Nullable Chunk tryTake() {
+        reclaim();
+        Chunk c = free.pollFirst();
+        if (c == null && all.size() < MAX_CHUNKS && !closed) {
+            c = new Chunk(Cu.memHostAlloc(CHUNK, 1), Cu.eventCreate(2)); // PORTABLE; DISABLE_TIMING
+            all.add(c);
+        }
+        return c;
+    }
+
+    /** A free chunk, waiting for an in-flight one if needed (staging threads only). */
+    Chunk take() {
+        while (true) {
+            Chunk waitFor;
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("staging closed");
+                }
+                Chunk c = tryTake();
+                if (c != null) {
+                    return c;
+                }
+                waitFor = busy.peekFirst();
+            }
+            if (waitFor != null) {
+                Cu.eventSynchronize(waitFor.event);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Marks {@code c} in use until the work enqueued on {@code stream} so far has finished. */
+    synchronized void releaseAfter(Chunk c, long stream) {
+        Cu.check(Cu.eventRecord(c.event, stream), "cuEventRecord (staging)");
+        busy.addLast(c);
+    }
+
+    /** Returns a chunk whose DMA is known to be finished. */
+    synchronized void give(Chunk c) {
+        free.addFirst(c);
+    }
+
+    private void reclaim() {
+        Chunk c;
+        while ((c = busy.peekFirst()) != null) {
+            int r = Cu.eventQuery(c.event);
+            if (r == Cu.ERROR_NOT_READY) {
+                return;
+            }
+            busy.pollFirst();
+            free.addFirst(c);
+        }
+    }
+
+    /** A stream for staging threads (created on demand, non-blocking, reused). */
+    synchronized long takeStream() {
+        if (!streams.isEmpty()) {
+            return streams.removeLast();
+        }
+        return context.createRawStream();
+    }
+
+    synchronized void giveStream(long stream) {
+        streams.add(stream);
+    }
+
+    /** Runs {@code task} on a staging thread with the context bound. */
+    void submit(Runnable task) {
+        ExecutorService w;
+        synchronized (this) {
+            if (workers == null) {
+                workers = Executors.newCachedThreadPool(r -> Thread.ofPlatform().daemon()
+                        .name("sluice-cuda-staging-" + context.cu.ordinal + "-" + threadIds.incrementAndGet()).unstarted(r));
+            }
+            w = workers;
+        }
+        w.execute(() -> {
+            try {
+                context.cu.bind();
+                task.run();
+            } catch (Throwable t) {
+                LOG.log(Level.WARNING, "staged copy failed", t);
+            }
+        });
+    }
+
+    /** Stops the staging threads and frees the chunks and streams. The context is bound; its work is finished. */
+    void close() {
+        ExecutorService w;
+        synchronized (this) {
+            closed = true;
+            w = workers;
+        }
+        if (w != null) {
+            w.shutdown();
+            try {
+                w.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (this) {
+            for (Chunk c : all) {
+                Cu.eventDestroy(c.event);
+                Cu.memFreeHost(c.host);
+            }
+            all.clear();
+            free.clear();
+            busy.clear();
+            for (long s : streams) {
+                context.destroyRawStream(s);
+            }
+            streams.clear();
+        }
+    }
+}
