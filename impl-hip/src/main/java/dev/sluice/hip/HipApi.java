@@ -1,0 +1,683 @@
+package dev.sluice.hip;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.sluice.SluiceException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The HIP runtime and hiprtc, one Java method per native call, each checking the status it returns: a
+ * failure becomes a {@link SluiceException} through {@link HipErrors} naming the call, HIP's name of the
+ * error and its code. Calls whose status is an answer rather than a failure ({@code hipEventQuery},
+ * {@code hipGetDeviceCount}, hiprtc's) return it raw. Out-parameters go through a confined arena, or on hot
+ * paths through a caller's scratch segment; nothing here allocates per call otherwise.
+ *
+ * <p>Grouped by concept like cudarc's {@code result.rs}: versions and errors, devices, streams, events,
+ * memory, copies, modules and launches, graphs, hiprtc.
+ */
+final class HipApi {
+
+    final HipLibrary lib;
+
+    HipApi(HipLibrary lib) {
+        this.lib = lib;
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException(t);
+    }
+
+    private void check(int status, String call) {
+        if (status != HipConstants.hipSuccess) {
+            throw HipErrors.exception(this, call, status, -1);
+        }
+    }
+
+    private static String cString(MemorySegment p) {
+        return p.equals(MemorySegment.NULL) ? "" : p.reinterpret(Integer.MAX_VALUE).getString(0);
+    }
+
+    // ---------------------------------------------------------------- errors and versions
+
+    String errorName(int code) {
+        try {
+            String s = cString((MemorySegment) lib.handle(HipSymbol.hipGetErrorName).invokeExact(code));
+            return s.isEmpty() ? "hipError" + code : s;
+        } catch (Throwable t) {
+            return "hipError " + code;
+        }
+    }
+
+    String errorString(int code) {
+        try {
+            return cString((MemorySegment) lib.handle(HipSymbol.hipGetErrorString).invokeExact(code));
+        } catch (Throwable t) {
+            return "";
+        }
+    }
+
+    int runtimeVersion() {
+        return intOut(HipSymbol.hipRuntimeGetVersion);
+    }
+
+    int driverVersion() {
+        return intOut(HipSymbol.hipDriverGetVersion);
+    }
+
+    private int intOut(HipSymbol s) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            check((int) lib.handle(s).invokeExact(out), s.name());
+            return out.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- devices
+
+    /** {@code hipGetDeviceCount}: the count, or the negated status if it failed (hipErrorNoDevice: -100). */
+    int deviceCountOrNegatedStatus() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            int status = (int) lib.handle(HipSymbol.hipGetDeviceCount).invokeExact(out);
+            return status == HipConstants.hipSuccess ? out.get(JAVA_INT, 0) : -status;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void setDevice(int device) {
+        try {
+            check((int) lib.handle(HipSymbol.hipSetDevice).invokeExact(device), "hipSetDevice(" + device + ")");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    String deviceName(int device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(256);
+            check((int) lib.handle(HipSymbol.hipDeviceGetName).invokeExact(out, 256, device), "hipDeviceGetName");
+            return out.getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long deviceTotalMem(int device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG);
+            check((int) lib.handle(HipSymbol.hipDeviceTotalMem).invokeExact(out, device), "hipDeviceTotalMem");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipDeviceGetAttribute}: the value, or throws. */
+    int deviceAttribute(int attribute, int device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            int status = (int) lib.handle(HipSymbol.hipDeviceGetAttribute).invokeExact(out, attribute, device);
+            if (status != HipConstants.hipSuccess) {
+                throw HipErrors.exception(this, "hipDeviceGetAttribute(" + attribute + ")", status, -1);
+            }
+            return out.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** free and total bytes of the current device. */
+    long[] memGetInfo() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment free = a.allocate(JAVA_LONG);
+            MemorySegment total = a.allocate(JAVA_LONG);
+            check((int) lib.handle(HipSymbol.hipMemGetInfo).invokeExact(free, total), "hipMemGetInfo");
+            return new long[] {free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0)};
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipDeviceGetLimit} of the current device: the value, or the negated status. */
+    long deviceGetLimitOrNegatedStatus(int limit) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG);
+            int status = (int) lib.handle(HipSymbol.hipDeviceGetLimit).invokeExact(out, limit);
+            return status == HipConstants.hipSuccess ? out.get(JAVA_LONG, 0) : -status;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipDeviceSetLimit} of the current device: the raw status. */
+    int deviceSetLimit(int limit, long value) {
+        try {
+            return (int) lib.handle(HipSymbol.hipDeviceSetLimit).invokeExact(limit, value);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    boolean deviceCanAccessPeer(int device, int peer) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            check((int) lib.handle(HipSymbol.hipDeviceCanAccessPeer).invokeExact(out, device, peer), "hipDeviceCanAccessPeer");
+            return out.get(JAVA_INT, 0) != 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Enables access from the current device to {@code peer}; already enabled is not an error. */
+    void deviceEnablePeerAccess(int peer) {
+        try {
+            int status = (int) lib.handle(HipSymbol.hipDeviceEnablePeerAccess).invokeExact(peer, 0);
+            if (status != HipConstants.hipErrorPeerAccessAlreadyEnabled) {
+                check(status, "hipDeviceEnablePeerAccess(" + peer + ")");
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** least and greatest stream priority of the current device. */
+    int[] deviceStreamPriorityRange() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment least = a.allocate(JAVA_INT);
+            MemorySegment greatest = a.allocate(JAVA_INT);
+            check((int) lib.handle(HipSymbol.hipDeviceGetStreamPriorityRange).invokeExact(least, greatest),
+                    "hipDeviceGetStreamPriorityRange");
+            return new int[] {least.get(JAVA_INT, 0), greatest.get(JAVA_INT, 0)};
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void deviceSynchronize() {
+        try {
+            check((int) lib.handle(HipSymbol.hipDeviceSynchronize).invokeExact(), "hipDeviceSynchronize");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipDeviceSynchronize}'s raw status. */
+    int deviceSynchronizeStatus() {
+        try {
+            return (int) lib.handle(HipSymbol.hipDeviceSynchronize).invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void deviceReset() {
+        try {
+            check((int) lib.handle(HipSymbol.hipDeviceReset).invokeExact(), "hipDeviceReset");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- streams
+
+    long streamCreateWithPriority(int flags, int priority) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipStreamCreateWithPriority).invokeExact(out, flags, priority),
+                    "hipStreamCreateWithPriority");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void streamDestroy(long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipStreamDestroy).invokeExact(stream), "hipStreamDestroy");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void streamSynchronize(long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipStreamSynchronize).invokeExact(stream), "hipStreamSynchronize");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void streamWaitEvent(long stream, long event) {
+        try {
+            check((int) lib.handle(HipSymbol.hipStreamWaitEvent).invokeExact(stream, event, 0), "hipStreamWaitEvent");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void streamWaitValue32(long stream, long devicePointer, int value, int flags, int mask) {
+        try {
+            check((int) lib.handle(HipSymbol.hipStreamWaitValue32).invokeExact(stream, devicePointer, value, flags, mask),
+                    "hipStreamWaitValue32");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- events
+
+    long eventCreateWithFlags(int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipEventCreateWithFlags).invokeExact(out, flags), "hipEventCreateWithFlags");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void eventRecord(long event, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipEventRecord).invokeExact(event, stream), "hipEventRecord");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipEventQuery}'s raw status: hipSuccess, hipErrorNotReady, or an error. */
+    int eventQuery(long event) {
+        try {
+            return (int) lib.handle(HipSymbol.hipEventQuery).invokeExact(event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void eventSynchronize(long event) {
+        try {
+            check((int) lib.handle(HipSymbol.hipEventSynchronize).invokeExact(event), "hipEventSynchronize");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    float eventElapsedTime(long start, long stop) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_FLOAT);
+            check((int) lib.handle(HipSymbol.hipEventElapsedTime).invokeExact(out, start, stop), "hipEventElapsedTime");
+            return out.get(JAVA_FLOAT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void eventDestroy(long event) {
+        try {
+            check((int) lib.handle(HipSymbol.hipEventDestroy).invokeExact(event), "hipEventDestroy");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    long malloc(long bytes) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            int status = (int) lib.handle(HipSymbol.hipMalloc).invokeExact(out, bytes);
+            if (status != HipConstants.hipSuccess) {
+                throw HipErrors.exception(this, "hipMalloc(" + bytes + ")", status, bytes);
+            }
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void free(long pointer) {
+        try {
+            check((int) lib.handle(HipSymbol.hipFree).invokeExact(pointer), "hipFree");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Stream-ordered allocation; {@code scratch} holds at least 8 bytes and belongs to the caller's stream. */
+    long mallocAsync(long bytes, long stream, MemorySegment scratch) {
+        try {
+            int status = (int) lib.handle(HipSymbol.hipMallocAsync).invokeExact(scratch, bytes, stream);
+            if (status != HipConstants.hipSuccess) {
+                throw HipErrors.exception(this, "hipMallocAsync(" + bytes + ")", status, bytes);
+            }
+            return scratch.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void freeAsync(long pointer, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipFreeAsync).invokeExact(pointer, stream), "hipFreeAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long hostMalloc(long bytes, int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            int status = (int) lib.handle(HipSymbol.hipHostMalloc).invokeExact(out, bytes, flags);
+            if (status != HipConstants.hipSuccess) {
+                throw HipErrors.exception(this, "hipHostMalloc(" + bytes + ")", status, bytes);
+            }
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void hostFree(long pointer) {
+        try {
+            check((int) lib.handle(HipSymbol.hipHostFree).invokeExact(pointer), "hipHostFree");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void hostRegister(long pointer, long bytes, int flags) {
+        try {
+            int status = (int) lib.handle(HipSymbol.hipHostRegister).invokeExact(pointer, bytes, flags);
+            if (status != HipConstants.hipSuccess) {
+                throw HipErrors.exception(this, "hipHostRegister(" + bytes + " bytes)", status, bytes);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void hostUnregister(long pointer) {
+        try {
+            check((int) lib.handle(HipSymbol.hipHostUnregister).invokeExact(pointer), "hipHostUnregister");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long hostGetDevicePointer(long hostPointer) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipHostGetDevicePointer).invokeExact(out, hostPointer, 0), "hipHostGetDevicePointer");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- copies and memsets
+
+    void memcpyHtoDAsync(long dst, long src, long bytes, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemcpyHtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyHtoDAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memcpyDtoHAsync(long dst, long src, long bytes, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemcpyDtoHAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoHAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memcpyDtoDAsync(long dst, long src, long bytes, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemcpyDtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoDAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memcpyPeerAsync(long dst, int dstDevice, long src, int srcDevice, long bytes, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemcpyPeerAsync).invokeExact(dst, dstDevice, src, srcDevice, bytes, stream),
+                    "hipMemcpyPeerAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memsetD8Async(long dst, byte value, long count, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemsetD8Async).invokeExact(dst, value, count, stream), "hipMemsetD8Async");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memsetD16Async(long dst, short value, long count, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemsetD16Async).invokeExact(dst, value, count, stream), "hipMemsetD16Async");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void memsetD32Async(long dst, int value, long count, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipMemsetD32Async).invokeExact(dst, value, count, stream), "hipMemsetD32Async");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- modules and launches
+
+    /** {@code hipModuleLoadData}: the module, or throws with the raw status kept in the exception. */
+    long moduleLoadData(MemorySegment image) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipModuleLoadData).invokeExact(out, image), "hipModuleLoadData");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long moduleGetFunction(long module, String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipModuleGetFunction).invokeExact(out, module, a.allocateFrom(name)),
+                    "hipModuleGetFunction(" + name + ")");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void moduleUnload(long module) {
+        try {
+            check((int) lib.handle(HipSymbol.hipModuleUnload).invokeExact(module), "hipModuleUnload");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int funcGetAttribute(int attribute, long function) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            check((int) lib.handle(HipSymbol.hipFuncGetAttribute).invokeExact(out, attribute, function), "hipFuncGetAttribute");
+            return out.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void moduleLaunchKernel(long function, int gx, int gy, int gz, int bx, int by, int bz, int sharedBytes, long stream,
+            long kernelParams) {
+        try {
+            check((int) lib.handle(HipSymbol.hipModuleLaunchKernel).invokeExact(function, gx, gy, gz, bx, by, bz, sharedBytes,
+                    stream, kernelParams, 0L), "hipModuleLaunchKernel");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void moduleLaunchCooperativeKernel(long function, int gx, int gy, int gz, int bx, int by, int bz, int sharedBytes,
+            long stream, long kernelParams) {
+        try {
+            check((int) lib.handle(HipSymbol.hipModuleLaunchCooperativeKernel).invokeExact(function, gx, gy, gz, bx, by, bz,
+                    sharedBytes, stream, kernelParams), "hipModuleLaunchCooperativeKernel");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- graphs
+
+    void streamBeginCapture(long stream, int mode) {
+        try {
+            check((int) lib.handle(HipSymbol.hipStreamBeginCapture).invokeExact(stream, mode), "hipStreamBeginCapture");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long streamEndCapture(long stream) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipStreamEndCapture).invokeExact(stream, out), "hipStreamEndCapture");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    long graphInstantiate(long graph) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipSymbol.hipGraphInstantiate).invokeExact(out, graph, MemorySegment.NULL,
+                    MemorySegment.NULL, 0L), "hipGraphInstantiate");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void graphLaunch(long exec, long stream) {
+        try {
+            check((int) lib.handle(HipSymbol.hipGraphLaunch).invokeExact(exec, stream), "hipGraphLaunch");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void graphExecDestroy(long exec) {
+        try {
+            check((int) lib.handle(HipSymbol.hipGraphExecDestroy).invokeExact(exec), "hipGraphExecDestroy");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    void graphDestroy(long graph) {
+        try {
+            check((int) lib.handle(HipSymbol.hipGraphDestroy).invokeExact(graph), "hipGraphDestroy");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- hiprtc (raw statuses; HipCompiler checks them)
+
+    String hiprtcErrorString(int result) {
+        try {
+            return cString((MemorySegment) lib.handle(HipSymbol.hiprtcGetErrorString).invokeExact(result));
+        } catch (Throwable t) {
+            return "hiprtcResult " + result;
+        }
+    }
+
+    /** "major.minor" of hiprtc. */
+    String hiprtcVersion() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment major = a.allocate(JAVA_INT);
+            MemorySegment minor = a.allocate(JAVA_INT);
+            int r = (int) lib.handle(HipSymbol.hiprtcVersion).invokeExact(major, minor);
+            return r == HipConstants.HIPRTC_SUCCESS ? major.get(JAVA_INT, 0) + "." + minor.get(JAVA_INT, 0) : "unknown";
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcCreateProgram(MemorySegment progOut, MemorySegment source, MemorySegment name) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcCreateProgram).invokeExact(progOut, source, name, 0, MemorySegment.NULL,
+                    MemorySegment.NULL);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcCompileProgram(long prog, int numOptions, MemorySegment options) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcCompileProgram).invokeExact(prog, numOptions, options);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcGetProgramLogSize(long prog, MemorySegment sizeOut) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcGetProgramLogSize).invokeExact(prog, sizeOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcGetProgramLog(long prog, MemorySegment log) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcGetProgramLog).invokeExact(prog, log);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcGetCodeSize(long prog, MemorySegment sizeOut) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcGetCodeSize).invokeExact(prog, sizeOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcGetCode(long prog, MemorySegment code) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcGetCode).invokeExact(prog, code);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int hiprtcDestroyProgram(MemorySegment progInOut) {
+        try {
+            return (int) lib.handle(HipSymbol.hiprtcDestroyProgram).invokeExact(progInOut);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dev.sluice.hip;
+
+import dev.sluice.Api;
+import dev.sluice.BackendUnavailableException;
+import dev.sluice.ContextOptions;
+import dev.sluice.SluiceException;
+import dev.sluice.spi.Backend;
+import dev.sluice.spi.BackendProbe;
+import dev.sluice.spi.ContextHandle;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The HIP backend, found by {@link java.util.ServiceLoader}. The constructor does nothing; {@link #probe()}
+ * loads the library (see {@link HipLibrary} for where it looks and the system properties
+ * {@value HipLibrary#HIP_PROPERTY} and {@value HipLibrary#HIPRTC_PROPERTY}), reads the versions and counts the
+ * devices, once. No device (hipErrorNoDevice, or a count of 0) is reported as an unavailable backend whose
+ * message names the library found and what it answered.
+ *
+ * <p>A device fault (illegal address, kernel failure) makes a HIP device unusable for the whole process.
+ * When the last context of a faulted device closes, the backend resets the device ({@code hipDeviceReset}),
+ * so that contexts opened later work again.
+ */
+public final class HipBackend implements Backend {
+
+    private static final Logger LOG = Logger.getLogger(HipBackend.class.getName());
+
+    private final @Nullable String hipFile;
+    private final @Nullable String hiprtcFile;
+    private final boolean fromProperties;
+    private volatile @Nullable BackendProbe probe;
+    private volatile @Nullable HipApi api;
+    private volatile @Nullable HipCompiler compiler;
+    private int runtimeVersion;
+    private final Map<Integer, Set<HipContext>> open = new HashMap<>();
+    private final Set<Integer> faulted = new HashSet<>();
+
+    /** The service: the library from the system properties, or found by discovery. */
+    public HipBackend() {
+        this.hipFile = null;
+        this.hiprtcFile = null;
+        this.fromProperties = true;
+    }
+
+    /** A backend over a given library file (tests); null for discovery. */
+    HipBackend(@Nullable String hipFile, @Nullable String hiprtcFile) {
+        this.hipFile = hipFile;
+        this.hiprtcFile = hiprtcFile;
+        this.fromProperties = false;
+    }
+
+    @Override
+    public Api api() {
+        return Api.HIP;
+    }
+
+    @Override
+    public BackendProbe probe() {
+        BackendProbe p = probe;
+        if (p == null) {
+            synchronized (this) {
+                p = probe;
+                if (p == null) {
+                    p = doProbe();
+                    probe = p;
+                }
+            }
+        }
+        return p;
+    }
+
+    private BackendProbe doProbe() {
+        HipLibrary lib;
+        try {
+            lib = fromProperties ? HipLibrary.load() : HipLibrary.load(hipFile, hiprtcFile);
+        } catch (HipLibrary.NotFound e) {
+            return BackendProbe.unavailable(e.getMessage() + " (set -D" + HipLibrary.HIP_PROPERTY + "=<file> to name it)", e.tried);
+        } catch (Throwable t) {
+            return BackendProbe.unavailable("loading the HIP runtime failed: " + t, List.of());
+        }
+        List<String> tried = lib.tried();
+        try {
+            HipApi a = new HipApi(lib);
+            int runtime = a.runtimeVersion();
+            String driver;
+            try {
+                driver = String.valueOf(a.driverVersion());
+            } catch (SluiceException e) {
+                driver = "unknown (" + e.getMessage() + ")";
+            }
+            String version = "HIP runtime " + longVersion(runtime) + " (hipRuntimeGetVersion " + runtime + ", hipDriverGetVersion "
+                    + driver + ") from " + lib.hipName();
+            int count = a.deviceCountOrNegatedStatus();
+            if (count <= 0) {
+                String answer = count == 0 ? "0 devices" : a.errorName(-count) + " (" + -count + ")";
+                return new BackendProbe(false, 0, "no HIP device: " + version + " loaded, but hipGetDeviceCount answered " + answer,
+                        tried, List.of());
+            }
+            List<String> devices = new ArrayList<>();
+            for (int d = 0; d < count; d++) {
+                devices.add(describe(a, d));
+            }
+            synchronized (this) {
+                this.runtimeVersion = runtime;
+                this.api = a;
+            }
+            return new BackendProbe(true, count, version, tried, devices);
+        } catch (Throwable t) {
+            return BackendProbe.unavailable(lib.hipName() + " loaded, but probing it failed: " + t, tried);
+        }
+    }
+
+    private static String describe(HipApi a, int d) {
+        try {
+            String name = a.deviceName(d);
+            long mem = a.deviceTotalMem(d);
+            int major = a.deviceAttribute(HipConstants.hipDeviceAttributeComputeCapabilityMajor, d);
+            int minor = a.deviceAttribute(HipConstants.hipDeviceAttributeComputeCapabilityMinor, d);
+            return d + ": " + name + ", " + (mem >> 20) + " MiB, compute capability " + major + "." + minor;
+        } catch (RuntimeException e) {
+            return d + ": (could not be described: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public ContextHandle open(int deviceId, ContextOptions options) {
+        BackendProbe p = probe();
+        HipApi a = api;
+        if (!p.available() || a == null) {
+            throw new BackendUnavailableException("hip backend unavailable: " + p.version());
+        }
+        HipContext c = new HipContext(this, a, deviceId, options);
+        synchronized (this) {
+            open.computeIfAbsent(deviceId, k -> new HashSet<>()).add(c);
+        }
+        return c;
+    }
+
+    /** The loaded HIP API (after a successful probe); for tests. */
+    @Nullable HipApi loadedApi() {
+        return api;
+    }
+
+    synchronized int runtimeVersion() {
+        return runtimeVersion;
+    }
+
+    String libraryName() {
+        HipApi a = api;
+        return a == null ? "libamdhip64" : a.lib.hipName();
+    }
+
+    HipCompiler compiler() {
+        HipCompiler c = compiler;
+        if (c == null) {
+            synchronized (this) {
+                c = compiler;
+                if (c == null) {
+                    c = new HipCompiler(java.util.Objects.requireNonNull(api, "probe first"));
+                    compiler = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    synchronized void markFaulted(int device) {
+        faulted.add(device);
+    }
+
+    /** Called by a closing context; resets a faulted device once its last context has closed. */
+    void closed(HipContext c, boolean contextFaulted) {
+        boolean reset;
+        synchronized (this) {
+            Set<HipContext> s = open.get(c.device);
+            if (s != null) {
+                s.remove(c);
+            }
+            if (contextFaulted) {
+                faulted.add(c.device);
+            }
+            reset = (s == null || s.isEmpty()) && faulted.remove(c.device);
+        }
+        if (reset) {
+            try {
+                c.bind();
+                c.api.deviceReset();
+                LOG.fine("hip device " + c.device + " reset after a fault");
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "hipDeviceReset of faulted device " + c.device + " failed", e);
+            }
+        }
+    }
+
+    /** "5.2.21153" from HIP's encoding (major·10⁷ + minor·10⁵ + patch), or CUDA-style "12.4" from 12040. */
+    static String longVersion(int v) {
+        if (v >= 10_000_000) {
+            return (v / 10_000_000) + "." + (v / 100_000) % 100 + "." + v % 100_000;
+        }
+        return shortVersion(v);
+    }
+
+    /** "5.2" (or "12.4" from a CUDA-style 12040). */
+    static String shortVersion(int v) {
+        if (v >= 10_000_000) {
+            return (v / 10_000_000) + "." + (v / 100_000) % 100;
+        }
+        return (v / 1000) + "." + (v % 1000) / 10;
+    }
+}

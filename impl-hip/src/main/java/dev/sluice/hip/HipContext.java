@@ -1,0 +1,430 @@
+package dev.sluice.hip;
+
+import dev.sluice.ComputeCapability;
+import dev.sluice.ContextOptions;
+import dev.sluice.DeviceAttribute;
+import dev.sluice.EventFlag;
+import dev.sluice.Kernel;
+import dev.sluice.Limit;
+import dev.sluice.MemoryInfo;
+import dev.sluice.PriorityRange;
+import dev.sluice.SluiceException;
+import dev.sluice.StreamOptions;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.HostMemory;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One HIP device. HIP has one context per device and process (the "primary" one), and a current device per
+ * OS thread: calls that act on "the current device" ({@code hipMalloc}, creating streams and events, loading
+ * modules, compiling) are preceded by {@link #bind()} ({@code hipSetDevice}) on the calling thread, in the
+ * same method, with nothing in between that could move a virtual thread to another carrier. Calls that name
+ * a stream need no binding. {@link ContextOptions#primaryContext()} has no meaning on HIP: every context of
+ * a device shares that device's state, and a fault of one faults them all.
+ */
+final class HipContext implements ContextHandle {
+
+    private static final Logger LOG = Logger.getLogger(HipContext.class.getName());
+
+    final HipBackend backend;
+    final HipApi api;
+    final int device;
+    private final String name;
+    private final ComputeCapability capability;
+    final boolean memoryPools;
+    final boolean streamWaitValue;
+    final HipEventPool markerEvents;
+    final HipGateSlots gates;
+    final HipStaging staging;
+    final HipReaper reaper;
+    private final HipStream defaultStream;
+    private volatile @Nullable HipModule fill64;
+    private volatile boolean faulted;
+
+    HipContext(HipBackend backend, HipApi api, int device, ContextOptions options) {
+        this.backend = backend;
+        this.api = api;
+        this.device = device;
+        bind();
+        this.name = api.deviceName(device);
+        this.capability = new ComputeCapability(attr(HipConstants.hipDeviceAttributeComputeCapabilityMajor, 0),
+                attr(HipConstants.hipDeviceAttributeComputeCapabilityMinor, 0));
+        this.memoryPools = attr(HipConstants.hipDeviceAttributeMemoryPoolsSupported, 0) != 0;
+        this.streamWaitValue = attr(HipConstants.hipDeviceAttributeCanUseStreamWaitValue, 0) != 0;
+        this.markerEvents = new HipEventPool(this);
+        this.gates = new HipGateSlots(this);
+        this.staging = new HipStaging(this);
+        this.reaper = new HipReaper(this);
+        this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
+    }
+
+    /** Makes this context's device current on the calling thread. */
+    void bind() {
+        api.setDevice(device);
+    }
+
+    private int attr(int attribute, int fallback) {
+        try {
+            return api.deviceAttribute(attribute, device);
+        } catch (SluiceException e) {
+            return fallback;
+        }
+    }
+
+    /** Notes an error status seen anywhere on this device: a sticky one means the device must be reset. */
+    void noteStatus(int status) {
+        if (HipErrors.isSticky(status)) {
+            faulted = true;
+            backend.markFaulted(device);
+        }
+    }
+
+    /** What identifies the device's code: name, compute capability, gfx number where HIP reports it, runtime. */
+    String archKey() {
+        int gcn = attr(HipConstants.hipDeviceAttributeGcnArch, -1);
+        return name + "|cc " + capability + "|gcn " + gcn + "|hip " + backend.runtimeVersion();
+    }
+
+    // ---------------------------------------------------------------- properties
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String driverVersion() {
+        return "HIP " + HipBackend.shortVersion(backend.runtimeVersion());
+    }
+
+    @Override
+    public ComputeCapability computeCapability() {
+        return capability;
+    }
+
+    @Override
+    public long attribute(DeviceAttribute attribute) {
+        int a = switch (attribute) {
+            case MAX_THREADS_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxThreadsPerBlock;
+            case MAX_BLOCK_DIM_X -> HipConstants.hipDeviceAttributeMaxBlockDimX;
+            case MAX_BLOCK_DIM_Y -> HipConstants.hipDeviceAttributeMaxBlockDimY;
+            case MAX_BLOCK_DIM_Z -> HipConstants.hipDeviceAttributeMaxBlockDimZ;
+            case MAX_GRID_DIM_X -> HipConstants.hipDeviceAttributeMaxGridDimX;
+            case MAX_GRID_DIM_Y -> HipConstants.hipDeviceAttributeMaxGridDimY;
+            case MAX_GRID_DIM_Z -> HipConstants.hipDeviceAttributeMaxGridDimZ;
+            case MAX_SHARED_MEMORY_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxSharedMemoryPerBlock;
+            case MAX_SHARED_MEMORY_PER_BLOCK_OPTIN -> HipConstants.hipDeviceAttributeSharedMemPerBlockOptin;
+            case TOTAL_CONSTANT_MEMORY -> HipConstants.hipDeviceAttributeTotalConstantMemory;
+            case WARP_SIZE -> HipConstants.hipDeviceAttributeWarpSize;
+            case MAX_REGISTERS_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxRegistersPerBlock;
+            case CLOCK_RATE_KHZ -> HipConstants.hipDeviceAttributeClockRate;
+            case MEMORY_CLOCK_RATE_KHZ -> HipConstants.hipDeviceAttributeMemoryClockRate;
+            case GLOBAL_MEMORY_BUS_WIDTH -> HipConstants.hipDeviceAttributeMemoryBusWidth;
+            case L2_CACHE_SIZE -> HipConstants.hipDeviceAttributeL2CacheSize;
+            case MULTIPROCESSOR_COUNT -> HipConstants.hipDeviceAttributeMultiprocessorCount;
+            case MAX_THREADS_PER_MULTIPROCESSOR -> HipConstants.hipDeviceAttributeMaxThreadsPerMultiProcessor;
+            case COMPUTE_CAPABILITY_MAJOR -> HipConstants.hipDeviceAttributeComputeCapabilityMajor;
+            case COMPUTE_CAPABILITY_MINOR -> HipConstants.hipDeviceAttributeComputeCapabilityMinor;
+            case ASYNC_ENGINE_COUNT -> HipConstants.hipDeviceAttributeAsyncEngineCount;
+            case CONCURRENT_KERNELS -> HipConstants.hipDeviceAttributeConcurrentKernels;
+            case INTEGRATED -> HipConstants.hipDeviceAttributeIntegrated;
+            case CAN_MAP_HOST_MEMORY -> HipConstants.hipDeviceAttributeCanMapHostMemory;
+            case UNIFIED_ADDRESSING -> HipConstants.hipDeviceAttributeUnifiedAddressing;
+            case MANAGED_MEMORY -> HipConstants.hipDeviceAttributeManagedMemory;
+            case MEMORY_POOLS_SUPPORTED -> HipConstants.hipDeviceAttributeMemoryPoolsSupported;
+            case COOPERATIVE_LAUNCH -> HipConstants.hipDeviceAttributeCooperativeLaunch;
+            case PCI_BUS_ID -> HipConstants.hipDeviceAttributePciBusId;
+            case PCI_DEVICE_ID -> HipConstants.hipDeviceAttributePciDeviceId;
+            case PCI_DOMAIN_ID -> HipConstants.hipDeviceAttributePciDomainID;
+            case ECC_ENABLED -> HipConstants.hipDeviceAttributeEccEnabled;
+            case COMPUTE_MODE -> HipConstants.hipDeviceAttributeComputeMode;
+            case CLUSTER_LAUNCH -> -1; // HIP has no thread-block clusters: the honest answer is "no"
+        };
+        if (a < 0) {
+            return 0;
+        }
+        try {
+            return api.deviceAttribute(a, device);
+        } catch (SluiceException e) {
+            if (e.errorCode().orElse(-1) == HipConstants.hipErrorInvalidValue || e instanceof UnsupportedOnBackendException) {
+                throw new UnsupportedOnBackendException("attribute " + attribute + " is not supported on hip (" + e.getMessage() + ")");
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public MemoryInfo memoryInfo() {
+        bind();
+        long[] fm = api.memGetInfo();
+        return new MemoryInfo(fm[0], fm[1]);
+    }
+
+    private static int limitCode(Limit limit) {
+        return switch (limit) {
+            case STACK_SIZE -> 0; // hipLimitStackSize: HIP 6 and later; HIP 5 answers hipErrorUnsupportedLimit
+            case PRINTF_FIFO_SIZE -> HipConstants.hipLimitPrintfFifoSize;
+            case MALLOC_HEAP_SIZE -> HipConstants.hipLimitMallocHeapSize;
+            default -> throw new UnsupportedOnBackendException("limit " + limit + " is not supported on hip");
+        };
+    }
+
+    @Override
+    public long limit(Limit limit) {
+        int code = limitCode(limit);
+        bind();
+        long v = api.deviceGetLimitOrNegatedStatus(code);
+        if (v < 0) {
+            int status = (int) -v;
+            if (status == HipConstants.hipErrorUnsupportedLimit || status == HipConstants.hipErrorInvalidValue
+                    || status == HipConstants.hipErrorNotSupported) {
+                throw new UnsupportedOnBackendException("limit " + limit + " is not supported on hip (hipDeviceGetLimit answered "
+                        + api.errorName(status) + ")");
+            }
+            throw HipErrors.exception(api, "hipDeviceGetLimit(" + limit + ")", status, -1);
+        }
+        return v;
+    }
+
+    @Override
+    public void setLimit(Limit limit, long value) {
+        int code = limitCode(limit);
+        if (!api.lib.has(HipSymbol.hipDeviceSetLimit)) {
+            throw new UnsupportedOnBackendException("setting limit " + limit + " is not supported on hip: " + backend.libraryName()
+                    + " has no hipDeviceSetLimit (HIP 5.3 and later)");
+        }
+        bind();
+        int status = api.deviceSetLimit(code, value);
+        if (status == HipConstants.hipErrorUnsupportedLimit || status == HipConstants.hipErrorNotSupported) {
+            throw new UnsupportedOnBackendException("setting limit " + limit + " is not supported on hip (hipDeviceSetLimit answered "
+                    + api.errorName(status) + ")");
+        }
+        if (status != HipConstants.hipSuccess) {
+            throw HipErrors.exception(api, "hipDeviceSetLimit(" + limit + ", " + value + ")", status, -1);
+        }
+    }
+
+    @Override
+    public boolean canAccessPeer(ContextHandle peer) {
+        HipContext p = (HipContext) peer;
+        return p.device == device || api.deviceCanAccessPeer(device, p.device);
+    }
+
+    @Override
+    public void enablePeerAccess(ContextHandle peer) {
+        HipContext p = (HipContext) peer;
+        if (p.device == device) {
+            return; // two contexts of one device share its memory
+        }
+        bind();
+        api.deviceEnablePeerAccess(p.device);
+    }
+
+    @Override
+    public PriorityRange streamPriorityRange() {
+        bind();
+        int[] r = api.deviceStreamPriorityRange();
+        return new PriorityRange(r[0], r[1]);
+    }
+
+    // ---------------------------------------------------------------- streams and events
+
+    @Override
+    public StreamHandle defaultStream() {
+        return defaultStream;
+    }
+
+    @Override
+    public StreamHandle createStream(StreamOptions options) {
+        return new HipStream(this, options, false);
+    }
+
+    @Override
+    public EventHandle createEvent(Set<EventFlag> flags) {
+        int f = (flags.contains(EventFlag.TIMING) ? HipConstants.hipEventDefault : HipConstants.hipEventDisableTiming)
+                | (flags.contains(EventFlag.BLOCKING_SYNC) ? HipConstants.hipEventBlockingSync : 0)
+                | (flags.contains(EventFlag.INTERPROCESS) ? HipConstants.hipEventInterprocess : 0);
+        bind();
+        try {
+            return new HipEvent(this, api.eventCreateWithFlags(f));
+        } catch (SluiceException e) {
+            if (flags.contains(EventFlag.INTERPROCESS)) {
+                throw new UnsupportedOnBackendException("interprocess events are not supported on hip here (" + e.getMessage() + ")");
+            }
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- memory
+
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        bind();
+        return new HipDeviceMemory(api.malloc(bytes), bytes, false, device);
+    }
+
+    @Override
+    public void free(DeviceMemory memory) {
+        HipDeviceMemory m = (HipDeviceMemory) memory;
+        if (m.pooled()) {
+            api.freeAsync(m.address(), defaultStream.handle);
+            api.streamSynchronize(defaultStream.handle);
+        } else {
+            bind();
+            api.free(m.address());
+        }
+    }
+
+    @Override
+    public HostMemory allocateHost(long bytes) {
+        bind();
+        long p = api.hostMalloc(bytes, HipConstants.hipHostMallocPortable | HipConstants.hipHostMallocMapped);
+        MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
+        s.fill((byte) 0);
+        return new HipHostMemory(s, false);
+    }
+
+    @Override
+    public HostMemory registerHost(MemorySegment segment) {
+        bind();
+        api.hostRegister(segment.address(), segment.byteSize(),
+                HipConstants.hipHostRegisterPortable | HipConstants.hipHostRegisterMapped);
+        return new HipHostMemory(segment, true);
+    }
+
+    /**
+     * Unregisters at once (the caller may free its memory right after), but frees allocated memory on the
+     * reaper thread: this is called on the completion thread, where {@code hipHostFree}'s implicit device
+     * synchronisation could deadlock.
+     */
+    @Override
+    public void freeHost(HostMemory memory) {
+        HipHostMemory m = (HipHostMemory) memory;
+        if (m.registered()) {
+            api.hostUnregister(m.segment().address());
+        } else {
+            long p = m.segment().address();
+            reaper.later(() -> api.hostFree(p));
+        }
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    @Override
+    public FunctionHandle load(Kernel kernel) {
+        if (kernel.hipCodeObject().isPresent()) {
+            return loadImage(kernel.name(), kernel.hipCodeObject().get());
+        }
+        if (kernel.cudaSource().isPresent()) {
+            HipCompiler compiler = backend.compiler();
+            HipCompiler.Image image = compiler.compile(this, kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
+            try {
+                return loadImage(kernel.name(), image.code());
+            } catch (SluiceException e) {
+                if (!image.fromCache()) {
+                    throw e;
+                }
+                // a stale or foreign cache entry: compile afresh once
+                compiler.evict(image);
+                image = compiler.compile(this, kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
+                return loadImage(kernel.name(), image.code());
+            }
+        }
+        throw new UnsupportedOnBackendException("kernel " + kernel.name() + " has neither CUDA C++ source (for hiprtc) nor a HIP"
+                + " code object, so it cannot run on hip");
+    }
+
+    HipModule loadImage(String kernelName, byte[] image) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment code = a.allocate(image.length + 1L, 16);
+            MemorySegment.copy(image, 0, code, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, image.length);
+            bind();
+            long module = api.moduleLoadData(code);
+            try {
+                return new HipModule(this, module, api.moduleGetFunction(module, kernelName), kernelName);
+            } catch (RuntimeException e) {
+                api.moduleUnload(module);
+                throw e;
+            }
+        }
+    }
+
+    /** The internal kernel that fills 64-bit patterns (HIP's memsets stop at 32 bits); compiled on first use. */
+    HipModule fill64() {
+        HipModule f = fill64;
+        if (f == null) {
+            synchronized (this) {
+                f = fill64;
+                if (f == null) {
+                    String src = """
+                            extern "C" __global__ void sluice_fill_u64(unsigned long long* p, unsigned long long v,
+                                                                       unsigned long long n) {
+                                unsigned long long i = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x;
+                                unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
+                                for (; i < n; i += stride) p[i] = v;
+                            }
+                            """;
+                    HipCompiler.Image image = backend.compiler().compile(this, "sluice_fill_u64", src, List.of());
+                    f = loadImage("sluice_fill_u64", image.code());
+                    fill64 = f;
+                }
+            }
+        }
+        return f;
+    }
+
+    @Override
+    public void synchronize() {
+        bind();
+        int status = api.deviceSynchronizeStatus();
+        if (status != HipConstants.hipSuccess) {
+            noteStatus(status);
+            throw HipErrors.exception(api, "hipDeviceSynchronize", status, -1);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            bind();
+            int status = api.deviceSynchronizeStatus();
+            noteStatus(status);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "synchronize at close of " + this + " failed", e);
+        }
+        reaper.drainAndStop();
+        HipModule f = fill64;
+        if (f != null) {
+            quietly(f::unload);
+        }
+        quietly(defaultStream::destroy);
+        quietly(markerEvents::destroy);
+        quietly(gates::destroy);
+        quietly(staging::destroy);
+        backend.closed(this, faulted);
+    }
+
+    private void quietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "releasing part of " + this + " failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HipContext[device " + device + ", " + name + "]";
+    }
+}

@@ -1,0 +1,63 @@
+package dev.sluice.hip;
+
+import dev.sluice.spi.FunctionHandle;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * A loaded code object ({@code hipModuleLoadData}) and the one kernel of it Sluice launches
+ * ({@code hipModuleGetFunction}).
+ */
+final class HipModule implements FunctionHandle {
+
+    private final HipContext context;
+    private final long module;
+    final long function;
+    final String name;
+
+    HipModule(HipContext context, long module, long function, String name) {
+        this.context = context;
+        this.module = module;
+        this.function = function;
+        this.name = name;
+    }
+
+    /** HIP code objects are machine code; there is no assembly text to show. */
+    @Override
+    public Optional<String> assembly() {
+        return Optional.empty();
+    }
+
+    /**
+     * {@code hipFuncGetAttribute}: "maxThreadsPerBlock", "sharedSizeBytes", "constSizeBytes", "localSizeBytes",
+     * "numRegs" (or "registers"), "ptxVersion", "binaryVersion", "maxDynamicSharedSizeBytes"; -1 for other names.
+     */
+    @Override
+    public long attribute(String attributeName) {
+        int a = switch (attributeName.toLowerCase(Locale.ROOT).replace("_", "")) {
+            case "maxthreadsperblock" -> HipConstants.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+            case "sharedsizebytes", "staticsharedmemory" -> HipConstants.HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+            case "constsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES;
+            case "localsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
+            case "numregs", "registers" -> HipConstants.HIP_FUNC_ATTRIBUTE_NUM_REGS;
+            case "ptxversion" -> HipConstants.HIP_FUNC_ATTRIBUTE_PTX_VERSION;
+            case "binaryversion" -> HipConstants.HIP_FUNC_ATTRIBUTE_BINARY_VERSION;
+            case "maxdynamicsharedsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            default -> -1;
+        };
+        if (a < 0) {
+            return -1;
+        }
+        return context.api.funcGetAttribute(a, function);
+    }
+
+    @Override
+    public void unload() {
+        context.api.moduleUnload(module);
+    }
+
+    @Override
+    public String toString() {
+        return "HipModule[" + name + "]";
+    }
+}

@@ -1,0 +1,97 @@
+package dev.sluice.hip;
+
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Frees that must wait for the device, done on a thread of their own. {@code hipFree} and
+ * {@code hipHostFree} synchronise the whole device; called on an enqueueing thread or the completion thread
+ * they could deadlock behind a stream gated on host work that thread has yet to do. So a stream-ordered free
+ * of memory from {@code hipMalloc} (where {@code hipFreeAsync} does not apply) records an event on the stream
+ * and hands the free to this thread, which waits for the event and then frees. Started on first use.
+ */
+final class HipReaper {
+
+    private static final Logger LOG = Logger.getLogger(HipReaper.class.getName());
+
+    /** A free to run once {@code event} (0: none) has completed. */
+    private record Job(long event, Runnable free) {
+    }
+
+    private static final Job STOP = new Job(0, () -> { });
+
+    private final HipContext context;
+    private final LinkedBlockingQueue<Job> jobs = new LinkedBlockingQueue<>();
+    private Thread thread;
+
+    HipReaper(HipContext context) {
+        this.context = context;
+    }
+
+    /** Runs {@code free} after everything enqueued on {@code stream} so far has finished. */
+    void afterStream(long stream, Runnable free) {
+        long event = context.markerEvents.take();
+        try {
+            context.api.eventRecord(event, stream);
+        } catch (RuntimeException e) {
+            context.markerEvents.give(event);
+            throw e;
+        }
+        submit(new Job(event, free));
+    }
+
+    /** Runs {@code free} on the reaper thread as soon as possible. */
+    void later(Runnable free) {
+        submit(new Job(0, free));
+    }
+
+    private synchronized void submit(Job job) {
+        if (thread == null) {
+            thread = Thread.ofPlatform().daemon().name("sluice-hip-reaper-" + context.device).start(this::run);
+        }
+        jobs.add(job);
+    }
+
+    private void run() {
+        while (true) {
+            Job job;
+            try {
+                job = jobs.take();
+            } catch (InterruptedException e) {
+                continue;
+            }
+            if (job == STOP) {
+                return;
+            }
+            try {
+                if (job.event != 0) {
+                    context.api.eventSynchronize(job.event);
+                    context.markerEvents.give(job.event);
+                }
+                context.bind();
+                job.free.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "deferred free on " + context + " failed", e);
+            }
+        }
+    }
+
+    /** Runs every pending free and stops the thread; called by the context's close after synchronising. */
+    void drainAndStop() {
+        Thread t;
+        synchronized (this) {
+            t = thread;
+            if (t == null) {
+                return;
+            }
+            jobs.add(STOP);
+        }
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

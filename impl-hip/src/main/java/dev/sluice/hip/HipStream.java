@@ -1,0 +1,328 @@
+package dev.sluice.hip;
+
+import dev.sluice.LaunchAttribute;
+import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceException;
+import dev.sluice.StreamOptions;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.GraphHandle;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A HIP stream ({@code hipStreamCreateWithPriority}; the context's default stream is one too, non-blocking,
+ * rather than HIP's null stream, whose implicit synchronisation Sluice never relies on). The public layer
+ * serialises all calls on one stream under its lock, so the scratch memory, the launch block and the list
+ * of pending host work need no locking of their own.
+ *
+ * <p>Host memory on the Java heap cannot be handed to the runtime: copies from it are staged through pinned
+ * buffers ({@link HipStaging}) at the call, and copies to it land in a pinned buffer and are copied into the
+ * array by the next completion marker, before the copy's future completes.
+ */
+final class HipStream implements StreamHandle {
+
+    private final HipContext context;
+    private final HipApi api;
+    final long handle;
+    private final boolean isDefault;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment scratch = arena.allocate(16, 8);
+    private final HipLaunchBlock block = new HipLaunchBlock();
+    private @Nullable List<Runnable> pendingHostWork;
+    private boolean capturing;
+
+    HipStream(HipContext context, StreamOptions options, boolean isDefault) {
+        this.context = context;
+        this.api = context.api;
+        this.isDefault = isDefault;
+        context.bind();
+        this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipConstants.hipStreamNonBlocking
+                : HipConstants.hipStreamDefault, options.priority());
+    }
+
+    private void addHostWork(Runnable r) {
+        if (pendingHostWork == null) {
+            pendingHostWork = new ArrayList<>(4);
+        }
+        pendingHostWork.add(r);
+    }
+
+    private void refuseHeapDuringCapture() {
+        if (capturing) {
+            throw new UnsupportedOnBackendException("copies between device memory and Java heap memory inside a captured graph"
+                    + " are not supported on hip (they are staged through pinned memory by the host)");
+        }
+    }
+
+    // ---------------------------------------------------------------- copies
+
+    @Override
+    public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
+        long dst = destination.address() + destinationOffset;
+        if (source.isNative()) {
+            api.memcpyHtoDAsync(dst, source.address(), bytes, handle);
+            return;
+        }
+        refuseHeapDuringCapture();
+        HipStaging staging = context.staging;
+        for (long off = 0; off < bytes; ) {
+            HipStaging.Buffer b = staging.acquire(bytes - off);
+            long n = Math.min(b.capacity(), bytes - off);
+            MemorySegment.copy(source, off, b.segment(), 0, n);
+            try {
+                api.memcpyHtoDAsync(dst + off, b.address(), n, handle);
+            } catch (RuntimeException e) {
+                staging.release(b);
+                throw e;
+            }
+            addHostWork(() -> staging.release(b));
+            off += n;
+        }
+    }
+
+    @Override
+    public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
+        long src = source.address() + sourceOffset;
+        if (destination.isNative()) {
+            api.memcpyDtoHAsync(destination.address(), src, bytes, handle);
+            return;
+        }
+        refuseHeapDuringCapture();
+        HipStaging staging = context.staging;
+        for (long off = 0; off < bytes; ) {
+            HipStaging.Buffer b = staging.acquire(bytes - off);
+            long n = Math.min(b.capacity(), bytes - off);
+            try {
+                api.memcpyDtoHAsync(b.address(), src + off, n, handle);
+            } catch (RuntimeException e) {
+                staging.release(b);
+                throw e;
+            }
+            long at = off;
+            addHostWork(() -> {
+                MemorySegment.copy(b.segment(), 0, destination, at, n);
+                staging.release(b);
+            });
+            off += n;
+        }
+    }
+
+    @Override
+    public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
+            long bytes) {
+        api.memcpyDtoDAsync(destination.address() + destinationOffset, source.address() + sourceOffset, bytes, handle);
+    }
+
+    @Override
+    public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes) {
+        int srcDevice = ((HipContext) sourceContext).device;
+        int dstDevice = ((HipContext) destinationContext).device;
+        long src = source.address() + sourceOffset;
+        long dst = destination.address() + destinationOffset;
+        if (srcDevice == dstDevice) {
+            api.memcpyDtoDAsync(dst, src, bytes, handle);
+        } else {
+            api.memcpyPeerAsync(dst, dstDevice, src, srcDevice, bytes, handle);
+        }
+    }
+
+    // ---------------------------------------------------------------- memsets
+
+    /**
+     * {@code hipMemsetD8/D16/D32Async}; a 64-bit pattern whose halves are equal is a 32-bit fill of twice the
+     * count, and any other runs the internal fill kernel (compiled with hiprtc on first use).
+     */
+    @Override
+    public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        long dst = destination.address() + offset;
+        switch (elementBytes) {
+            case 1 -> api.memsetD8Async(dst, (byte) bits, count, handle);
+            case 2 -> api.memsetD16Async(dst, (short) bits, count, handle);
+            case 4 -> api.memsetD32Async(dst, (int) bits, count, handle);
+            case 8 -> {
+                if ((int) bits == (int) (bits >>> 32)) {
+                    api.memsetD32Async(dst, (int) bits, count * 2, handle);
+                } else {
+                    HipModule f = context.fill64();
+                    long blocks = Math.min((count + 255) / 256, 65_535);
+                    long params = block.fill(dst, bits, count);
+                    api.moduleLaunchKernel(f.function, (int) blocks, 1, 1, 256, 1, 1, 0, handle, params);
+                }
+            }
+            default -> throw new IllegalArgumentException("element size " + elementBytes);
+        }
+    }
+
+    // ---------------------------------------------------------------- stream-ordered memory
+
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        if (context.memoryPools) {
+            return new HipDeviceMemory(api.mallocAsync(bytes, handle, scratch), bytes, true, context.device);
+        }
+        return context.allocate(bytes);
+    }
+
+    /**
+     * {@code hipFreeAsync} for memory from {@code hipMallocAsync}; memory from {@code hipMalloc} is freed by the
+     * context's reaper thread once the work enqueued here so far has finished.
+     */
+    @Override
+    public void free(DeviceMemory memory) {
+        if (capturing) {
+            throw new UnsupportedOnBackendException("freeing memory inside a captured graph is not supported on hip");
+        }
+        HipDeviceMemory m = (HipDeviceMemory) memory;
+        if (m.pooled()) {
+            api.freeAsync(m.address(), handle);
+        } else {
+            long p = m.address();
+            context.reaper.afterStream(handle, () -> api.free(p));
+        }
+    }
+
+    // ---------------------------------------------------------------- launches
+
+    @Override
+    public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
+        HipModule f = (HipModule) function;
+        if (config.hasCluster()) {
+            throw new UnsupportedOnBackendException("thread-block clusters (cluster dims " + config.cluster()
+                    + ") are not supported on hip");
+        }
+        boolean cooperative = false;
+        for (LaunchAttribute a : config.attributes()) {
+            switch (a) {
+                case LaunchAttribute.Cooperative c -> cooperative |= c.cooperative();
+                case LaunchAttribute.ProgrammaticStreamSerialization p -> {
+                    if (p.allowed()) {
+                        throw new UnsupportedOnBackendException("programmatic dependent launch is not supported on hip");
+                    }
+                }
+                case LaunchAttribute.Priority p -> throw new UnsupportedOnBackendException(
+                        "a per-launch priority is not supported on hip (create the stream with a priority instead)");
+            }
+        }
+        long params = block.fill(arguments);
+        var g = config.grid();
+        var b = config.block();
+        int shared = (int) config.sharedMemoryBytes();
+        if (cooperative) {
+            if (!api.lib.has(HipSymbol.hipModuleLaunchCooperativeKernel)) {
+                throw new UnsupportedOnBackendException("cooperative launch is not supported on hip here: "
+                        + context.backend.libraryName() + " has no hipModuleLaunchCooperativeKernel (HIP 6 and later)");
+            }
+            api.moduleLaunchCooperativeKernel(f.function, g.x(), g.y(), g.z(), b.x(), b.y(), b.z(), shared, handle, params);
+        } else {
+            api.moduleLaunchKernel(f.function, g.x(), g.y(), g.z(), b.x(), b.y(), b.z(), shared, handle, params);
+        }
+    }
+
+    // ---------------------------------------------------------------- events, markers, gates
+
+    @Override
+    public void record(EventHandle event) {
+        api.eventRecord(((HipEvent) event).handle, handle);
+    }
+
+    @Override
+    public void waitEvent(EventHandle event) {
+        api.streamWaitEvent(handle, ((HipEvent) event).handle);
+    }
+
+    @Override
+    public Marker recordMarker() {
+        long event = context.markerEvents.take();
+        try {
+            api.eventRecord(event, handle);
+        } catch (RuntimeException e) {
+            context.markerEvents.give(event);
+            throw e;
+        }
+        List<Runnable> work = pendingHostWork;
+        pendingHostWork = null;
+        return new HipMarker(context, event, work);
+    }
+
+    @Override
+    public void waitMarker(Marker marker) {
+        ((HipMarker) marker).waitOn(handle);
+    }
+
+    @Override
+    public HostGate enqueueHostGate() {
+        if (!context.streamWaitValue) {
+            throw new UnsupportedOnBackendException("host gates (waits on host stages, host functions in stream order) need"
+                    + " hipStreamWaitValue32, which " + context.name() + " does not support (hipDeviceAttributeCanUseStreamWaitValue"
+                    + " is 0) on hip");
+        }
+        HipGateSlots.Slot slot = context.gates.acquire();
+        try {
+            api.streamWaitValue32(handle, slot.device(), slot.target(), HipConstants.hipStreamWaitValueGte, 0xFFFF_FFFF);
+        } catch (RuntimeException e) {
+            context.gates.abandon(slot);
+            throw e;
+        }
+        return new HipHostGate(context.gates, slot);
+    }
+
+    @Override
+    public void synchronize() {
+        try {
+            api.streamSynchronize(handle);
+        } catch (SluiceException e) {
+            e.errorCode().ifPresent(context::noteStatus);
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- graphs
+
+    /** Relaxed capture mode: other threads (the completion thread querying markers) may go on calling HIP. */
+    @Override
+    public void beginCapture() {
+        api.streamBeginCapture(handle, HipConstants.hipStreamCaptureModeRelaxed);
+        capturing = true;
+    }
+
+    @Override
+    public GraphHandle endCapture() {
+        capturing = false;
+        long graph = api.streamEndCapture(handle);
+        long exec;
+        try {
+            exec = api.graphInstantiate(graph);
+        } catch (RuntimeException e) {
+            api.graphDestroy(graph);
+            throw e;
+        }
+        return new HipGraph(api, graph, exec);
+    }
+
+    @Override
+    public void destroy() {
+        try {
+            api.streamDestroy(handle);
+        } finally {
+            block.close();
+            arena.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HipStream[" + (isDefault ? "default, " : "") + "device " + context.device + "]";
+    }
+}
