@@ -44,6 +44,8 @@ public final class DeviceContext implements AutoCloseable {
     private final int id;
     private final ContextOptions options;
     final CompletionEngine engine;
+    /** Null unless {@link ContextOptions#tracing()}; read by each stream into a final field of its own. */
+    final @Nullable Tracer tracer;
     private final DeviceStream defaultStream;
     private final LaunchLimits limits;
     private final Set<Object> owned = ConcurrentHashMap.newKeySet();
@@ -58,9 +60,19 @@ public final class DeviceContext implements AutoCloseable {
         this.id = id;
         this.handle = handle;
         this.options = options;
+        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + api.id() + ":" + id + "]") : null;
         this.engine = new CompletionEngine(this, options, api.id() + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
+    }
+
+    private static Tracer openTracer(ContextHandle handle, String name) {
+        try {
+            return new Tracer(handle, name + " " + handle.name());
+        } catch (RuntimeException e) {
+            handle.close();
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- opening
@@ -488,6 +500,28 @@ public final class DeviceContext implements AutoCloseable {
         }
     }
 
+    /**
+     * The device timeline recorded so far (tracing on): a snapshot of the {@link TraceSpan}s of the operations
+     * that have finished on any stream of this context; see {@link Trace} for when spans resolve. Readable after
+     * {@link #close()} too. Write it with {@link Trace#writeChromeJson} for Perfetto; JDK Flight Recorder gets
+     * the same spans as {@code dev.sluice.DeviceOperation} events while it records.
+     *
+     * @throws IllegalStateException if the context was opened with tracing off
+     */
+    public Trace trace() {
+        Tracer t = tracer;
+        if (t == null) {
+            throw new IllegalStateException("tracing is off for " + this
+                    + ": open the context with ContextOptions.defaults().withTracing(true)");
+        }
+        return t.snapshot();
+    }
+
+    /** Whether this context records a {@link #trace()}. */
+    public boolean isTracing() {
+        return tracer != null;
+    }
+
     /** The blocking facade over the default stream (Mojo's {@code *_sync} family). */
     public SyncStream sync() {
         return defaultStream.sync();
@@ -657,6 +691,13 @@ public final class DeviceContext implements AutoCloseable {
             }
         }
         engine.stop(closing);
+        if (tracer != null) {
+            try {
+                tracer.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "closing the tracer failed", e);
+            }
+        }
         ExecutorService e = hostExecutor;
         if (e != null) {
             e.shutdown();

@@ -48,6 +48,12 @@ public final class DeviceStream implements AutoCloseable {
     private final CompletionEngine.Queue queue;
     private final LaunchArguments launchArguments = new LaunchArguments();
     private final int index;
+    /** Null when the context traces nothing: then an enqueue pays two null checks of this final field. */
+    private final @Nullable Tracer tracer;
+    /** Under the lock, tracing on: the timing point recorded by {@code begin} before the operation. */
+    private Tracer.@Nullable Point traceStart;
+    /** Under the lock: the label of {@link #label(String)}'s innermost open scope. */
+    private @Nullable String label;
     private long sequence;
     private @Nullable DeviceFuture<?> last;
     private volatile boolean closed;
@@ -60,6 +66,7 @@ public final class DeviceStream implements AutoCloseable {
         this.priority = priority;
         this.index = index;
         this.queue = context.engine.newQueue();
+        this.tracer = context.tracer;
     }
 
     public DeviceContext context() {
@@ -85,22 +92,48 @@ public final class DeviceStream implements AutoCloseable {
                 throw new ClosedResourceException(toString());
             }
             context.checkUsable();
+            if (tracer != null && !capturing) {
+                traceStart = tracer.record(handle, traceStart);
+            }
         } catch (RuntimeException e) {
             lock.unlock();
             throw e;
         }
     }
 
-    /** Records the completion marker of the operation just enqueued and returns its future. Under the lock. */
-    private <T> DeviceFuture<T> mark(@Nullable T value) {
+    /**
+     * Records the completion marker of the operation just enqueued and returns its future. Under the lock.
+     *
+     * @param kind what the operation was, for tracing: a {@link TraceSpan} kind, or the {@link DeviceFunction}
+     *             launched; null for markers that end no operation of their own
+     */
+    private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind) {
         if (capturing) {
             return DeviceFuture.failed(this, new IllegalStateException(
                     "operation was captured into a graph: it runs, and completes, when the graph is launched"));
+        }
+        if (tracer != null) {
+            return markTraced(tracer, value, kind);
         }
         Marker m = handle.recordMarker();
         DeviceFuture<T> f = new DeviceFuture<>(this, ++sequence, m, value);
         last = f;
         context.engine.track(queue, f);
+        return f;
+    }
+
+    /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
+    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind) {
+        Tracer.Point start = traceStart;
+        Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
+        Marker m = handle.recordMarker();
+        DeviceFuture<T> f = new DeviceFuture<>(this, ++sequence, m, value);
+        last = f;
+        context.engine.track(queue, f);
+        if (end != null) {
+            traceStart = null;
+            t.add(this, kind, label, start, end, f);
+        }
         return f;
     }
 
@@ -128,6 +161,79 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- labels
+
+    /**
+     * Labels every operation enqueued on this stream, by any thread, until the returned scope is closed:
+     * with tracing on, the label goes with each operation's {@link TraceSpan}, its Chrome trace event and
+     * its JFR event. Scopes nest; closing one restores the label in effect when it was opened, so close
+     * them in the reverse order of opening (try-with-resources does). With tracing off the label is kept
+     * and ignored.
+     *
+     * <pre>{@code
+     * try (var l = stream.label("chunk " + c)) {
+     *     stream.enqueueCopy(host, device);
+     *     stream.enqueueLaunch(kernel, config, device);
+     * }
+     * }</pre>
+     */
+    public LabelScope label(String label) {
+        Checks.notNull("label", label);
+        lock.lock();
+        try {
+            LabelScope scope = new LabelScope(this, this.label);
+            this.label = label;
+            return scope;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The label in effect for operations enqueued now, or null. */
+    public @Nullable String currentLabel() {
+        lock.lock();
+        try {
+            return label;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** An open {@link #label(String)}; {@link #close()} restores the label before it. */
+    public static final class LabelScope implements AutoCloseable {
+        private final DeviceStream stream;
+        private final @Nullable String previous;
+        private boolean closed;
+
+        private LabelScope(DeviceStream stream, @Nullable String previous) {
+            this.stream = stream;
+            this.previous = previous;
+        }
+
+        /** Restores the label that was in effect when this scope opened. Idempotent. */
+        @Override
+        public void close() {
+            stream.lock.lock();
+            try {
+                if (!closed) {
+                    closed = true;
+                    stream.label = previous;
+                }
+            } finally {
+                stream.lock.unlock();
+            }
+        }
+    }
+
+    /** This stream's name in traces. */
+    String traceName() {
+        return isDefault ? "default" : "stream " + index;
+    }
+
+    int traceIndex() {
+        return index;
+    }
+
     // ---------------------------------------------------------------- memory
 
     /**
@@ -148,7 +254,7 @@ public final class DeviceStream implements AutoCloseable {
             DeviceMemory memory = handle.allocate(bytes);
             Allocation allocation = new Allocation(context, memory, this);
             DeviceBuffer buffer = new DeviceBuffer(allocation, type, 0, count, true);
-            allocation.ready = mark(buffer);
+            allocation.ready = mark(buffer, TraceSpan.ALLOC);
             context.track(allocation);
             return buffer;
         } finally {
@@ -178,7 +284,7 @@ public final class DeviceStream implements AutoCloseable {
             }
             handle.free(allocation.memory);
             context.untrack(allocation);
-            return mark(null);
+            return mark(null, TraceSpan.FREE);
         } finally {
             end();
         }
@@ -393,7 +499,7 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         try {
             handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-            f = mark(null);
+            f = mark(null, TraceSpan.UPLOAD);
             destination.allocation.uses.noteUse(this, f);
             if (sourceBuffer != null) {
                 sourceBuffer.allocation.uses.noteUse(this, f);
@@ -412,7 +518,7 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         try {
             handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-            f = mark(null);
+            f = mark(null, TraceSpan.DOWNLOAD);
             source.allocation.uses.noteUse(this, f);
             if (destinationBuffer != null) {
                 destinationBuffer.allocation.uses.noteUse(this, f);
@@ -435,7 +541,7 @@ public final class DeviceStream implements AutoCloseable {
                 handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
                         destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
             }
-            DeviceFuture<Void> f = mark(null);
+            DeviceFuture<Void> f = mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE : TraceSpan.PEER);
             source.allocation.uses.noteUse(this, f);
             destination.allocation.uses.noteUse(this, f);
             return f;
@@ -465,7 +571,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
-            DeviceFuture<Void> f = mark(null);
+            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
             destination.allocation.uses.noteUse(this, f);
             return f;
         } finally {
@@ -482,7 +588,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
-            DeviceFuture<Void> f = mark(null);
+            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
             destination.allocation.uses.noteUse(this, f);
             return f;
         } finally {
@@ -529,7 +635,7 @@ public final class DeviceStream implements AutoCloseable {
                 }
             }
             handle.launch(function.handle, config, a);
-            DeviceFuture<Void> f = mark(null);
+            DeviceFuture<Void> f = mark(null, function);
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
                     b.allocation.uses.noteUse(this, f);
@@ -589,7 +695,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             handle.record(event.handle);
             event.recorded = true;
-            return mark(null);
+            return mark(null, TraceSpan.RECORD);
         } finally {
             end();
         }
@@ -606,7 +712,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             handle.waitEvent(event.handle);
-            return mark(null);
+            return mark(null, TraceSpan.WAIT);
         } finally {
             end();
         }
@@ -629,7 +735,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             waitMarkerLocked(future);
-            return mark(null);
+            return mark(null, TraceSpan.WAIT);
         } finally {
             end();
         }
@@ -670,7 +776,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             refuseDuringCapture("waitFor(CompletionStage)");
             gate = handle.enqueueHostGate();
-            f = mark(null);
+            f = mark(null, TraceSpan.WAIT);
         } finally {
             end();
         }
@@ -694,7 +800,7 @@ public final class DeviceStream implements AutoCloseable {
         if (other == this) {
             return enqueueMarker();
         }
-        return waitFor(other.enqueueMarker());
+        return waitFor(other.marker(null));
     }
 
     /**
@@ -702,9 +808,14 @@ public final class DeviceStream implements AutoCloseable {
      * {@code async_done}). Enqueues only a completion marker.
      */
     public DeviceFuture<Void> enqueueMarker() {
+        return marker(TraceSpan.MARKER);
+    }
+
+    /** A marker; traced as {@code kind}, or not at all when null (markers the library enqueues itself). */
+    private DeviceFuture<Void> marker(@Nullable String kind) {
         begin();
         try {
-            return mark(null);
+            return mark(null, kind);
         } finally {
             end();
         }
@@ -726,9 +837,9 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             refuseDuringCapture("enqueueHostFunction");
-            before = mark(null);
+            before = mark(null, null);
             gate = handle.enqueueHostGate();
-            after = mark(null);
+            after = mark(null, TraceSpan.HOST);
         } finally {
             end();
         }
@@ -802,7 +913,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             graph.handle.launch(handle);
-            return mark(null);
+            return mark(null, TraceSpan.GRAPH);
         } finally {
             end();
         }

@@ -1,0 +1,180 @@
+package dev.sluice;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of a traced context's device timeline ({@link DeviceContext#trace()}): the {@link TraceSpan}s of
+ * the operations that have finished, in order of start time.
+ *
+ * <p>Spans resolve lazily, on the context's completion thread, when each operation's end marker completes.
+ * A snapshot taken while work is in flight therefore holds only what has finished; {@link #completed()}
+ * gives a later snapshot that holds every operation enqueued before this one was taken. After
+ * {@link DeviceContext#synchronize()} every span is resolved. Operations whose future failed (a device
+ * fault) leave no span; a cancelled future's operation gets its span once the device has finished it.
+ *
+ * <p>A context keeps the last {@value Tracer#MAX_SPANS} spans; {@link #dropped()} counts older ones let
+ * go. JDK Flight Recorder receives every span, as a {@code dev.sluice.DeviceOperation} event, while it
+ * records.
+ */
+public final class Trace {
+
+    private final String context;
+    private final List<TraceSpan> spans;
+    private final List<String> streams;
+    private final long dropped;
+    private final boolean complete;
+    private final CompletableFuture<Trace> completed;
+
+    /**
+     * @param pendingDone completes once every operation pending at the snapshot has resolved; null if none was
+     * @param next        takes the later snapshot
+     */
+    Trace(String context, List<TraceSpan> spans, List<String> streams, long dropped,
+            @Nullable CompletableFuture<?> pendingDone, Supplier<Trace> next) {
+        this.context = context;
+        this.spans = List.copyOf(spans.stream()
+                .sorted(Comparator.comparingLong(TraceSpan::startNanos).thenComparingLong(TraceSpan::endNanos))
+                .toList());
+        this.streams = List.copyOf(streams);
+        this.dropped = dropped;
+        this.complete = pendingDone == null;
+        this.completed = pendingDone == null ? CompletableFuture.completedFuture(this) : pendingDone.thenApply(v -> next.get());
+    }
+
+    /** The traced context, as its {@code toString()} and device name read. */
+    public String context() {
+        return context;
+    }
+
+    /** The resolved spans, by start time, then end time. */
+    public List<TraceSpan> spans() {
+        return spans;
+    }
+
+    /** The names of the streams that have spans, in the order the streams were created. */
+    public List<String> streams() {
+        return streams;
+    }
+
+    /** The spans of {@code stream}, by start time. */
+    public List<TraceSpan> spans(String stream) {
+        return spans.stream().filter(s -> s.stream().equals(stream)).toList();
+    }
+
+    /** Spans let go because the context held {@value Tracer#MAX_SPANS} newer ones. */
+    public long dropped() {
+        return dropped;
+    }
+
+    /** Whether every operation enqueued before this snapshot had resolved when it was taken. */
+    public boolean isComplete() {
+        return complete;
+    }
+
+    /**
+     * A future of a snapshot holding every operation enqueued before this one was taken (and whatever
+     * resolved meanwhile); this snapshot itself if nothing was pending. Completes on the completion thread.
+     */
+    public CompletableFuture<Trace> completed() {
+        return completed.copy();
+    }
+
+    /**
+     * Writes the spans as Chrome trace-event JSON, which Perfetto ({@code ui.perfetto.dev}) and
+     * {@code chrome://tracing} open: one process for the context, one thread per stream, one complete
+     * ({@code "X"}) event per span, named by its kind, with its label in {@code args}.
+     */
+    public void writeChromeJson(Path path) {
+        try (Writer w = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
+            writeChromeJson(w);
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing " + path, e);
+        }
+    }
+
+    /** The same JSON as {@link #writeChromeJson(Path)}, to a writer (not closed). */
+    public void writeChromeJson(Appendable out) throws IOException {
+        out.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"Sluice\",\"context\":");
+        string(out, context);
+        out.append(",\"droppedSpans\":").append(Long.toString(dropped)).append("},\"traceEvents\":[\n");
+        out.append("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
+        string(out, context);
+        out.append("}}");
+        for (int i = 0; i < streams.size(); i++) {
+            out.append(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(i + 1))
+                    .append(",\"name\":\"thread_name\",\"args\":{\"name\":");
+            string(out, streams.get(i));
+            out.append("}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(i + 1))
+                    .append(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").append(Integer.toString(i)).append("}}");
+        }
+        for (TraceSpan s : spans) {
+            out.append(",\n{\"ph\":\"X\",\"pid\":1,\"tid\":").append(Integer.toString(streams.indexOf(s.stream()) + 1))
+                    .append(",\"name\":");
+            string(out, s.kind());
+            out.append(",\"cat\":");
+            string(out, s.category());
+            out.append(",\"ts\":").append(micros(s.startNanos())).append(",\"dur\":").append(micros(s.durationNanos()));
+            if (s.label() != null) {
+                out.append(",\"args\":{\"label\":");
+                string(out, s.label());
+                out.append('}');
+            }
+            out.append('}');
+        }
+        out.append("\n]}\n");
+    }
+
+    /** The JSON of {@link #writeChromeJson(Path)} as a string. */
+    public String toChromeJson() {
+        StringBuilder sb = new StringBuilder(128 + spans.size() * 96);
+        try {
+            writeChromeJson(sb);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return sb.toString();
+    }
+
+    private static String micros(long nanos) {
+        return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
+    }
+
+    private static void string(Appendable out, String s) throws IOException {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    @Override
+    public String toString() {
+        return "Trace[" + context + ", " + spans.size() + " spans on " + streams.size() + " streams"
+                + (dropped > 0 ? ", " + dropped + " dropped" : "") + "]";
+    }
+}

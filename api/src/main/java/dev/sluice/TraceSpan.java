@@ -1,0 +1,63 @@
+package dev.sluice;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One operation's run on the device, as recorded with tracing on ({@link ContextOptions#withTracing(boolean)}):
+ * the device times at which its stream reached the operation and finished it, measured by timing events
+ * recorded before and after it (on GPUs) or by clocks (on the CPU simulator).
+ *
+ * <p>Times are in nanoseconds since the context's trace base, recorded when the context opened. GPU event
+ * timers resolve about half a microsecond. A span starts when the stream reaches the operation: for an
+ * operation enqueued on a busy stream that is when the previous one ended, not when the call was made.
+ *
+ * @param stream     the stream's name in the trace: {@code "default"} or {@code "stream N"}
+ * @param kind       what ran: {@code upload}, {@code download}, {@code d2d}, {@code peer}, {@code memset},
+ *                   {@code kernel <name>}, {@code record}, {@code wait}, {@code host}, {@code marker},
+ *                   {@code alloc}, {@code free} or {@code graph}
+ * @param label      the label in effect on the stream when the operation was enqueued
+ *                   ({@link DeviceStream#label(String)}), or null
+ * @param startNanos when the stream reached the operation
+ * @param endNanos   when the operation had finished; never before {@code startNanos}
+ */
+public record TraceSpan(String stream, String kind, @Nullable String label, long startNanos, long endNanos) {
+
+    public static final String UPLOAD = "upload";
+    public static final String DOWNLOAD = "download";
+    public static final String DEVICE_TO_DEVICE = "d2d";
+    public static final String PEER = "peer";
+    public static final String MEMSET = "memset";
+    /** The kind of a launch is this word, a space, and the kernel's name. */
+    public static final String KERNEL = "kernel";
+    public static final String RECORD = "record";
+    public static final String WAIT = "wait";
+    public static final String HOST = "host";
+    public static final String MARKER = "marker";
+    public static final String ALLOC = "alloc";
+    public static final String FREE = "free";
+    public static final String GRAPH = "graph";
+
+    public TraceSpan {
+        Objects.requireNonNull(stream, "stream");
+        Objects.requireNonNull(kind, "kind");
+        if (endNanos < startNanos) {
+            throw new IllegalArgumentException("span ends (" + endNanos + " ns) before it starts (" + startNanos + " ns)");
+        }
+    }
+
+    public long durationNanos() {
+        return endNanos - startNanos;
+    }
+
+    /** The kind's first word: {@code "kernel"} for every launch, the kind itself otherwise. */
+    public String category() {
+        int space = kind.indexOf(' ');
+        return space < 0 ? kind : kind.substring(0, space);
+    }
+
+    /** For a launch, the kernel's name; otherwise empty. */
+    public String kernelName() {
+        return kind.startsWith(KERNEL + " ") ? kind.substring(KERNEL.length() + 1) : "";
+    }
+}

@@ -1,0 +1,320 @@
+package dev.sluice;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.StreamHandle;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The recorder behind {@link DeviceContext#trace()}; exists only for contexts opened with tracing on, so
+ * that with tracing off an enqueue pays one null check of a final field and nothing else.
+ *
+ * <p>Generic over backends, through the SPI alone: under the stream's lock, a pooled timing event is
+ * recorded before each operation ({@link DeviceStream}'s {@code begin}) and another after it, just before
+ * its completion marker. When the operation's future completes, both events have completed; the span's
+ * start is read against a base event, its duration between its own two events. Base events are recorded
+ * on a private stream that runs nothing else, so they complete at once; a new base is taken every second,
+ * because elapsed times are float milliseconds, which keep about 0.06 µs of resolution up to one second.
+ */
+final class Tracer {
+
+    static final int MAX_SPANS = 1 << 20;
+    private static final long EPOCH_NANOS = 1_000_000_000L;
+    private static final int DEAD = Integer.MIN_VALUE;
+    private static final Set<EventFlag> TIMING = EnumSet.of(EventFlag.TIMING);
+    private static final Logger LOG = Logger.getLogger(Tracer.class.getName());
+    private static final boolean JFR = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+
+    /** A pooled timing event and the epoch it was last recorded in. */
+    static final class Point {
+        final EventHandle event;
+        @Nullable Epoch epoch;
+
+        Point(EventHandle event) {
+            this.event = event;
+        }
+    }
+
+    /**
+     * A base event and its time since the trace base. Counts the points recorded in it; once retired and
+     * unused, its event is destroyed ({@code points} then holds {@link #DEAD}).
+     */
+    static final class Epoch {
+        final EventHandle base;
+        final long offsetNanos;
+        final long hostNanos = System.nanoTime();
+        final AtomicInteger points = new AtomicInteger();
+        volatile boolean retired;
+
+        Epoch(EventHandle base, long offsetNanos) {
+            this.base = base;
+            this.offsetNanos = offsetNanos;
+        }
+    }
+
+    /** A traced operation whose future has not completed yet; completes itself once the span is resolved. */
+    final class Pending extends CompletableFuture<Void> implements BiConsumer<Object, Throwable> {
+        final String stream;
+        final String kind;
+        final @Nullable String label;
+        final Point start;
+        final Point end;
+
+        Pending(String stream, String kind, @Nullable String label, Point start, Point end) {
+            this.stream = stream;
+            this.kind = kind;
+            this.label = label;
+            this.start = start;
+            this.end = end;
+        }
+
+        @Override
+        public void accept(Object value, @Nullable Throwable failure) {
+            try {
+                resolve(this, failure);
+            } finally {
+                complete(null);
+            }
+        }
+    }
+
+    private final ContextHandle context;
+    private final String contextName;
+    private final StreamHandle clock;
+    private final ConcurrentLinkedQueue<Point> pool = new ConcurrentLinkedQueue<>();
+    private final List<Point> created = new ArrayList<>();
+    private final Set<Pending> pending = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<Pending> late = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<TraceSpan> spans = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger spanCount = new AtomicInteger();
+    private final AtomicLong dropped = new AtomicLong();
+    private final ConcurrentSkipListMap<Integer, String> streams = new ConcurrentSkipListMap<>();
+    private final Set<Epoch> liveEpochs = ConcurrentHashMap.newKeySet();
+    private volatile Epoch epoch;
+    private volatile boolean closed;
+
+    Tracer(ContextHandle context, String contextName) {
+        this.context = context;
+        this.contextName = contextName;
+        this.clock = context.createStream(StreamOptions.defaults());
+        this.epoch = newEpoch(null);
+    }
+
+    // ---------------------------------------------------------------- recording (under a stream's lock)
+
+    /**
+     * Records a timing point on {@code stream}: {@code reuse} again if given (a start point left by an
+     * operation that failed to enqueue), else one from the pool.
+     */
+    Point record(StreamHandle stream, @Nullable Point reuse) {
+        Point p = reuse != null ? reuse : take();
+        Epoch old = p.epoch;
+        p.epoch = enter();
+        if (old != null) {
+            leave(old);
+        }
+        stream.record(p.event);
+        return p;
+    }
+
+    /** Registers the operation whose future is {@code future}, between the points {@code start} and {@code end}. */
+    void add(DeviceStream stream, Object kind, @Nullable String label, Point start, Point end, DeviceFuture<?> future) {
+        String name = stream.traceName();
+        streams.putIfAbsent(stream.traceIndex(), name);
+        Pending p = new Pending(name, kindName(kind), label, start, end);
+        pending.add(p);
+        future.whenComplete(p);
+    }
+
+    private static String kindName(Object kind) {
+        return kind instanceof DeviceFunction f ? TraceSpan.KERNEL + " " + f.kernel().name() : kind.toString();
+    }
+
+    private Point take() {
+        Point p = pool.poll();
+        if (p == null) {
+            p = new Point(context.createEvent(TIMING));
+            synchronized (created) {
+                created.add(p);
+            }
+        }
+        return p;
+    }
+
+    private void release(Point p) {
+        Epoch e = p.epoch;
+        p.epoch = null;
+        if (e != null) {
+            leave(e);
+        }
+        pool.add(p);
+    }
+
+    // ---------------------------------------------------------------- epochs
+
+    /** The current epoch, counted as used by one more point. */
+    private Epoch enter() {
+        while (true) {
+            Epoch e = epoch;
+            if (System.nanoTime() - e.hostNanos > EPOCH_NANOS) {
+                e = rebase(e);
+            }
+            if (e.points.incrementAndGet() > 0) {
+                return e;
+            }
+            // Retired and destroyed between the read and the count: a newer epoch is current.
+        }
+    }
+
+    private void leave(Epoch e) {
+        if (e.points.decrementAndGet() == 0 && e.retired) {
+            kill(e);
+        }
+    }
+
+    private synchronized Epoch rebase(Epoch old) {
+        if (epoch != old || closed) {
+            return epoch;
+        }
+        Epoch n = newEpoch(old);
+        epoch = n;
+        old.retired = true;
+        kill(old);
+        return n;
+    }
+
+    private void kill(Epoch e) {
+        if (e.points.compareAndSet(0, DEAD) && liveEpochs.remove(e)) {
+            destroy(e.base);
+        }
+    }
+
+    private Epoch newEpoch(@Nullable Epoch previous) {
+        EventHandle base = context.createEvent(TIMING);
+        clock.record(base);
+        base.synchronize(); // the clock stream runs nothing else: this returns at once
+        long offset = previous == null ? 0 : previous.offsetNanos + nanos(previous.base.elapsedMillis(base));
+        Epoch e = new Epoch(base, offset);
+        liveEpochs.add(e);
+        return e;
+    }
+
+    private static long nanos(float millis) {
+        return Math.round(millis * 1_000_000.0);
+    }
+
+    // ---------------------------------------------------------------- resolving (on the completion thread)
+
+    private void resolve(Pending p, @Nullable Throwable failure) {
+        pending.remove(p);
+        if (closed) {
+            return;
+        }
+        if (failure instanceof DeviceException || failure instanceof ClosedResourceException) {
+            return; // a faulted device or a closed context: its events will not tell the truth
+        }
+        try {
+            if (!p.end.event.query()) {
+                late.add(p); // a cancelled future: the device is still at it
+                return;
+            }
+            finish(p);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
+        }
+        if (!late.isEmpty()) {
+            resolveLate();
+        }
+    }
+
+    private void resolveLate() {
+        for (Pending p : late) {
+            try {
+                if (p.end.event.query() && late.remove(p)) {
+                    finish(p);
+                }
+            } catch (RuntimeException e) {
+                late.remove(p);
+                LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
+            }
+        }
+    }
+
+    private void finish(Pending p) {
+        Epoch e = p.start.epoch;
+        if (e == null) {
+            throw new IllegalStateException("start point of " + p.kind + " has no epoch");
+        }
+        long start = e.offsetNanos + nanos(e.base.elapsedMillis(p.start.event));
+        long duration = Math.max(0, nanos(p.start.event.elapsedMillis(p.end.event)));
+        TraceSpan span = new TraceSpan(p.stream, p.kind, p.label, start, start + duration);
+        release(p.start);
+        release(p.end);
+        spans.add(span);
+        if (spanCount.incrementAndGet() > MAX_SPANS && spans.poll() != null) {
+            spanCount.decrementAndGet();
+            dropped.incrementAndGet();
+        }
+        if (JFR) {
+            DeviceOperation.emit(contextName, span);
+        }
+    }
+
+    // ---------------------------------------------------------------- snapshots, closing
+
+    Trace snapshot() {
+        if (!closed && !late.isEmpty()) {
+            resolveLate();
+        }
+        List<Pending> waiting = List.copyOf(pending);
+        CompletableFuture<?> done = waiting.isEmpty() ? null : CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new));
+        return new Trace(contextName, List.copyOf(spans), List.copyOf(streams.values()), dropped.get(), done, this::snapshot);
+    }
+
+    /** Destroys the events; called after the context's work has finished. Spans already resolved stay readable. */
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        resolveLate();
+        closed = true;
+        synchronized (created) {
+            for (Point p : created) {
+                destroy(p.event);
+            }
+            created.clear();
+        }
+        pool.clear();
+        for (Epoch e : liveEpochs) {
+            e.points.set(DEAD);
+            destroy(e.base);
+        }
+        liveEpochs.clear();
+        try {
+            clock.destroy();
+        } catch (RuntimeException ex) {
+            LOG.log(Level.FINE, "destroying the trace clock stream failed", ex);
+        }
+    }
+
+    private static void destroy(EventHandle event) {
+        try {
+            event.destroy();
+        } catch (RuntimeException ex) {
+            LOG.log(Level.FINE, "destroying a trace event failed", ex);
+        }
+    }
+}
