@@ -1,0 +1,113 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceEvent;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import dev.sluice.LaunchConfig;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Host cost of one enqueue, the stream never drained in between (like {@code launch} and {@code event} of
+ * {@code benchmarks/native}): a launch of an empty kernel with 0 and with 5 arguments, a 256-byte copy from
+ * pinned memory to the device, and an event record. Each call goes the whole way: argument checks, the
+ * stream lock, the backend call, the completion marker, and the future handed to the completion engine. The
+ * work in flight is bounded ({@link Backlog}); the stream is drained after each iteration, outside the timing.
+ *
+ * <p>{@code -p tracing=false,true} compares tracing off (the default) with tracing on.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
+public class EnqueueBenchmark {
+
+    @Param({"false"})
+    public boolean tracing;
+
+    private DeviceContext ctx;
+    private DeviceStream stream;
+    private DeviceFunction empty0;
+    private DeviceFunction empty5;
+    private DeviceBuffer a;
+    private DeviceBuffer b;
+    private DeviceBuffer small;
+    private HostBuffer pinned;
+    private DeviceEvent event;
+    private final LaunchConfig one = LaunchConfig.of(1, 1);
+    private final Long n = 1024L;
+    private final Float s = 2.5f;
+    private final Integer k = 7;
+    private final Backlog backlog = new Backlog(4096);
+
+    @Setup(Level.Trial)
+    public void open() {
+        ctx = Bench.open(tracing);
+        stream = ctx.createStream();
+        empty0 = ctx.compile(BenchKernels.EMPTY0);
+        empty5 = ctx.compile(BenchKernels.EMPTY5);
+        a = ctx.allocate(DType.F32, 1024);
+        b = ctx.allocate(DType.F32, 1024);
+        small = ctx.allocate(DType.F32, 64);
+        pinned = ctx.allocateHost(DType.F32, 64);
+        event = ctx.createEvent();
+    }
+
+    @TearDown(Level.Iteration)
+    public void drain() {
+        backlog.drain();
+        stream.synchronize();
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        ctx.close();
+    }
+
+    @Benchmark
+    public DeviceFuture<Void> launch0() {
+        DeviceFuture<Void> f = stream.enqueueLaunch(empty0, one);
+        backlog.add(f);
+        return f;
+    }
+
+    @Benchmark
+    public DeviceFuture<Void> launch5() {
+        DeviceFuture<Void> f = stream.enqueueLaunch(empty5, one, a, n, s, k, b);
+        backlog.add(f);
+        return f;
+    }
+
+    @Benchmark
+    public DeviceFuture<Void> copyHostToDevice() {
+        DeviceFuture<Void> f = stream.enqueueCopy(pinned, small);
+        backlog.add(f);
+        return f;
+    }
+
+    @Benchmark
+    public DeviceFuture<Void> record() {
+        DeviceFuture<Void> f = stream.enqueueRecord(event);
+        backlog.add(f);
+        return f;
+    }
+}
