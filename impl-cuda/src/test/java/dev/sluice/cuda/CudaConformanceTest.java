@@ -1,0 +1,26 @@
+package dev.sluice.cuda;
+
+import dev.sluice.Api;
+import dev.sluice.DeviceContext;
+import dev.sluice.conformance.ConformanceSuite;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The whole conformance suite on CUDA device 0. Where no CUDA device is present (CI), every test is skipped
+ * with the probe's reason: what was tried, and why it failed.
+ */
+class CudaConformanceTest extends ConformanceSuite {
+
+    @Override
+    public Api api() {
+        return Api.CUDA;
+    }
+
+    /** Runs before each nested test's own set-up (which opens a context), so a missing device skips instead of failing. */
+    @BeforeEach
+    void requireCudaDevice() {
+        Assumptions.assumeTrue(DeviceContext.deviceCount(Api.CUDA) > 0,
+                () -> "no CUDA device here; " + DeviceContext.detect().strip().replace('\n', ' '));
+    }
+}
