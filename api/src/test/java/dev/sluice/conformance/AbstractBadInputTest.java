@@ -1,0 +1,565 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.ClosedResourceException;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceAttribute;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceEvent;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceStream;
+import dev.sluice.Dim;
+import dev.sluice.EventFlag;
+import dev.sluice.HostBuffer;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.LaunchConfig;
+import dev.sluice.Limit;
+import dev.sluice.PriorityRange;
+import dev.sluice.StreamOptions;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Bad input (issue 2, section 6): every public method checks its arguments before any native call and throws at
+ * the call with a message that names the argument, the value and the bound; nothing is enqueued (the stream's
+ * next sequence number follows the previous one) and the stream stays usable (a fill and a copy still work).
+ */
+public abstract class AbstractBadInputTest extends ConformanceBase {
+
+    private DeviceStream s;
+
+    private DeviceStream stream() {
+        if (s == null) {
+            s = ctx.createStream();
+        }
+        return s;
+    }
+
+    private DeviceContext otherContext() {
+        return open(ContextOptions.defaults());
+    }
+
+    /** Valid arguments of {@link TestKernels#STORE_SCALARS} with {@code index} replaced by {@code value}. */
+    private Object[] storeScalarsArgs(int index, Object value) {
+        Object[] a = {(byte) 1, 2, (short) 3, 4, 5, 6L, 7L, 8L, true, 1f, 2.0, ctx.allocate(DType.I64, 9), ctx.allocate(DType.F64, 2)};
+        a[index] = value;
+        return a;
+    }
+
+    // ---------------------------------------------------------------- sizes
+
+    @Test
+    void allocateZeroElementsIsRejected() {
+        assertInvalid("count", ctx.stream(), () -> ctx.allocate(DType.I32, 0), "0", "positive");
+    }
+
+    @Test
+    void allocateNegativeElementsIsRejected() {
+        assertInvalid("count", ctx.stream(), () -> ctx.allocate(DType.F32, -5), "-5", "positive");
+    }
+
+    @Test
+    void streamOrderedAllocateOfZeroElementsIsRejected() {
+        assertInvalid("count", stream(), () -> stream().enqueueAllocate(DType.I32, 0), "0", "positive");
+    }
+
+    @Test
+    void allocateHostOfNegativeElementsIsRejected() {
+        assertInvalid("count", ctx.stream(), () -> ctx.allocateHost(DType.I16, -1), "-1", "positive");
+    }
+
+    @Test
+    void allocationWhoseByteSizeOverflowsIsRejected() {
+        long n = Long.MAX_VALUE / 4;
+        assertInvalid("count", ctx.stream(), () -> ctx.allocate(DType.I64, n), String.valueOf(n), "overflows");
+    }
+
+    // ---------------------------------------------------------------- offsets and ranges
+
+    @Test
+    void sliceBeyondTheBufferIsRejected() {
+        DeviceBuffer b = ctx.allocate(DType.I32, 10);
+        assertInvalid("count", stream(), () -> b.slice(8, 5), "5", "offset 8", "10");
+    }
+
+    @Test
+    void sliceAtANegativeOffsetIsRejected() {
+        DeviceBuffer b = ctx.allocate(DType.I32, 10);
+        assertInvalid("bufferOffset", stream(), () -> b.slice(-1, 2), "-1");
+    }
+
+    @Test
+    void sliceOfZeroElementsIsRejected() {
+        DeviceBuffer b = ctx.allocate(DType.I32, 10);
+        assertInvalid("count", stream(), () -> b.slice(0, 0), "0");
+    }
+
+    @Test
+    void hostSliceBeyondTheBufferIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        assertInvalid("count", stream(), () -> h.slice(3, 8), "8", "offset 3", "10");
+    }
+
+    @Test
+    void rangeCopyBeyondTheDestinationIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        DeviceBuffer d = ctx.allocate(DType.I32, 10);
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(h, 0, d, 8, 5), "destination", "offset 8", "5", "10");
+    }
+
+    @Test
+    void rangeCopyBeyondTheSourceIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 10);
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(d, 7, h, 0, 4), "source", "offset 7", "4", "10");
+    }
+
+    @Test
+    void deviceRangeCopyBeyondEitherBufferIsRejected() {
+        DeviceBuffer a = ctx.allocate(DType.I32, 10);
+        DeviceBuffer b = ctx.allocate(DType.I32, 4);
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(a, 0, b, 1, 4), "destination", "offset 1", "4");
+    }
+
+    @Test
+    void rangeCopyAtANegativeOffsetIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        DeviceBuffer d = ctx.allocate(DType.I32, 10);
+        assertInvalid("sourceOffset", stream(), () -> stream().enqueueCopy(h, -1, d, 0, 2), "-1");
+    }
+
+    @Test
+    void rangeCopyOfZeroElementsIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        DeviceBuffer d = ctx.allocate(DType.I32, 10);
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(h, 0, d, 0, 0), "0");
+    }
+
+    // ---------------------------------------------------------------- sizes that do not match
+
+    @Test
+    void copyBetweenBuffersOfDifferentSizesWithoutARangeIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        DeviceBuffer d = ctx.allocate(DType.I32, 12);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(h, d), "40 bytes", "48 bytes");
+    }
+
+    @Test
+    void deviceToDeviceCopyOfDifferentSizesIsRejected() {
+        DeviceBuffer a = ctx.allocate(DType.I32, 10);
+        DeviceBuffer b = ctx.allocate(DType.I32, 9);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(a, b), "40 bytes", "36 bytes");
+    }
+
+    @Test
+    void arrayCopyOfADifferentLengthIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 12);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(new int[10], d), "40 bytes", "48 bytes");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, new int[13]), "48 bytes", "52 bytes");
+    }
+
+    @Test
+    void segmentCopyOfADifferentSizeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F64, 4);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(MemorySegment.ofArray(new byte[31]), d), "31 bytes",
+                "32 bytes");
+    }
+
+    // ---------------------------------------------------------------- element types
+
+    @Test
+    void arrayCopyToABufferOfAnotherElementTypeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(new float[4], d), "I32", "F32");
+    }
+
+    @Test
+    void arrayCopyFromABufferOfAnotherElementTypeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F64, 4);
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, new long[4]), "F64", "I64");
+    }
+
+    @Test
+    void rangeCopyBetweenElementTypesIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.F32, 4);
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(h, 0, d, 0, 4), "I32", "F32");
+    }
+
+    // ---------------------------------------------------------------- another context
+
+    @Test
+    void hostBufferOfAnotherContextIsRejected() {
+        HostBuffer h = otherContext().allocateHost(DType.I32, 4);
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(h, d), "another context");
+    }
+
+    @Test
+    void deviceBufferOfAnotherContextIsRejectedForHostCopies() {
+        DeviceBuffer d = otherContext().allocate(DType.I32, 4);
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, new int[4]), "another context");
+        assertInvalid("destination", stream(), () -> stream().enqueueFill(d, 1), "another context");
+    }
+
+    @Test
+    void deviceCopyBetweenTwoOtherContextsIsRejected() {
+        DeviceContext o = otherContext();
+        DeviceBuffer a = o.allocate(DType.I32, 4);
+        DeviceBuffer b = o.allocate(DType.I32, 4);
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(a, b), "neither");
+    }
+
+    @Test
+    void kernelArgumentOfAnotherContextIsRejected() {
+        DeviceBuffer d = otherContext().allocate(DType.F32, 4);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), d, 4L, 1f), "another context");
+    }
+
+    @Test
+    void eventOfAnotherContextIsRejected() {
+        DeviceEvent e = otherContext().createEvent();
+        assertInvalid("event", stream(), () -> stream().enqueueRecord(e), "another context");
+        assertInvalid("event", stream(), () -> stream().waitFor(e), "another context");
+    }
+
+    @Test
+    void functionOfAnotherContextIsRejected() {
+        DeviceContext o = otherContext();
+        DeviceFunction f = fn(o, TestKernels.SCALAR_ADD);
+        DeviceBuffer d = ctx.allocate(DType.F32, 4);
+        assertInvalid("function", stream(), () -> stream().enqueueLaunch(f, LaunchConfig.of(1, 4), d, 4L, 1f), "another context");
+    }
+
+    // ---------------------------------------------------------------- closed objects
+
+    @Test
+    void closedContextRefusesEveryCall() {
+        DeviceContext o = otherContext();
+        DeviceStream os = o.createStream();
+        DeviceBuffer b = o.allocate(DType.I32, 4);
+        o.close();
+        assertMentions(assertThrows(ClosedResourceException.class, () -> o.allocate(DType.I32, 4)), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, () -> o.stream().enqueueMarker()), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, () -> os.enqueueFill(b, 1)), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, o::createStream), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, () -> o.compile(TestKernels.SCALAR_ADD)), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, o::name), "closed");
+        assertStreamUsable(ctx.stream()); // other contexts are unaffected
+    }
+
+    @Test
+    void closedStreamIsRejected() {
+        DeviceStream c = ctx.createStream();
+        DeviceBuffer b = ctx.allocate(DType.I32, 4);
+        c.close();
+        assertTrue(c.isClosed());
+        assertMentions(assertThrows(ClosedResourceException.class, () -> c.enqueueFill(b, 1)), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, c::enqueueMarker), "closed");
+        assertMentions(assertThrows(ClosedResourceException.class, () -> c.waitFor(ctx.createEvent())), "closed");
+        assertThrows(ClosedResourceException.class, () -> stream().waitFor(c).get());
+        c.close(); // idempotent
+        assertStreamUsable(stream());
+    }
+
+    @Test
+    void closedBufferIsRejected() {
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        b.close();
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueFill(b, 1), "destination", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy(b, new int[16]), "source", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> b.slice(0, 1), "closed");
+        assertRejected(ClosedResourceException.class, stream(), b::mapToHost, "closed");
+    }
+
+    @Test
+    void closedBufferAsKernelArgumentIsRejected() {
+        DeviceBuffer b = ctx.allocate(DType.F32, 16);
+        b.close();
+        assertRejected(ClosedResourceException.class, stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 16), b, 16L, 1f), "arguments[0]", "closed");
+    }
+
+    @Test
+    void closedHostBufferIsRejected() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 4);
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        h.close();
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy(h, d), "source", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy(d, h), "destination", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> h.getInt(0), "closed");
+    }
+
+    @Test
+    void closedEventIsRejected() {
+        DeviceEvent e = ctx.createEvent();
+        e.close();
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueRecord(e), "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().waitFor(e), "closed");
+        assertRejected(ClosedResourceException.class, stream(), e::query, "closed");
+    }
+
+    @Test
+    void closedFunctionIsRejected() {
+        DeviceFunction f = ctx.compile(TestKernels.SCALAR_ADD);
+        DeviceBuffer d = ctx.allocate(DType.F32, 4);
+        f.close();
+        assertRejected(ClosedResourceException.class, stream(),
+                () -> stream().enqueueLaunch(f, LaunchConfig.of(1, 4), d, 4L, 1f), "closed");
+    }
+
+    // ---------------------------------------------------------------- launch limits
+
+    private void launchRejected(String argument, LaunchConfig config, String... mentions) {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid(argument, stream(), () -> stream().enqueueLaunch(fn(TestKernels.MUL_ADD), config, d, 4L, 1, 1), mentions);
+    }
+
+    @Test
+    void gridAboveTheDeviceLimitIsRejected() {
+        DeviceAttribute[] attrs = {DeviceAttribute.MAX_GRID_DIM_X, DeviceAttribute.MAX_GRID_DIM_Y, DeviceAttribute.MAX_GRID_DIM_Z};
+        int checked = 0;
+        for (int d = 0; d < 3; d++) {
+            long max = ctx.attribute(attrs[d]);
+            if (max >= Integer.MAX_VALUE) {
+                continue; // no int dimension exceeds it
+            }
+            int[] g = {1, 1, 1};
+            g[d] = (int) max + 1;
+            launchRejected("grid", LaunchConfig.of(Dim.of(g[0], g[1], g[2]), Dim.of(1)), String.valueOf(max + 1), String.valueOf(max));
+            checked++;
+        }
+        Assumptions.assumeTrue(checked > 0, "MAX_GRID_DIM_X, _Y and _Z are all Integer.MAX_VALUE: no grid exceeds them");
+    }
+
+    @Test
+    void blockXAboveTheDeviceLimitIsRejected() {
+        long max = ctx.attribute(DeviceAttribute.MAX_BLOCK_DIM_X);
+        launchRejected("block", LaunchConfig.of(Dim.of(1), Dim.of((int) max + 1)), String.valueOf(max + 1), String.valueOf(max));
+    }
+
+    @Test
+    void blockZAboveTheDeviceLimitIsRejected() {
+        long max = ctx.attribute(DeviceAttribute.MAX_BLOCK_DIM_Z);
+        launchRejected("block", LaunchConfig.of(Dim.of(1), Dim.of(1, 1, (int) max + 1)), String.valueOf(max + 1), String.valueOf(max));
+    }
+
+    @Test
+    void blockWithMoreThreadsThanTheDeviceAllowsIsRejected() {
+        long maxThreads = ctx.attribute(DeviceAttribute.MAX_THREADS_PER_BLOCK);
+        long maxX = ctx.attribute(DeviceAttribute.MAX_BLOCK_DIM_X);
+        long maxY = ctx.attribute(DeviceAttribute.MAX_BLOCK_DIM_Y);
+        long y = Math.min(maxY, maxThreads / maxX + 1);
+        Assumptions.assumeTrue(maxX * y > maxThreads,
+                "MAX_BLOCK_DIM_X * MAX_BLOCK_DIM_Y does not exceed MAX_THREADS_PER_BLOCK on this device");
+        launchRejected("block", LaunchConfig.of(Dim.of(1), Dim.of((int) maxX, (int) y)), String.valueOf(maxX * y),
+                String.valueOf(maxThreads));
+    }
+
+    @Test
+    void sharedMemoryAboveTheDeviceLimitIsRejected() {
+        long limit = Math.max(ctx.attribute(DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK),
+                attributeOr(ctx, DeviceAttribute.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0));
+        launchRejected("sharedMemoryBytes", LaunchConfig.of(1, 1).withSharedMemory(limit + 1), String.valueOf(limit + 1),
+                String.valueOf(limit));
+    }
+
+    @Test
+    void clusterThatDoesNotDivideTheGridIsRejected() {
+        Assumptions.assumeTrue(attributeOr(ctx, DeviceAttribute.CLUSTER_LAUNCH, 0) != 0,
+                "CLUSTER_LAUNCH attribute is 0: clusters are refused before their dims are checked");
+        launchRejected("cluster", LaunchConfig.of(5, 4).withCluster(Dim.of(2)), "(2, 1, 1)", "(5, 1, 1)");
+    }
+
+    @Test
+    void negativeSharedMemoryIsRejected() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> LaunchConfig.of(1, 1).withSharedMemory(-1));
+        assertEquals("sharedMemoryBytes", e.argument());
+        assertMentions(e, "-1");
+    }
+
+    @Test
+    void dimBelowOneIsRejected() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> Dim.of(4, 0));
+        assertEquals("dim", e.argument());
+        assertMentions(e, "(4, 0, 1)", "below 1");
+    }
+
+    // ---------------------------------------------------------------- kernel arguments
+
+    @Test
+    void argumentCountMismatchIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F32, 4);
+        assertInvalid("arguments", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), d, 4L), "3", "2", "scalar_add");
+    }
+
+    @Test
+    void numberWhereAPointerIsDeclaredIsRejected() {
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), 5, 4L, 1f), "DeviceBuffer", "5");
+    }
+
+    @Test
+    void bufferWhereANumberIsDeclaredIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F32, 4);
+        assertInvalid("arguments[1] (long long size)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), d, d, 1f), "number", "I64");
+    }
+
+    @Test
+    void bufferOfTheWrongElementTypeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), d, 4L, 1f), "I32", "F32");
+    }
+
+    @Test
+    void numberOutOfRangeForASignedCharIsRejected() {
+        assertInvalid("arguments[0] (signed char a)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.STORE_SCALARS), LaunchConfig.of(1, 1), storeScalarsArgs(0, 300)),
+                "300", "I8");
+    }
+
+    @Test
+    void negativeNumberForAnUnsignedIntIsRejected() {
+        assertInvalid("arguments[5] (unsigned int f)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.STORE_SCALARS), LaunchConfig.of(1, 1), storeScalarsArgs(5, -1)),
+                "-1", "U32");
+    }
+
+    @Test
+    void floatingPointNumberForAnIntIsRejected() {
+        assertInvalid("arguments[4] (int e)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.STORE_SCALARS), LaunchConfig.of(1, 1), storeScalarsArgs(4, 1.5)),
+                "1.5", "floating-point");
+    }
+
+    @Test
+    void nonNumberForAScalarIsRejected() {
+        assertInvalid("arguments[6] (long long g)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.STORE_SCALARS), LaunchConfig.of(1, 1), storeScalarsArgs(6, "7")),
+                "String", "I64");
+    }
+
+    @Test
+    void nullKernelArgumentIsRejected() {
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), null, 4L, 1f), "null");
+    }
+
+    // ---------------------------------------------------------------- values
+
+    @Test
+    void memsetValueThatIsNotAByteIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.U8, 4);
+        assertInvalid("byteValue", stream(), () -> stream().enqueueMemset(d, 256), "256", "byte");
+    }
+
+    @Test
+    void fillValueOutOfTheElementTypesRangeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.U8, 4);
+        assertInvalid("value", stream(), () -> stream().enqueueFill(d, 300), "300", "U8");
+    }
+
+    @Test
+    void fillOfAnIntegerBufferWithAFractionIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I64, 4);
+        assertInvalid("value", stream(), () -> stream().enqueueFill(d, 0.5), "0.5", "I64");
+    }
+
+    @Test
+    void readOnlyDestinationsAreRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        ByteBuffer ro = ByteBuffer.allocate(16).asReadOnlyBuffer();
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, ro), "read-only");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, MemorySegment.ofArray(new int[4]).asReadOnly()),
+                "read-only");
+    }
+
+    @Test
+    void freeingASliceIsRejected() {
+        DeviceBuffer d = stream().enqueueAllocate(DType.I32, 8);
+        assertInvalid("buffer", stream(), () -> stream().enqueueFree(d.slice(1, 2)), "slice");
+        assertTrue(!d.isClosed());
+    }
+
+    @Test
+    void reinterpretToATypeThatDoesNotDivideTheSizeIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.U8, 3);
+        assertInvalid("newType", stream(), () -> d.reinterpret(DType.F32), "3 bytes", "F32");
+    }
+
+    @Test
+    void nullArgumentsAreRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        assertInvalid("source", stream(), () -> stream().enqueueCopy((int[]) null, d), "null");
+        assertInvalid("event", stream(), () -> stream().waitFor((DeviceEvent) null), "null");
+        assertInvalid("value", stream(), () -> stream().enqueueFill(d, null), "null");
+    }
+
+    @Test
+    void heapMemoryCannotBeRegistered() {
+        assertInvalid("segment", ctx.stream(), () -> ctx.registerHost(MemorySegment.ofArray(new int[4]), DType.I32), "heap");
+    }
+
+    // ---------------------------------------------------------------- objects of the context
+
+    @Test
+    void streamPriorityOutsideTheRangeIsRejected() {
+        PriorityRange r = ctx.streamPriorityRange();
+        int bad = r.least() + 1;
+        assertInvalid("priority", ctx.stream(), () -> ctx.createStream(StreamOptions.defaults().withPriority(bad)),
+                String.valueOf(bad), String.valueOf(r.least()), String.valueOf(r.greatest()));
+    }
+
+    @Test
+    void interprocessTimingEventIsRejected() {
+        assertInvalid("flags", ctx.stream(), () -> ctx.createEvent(EventFlag.INTERPROCESS, EventFlag.TIMING), "INTERPROCESS", "TIMING");
+    }
+
+    @Test
+    void negativeLimitIsRejected() {
+        assertInvalid("value", ctx.stream(), () -> ctx.setLimit(Limit.STACK_SIZE, -1), "-1");
+    }
+
+    @Test
+    void zeroIterationsOfExecutionTimeAreRejected() {
+        assertInvalid("iterations", ctx.stream(), () -> ctx.executionTime(0, (st, i) -> { }), "0");
+    }
+
+    // ---------------------------------------------------------------- opening
+
+    @Test
+    void unknownBackendNameIsRejected() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open("nosuch", 0));
+        assertEquals("api", e.argument());
+        assertMentions(e, "nosuch", "cuda", "hip", "cpu");
+    }
+
+    @Test
+    void deviceIdBeyondTheDeviceCountIsRejected() {
+        Api api = target().api();
+        int count = DeviceContext.deviceCount(api);
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open(api, count));
+        assertEquals("deviceId", e.argument());
+        assertMentions(e, String.valueOf(count), count + " device");
+        assertStreamUsable(ctx.stream());
+    }
+
+    @Test
+    void negativeDeviceIdIsRejected() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open(target().api(), -1));
+        assertEquals("deviceId", e.argument());
+        assertMentions(e, "-1");
+    }
+}

@@ -1,0 +1,364 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Copies of every element type between host buffers, Java arrays, {@link ByteBuffer}s, {@link MemorySegment}s
+ * and device buffers, whole and by range, and between contexts. Every test round-trips through device memory
+ * and compares every byte.
+ */
+public abstract class AbstractCopyTest extends ConformanceBase {
+
+    private static final int N = 37; // odd, so that nothing lines up by accident
+
+    /** Bytes that differ element by element and from any fill. */
+    private static byte[] pattern(int bytes, int salt) {
+        byte[] p = new byte[bytes];
+        for (int i = 0; i < bytes; i++) {
+            p[i] = (byte) (i * 31 + 7 + salt * 13);
+        }
+        return p;
+    }
+
+    private static byte[] bytesOf(MemorySegment s) {
+        return s.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void hostBufferRoundTripKeepsEveryByte(DType type) {
+        DeviceStream s = ctx.createStream();
+        HostBuffer in = ctx.allocateHost(type, N);
+        HostBuffer out = ctx.allocateHost(type, N);
+        byte[] p = pattern(N * type.byteSize(), type.ordinal());
+        MemorySegment.copy(MemorySegment.ofArray(p), 0, in.segment(), 0, p.length);
+        DeviceBuffer d = ctx.allocate(type, N);
+        s.enqueueCopy(in, d);
+        await(s.enqueueCopy(d, out));
+        assertArrayEquals(p, bytesOf(out.segment()), type + " host -> device -> host");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void deviceToDeviceCopyKeepsEveryByte(DType type) {
+        DeviceStream s = ctx.createStream();
+        byte[] p = pattern(N * type.byteSize(), 3);
+        DeviceBuffer a = ctx.allocate(type, N);
+        DeviceBuffer b = ctx.allocate(type, N);
+        s.enqueueCopy(MemorySegment.ofArray(p), a);
+        s.enqueueCopy(a, b);
+        s.enqueueMemset(a, 0);
+        byte[] out = new byte[p.length];
+        await(s.enqueueCopy(b, MemorySegment.ofArray(out)));
+        assertArrayEquals(p, out, type + " device -> device");
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void javaArrayRoundTripForEveryType(DType type) {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = ctx.allocate(type, N);
+        switch (type) {
+            case BOOL, I8, U8 -> {
+                byte[] in = pattern(N, 1);
+                if (type == DType.BOOL) {
+                    for (int i = 0; i < N; i++) {
+                        in[i] = (byte) (i % 3 == 0 ? 1 : 0);
+                    }
+                }
+                byte[] out = new byte[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+            case I16, U16, F16, BF16 -> {
+                short[] in = new short[N];
+                for (int i = 0; i < N; i++) {
+                    in[i] = switch (type) {
+                        case F16 -> Float.floatToFloat16(i * 0.5f - 3);
+                        case BF16 -> (short) (Float.floatToRawIntBits(i * 0.25f - 1) >>> 16);
+                        default -> (short) (i * 1999 - 30000);
+                    };
+                }
+                short[] out = new short[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+            case I32, U32 -> {
+                int[] in = new int[N];
+                for (int i = 0; i < N; i++) {
+                    in[i] = i * 123_456_789 - 7;
+                }
+                int[] out = new int[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+            case F32 -> {
+                float[] in = new float[N];
+                for (int i = 0; i < N; i++) {
+                    in[i] = i * 1.5f - 11.25f;
+                }
+                float[] out = new float[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+            case I64, U64 -> {
+                long[] in = new long[N];
+                for (int i = 0; i < N; i++) {
+                    in[i] = i * 0x0123_4567_89AB_CDEFL;
+                }
+                long[] out = new long[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+            case F64 -> {
+                double[] in = new double[N];
+                for (int i = 0; i < N; i++) {
+                    in[i] = i * Math.PI - 1e300 * (i % 2);
+                }
+                double[] out = new double[N];
+                s.enqueueCopy(in, d);
+                await(s.enqueueCopy(d, out));
+                assertArrayEquals(in, out);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void byteBufferCopiesUseTheRemainingBytesAndKeepThePosition(boolean direct) {
+        DeviceStream s = ctx.createStream();
+        int n = 16;
+        ByteBuffer in = (direct ? ByteBuffer.allocateDirect(8 + 4 * n + 8) : ByteBuffer.allocate(8 + 4 * n + 8))
+                .order(ByteOrder.nativeOrder());
+        for (int i = 0; i < in.capacity(); i++) {
+            in.put(i, (byte) 0x55);
+        }
+        for (int i = 0; i < n; i++) {
+            in.putInt(8 + 4 * i, i * 1000 + 1);
+        }
+        in.position(8).limit(8 + 4 * n);
+        DeviceBuffer d = ctx.allocate(DType.I32, n);
+        await(s.enqueueCopy(in, d));
+        assertEquals(8, in.position(), "the source's position is not moved");
+        int[] expected = new int[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = i * 1000 + 1;
+        }
+        assertArrayEquals(expected, readInts(s, d));
+
+        ByteBuffer out = (direct ? ByteBuffer.allocateDirect(4 * n + 12) : ByteBuffer.allocate(4 * n + 12))
+                .order(ByteOrder.nativeOrder());
+        for (int i = 0; i < out.capacity(); i++) {
+            out.put(i, (byte) 0x77);
+        }
+        out.position(4).limit(4 + 4 * n);
+        await(s.enqueueCopy(d, out));
+        assertEquals(4, out.position(), "the destination's position is not moved");
+        out.limit(out.capacity());
+        for (int i = 0; i < n; i++) {
+            assertEquals(expected[i], out.getInt(4 + 4 * i));
+        }
+        for (int i : new int[] {0, 1, 2, 3, 4 + 4 * n, 4 * n + 11}) {
+            assertEquals((byte) 0x77, out.get(i), "bytes outside position..limit are not written (byte " + i + ")");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void memorySegmentRoundTrip(boolean nativeMemory) {
+        DeviceStream s = ctx.createStream();
+        byte[] p = pattern(N * 8, 5);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment in = nativeMemory ? arena.allocate(p.length) : MemorySegment.ofArray(new byte[p.length]);
+            MemorySegment.copy(MemorySegment.ofArray(p), 0, in, 0, p.length);
+            MemorySegment out = nativeMemory ? arena.allocate(p.length) : MemorySegment.ofArray(new long[N]);
+            DeviceBuffer d = ctx.allocate(DType.F64, N);
+            s.enqueueCopy(in, d);
+            await(s.enqueueCopy(d, out));
+            assertArrayEquals(p, bytesOf(out));
+        }
+    }
+
+    @Test
+    void copyIntoADeviceSliceWritesOnlyTheSlice() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = intBuffer(ctx, filled(32, -1));
+        DeviceBuffer slice = d.slice(10, 8);
+        assertEquals(8, slice.count());
+        assertEquals(40, slice.byteOffset());
+        s.enqueueCopy(iota(8, 100), slice);
+        int[] expected = filled(32, -1);
+        System.arraycopy(iota(8, 100), 0, expected, 10, 8);
+        assertArrayEquals(expected, readInts(s, d));
+        assertArrayEquals(iota(8, 100), readInts(s, slice), "a copy from a slice reads only the slice");
+    }
+
+    @Test
+    void sliceOfASliceAddsTheOffsets() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = intBuffer(ctx, iota(64, 0));
+        DeviceBuffer inner = d.slice(8, 40).slice(5, 3);
+        assertArrayEquals(new int[] {13, 14, 15}, readInts(s, inner));
+    }
+
+    @Test
+    void copyBetweenHostAndDeviceSlices() {
+        DeviceStream s = ctx.createStream();
+        HostBuffer h = ctx.allocateHost(DType.I32, 20);
+        for (int i = 0; i < 20; i++) {
+            h.setInt(i, i);
+        }
+        DeviceBuffer d = intBuffer(ctx, filled(20, 0));
+        s.enqueueCopy(h.slice(2, 5), d.slice(11, 5));
+        HostBuffer back = ctx.allocateHost(DType.I32, 20);
+        await(s.enqueueCopy(d.slice(11, 5), back.slice(0, 5)));
+        assertArrayEquals(new int[] {2, 3, 4, 5, 6}, new int[] {back.getInt(0), back.getInt(1), back.getInt(2), back.getInt(3), back.getInt(4)});
+        assertEquals(0, back.getInt(5), "nothing beyond the slice is written");
+    }
+
+    @Test
+    void explicitRangeHostToDevice() {
+        DeviceStream s = ctx.createStream();
+        HostBuffer h = ctx.allocateHost(DType.I32, 10);
+        for (int i = 0; i < 10; i++) {
+            h.setInt(i, 50 + i);
+        }
+        DeviceBuffer d = intBuffer(ctx, filled(12, 0));
+        await(s.enqueueCopy(h, 3, d, 7, 4));
+        assertArrayEquals(new int[] {0, 0, 0, 0, 0, 0, 0, 53, 54, 55, 56, 0}, readInts(s, d));
+    }
+
+    @Test
+    void explicitRangeDeviceToHost() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = intBuffer(ctx, iota(12, 100));
+        HostBuffer h = ctx.allocateHost(DType.I32, 6);
+        await(s.enqueueCopy(d, 9, h, 1, 3));
+        int[] got = new int[6];
+        for (int i = 0; i < 6; i++) {
+            got[i] = h.getInt(i);
+        }
+        assertArrayEquals(new int[] {0, 109, 110, 111, 0, 0}, got);
+    }
+
+    @Test
+    void explicitRangeDeviceToDevice() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer a = intBuffer(ctx, iota(10, 0));
+        DeviceBuffer b = intBuffer(ctx, filled(5, -1));
+        await(s.enqueueCopy(a, 6, b, 1, 3));
+        assertArrayEquals(new int[] {-1, 6, 7, 8, -1}, readInts(s, b));
+    }
+
+    @Test
+    void copyBetweenSlicesOfOneBuffer() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = intBuffer(ctx, iota(24, 0));
+        await(s.enqueueCopy(d.slice(0, 8), d.slice(16, 8)));
+        int[] expected = iota(24, 0);
+        System.arraycopy(iota(8, 0), 0, expected, 16, 8);
+        assertArrayEquals(expected, readInts(s, d));
+    }
+
+    @Test
+    void copyBetweenTwoContextsOfTheBackend() {
+        DeviceContext other = open(ContextOptions.defaults());
+        DeviceBuffer a = intBuffer(ctx, iota(64, 9));
+        DeviceBuffer b = other.allocate(DType.I32, 64);
+        await(ctx.stream().enqueueCopy(a, b)); // on the source's stream
+        assertArrayEquals(iota(64, 9), readInts(other.stream(), b));
+        DeviceBuffer c = intBuffer(ctx, filled(64, 0));
+        await(other.stream().enqueueCopy(b, c)); // on the destination's stream
+        assertArrayEquals(iota(64, 9), readInts(ctx.stream(), c));
+    }
+
+    @Test
+    void registeredHostMemoryRoundTripAndStaysWithItsOwner() {
+        DeviceStream s = ctx.createStream();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment mem = arena.allocate(16 * 4, 64);
+            for (int i = 0; i < 16; i++) {
+                mem.setAtIndex(ValueLayout.JAVA_INT, i, i * 3);
+            }
+            HostBuffer h = ctx.registerHost(mem, DType.I32);
+            assertTrue(h.isRegistered());
+            assertEquals(16, h.count());
+            DeviceBuffer d = ctx.allocate(DType.I32, 16);
+            s.enqueueCopy(h, d);
+            s.enqueueLaunch(fn(TestKernels.MUL_ADD), dev.sluice.LaunchConfig.forElements(16), d, 16L, 2, 0);
+            await(s.enqueueCopy(d, h));
+            for (int i = 0; i < 16; i++) {
+                assertEquals(i * 6, mem.getAtIndex(ValueLayout.JAVA_INT, i), "the device wrote into the registered memory");
+            }
+            h.close();
+            assertTrue(h.isClosed());
+            assertEquals(30, mem.getAtIndex(ValueLayout.JAVA_INT, 5), "unregistering leaves the caller's memory alone");
+        }
+    }
+
+    @Test
+    void largeCopyRoundTrip() {
+        DeviceStream s = ctx.createStream();
+        int n = 4 << 20; // 16 MiB of ints
+        int[] in = new int[n];
+        for (int i = 0; i < n; i++) {
+            in[i] = i ^ 0x5A5A5A5A;
+        }
+        DeviceBuffer d = ctx.allocate(DType.I32, n);
+        s.enqueueCopy(in, d);
+        int[] out = new int[n];
+        await(s.enqueueCopy(d, out));
+        assertTrue(Arrays.equals(in, out), "16 MiB round trip");
+    }
+
+    @Test
+    void reinterpretSeesTheSameBytes() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = intBuffer(ctx, 0x04030201, 0x08070605);
+        DeviceBuffer bytes = d.reinterpret(DType.U8);
+        assertEquals(8, bytes.count());
+        byte[] out = new byte[8];
+        await(s.enqueueCopy(bytes, out));
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, out, "device memory is little-endian");
+    }
+
+    @Test
+    void hostBufferAccessorsAndPrinting() {
+        HostBuffer f = ctx.allocateHost(DType.F32, 3);
+        assertEquals(0f, f.getFloat(2), "host buffers start zero-filled");
+        for (int i = 0; i < 3; i++) {
+            f.setFloat(i, i);
+        }
+        assertEquals("HostBuffer([0.0, 1.0, 2.0])", f.toString(), "Mojo's format");
+        HostBuffer h = ctx.allocateHost(DType.F16, 2);
+        h.setShort(1, Float.floatToFloat16(1.5f));
+        assertEquals(1.5, h.getAsDouble(1));
+        HostBuffer u = ctx.allocateHost(DType.U32, 1);
+        u.setInt(0, -1);
+        assertEquals(4294967295.0, u.getAsDouble(0), "unsigned types widen");
+    }
+}

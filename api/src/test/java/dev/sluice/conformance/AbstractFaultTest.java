@@ -1,0 +1,184 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceException;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.EventFlag;
+import dev.sluice.LaunchConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Device faults: a kernel that faults fails its future and every pending future of the context with a
+ * {@link DeviceException}, leaves none hanging, makes every later call on the context throw at once, and
+ * leaves other contexts usable. Every test faults a context of its own ({@link #openIsolated()}).
+ */
+public abstract class AbstractFaultTest extends ConformanceBase {
+
+    private DeviceFuture<Void> launchFault(DeviceStream s) {
+        return s.enqueueLaunch(fn(s.context(), TestKernels.FAULT), LaunchConfig.of(1, 1), 42);
+    }
+
+    private static void assertDeviceFault(Throwable t) {
+        DeviceException e = assertInstanceOf(DeviceException.class, t, () -> "expected a DeviceException, got " + t);
+        assertTrue(e.isSticky(), "a fault that stops the context is sticky: " + e);
+    }
+
+    @Test
+    void faultingKernelFailsItsFutureWithADeviceException() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        assertDeviceFault(awaitFailure(launchFault(s)));
+        assertTrue(c.isFaulted());
+    }
+
+    @Test
+    void everyLaterPendingFutureOfTheStreamFails() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        fn(c, TestKernels.FAULT);
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceFuture<Void> fault = launchFault(s);
+        List<DeviceFuture<?>> later = List.of(s.enqueueFill(b, 1), s.enqueueCopy(b, new int[16]),
+                s.enqueueLaunch(fn(c, TestKernels.MUL_ADD), LaunchConfig.of(1, 16), b, 16L, 1, 1), s.enqueueMarker(),
+                s.enqueueRecord(c.createEvent()));
+        gate.complete(null);
+        assertDeviceFault(awaitFailure(fault));
+        for (DeviceFuture<?> f : later) {
+            assertDeviceFault(awaitFailure(f));
+        }
+    }
+
+    @Test
+    void pendingFuturesOfOtherStreamsOfTheContextFail() {
+        DeviceContext c = openIsolated();
+        DeviceStream faulting = c.createStream();
+        DeviceStream held = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        held.waitFor(never);
+        DeviceFuture<Void> pending = held.enqueueFill(b, 1);
+        c.stream().waitFor(never);
+        DeviceFuture<Void> pendingOnDefault = c.stream().enqueueMarker();
+        assertDeviceFault(awaitFailure(launchFault(faulting)));
+        // none is left hanging, even behind a gate that never opens
+        assertDeviceFault(awaitFailure(pending));
+        assertDeviceFault(awaitFailure(pendingOnDefault));
+    }
+
+    @Test
+    void laterCallsOnTheContextThrowAtOnce() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        awaitFailure(launchFault(s));
+        assertTrue(c.isFaulted());
+        assertDeviceFault(assertThrows(DeviceException.class, () -> s.enqueueFill(b, 1)));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> s.enqueueMarker()));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.stream().enqueueCopy(new int[16], b)));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.allocate(DType.I32, 4)));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.createStream()));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.createEvent(EventFlag.TIMING)));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.compile(TestKernels.MUL_ADD)));
+        assertDeviceFault(assertThrows(DeviceException.class, c::synchronize));
+        assertDeviceFault(assertThrows(DeviceException.class, s::synchronize));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> s.sync().fill(b, 1)));
+    }
+
+    @Test
+    void synchronizeAfterAFaultThrowsInsteadOfHanging() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        fn(c, TestKernels.FAULT);
+        launchFault(s);
+        assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), () -> {
+            assertThrows(DeviceException.class, s::synchronize);
+        });
+        assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), () -> {
+            assertThrows(DeviceException.class, c::synchronize);
+        });
+    }
+
+    @Test
+    void anotherContextStaysUsable() {
+        DeviceContext bystander = openIsolated();
+        DeviceContext c = openIsolated();
+        DeviceBuffer before = intBuffer(bystander, iota(32, 0));
+        assertDeviceFault(awaitFailure(launchFault(c.createStream())));
+        assertFalse(bystander.isFaulted());
+        assertArrayEquals(iota(32, 0), readInts(bystander.stream(), before), "memory of the other context is intact");
+        assertStreamUsable(bystander.stream());
+        DeviceStream s = bystander.createStream();
+        s.enqueueLaunch(fn(bystander, TestKernels.MUL_ADD), LaunchConfig.of(1, 32), before, 32L, 2, 0);
+        assertArrayEquals(doubled(iota(32, 0)), readInts(s, before));
+        DeviceContext fresh = open(ContextOptions.defaults());
+        assertStreamUsable(fresh.stream());
+    }
+
+    private static int[] doubled(int[] a) {
+        int[] r = a.clone();
+        for (int i = 0; i < r.length; i++) {
+            r[i] *= 2;
+        }
+        return r;
+    }
+
+    @Test
+    void hostFunctionAfterAFaultNeverRuns() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        fn(c, TestKernels.FAULT);
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        launchFault(s);
+        AtomicBoolean ran = new AtomicBoolean();
+        DeviceFuture<Void> host = s.enqueueHostFunction(() -> ran.set(true));
+        gate.complete(null);
+        assertDeviceFault(awaitFailure(host));
+        assertFalse(ran.get(), "a host function behind a fault never runs");
+    }
+
+    @Test
+    void faultedContextClosesCleanly() {
+        DeviceContext c = openIsolated();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        awaitFailure(launchFault(s));
+        b.close();
+        s.close();
+        c.close();
+        assertTrue(c.isClosed());
+        c.close(); // idempotent
+    }
+
+    @Test
+    void javaKernelExceptionIsCarriedByTheDeviceException() {
+        Assumptions.assumeTrue(target().api() == Api.CPU, "only the CPU backend runs the Java form of a kernel");
+        DeviceContext c = openIsolated();
+        Throwable t = awaitFailure(launchFault(c.createStream()));
+        assertDeviceFault(t);
+        boolean found = false;
+        for (Throwable x = t; x != null; x = x.getCause()) {
+            found |= x instanceof IllegalStateException && String.valueOf(x.getMessage()).contains(TestKernels.FAULT_MESSAGE);
+        }
+        assertTrue(found, "the kernel's own exception is in the cause chain of " + t);
+    }
+}

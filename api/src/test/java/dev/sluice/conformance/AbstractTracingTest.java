@@ -1,0 +1,395 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceEvent;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import dev.sluice.LaunchConfig;
+import dev.sluice.Trace;
+import dev.sluice.TraceSpan;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tracing ({@link ContextOptions#withTracing(boolean)}): every operation's device start and end, with its
+ * stream, kind and label; Chrome trace-event JSON; JDK Flight Recorder events.
+ */
+public abstract class AbstractTracingTest extends ConformanceBase {
+
+    /** GPU timers resolve about 0.5 µs and spans are read as float milliseconds: allow this much slack. */
+    private static final long SLACK_NANOS = 2_000;
+
+    private DeviceContext traced() {
+        return open(ContextOptions.defaults().withTracing(true));
+    }
+
+    @Test
+    void everyOperationLeavesASpanWithItsStreamAndKind() {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.F32, 1024);
+        HostBuffer h = c.allocateHost(DType.F32, 1024);
+        DeviceEvent e = c.createEvent();
+        s.enqueueCopy(h, b);
+        s.enqueueLaunch(fn(c, TestKernels.SCALAR_ADD), LaunchConfig.forElements(1024), b, 1024L, 1f);
+        s.enqueueMemset(b, 0);
+        s.enqueueCopy(b, h);
+        s.enqueueRecord(e);
+        c.stream().waitFor(e);
+        s.enqueueHostFunction(() -> { });
+        await(s.enqueueMarker());
+        c.synchronize();
+
+        Trace t = c.trace();
+        assertTrue(t.isComplete(), "after synchronize every span has resolved: " + t);
+        List<String> kinds = t.spans("stream 1").stream().map(TraceSpan::kind).toList();
+        assertEquals(List.of("upload", "kernel scalar_add", "memset", "download", "record", "host", "marker"), kinds,
+                "spans of stream 1, in stream order");
+        assertEquals(List.of("wait"), t.spans("default").stream().map(TraceSpan::kind).toList());
+        assertEquals(List.of("default", "stream 1"), t.streams());
+        TraceSpan kernel = t.spans("stream 1").get(1);
+        assertEquals("kernel", kernel.category());
+        assertEquals("scalar_add", kernel.kernelName());
+    }
+
+    @Test
+    void spansOfAStreamFollowEachOtherAndNeverEndBeforeTheyStart() {
+        DeviceContext c = traced();
+        List<DeviceStream> streams = List.of(c.createStream(), c.createStream());
+        List<DeviceBuffer> buffers = new ArrayList<>();
+        for (DeviceStream s : streams) {
+            DeviceBuffer b = c.allocate(DType.F32, 4096);
+            buffers.add(b);
+            for (int i = 0; i < 20; i++) {
+                s.enqueueFill(b, i);
+                s.enqueueLaunch(fn(c, TestKernels.SCALAR_ADD), LaunchConfig.forElements(4096), b, 4096L, 1f);
+            }
+        }
+        c.synchronize();
+        Trace t = c.trace();
+        for (DeviceStream s : streams) {
+            String name = t.streams().get(streams.indexOf(s));
+            List<TraceSpan> spans = t.spans(name);
+            assertEquals(40, spans.size(), "one span per operation on " + name);
+            for (int i = 0; i < spans.size(); i++) {
+                TraceSpan sp = spans.get(i);
+                assertTrue(sp.endNanos() >= sp.startNanos(), "span ends before it starts: " + sp);
+                assertEquals(i % 2 == 0 ? "memset" : "kernel scalar_add", sp.kind(), "span " + i + " of " + name);
+                if (i > 0) {
+                    TraceSpan prev = spans.get(i - 1);
+                    assertTrue(sp.startNanos() + SLACK_NANOS >= prev.endNanos(),
+                            "operations of one stream do not overlap: " + prev + " then " + sp);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aKernelSpanCoversItsDeviceTimeAndAWaitSpanCoversTheWait() {
+        DeviceContext c = traced();
+        DeviceStream a = c.createStream();
+        DeviceStream b = c.createStream();
+        DeviceBuffer out = c.allocate(DType.I32, 16);
+        slowFill(a, out, 7, Duration.ofMillis(60));
+        b.waitFor(a);
+        await(b.enqueueMarker());
+        Trace t = c.trace().completed().join();
+        TraceSpan kernel = t.spans("stream 1").get(0);
+        assertEquals("kernel slow_fill", kernel.kind());
+        assertTrue(kernel.durationNanos() >= 50_000_000L, "a 60 ms kernel spans " + kernel.durationNanos() + " ns");
+        TraceSpan wait = t.spans("stream 2").get(0);
+        assertEquals("wait", wait.kind());
+        assertTrue(wait.endNanos() + SLACK_NANOS >= kernel.endNanos(), "the wait ends after the kernel: " + wait + ", " + kernel);
+    }
+
+    @Test
+    void labelsGoWithTheOperationsEnqueuedInTheirScope() {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 64);
+        s.enqueueMemset(b, 1);
+        try (var outer = s.label("chunk 3")) {
+            s.enqueueMemset(b, 2);
+            try (var inner = s.label("inner")) {
+                s.enqueueMemset(b, 3);
+            }
+            assertEquals("chunk 3", s.currentLabel());
+            s.enqueueMemset(b, 4);
+        }
+        assertNull(s.currentLabel());
+        await(s.enqueueMemset(b, 5));
+        c.synchronize();
+        List<String> labels = new ArrayList<>();
+        for (TraceSpan sp : c.trace().spans("stream 1")) {
+            labels.add(sp.label());
+        }
+        assertEquals(java.util.Arrays.asList(null, "chunk 3", "inner", "chunk 3", null), labels);
+    }
+
+    @Test
+    void aSnapshotHoldsWhatHasFinishedAndCompletesWithWhatWasPending() throws Exception {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceBuffer out = c.allocate(DType.I32, 16);
+        await(s.enqueueMemset(out, 0));
+        slowFill(s, out, 1, Duration.ofMillis(200));
+        Trace early = c.trace();
+        assertFalse(early.isComplete(), "a 200 ms kernel is still running");
+        assertTrue(early.spans().stream().noneMatch(sp -> sp.kind().equals("kernel slow_fill")),
+                "an unfinished operation has no span yet");
+        Trace later = early.completed().get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(later.spans().stream().anyMatch(sp -> sp.kind().equals("kernel slow_fill")),
+                "the completed snapshot holds the kernel: " + later.spans());
+    }
+
+    @Test
+    void theTraceStaysReadableAfterTheContextCloses() {
+        DeviceContext c = traced();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        await(c.stream().enqueueMemset(b, 1));
+        c.close();
+        Trace t = c.trace();
+        assertEquals(1, t.spans().size(), t.spans().toString());
+    }
+
+    @Test
+    void chromeJsonParsesAndHasOneThreadPerStream(@TempDir Path dir) throws Exception {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.F32, 256);
+        try (var l = s.label("quote \" backslash \\ newline \n")) {
+            s.enqueueFill(b, 1f);
+        }
+        c.stream().enqueueFill(b, 2f);
+        c.synchronize();
+        Path file = dir.resolve("trace.json");
+        c.trace().writeChromeJson(file);
+
+        Object root = MiniJson.parse(Files.readString(file));
+        @SuppressWarnings("unchecked")
+        List<Object> events = (List<Object>) ((Map<String, Object>) root).get("traceEvents");
+        Map<Object, String> threads = new LinkedHashMap<>();
+        List<Map<String, Object>> spans = new ArrayList<>();
+        for (Object o : events) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> ev = (Map<String, Object>) o;
+            if ("thread_name".equals(ev.get("name"))) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> args = (Map<String, Object>) ev.get("args");
+                threads.put(ev.get("tid"), (String) args.get("name"));
+            } else if ("X".equals(ev.get("ph"))) {
+                spans.add(ev);
+            }
+        }
+        assertEquals(List.of("default", "stream 1"), List.copyOf(threads.values()));
+        assertEquals(2, spans.size());
+        for (Map<String, Object> sp : spans) {
+            assertEquals("memset", sp.get("name"));
+            assertTrue(((Number) sp.get("dur")).doubleValue() >= 0);
+            assertTrue(threads.containsKey(sp.get("tid")), "span on a named thread: " + sp);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> args = (Map<String, Object>) spans.stream().filter(sp -> sp.containsKey("args")).findFirst().orElseThrow()
+                .get("args");
+        assertEquals("quote \" backslash \\ newline \n", args.get("label"));
+    }
+
+    @Test
+    void flightRecorderGetsOneEventPerSpanWhileRecording(@TempDir Path dir) throws Exception {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 64);
+        Path file = dir.resolve("sluice.jfr");
+        try (Recording r = new Recording()) {
+            r.enable("dev.sluice.DeviceOperation");
+            r.start();
+            try (var l = s.label("jfr")) {
+                for (int i = 0; i < 5; i++) {
+                    s.enqueueMemset(b, i);
+                }
+            }
+            c.synchronize();
+            r.stop();
+            r.dump(file);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("dev.sluice.DeviceOperation"))
+                .filter(e -> "jfr".equals(e.getString("label")))
+                .toList();
+        assertEquals(5, events.size(), "one event per memset: " + events);
+        RecordedEvent e = events.get(0);
+        assertEquals("memset", e.getString("kind"));
+        assertEquals("stream 1", e.getString("stream"));
+        assertNotNull(e.getString("context"));
+        assertTrue(e.getLong("deviceEnd") >= e.getLong("deviceStart"));
+    }
+
+    @Test
+    void withTracingOffThereIsNoTrace() {
+        assertFalse(ctx.isTracing());
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        await(ctx.stream().enqueueMemset(b, 1));
+        IllegalStateException e = assertThrows(IllegalStateException.class, ctx::trace);
+        assertMentions(e, "tracing is off", "withTracing(true)");
+        try (var l = ctx.stream().label("ignored")) {
+            assertEquals("ignored", ctx.stream().currentLabel(), "labels work, and cost nothing, with tracing off");
+            await(ctx.stream().enqueueMemset(b, 2));
+        }
+    }
+
+    /** Just enough JSON to check the trace file: objects, arrays, strings, numbers, booleans, null. */
+    static final class MiniJson {
+        private final String s;
+        private int i;
+
+        private MiniJson(String s) {
+            this.s = s;
+        }
+
+        static Object parse(String text) {
+            MiniJson p = new MiniJson(text);
+            Object v = p.value();
+            p.ws();
+            if (p.i != text.length()) {
+                throw new IllegalArgumentException("trailing text at " + p.i);
+            }
+            return v;
+        }
+
+        private void ws() {
+            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+                i++;
+            }
+        }
+
+        private char expect(char c) {
+            ws();
+            if (i >= s.length() || s.charAt(i) != c) {
+                throw new IllegalArgumentException("expected '" + c + "' at " + i + ": " + s.substring(i, Math.min(s.length(), i + 40)));
+            }
+            return s.charAt(i++);
+        }
+
+        private Object value() {
+            ws();
+            char c = s.charAt(i);
+            switch (c) {
+                case '{' -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    expect('{');
+                    ws();
+                    if (s.charAt(i) == '}') {
+                        i++;
+                        return m;
+                    }
+                    do {
+                        ws();
+                        String k = string();
+                        expect(':');
+                        m.put(k, value());
+                        ws();
+                    } while (s.charAt(i++) == ',');
+                    if (s.charAt(i - 1) != '}') {
+                        throw new IllegalArgumentException("expected '}' at " + (i - 1));
+                    }
+                    return m;
+                }
+                case '[' -> {
+                    List<Object> l = new ArrayList<>();
+                    expect('[');
+                    ws();
+                    if (s.charAt(i) == ']') {
+                        i++;
+                        return l;
+                    }
+                    do {
+                        l.add(value());
+                        ws();
+                    } while (s.charAt(i++) == ',');
+                    if (s.charAt(i - 1) != ']') {
+                        throw new IllegalArgumentException("expected ']' at " + (i - 1));
+                    }
+                    return l;
+                }
+                case '"' -> {
+                    return string();
+                }
+                default -> {
+                    if (s.startsWith("true", i)) {
+                        i += 4;
+                        return Boolean.TRUE;
+                    }
+                    if (s.startsWith("false", i)) {
+                        i += 5;
+                        return Boolean.FALSE;
+                    }
+                    if (s.startsWith("null", i)) {
+                        i += 4;
+                        return null;
+                    }
+                    int start = i;
+                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
+                        i++;
+                    }
+                    if (start == i) {
+                        throw new IllegalArgumentException("unexpected '" + c + "' at " + i);
+                    }
+                    return Double.parseDouble(s.substring(start, i));
+                }
+            }
+        }
+
+        private String string() {
+            expect('"');
+            StringBuilder sb = new StringBuilder();
+            while (true) {
+                char c = s.charAt(i++);
+                if (c == '"') {
+                    return sb.toString();
+                }
+                if (c < 0x20) {
+                    throw new IllegalArgumentException("raw control character in a string at " + (i - 1));
+                }
+                if (c != '\\') {
+                    sb.append(c);
+                    continue;
+                }
+                char e = s.charAt(i++);
+                switch (e) {
+                    case '"', '\\', '/' -> sb.append(e);
+                    case 'n' -> sb.append('\n');
+                    case 'r' -> sb.append('\r');
+                    case 't' -> sb.append('\t');
+                    case 'b' -> sb.append('\b');
+                    case 'f' -> sb.append('\f');
+                    case 'u' -> {
+                        sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+                        i += 4;
+                    }
+                    default -> throw new IllegalArgumentException("bad escape \\" + e + " at " + (i - 1));
+                }
+            }
+        }
+    }
+}

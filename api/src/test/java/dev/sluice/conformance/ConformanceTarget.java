@@ -1,0 +1,26 @@
+package dev.sluice.conformance;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.DeviceContext;
+
+/**
+ * What a backend tells the conformance suite: which {@link Api} it is, and (rarely needed) how to open one
+ * of its devices. Implemented by {@link ConformanceSuite} subclasses; a single abstract test class can also
+ * be run alone with {@code protected ConformanceTarget target() { return () -> Api.CPU; }}.
+ */
+@FunctionalInterface
+public interface ConformanceTarget {
+
+    /** The backend under test. */
+    Api api();
+
+    /**
+     * Opens device {@code deviceId} of the backend. Tests open a fresh context for every test, and tests
+     * that fault a device open a context of their own with {@code options.primaryContext() == false}, so that
+     * on CUDA the fault does not poison the device's primary context for the tests that follow.
+     */
+    default DeviceContext open(int deviceId, ContextOptions options) {
+        return DeviceContext.open(api(), deviceId, options);
+    }
+}
