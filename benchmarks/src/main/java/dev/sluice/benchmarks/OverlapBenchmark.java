@@ -1,0 +1,587 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceAttribute;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceEvent;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.Dim;
+import dev.sluice.EventFlag;
+import dev.sluice.HostBuffer;
+import dev.sluice.LaunchConfig;
+import dev.sluice.Trace;
+import dev.sluice.TraceSpan;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.reactive.ChunkSink;
+import dev.sluice.reactive.Chunks;
+import dev.sluice.reactive.GpuPipeline;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+
+/**
+ * The overlap benchmark: a large pinned host array goes through upload → a memory-bound kernel of tunable cost
+ * → download, in chunks, the chunks dealt round-robin over 1 to 4 streams, through the plain API and through
+ * the reactive {@link GpuPipeline}, for several chunk sizes. Prints a table: time, the host↔device bandwidth
+ * achieved, and the fraction of the ideal time reached, where the ideal is the larger of the transfer time at
+ * the bidirectional bandwidth measured in the same run (two streams copying both ways at once) and the time of
+ * the kernels alone. With {@code --svg}, one configuration is run again on a context with tracing on and drawn
+ * as an SVG timeline, one lane per stream and kind.
+ *
+ * <pre>
+ * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
+ *     [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4] [--passes 4] [--reps 5]
+ *     [--modes plain,reactive] [--svg docs/overlap-timeline.svg] [--trace-json FILE]
+ *     [--trace-config plain:3:16] [--quick]
+ * </pre>
+ *
+ * Defaults: 512 MiB on a GPU, as in {@code shared/MEASURED.md} and {@code benchmarks/native} (whose
+ * {@code overlap} figures are the C yardstick of the plain rows), 64 MiB on the CPU simulator. Every run is
+ * checked: a sample of elements is compared with the host's result of the same kernel.
+ */
+public final class OverlapBenchmark {
+
+    static final class Options {
+        String api;
+        long totalMiB = -1;
+        int[] chunks = {4, 16, 64};
+        int[] streams = {1, 2, 3, 4};
+        int passes = 4;
+        int reps = 5;
+        List<String> modes = List.of("plain", "reactive");
+        Path svg;
+        Path traceJson;
+        String traceMode = "plain";
+        int traceStreams = 3;
+        int traceChunks = 16;
+        boolean quick;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                String v = i + 1 < args.length ? args[i + 1] : null;
+                switch (a) {
+                    case "--api" -> o.api = need(a, v);
+                    case "--total-mib" -> o.totalMiB = Long.parseLong(need(a, v));
+                    case "--chunks" -> o.chunks = ints(need(a, v));
+                    case "--streams" -> o.streams = ints(need(a, v));
+                    case "--passes" -> o.passes = Integer.parseInt(need(a, v));
+                    case "--reps" -> o.reps = Integer.parseInt(need(a, v));
+                    case "--modes" -> o.modes = List.of(need(a, v).split(","));
+                    case "--svg" -> o.svg = Path.of(need(a, v));
+                    case "--trace-json" -> o.traceJson = Path.of(need(a, v));
+                    case "--trace-config" -> {
+                        String[] p = need(a, v).split(":");
+                        if (p.length != 3) {
+                            throw new IllegalArgumentException("--trace-config takes MODE:STREAMS:CHUNKS, e.g. plain:3:16");
+                        }
+                        o.traceMode = p[0];
+                        o.traceStreams = Integer.parseInt(p[1]);
+                        o.traceChunks = Integer.parseInt(p[2]);
+                    }
+                    case "--quick" -> {
+                        o.quick = true;
+                        o.reps = 1;
+                        i--;
+                    }
+                    case "-h", "--help" -> {
+                        System.out.println(usage());
+                        System.exit(0);
+                    }
+                    default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
+                }
+                i++;
+            }
+            for (String m : o.modes) {
+                if (!m.equals("plain") && !m.equals("reactive")) {
+                    throw new IllegalArgumentException("--modes: unknown mode " + m + " (plain, reactive)");
+                }
+            }
+            if (o.reps < 1 || o.passes < 0) {
+                throw new IllegalArgumentException("--reps must be at least 1 and --passes at least 0");
+            }
+            return o;
+        }
+
+        private static String need(String a, String v) {
+            if (v == null) {
+                throw new IllegalArgumentException(a + " needs a value");
+            }
+            return v;
+        }
+
+        private static int[] ints(String s) {
+            return Arrays.stream(s.split(",")).mapToInt(Integer::parseInt).toArray();
+        }
+
+        static String usage() {
+            return """
+                    usage: OverlapBenchmark [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4]
+                                            [--passes 4] [--reps 5] [--modes plain,reactive] [--svg FILE]
+                                            [--trace-json FILE] [--trace-config plain:3:16] [--quick]
+                      --total-mib     size of the host array (default 512 on a GPU, 64 on the CPU simulator)
+                      --chunks        chunk counts to try (chunk size = total / count)
+                      --passes        read-modify-write passes of the kernel over each chunk: its cost
+                      --reps          timed runs per configuration, after one warm-up; the median is shown
+                      --svg           run --trace-config again with tracing on and draw it here
+                      --trace-json    also write that run's Chrome trace-event JSON (Perfetto) here
+                      --quick         one timed run per configuration (CI)""";
+        }
+    }
+
+    /** One row of the table. */
+    record Row(String mode, int streams, int chunks, double chunkMiB, double wallMs, double deviceMs, double gbps, double ofIdeal) {
+    }
+
+    private final Options options;
+    private final DeviceContext ctx;
+    private final long total;
+    private final long elements;
+    private final HostBuffer hostIn;
+    private final HostBuffer hostOut;
+    private final DeviceBuffer device;
+    private final DeviceFunction membound;
+    private final LaunchConfig config;
+    private final List<DeviceStream> streams = new ArrayList<>();
+    private final DeviceEvent start;
+    private final List<DeviceEvent> ends = new ArrayList<>();
+
+    OverlapBenchmark(DeviceContext ctx, Options options, long totalBytes) {
+        this.options = options;
+        this.ctx = ctx;
+        this.total = totalBytes;
+        this.elements = totalBytes / Float.BYTES;
+        this.hostIn = ctx.allocateHost(DType.F32, elements);
+        this.hostOut = ctx.allocateHost(DType.F32, elements);
+        this.device = ctx.allocate(DType.F32, elements);
+        this.membound = ctx.compile(BenchKernels.MEMBOUND);
+        int sms = (int) attribute(ctx, DeviceAttribute.MULTIPROCESSOR_COUNT, 8);
+        this.config = LaunchConfig.of(Dim.of(sms * 4), Dim.of(256)); // as benchmarks/native
+        int most = Math.max(Arrays.stream(options.streams).max().orElse(1), Math.max(2, options.traceStreams));
+        for (int i = 0; i < most; i++) {
+            streams.add(ctx.createStream());
+            ends.add(ctx.createEvent(EventFlag.TIMING));
+        }
+        this.start = ctx.createEvent(EventFlag.TIMING);
+        MemorySegment in = hostIn.segment();
+        for (long i = 0; i < elements; i++) {
+            in.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (i % 1000));
+        }
+    }
+
+    public static void main(String[] args) {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("OverlapBenchmark: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        run(o);
+    }
+
+    static void run(Options o) {
+        long totalBytes;
+        List<Row> rows = new ArrayList<>();
+        double bothGbps;
+        double ideal16 = Double.NaN;
+        Map<Integer, Double> kernelAlone = new LinkedHashMap<>();
+        try (DeviceContext ctx = open(o, false)) {
+            boolean gpu = ctx.api() != Api.CPU;
+            long mib = o.totalMiB > 0 ? o.totalMiB : o.quick ? 8 : gpu ? 512 : 64;
+            totalBytes = mib << 20;
+            System.out.printf(Locale.ROOT, "# Sluice overlap benchmark%n");
+            System.out.printf(Locale.ROOT, "device=%s%napi=%s%ndriver=%s%ndate=%s%njava=%s%n", ctx.name(), ctx.api().id(),
+                    ctx.driverVersion(), Instant.now(), Runtime.version());
+            System.out.printf(Locale.ROOT, "total_mib=%d%npasses=%d%nreps=%d%n", mib, o.passes, o.reps);
+            if (!gpu) {
+                System.out.println("note=CPU simulator: copies are memcpy and kernels run on the host cores; these are not GPU figures");
+            }
+            OverlapBenchmark b = new OverlapBenchmark(ctx, o, totalBytes);
+            b.warmUp();
+            double[] bw = b.bandwidth();
+            bothGbps = bw[2];
+            System.out.printf(Locale.ROOT, "bw_h2d_GBps=%.2f%nbw_d2h_GBps=%.2f%nbw_both_GBps=%.2f%n", bw[0], bw[1], bw[2]);
+            double transferMs = 2.0 * totalBytes / (bothGbps * 1e9) * 1e3;
+            System.out.printf(Locale.ROOT, "transfer_floor_ms=%.3f%n", transferMs);
+            for (int chunks : o.chunks) {
+                double k = b.kernelAlone(chunks);
+                kernelAlone.put(chunks, k);
+                System.out.printf(Locale.ROOT, "kernel_alone_chunks%d_ms=%.3f%n", chunks, k);
+            }
+            for (String mode : o.modes) {
+                for (int chunks : o.chunks) {
+                    double ideal = Math.max(transferMs, kernelAlone.get(chunks));
+                    for (int ns : o.streams) {
+                        Row r = mode.equals("plain") ? b.plain(ns, chunks, ideal) : b.reactive(ns, chunks, ideal);
+                        rows.add(r);
+                        System.out.printf(Locale.ROOT, "overlap_%s_streams%d_chunks%d_ms=%.3f%n", mode, ns, chunks, r.wallMs());
+                    }
+                }
+            }
+            printTable(ctx, mib, o, bw, transferMs, kernelAlone, rows);
+            ideal16 = Math.max(transferMs, kernelAlone.getOrDefault(o.traceChunks, b.kernelAlone(o.traceChunks)));
+        }
+        if (o.svg != null || o.traceJson != null) {
+            traced(o, totalBytes, ideal16, rows);
+        }
+    }
+
+    private static DeviceContext open(Options o, boolean tracing) {
+        ContextOptions options = ContextOptions.defaults().withTracing(tracing);
+        return o.api == null ? DeviceContext.open(options) : DeviceContext.open(Api.of(o.api), 0, options);
+    }
+
+    // ---------------------------------------------------------------- measurements
+
+    /**
+     * Runs the workload a few times untimed, so that what is measured next runs compiled code: the JIT has
+     * compiled the enqueue paths (and, on the CPU simulator, the kernel's Java code) by then.
+     */
+    void warmUp() {
+        int chunks = Arrays.stream(options.chunks).max().orElse(16);
+        long m = elements / chunks;
+        int rounds = options.quick ? 1 : 3;
+        for (int r = 0; r < rounds; r++) {
+            for (DeviceFuture<Void> f : enqueuePlain(2, chunks, m, false)) {
+                f.join();
+            }
+            if (options.modes.contains("reactive")) {
+                runPipeline(2, chunks, m);
+            }
+            kernelAlone(chunks);
+        }
+    }
+
+    /** Pinned host→device, device→host, and both at once on two streams, in GB/s (1e9 B/s); medians. */
+    double[] bandwidth() {
+        DeviceStream a = streams.get(0);
+        DeviceStream b = streams.get(1);
+        double[] out = new double[3];
+        try (DeviceBuffer other = ctx.allocate(DType.F32, elements)) {
+            for (int what = 0; what < 3; what++) {
+                double[] ms = new double[options.reps];
+                for (int r = -1; r < options.reps; r++) {
+                    a.enqueueRecord(start);
+                    b.waitFor(start);
+                    if (what == 0 || what == 2) {
+                        a.enqueueCopy(hostIn, device);
+                    }
+                    if (what == 1) {
+                        a.enqueueCopy(device, hostOut);
+                    }
+                    if (what == 2) {
+                        b.enqueueCopy(other, hostOut);
+                    }
+                    a.enqueueRecord(ends.get(0));
+                    b.enqueueRecord(ends.get(1));
+                    ends.get(0).synchronize();
+                    ends.get(1).synchronize();
+                    double t = Math.max(millis(start, ends.get(0)), millis(start, ends.get(1)));
+                    if (r >= 0) {
+                        ms[r] = t;
+                    }
+                }
+                double bytes = what == 2 ? 2.0 * total : total;
+                out[what] = bytes / (median(ms) / 1e3) / 1e9;
+            }
+        }
+        return out;
+    }
+
+    /** The kernels of {@code chunks} chunks on one stream, the data already on the device; median ms. */
+    double kernelAlone(int chunks) {
+        DeviceStream s = streams.get(0);
+        s.enqueueCopy(hostIn, device);
+        long m = elements / chunks;
+        double[] ms = new double[options.reps];
+        for (int r = -1; r < options.reps; r++) {
+            s.enqueueRecord(start);
+            for (int c = 0; c < chunks; c++) {
+                s.enqueueLaunch(membound, config, device.slice(c * m, m), m, options.passes);
+            }
+            s.enqueueRecord(ends.get(0));
+            ends.get(0).synchronize();
+            if (r >= 0) {
+                ms[r] = millis(start, ends.get(0));
+            }
+        }
+        return median(ms);
+    }
+
+    /** The plain API: per chunk, upload, kernel, download on stream {@code c % ns}. */
+    Row plain(int ns, int chunks, double idealMs) {
+        long m = elements / chunks;
+        double[] wall = new double[options.reps];
+        double[] dev = new double[options.reps];
+        for (int r = -1; r < options.reps; r++) {
+            hostOut.segment().fill((byte) 0);
+            long t0 = System.nanoTime();
+            List<DeviceFuture<Void>> last = enqueuePlain(ns, chunks, m, false);
+            for (DeviceFuture<Void> f : last) {
+                f.join();
+            }
+            long t1 = System.nanoTime();
+            double d = 0;
+            for (int s = 0; s < ns; s++) {
+                d = Math.max(d, millis(start, ends.get(s)));
+            }
+            verify("plain", ns, chunks, chunks * m);
+            if (r >= 0) {
+                wall[r] = (t1 - t0) / 1e6;
+                dev[r] = d;
+            }
+        }
+        return row("plain", ns, chunks, m, median(wall), median(dev), idealMs);
+    }
+
+    /** Enqueues one plain run; returns the future of each stream's end record. */
+    private List<DeviceFuture<Void>> enqueuePlain(int ns, int chunks, long m, boolean label) {
+        streams.get(0).enqueueRecord(start);
+        for (int s = 1; s < ns; s++) {
+            streams.get(s).waitFor(start);
+        }
+        for (int c = 0; c < chunks; c++) {
+            DeviceStream s = streams.get(c % ns);
+            long off = c * m;
+            try (var l = label ? s.label("chunk " + c) : null) {
+                s.enqueueCopy(hostIn, off, device, off, m);
+                s.enqueueLaunch(membound, config, device.slice(off, m), m, options.passes);
+                s.enqueueCopy(device, off, hostOut, off, m);
+            }
+        }
+        List<DeviceFuture<Void>> last = new ArrayList<>();
+        for (int s = 0; s < ns; s++) {
+            last.add(streams.get(s).enqueueRecord(ends.get(s)));
+        }
+        return last;
+    }
+
+    /** The reactive pipeline: {@code ns} lanes, chunks as pinned slices of the host array (uploaded in place). */
+    Row reactive(int ns, int chunks, double idealMs) {
+        long m = elements / chunks;
+        double[] wall = new double[options.reps];
+        for (int r = -1; r < options.reps; r++) {
+            hostOut.segment().fill((byte) 0);
+            long t0 = System.nanoTime();
+            runPipeline(ns, chunks, m);
+            long t1 = System.nanoTime();
+            verify("reactive", ns, chunks, chunks * m);
+            if (r >= 0) {
+                wall[r] = (t1 - t0) / 1e6;
+            }
+        }
+        return row("reactive", ns, chunks, m, median(wall), Double.NaN, idealMs);
+    }
+
+    private void runPipeline(int ns, int chunks, long m) {
+        GpuPipeline<HostBuffer, Long> pipeline = GpuPipeline.builder(ctx)
+                .lanes(ns)
+                .chunkElements(m, DType.F32)
+                .inPlace()
+                .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes))
+                .build(Chunks.hostBuffers(), new IntoHostArray(hostOut.segment()));
+        Long lastOffset = pipeline.process(Flux.range(0, chunks).map(c -> hostIn.slice(c * m, m))).blockLast();
+        if (lastOffset == null || lastOffset != (chunks - 1) * m * Float.BYTES) {
+            throw new IllegalStateException("reactive: the last result landed at byte " + lastOffset);
+        }
+    }
+
+    /**
+     * Copies each result out of the lane's staging memory into the output array, one after the other: results
+     * of {@link GpuPipeline#process} come in input order. A fresh one per run.
+     */
+    private static final class IntoHostArray implements ChunkSink<Long> {
+        private final MemorySegment out;
+        private final AtomicLong cursor = new AtomicLong();
+
+        IntoHostArray(MemorySegment out) {
+            this.out = out;
+        }
+
+        @Override
+        public boolean accepts(DType type) {
+            return type == DType.F32;
+        }
+
+        @Override
+        public Long read(MemorySegment result, DType type, long elements) {
+            long bytes = elements * type.byteSize();
+            long at = cursor.getAndAdd(bytes);
+            MemorySegment.copy(result, 0, out, at, bytes);
+            return at;
+        }
+    }
+
+    private Row row(String mode, int ns, int chunks, long m, double wallMs, double deviceMs, double idealMs) {
+        double moved = 2.0 * chunks * m * Float.BYTES;
+        return new Row(mode, ns, chunks, m * (double) Float.BYTES / (1 << 20), wallMs, deviceMs, moved / (wallMs / 1e3) / 1e9,
+                idealMs / wallMs);
+    }
+
+    /** Compares a sample of the output with the host's result of the kernel. */
+    private void verify(String mode, int ns, int chunks, long n) {
+        MemorySegment in = hostIn.segment();
+        MemorySegment out = hostOut.segment();
+        for (long i = 0; i < n; i += 1_000_003) {
+            check(mode, ns, chunks, i, in, out);
+        }
+        check(mode, ns, chunks, n - 1, in, out);
+    }
+
+    private void check(String mode, int ns, int chunks, long i, MemorySegment in, MemorySegment out) {
+        float want = BenchKernels.membound(in.getAtIndex(ValueLayout.JAVA_FLOAT, i), options.passes);
+        float got = out.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+        if (got != want) {
+            throw new IllegalStateException(mode + ", " + ns + " streams, " + chunks + " chunks: element " + i + " is " + got
+                    + ", expected " + want);
+        }
+    }
+
+    // ---------------------------------------------------------------- the traced run
+
+    private static void traced(Options o, long totalBytes, double idealMs, List<Row> rows) {
+        try (DeviceContext ctx = open(o, true)) {
+            OverlapBenchmark b = new OverlapBenchmark(ctx, o, totalBytes);
+            int ns = o.traceStreams;
+            int chunks = o.traceChunks;
+            long m = b.elements / chunks;
+            boolean plain = o.traceMode.equals("plain");
+            String label = "traced run";
+            double wall = 0;
+            long cutoff = Long.MIN_VALUE;
+            for (int r = 0; r < 2; r++) { // a warm-up, then the run drawn
+                if (r == 1) {
+                    // everything traced so far has finished: the drawn run's spans all start after it
+                    cutoff = ctx.trace().spans().stream().mapToLong(TraceSpan::endNanos).max().orElse(Long.MIN_VALUE);
+                }
+                b.hostOut.segment().fill((byte) 0);
+                long t0 = System.nanoTime();
+                if (plain) {
+                    for (DeviceFuture<Void> f : b.enqueuePlain(ns, chunks, m, r == 1)) {
+                        f.join();
+                    }
+                } else {
+                    b.runPipeline(ns, chunks, m);
+                }
+                wall = (System.nanoTime() - t0) / 1e6;
+                b.verify(o.traceMode + " traced", ns, chunks, chunks * m);
+                if (r == 0) {
+                    ctx.synchronize();
+                }
+            }
+            ctx.synchronize();
+            Trace trace = ctx.trace();
+            long after = cutoff;
+            List<TraceSpan> spans = trace.spans().stream()
+                    .filter(s -> s.startNanos() >= after && List.of("upload", "kernel", "download").contains(s.category()))
+                    .toList();
+            double untraced = rows.stream().filter(r -> r.mode().equals(o.traceMode) && r.streams() == ns && r.chunks() == chunks)
+                    .mapToDouble(Row::wallMs).findFirst().orElse(Double.NaN);
+            System.out.printf(Locale.ROOT, "%ntraced run (%s, %d streams, %d chunks): %.3f ms wall with tracing on%s; %d spans%n",
+                    o.traceMode, ns, chunks, wall,
+                    Double.isNaN(untraced) ? "" : String.format(Locale.ROOT, " (%.3f ms median with tracing off)", untraced),
+                    spans.size());
+            System.out.printf(Locale.ROOT, "traced_%s_streams%d_chunks%d_ms=%.3f%n", o.traceMode, ns, chunks, wall);
+            if (o.svg != null) {
+                List<String> streamNames = new ArrayList<>();
+                for (TraceSpan s : spans) {
+                    if (!streamNames.contains(s.stream())) {
+                        streamNames.add(s.stream());
+                    }
+                }
+                streamNames.sort(OverlapBenchmark::byStreamNumber);
+                long first = spans.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
+                long lastEnd = spans.stream().mapToLong(TraceSpan::endNanos).max().orElse(first);
+                double span = (lastEnd - first) / 1e6;
+                String title = String.format(Locale.ROOT, "Sluice overlap: %d MiB in %d chunks over %d streams (%s API), %s",
+                        totalBytes >> 20, chunks, ns, o.traceMode, ctx.name());
+                String subtitle = String.format(Locale.ROOT,
+                        "upload -> membound kernel (%d passes) -> download; %.2f ms on the device, ideal %.2f ms (%.0f%%); %s, %s",
+                        o.passes, span, idealMs, 100 * idealMs / span, ctx.api() == Api.CPU ? "CPU simulator, not a GPU" : ctx.driverVersion(),
+                        java.time.LocalDate.now());
+                Map<String, Double> marks = new LinkedHashMap<>();
+                if (Double.isFinite(idealMs)) {
+                    marks.put("ideal", idealMs);
+                }
+                SvgTimeline.write(o.svg, SvgTimeline.render(title, subtitle, spans, streamNames,
+                        List.of("upload", "kernel", "download"), marks));
+                System.out.println("svg=" + o.svg);
+            }
+            if (o.traceJson != null) {
+                trace.writeChromeJson(o.traceJson);
+                System.out.println("trace_json=" + o.traceJson);
+            }
+        }
+    }
+
+    private static int byStreamNumber(String a, String b) {
+        return Integer.compare(streamNumber(a), streamNumber(b));
+    }
+
+    private static int streamNumber(String s) {
+        return s.startsWith("stream ") ? Integer.parseInt(s.substring(7)) : 0;
+    }
+
+    // ---------------------------------------------------------------- output
+
+    private static void printTable(DeviceContext ctx, long mib, Options o, double[] bw, double transferMs,
+            Map<Integer, Double> kernelAlone, List<Row> rows) {
+        System.out.printf(Locale.ROOT, "%n%s (%s), %d MiB of f32, kernel: %d read-modify-write passes per chunk%n", ctx.name(),
+                ctx.api().id(), mib, o.passes);
+        System.out.printf(Locale.ROOT, "pinned bandwidth: %.1f GB/s host->device, %.1f GB/s device->host, %.1f GB/s both at once%n",
+                bw[0], bw[1], bw[2]);
+        System.out.printf(Locale.ROOT, "ideal = max(transfer %.3f ms at %.1f GB/s both ways, kernels alone)%n", transferMs, bw[2]);
+        for (var e : kernelAlone.entrySet()) {
+            System.out.printf(Locale.ROOT, "  kernels alone, %d chunks: %.3f ms%n", e.getKey(), e.getValue());
+        }
+        System.out.printf(Locale.ROOT, "%n| mode     | streams | chunks | chunk MiB | time ms (median of %d) | device ms | GB/s (both ways) | of ideal |%n",
+                o.reps);
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (Row r : rows) {
+            System.out.printf(Locale.ROOT, "| %-8s | %d | %d | %.2f | %.3f | %s | %.1f | %.0f %% |%n", r.mode(), r.streams(), r.chunks(),
+                    r.chunkMiB(), r.wallMs(), Double.isNaN(r.deviceMs()) ? "–" : String.format(Locale.ROOT, "%.3f", r.deviceMs()),
+                    r.gbps(), 100 * r.ofIdeal());
+        }
+        System.out.println();
+        System.out.println("time: from the first enqueue until every future has completed on the host (the user's view);");
+        System.out.println("device: from an event before the first copy to the last stream's end event (as benchmarks/native times it).");
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static double millis(DeviceEvent a, DeviceEvent b) {
+        return a.elapsed(b).toNanos() / 1e6;
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    private static long attribute(DeviceContext ctx, DeviceAttribute a, long fallback) {
+        try {
+            return ctx.attribute(a);
+        } catch (UnsupportedOnBackendException e) {
+            return fallback;
+        }
+    }
+}
