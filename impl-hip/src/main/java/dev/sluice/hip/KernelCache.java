@@ -2,6 +2,7 @@ package dev.sluice.hip;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -9,48 +10,38 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The on-disk cache of kernels compiled at run time. A compiled image is stored under the SHA-256 of
- * everything that determines it (backend, compiler and runtime versions, device architecture, options,
- * kernel name, source), in {@code <dir>/<api>/<hash>.<ext>}, written to a temporary file and moved into place
- * so that concurrent processes never read half a file. The directory is the system property
- * {@value #PROPERTY} or the environment variable {@code SLUICE_KERNEL_CACHE} ("off" disables the cache),
- * else {@code $XDG_CACHE_HOME/sluice/kernels}, else {@code ~/.cache/sluice/kernels}. Every failure to read or
- * write is ignored: the cache only saves time.
+ * The on-disk cache of kernels compiled at run time, in the same scheme as the CUDA backend's: the folder is
+ * the system property {@code sluice.cache.dir} (default {@code ~/.cache/sluice}) plus {@code /<api>}
+ * ({@code /hip} here), {@code -Dsluice.cache.disabled=true} turns it off, and a compiled image is stored as
+ * {@code <sha256>.<ext>}, the hash taken over everything that determines it (compiler and runtime versions,
+ * device architecture, options, kernel name, source). Writes go to a temporary file moved into place, so
+ * concurrent processes never read half a file. Every failure to read or write is ignored: the cache only
+ * saves time. (Kept in impl-hip rather than shared through the SPI, so the two backends stay independent.)
  */
 final class KernelCache {
 
-    static final String PROPERTY = "sluice.kernel.cache";
     private static final Logger LOG = Logger.getLogger(KernelCache.class.getName());
 
-    private final @Nullable Path dir;
+    private final String api;
     private final String extension;
 
     KernelCache(String api, String extension) {
-        this.dir = root() == null ? null : root().resolve(api);
+        this.api = api;
         this.extension = extension;
     }
 
-    static @Nullable Path root() {
-        String configured = System.getProperty(PROPERTY);
-        if (configured == null || configured.isBlank()) {
-            configured = System.getenv("SLUICE_KERNEL_CACHE");
+    @Nullable Path directory() {
+        if (Boolean.getBoolean("sluice.cache.disabled")) {
+            return null;
         }
-        if (configured != null && !configured.isBlank()) {
-            String c = configured.strip().toLowerCase(Locale.ROOT);
-            if (c.equals("off") || c.equals("false") || c.equals("none")) {
-                return null;
-            }
-            return Path.of(configured.strip());
-        }
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-        return base.resolve("sluice").resolve("kernels");
+        String dir = System.getProperty("sluice.cache.dir");
+        Path base = dir != null && !dir.isBlank() ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".cache", "sluice");
+        return base.resolve(api);
     }
 
     /** The key of a compilation: the hex SHA-256 of the parts, each followed by a NUL. */
@@ -68,6 +59,7 @@ final class KernelCache {
     }
 
     @Nullable Path file(String key) {
+        Path dir = directory();
         return dir == null ? null : dir.resolve(key + "." + extension);
     }
 
@@ -94,7 +86,11 @@ final class KernelCache {
             Path tmp = Files.createTempFile(f.getParent(), key, ".tmp");
             try {
                 Files.write(tmp, image);
-                Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                try {
+                    Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING);
+                }
             } finally {
                 Files.deleteIfExists(tmp);
             }
