@@ -3,16 +3,18 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu examples all   (default: all)
+#                                                tests-cpu examples bench all   (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
-# suite on the packed runtime, a check of the packing itself.
+# suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
+# minutes) runs scripts/bench.sh: the overlap benchmark and the JMH benchmarks (docs/benchmarks.md).
 #
 # Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
 #   run.log               everything printed, all steps
 #   native.txt            the output of benchmarks/native (name=value lines, then a table)
 #   summary.txt           one line per step: status, and tests found/ok/failed/skipped
 #   junit-reports.tar.gz  the console launcher's XML reports, one folder per target
+#   bench.txt, overlap-timeline.svg, bench.tar.gz   from bench (see scripts/bench.sh)
 #
 # Settings (environment):
 #   NATIVE_ARGS               arguments of sluice_native_bench (e.g. "--quick", "--only launch")
@@ -29,6 +31,9 @@
 #   TEST_TIMEOUT              seconds per test target (default 300)
 #   EXAMPLES                  example main classes, simple names in dev.sluice.examples
 #                             (space separated); EXAMPLES_API (default cuda), EXAMPLE_TIMEOUT (120)
+#   BENCH_WHAT                targets of scripts/bench.sh for bench (default "overlap jmh"; also
+#                             jmh-variants, all); BENCH_API (default cuda); OVERLAP_ARGS, JMH_ARGS,
+#                             JMH_INCLUDE as scripts/bench.sh reads them
 #   CUDA_HOME                 default /usr/local/cuda
 set -uo pipefail
 
@@ -49,7 +54,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -174,6 +179,18 @@ run_examples() {
   done
 }
 
+# ---------------------------------------------------------------- bench (scripts/bench.sh)
+run_bench() {
+  step "bench: scripts/bench.sh ${BENCH_WHAT:-overlap jmh} (SLUICE_API=${BENCH_API:-cuda})"
+  [ -x "$JAVA" ] || { note "bench: NO JRE"; FAILED=1; return; }
+  # shellcheck disable=SC2086
+  JAVA="$JAVA" BENCH_CP="$GPU/lib/*" BENCH_OUT="$OUT" SLUICE_API="${BENCH_API:-cuda}" \
+    bash "$ROOT/scripts/bench.sh" ${BENCH_WHAT:-overlap jmh}
+  local rc=$?
+  if [ "$rc" = 0 ]; then note "bench: ok (bench.txt, overlap-timeline.svg, bench.tar.gz)"
+  else note "bench: FAILED rc=$rc"; FAILED=1; fi
+}
+
 for s in "${SEL[@]}"; do
   case "$s" in
     native) run_native ;;
@@ -185,6 +202,7 @@ for s in "${SEL[@]}"; do
     tests-cpu) run_tests "$s" "${TESTS_CPU_MODULES:-impl-cpu}" "${TESTS_CPU_API:-cpu}" \
                  "${TESTS_CPU_INCLUDE:-^.*Tests?\$}" ;;
     examples) run_examples ;;
+    bench) run_bench ;;
   esac
 done
 
