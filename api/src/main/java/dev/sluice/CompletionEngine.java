@@ -153,6 +153,18 @@ final class CompletionEngine {
                 continue;
             }
             if (!pending) {
+                // Idle: keep spinning (or yielding) for spinNanos after the last activity before parking, so the
+                // next enqueue of a busy caller does not pay a thread wake-up (several µs, more in VMs) on top of
+                // the device's own latency. PARK and SPIN spin, YIELD yields; BLOCKING parks at once.
+                WaitStrategy idleWait = options.waitStrategy();
+                if (idleWait != WaitStrategy.BLOCKING && System.nanoTime() - lastActivity < options.spinNanos()) {
+                    if (idleWait == WaitStrategy.YIELD) {
+                        Thread.yield();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                    continue;
+                }
                 sleeping = true;
                 if (anyQueued() || fault != null || stopping) {
                     sleeping = false;
