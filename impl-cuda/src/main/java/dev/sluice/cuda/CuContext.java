@@ -13,8 +13,10 @@ import jcuda.driver.JCudaDriver;
  *
  * <p>Primary contexts are retained once per device and kept: retaining and releasing one per
  * {@code DeviceContext} would destroy and re-create it (hundreds of milliseconds) whenever the last user
- * closed. A primary context that faulted (sticky error) is released once its last Sluice user closes, which
- * resets it; while users of a faulted one remain, new contexts on that device are created contexts instead.
+ * closed. A device fault in any context of the process poisons every context on that device (they share one
+ * GPU address space), the primary one included: a poisoned primary context is reset when its last Sluice user
+ * closes (or at the next open, if it was found poisoned then); while users of a poisoned one remain, new
+ * contexts on that device are created contexts instead.
  */
 final class CuContext {
 
@@ -51,16 +53,21 @@ final class CuContext {
         if (primary) {
             synchronized (PRIMARIES) {
                 Primary p = PRIMARIES.get(ordinal);
-                if (p != null && p.faulted && p.users == 0) {
-                    // Released by the last user already; the next retain gets a fresh (reset) context.
-                    PRIMARIES.remove(ordinal);
-                    p = null;
-                }
                 if (p == null) {
-                    p = new Primary();
-                    p.context = new CUcontext();
-                    Jc.check(JCudaDriver.cuDevicePrimaryCtxRetain(p.context, d), "cuDevicePrimaryCtxRetain");
-                    p.address = Jc.address(p.context);
+                    p = retainPrimary(ordinal, d);
+                    PRIMARIES.put(ordinal, p);
+                }
+                if (!p.faulted && isSticky(healthOf(p.address))) {
+                    // A fault in any context of this process (they share one address space) poisons the primary too.
+                    p.faulted = true;
+                }
+                if (p.faulted && p.users == 0) {
+                    // No Sluice user left: reset it (the driver destroys its state) and start over.
+                    int r = Cu.devicePrimaryCtxReset(ordinal);
+                    if (r != Cu.SUCCESS) {
+                        LOG.fine("cuDevicePrimaryCtxReset: " + Cu.errorName(r));
+                    }
+                    p = retainPrimary(ordinal, d);
                     PRIMARIES.put(ordinal, p);
                 }
                 if (!p.faulted) {
@@ -69,8 +76,8 @@ final class CuContext {
                     c.bind();
                     return c;
                 }
-                LOG.warning("the primary context of CUDA device " + ordinal + " faulted and is still in use;"
-                        + " creating a context of its own instead");
+                LOG.warning("the primary context of CUDA device " + ordinal + " faulted and is still in use by "
+                        + p.users + " context(s); creating a context of its own instead");
             }
         }
         CUcontext c = new CUcontext();
@@ -78,6 +85,32 @@ final class CuContext {
         CuContext ctx = new CuContext(ordinal, d, c, false);
         ctx.bind();
         return ctx;
+    }
+
+    private static Primary retainPrimary(int ordinal, CUdevice d) {
+        Primary p = new Primary();
+        p.context = new CUcontext();
+        int r = JCudaDriver.cuDevicePrimaryCtxRetain(p.context, d);
+        if (Cu.isSticky(r)) {
+            Cu.devicePrimaryCtxReset(ordinal);
+            r = JCudaDriver.cuDevicePrimaryCtxRetain(p.context, d);
+        }
+        Jc.check(r, "cuDevicePrimaryCtxRetain");
+        p.address = Jc.address(p.context);
+        return p;
+    }
+
+    /** A non-blocking look at a context's sticky error: the result of querying its legacy stream. */
+    private static int healthOf(long context) {
+        long previous = Cu.ctxGetCurrent();
+        if (previous != context) {
+            Cu.check(Cu.ctxSetCurrent(context), "cuCtxSetCurrent");
+        }
+        return Cu.streamQuery(0L);
+    }
+
+    private static boolean isSticky(int r) {
+        return r != Cu.SUCCESS && r != Cu.ERROR_NOT_READY && Cu.isSticky(r);
     }
 
     /**
@@ -115,11 +148,14 @@ final class CuContext {
                 Primary p = PRIMARIES.get(ordinal);
                 if (p != null && p.address == address) {
                     p.users--;
-                    if (p.faulted && p.users == 0) {
-                        int r = JCudaDriver.cuDevicePrimaryCtxRelease(device);
+                    if (p.users == 0 && (p.faulted || faulted || isSticky(healthOf(address)))) {
+                        // The last user of a poisoned primary context: reset it now, so the next open gets a clean one.
+                        int r = Cu.devicePrimaryCtxReset(ordinal);
                         if (r != 0) {
-                            LOG.fine("cuDevicePrimaryCtxRelease: " + Cu.errorName(r));
+                            LOG.fine("cuDevicePrimaryCtxReset: " + Cu.errorName(r));
                         }
+                        p.faulted = false;
+                        JCudaDriver.cuDevicePrimaryCtxRelease(device);
                         PRIMARIES.remove(ordinal);
                     }
                 }

@@ -48,6 +48,9 @@ final class CudaContext implements ContextHandle {
     final ContextOptions options;
     final EventPool markerEvents;
     final MappedFlags flags = new MappedFlags();
+    final StreamCounters counters = new StreamCounters();
+    /** Completion markers are stream counters (see {@link CounterMarker}) rather than pooled events. */
+    volatile boolean counterMarkers;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     volatile boolean gateKernelOnly;
@@ -66,6 +69,7 @@ final class CudaContext implements ContextHandle {
         this.options = options;
         int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
         this.markerEvents = new EventPool(blocking);
+        this.counterMarkers = blocking == 0 && !"events".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");
         this.name = CudaLibrary.cString(n);
@@ -448,6 +452,7 @@ final class CudaContext implements ContextHandle {
         }
         quietly("allocation stream", () -> JCudaDriver.cuStreamDestroy(allocationStream));
         quietly("flags", flags::destroy);
+        quietly("counters", counters::destroy);
         quietly("marker events", markerEvents::destroy);
         for (long m : modules) {
             quietly("module", () -> Cu.moduleUnload(m));

@@ -46,11 +46,19 @@ final class CudaStream implements StreamHandle {
     private int argumentCapacity;
     private MemorySegment launchConfig;
     private volatile boolean capturing;
+    private volatile boolean destroyed;
+    /** This stream's completion counter (see {@link StreamCounters}) and the last sequence written to it. */
+    final StreamCounters.Counter counter;
+    private long markerSequence;
+    /** When the completion thread last asked the driver about a fault on this stream (its thread only). */
+    long lastFaultCheck;
 
     CudaStream(CudaContext context, CUstream stream) {
         this.context = context;
         this.stream = stream;
         this.address = Jc.address(stream);
+        this.counter = context.counters.acquire();
+        this.markerSequence = counter.value();
         growArguments(16);
         launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
     }
@@ -357,8 +365,29 @@ final class CudaStream implements StreamHandle {
         Cu.check(Cu.streamWaitEvent(address, ((CudaEvent) event).address), "cuStreamWaitEvent");
     }
 
+    boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /**
+     * A counter marker ({@code cuStreamWriteValue64} of the next sequence number) unless the context uses
+     * event markers (the BLOCKING wait strategy, {@code -Dsluice.cuda.markers=events}, or a driver that refuses
+     * stream memory operations).
+     */
     @Override
     public Marker recordMarker() {
+        if (context.counterMarkers) {
+            long next = markerSequence + 1;
+            int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
+            if (r == Cu.SUCCESS) {
+                markerSequence = next;
+                return new CounterMarker(this, next);
+            }
+            if (r != Cu.ERROR_NOT_SUPPORTED && r != Cu.ERROR_INVALID_VALUE) {
+                throw Cu.error(r, "cuStreamWriteValue64 (completion marker)");
+            }
+            context.counterMarkers = false;
+        }
         context.cu.bind();
         long e = context.markerEvents.take();
         int r = Cu.eventRecord(e, address);
@@ -366,13 +395,17 @@ final class CudaStream implements StreamHandle {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        return new CudaMarker(context, e);
+        return new EventMarker(context, e);
     }
 
     @Override
     public void waitMarker(Marker marker) {
         context.cu.bind();
-        ((CudaMarker) marker).waitOn(address);
+        if (marker instanceof CounterMarker m) {
+            Cu.check(Cu.streamWaitValue64(address, m.counterAddress(), m.sequence, 0), "cuStreamWaitValue64 (marker)");
+        } else {
+            ((EventMarker) marker).waitOn(address);
+        }
     }
 
     @Override
@@ -441,8 +474,10 @@ final class CudaStream implements StreamHandle {
     @Override
     public void destroy() {
         context.cu.bind();
+        destroyed = true;
         JCudaDriver.cuStreamDestroy(stream);
         context.forget(this);
+        context.counters.release(counter);
         arena.close();
     }
 

@@ -9,12 +9,12 @@ import dev.sluice.spi.Marker;
  * {@code event == 0} and knows the work is done; the lock makes "read the event, enqueue the wait" atomic
  * with respect to the release, so a wait never lands on an event already recorded for later work.
  */
-final class CudaMarker implements Marker {
+final class EventMarker implements Marker {
 
     private final CudaContext context;
     private long event;
 
-    CudaMarker(CudaContext context, long event) {
+    EventMarker(CudaContext context, long event) {
         this.context = context;
         this.event = event;
     }

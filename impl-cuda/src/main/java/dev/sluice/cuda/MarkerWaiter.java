@@ -18,7 +18,7 @@ final class MarkerWaiter {
 
     private final CudaContext context;
     private final Thread thread;
-    private volatile @Nullable CudaMarker target;
+    private volatile @Nullable EventMarker target;
     private volatile @Nullable Thread requester;
     private volatile boolean stopped;
 
@@ -29,8 +29,8 @@ final class MarkerWaiter {
     }
 
     /** Parks the caller until {@code marker} is done or {@code timeoutNanos} passed. */
-    void await(CudaMarker marker, long timeoutNanos) {
-        CudaMarker busy = target;
+    void await(EventMarker marker, long timeoutNanos) {
+        EventMarker busy = target;
         if (busy == null) {
             requester = Thread.currentThread();
             target = marker;
@@ -44,7 +44,7 @@ final class MarkerWaiter {
 
     private void run() {
         while (!stopped) {
-            CudaMarker m = target;
+            EventMarker m = target;
             if (m == null) {
                 LockSupport.park(this);
                 continue;

@@ -105,7 +105,8 @@ public final class CudaBench {
             System.out.println("driver=" + ctx.driverVersion());
             System.out.println("java=" + System.getProperty("java.version"));
             if (only.isEmpty() || only.contains("launch")) {
-                b.launch(ctx);
+                b.launch(ctx, "");
+                b.rawLaunches(ctx);
             }
             if (only.isEmpty() || only.contains("latency")) {
                 b.latency(ctx, "park");
@@ -114,10 +115,21 @@ public final class CudaBench {
                 }
             }
             if (only.isEmpty() || only.contains("tiny")) {
-                b.tiny(ctx);
+                b.tiny(ctx, "");
             }
             if (only.isEmpty() || only.contains("bandwidth")) {
                 b.bandwidth(ctx);
+            }
+        }
+        if (only.isEmpty() || only.contains("events")) {
+            // The same with pooled events as completion markers instead of stream counters (the alternative design).
+            System.setProperty("sluice.cuda.markers", "events");
+            try (DeviceContext ev = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withPrimaryContext(false))) {
+                b.launch(ev, "_events");
+                b.latency(ev, "park_events");
+                b.tiny(ev, "_events");
+            } finally {
+                System.clearProperty("sluice.cuda.markers");
             }
         }
         b.report(nativeFile);
@@ -143,7 +155,7 @@ public final class CudaBench {
 
     // ---------------------------------------------------------------- 1: launch host time
 
-    private void launch(DeviceContext ctx) throws Throwable {
+    private void launch(DeviceContext ctx, String suffix) {
         int n = quick ? 20_000 : 100_000;
         int reps = 5;
         DeviceFunction f = ctx.compile(EMPTY5);
@@ -167,10 +179,18 @@ public final class CudaBench {
             }
         }
         s.synchronize();
-        result("sluice_launch5_future_us", median(t));
-        result("sluice_launch5_future_min_us", Arrays.stream(t).min().orElseThrow());
+        result("sluice_launch5_future" + suffix + "_us", median(t));
+        result("sluice_launch5_future" + suffix + "_min_us", Arrays.stream(t).min().orElseThrow());
+        s.close();
+    }
 
-        // The same kernel launched raw from Java: JCuda (reused Pointer objects) and java.lang.foreign (reused block).
+    /** The same kernel launched raw from Java: JCuda (reused Pointer objects) and java.lang.foreign (reused block). */
+    private void rawLaunches(DeviceContext ctx) throws Throwable {
+        int n = quick ? 20_000 : 100_000;
+        int reps = 5;
+        double[] t = new double[reps];
+        DeviceFunction f = ctx.compile(EMPTY5);
+
         CUdevice dev = new CUdevice();
         JCudaDriver.cuDeviceGet(dev, 0);
         CUcontext primary = new CUcontext();
@@ -241,7 +261,6 @@ public final class CudaBench {
         JCudaDriver.cuStreamDestroy(js);
         JCudaDriver.cuModuleUnload(module);
         JCudaDriver.cuDevicePrimaryCtxRelease(dev);
-        s.close();
     }
 
     private static long nativePointer(jcuda.NativePointerObject o) throws Exception {
@@ -287,7 +306,7 @@ public final class CudaBench {
 
     // ---------------------------------------------------------------- 3: many tiny kernels with futures
 
-    private void tiny(DeviceContext ctx) {
+    private void tiny(DeviceContext ctx, String suffix) {
         int n = quick ? 20_000 : 100_000;
         int reps = quick ? 3 : 5;
         DeviceFunction f = ctx.compile(WRITE_ONE);
@@ -321,8 +340,8 @@ public final class CudaBench {
                 throw new IllegalStateException("tiny kernels: device holds " + got[0] + ", expected " + (n - 1));
             }
         }
-        result("sluice_tiny_" + n / 1000 + "k_ms", median(t));
-        result("sluice_tiny_per_kernel_us", median(t) * 1e3 / n);
+        result("sluice_tiny_" + n / 1000 + "k" + suffix + "_ms", median(t));
+        result("sluice_tiny_per_kernel" + suffix + "_us", median(t) * 1e3 / n);
         s.close();
     }
 
@@ -393,13 +412,16 @@ public final class CudaBench {
         System.out.println();
         System.out.println("target                                         C            Sluice       ratio   goal");
         row(c, "launch 5 args + future (host us/call)", "launch5_us", "sluice_launch5_future_us", "<= 1.30", false);
+        row(c, "  same, event markers", "launch5_us", "sluice_launch5_future_events_us", "", false);
         row(c, "  raw JCuda launch 5 args (us/call)", "launch5_us", "jcuda_launch5_us", "", false);
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
+        row(c, "idle latency p50, PARK, event markers", "latency_event_p50_us", "sluice_latency_park_events_p50_us", "", false);
         row(c, "idle latency p99, PARK (us)", "latency_event_p99_us", "sluice_latency_park_p99_us", "", false);
         String tinyKey = quick ? "tiny_20k_ms" : "tiny_100k_ms";
         row(c, "tiny kernels with futures (ms)", tinyKey, "sluice_" + tinyKey, "<= 1.15", false);
+        row(c, "  same, event markers", tinyKey, "sluice_" + tinyKey.replace("_ms", "_events_ms"), "", false);
         for (int mib : new int[] {64, 256, 512}) {
             row(c, "pinned H2D " + mib + " MiB (GB/s, events)", "bw_h2d_" + mib + "MiB_GBps", "sluice_bw_h2d_" + mib + "MiB_GBps", ">= 0.97", true);
             row(c, "pinned D2H " + mib + " MiB (GB/s, events)", "bw_d2h_" + mib + "MiB_GBps", "sluice_bw_d2h_" + mib + "MiB_GBps", ">= 0.97", true);
