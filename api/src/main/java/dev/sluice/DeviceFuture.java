@@ -14,7 +14,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Completion thread:</b> completed by the context's completion thread ({@code sluice-completion-*}),
  * never by the caller and never on a driver callback thread. Dependent stages added without an
  * executor ({@code thenApply}, {@code thenRun}...) run on that thread and delay every later completion of
- * the context while they run: keep them short, or use the {@code *Async} forms.
+ * the context while they run: keep them short, or use the {@code *Async} forms. As with any
+ * {@link CompletableFuture}, such a stage may instead run on the thread that adds it after completion, or
+ * on a thread blocked in {@code get()}/{@code join()} on this future when it completes (which helps run its
+ * dependents); so the order in which dependents of different futures run is not the completion order.
  *
  * <p><b>Read-only:</b> only the device completes it. {@link #complete}, {@link #completeExceptionally},
  * {@link #obtrudeValue}, {@link #obtrudeException} and {@link #completeAsync} throw
