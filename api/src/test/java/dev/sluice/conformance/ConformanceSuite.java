@@ -1,6 +1,9 @@
 package dev.sluice.conformance;
 
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestClassOrder;
 
 /**
  * The whole conformance suite for one backend. A backend module runs all of it with one class:
@@ -14,11 +17,16 @@ import org.junit.jupiter.api.Nested;
  * Each area of the API is a {@link Nested} class here, which JUnit discovers for every subclass; the areas are
  * also public abstract classes ({@code AbstractOrderingTest}...) that a backend may subclass one by one. Tests
  * that need what a backend lacks skip with a reason naming the attribute they checked; on the CPU backend
- * nothing may skip except GPU-only features (run-time compilation of CUDA C++).
+ * nothing skips.
+ *
+ * <p>The areas run in the order below, {@link Faults} last: a device fault on a GPU may leave more broken than
+ * the one context it happened in, and must not take the other areas down with it.
  */
+@TestClassOrder(ClassOrderer.OrderAnnotation.class)
 public abstract class ConformanceSuite implements ConformanceTarget {
 
     @Nested
+    @Order(1)
     public class Ordering extends AbstractOrderingTest {
         @Override
         protected ConformanceTarget target() {
@@ -27,6 +35,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(2)
     public class Waits extends AbstractWaitTest {
         @Override
         protected ConformanceTarget target() {
@@ -35,6 +44,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(3)
     public class Events extends AbstractEventTest {
         @Override
         protected ConformanceTarget target() {
@@ -43,6 +53,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(4)
     public class Futures extends AbstractFutureTest {
         @Override
         protected ConformanceTarget target() {
@@ -51,6 +62,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(5)
     public class Copies extends AbstractCopyTest {
         @Override
         protected ConformanceTarget target() {
@@ -59,6 +71,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(6)
     public class Memsets extends AbstractMemsetTest {
         @Override
         protected ConformanceTarget target() {
@@ -67,6 +80,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(7)
     public class MapToHost extends AbstractMapToHostTest {
         @Override
         protected ConformanceTarget target() {
@@ -75,6 +89,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(8)
     public class Launches extends AbstractLaunchTest {
         @Override
         protected ConformanceTarget target() {
@@ -83,6 +98,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(9)
     public class SyncFacade extends AbstractSyncFacadeTest {
         @Override
         protected ConformanceTarget target() {
@@ -91,6 +107,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(10)
     public class Concurrency extends AbstractConcurrencyTest {
         @Override
         protected ConformanceTarget target() {
@@ -99,6 +116,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(Integer.MAX_VALUE)
     public class Faults extends AbstractFaultTest {
         @Override
         protected ConformanceTarget target() {
@@ -107,6 +125,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(11)
     public class HostFunctions extends AbstractHostFunctionTest {
         @Override
         protected ConformanceTarget target() {
@@ -115,6 +134,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(12)
     public class Graphs extends AbstractGraphTest {
         @Override
         protected ConformanceTarget target() {
@@ -123,6 +143,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(13)
     public class Memory extends AbstractMemoryTest {
         @Override
         protected ConformanceTarget target() {
@@ -131,6 +152,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(14)
     public class DeviceInfo extends AbstractDeviceInfoTest {
         @Override
         protected ConformanceTarget target() {
@@ -139,6 +161,7 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(15)
     public class BadInput extends AbstractBadInputTest {
         @Override
         protected ConformanceTarget target() {
