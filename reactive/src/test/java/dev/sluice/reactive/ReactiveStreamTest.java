@@ -103,19 +103,23 @@ class ReactiveStreamTest {
 
     @Test
     void cancellingTheMonoNeitherCancelsTheFutureNorStopsTheWork() throws Exception {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
         try (DeviceStream s = ctx.createStream(); DeviceBuffer b = s.enqueueAllocate(DType.F32, 3)) {
-            CompletableFuture<Void> gate = new CompletableFuture<>();
-            s.waitFor(gate);
-            float[] src = {7, 8, 9};
-            DeviceFuture<Void> copy = s.enqueueCopy(src, b);
-            StepVerifier.create(DeviceMonos.from(copy)).thenCancel().verify();
-            assertFalse(copy.isCancelled());
-            float[] back = new float[3];
-            DeviceFuture<Void> read = s.enqueueCopy(b, back);
-            gate.complete(null);
-            read.get(10, TimeUnit.SECONDS);
-            assertFalse(copy.isCompletedExceptionally());
-            assertArrayEquals(src, back);
+            try {
+                s.waitFor(gate);
+                float[] src = {7, 8, 9};
+                DeviceFuture<Void> copy = s.enqueueCopy(src, b);
+                StepVerifier.create(DeviceMonos.from(copy)).thenCancel().verify();
+                assertFalse(copy.isCancelled());
+                float[] back = new float[3];
+                DeviceFuture<Void> read = s.enqueueCopy(b, back);
+                gate.complete(null);
+                read.get(10, TimeUnit.SECONDS);
+                assertFalse(copy.isCompletedExceptionally());
+                assertArrayEquals(src, back);
+            } finally {
+                gate.complete(null); // never leave a stream gated: closing it would wait forever
+            }
         }
     }
 
@@ -135,20 +139,24 @@ class ReactiveStreamTest {
 
     @Test
     void allocationCancelledBeforeDeliveryIsClosed() throws Exception {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
         try (DeviceStream s = ctx.createStream()) {
-            CompletableFuture<Void> gate = new CompletableFuture<>();
-            s.waitFor(gate);
-            CompletableFuture<DeviceBuffer> released = new CompletableFuture<>();
-            Mono<DeviceBuffer> alloc = DeviceMonos.enqueue(() -> s.enqueueAllocate(DType.F32, 64).ready(), b -> {
-                b.close();
-                released.complete(b);
-            });
-            // Subscribed (so enqueued) without demand, cancelled before the allocation is even ready.
-            reactor.core.Disposable subscription = alloc.subscribe(b -> { }, e -> { }, () -> { }, sub -> { });
-            subscription.dispose();
-            gate.complete(null);
-            DeviceBuffer b = released.get(10, TimeUnit.SECONDS);
-            assertTrue(b.isClosed());
+            try {
+                s.waitFor(gate);
+                CompletableFuture<DeviceBuffer> released = new CompletableFuture<>();
+                Mono<DeviceBuffer> alloc = DeviceMonos.enqueue(() -> s.enqueueAllocate(DType.F32, 64).ready(), b -> {
+                    b.close();
+                    released.complete(b);
+                });
+                // Subscribed (so enqueued) without demand, cancelled before the allocation is even ready.
+                reactor.core.Disposable subscription = alloc.subscribe(b -> { }, e -> { }, () -> { }, sub -> { });
+                subscription.dispose();
+                gate.complete(null);
+                DeviceBuffer b = released.get(10, TimeUnit.SECONDS);
+                assertTrue(b.isClosed());
+            } finally {
+                gate.complete(null);
+            }
         }
     }
 
@@ -165,20 +173,24 @@ class ReactiveStreamTest {
 
     @Test
     void waitForAnotherStreamsFutureOrdersOnTheDevice() {
+        CompletableFuture<Void> gate = new CompletableFuture<>();
         try (DeviceStream s1 = ctx.createStream(); DeviceStream s2 = ctx.createStream();
                 DeviceBuffer b = s1.enqueueAllocate(DType.F32, 3)) {
-            CompletableFuture<Void> gate = new CompletableFuture<>();
-            s1.waitFor(gate);
-            DeviceFuture<Void> upload = s1.enqueueCopy(new float[] {1, 2, 3}, b);
-            float[] back = new float[3];
-            ReactiveStream rx2 = ReactiveStream.of(s2);
-            Mono<float[]> read = rx2.waitFor(upload).then(rx2.copy(b, back)).thenReturn(back);
-            StepVerifier.create(read)
-                    .expectSubscription()
-                    .expectNoEvent(Duration.ofMillis(50)) // s2 waits for s1, which waits for the gate
-                    .then(() -> gate.complete(null))
-                    .assertNext(r -> assertArrayEquals(new float[] {1, 2, 3}, r))
-                    .verifyComplete();
+            try {
+                s1.waitFor(gate);
+                DeviceFuture<Void> upload = s1.enqueueCopy(new float[] {1, 2, 3}, b);
+                float[] back = new float[3];
+                ReactiveStream rx2 = ReactiveStream.of(s2);
+                Mono<float[]> read = rx2.waitFor(upload).then(rx2.copy(b, back)).thenReturn(back);
+                StepVerifier.create(read)
+                        .expectSubscription()
+                        .expectNoEvent(Duration.ofMillis(50)) // s2 waits for s1, which waits for the gate
+                        .then(() -> gate.complete(null))
+                        .assertNext(r -> assertArrayEquals(new float[] {1, 2, 3}, r))
+                        .verifyComplete();
+            } finally {
+                gate.complete(null);
+            }
         }
     }
 
