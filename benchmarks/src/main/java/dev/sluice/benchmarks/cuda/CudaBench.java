@@ -254,8 +254,52 @@ public final class CudaBench {
                 }
             }
             JCudaDriver.cuStreamSynchronize(js);
+            result("ffm_launch5_us", median(t));
+
+            // Launch + the marker the backend records after it, both raw through FFM: the floor under Sluice's figure.
+            MethodHandle write64 = linker.downcallHandle(cuda.find("cuStreamWriteValue64_v2").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
+                            ValueLayout.JAVA_INT));
+            MethodHandle record = linker.downcallHandle(cuda.find("cuEventRecord").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+            Pointer host = new Pointer();
+            check(JCudaDriver.cuMemHostAlloc(host, 4096, 3), "cuMemHostAlloc");
+            CUdeviceptr counter = new CUdeviceptr();
+            check(JCudaDriver.cuMemHostGetDevicePointer(counter, host, 0), "cuMemHostGetDevicePointer");
+            long counterAddress = nativePointer(counter);
+            jcuda.driver.CUevent[] pool = new jcuda.driver.CUevent[256];
+            long[] poolAddress = new long[256];
+            for (int i = 0; i < 256; i++) {
+                pool[i] = new jcuda.driver.CUevent();
+                JCudaDriver.cuEventCreate(pool[i], 2);
+                poolAddress[i] = nativePointer(pool[i]);
+            }
+            for (int mode = 0; mode < 2; mode++) {
+                long seq = 0;
+                for (int r = -1; r < reps; r++) {
+                    JCudaDriver.cuStreamSynchronize(js);
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < n; i++) {
+                        int rc = (int) launch.invokeExact(fn, 1, 1, 1, 1, 1, 1, 0, stream, pp, 0L);
+                        if (mode == 0) {
+                            rc = (int) write64.invokeExact(stream, counterAddress, ++seq, 0);
+                        } else {
+                            rc = (int) record.invokeExact(poolAddress[i & 255], stream);
+                        }
+                    }
+                    long t1 = System.nanoTime();
+                    if (r >= 0) {
+                        t[r] = (t1 - t0) / 1e3 / n;
+                    }
+                }
+                JCudaDriver.cuStreamSynchronize(js);
+                result(mode == 0 ? "ffm_launch5_write64_us" : "ffm_launch5_event_us", median(t));
+            }
+            for (jcuda.driver.CUevent e : pool) {
+                JCudaDriver.cuEventDestroy(e);
+            }
+            JCudaDriver.cuMemFreeHost(host);
         }
-        result("ffm_launch5_us", median(t));
         JCudaDriver.cuMemFree(p1);
         JCudaDriver.cuMemFree(p2);
         JCudaDriver.cuStreamDestroy(js);
@@ -415,6 +459,8 @@ public final class CudaBench {
         row(c, "  same, event markers", "launch5_us", "sluice_launch5_future_events_us", "", false);
         row(c, "  raw JCuda launch 5 args (us/call)", "launch5_us", "jcuda_launch5_us", "", false);
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
+        row(c, "  raw FFM launch + cuStreamWriteValue64", "launch5_event_us", "ffm_launch5_write64_us", "", false);
+        row(c, "  raw FFM launch + cuEventRecord", "launch5_event_us", "ffm_launch5_event_us", "", false);
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, PARK, event markers", "latency_event_p50_us", "sluice_latency_park_events_p50_us", "", false);
