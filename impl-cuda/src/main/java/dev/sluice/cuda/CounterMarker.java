@@ -31,8 +31,8 @@ final class CounterMarker implements Marker {
             return true;
         }
         long now = System.nanoTime();
-        if (now - stream.lastFaultCheck < FAULT_CHECK_NANOS || stream.isDestroyed()) {
-            return false;
+        if (now - stream.lastFaultCheck < FAULT_CHECK_NANOS || stream.isDestroyed() || stream.isCapturing()) {
+            return false; // a capturing stream must not be queried: the query would invalidate the capture
         }
         stream.lastFaultCheck = now;
         stream.context.cu.bind();

@@ -369,6 +369,10 @@ final class CudaStream implements StreamHandle {
         return destroyed;
     }
 
+    boolean isCapturing() {
+        return capturing;
+    }
+
     /**
      * A counter marker ({@code cuStreamWriteValue64} of the next sequence number) unless the context uses
      * event markers (the BLOCKING wait strategy, {@code -Dsluice.cuda.markers=events}, or a driver that refuses
