@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * stream lock, the backend call, the completion marker, and the future handed to the completion engine. The
  * work in flight is bounded ({@link Backlog}); the stream is drained after each iteration, outside the timing.
  *
- * <p>{@code -p tracing=false,true} compares tracing off (the default) with tracing on.
+ * <p>{@code -p tracing=false,true} compares tracing off (the default) with tracing on; {@code -p waitStrategy=...}
+ * sets the completion thread's wait strategy (on a machine of few cores, {@code BLOCKING} keeps it from
+ * competing with the enqueuing thread for a core).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,6 +45,9 @@ public class EnqueueBenchmark {
 
     @Param({"false"})
     public boolean tracing;
+
+    @Param({"PARK"})
+    public String waitStrategy;
 
     private DeviceContext ctx;
     private DeviceStream stream;
@@ -61,7 +66,7 @@ public class EnqueueBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-        ctx = Bench.open(tracing);
+        ctx = Bench.open(tracing, waitStrategy);
         stream = ctx.createStream();
         empty0 = ctx.compile(BenchKernels.EMPTY0);
         empty5 = ctx.compile(BenchKernels.EMPTY5);
