@@ -2,6 +2,7 @@ package dev.sluice.reactive;
 
 import dev.sluice.InvalidArgumentException;
 import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -12,6 +13,7 @@ import reactor.core.Exceptions;
 import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
 
@@ -23,7 +25,8 @@ import reactor.util.context.Context;
  * requests one chunk from upstream per result emitted, and terminates. Every event (a chunk, a completion,
  * a request, a cancel) only records itself and calls {@link PipelineSubscriber#drain()}; whichever thread
  * finds the loop idle runs it. Upstream gets {@code lanes} requests up front, and one more per emitted
- * result, so a chunk that arrives always finds a free lane.
+ * result, so a chunk that arrives always finds a free lane. With a host scheduler, the loop runs on one
+ * worker of it (one task per burst of events), so the completion thread only records completions.
  */
 final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
 
@@ -62,6 +65,10 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         private final Queue<I> inbox;
         private final Lane[] lanes;
         private final AtomicInteger wip = new AtomicInteger();
+        /** Where the drain loop runs when the pipeline has a host scheduler; null: on the signalling thread. */
+        private final Scheduler.@Nullable Worker worker;
+        private final Runnable drainTask = this::drainLoop;
+        private volatile boolean workerDone;
         private volatile long requested;
         @SuppressWarnings("rawtypes")
         private static final AtomicLongFieldUpdater<PipelineSubscriber> REQUESTED =
@@ -88,6 +95,8 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             this.capacity = pipeline.lanes();
             this.inbox = Queues.<I>get(capacity).get();
             this.lanes = new Lane[capacity];
+            Scheduler hostScheduler = pipeline.hostScheduler();
+            this.worker = hostScheduler == null ? null : hostScheduler.createWorker();
         }
 
         @Override
@@ -166,11 +175,29 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             if (wip.getAndIncrement() != 0) {
                 return;
             }
+            Scheduler.Worker w = worker;
+            if (w != null && !workerDone) {
+                try {
+                    w.schedule(drainTask);
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // The worker is gone (disposed after termination, or its scheduler shut down): run here.
+                }
+            }
+            drainLoop();
+        }
+
+        private void drainLoop() {
             int missed = 1;
             do {
                 drainOnce();
                 missed = wip.addAndGet(-missed);
             } while (missed != 0);
+            if (terminated && worker != null && !workerDone && allLanesReleased()) {
+                // Nothing can signal any more but a late request or cancel, which then runs inline (a no-op).
+                workerDone = true;
+                worker.dispose();
+            }
         }
 
         private void drainOnce() {
@@ -353,6 +380,15 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                     l.release(GpuPipeline.CLOSER);
                 }
             }
+        }
+
+        private boolean allLanesReleased() {
+            for (int i = 0; i < opened; i++) {
+                if (!lanes[i].isReleased()) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private void cancelUpstream() {

@@ -14,6 +14,7 @@ import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -45,10 +46,11 @@ import reactor.core.scheduler.Schedulers;
  * emitted, so at most {@code lanes} chunks are uploaded, in flight, or holding a result not yet requested.
  * A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every lane holds one
  * chunk's result in its pinned staging buffer until it is emitted: nothing else buffers.
- * <li><b>Completion thread:</b> a chunk's upload and enqueues run on whichever thread delivers the chunk
- * or the demand, or on the completion thread when a lane becomes free; results are read out of staging
- * and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
- * {@code request}. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
+ * <li><b>Completion thread:</b> by default a chunk's upload and enqueues run on whichever thread delivers
+ * the chunk or the demand, or on the completion thread when a lane becomes free; results are read out of
+ * staging and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
+ * {@code request}. With {@link Builder#hostScheduler} all of that runs on a worker of that scheduler
+ * instead. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
  * subscriber's work per result is more than a few microseconds, so that completions of other lanes are not
  * delayed by it.
  * <li><b>Errors:</b> an error in one chunk (thrown by the stage or a {@link ChunkSource} while enqueuing,
@@ -109,6 +111,7 @@ public final class GpuPipeline<I, O> {
     final List<Scratch> scratch;
     private final Stage stage;
     private final StreamOptions streamOptions;
+    private final @Nullable Scheduler hostScheduler;
     private final ChunkSource<I> source;
     private final ChunkSink<O> sink;
     final PipelineMetrics metrics = new PipelineMetrics();
@@ -125,6 +128,7 @@ public final class GpuPipeline<I, O> {
         this.scratch = List.copyOf(b.scratch);
         this.stage = Objects.requireNonNull(b.stage);
         this.streamOptions = b.streamOptions;
+        this.hostScheduler = b.hostScheduler;
         this.source = source;
         this.sink = sink;
     }
@@ -190,6 +194,11 @@ public final class GpuPipeline<I, O> {
         return streamOptions;
     }
 
+    /** Where the host side of the pipeline runs, or null for inline (see {@link Builder#hostScheduler}). */
+    public @Nullable Scheduler hostScheduler() {
+        return hostScheduler;
+    }
+
     ChunkSource<I> source() {
         return source;
     }
@@ -229,6 +238,7 @@ public final class GpuPipeline<I, O> {
         private final List<Scratch> scratch = new ArrayList<>();
         private @Nullable Stage stage;
         private StreamOptions streamOptions = StreamOptions.defaults();
+        private @Nullable Scheduler hostScheduler;
 
         private Builder(DeviceContext context) {
             this.context = context;
@@ -294,6 +304,20 @@ public final class GpuPipeline<I, O> {
         /** Options of the lanes' streams (priority). */
         public Builder streamOptions(StreamOptions options) {
             this.streamOptions = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Runs the pipeline's host work (copying chunks into staging, enqueuing, reading results out of
+         * staging, emitting them) on one worker of {@code scheduler} per subscription, instead of on whichever
+         * thread signals: the completion thread then only records that a lane is done. Worth it when chunks
+         * are large (their host copies take long enough to delay other completions of the context) or the
+         * subscriber's work per result is not short; costs a task hand-off, and a few small objects, per
+         * burst of events. {@code Schedulers.single()} or {@code Schedulers.parallel()} suit; the work never
+         * blocks. Default: none (inline).
+         */
+        public Builder hostScheduler(Scheduler scheduler) {
+            this.hostScheduler = Objects.requireNonNull(scheduler, "scheduler");
             return this;
         }
 

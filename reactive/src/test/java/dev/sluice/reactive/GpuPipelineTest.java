@@ -449,6 +449,36 @@ class GpuPipelineTest {
         TestDevice.awaitReleased(p.metrics());
     }
 
+    @Test
+    void aHostSchedulerTakesTheHostWorkOffTheCompletionThread() throws Exception {
+        AtomicReference<String> emittedOn = new AtomicReference<>();
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(256, DType.F32)
+                .hostScheduler(Schedulers.single())
+                .stage(scaling(1, 1, seq -> 0).stage())
+                .build(Chunks.floats());
+        StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 256)))
+                        .doOnNext(r -> emittedOn.compareAndSet(null, Thread.currentThread().getName())))
+                .recordWith(ArrayList::new)
+                .expectNextCount(20)
+                .consumeRecordedWith(rs -> {
+                    int i = 0;
+                    for (float[] r : rs) {
+                        assertResultOf(i++, 256, r);
+                    }
+                })
+                .verifyComplete();
+        assertTrue(emittedOn.get().startsWith("single-"), emittedOn.get());
+        TestDevice.awaitReleased(p.metrics());
+        // Cancel with chunks in flight: lanes still come back through the worker, or inline once it is gone.
+        GpuPipeline<float[], float[]> slow = GpuPipeline.builder(ctx).lanes(3).chunkElements(256, DType.F32)
+                .hostScheduler(Schedulers.parallel())
+                .stage(scaling(1, 1, seq -> 10_000).stage())
+                .build(Chunks.floats());
+        StepVerifier.create(slow.process(Flux.range(0, 50).map(i -> chunk(i, 256)))).expectNextCount(1).thenCancel()
+                .verify(Duration.ofSeconds(30));
+        TestDevice.awaitReleased(slow.metrics());
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
