@@ -20,7 +20,8 @@ LIB="$OUT/libhip_over_cuda.so"
 [ -f "$CUDA_HOME/include/cuda.h" ] || { echo "build-hip-over-cuda: no $CUDA_HOME/include/cuda.h" >&2; exit 1; }
 
 ok=0
-for dir in "$CUDA_HOME/lib64" /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64 "$CUDA_HOME/lib64/stubs"; do
+# the driver's own folders first: $CUDA_HOME/lib64 may hold only a stub of libcuda
+for dir in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64 "$CUDA_HOME/lib64" "$CUDA_HOME/lib64/stubs"; do
   for lib in -lcuda -l:libcuda.so.1; do
     [ -d "$dir" ] || continue
     if "$CC" -std=gnu11 -O2 -fPIC -shared -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__ \
@@ -38,5 +39,5 @@ if [ "$ok" != 1 ]; then
   exit 1
 fi
 n="$(nm -D --defined-only "$LIB" | awk '$2 == "T" && $3 ~ /^hip/' | wc -l)"
-echo "build-hip-over-cuda: $n hip*/hiprtc* functions exported" >&2
+echo "build-hip-over-cuda: $n hip*/hiprtc* functions exported; it loads $(ldd "$LIB" 2>/dev/null | grep -o 'libcuda[^ ]* => [^ ]*' | head -1)" >&2
 echo "$LIB"

@@ -202,6 +202,10 @@ static __thread int t_device; /* HIP: the current device is per thread, 0 until 
 static CUresult init(void) {
     pthread_mutex_lock(&g_lock);
     if (!g_init_done) {
+        /* CUDA 12+ loads kernels lazily, at first use, and a lazy load may synchronise the context: a launch
+           compiled while another stream waits on a host gate would deadlock. HIP on AMD loads a code object
+           when hipModuleLoadData is called; eager loading gives the same behaviour here. */
+        setenv("CUDA_MODULE_LOADING", "EAGER", 0);
         g_init_result = cuInit(0);
         g_init_done = 1;
     }
@@ -415,12 +419,6 @@ hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags) {
 hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
     TRY(bind_device());
     TRY(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
-    return hipSuccess;
-}
-
-hipError_t hipDeviceSynchronize(void) {
-    TRY(bind_device());
-    TRY(cuCtxSynchronize());
     return hipSuccess;
 }
 

@@ -206,23 +206,6 @@ final class HipApi {
         }
     }
 
-    void deviceSynchronize() {
-        try {
-            check((int) lib.handle(HipSymbol.hipDeviceSynchronize).invokeExact(), "hipDeviceSynchronize");
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** {@code hipDeviceSynchronize}'s raw status. */
-    int deviceSynchronizeStatus() {
-        try {
-            return (int) lib.handle(HipSymbol.hipDeviceSynchronize).invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
     void deviceReset() {
         try {
             check((int) lib.handle(HipSymbol.hipDeviceReset).invokeExact(), "hipDeviceReset");

@@ -21,6 +21,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +50,10 @@ final class HipContext implements ContextHandle {
     final HipStaging staging;
     final HipReaper reaper;
     private final HipStream defaultStream;
+    /** Where synchronous allocations are made from the memory pool (never gated, so waiting on it is short). */
+    private final @Nullable HipStream allocationStream;
+    /** Every live stream of this context: {@link #synchronize()} waits for these, not for the whole device. */
+    final Set<HipStream> streams = ConcurrentHashMap.newKeySet();
     private volatile @Nullable HipModule fill64;
     private volatile boolean faulted;
 
@@ -67,6 +72,8 @@ final class HipContext implements ContextHandle {
         this.staging = new HipStaging(this);
         this.reaper = new HipReaper(this);
         this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
+        this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
+        streams.add(defaultStream);
     }
 
     /** Makes this context's device current on the calling thread. */
@@ -247,7 +254,9 @@ final class HipContext implements ContextHandle {
 
     @Override
     public StreamHandle createStream(StreamOptions options) {
-        return new HipStream(this, options, false);
+        HipStream s = new HipStream(this, options, false);
+        streams.add(s);
+        return s;
     }
 
     @Override
@@ -268,8 +277,21 @@ final class HipContext implements ContextHandle {
 
     // ---------------------------------------------------------------- memory
 
+    /**
+     * From the memory pool where the device has one ({@code hipMallocAsync} on a stream of its own, then waiting
+     * for that stream alone), so that freeing needs no {@code hipFree}, which synchronises the whole device and
+     * could wait forever on a stream gated on host work; {@code hipMalloc} otherwise.
+     */
     @Override
     public DeviceMemory allocate(long bytes) {
+        HipStream a = allocationStream;
+        if (a != null) {
+            synchronized (a) {
+                long p = a.allocatePooled(bytes);
+                api.streamSynchronize(a.handle);
+                return new HipDeviceMemory(p, bytes, true, device);
+            }
+        }
         bind();
         return new HipDeviceMemory(api.malloc(bytes), bytes, false, device);
     }
@@ -277,9 +299,11 @@ final class HipContext implements ContextHandle {
     @Override
     public void free(DeviceMemory memory) {
         HipDeviceMemory m = (HipDeviceMemory) memory;
-        if (m.pooled()) {
-            api.freeAsync(m.address(), defaultStream.handle);
-            api.streamSynchronize(defaultStream.handle);
+        HipStream a = allocationStream;
+        if (m.pooled() && a != null) {
+            synchronized (a) {
+                api.freeAsync(m.address(), a.handle);
+            }
         } else {
             bind();
             api.free(m.address());
@@ -384,34 +408,39 @@ final class HipContext implements ContextHandle {
         return f;
     }
 
+    /**
+     * Waits for every stream of this context. Not {@code hipDeviceSynchronize}: HIP has one context per device,
+     * so that would also wait for other contexts' streams, which may be gated on host work that the caller is
+     * yet to do.
+     */
     @Override
     public void synchronize() {
-        bind();
-        int status = api.deviceSynchronizeStatus();
-        if (status != HipConstants.hipSuccess) {
-            noteStatus(status);
-            throw HipErrors.exception(api, "hipDeviceSynchronize", status, -1);
+        for (HipStream s : streams) {
+            s.synchronize();
         }
     }
 
     @Override
     public void close() {
         try {
-            bind();
-            int status = api.deviceSynchronizeStatus();
-            noteStatus(status);
+            defaultStream.synchronize(); // already done by the public layer; reports a fault of the device
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "synchronize at close of " + this + " failed", e);
         }
-        reaper.drainAndStop();
         HipModule f = fill64;
         if (f != null) {
             quietly(f::unload);
         }
+        HipStream a = allocationStream;
+        if (a != null) {
+            quietly(a::destroy);
+        }
         quietly(defaultStream::destroy);
-        quietly(markerEvents::destroy);
-        quietly(gates::destroy);
-        quietly(staging::destroy);
+        // pinned host memory is freed on the reaper thread: hipHostFree may synchronise the whole device
+        reaper.later(() -> quietly(gates::destroy));
+        reaper.later(() -> quietly(staging::destroy));
+        reaper.later(() -> quietly(markerEvents::destroy));
+        reaper.drainAndStop();
         backend.closed(this, faulted);
     }
 

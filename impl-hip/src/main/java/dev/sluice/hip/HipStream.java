@@ -170,9 +170,14 @@ final class HipStream implements StreamHandle {
     @Override
     public DeviceMemory allocate(long bytes) {
         if (context.memoryPools) {
-            return new HipDeviceMemory(api.mallocAsync(bytes, handle, scratch), bytes, true, context.device);
+            return new HipDeviceMemory(allocatePooled(bytes), bytes, true, context.device);
         }
         return context.allocate(bytes);
+    }
+
+    /** {@code hipMallocAsync} on this stream; the caller holds the stream's lock (or owns the stream). */
+    long allocatePooled(long bytes) {
+        return api.mallocAsync(bytes, handle, scratch);
     }
 
     /**
@@ -313,6 +318,7 @@ final class HipStream implements StreamHandle {
 
     @Override
     public void destroy() {
+        context.streams.remove(this);
         try {
             api.streamDestroy(handle);
         } finally {

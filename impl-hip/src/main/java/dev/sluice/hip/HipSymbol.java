@@ -56,8 +56,6 @@ enum HipSymbol {
     hipDeviceEnablePeerAccess(Lib.HIP, JAVA_INT, JAVA_INT, JAVA_INT),
     /** {@code hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority)} */
     hipDeviceGetStreamPriorityRange(Lib.HIP, JAVA_INT, ADDRESS, ADDRESS),
-    /** {@code hipError_t hipDeviceSynchronize(void)} */
-    hipDeviceSynchronize(Lib.HIP, JAVA_INT),
     /** {@code hipError_t hipDeviceReset(void)} */
     hipDeviceReset(Lib.HIP, JAVA_INT),
 
