@@ -111,7 +111,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             if (Operators.validate(upstream, s)) {
                 upstream = s;
                 actual.onSubscribe(this);
-                s.request(capacity);
+                if (!cancelled) {
+                    s.request(capacity);
+                }
             }
         }
 

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Valid only during the stage call; do not keep it. Not thread-safe.
  */
-public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwable> {
+public final class Lane {
 
     private static final Logger LOG = Logger.getLogger(Lane.class.getName());
 
@@ -58,6 +58,8 @@ public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwa
     private volatile int state = FREE;
     private FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> owner;
     private boolean released;
+    /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
+    private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
     private Lane(GpuPipeline<?, ?> pipeline, int index, DeviceStream stream) {
         this.pipeline = pipeline;
@@ -196,9 +198,9 @@ public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwa
             state = IN_FLIGHT;
             pipeline.metrics.chunkEnqueued();
             if (sf != null && sf.stream() != stream && !sf.isDone()) {
-                CompletableFuture.allOf(download, sf).whenComplete(this); // stage work on another stream
+                CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
             } else {
-                download.whenComplete(this);
+                download.whenComplete(onChunkDone);
             }
         } catch (RuntimeException | Error e) {
             aborted = true;
@@ -206,7 +208,7 @@ public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwa
             if (last != null) {
                 state = IN_FLIGHT;
                 pipeline.metrics.chunkEnqueued();
-                last.whenComplete(this); // let what was enqueued finish before the lane is reused or freed
+                last.whenComplete(onChunkDone); // let what was enqueued finish before the lane is reused or freed
             } else {
                 state = FREE;
             }
@@ -227,8 +229,7 @@ public final class Lane implements BiConsumer<@Nullable Object, @Nullable Throwa
     }
 
     /** Completion of the chunk's last operation: on the completion thread. */
-    @Override
-    public void accept(@Nullable Object ignored, @Nullable Throwable failure) {
+    private void chunkDone(@Nullable Object ignored, @Nullable Throwable failure) {
         Throwable e = failure;
         if (e instanceof CompletionException && e.getCause() != null) {
             e = e.getCause();

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -224,12 +225,10 @@ class DevicePlanTest {
                 }
                 return p.toMono();
             };
-            Run[] runs = {
-                measure("Mono chain (concatMap), 1 stream", roundTripsOneStream, n, v, s1, hops),
-                measure("DevicePlan, 1 stream", planOneStream, n, v, s1, hops),
-                measure("Mono chain (concatMap), 2 streams", roundTripsTwoStreams, n, v, s1, hops),
-                measure("DevicePlan, 2 streams (device-side waits)", planTwoStreams, n, v, s1, hops),
-            };
+            Run[] runs = measure(n, v, s1, hops, new String[] {
+                "Mono chain (concatMap), 1 stream", "DevicePlan, 1 stream",
+                "Mono chain (concatMap), 2 streams", "DevicePlan, 2 streams (device-side waits)"},
+                    List.of(roundTripsOneStream, planOneStream, roundTripsTwoStreams, planTwoStreams));
             StringBuilder table = new StringBuilder("chain of " + n + " add_one launches on " + ctx.api().id()
                     + " (" + ctx.name() + "), median of 7 runs\n");
             table.append(String.format("%-44s %10s %12s %12s%n", "", "host hops", "total µs", "µs per op"));
@@ -255,26 +254,36 @@ class DevicePlanTest {
         }
     }
 
-    private static Run measure(String name, IntFunction<Mono<Void>> chain, int n, DeviceBuffer v, DeviceStream s1,
-            AtomicInteger hops) {
+    /** Runs the chains round-robin (so that load on the machine hits all alike) and keeps each one's median. */
+    private static Run[] measure(int n, DeviceBuffer v, DeviceStream s1, AtomicInteger hops, String[] names,
+            List<IntFunction<Mono<Void>>> chains) {
+        int reps = 7;
+        long[][] times = new long[chains.size()][reps];
+        int[] hopCounts = new int[chains.size()];
+        float[] values = new float[chains.size()];
         float[] value = new float[1];
         Mono<Void> reset = ReactiveStream.of(s1).fill(v, 0f);
-        for (int w = 0; w < 3; w++) {
-            reset.then(chain.apply(n)).block(Duration.ofSeconds(30));
+        for (int r = -3; r < reps; r++) { // three warm-up rounds
+            for (int c = 0; c < chains.size(); c++) {
+                reset.block(Duration.ofSeconds(30));
+                Mono<Void> chain = chains.get(c).apply(n);
+                hops.set(0);
+                long t0 = System.nanoTime();
+                chain.block(Duration.ofSeconds(30));
+                long t = System.nanoTime() - t0;
+                ReactiveStream.of(s1).copy(v, value).block(Duration.ofSeconds(30));
+                if (r >= 0) {
+                    times[c][r] = t;
+                    hopCounts[c] = hops.get();
+                    values[c] = value[0];
+                }
+            }
         }
-        long[] times = new long[7];
-        int hopCount = 0;
-        for (int r = 0; r < times.length; r++) {
-            reset.block(Duration.ofSeconds(30));
-            Mono<Void> c = chain.apply(n);
-            hops.set(0);
-            long t0 = System.nanoTime();
-            c.block(Duration.ofSeconds(30));
-            times[r] = System.nanoTime() - t0;
-            hopCount = hops.get();
-            ReactiveStream.of(s1).copy(v, value).block(Duration.ofSeconds(30));
+        Run[] out = new Run[chains.size()];
+        for (int c = 0; c < out.length; c++) {
+            Arrays.sort(times[c]);
+            out[c] = new Run(names[c], hopCounts[c], times[c][reps / 2], values[c]);
         }
-        Arrays.sort(times);
-        return new Run(name, hopCount, times[times.length / 2], value[0]);
+        return out;
     }
 }
