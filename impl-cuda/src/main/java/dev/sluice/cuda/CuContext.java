@@ -1,5 +1,6 @@
 package dev.sluice.cuda;
 
+import dev.sluice.DeviceException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -81,7 +82,7 @@ final class CuContext {
             }
         }
         CUcontext c = new CUcontext();
-        Jc.check(JCudaDriver.cuCtxCreate(c, 0, d), "cuCtxCreate");
+        checkOpen(JCudaDriver.cuCtxCreate(c, 0, d), "cuCtxCreate", ordinal);
         CuContext ctx = new CuContext(ordinal, d, c, false);
         ctx.bind();
         return ctx;
@@ -95,9 +96,24 @@ final class CuContext {
             Cu.devicePrimaryCtxReset(ordinal);
             r = JCudaDriver.cuDevicePrimaryCtxRetain(p.context, d);
         }
-        Jc.check(r, "cuDevicePrimaryCtxRetain");
+        checkOpen(r, "cuDevicePrimaryCtxRetain", ordinal);
         p.address = Jc.address(p.context);
         return p;
+    }
+
+    /**
+     * A sticky error at open means an earlier fault poisoned the device for this whole process: the CUDA driver
+     * keeps errors such as an illegal address until the process ends ("the process must be terminated and
+     * relaunched"), in every context of the device, new ones included. Say so rather than only naming the error.
+     */
+    private static void checkOpen(int r, String call, int ordinal) {
+        if (r != Cu.SUCCESS && Cu.isSticky(r)) {
+            String name = Cu.errorName(r);
+            throw new DeviceException(call + " failed: " + name + " (" + r + "): CUDA device " + ordinal
+                    + " faulted earlier in this process, and the CUDA driver keeps that error for the life of the process"
+                    + " in every context of the device; restart the process to use the device again", name, r, true, null);
+        }
+        Jc.check(r, call);
     }
 
     /** A non-blocking look at a context's sticky error: the result of querying its legacy stream. */

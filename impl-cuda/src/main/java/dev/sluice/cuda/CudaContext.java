@@ -69,7 +69,9 @@ final class CudaContext implements ContextHandle {
         this.options = options;
         int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
         this.markerEvents = new EventPool(blocking);
-        this.counterMarkers = blocking == 0 && !"events".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
+        // Event markers by default: measured cheaper per operation than stream counters (cuStreamWriteValue64
+        // costs about 0.5 µs more than cuEventRecord per call on the H200; docs/gpu-runs.md, second run).
+        this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");
         this.name = CudaLibrary.cString(n);

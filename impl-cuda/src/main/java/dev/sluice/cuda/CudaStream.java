@@ -52,6 +52,10 @@ final class CudaStream implements StreamHandle {
     private long markerSequence;
     /** When the completion thread last asked the driver about a fault on this stream (its thread only). */
     long lastFaultCheck;
+    /** Event markers: the newest recorded, and the highest sequence known done (completion thread only). */
+    volatile @org.jspecify.annotations.Nullable EventMarker newestMarker;
+    long doneSequence;
+    private final EventRing freeEvents = new EventRing(1024);
 
     CudaStream(CudaContext context, CUstream stream) {
         this.context = context;
@@ -365,6 +369,13 @@ final class CudaStream implements StreamHandle {
         Cu.check(Cu.streamWaitEvent(address, ((CudaEvent) event).address), "cuStreamWaitEvent");
     }
 
+    /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
+    void recycle(long event) {
+        if (destroyed || !freeEvents.offer(event)) {
+            context.markerEvents.give(event);
+        }
+    }
+
     boolean isDestroyed() {
         return destroyed;
     }
@@ -392,14 +403,19 @@ final class CudaStream implements StreamHandle {
             }
             context.counterMarkers = false;
         }
-        context.cu.bind();
-        long e = context.markerEvents.take();
+        long e = freeEvents.poll();
+        if (e == 0) {
+            context.cu.bind();
+            e = context.markerEvents.take();
+        }
         int r = Cu.eventRecord(e, address);
         if (r != Cu.SUCCESS) {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        return new EventMarker(context, e);
+        EventMarker m = new EventMarker(this, ++markerSequence, e);
+        newestMarker = m;
+        return m;
     }
 
     @Override
@@ -479,6 +495,9 @@ final class CudaStream implements StreamHandle {
     public void destroy() {
         context.cu.bind();
         destroyed = true;
+        for (long e; (e = freeEvents.poll()) != 0; ) {
+            context.markerEvents.give(e);
+        }
         JCudaDriver.cuStreamDestroy(stream);
         context.forget(this);
         context.counters.release(counter);

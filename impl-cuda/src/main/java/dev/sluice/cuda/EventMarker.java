@@ -12,22 +12,43 @@ import dev.sluice.spi.Marker;
 final class EventMarker implements Marker {
 
     private final CudaContext context;
+    private final CudaStream stream;
+    final long sequence;
     private long event;
 
-    EventMarker(CudaContext context, long event) {
-        this.context = context;
+    EventMarker(CudaStream stream, long sequence, long event) {
+        this.context = stream.context;
+        this.stream = stream;
+        this.sequence = sequence;
         this.event = event;
     }
 
+    /**
+     * One {@code cuEventQuery} (events need no current context). With a backlog, a marker seen done also
+     * queries the stream's newest marker: if that one is done too, every marker up to it is known done and is
+     * answered without a driver call ({@link CudaStream#doneSequence}), so a burst of finished work costs two
+     * queries, not one per operation.
+     */
     @Override
     public boolean isDone() {
         long e = event;
-        if (e == 0) {
+        if (e == 0 || sequence <= stream.doneSequence) {
             return true;
         }
-        context.cu.bind();
         int r = Cu.eventQuery(e);
+        if (r == 201) { // CUDA_ERROR_INVALID_CONTEXT: this driver wants the context bound after all
+            context.cu.bind();
+            r = Cu.eventQuery(e);
+        }
         if (r == Cu.SUCCESS) {
+            stream.doneSequence = sequence;
+            EventMarker newest = stream.newestMarker;
+            if (newest != null && newest.sequence > sequence + 8) {
+                long ne = newest.eventIfLive();
+                if (ne != 0 && Cu.eventQuery(ne) == Cu.SUCCESS) {
+                    stream.doneSequence = newest.sequence;
+                }
+            }
             return true;
         }
         if (r == Cu.ERROR_NOT_READY) {
@@ -51,6 +72,11 @@ final class EventMarker implements Marker {
         return event;
     }
 
+    /** The event without the lock, for the completion thread (the only one that releases markers). */
+    long eventIfLive() {
+        return event;
+    }
+
     /** Makes {@code stream} wait for this marker on the device (nothing to do once released: the work is done). */
     synchronized void waitOn(long stream) {
         if (event != 0) {
@@ -63,7 +89,7 @@ final class EventMarker implements Marker {
         long e = event;
         if (e != 0) {
             event = 0;
-            context.markerEvents.give(e);
+            stream.recycle(e);
         }
     }
 }

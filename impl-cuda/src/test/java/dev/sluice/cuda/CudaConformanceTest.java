@@ -2,13 +2,16 @@ package dev.sluice.cuda;
 
 import dev.sluice.Api;
 import dev.sluice.DeviceContext;
+import dev.sluice.conformance.AbstractFaultTest;
 import dev.sluice.conformance.ConformanceSuite;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * The whole conformance suite on CUDA device 0. Where no CUDA device is present (CI), every test is skipped
- * with the probe's reason: what was tried, and why it failed.
+ * with the probe's reason: what was tried, and why it failed. Device-fault tests run one per JVM (see
+ * {@link FaultTests}).
  */
 class CudaConformanceTest extends ConformanceSuite {
 
@@ -19,8 +22,10 @@ class CudaConformanceTest extends ConformanceSuite {
 
     /** Runs before each nested test's own set-up (which opens a context), so a missing device skips instead of failing. */
     @BeforeEach
-    void requireCudaDevice() {
+    void requireCudaDevice(TestInfo info) {
         Assumptions.assumeTrue(DeviceContext.deviceCount(Api.CUDA) > 0,
                 () -> "no CUDA device here; " + DeviceContext.detect().strip().replace('\n', ' '));
+        boolean fault = info.getTestClass().map(AbstractFaultTest.class::isAssignableFrom).orElse(false);
+        FaultTests.gate(fault, info.getTestMethod().map(java.lang.reflect.Method::getName).orElse(""));
     }
 }
