@@ -121,13 +121,13 @@ public final class CudaBench {
                 b.bandwidth(ctx);
             }
         }
-        if (only.isEmpty() || only.contains("events")) {
-            // The same with pooled events as completion markers instead of stream counters (the alternative design).
-            System.setProperty("sluice.cuda.markers", "events");
+        if (only.isEmpty() || only.contains("counters")) {
+            // The same with stream counters (cuStreamWriteValue64) as completion markers instead of events.
+            System.setProperty("sluice.cuda.markers", "counters");
             try (DeviceContext ev = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withPrimaryContext(false))) {
-                b.launch(ev, "_events");
-                b.latency(ev, "park_events");
-                b.tiny(ev, "_events");
+                b.launch(ev, "_counters");
+                b.latency(ev, "park_counters");
+                b.tiny(ev, "_counters");
             } finally {
                 System.clearProperty("sluice.cuda.markers");
             }
@@ -456,18 +456,18 @@ public final class CudaBench {
         System.out.println();
         System.out.println("target                                         C            Sluice       ratio   goal");
         row(c, "launch 5 args + future (host us/call)", "launch5_us", "sluice_launch5_future_us", "<= 1.30", false);
-        row(c, "  same, event markers", "launch5_us", "sluice_launch5_future_events_us", "", false);
+        row(c, "  same, stream-counter markers", "launch5_us", "sluice_launch5_future_counters_us", "", false);
         row(c, "  raw JCuda launch 5 args (us/call)", "launch5_us", "jcuda_launch5_us", "", false);
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
         row(c, "  raw FFM launch + cuStreamWriteValue64", "launch5_event_us", "ffm_launch5_write64_us", "", false);
         row(c, "  raw FFM launch + cuEventRecord", "launch5_event_us", "ffm_launch5_event_us", "", false);
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
-        row(c, "idle latency p50, PARK, event markers", "latency_event_p50_us", "sluice_latency_park_events_p50_us", "", false);
+        row(c, "idle latency p50, PARK, counter markers", "latency_event_p50_us", "sluice_latency_park_counters_p50_us", "", false);
         row(c, "idle latency p99, PARK (us)", "latency_event_p99_us", "sluice_latency_park_p99_us", "", false);
         String tinyKey = quick ? "tiny_20k_ms" : "tiny_100k_ms";
         row(c, "tiny kernels with futures (ms)", tinyKey, "sluice_" + tinyKey, "<= 1.15", false);
-        row(c, "  same, event markers", tinyKey, "sluice_" + tinyKey.replace("_ms", "_events_ms"), "", false);
+        row(c, "  same, stream-counter markers", tinyKey, "sluice_" + tinyKey.replace("_ms", "_counters_ms"), "", false);
         for (int mib : new int[] {64, 256, 512}) {
             row(c, "pinned H2D " + mib + " MiB (GB/s, events)", "bw_h2d_" + mib + "MiB_GBps", "sluice_bw_h2d_" + mib + "MiB_GBps", ">= 0.97", true);
             row(c, "pinned D2H " + mib + " MiB (GB/s, events)", "bw_d2h_" + mib + "MiB_GBps", "sluice_bw_d2h_" + mib + "MiB_GBps", ">= 0.97", true);
