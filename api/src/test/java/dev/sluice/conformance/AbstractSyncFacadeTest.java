@@ -36,9 +36,7 @@ public abstract class AbstractSyncFacadeTest extends ConformanceBase {
     void syncLaunchReturnsAfterTheKernelHasFinished() {
         DeviceStream s = ctx.createStream();
         DeviceBuffer b = intBuffer(ctx, filled(64, 0));
-        long nanos = Duration.ofMillis(300).toNanos();
-        long khz = attributeOr(ctx, dev.sluice.DeviceAttribute.CLOCK_RATE_KHZ, 2_000_000);
-        s.sync().launch(fn(TestKernels.SLOW_FILL), LaunchConfig.of(1, 1), b, 64L, 8, nanos / 1_000 * khz / 1_000, nanos);
+        s.sync().launch(fn(TestKernels.SLOW_FILL), LaunchConfig.of(1, 1), slowFillArguments(b, 8, Duration.ofMillis(300)));
         assertArrayEquals(filled(64, 8), readInts(ctx.createStream(), b), "read through an unordered stream");
     }
 

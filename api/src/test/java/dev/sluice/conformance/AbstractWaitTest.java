@@ -54,8 +54,9 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         producer.waitFor(gate); // work after the record is held back...
         producer.enqueueFill(late, 2);
         consumer.waitFor(e); // ...and the consumer must not wait for it
-        DeviceFuture<Void> read = consumer.enqueueCopy(b, new int[64]);
-        await(read);
+        int[] seen = new int[64];
+        await(consumer.enqueueCopy(b, seen)); // would hang if the wait covered the held-back work
+        assertArrayEquals(filled(64, 1), seen, "the work before the record is visible");
         gate.complete(null);
         assertArrayEquals(filled(64, 2), readInts(producer, late));
     }

@@ -186,11 +186,15 @@ public abstract class ConformanceBase {
      * all of {@code out} (I32) to {@code value}.
      */
     protected DeviceFuture<Void> slowFill(DeviceStream s, DeviceBuffer out, int value, Duration duration) {
-        DeviceContext c = s.context();
+        return s.enqueueLaunch(fn(s.context(), TestKernels.SLOW_FILL), LaunchConfig.of(1, 1), slowFillArguments(out, value, duration));
+    }
+
+    /** The arguments of {@link TestKernels#SLOW_FILL} for {@link #slowFill}, for launching it another way. */
+    protected static Object[] slowFillArguments(DeviceBuffer out, int value, Duration duration) {
         long nanos = duration.toNanos();
-        long khz = attributeOr(c, DeviceAttribute.CLOCK_RATE_KHZ, 2_000_000);
+        long khz = attributeOr(out.context(), DeviceAttribute.CLOCK_RATE_KHZ, 2_000_000);
         long cycles = nanos / 1_000 * khz / 1_000; // microseconds times thousands of ticks per second
-        return s.enqueueLaunch(fn(c, TestKernels.SLOW_FILL), LaunchConfig.of(1, 1), out, out.count(), value, cycles, nanos);
+        return new Object[] {out, out.count(), value, cycles, nanos};
     }
 
     /** Reads an I32/U32 buffer through {@code s} and waits. */
