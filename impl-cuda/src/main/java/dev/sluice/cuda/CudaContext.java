@@ -164,7 +164,13 @@ final class CudaContext implements ContextHandle {
             case MEMORY_POOLS_SUPPORTED -> 115;
             case CLUSTER_LAUNCH -> 120;
         };
-        int v = rawAttribute(id);
+        int[] out = new int[1];
+        int r = JCudaDriver.cuDeviceGetAttribute(out, id, cu.device);
+        if (r != Cu.SUCCESS) {
+            throw new UnsupportedOnBackendException("device attribute " + attribute.name() + " (CU_DEVICE_ATTRIBUTE " + id
+                    + ") is not reported by this CUDA driver: " + Cu.errorName(r));
+        }
+        int v = out[0];
         // The grid's x limit is 2^31-1, reported as a signed int; everything else is small and non-negative.
         return v & 0xFFFF_FFFFL;
     }
