@@ -266,10 +266,10 @@ public final class Lane {
     // ---------------------------------------------------------------- release
 
     /**
-     * Frees everything once the device is done with the lane: called only when no chunk is in flight, so the
-     * staging buffers are unused; device frees are enqueued on the lane's stream (after all its work), and
-     * the stream is closed on {@code closer} once they have finished ({@link DeviceStream#close()} waits,
-     * so never on a non-blocking thread).
+     * Frees everything once the device is done with the lane: called only when no chunk is in flight. Device
+     * frees are enqueued on the lane's stream (after all its work); once they have finished, the staging
+     * buffers and the stream are closed on {@code closer} ({@link DeviceStream#close()} waits, so never on
+     * a non-blocking thread).
      */
     void release(Executor closer) {
         if (released) {
@@ -294,13 +294,16 @@ public final class Lane {
                 m.deviceReleases.increment();
             }
         }
-        for (HostBuffer h : new HostBuffer[] {stagingIn, stagingOut}) {
-            if (h != null) {
-                h.close(); // frees once every copy enqueued on it has finished
-                m.hostReleases.increment();
-            }
-        }
+        HostBuffer[] staging = {stagingIn, stagingOut};
         Runnable closeStream = () -> {
+            // Off the enqueuing thread: freeing pinned memory can wait for the device on some drivers
+            // (cuMemFreeHost), and closing a stream waits for it.
+            for (HostBuffer h : staging) {
+                if (h != null) {
+                    h.close(); // frees once every copy enqueued on it has finished (all have, by now)
+                    m.hostReleases.increment();
+                }
+            }
             try {
                 stream.close();
             } catch (RuntimeException e) {

@@ -472,31 +472,33 @@ class GpuPipelineTest {
     // ---------------------------------------------------------------- overlap
 
     /**
-     * Each chunk holds its lane's stream for 10 ms of simulated device time (a gate that a timer opens: it
-     * takes no CPU, so the 2-core CI machine's load does not blur it). One lane serialises the chunks;
-     * three overlap them. Prints the times.
+     * Each chunk holds its lane's stream for 25 ms of simulated device time (a gate that a timer opens: it
+     * takes no CPU, so the 2-core CI machine's load blurs it less). One lane serialises the chunks; three
+     * overlap them. Three rounds, lane counts interleaved, best time of each; prints the times.
      */
     @Test
     void moreLanesOverlapChunksOnTheDevice() {
-        int chunks = 24;
-        long[] nanos = new long[4];
-        for (int lanes = 1; lanes <= 3; lanes++) {
-            GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
-            GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(lanes).chunkElements(256, DType.F32)
-                    .stage((lane, in, out) -> {
-                        lane.stream().waitFor(java.util.concurrent.CompletableFuture.runAsync(() -> { },
-                                java.util.concurrent.CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS)));
-                        return scale.enqueue(lane, in, out);
-                    })
-                    .build(Chunks.floats());
-            long t0 = System.nanoTime();
-            StepVerifier.create(p.process(Flux.range(0, chunks).map(i -> chunk(i, 256)))).expectNextCount(chunks)
-                    .verifyComplete();
-            nanos[lanes] = System.nanoTime() - t0;
+        int chunks = 18;
+        long[] best = {0, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
+        for (int round = 0; round < 3; round++) {
+            for (int lanes = 1; lanes <= 3; lanes++) {
+                GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
+                GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(lanes).chunkElements(256, DType.F32)
+                        .stage((lane, in, out) -> {
+                            lane.stream().waitFor(java.util.concurrent.CompletableFuture.runAsync(() -> { },
+                                    java.util.concurrent.CompletableFuture.delayedExecutor(25, TimeUnit.MILLISECONDS)));
+                            return scale.enqueue(lane, in, out);
+                        })
+                        .build(Chunks.floats());
+                long t0 = System.nanoTime();
+                StepVerifier.create(p.process(Flux.range(0, chunks).map(i -> chunk(i, 256)))).expectNextCount(chunks)
+                        .verifyComplete();
+                best[lanes] = Math.min(best[lanes], System.nanoTime() - t0);
+            }
         }
-        System.out.printf("%d chunks of 10 ms device time: 1 lane %.1f ms, 2 lanes %.1f ms, 3 lanes %.1f ms%n", chunks,
-                nanos[1] / 1e6, nanos[2] / 1e6, nanos[3] / 1e6);
-        assertTrue(nanos[1] > 1.7 * nanos[3], "3 lanes not 1.7x faster than 1: " + nanos[1] / 1e6 + " vs " + nanos[3] / 1e6 + " ms");
+        System.out.printf("%d chunks of 25 ms device time, best of 3: 1 lane %.1f ms, 2 lanes %.1f ms, 3 lanes %.1f ms%n",
+                chunks, best[1] / 1e6, best[2] / 1e6, best[3] / 1e6);
+        assertTrue(best[1] > 1.7 * best[3], "3 lanes not 1.7x faster than 1: " + best[1] / 1e6 + " vs " + best[3] / 1e6 + " ms");
     }
 
     // ---------------------------------------------------------------- threads
