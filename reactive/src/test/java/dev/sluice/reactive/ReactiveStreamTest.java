@@ -161,6 +161,40 @@ class ReactiveStreamTest {
     }
 
     @Test
+    void closingABufferTheDeviceStillUsesDefersItsFreeUntilTheUseHasFinished() throws Exception {
+        // What the reactive layer relies on when a cancelled Mono's buffers are closed: DeviceBuffer.close()
+        // frees in its home stream's order, after a device-side wait for uses on other streams.
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        try (DeviceStream home = ctx.createStream(); DeviceStream user = ctx.createStream()) {
+            try {
+                long free0 = ctx.memoryInfo().free();
+                DeviceBuffer b = home.enqueueAllocate(DType.F32, 1 << 16);
+                home.enqueueFill(b, 3f).get(10, TimeUnit.SECONDS);
+                long free1 = ctx.memoryInfo().free();
+                user.waitFor(gate);
+                float[] back = new float[1 << 16];
+                Mono<Void> read = ReactiveStream.of(user).copy(b, back);
+                read.subscribe().dispose(); // enqueued, then cancelled: only the signals stop
+                DeviceFuture<Void> readAgain = user.enqueueCopy(b, back);
+                b.close();
+                Thread.sleep(50);
+                if (ctx.api() == dev.sluice.Api.CPU) {
+                    assertEquals(free1, ctx.memoryInfo().free(), "freed while a stream may still read it");
+                }
+                gate.complete(null);
+                readAgain.get(10, TimeUnit.SECONDS);
+                assertEquals(3f, back[back.length - 1]);
+                home.enqueueMarker().get(10, TimeUnit.SECONDS);
+                if (ctx.api() == dev.sluice.Api.CPU) {
+                    assertEquals(free0, ctx.memoryInfo().free(), "freed once the use had finished");
+                }
+            } finally {
+                gate.complete(null);
+            }
+        }
+    }
+
+    @Test
     void allocateEmitsAnUsableBuffer() {
         ReactiveStream rx = ReactiveStream.of(ctx.stream());
         DeviceBuffer b = rx.allocate(DType.F32, 8).block(Duration.ofSeconds(10));
