@@ -83,22 +83,31 @@ final class GridRun implements CpuStream.Op {
         int bx = linear % grid.x();
         int by = (linear / grid.x()) % grid.y();
         int bz = linear / (grid.x() * grid.y());
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment shared = sharedBytes == 0 ? MemorySegment.NULL : arena.allocate(sharedBytes, 16);
-            if (!function.kernel().javaUsesBarriers()) {
-                Thread t = new Thread(bx, by, bz, shared, null);
-                for (int z = 0; z < block.z(); z++) {
-                    for (int y = 0; y < block.y(); y++) {
-                        for (int x = 0; x < block.x(); x++) {
-                            t.x = x;
-                            t.y = y;
-                            t.z = z;
-                            invoke(t);
-                        }
-                    }
+        if (sharedBytes == 0) {
+            // An arena per block costs tens of microseconds: open one only when the kernel asked for shared memory.
+            runThreads(bx, by, bz, MemorySegment.NULL);
+            return;
+        }
+        // Threads of a block with barriers run on virtual threads of their own: their memory must be shared.
+        try (Arena arena = function.kernel().javaUsesBarriers() ? Arena.ofShared() : Arena.ofConfined()) {
+            runThreads(bx, by, bz, arena.allocate(sharedBytes, 16));
+        }
+    }
+
+    private void runThreads(int bx, int by, int bz, MemorySegment shared) throws Throwable {
+        if (function.kernel().javaUsesBarriers()) {
+            runConcurrently(bx, by, bz, shared);
+            return;
+        }
+        Thread t = new Thread(bx, by, bz, shared, null);
+        for (int z = 0; z < block.z(); z++) {
+            for (int y = 0; y < block.y(); y++) {
+                for (int x = 0; x < block.x(); x++) {
+                    t.x = x;
+                    t.y = y;
+                    t.z = z;
+                    invoke(t);
                 }
-            } else {
-                runConcurrently(bx, by, bz, shared);
             }
         }
     }
