@@ -219,6 +219,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             if (failure == null) {
                 failure = firstLaneFailure();
             }
+            if (failure == null && upstreamDone && upstreamError != null) {
+                failure = upstreamError; // no new uploads once upstream has failed
+            }
             if (failure == null) {
                 startArrivedChunks();
             }
