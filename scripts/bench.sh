@@ -17,7 +17,7 @@
 #
 # Settings (environment):
 #   JAVA           java to run (default: .gpu/jre/bin/java if present, else $JAVA_HOME/bin/java, else java)
-#   BENCH_CP       class path (default: .gpu/lib/* if present, else benchmarks/target/benchmarks.jar)
+#   BENCH_CP       class path (default: benchmarks/target/benchmarks.jar if built, else .gpu/lib/*)
 #   SLUICE_API     cuda, hip or cpu (default: what DeviceContext.open() picks: CUDA, HIP, then the CPU)
 #   OVERLAP_ARGS   arguments of OverlapBenchmark (default: none; see its --help)
 #   JMH_ARGS       JMH options (default: -f 1 -wi 3 -w 1 -i 5 -r 1: about 3 minutes for `jmh`)
@@ -38,8 +38,8 @@ if [ -z "${JAVA:-}" ]; then
   else JAVA=java; fi
 fi
 if [ -z "${BENCH_CP:-}" ]; then
-  if compgen -G "$ROOT/.gpu/lib/sluice-benchmarks-*.jar" >/dev/null; then BENCH_CP="$ROOT/.gpu/lib/*"
-  else BENCH_CP="$ROOT/benchmarks/target/benchmarks.jar"; fi
+  if [ -f "$ROOT/benchmarks/target/benchmarks.jar" ]; then BENCH_CP="$ROOT/benchmarks/target/benchmarks.jar"
+  else BENCH_CP="$ROOT/.gpu/lib/*"; fi
 fi
 API_OPT=()
 [ -n "${SLUICE_API:-}" ] && API_OPT=("-Dsluice.api=$SLUICE_API")
