@@ -40,6 +40,11 @@ public final class HipBackend implements Backend {
     private volatile @Nullable HipCompiler compiler;
     private int runtimeVersion;
     private final Map<Integer, Set<HipContext>> open = new HashMap<>();
+    private final Map<ModuleKey, HipModule> modules = new HashMap<>();
+
+    /** A code object on a device: the kernel's name and the SHA-256 of the image. */
+    private record ModuleKey(int device, String kernel, String image) {
+    }
     private final Set<Integer> faulted = new HashSet<>();
 
     /** The service: the library from the system properties, or found by discovery. */
@@ -171,6 +176,31 @@ public final class HipBackend implements Backend {
         return c;
     }
 
+    /**
+     * The kernel {@code kernelName} of {@code image} on {@code context}'s device, loaded on first use and then
+     * shared by all the device's contexts until the device is reset. Loading once per process also keeps
+     * module loads away from the hot path: on some drivers loading synchronises the device, which must never
+     * happen while a stream waits on host work.
+     */
+    HipModule module(HipContext context, String kernelName, byte[] image) {
+        ModuleKey key = new ModuleKey(context.device, kernelName, KernelCache.sha256(image));
+        synchronized (modules) {
+            HipModule m = modules.get(key);
+            if (m == null) {
+                m = context.loadImageNow(kernelName, image);
+                modules.put(key, m);
+            }
+            return m;
+        }
+    }
+
+    /** How many modules are loaded on {@code device} (tests). */
+    int loadedModules(int device) {
+        synchronized (modules) {
+            return (int) modules.keySet().stream().filter(k -> k.device() == device).count();
+        }
+    }
+
     synchronized void markFaulted(int device) {
         faulted.add(device);
     }
@@ -189,6 +219,9 @@ public final class HipBackend implements Backend {
             reset = (s == null || s.isEmpty()) && faulted.remove(c.device);
         }
         if (reset) {
+            synchronized (modules) {
+                modules.keySet().removeIf(k -> k.device() == c.device); // a reset destroys them
+            }
             try {
                 c.bind();
                 c.api.deviceReset();

@@ -369,14 +369,20 @@ final class HipContext implements ContextHandle {
                 + " code object, so it cannot run on hip");
     }
 
+    /** The kernel from {@code image}, loaded on this device once per process ({@link HipBackend#module}). */
     HipModule loadImage(String kernelName, byte[] image) {
+        return backend.module(this, kernelName, image);
+    }
+
+    /** {@code hipModuleLoadData} and {@code hipModuleGetFunction}, for {@link HipBackend#module}. */
+    HipModule loadImageNow(String kernelName, byte[] image) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment code = a.allocate(image.length + 1L, 16);
             MemorySegment.copy(image, 0, code, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, image.length);
             bind();
             long module = api.moduleLoadData(code);
             try {
-                return new HipModule(this, module, api.moduleGetFunction(module, kernelName), kernelName);
+                return new HipModule(api, device, module, api.moduleGetFunction(module, kernelName), kernelName);
             } catch (RuntimeException e) {
                 api.moduleUnload(module);
                 throw e;
@@ -426,10 +432,6 @@ final class HipContext implements ContextHandle {
             defaultStream.synchronize(); // already done by the public layer; reports a fault of the device
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "synchronize at close of " + this + " failed", e);
-        }
-        HipModule f = fill64;
-        if (f != null) {
-            quietly(f::unload);
         }
         HipStream a = allocationStream;
         if (a != null) {

@@ -6,17 +6,21 @@ import java.util.Optional;
 
 /**
  * A loaded code object ({@code hipModuleLoadData}) and the one kernel of it Sluice launches
- * ({@code hipModuleGetFunction}).
+ * ({@code hipModuleGetFunction}). Shared by every context of its device: HIP has one context per device, so
+ * a module loaded once serves them all, and the backend keeps it loaded ({@link HipBackend#module}) until the
+ * device is reset. {@link #unload()} therefore does nothing.
  */
 final class HipModule implements FunctionHandle {
 
-    private final HipContext context;
-    private final long module;
+    private final HipApi api;
+    final int device;
+    final long module;
     final long function;
     final String name;
 
-    HipModule(HipContext context, long module, long function, String name) {
-        this.context = context;
+    HipModule(HipApi api, int device, long module, long function, String name) {
+        this.api = api;
+        this.device = device;
         this.module = module;
         this.function = function;
         this.name = name;
@@ -48,12 +52,12 @@ final class HipModule implements FunctionHandle {
         if (a < 0) {
             return -1;
         }
-        return context.api.funcGetAttribute(a, function);
+        return api.funcGetAttribute(a, function);
     }
 
+    /** Kept loaded for the device's other contexts and later loads of the same code; see the class comment. */
     @Override
     public void unload() {
-        context.api.moduleUnload(module);
     }
 
     @Override

@@ -58,6 +58,15 @@ final class KernelCache {
         }
     }
 
+    /** The hex SHA-256 of {@code bytes}. */
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Nullable Path file(String key) {
         Path dir = directory();
         return dir == null ? null : dir.resolve(key + "." + extension);

@@ -1,9 +1,16 @@
 package dev.sluice.hip;
 
 import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.Kernel;
 import dev.sluice.conformance.ConformanceSuite;
+import dev.sluice.conformance.TestKernels;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -12,6 +19,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * The whole conformance suite on HIP device 0. Where no HIP device is present (CI, or any machine without an
@@ -19,9 +29,15 @@ import org.junit.jupiter.api.TestInfo;
  * answered. On the GPU machine it runs against the HIP-over-CUDA test library (check 2, docs/hip.md).
  *
  * <p>Tests that need what HIP lacks by design are skipped with the reason, below. With a device, each test's
- * start and end is printed, and a test still running after 40 s prints every thread's stack, so that a run
+ * start and outcome is printed, and a test still running after 40 s prints every thread's stack, so that a run
  * cut short by its time limit still says where it stood.
+ *
+ * <p>Before each test every kernel of the suite is loaded once on the device (the backend keeps modules
+ * loaded per device): on the HIP-over-CUDA test library a module load synchronises the device, which would
+ * deadlock a test that compiles a kernel while one of its streams waits on host work (seen on the GPU
+ * machine, docs/gpu-runs.md). HIP on AMD is not known to need this.
  */
+@ExtendWith(HipConformanceTest.Outcomes.class)
 class HipConformanceTest extends ConformanceSuite {
 
     /** Test method name → why HIP cannot pass it. */
@@ -54,6 +70,7 @@ class HipConformanceTest extends ConformanceSuite {
             Assumptions.assumeTrue(why == null, () -> "not applicable to hip: " + why);
         });
         String name = name(info);
+        warmModules();
         started = System.nanoTime();
         System.err.println("[hip-test] start " + name);
         watchdog = WATCHDOG.scheduleAtFixedRate(() -> dumpThreads(name), 40, 40, TimeUnit.SECONDS);
@@ -64,6 +81,51 @@ class HipConformanceTest extends ConformanceSuite {
         if (watchdog != null) {
             watchdog.cancel(false);
             System.err.println("[hip-test] end " + name(info) + " (" + (System.nanoTime() - started) / 1_000_000 + " ms)");
+        }
+    }
+
+    /** Loads every kernel of the suite, and the internal 64-bit fill, on device 0; failures are left to the tests. */
+    private static void warmModules() {
+        try (DeviceContext c = DeviceContext.open(Api.HIP, 0)) {
+            for (Field f : TestKernels.class.getFields()) {
+                if (Modifier.isStatic(f.getModifiers()) && f.getType() == Kernel.class) {
+                    c.compile((Kernel) f.get(null)).close();
+                }
+            }
+            try (DeviceBuffer b = c.allocate(DType.I64, 4)) {
+                c.sync().fill(b, 0x1234_5678_9ABC_DEF0L);
+            }
+        } catch (Exception | AssertionError e) {
+            System.err.println("[hip-test] warming the kernels failed: " + e);
+        }
+    }
+
+    /** Prints each test's outcome, with the failure's message, as it happens. */
+    static final class Outcomes implements TestWatcher {
+        @Override
+        public void testSuccessful(ExtensionContext c) {
+            print(c, "PASSED", null);
+        }
+
+        @Override
+        public void testFailed(ExtensionContext c, Throwable cause) {
+            print(c, "FAILED", cause);
+        }
+
+        @Override
+        public void testAborted(ExtensionContext c, Throwable cause) {
+            print(c, "SKIPPED", cause);
+        }
+
+        @Override
+        public void testDisabled(ExtensionContext c, Optional<String> reason) {
+            System.err.println("[hip-test] DISABLED " + c.getDisplayName());
+        }
+
+        private static void print(ExtensionContext c, String outcome, Throwable cause) {
+            String where = c.getTestClass().map(Class::getSimpleName).orElse("?") + "." + c.getDisplayName();
+            String why = cause == null ? "" : ": " + String.valueOf(cause).replace('\n', ' ');
+            System.err.println("[hip-test] " + outcome + " " + where + (why.length() > 400 ? why.substring(0, 400) + "..." : why));
         }
     }
 
