@@ -206,6 +206,10 @@ static CUresult init(void) {
            compiled while another stream waits on a host gate would deadlock. HIP on AMD loads a code object
            when hipModuleLoadData is called; eager loading gives the same behaviour here. */
         setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+        /* Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); a stream held by
+           hipStreamWaitValue32 holds its queue, and so every stream sharing it. HIP's tests gate dozens of
+           streams at once: take the most queues the driver offers. */
+        setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
         g_init_result = cuInit(0);
         g_init_done = 1;
     }
