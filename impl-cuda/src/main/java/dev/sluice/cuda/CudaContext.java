@@ -408,6 +408,27 @@ final class CudaContext implements ContextHandle {
         return f;
     }
 
+    /**
+     * Waits for {@code event} on a helper thread by polling with short pauses rather than in
+     * {@code cuEventSynchronize}, and gives up once the context is known to have faulted.
+     *
+     * @return the last {@code cuEventQuery} result (SUCCESS, or the error)
+     */
+    int awaitEvent(long event) {
+        long pause = 1_000;
+        while (true) {
+            int r = Cu.eventQuery(event);
+            if (r != Cu.ERROR_NOT_READY) {
+                return r;
+            }
+            if (cu.isFaulted() || closed) {
+                return 700;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 100_000);
+        }
+    }
+
     synchronized Staging staging() {
         if (staging == null) {
             staging = new Staging(this);

@@ -52,9 +52,6 @@ final class CudaStream implements StreamHandle {
     private long markerSequence;
     /** When the completion thread last asked the driver about a fault on this stream (its thread only). */
     long lastFaultCheck;
-    /** Event markers: the newest recorded, and the highest sequence known done (completion thread only). */
-    volatile @org.jspecify.annotations.Nullable EventMarker newestMarker;
-    long doneSequence;
     private final EventRing freeEvents = new EventRing(1024);
 
     CudaStream(CudaContext context, CUstream stream) {
@@ -123,7 +120,7 @@ final class CudaStream implements StreamHandle {
                 }
                 done = context.markerEvents.take();
                 Cu.check(Cu.eventRecord(done, t), "cuEventRecord (staging)");
-                Cu.eventSynchronize(done);
+                context.awaitEvent(done);
             } finally {
                 gate.open();
                 context.markerEvents.give(before);
@@ -154,7 +151,7 @@ final class CudaStream implements StreamHandle {
                 HostGate gate = enqueueHostGate();
                 staging.submit(() -> {
                     try {
-                        if (Cu.eventSynchronize(copied) == Cu.SUCCESS) {
+                        if (context.awaitEvent(copied) == Cu.SUCCESS) {
                             MemorySegment.copy(c.segment, 0, destination, 0, bytes);
                         }
                     } finally {
@@ -179,7 +176,7 @@ final class CudaStream implements StreamHandle {
                     try {
                         Cu.check(Cu.memcpyDtoHAsync(c.host, src + off, n, t), "cuMemcpyDtoHAsync (staged)");
                         Cu.check(Cu.eventRecord(c.event, t), "cuEventRecord (staging)");
-                        Cu.check(Cu.eventSynchronize(c.event), "cuEventSynchronize (staging)");
+                        Cu.check(context.awaitEvent(c.event), "cuEventQuery (staging)");
                         MemorySegment.copy(c.segment, 0, destination, off, n);
                     } finally {
                         staging.give(c);
@@ -413,9 +410,7 @@ final class CudaStream implements StreamHandle {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        EventMarker m = new EventMarker(this, ++markerSequence, e);
-        newestMarker = m;
-        return m;
+        return new EventMarker(this, ++markerSequence, e);
     }
 
     @Override

@@ -24,15 +24,14 @@ final class EventMarker implements Marker {
     }
 
     /**
-     * One {@code cuEventQuery} (events need no current context). With a backlog, a marker seen done also
-     * queries the stream's newest marker: if that one is done too, every marker up to it is known done and is
-     * answered without a driver call ({@link CudaStream#doneSequence}), so a burst of finished work costs two
-     * queries, not one per operation.
+     * One {@code cuEventQuery} (events need no current context). While the marker is not done, at most every
+     * {@link CounterMarker#FAULT_CHECK_NANOS} per stream, {@code cuStreamQuery} also asks whether the context
+     * faulted: an event behind work that will never run (a gate, a faulted kernel) may keep answering "not ready".
      */
     @Override
     public boolean isDone() {
         long e = event;
-        if (e == 0 || sequence <= stream.doneSequence) {
+        if (e == 0) {
             return true;
         }
         int r = Cu.eventQuery(e);
@@ -41,18 +40,19 @@ final class EventMarker implements Marker {
             r = Cu.eventQuery(e);
         }
         if (r == Cu.SUCCESS) {
-            stream.doneSequence = sequence;
-            EventMarker newest = stream.newestMarker;
-            if (newest != null && newest.sequence > sequence + 8) {
-                long ne = newest.eventIfLive();
-                if (ne != 0 && Cu.eventQuery(ne) == Cu.SUCCESS) {
-                    stream.doneSequence = newest.sequence;
-                }
-            }
             return true;
         }
         if (r == Cu.ERROR_NOT_READY) {
-            return false;
+            long now = System.nanoTime();
+            if (now - stream.lastFaultCheck < CounterMarker.FAULT_CHECK_NANOS || stream.isDestroyed() || stream.isCapturing()) {
+                return false;
+            }
+            stream.lastFaultCheck = now;
+            int q = Cu.streamQuery(stream.address);
+            if (q == Cu.SUCCESS || q == Cu.ERROR_NOT_READY || !Cu.isSticky(q)) {
+                return false;
+            }
+            r = q;
         }
         context.cu.markFaulted();
         throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
@@ -72,10 +72,6 @@ final class EventMarker implements Marker {
         return event;
     }
 
-    /** The event without the lock, for the completion thread (the only one that releases markers). */
-    long eventIfLive() {
-        return event;
-    }
 
     /** Makes {@code stream} wait for this marker on the device (nothing to do once released: the work is done). */
     synchronized void waitOn(long stream) {

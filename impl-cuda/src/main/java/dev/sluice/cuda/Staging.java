@@ -87,7 +87,7 @@ final class Staging {
                 waitFor = busy.peekFirst();
             }
             if (waitFor != null) {
-                Cu.eventSynchronize(waitFor.event);
+                context.awaitEvent(waitFor.event);
             } else {
                 Thread.onSpinWait();
             }
