@@ -2,8 +2,8 @@ package dev.sluice.cuda;
 
 /**
  * Kernels the backend itself needs, as hand-written PTX so that they load without NVRTC: a 64-bit fill
- * (the driver's memsets stop at 32 bits) and a gate that spins on a host-mapped flag, for devices whose
- * driver refuses {@code cuStreamWaitValue32}. PTX ISA 6.3 for {@code sm_75} (or the device's own older
+ * (the driver's memsets stop at 32 bits) and the host gate: one thread that polls a host-mapped flag with
+ * system-scope acquire loads, sleeping a microsecond between polls. PTX ISA 6.3 for {@code sm_75} (or the device's own older
  * {@code sm_XY}), JIT-compiled by the driver for the device at hand.
  */
 final class Builtins {
@@ -65,7 +65,7 @@ final class Builtins {
                     ld.param.u64 %%rd1, [flag];
                     ld.param.u32 %%r1, [target];
                 GATE_LOOP:
-                    ld.volatile.global.u32 %%r2, [%%rd1];
+                    %s %%r2, [%%rd1];
                     sub.s32 %%r3, %%r2, %%r1;
                     setp.ge.s32 %%p1, %%r3, 0;
                     @%%p1 bra GATE_DONE;
@@ -74,6 +74,7 @@ final class Builtins {
                 GATE_DONE:
                     ret;
                 }
-                """.formatted(target, sleep ? "nanosleep.u32 2000;" : "");
+                """.formatted(target, sleep ? "ld.acquire.sys.global.u32" : "ld.volatile.global.u32",
+                        sleep ? "nanosleep.u32 1000;" : "");
     }
 }

@@ -53,7 +53,13 @@ final class CudaContext implements ContextHandle {
     volatile boolean counterMarkers;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
-    volatile boolean gateKernelOnly;
+    /**
+     * Host gates are a one-thread kernel polling the mapped flag unless {@code -Dsluice.cuda.gates=memop}:
+     * on the H200 with driver 580, while a stream waited in {@code cuStreamWaitValue32}, {@code cuModuleLoadDataEx}
+     * and {@code cuStreamCreateWithPriority} in the same context blocked until the wait ended, which deadlocks a
+     * thread that compiles or creates a stream before it opens the gate (docs/gpu-runs.md, fourth run).
+     */
+    volatile boolean gateKernelOnly = !"memop".equalsIgnoreCase(System.getProperty("sluice.cuda.gates", ""));
     private final String name;
     private final ComputeCapability capability;
     private final CudaStream defaultStream;
