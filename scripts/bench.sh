@@ -5,7 +5,8 @@
 #   scripts/bench.sh [what...]     what: overlap jmh jmh-variants all   (default: overlap jmh)
 #
 #   overlap       dev.sluice.benchmarks.OverlapBenchmark: the table, and a traced run drawn as an SVG timeline
-#   jmh           every JMH benchmark of dev.sluice.benchmarks (enqueue, futures, latency, sync vs async)
+#   jmh           every JMH benchmark of dev.sluice.benchmarks (enqueue, futures, latency, sync vs async),
+#                 then, if $BENCH_OUT/native.txt exists, their ratios to the C figures (JmhVsNative)
 #   jmh-variants  EnqueueBenchmark with tracing off and on; FutureBenchmark and LatencyBenchmark under each
 #                 wait strategy of the completion thread
 #   all           the three
@@ -19,7 +20,8 @@
 #   JAVA           java to run (default: .gpu/jre/bin/java if present, else $JAVA_HOME/bin/java, else java)
 #   BENCH_CP       class path (default: benchmarks/target/benchmarks.jar if built, else .gpu/lib/*)
 #   SLUICE_API     cuda, hip or cpu (default: what DeviceContext.open() picks: CUDA, HIP, then the CPU)
-#   OVERLAP_ARGS   arguments of OverlapBenchmark (default: none; see its --help)
+#   OVERLAP_ARGS   arguments of OverlapBenchmark (default: none; see its --help). If $BENCH_OUT/native.txt
+#                  exists (benchmarks/native's output, as gpu-run.sh native writes it), --native gets it
 #   JMH_ARGS       JMH options (default: -f 1 -wi 3 -w 1 -i 5 -r 1: about 3 minutes for `jmh`)
 #   JMH_INCLUDE    regex of the benchmarks `jmh` runs (default: this package's, not cuda/'s)
 #   JAVA_OPTS      extra JVM options (the JMH forks inherit them)
@@ -67,14 +69,20 @@ STATUS=0
   for s in "${SEL[@]}"; do
     case "$s" in
       overlap)
-        say "overlap ${OV_OPTS[*]}"
+        NATIVE=()
+        # native.txt of benchmarks/native from this session (gpu-run.sh native bench): print the ratios to C
+        [ -f "$OUTDIR/native.txt" ] && [[ " ${OV_OPTS[*]} " != *" --native "* ]] && NATIVE=(--native "$OUTDIR/native.txt")
+        say "overlap ${OV_OPTS[*]} ${NATIVE[*]}"
         "${JVM[@]}" dev.sluice.benchmarks.OverlapBenchmark --svg "$OUTDIR/overlap-timeline.svg" \
-          --trace-json "$WORK/overlap-trace.json" "${OV_OPTS[@]}" || { echo "bench: overlap FAILED rc=$?"; STATUS=1; }
+          --trace-json "$WORK/overlap-trace.json" "${NATIVE[@]}" "${OV_OPTS[@]}" || { echo "bench: overlap FAILED rc=$?"; STATUS=1; }
         ;;
       jmh)
         say "jmh ${JMH_OPTS[*]}"
         "${JVM[@]}" org.openjdk.jmh.Main "${JMH_INCLUDE:-^dev\.sluice\.benchmarks\.[A-Z]\w*\.\w+\$}" "${JMH_OPTS[@]}" \
           -rf json -rff "$WORK/jmh.json" || { echo "bench: jmh FAILED rc=$?"; STATUS=1; }
+        if [ -f "$OUTDIR/native.txt" ] && [ -f "$WORK/jmh.json" ]; then
+          "${JVM[@]}" dev.sluice.benchmarks.JmhVsNative "$WORK/jmh.json" "$OUTDIR/native.txt" || echo "bench: ratios to C failed"
+        fi
         ;;
       jmh-variants)
         say "jmh-variants: tracing off/on"

@@ -65,6 +65,7 @@ public final class OverlapBenchmark {
         List<String> modes = List.of("plain", "reactive");
         Path svg;
         Path traceJson;
+        Path nativeResults;
         String traceMode = "plain";
         int traceStreams = 3;
         int traceChunks = 16;
@@ -85,6 +86,7 @@ public final class OverlapBenchmark {
                     case "--modes" -> o.modes = List.of(need(a, v).split(","));
                     case "--svg" -> o.svg = Path.of(need(a, v));
                     case "--trace-json" -> o.traceJson = Path.of(need(a, v));
+                    case "--native" -> o.nativeResults = Path.of(need(a, v));
                     case "--trace-config" -> {
                         String[] p = need(a, v).split(":");
                         if (p.length != 3) {
@@ -133,13 +135,15 @@ public final class OverlapBenchmark {
             return """
                     usage: OverlapBenchmark [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4]
                                             [--passes 4] [--reps 5] [--modes plain,reactive] [--svg FILE]
-                                            [--trace-json FILE] [--trace-config plain:3:16] [--quick]
+                                            [--trace-json FILE] [--trace-config plain:3:16] [--native FILE] [--quick]
                       --total-mib     size of the host array (default 512 on a GPU, 64 on the CPU simulator)
                       --chunks        chunk counts to try (chunk size = total / count)
                       --passes        read-modify-write passes of the kernel over each chunk: its cost
                       --reps          timed runs per configuration, after one warm-up; the median is shown
                       --svg           run --trace-config again with tracing on and draw it here
                       --trace-json    also write that run's Chrome trace-event JSON (Perfetto) here
+                      --native        native.txt of benchmarks/native from the same session: adds the ratios
+                                      of the plain 16-chunk rows to C's overlap_streamsN_ms (same --passes)
                       --quick         one timed run per configuration (CI)""";
         }
     }
@@ -236,6 +240,9 @@ public final class OverlapBenchmark {
                 }
             }
             printTable(ctx, mib, o, bw, transferMs, kernelAlone, rows);
+            if (o.nativeResults != null) {
+                printNative(o, mib, bw, kernelAlone, rows);
+            }
             ideal16 = Math.max(transferMs, kernelAlone.getOrDefault(o.traceChunks, b.kernelAlone(o.traceChunks)));
         }
         if (o.svg != null || o.traceJson != null) {
@@ -562,6 +569,63 @@ public final class OverlapBenchmark {
         System.out.println();
         System.out.println("time: from the first enqueue until every future has completed on the host (the user's view);");
         System.out.println("device: from an event before the first copy to the last stream's end event (as benchmarks/native times it).");
+    }
+
+    /**
+     * Sluice next to C ({@code benchmarks/native}'s {@code overlap}: 512 MiB, 16 chunks, round-robin over 1..4
+     * streams, timed with events from before the first copy to the last stream's end).
+     */
+    private static void printNative(Options o, long mib, double[] bw, Map<Integer, Double> kernelAlone, List<Row> rows) {
+        Map<String, Double> c = new LinkedHashMap<>();
+        try {
+            for (String line : java.nio.file.Files.readAllLines(o.nativeResults)) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    try {
+                        c.put(line.substring(0, eq).trim(), Double.parseDouble(line.substring(eq + 1).trim()));
+                    } catch (NumberFormatException e) {
+                        // device=..., date=...: not a figure
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            System.out.println("native: cannot read " + o.nativeResults + ": " + e);
+            return;
+        }
+        System.out.printf(Locale.ROOT, "%nSluice / C (%s, same session; C: benchmarks/native overlap, 512 MiB, 16 chunks)%n", o.nativeResults);
+        if (mib != 512) {
+            System.out.println("  (this run moved " + mib + " MiB, C moved 512: ratios of times are not comparable)");
+        }
+        System.out.println("| what | C | Sluice | Sluice / C |");
+        System.out.println("|---|---:|---:|---:|");
+        Double cBoth = c.get("bw_both_512MiB_GBps");
+        if (cBoth != null) {
+            System.out.printf(Locale.ROOT, "| pinned both ways at once, GB/s | %.2f | %.2f | %.3f |%n", cBoth, bw[2], bw[2] / cBoth);
+        }
+        Double cKernel = c.get("overlap_kernel_alone_ms");
+        if (cKernel != null && kernelAlone.containsKey(16)) {
+            System.out.printf(Locale.ROOT, "| kernels alone, 16 chunks, ms | %.3f | %.3f | %.3f |%n", cKernel, kernelAlone.get(16),
+                    kernelAlone.get(16) / cKernel);
+        }
+        for (Row r : rows) {
+            Double cms = c.get("overlap_streams" + r.streams() + "_ms");
+            if (r.mode().equals("plain") && r.chunks() == 16 && cms != null) {
+                System.out.printf(Locale.ROOT, "| %d stream%s, device ms (events, as C) | %.3f | %.3f | %.3f |%n", r.streams(),
+                        r.streams() == 1 ? "" : "s", cms, r.deviceMs(), r.deviceMs() / cms);
+                System.out.printf(Locale.ROOT, "| %d stream%s, time ms (until the futures completed) | %.3f | %.3f | %.3f |%n",
+                        r.streams(), r.streams() == 1 ? "" : "s", cms, r.wallMs(), r.wallMs() / cms);
+            }
+            if (r.mode().equals("reactive") && r.chunks() == 16 && cms != null) {
+                System.out.printf(Locale.ROOT, "| %d lane%s, reactive pipeline, time ms | %.3f | %.3f | %.3f |%n", r.streams(),
+                        r.streams() == 1 ? "" : "s", cms, r.wallMs(), r.wallMs() / cms);
+            }
+        }
+        for (Row r : rows) {
+            Double cms = c.get("overlap_streams" + r.streams() + "_ms");
+            if (r.mode().equals("plain") && r.chunks() == 16 && cms != null) {
+                System.out.printf(Locale.ROOT, "overlap_plain_streams%d_chunks16_ratio_to_c=%.4f%n", r.streams(), r.deviceMs() / cms);
+            }
+        }
     }
 
     // ---------------------------------------------------------------- helpers
