@@ -54,12 +54,12 @@ final class CudaContext implements ContextHandle {
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
-     * Host gates are a one-thread kernel polling the mapped flag unless {@code -Dsluice.cuda.gates=memop}:
-     * on the H200 with driver 580, while a stream waited in {@code cuStreamWaitValue32}, {@code cuModuleLoadDataEx}
-     * and {@code cuStreamCreateWithPriority} in the same context blocked until the wait ended, which deadlocks a
-     * thread that compiles or creates a stream before it opens the gate (docs/gpu-runs.md, fourth run).
+     * Host gates wait in {@code cuStreamWaitValue32} unless {@code -Dsluice.cuda.gates=kernel} (a one-thread kernel
+     * polling the mapped flag), or the driver refuses stream memory operations. On the H200 with driver 580,
+     * while a gate of either kind was closed, {@code cuModuleLoadDataEx} and {@code cuStreamCreateWithPriority} in
+     * the same context blocked until it opened (docs/gpu-runs.md, fourth and fifth runs).
      */
-    volatile boolean gateKernelOnly = !"memop".equalsIgnoreCase(System.getProperty("sluice.cuda.gates", ""));
+    volatile boolean gateKernelOnly = "kernel".equalsIgnoreCase(System.getProperty("sluice.cuda.gates", ""));
     private final String name;
     private final ComputeCapability capability;
     private final CudaStream defaultStream;

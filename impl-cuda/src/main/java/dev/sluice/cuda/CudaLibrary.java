@@ -94,6 +94,7 @@ final class CudaLibrary {
             return BackendProbe.unavailable("the CUDA driver library libcuda.so.1 was not found (no NVIDIA driver installed?)", tried);
         }
         driverPath = found;
+        eagerModuleLoading(tried);
         int result;
         try {
             JCudaDriver.setExceptionsEnabled(false);
@@ -125,6 +126,30 @@ final class CudaLibrary {
                     tried, devices);
         } catch (Throwable t) {
             return BackendProbe.unavailable("the CUDA driver did not answer: " + t, tried);
+        }
+    }
+
+    /**
+     * Asks the driver for eager module loading ({@code CUDA_MODULE_LOADING=EAGER}) unless the environment already
+     * chose: with lazy loading (the default since CUDA 12.2) loading a kernel may need a context-wide
+     * synchronisation, which can never finish while a stream waits at a host gate that the loading thread
+     * would open later. Set through libc's {@code setenv} before {@code cuInit}, which reads it.
+     */
+    private static void eagerModuleLoading(List<String> tried) {
+        if (System.getenv("CUDA_MODULE_LOADING") != null || Boolean.getBoolean("sluice.cuda.lazyLoading")) {
+            return;
+        }
+        try {
+            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            var setenv = linker.downcallHandle(linker.defaultLookup().find("setenv").orElseThrow(),
+                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS,
+                            java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.JAVA_INT));
+            try (Arena a = Arena.ofConfined()) {
+                int r = (int) setenv.invokeExact(a.allocateFrom("CUDA_MODULE_LOADING"), a.allocateFrom("EAGER"), 0);
+                tried.add("CUDA_MODULE_LOADING=EAGER (" + (r == 0 ? "set" : "setenv failed") + ")");
+            }
+        } catch (Throwable t) {
+            tried.add("CUDA_MODULE_LOADING=EAGER (not set: " + t + ")");
         }
     }
 
