@@ -134,9 +134,14 @@ public final class HostBuffer implements AutoCloseable {
             case U32 -> Integer.toUnsignedLong(segment.get(ValueLayout.JAVA_INT_UNALIGNED, off));
             case F32 -> segment.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off);
             case I64 -> segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
-            case U64 -> Long.toUnsignedString(segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off)).transform(Double::parseDouble);
+            case U64 -> unsignedToDouble(segment.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
             case F64 -> segment.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, off);
         };
+    }
+
+    private static double unsignedToDouble(long v) {
+        // Halve (keeping the low bit for rounding) so the value fits a signed long, then double it back.
+        return v >= 0 ? v : ((v >>> 1) | (v & 1)) * 2.0;
     }
 
     private long check(long index, DType... accepted) {
