@@ -335,17 +335,20 @@ class GpuPipelineTest {
     void buffersAreAllocatedPerLaneNeverPerChunk() throws Exception {
         GpuPipeline<float[], float[]> p = scaling(3, 1024, seq -> 0);
         StepVerifier.create(p.process(Flux.range(0, 6).map(i -> chunk(i, 1024)))).expectNextCount(6).verifyComplete();
+        // Lanes open lazily, one per chunk needed in flight at once: how many depends on how fast the device
+        // drains them, never more than the 3 configured. What is promised is buffers per lane, not per chunk.
         long lanes1 = p.metrics().lanesOpened();
         long device1 = p.metrics().deviceAllocations();
         long host1 = p.metrics().hostAllocations();
-        assertEquals(3, lanes1);
+        assertTrue(lanes1 >= 1 && lanes1 <= 3, "lanes opened: " + lanes1);
         assertEquals(2 * lanes1, device1, "an input and an output buffer per lane");
         assertEquals(2 * lanes1, host1, "a pinned staging buffer per direction per lane");
 
         StepVerifier.create(p.process(Flux.range(0, 300).map(i -> chunk(i, 1024)))).expectNextCount(300).verifyComplete();
-        assertEquals(2 * lanes1, p.metrics().lanesOpened(), "the second subscription opened its own 3 lanes");
-        assertEquals(2 * device1, p.metrics().deviceAllocations(), "300 chunks allocated what 6 chunks did");
-        assertEquals(2 * host1, p.metrics().hostAllocations());
+        long lanes2 = p.metrics().lanesOpened() - lanes1;
+        assertTrue(lanes2 >= 1 && lanes2 <= 3, "the second subscription opened its own lanes, at most 3: " + lanes2);
+        assertEquals(2 * (lanes1 + lanes2), p.metrics().deviceAllocations(), "300 chunks allocated per lane, not per chunk");
+        assertEquals(2 * (lanes1 + lanes2), p.metrics().hostAllocations());
         assertEquals(306, p.metrics().chunksEmitted());
         TestDevice.awaitReleased(p.metrics());
     }
