@@ -35,12 +35,13 @@ public final class DeviceEvent implements AutoCloseable {
     /** Whether the work captured by the last record has finished; true if never recorded. Does not block. */
     public boolean query() {
         checkUsableOn(context);
-        return handle.query();
+        return !HoldingStream.recordHeld(handle) && handle.query();
     }
 
     /** Blocks until the work captured by the last record has finished (spinning, or sleeping with {@link EventFlag#BLOCKING_SYNC}). */
     public void synchronize() {
         checkUsableOn(context);
+        HoldingStream.awaitRecordSubmitted(handle);
         handle.synchronize();
         context.checkUsable();
     }
@@ -65,7 +66,7 @@ public final class DeviceEvent implements AutoCloseable {
             if (!e.recorded) {
                 throw new InvalidArgumentException(name, e + " was never recorded");
             }
-            if (!e.handle.query()) {
+            if (HoldingStream.recordHeld(e.handle) || !e.handle.query()) {
                 throw new IllegalStateException(name + " event " + e + " has not completed; synchronize on it first");
             }
         }

@@ -76,6 +76,9 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     // Completion by the engine only.
     void finish() {
         Throwable failure = presetFailure;
+        if (failure == null && marker instanceof HoldingStream.HeldMarker held) {
+            failure = held.failure(); // held work the backend refused when it was submitted
+        }
         if (failure != null) {
             super.completeExceptionally(failure);
         } else {

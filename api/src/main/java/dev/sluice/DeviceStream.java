@@ -41,7 +41,7 @@ import org.jspecify.annotations.Nullable;
 public final class DeviceStream implements AutoCloseable {
 
     private final DeviceContext context;
-    final StreamHandle handle;
+    final HoldingStream handle;
     private final boolean isDefault;
     private final int priority;
     private final ReentrantLock lock = new ReentrantLock();
@@ -61,10 +61,10 @@ public final class DeviceStream implements AutoCloseable {
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
-        this.handle = handle;
         this.isDefault = isDefault;
         this.priority = priority;
         this.index = index;
+        this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString());
         this.queue = context.engine.newQueue();
         this.tracer = context.tracer;
     }
@@ -912,7 +912,7 @@ public final class DeviceStream implements AutoCloseable {
     DeviceFuture<Void> launchGraph(DeviceGraph graph) {
         begin();
         try {
-            graph.handle.launch(handle);
+            handle.launchGraph(graph.handle);
             return mark(null, TraceSpan.GRAPH);
         } finally {
             end();

@@ -30,6 +30,16 @@ public final class LaunchArguments {
         java.util.Arrays.fill(memories, 0, count, null);
     }
 
+    /** An independent copy, for a launch that is queued rather than submitted at once. */
+    public LaunchArguments copy() {
+        LaunchArguments c = new LaunchArguments();
+        c.params = params;
+        c.count = count;
+        c.memories = java.util.Arrays.copyOf(memories, Math.max(count, 1));
+        c.values = java.util.Arrays.copyOf(values, Math.max(count, 1));
+        return c;
+    }
+
     public void setPointer(int index, DeviceMemory memory, long byteOffset) {
         memories[index] = memory;
         values[index] = byteOffset;

@@ -13,8 +13,12 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import java.lang.management.ManagementFactory;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -274,5 +278,138 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         assertFalse(held.isDone());
         gate.complete(null);
         await(held);
+    }
+
+    // ---------------------------------------------------------------- work behind a wait for the host
+
+    @Test
+    void deviceCallsAndOtherStreamsGoOnWhileStreamsWaitForAStage() {
+        // Nothing on the device may wait for the host: on CUDA that would make module loading and frees wait for the
+        // stage, and 8 or more waiting streams would stall the others (HostWaits.HOLD_ON_HOST exists for this).
+        int n = 16;
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        DeviceBuffer[] held = new DeviceBuffer[n];
+        DeviceFuture<?>[] fills = new DeviceFuture<?>[n];
+        for (int i = 0; i < n; i++) {
+            DeviceStream s = ctx.createStream();
+            held[i] = intBuffer(ctx, filled(32, 0));
+            s.waitFor(gate);
+            fills[i] = s.enqueueFill(held[i], i + 1);
+        }
+        // a kernel no context of this process has loaded yet: its module is loaded now, while the streams wait
+        Kernel fresh = Kernel.named("add_one")
+                .param(KernelParam.pointer("v", DType.I32))
+                .param(KernelParam.scalar("n", DType.I64))
+                .cudaSource("// " + System.nanoTime() + "\n" + """
+                        extern "C" __global__ void add_one(int* v, long long n) {
+                            long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+                            if (i < n) v[i] += 1;
+                        }
+                        """)
+                .java(t -> {
+                    long i = t.globalIdX();
+                    if (i < t.longArg(1)) {
+                        MemorySegment v = t.pointer(0);
+                        v.setAtIndex(ValueLayout.JAVA_INT, i, v.getAtIndex(ValueLayout.JAVA_INT, i) + 1);
+                    }
+                })
+                .build();
+        var addOne = ctx.compile(fresh);
+        DeviceBuffer scratch = ctx.allocate(DType.I32, 1 << 16);
+        scratch.close();
+        DeviceStream other = ctx.createStream();
+        DeviceBuffer b = intBuffer(ctx, filled(64, 41));
+        other.enqueueLaunch(addOne, LaunchConfig.forElements(64), b, 64L);
+        assertArrayEquals(filled(64, 42), readInts(other, b), "another stream runs while " + n + " streams wait for a stage");
+        for (DeviceFuture<?> f : fills) {
+            assertFalse(f.isDone(), "work behind the stage must not run before it completes");
+        }
+        gate.complete(null);
+        for (int i = 0; i < n; i++) {
+            await(fills[i]);
+            assertArrayEquals(filled(32, i + 1), readInts(ctx.stream(), held[i]));
+        }
+    }
+
+    @Test
+    void waitForFutureOfWorkBehindAStageWaitsForTheStage() {
+        DeviceStream a = ctx.createStream();
+        DeviceStream b = ctx.createStream();
+        DeviceBuffer x = intBuffer(ctx, filled(128, 0));
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        a.waitFor(gate);
+        DeviceFuture<Void> fill = a.enqueueFill(x, 5);
+        b.waitFor(fill);
+        int[] seen = new int[128];
+        DeviceFuture<Void> copy = b.enqueueCopy(x, seen);
+        assertStaysPending(copy, 200, "b waits for a's fill, which waits for the stage");
+        gate.complete(null);
+        await(copy);
+        assertArrayEquals(filled(128, 5), seen, "b's copy sees a's fill");
+    }
+
+    @Test
+    void eventRecordedBehindAStageCompletesOnlyAfterIt() {
+        DeviceStream a = ctx.createStream();
+        DeviceStream b = ctx.createStream();
+        DeviceBuffer x = intBuffer(ctx, filled(128, 0));
+        DeviceEvent e = ctx.createEvent();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        a.waitFor(gate);
+        a.enqueueFill(x, 6);
+        a.enqueueRecord(e);
+        assertFalse(e.query(), "the record is behind the stage");
+        b.waitFor(e);
+        int[] seen = new int[128];
+        DeviceFuture<Void> copy = b.enqueueCopy(x, seen);
+        assertStaysPending(copy, 200, "b waits for the event, recorded behind the stage");
+        assertFalse(e.query());
+        gate.complete(null);
+        await(copy);
+        e.synchronize();
+        assertTrue(e.query());
+        assertArrayEquals(filled(128, 6), seen, "b's copy sees the fill before the record");
+    }
+
+    @Test
+    void launchesBehindAStageKeepTheirOwnArgumentsAndOrder() {
+        DeviceStream s = ctx.createStream();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        int n = 8;
+        DeviceBuffer[] bs = new DeviceBuffer[n];
+        for (int i = 0; i < n; i++) {
+            bs[i] = intBuffer(ctx, filled(64, 1));
+        }
+        DeviceBuffer chain = intBuffer(ctx, filled(64, 1));
+        s.waitFor(gate);
+        for (int i = 0; i < n; i++) {
+            s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(64), bs[i], 64L, i, i);
+        }
+        s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(64), chain, 64L, 2, 0);
+        DeviceFuture<Void> last = s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(64), chain, 64L, 1, 3);
+        assertStaysPending(last, 100, "launches behind the stage wait for it");
+        gate.complete(null);
+        await(last);
+        for (int i = 0; i < n; i++) {
+            assertArrayEquals(filled(64, 2 * i), readInts(s, bs[i]), "launch " + i + " ran with its own arguments");
+        }
+        assertArrayEquals(filled(64, 5), readInts(s, chain), "(1 * 2 + 0) * 1 + 3: the launches ran in order");
+    }
+
+    @Test
+    void allocationBehindAStageIsUsableInStreamOrder() {
+        DeviceStream s = ctx.createStream();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceBuffer x = s.enqueueAllocate(DType.I32, 256);
+        s.enqueueCopy(iota(256, 3), x);
+        int[] out = new int[256];
+        DeviceFuture<Void> back = s.enqueueCopy(x, out);
+        DeviceFuture<Void> freed = s.enqueueFree(x);
+        assertStaysPending(back, 100, "the copies are behind the stage");
+        gate.complete(null);
+        await(back);
+        await(freed);
+        assertArrayEquals(iota(256, 3), out);
     }
 }

@@ -23,4 +23,13 @@ public interface ConformanceTarget {
     default DeviceContext open(int deviceId, ContextOptions options) {
         return DeviceContext.open(api(), deviceId, options);
     }
+
+    /**
+     * Whether a device fault leaves every context of the faulted device unusable for the rest of the process (CUDA
+     * keeps the sticky error for the whole device). Then the fault tests' bystander context is opened on a second
+     * device, and is skipped, saying so, where there is none.
+     */
+    default boolean faultPoisonsDevice() {
+        return false;
+    }
 }

@@ -20,6 +20,12 @@ class CudaConformanceTest extends ConformanceSuite {
         return Api.CUDA;
     }
 
+    /** CUDA keeps a fault's sticky error in every context of the device, the primary one included (docs/gpu-runs.md). */
+    @Override
+    public boolean faultPoisonsDevice() {
+        return true;
+    }
+
     /** Runs before each nested test's own set-up (which opens a context), so a missing device skips instead of failing. */
     @BeforeEach
     void requireCudaDevice(TestInfo info) {

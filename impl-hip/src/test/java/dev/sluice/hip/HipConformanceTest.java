@@ -1,15 +1,9 @@
 package dev.sluice.hip;
 
 import dev.sluice.Api;
-import dev.sluice.DType;
-import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
-import dev.sluice.Kernel;
 import dev.sluice.conformance.AbstractFaultTest;
 import dev.sluice.conformance.ConformanceSuite;
-import dev.sluice.conformance.TestKernels;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -37,11 +31,6 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * {@code impl-hip/gpu-fault-tests.sh}): on AMD a GPU memory fault ends the process by default, and through the
  * HIP-over-CUDA test library the driver keeps the fault for the rest of the process, so one fault test would
  * fail every test after it. Without the property they skip; with it, only that test runs.
- *
- * <p>Before each test every kernel of the suite is loaded once on the device (the backend keeps modules
- * loaded per device): on the HIP-over-CUDA test library a module load synchronises the device, which would
- * deadlock a test that compiles a kernel while one of its streams waits on host work (seen on the GPU
- * machine, docs/gpu-runs.md). HIP on AMD is not known to need this.
  */
 @ExtendWith(HipConformanceTest.Outcomes.class)
 class HipConformanceTest extends ConformanceSuite {
@@ -53,20 +42,6 @@ class HipConformanceTest extends ConformanceSuite {
             "anotherContextStaysUsable",
             "HIP has one context per device and process (no non-primary contexts): a fault faults every context of the"
                     + " device, so no 'bystander' context on it can stay usable");
-
-    /**
-     * Test method name → why it cannot run on the HIP-over-CUDA test library (a limit of CUDA's driver, not of
-     * HIP); these still run against a real HIP runtime.
-     */
-    private static final Map<String, String> OVER_CUDA_ONLY = Map.of(
-            "waitForStageBlocksNoHostThread",
-            "64 streams held at once by cuStreamWaitValue32 blocked cuStreamCreate inside the CUDA driver, and the device"
-                    + " did not recover when the gates opened (GPU run of 2026-11-22 02:56 UTC, docs/gpu-runs.md)");
-
-    /** Whether the backend runs on impl-hip's HIP-over-CUDA test library rather than a HIP runtime. */
-    static boolean overCuda() {
-        return String.valueOf(System.getProperty("sluice.hip.library")).contains("hip_over_cuda");
-    }
 
     private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "hip-test-watchdog");
@@ -92,8 +67,6 @@ class HipConformanceTest extends ConformanceSuite {
             Assumptions.assumeTrue(why == null, () -> "not applicable to hip: " + why);
         });
         String method = info.getTestMethod().map(java.lang.reflect.Method::getName).orElse("");
-        String why = OVER_CUDA_ONLY.get(method);
-        Assumptions.assumeTrue(why == null || !overCuda(), () -> "not run on the HIP-over-CUDA test library: " + why);
         String selected = System.getProperty(FAULT_TEST);
         if (info.getTestClass().map(AbstractFaultTest.class::isAssignableFrom).orElse(false)) {
             Assumptions.assumeTrue(method.equals(selected), () -> "device-fault test: a fault ends or poisons the HIP process"
@@ -104,7 +77,6 @@ class HipConformanceTest extends ConformanceSuite {
             Assumptions.assumeTrue(selected == null || selected.isBlank(), () -> "this JVM runs only the device-fault test " + selected);
         }
         String name = name(info);
-        warmModules();
         started = System.nanoTime();
         System.err.println("[hip-test] start " + name);
         watchdog = WATCHDOG.scheduleAtFixedRate(() -> dumpThreads(name), 40, 40, TimeUnit.SECONDS);
@@ -115,22 +87,6 @@ class HipConformanceTest extends ConformanceSuite {
         if (watchdog != null) {
             watchdog.cancel(false);
             System.err.println("[hip-test] end " + name(info) + " (" + (System.nanoTime() - started) / 1_000_000 + " ms)");
-        }
-    }
-
-    /** Loads every kernel of the suite, and the internal 64-bit fill, on device 0; failures are left to the tests. */
-    private static void warmModules() {
-        try (DeviceContext c = DeviceContext.open(Api.HIP, 0)) {
-            for (Field f : TestKernels.class.getFields()) {
-                if (Modifier.isStatic(f.getModifiers()) && f.getType() == Kernel.class) {
-                    c.compile((Kernel) f.get(null)).close();
-                }
-            }
-            try (DeviceBuffer b = c.allocate(DType.I64, 4)) {
-                c.sync().fill(b, 0x1234_5678_9ABC_DEF0L);
-            }
-        } catch (Exception | AssertionError e) {
-            System.err.println("[hip-test] warming the kernels failed: " + e);
         }
     }
 

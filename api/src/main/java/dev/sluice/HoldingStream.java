@@ -1,0 +1,608 @@
+package dev.sluice;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.GraphHandle;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The stream handle the public layer talks to: the backend's stream, which can be held on the host
+ * ({@link HostWaits#HOLD_ON_HOST}).
+ *
+ * <p>While the stream waits for the host (a host gate: a stage, or a host function's turn), or for work that another
+ * held stream has not submitted yet, every later operation is queued here, in order, instead of reaching the
+ * backend; the thread that ends the wait (opens the gate, or submits the awaited work) submits the queue. The device
+ * itself never waits for the host. Why: on CUDA a stream waiting for the host on the device makes module loading and
+ * {@code cuMemFree} wait for it, and eight or more such streams stall every other stream (docs/architecture.md,
+ * "Waiting for the host"), so a program that compiles a kernel before completing the stage it waits for would hang.
+ *
+ * <p>Held work keeps its meaning: a held completion marker is a {@link HeldMarker} that becomes done once the work is
+ * submitted and finished; another stream waiting for it (or for an event whose record is held) is held in turn until
+ * it is submitted; a stream-ordered allocation made while held is made at once from the context (the memory simply
+ * exists a little earlier); launch arguments are copied. An operation that the backend refuses when the queue is
+ * submitted fails the future of that operation (its next marker), not the caller that enqueued it.
+ *
+ * <p>Threads: enqueue methods are called under the owning {@link DeviceStream}'s lock (one enqueuer at a time); the
+ * queue is submitted under this object's lock by whichever thread ends a wait. Not holding costs one volatile read
+ * per call.
+ */
+final class HoldingStream implements StreamHandle {
+
+    /** Event records that are held: a wait for such an event, or a query of it, must wait for the record. */
+    private static final Map<EventHandle, Submission> HELD_RECORDS = new ConcurrentHashMap<>();
+
+    final StreamHandle device;
+    private final ContextHandle context;
+    private final boolean holdOnHost;
+    private final String name;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition drained = lock.newCondition();
+    /** Under the lock. */
+    private final ArrayDeque<Held> queue = new ArrayDeque<>();
+    /** True while the queue is not empty: written under the lock, read without it by the enqueuer. */
+    private volatile boolean holding;
+    /** Under the lock. */
+    private boolean destroyed;
+    /** Under the lock: the first failure of a held operation since the last held marker was submitted. */
+    private @Nullable RuntimeException submitFailure;
+
+    HoldingStream(StreamHandle device, ContextHandle context, HostWaits waits, String name) {
+        this.device = device;
+        this.context = context;
+        this.holdOnHost = waits == HostWaits.HOLD_ON_HOST;
+        this.name = name;
+    }
+
+    // ---------------------------------------------------------------- queue items
+
+    /** One held step: submitted in order once {@link #ready()}. */
+    private interface Held {
+        boolean ready();
+
+        /** Submits the step to the backend; returns the submission it completed, if any, whose waiters to wake. */
+        @Nullable Submission submit();
+    }
+
+    private record Op(Runnable action) implements Held {
+        @Override
+        public boolean ready() {
+            return true;
+        }
+
+        @Override
+        public @Nullable Submission submit() {
+            action.run();
+            return null;
+        }
+    }
+
+    /** Held work that other streams may wait for: a completion marker or an event record. */
+    static class Submission {
+        private volatile boolean submitted;
+        private @Nullable List<HoldingStream> waiters;
+
+        final boolean isSubmitted() {
+            return submitted;
+        }
+
+        /** Makes {@code stream} submit its queue once this is submitted (at once if it is already). */
+        final void wake(HoldingStream stream) {
+            synchronized (this) {
+                if (!submitted) {
+                    if (waiters == null) {
+                        waiters = new ArrayList<>(2);
+                    }
+                    waiters.add(stream);
+                    return;
+                }
+            }
+            stream.drain();
+        }
+
+        /** Under the submitting stream's lock. */
+        final void markSubmitted() {
+            synchronized (this) {
+                submitted = true;
+                notifyAll();
+            }
+        }
+
+        /** Outside any stream's lock. */
+        final void wakeWaiters() {
+            List<HoldingStream> w;
+            synchronized (this) {
+                w = waiters;
+                waiters = null;
+            }
+            if (w != null) {
+                for (HoldingStream s : w) {
+                    s.drain();
+                }
+            }
+        }
+
+        final synchronized boolean awaitSubmitted(long timeoutNanos) {
+            long deadline = System.nanoTime() + timeoutNanos;
+            boolean interrupted = false;
+            try {
+                while (!submitted) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+                return true;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /**
+     * A completion marker whose work is held: not done until the work has been submitted (then the backend's marker
+     * decides). {@link #failure()} is the failure of a held operation it stands for, which the completion engine gives
+     * to its future.
+     */
+    static final class HeldMarker extends Submission implements Marker {
+        private volatile @Nullable Marker real;
+        private volatile @Nullable RuntimeException failure;
+        private volatile boolean released;
+
+        @Nullable RuntimeException failure() {
+            return failure;
+        }
+
+        @Override
+        public boolean isDone() {
+            Marker r = real;
+            return r != null && r.isDone();
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNanos) {
+            long start = System.nanoTime();
+            if (!awaitSubmitted(timeoutNanos)) {
+                return false;
+            }
+            Marker r = real;
+            return r != null && r.awaitDone(Math.max(0, timeoutNanos - (System.nanoTime() - start)));
+        }
+
+        @Override
+        public void release() {
+            released = true;
+            Marker r = real;
+            if (r != null) {
+                r.release();
+            }
+        }
+    }
+
+    /** The backend's marker once it is submitted: done at once, for held work the backend refused. */
+    private static final Marker REFUSED = new Marker() {
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNanos) {
+            return true;
+        }
+
+        @Override
+        public void release() {
+        }
+    };
+
+    private final class MarkerStep implements Held {
+        final HeldMarker marker;
+
+        MarkerStep(HeldMarker marker) {
+            this.marker = marker;
+        }
+
+        @Override
+        public boolean ready() {
+            return true;
+        }
+
+        @Override
+        public Submission submit() {
+            Marker r;
+            RuntimeException failure = submitFailure;
+            submitFailure = null;
+            try {
+                r = device.recordMarker();
+            } catch (RuntimeException e) {
+                r = REFUSED;
+                failure = failure != null ? failure : e;
+            }
+            marker.failure = failure;
+            marker.real = r;
+            marker.markSubmitted();
+            return marker;
+        }
+    }
+
+    /** Waits, still on the host, for another stream's held work to be submitted, then as {@code then} says. */
+    private record AfterSubmission(Submission awaited, Runnable then) implements Held {
+        @Override
+        public boolean ready() {
+            return awaited.isSubmitted();
+        }
+
+        @Override
+        public @Nullable Submission submit() {
+            then.run();
+            return null;
+        }
+    }
+
+    private final class Gate implements Held, HostGate {
+        private volatile boolean open;
+
+        @Override
+        public boolean ready() {
+            return open;
+        }
+
+        @Override
+        public @Nullable Submission submit() {
+            return null;
+        }
+
+        @Override
+        public void open() {
+            open = true;
+            drain();
+        }
+    }
+
+    // ---------------------------------------------------------------- holding and submitting
+
+    /** Queues {@code step} if the stream is holding; false if it is not (the caller submits directly). */
+    private boolean enqueueIfHolding(Held step) {
+        lock.lock();
+        try {
+            if (!holding) {
+                return false;
+            }
+            queue.add(step);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Starts holding (or keeps on) with {@code step} at the end of the queue. */
+    private void hold(Held step) {
+        lock.lock();
+        try {
+            queue.add(step);
+            holding = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Submits the queue up to the first step that is not ready; any thread, at any time. */
+    void drain() {
+        List<Submission> done = null;
+        lock.lock();
+        try {
+            Held step;
+            while (!destroyed && (step = queue.peek()) != null && step.ready()) {
+                queue.poll();
+                Submission s = null;
+                try {
+                    s = step.submit();
+                } catch (RuntimeException e) {
+                    if (submitFailure == null) {
+                        submitFailure = e;
+                    }
+                }
+                if (s != null) {
+                    if (done == null) {
+                        done = new ArrayList<>(4);
+                    }
+                    done.add(s);
+                }
+            }
+            if (queue.isEmpty()) {
+                holding = false;
+                drained.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (done != null) {
+            for (Submission s : done) {
+                s.wakeWaiters();
+            }
+        }
+    }
+
+    /** Whether the last record of {@code event} is still held on the host. */
+    static boolean recordHeld(EventHandle event) {
+        Submission s = HELD_RECORDS.get(event);
+        return s != null && !s.isSubmitted();
+    }
+
+    /** Blocks until the last record of {@code event} has reached the device. */
+    static void awaitRecordSubmitted(EventHandle event) {
+        Submission s = HELD_RECORDS.get(event);
+        if (s != null) {
+            s.awaitSubmitted(Long.MAX_VALUE);
+        }
+    }
+
+    // ---------------------------------------------------------------- StreamHandle
+
+    @Override
+    public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyHostToDevice(source, destination, destinationOffset, bytes)))) {
+            device.copyHostToDevice(source, destination, destinationOffset, bytes);
+        }
+    }
+
+    @Override
+    public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToHost(source, sourceOffset, destination, bytes)))) {
+            device.copyDeviceToHost(source, sourceOffset, destination, bytes);
+        }
+    }
+
+    @Override
+    public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
+            long bytes) {
+        if (!holding || !enqueueIfHolding(new Op(
+                () -> device.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes)))) {
+            device.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
+        }
+    }
+
+    @Override
+    public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyPeer(sourceContext, source, sourceOffset,
+                destinationContext, destination, destinationOffset, bytes)))) {
+            device.copyPeer(sourceContext, source, sourceOffset, destinationContext, destination, destinationOffset, bytes);
+        }
+    }
+
+    @Override
+    public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.fill(destination, offset, count, elementBytes, bits)))) {
+            device.fill(destination, offset, count, elementBytes, bits);
+        }
+    }
+
+    /**
+     * While holding, the memory is allocated at once from the context rather than in stream order: the work that
+     * uses it is queued behind this call anyway, and every backend frees context allocations in stream order too.
+     */
+    @Override
+    public DeviceMemory allocate(long bytes) {
+        return holding ? context.allocate(bytes) : device.allocate(bytes);
+    }
+
+    @Override
+    public void free(DeviceMemory memory) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.free(memory)))) {
+            device.free(memory);
+        }
+    }
+
+    @Override
+    public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
+        if (holding) {
+            LaunchArguments copy = arguments.copy(); // the caller reuses its instance for the next launch
+            if (enqueueIfHolding(new Op(() -> device.launch(function, config, copy)))) {
+                return;
+            }
+        }
+        device.launch(function, config, arguments);
+    }
+
+    /** Launches an executable graph here (a backend's graph launches on its own stream type). */
+    void launchGraph(GraphHandle graph) {
+        if (!holding || !enqueueIfHolding(new Op(() -> graph.launch(device)))) {
+            graph.launch(device);
+        }
+    }
+
+    /** A held event record: while queued, waits for the event and queries of it wait for this record. */
+    private static final class RecordStep extends Submission implements Held {
+        final HoldingStream stream;
+        final EventHandle event;
+
+        RecordStep(HoldingStream stream, EventHandle event) {
+            this.stream = stream;
+            this.event = event;
+        }
+
+        @Override
+        public boolean ready() {
+            return true;
+        }
+
+        @Override
+        public Submission submit() {
+            try {
+                stream.device.record(event);
+            } finally {
+                settle();
+            }
+            return this;
+        }
+
+        void settle() {
+            HELD_RECORDS.remove(event, this);
+            markSubmitted();
+        }
+    }
+
+    @Override
+    public void record(EventHandle event) {
+        if (holding) {
+            RecordStep step = new RecordStep(this, event);
+            HELD_RECORDS.put(event, step); // before queueing: the queue may be submitted at once
+            if (enqueueIfHolding(step)) {
+                return;
+            }
+            step.settle();
+        }
+        device.record(event);
+    }
+
+    @Override
+    public void waitEvent(EventHandle event) {
+        Submission record = HELD_RECORDS.get(event);
+        if (record != null && !record.isSubmitted()) {
+            hold(new AfterSubmission(record, () -> device.waitEvent(event)));
+            record.wake(this);
+            return;
+        }
+        if (!holding || !enqueueIfHolding(new Op(() -> device.waitEvent(event)))) {
+            device.waitEvent(event);
+        }
+    }
+
+    @Override
+    public Marker recordMarker() {
+        if (holding) {
+            HeldMarker m = new HeldMarker();
+            if (enqueueIfHolding(new MarkerStep(m))) {
+                return m;
+            }
+        }
+        return device.recordMarker();
+    }
+
+    @Override
+    public void waitMarker(Marker marker) {
+        if (marker instanceof HeldMarker held) {
+            if (!held.isSubmitted()) {
+                hold(new AfterSubmission(held, () -> waitSubmitted(held)));
+                held.wake(this);
+                return;
+            }
+            if (!holding || !enqueueIfHolding(new Op(() -> waitSubmitted(held)))) {
+                waitSubmitted(held);
+            }
+            return;
+        }
+        if (!holding || !enqueueIfHolding(new Op(() -> device.waitMarker(marker)))) {
+            device.waitMarker(marker);
+        }
+    }
+
+    /** Device-side wait on a held marker's submitted work, unless it was refused or has finished and been recycled. */
+    private void waitSubmitted(HeldMarker held) {
+        Marker r = held.real;
+        if (r != null && r != REFUSED && !held.released) {
+            device.waitMarker(r);
+        }
+    }
+
+    @Override
+    public HostGate enqueueHostGate() {
+        if (!holdOnHost) {
+            return device.enqueueHostGate();
+        }
+        Gate gate = new Gate();
+        hold(gate);
+        return gate;
+    }
+
+    /** Waits until nothing is held, then for the backend's stream. */
+    @Override
+    public void synchronize() {
+        lock.lock();
+        try {
+            while (holding && !destroyed) {
+                drained.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+        device.synchronize();
+    }
+
+    @Override
+    public void beginCapture() {
+        lock.lock();
+        try {
+            if (holding) {
+                throw new IllegalStateException(name + " is waiting for the host (a stage or a host function enqueued"
+                        + " earlier); capture once that wait has ended, for example after synchronize()");
+            }
+            device.beginCapture();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public GraphHandle endCapture() {
+        return device.endCapture();
+    }
+
+    /** Drops what is still held (the public layer destroys a stream only after waiting for it, or after a fault). */
+    @Override
+    public void destroy() {
+        List<Submission> dropped = new ArrayList<>();
+        lock.lock();
+        try {
+            destroyed = true;
+            for (Held step : queue) {
+                if (step instanceof MarkerStep m) {
+                    m.marker.failure = new ClosedResourceException(name + " (destroyed before this work was submitted)");
+                    m.marker.real = REFUSED;
+                    m.marker.markSubmitted();
+                    dropped.add(m.marker);
+                } else if (step instanceof RecordStep r) {
+                    r.settle();
+                    dropped.add(r);
+                }
+            }
+            queue.clear();
+            holding = false;
+            drained.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        for (Submission s : dropped) {
+            s.wakeWaiters();
+        }
+        device.destroy();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
