@@ -105,7 +105,14 @@ final class CudaStream implements StreamHandle {
         // Larger (or no chunk free): a staging thread uploads chunk by chunk behind a gate.
         long before = context.markerEvents.take();
         Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
-        HostGate gate = enqueueHostGate();
+        long stamp = context.stagingGates.readLock(); // released once the gate is open
+        HostGate gate;
+        try {
+            gate = enqueueHostGate();
+        } catch (RuntimeException e) {
+            context.stagingGates.unlockRead(stamp);
+            throw e;
+        }
         staging.submit(() -> {
             long t = staging.takeStream();
             long done = 0;
@@ -123,6 +130,7 @@ final class CudaStream implements StreamHandle {
                 context.awaitEvent(done);
             } finally {
                 gate.open();
+                context.stagingGates.unlockRead(stamp);
                 context.markerEvents.give(before);
                 if (done != 0) {
                     context.markerEvents.give(done);
@@ -148,7 +156,14 @@ final class CudaStream implements StreamHandle {
                 Cu.check(Cu.memcpyDtoHAsync(c.host, src, bytes, address), "cuMemcpyDtoHAsync (staged)");
                 long copied = context.markerEvents.take();
                 Cu.check(Cu.eventRecord(copied, address), "cuEventRecord");
-                HostGate gate = enqueueHostGate();
+                long stamp = context.stagingGates.readLock(); // released once the gate is open
+                HostGate gate;
+                try {
+                    gate = enqueueHostGate();
+                } catch (RuntimeException e) {
+                    context.stagingGates.unlockRead(stamp);
+                    throw e;
+                }
                 staging.submit(() -> {
                     try {
                         if (context.awaitEvent(copied) == Cu.SUCCESS) {
@@ -156,6 +171,7 @@ final class CudaStream implements StreamHandle {
                         }
                     } finally {
                         gate.open();
+                        context.stagingGates.unlockRead(stamp);
                         context.markerEvents.give(copied);
                         staging.give(c);
                     }
@@ -165,7 +181,14 @@ final class CudaStream implements StreamHandle {
         }
         long before = context.markerEvents.take();
         Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
-        HostGate gate = enqueueHostGate();
+        long stamp = context.stagingGates.readLock(); // released once the gate is open
+        HostGate gate;
+        try {
+            gate = enqueueHostGate();
+        } catch (RuntimeException e) {
+            context.stagingGates.unlockRead(stamp);
+            throw e;
+        }
         staging.submit(() -> {
             long t = staging.takeStream();
             try {
@@ -184,6 +207,7 @@ final class CudaStream implements StreamHandle {
                 }
             } finally {
                 gate.open();
+                context.stagingGates.unlockRead(stamp);
                 context.markerEvents.give(before);
                 staging.giveStream(t);
             }
@@ -269,7 +293,7 @@ final class CudaStream implements StreamHandle {
             Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
         } else {
             Jc.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
-            Cu.check(Cu.memFree(m.address()), "cuMemFree");
+            context.outsideStagingGates(() -> Cu.check(Cu.memFree(m.address()), "cuMemFree"));
         }
     }
 
