@@ -10,7 +10,7 @@
 # Result (.gpu/ travels with `run` through carry: [".gpu"]):
 #   .gpu/jre/          jlink runtime of JDK 25 (rebuilt only when missing or the module list changes;
 #                      java.xml is in it for the console launcher's XML reports; set JLINK_MODULES
-#                      to change the list, e.g. add java.instrument,jdk.attach for BlockHound)
+#                      to change the list; java.instrument and jdk.attach are there for BlockHound)
 #   .gpu/lib/          every module's main jar + runtime dependencies; JCuda's natives jar slimmed
 #                      to lib/libJCudaDriver-<v>-linux-x86_64.so
 #   .gpu/test/<module>/  each module's target/test-classes
@@ -24,7 +24,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 GPU="$ROOT/.gpu"
 JDK="${SLUICE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml}"
+JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach}"
 LIMIT_MIB="${PACK_LIMIT_MIB:-60}"
 read -r -a MVN_EXTRA <<< "${PACK_MVN_ARGS:-}"
 BUILD=1

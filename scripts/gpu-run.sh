@@ -197,7 +197,9 @@ for s in "${SEL[@]}"; do
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;
-    tests-reactive) run_tests "$s" "${TESTS_REACTIVE_MODULES:-reactive}" "${TESTS_REACTIVE_API:-cuda}" \
+    # BlockHound (reactive's tests) instruments the JDK from an agent it attaches itself
+    tests-reactive) JAVA_OPTS="${JAVA_OPTS:-} -XX:+AllowRedefinitionToAddDeleteMethods -XX:+EnableDynamicAgentLoading" \
+                      run_tests "$s" "${TESTS_REACTIVE_MODULES:-reactive}" "${TESTS_REACTIVE_API:-cuda}" \
                       "${TESTS_REACTIVE_INCLUDE:-^.*Tests?\$}" ;;
     tests-cpu) run_tests "$s" "${TESTS_CPU_MODULES:-impl-cpu}" "${TESTS_CPU_API:-cpu}" \
                  "${TESTS_CPU_INCLUDE:-^.*Tests?\$}" ;;

@@ -22,7 +22,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.StampedLock;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -70,13 +69,6 @@ final class CudaContext implements ContextHandle {
     private @Nullable Staging staging;
     private @Nullable MarkerWaiter waiter;
     private volatile boolean closed;
-    /**
-     * A staged copy's gate holds a read stamp from its enqueue until it opens. Module loading and {@code cuMemFree}
-     * wait inside the driver for every stream waiting on the device (impl-cuda/gate-probe.sh), and meanwhile the
-     * staging thread's own driver calls wait behind them, so the gate would never open: they take the write stamp,
-     * which waits for open gates and keeps new ones from closing until they return.
-     */
-    final StampedLock stagingGates = new StampedLock();
 
     private CudaContext(CuContext cu, ContextOptions options) {
         this.cu = cu;
@@ -98,21 +90,11 @@ final class CudaContext implements ContextHandle {
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
         this.defaultStream = createStream(StreamOptions.defaults());
         try {
-            // Loaded now, before any stream can wait on the device: a module load waits for such streams (see
-            // stagingGates), and the built-ins are needed in the middle of enqueues (64-bit fills, kernel gates).
+            // Loaded now, before any stream can wait on the device: a module load waits for such streams
+            // (impl-cuda/gate-probe.sh), and the built-ins are needed in the middle of enqueues (64-bit fills, kernel gates).
             builtinFunction("sluice_fill64");
         } catch (RuntimeException e) {
             LOG.log(java.util.logging.Level.FINE, "built-in kernels not loaded at open; retried on first use", e);
-        }
-    }
-
-    /** Runs a driver call that waits for every stream waiting on the device; see {@link #stagingGates}. */
-    void outsideStagingGates(Runnable call) {
-        long stamp = stagingGates.writeLock();
-        try {
-            call.run();
-        } finally {
-            stagingGates.unlockWrite(stamp);
         }
     }
 
@@ -377,7 +359,7 @@ final class CudaContext implements ContextHandle {
         if (m.pooled()) {
             Cu.check(Cu.memFreeAsync(m.address(), Jc.address(allocationStream)), "cuMemFreeAsync");
         } else {
-            outsideStagingGates(() -> Cu.check(Cu.memFree(m.address()), "cuMemFree"));
+            Cu.check(Cu.memFree(m.address()), "cuMemFree");
         }
     }
 
@@ -420,12 +402,7 @@ final class CudaContext implements ContextHandle {
     @Override
     public FunctionHandle load(Kernel kernel) {
         cu.bind();
-        long stamp = stagingGates.writeLock();
-        try {
-            return ModuleLoader.load(this, kernel);
-        } finally {
-            stagingGates.unlockWrite(stamp);
-        }
+        return ModuleLoader.load(this, kernel);
     }
 
     /** A built-in kernel's CUfunction, loading the built-in module on first use. */

@@ -88,57 +88,28 @@ final class CudaStream implements StreamHandle {
             return;
         }
         refuseStagingDuringCapture();
+        // Memory that is not pinned goes through pinned chunks, filled here and sent in this stream's order; a chunk
+        // is reused once the DMA recorded after it has finished. No stream waits on the device for the host: a
+        // gate whose opening needs other device work (the staging DMA) can deadlock on CUDA (docs/architecture.md).
         Staging staging = context.staging();
-        if (bytes <= Staging.CHUNK) {
-            Staging.Chunk c = staging.tryTake();
-            if (c != null) {
-                MemorySegment.copy(source, 0, c.segment, 0, bytes);
-                int r = Cu.memcpyHtoDAsync(dst, c.host, bytes, address);
-                if (r != Cu.SUCCESS) {
-                    staging.give(c);
-                    Cu.check(r, "cuMemcpyHtoDAsync (staged)");
-                }
-                staging.releaseAfter(c, address);
-                return;
+        for (long off = 0; off < bytes; off += Staging.CHUNK) {
+            long n = Math.min(Staging.CHUNK, bytes - off);
+            Staging.Chunk c = staging.take();
+            MemorySegment.copy(source, off, c.segment, 0, n);
+            int r = Cu.memcpyHtoDAsync(dst + off, c.host, n, address);
+            if (r != Cu.SUCCESS) {
+                staging.give(c);
+                Cu.check(r, "cuMemcpyHtoDAsync (staged)");
             }
+            staging.releaseAfter(c, address);
         }
-        // Larger (or no chunk free): a staging thread uploads chunk by chunk behind a gate.
-        long before = context.markerEvents.take();
-        Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
-        long stamp = context.stagingGates.readLock(); // released once the gate is open
-        HostGate gate;
-        try {
-            gate = enqueueHostGate();
-        } catch (RuntimeException e) {
-            context.stagingGates.unlockRead(stamp);
-            throw e;
-        }
-        staging.submit(() -> {
-            long t = staging.takeStream();
-            long done = 0;
-            try {
-                Cu.check(Cu.streamWaitEvent(t, before), "cuStreamWaitEvent (staging)");
-                for (long off = 0; off < bytes; off += Staging.CHUNK) {
-                    long n = Math.min(Staging.CHUNK, bytes - off);
-                    Staging.Chunk c = staging.take();
-                    MemorySegment.copy(source, off, c.segment, 0, n);
-                    Cu.check(Cu.memcpyHtoDAsync(dst + off, c.host, n, t), "cuMemcpyHtoDAsync (staged)");
-                    staging.releaseAfter(c, t);
-                }
-                done = context.markerEvents.take();
-                Cu.check(Cu.eventRecord(done, t), "cuEventRecord (staging)");
-                context.awaitEvent(done);
-            } finally {
-                gate.open();
-                context.stagingGates.unlockRead(stamp);
-                context.markerEvents.give(before);
-                if (done != 0) {
-                    context.markerEvents.give(done);
-                }
-                staging.giveStream(t);
-            }
-        });
     }
+
+    /** Downloads into memory that is not pinned: how many were enqueued, and how many have reached the host. */
+    private long downloadsEnqueued;
+    private volatile long downloadsDone;
+    /** The last staged download's host copy: each one's copy runs after the one before, so they finish in order. */
+    private java.util.concurrent.CompletableFuture<Void> downloadTail = java.util.concurrent.CompletableFuture.completedFuture(null);
 
     @Override
     public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
@@ -149,69 +120,43 @@ final class CudaStream implements StreamHandle {
             return;
         }
         refuseStagingDuringCapture();
+        // DMA into pinned chunks in stream order; a staging thread copies each chunk to the destination once its DMA
+        // has finished. The stream goes on at once; the markers recorded after this copy complete only once the
+        // destination holds the data (see StagedMarker).
         Staging staging = context.staging();
-        if (bytes <= Staging.CHUNK) {
-            Staging.Chunk c = staging.tryTake();
-            if (c != null) {
-                Cu.check(Cu.memcpyDtoHAsync(c.host, src, bytes, address), "cuMemcpyDtoHAsync (staged)");
-                long copied = context.markerEvents.take();
-                Cu.check(Cu.eventRecord(copied, address), "cuEventRecord");
-                long stamp = context.stagingGates.readLock(); // released once the gate is open
-                HostGate gate;
+        long ticket = ++downloadsEnqueued;
+        for (long off = 0; off < bytes; off += Staging.CHUNK) {
+            long n = Math.min(Staging.CHUNK, bytes - off);
+            long at = off;
+            boolean last = off + n >= bytes;
+            Staging.Chunk c = staging.take();
+            int r = Cu.memcpyDtoHAsync(c.host, src + off, n, address);
+            if (r == Cu.SUCCESS) {
+                r = Cu.eventRecord(c.event, address);
+            }
+            if (r != Cu.SUCCESS) {
+                staging.give(c);
+                downloadTail = downloadTail.whenComplete((v, e) -> downloadsDone = ticket);
+                Cu.check(r, "cuMemcpyDtoHAsync (staged)");
+            }
+            downloadTail = downloadTail.thenRunAsync(() -> {
                 try {
-                    gate = enqueueHostGate();
-                } catch (RuntimeException e) {
-                    context.stagingGates.unlockRead(stamp);
-                    throw e;
-                }
-                staging.submit(() -> {
-                    try {
-                        if (context.awaitEvent(copied) == Cu.SUCCESS) {
-                            MemorySegment.copy(c.segment, 0, destination, 0, bytes);
-                        }
-                    } finally {
-                        gate.open();
-                        context.stagingGates.unlockRead(stamp);
-                        context.markerEvents.give(copied);
-                        staging.give(c);
+                    if (context.awaitEvent(c.event) == Cu.SUCCESS) {
+                        MemorySegment.copy(c.segment, 0, destination, at, n);
                     }
-                });
-                return;
-            }
-        }
-        long before = context.markerEvents.take();
-        Cu.check(Cu.eventRecord(before, address), "cuEventRecord");
-        long stamp = context.stagingGates.readLock(); // released once the gate is open
-        HostGate gate;
-        try {
-            gate = enqueueHostGate();
-        } catch (RuntimeException e) {
-            context.stagingGates.unlockRead(stamp);
-            throw e;
-        }
-        staging.submit(() -> {
-            long t = staging.takeStream();
-            try {
-                Cu.check(Cu.streamWaitEvent(t, before), "cuStreamWaitEvent (staging)");
-                for (long off = 0; off < bytes; off += Staging.CHUNK) {
-                    long n = Math.min(Staging.CHUNK, bytes - off);
-                    Staging.Chunk c = staging.take();
-                    try {
-                        Cu.check(Cu.memcpyDtoHAsync(c.host, src + off, n, t), "cuMemcpyDtoHAsync (staged)");
-                        Cu.check(Cu.eventRecord(c.event, t), "cuEventRecord (staging)");
-                        Cu.check(context.awaitEvent(c.event), "cuEventQuery (staging)");
-                        MemorySegment.copy(c.segment, 0, destination, off, n);
-                    } finally {
-                        staging.give(c);
+                } finally {
+                    staging.give(c);
+                    if (last) {
+                        downloadsDone = ticket;
                     }
                 }
-            } finally {
-                gate.open();
-                context.stagingGates.unlockRead(stamp);
-                context.markerEvents.give(before);
-                staging.giveStream(t);
-            }
-        });
+            }, staging.executor());
+        }
+    }
+
+    /** Whether every staged download enqueued up to {@code ticket} has reached the host. */
+    boolean downloadsDone(long ticket) {
+        return downloadsDone >= ticket;
     }
 
     private void refuseStagingDuringCapture() {
@@ -293,7 +238,7 @@ final class CudaStream implements StreamHandle {
             Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
         } else {
             Jc.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
-            context.outsideStagingGates(() -> Cu.check(Cu.memFree(m.address()), "cuMemFree"));
+            Cu.check(Cu.memFree(m.address()), "cuMemFree");
         }
     }
 
@@ -417,7 +362,7 @@ final class CudaStream implements StreamHandle {
             int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
             if (r == Cu.SUCCESS) {
                 markerSequence = next;
-                return new CounterMarker(this, next);
+                return staged(new CounterMarker(this, next));
             }
             if (r != Cu.ERROR_NOT_SUPPORTED && r != Cu.ERROR_INVALID_VALUE) {
                 throw Cu.error(r, "cuStreamWriteValue64 (completion marker)");
@@ -434,12 +379,21 @@ final class CudaStream implements StreamHandle {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        return new EventMarker(this, ++markerSequence, e);
+        return staged(new EventMarker(this, ++markerSequence, e));
+    }
+
+    /** {@code m}, or, while staged downloads are on their way to the host, a marker that also waits for them. */
+    private Marker staged(Marker m) {
+        long t = downloadsEnqueued;
+        return downloadsDone >= t ? m : new StagedMarker(m, this, t);
     }
 
     @Override
     public void waitMarker(Marker marker) {
         context.cu.bind();
+        if (marker instanceof StagedMarker staged) {
+            marker = staged.device; // device work needs the device's part only
+        }
         if (marker instanceof CounterMarker m) {
             Cu.check(Cu.streamWaitValue64(address, m.counterAddress(), m.sequence, 0), "cuStreamWaitValue64 (marker)");
         } else {
@@ -483,6 +437,10 @@ final class CudaStream implements StreamHandle {
                 context.cu.markFaulted();
             }
             throw Cu.error(r, "cuStreamSynchronize");
+        }
+        long t = downloadsEnqueued;
+        while (!downloadsDone(t) && !context.cu.isFaulted()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000); // staged downloads still copying to the host
         }
     }
 

@@ -14,16 +14,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Copies whose host side is not pinned (Java arrays, pageable native memory) go through pinned chunks of
- * {@link #CHUNK} bytes, in stream order, without blocking the caller on the device:
+ * {@link #CHUNK} bytes, in stream order, with no stream waiting on the device for the host:
  *
  * <ul>
- * <li>host → device of at most one chunk: the caller copies into a chunk and enqueues the DMA on the stream;
- * the chunk is reused once an event recorded after the DMA has completed;
- * <li>larger uploads, and every download: the stream gets a host gate; a staging thread copies chunk by
- * chunk on a staging stream that first waits (on the device) for the work enqueued before, and opens the
- * gate when the data has arrived. For a download the gate opens after the host copy, so the operation's
- * future completes only once the Java array holds the data.
+ * <li>host → device: the caller copies into chunks and enqueues their DMAs on the stream; a chunk is reused once
+ * an event recorded after its DMA has completed;
+ * <li>device → host: the DMAs into chunks are enqueued on the stream, and a staging thread copies each chunk to
+ * its destination once its DMA has finished; the stream's later markers wait for that ({@link StagedMarker}), so
+ * the operation's future completes only once the Java array holds the data.
  * </ul>
+ *
+ * The caller waits only when all {@link #MAX_CHUNKS} chunks are in flight. (An earlier version gated the stream on
+ * the device until a staging thread had copied: on the H100 that deadlocked once eight streams were gated, since
+ * the staging copies' own stream then waited behind them; docs/gpu-runs.md.)
  *
  * Pageable copies through the driver ({@code cuMemcpyHtoDAsync} from unpinned memory) would instead wait for
  * the stream to drain inside the call, blocking the caller. At most {@link #MAX_CHUNKS} chunks are kept.
@@ -72,7 +75,7 @@ final class Staging {
         return c;
     }
 
-    /** A free chunk, waiting for an in-flight one if needed (staging threads only). */
+    /** A free chunk, waiting for an in-flight one if all {@link #MAX_CHUNKS} are taken. */
     Chunk take() {
         while (true) {
             Chunk waitFor;
@@ -89,7 +92,7 @@ final class Staging {
             if (waitFor != null) {
                 context.awaitEvent(waitFor.event);
             } else {
-                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000); // held by downloads still copying to the host
             }
         }
     }
@@ -129,8 +132,8 @@ final class Staging {
         streams.add(stream);
     }
 
-    /** Runs {@code task} on a staging thread with the context bound. */
-    void submit(Runnable task) {
+    /** Runs tasks on staging threads, with the context bound. */
+    java.util.concurrent.Executor executor() {
         ExecutorService w;
         synchronized (this) {
             if (workers == null) {
@@ -139,7 +142,7 @@ final class Staging {
             }
             w = workers;
         }
-        w.execute(() -> {
+        return task -> w.execute(() -> {
             try {
                 context.cu.bind();
                 task.run();

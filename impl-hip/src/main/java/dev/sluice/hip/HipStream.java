@@ -321,6 +321,9 @@ final class HipStream implements StreamHandle {
         context.streams.remove(this);
         try {
             api.streamDestroy(handle);
+        } catch (dev.sluice.DeviceException e) {
+            // after a device fault the runtime reports the fault here too; the stream goes with the context, and
+            // closing must not fail for it (as on CUDA, whose cuStreamDestroy result is not checked)
         } finally {
             block.close();
             arena.close();
