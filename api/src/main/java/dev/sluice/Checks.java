@@ -37,6 +37,21 @@ final class Checks {
         }
     }
 
+    /** An unstarted thread: a segment it may access is not confined to the caller's thread. */
+    private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
+
+    /**
+     * Host memory a copy reads or writes in stream order, on a thread of the library's choosing: a segment of a
+     * confined arena, which only its owner thread may touch, cannot be.
+     */
+    static void notConfined(String argument, java.lang.foreign.MemorySegment segment) {
+        if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
+            throw new InvalidArgumentException(argument, "segment belongs to a confined arena, which only its owner thread"
+                    + " may access; the copy reads or writes it in stream order on another thread: use Arena.ofShared(),"
+                    + " Arena.ofAuto() or a HostBuffer");
+        }
+    }
+
     static void sameSize(String what, long sourceBytes, long destinationBytes) {
         if (sourceBytes != destinationBytes) {
             throw new InvalidArgumentException(what, "source has " + sourceBytes + " bytes but destination has "

@@ -371,6 +371,7 @@ public final class DeviceStream implements AutoCloseable {
     /** Copies the bytes of {@code source} (pageable or heap memory) to {@code destination}; sizes must match. */
     public DeviceFuture<Void> enqueueCopy(MemorySegment source, DeviceBuffer destination) {
         Checks.notNull("source", source);
+        Checks.notConfined("source", source);
         checkBuffer("destination", destination);
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
         return hostToDevice(source, null, destination);
@@ -383,6 +384,7 @@ public final class DeviceStream implements AutoCloseable {
         if (destination.isReadOnly()) {
             throw new InvalidArgumentException("destination", "segment is read-only");
         }
+        Checks.notConfined("destination", destination);
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
         return deviceToHost(source, destination, null);
     }

@@ -487,6 +487,16 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     }
 
     @Test
+    void segmentsOfConfinedArenasAreRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment confined = arena.allocate(16);
+            assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, confined), "confined", "Arena.ofShared()");
+            assertInvalid("source", stream(), () -> stream().enqueueCopy(confined, d), "confined", "Arena.ofShared()");
+        }
+    }
+
+    @Test
     void freeingASliceIsRejected() {
         DeviceBuffer d = stream().enqueueAllocate(DType.I32, 8);
         assertInvalid("buffer", stream(), () -> stream().enqueueFree(d.slice(1, 2)), "slice");

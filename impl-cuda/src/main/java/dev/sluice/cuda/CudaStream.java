@@ -31,6 +31,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class CudaStream implements StreamHandle {
 
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
     private static final int LAUNCH_CONFIG_BYTES = 56;
@@ -136,20 +137,27 @@ final class CudaStream implements StreamHandle {
             }
             if (r != Cu.SUCCESS) {
                 staging.give(c);
-                downloadTail = downloadTail.whenComplete((v, e) -> downloadsDone = ticket);
+                downloadTail = downloadTail.handle((v, e) -> {
+                    downloadsDone = ticket;
+                    return null;
+                });
                 Cu.check(r, "cuMemcpyDtoHAsync (staged)");
             }
-            downloadTail = downloadTail.thenRunAsync(() -> {
+            // handleAsync, not thenRunAsync: one chunk's failure must not stop the chunks and downloads after it
+            downloadTail = downloadTail.handleAsync((v, previous) -> {
                 try {
                     if (context.awaitEvent(c.event) == Cu.SUCCESS) {
                         MemorySegment.copy(c.segment, 0, destination, at, n);
                     }
+                } catch (RuntimeException e) {
+                    LOG.log(java.util.logging.Level.WARNING, "staged download into " + destination + " failed", e);
                 } finally {
                     staging.give(c);
                     if (last) {
                         downloadsDone = ticket;
                     }
                 }
+                return null;
             }, staging.executor());
         }
     }

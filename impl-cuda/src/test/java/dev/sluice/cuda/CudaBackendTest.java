@@ -238,7 +238,7 @@ class CudaBackendTest {
             assertEquals(i * 3 + 1, back[i]);
         }
         assertEquals((n - 1) * 3 + 1, back[n - 1]);
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment pageable = a.allocate(4L * n, 64);
             await(s.enqueueCopy(b, pageable));
             assertEquals(4, pageable.getAtIndex(ValueLayout.JAVA_INT, 1));

@@ -43,6 +43,10 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
             builder.allowBlockingCallsInside("dev.sluice.CompletionEngine", "run");
             builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "finish");
+            // A stream held behind a wait for the host is submitted under its lock by the thread that ended the wait;
+            // an enqueue meanwhile waits for those few submissions (microseconds), never for the device.
+            builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "enqueueIfHolding");
+            builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "hold");
             builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "fail");
         }
     }
