@@ -250,9 +250,12 @@ class DevicePlanTest {
             assertEquals(0, runs[1].hostHops(), "a plan is enqueued at subscription, from the subscribing thread");
             assertEquals(0, runs[3].hostHops());
             assertTrue(runs[1].nanos() < runs[0].nanos(), "plan " + runs[1] + " not faster than " + runs[0]);
-            // On the CPU simulator a device-side wait between streams is itself a hand-off between host threads,
-            // so two streams gain less there than one; the hop count above is the promise, time must not be worse.
-            assertTrue(runs[3].nanos() < runs[2].nanos() * 1.25, "plan " + runs[3] + " slower than " + runs[2]);
+            // Across two streams the hop count above is the promise, not the time: every step is a device-side wait
+            // on the other stream, and on the H100 such a wait cost more than a host hop for a kernel this small
+            // (22.6 against 14.3 µs per step, docs/gpu-runs.md, 2026-11-23). On the CPU simulator it must not be worse.
+            if (ctx.api() == dev.sluice.Api.CPU) {
+                assertTrue(runs[3].nanos() < runs[2].nanos() * 1.25, "plan " + runs[3] + " slower than " + runs[2]);
+            }
         }
     }
 
