@@ -757,11 +757,14 @@ public final class DeviceStream implements AutoCloseable {
 
     /**
      * Makes work enqueued after this call wait until {@code stage} completes, without blocking any host
-     * thread: the stream is gated on a flag that the host sets when the stage completes (CUDA:
-     * {@code cuStreamWaitValue32} on host-mapped memory). If the stage completes exceptionally the stream
-     * continues and the returned future completes exceptionally with that exception; a stage that never
-     * completes holds the stream forever. A {@link DeviceFuture} of this backend is waited for on the device
-     * (see {@link #waitFor(DeviceFuture)}).
+     * thread. With {@link HostWaits#HOLD_ON_HOST} (the default) the work enqueued after it is held, in order, on
+     * the host and submitted to the device by the thread that completes the stage (from within its completion);
+     * with {@link HostWaits#GATE_ON_DEVICE} the stream waits on the device for a flag that the host sets (CUDA:
+     * {@code cuStreamWaitValue32} on host-mapped memory). Either way the futures of held work, and waits of other
+     * streams on it, complete only after the stage. If the stage completes exceptionally the stream continues and
+     * the returned future completes exceptionally with that exception; a stage that never completes holds the
+     * stream forever (closing the context releases it, failing the wait with {@link ClosedResourceException}). A
+     * {@link DeviceFuture} of this backend is waited for on the device (see {@link #waitFor(DeviceFuture)}).
      */
     public DeviceFuture<Void> waitFor(CompletionStage<?> stage) {
         Checks.notNull("stage", stage);
@@ -826,7 +829,7 @@ public final class DeviceStream implements AutoCloseable {
     /**
      * Runs {@code function} on a host thread in stream order: after everything enqueued before it has
      * finished, and before anything enqueued after it starts. No host thread blocks while waiting: the
-     * stream is gated as in {@link #waitFor(CompletionStage)}, and the function runs on the context's host
+     * stream is held as in {@link #waitFor(CompletionStage)}, and the function runs on the context's host
      * executor (virtual threads) once the preceding work's marker completes. If the function throws, the
      * returned future completes exceptionally with its exception and the stream continues. A device fault
      * before it means it never runs.
