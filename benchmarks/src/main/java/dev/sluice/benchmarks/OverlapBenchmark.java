@@ -17,7 +17,6 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.Trace;
 import dev.sluice.TraceSpan;
 import dev.sluice.UnsupportedOnBackendException;
-import dev.sluice.reactive.ChunkSink;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 
 /**
@@ -40,7 +38,10 @@ import reactor.core.publisher.Flux;
  * achieved, and the fraction of the ideal time reached, where the ideal is the larger of the transfer time at
  * the bidirectional bandwidth measured in the same run (two streams copying both ways at once) and the time of
  * the kernels alone. With {@code --svg}, one configuration is run again on a context with tracing on and drawn
- * as an SVG timeline, one lane per stream and kind.
+ * as an SVG timeline, one lane per stream and kind. Both modes move the same bytes the same way: chunks are
+ * pinned slices of the host input array, uploaded in place, and results are downloaded straight into pinned
+ * slices of the host output array; both allocate their device and pinned memory once, outside the timed runs
+ * (the reactive pipeline keeps its lanes from one {@code process} call to the next).
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
@@ -270,7 +271,11 @@ public final class OverlapBenchmark {
                 f.join();
             }
             if (options.modes.contains("reactive")) {
-                runPipeline(2, chunks, m);
+                try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(2, m)) {
+                    runPipeline(p, chunks, m);
+                    p.close();
+                    p.released().join();
+                }
             }
             kernelAlone(chunks);
         }
@@ -380,59 +385,69 @@ public final class OverlapBenchmark {
         return last;
     }
 
-    /** The reactive pipeline: {@code ns} lanes, chunks as pinned slices of the host array (uploaded in place). */
+    /**
+     * The reactive pipeline over {@code ns} lanes, used as the plain mode uses its streams: built once, outside
+     * the timed runs, its lanes (streams and device buffers) opened by the warm-up run and kept by the pipeline
+     * for every later {@code process} call. Chunks are pinned slices of the host input array, uploaded in place;
+     * each result is downloaded by the device straight into its pinned slice of the host output array (a
+     * {@link dev.sluice.reactive.ChunkTarget}), as the plain mode does. Only {@code process} is timed, from
+     * subscribing until the last result has been emitted. Fails if a timed run allocated device or pinned memory.
+     */
     Row reactive(int ns, int chunks, double idealMs) {
         long m = elements / chunks;
         double[] wall = new double[options.reps];
-        for (int r = -1; r < options.reps; r++) {
-            hostOut.segment().fill((byte) 0);
-            long t0 = System.nanoTime();
-            runPipeline(ns, chunks, m);
-            long t1 = System.nanoTime();
-            verify("reactive", ns, chunks, chunks * m);
-            if (r >= 0) {
-                wall[r] = (t1 - t0) / 1e6;
+        try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(ns, m)) {
+            long allocations = -1;
+            for (int r = -1; r < options.reps; r++) {
+                hostOut.segment().fill((byte) 0);
+                long t0 = System.nanoTime();
+                runPipeline(p, chunks, m);
+                long t1 = System.nanoTime();
+                verify("reactive", ns, chunks, chunks * m);
+                if (r >= 0) {
+                    wall[r] = (t1 - t0) / 1e6;
+                    if (p.metrics().allocations() != allocations) {
+                        throw new IllegalStateException("reactive, " + ns + " lanes, " + chunks
+                                + " chunks: a timed run allocated device or pinned memory: " + p.metrics());
+                    }
+                } else {
+                    allocations = p.metrics().allocations(); // after the warm-up: the lanes' buffers
+                }
             }
+            p.close();
+            p.released().join(); // every lane freed before the next configuration is measured
         }
         return row("reactive", ns, chunks, m, median(wall), Double.NaN, idealMs);
     }
 
-    private void runPipeline(int ns, int chunks, long m) {
-        GpuPipeline<HostBuffer, Long> pipeline = GpuPipeline.builder(ctx)
+    /**
+     * A pipeline of {@code ns} lanes for chunks of {@code m} floats, in place: the membound kernel on each lane's
+     * device buffer; each chunk's result downloaded into the slice of {@code hostOut} at the chunk's position.
+     */
+    GpuPipeline<HostBuffer, HostBuffer> pipeline(int ns, long m) {
+        return GpuPipeline.builder(ctx)
                 .lanes(ns)
                 .chunkElements(m, DType.F32)
                 .inPlace()
                 .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes))
-                .build(Chunks.hostBuffers(), new IntoHostArray(hostOut.segment()));
-        Long lastOffset = pipeline.process(Flux.range(0, chunks).map(c -> hostIn.slice(c * m, m))).blockLast();
-        if (lastOffset == null || lastOffset != (chunks - 1) * m * Float.BYTES) {
-            throw new IllegalStateException("reactive: the last result landed at byte " + lastOffset);
-        }
+                .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hostOut.slice(seq * m, n));
     }
 
-    /**
-     * Copies each result out of the lane's staging memory into the output array, one after the other: results
-     * of {@link GpuPipeline#process} come in input order. A fresh one per run.
-     */
-    private static final class IntoHostArray implements ChunkSink<Long> {
-        private final MemorySegment out;
-        private final AtomicLong cursor = new AtomicLong();
-
-        IntoHostArray(MemorySegment out) {
-            this.out = out;
-        }
-
-        @Override
-        public boolean accepts(DType type) {
-            return type == DType.F32;
-        }
-
-        @Override
-        public Long read(MemorySegment result, DType type, long elements) {
-            long bytes = elements * type.byteSize();
-            long at = cursor.getAndAdd(bytes);
-            MemorySegment.copy(result, 0, out, at, bytes);
-            return at;
+    /** One run of {@code chunks} chunks through {@code p}; checks that the results came in order, into their slices. */
+    private void runPipeline(GpuPipeline<HostBuffer, HostBuffer> p, int chunks, long m) {
+        long base = hostOut.segment().address();
+        long[] next = {0};
+        HostBuffer last = p.process(Flux.range(0, chunks).map(c -> hostIn.slice(c * m, m)))
+                .doOnNext(r -> {
+                    long want = base + next[0]++ * m * Float.BYTES; // signals are serial: no race on next
+                    if (r.segment().address() != want) {
+                        throw new IllegalStateException("reactive: result " + (next[0] - 1) + " landed at "
+                                + (r.segment().address() - base) + ", expected " + (want - base));
+                    }
+                })
+                .blockLast();
+        if (last == null || next[0] != chunks) {
+            throw new IllegalStateException("reactive: " + next[0] + " results of " + chunks);
         }
     }
 
@@ -473,6 +488,7 @@ public final class OverlapBenchmark {
             String label = "traced run";
             double wall = 0;
             long cutoff = Long.MIN_VALUE;
+            GpuPipeline<HostBuffer, HostBuffer> pipeline = plain ? null : b.pipeline(ns, m); // lanes opened by the warm-up
             for (int r = 0; r < 2; r++) { // a warm-up, then the run drawn
                 if (r == 1) {
                     // everything traced so far has finished: the drawn run's spans all start after it
@@ -485,13 +501,17 @@ public final class OverlapBenchmark {
                         f.join();
                     }
                 } else {
-                    b.runPipeline(ns, chunks, m);
+                    b.runPipeline(pipeline, chunks, m);
                 }
                 wall = (System.nanoTime() - t0) / 1e6;
                 b.verify(o.traceMode + " traced", ns, chunks, chunks * m);
                 if (r == 0) {
                     ctx.synchronize();
                 }
+            }
+            if (pipeline != null) {
+                pipeline.close();
+                pipeline.released().join();
             }
             ctx.synchronize();
             Trace trace = ctx.trace();

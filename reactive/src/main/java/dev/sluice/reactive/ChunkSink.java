@@ -4,8 +4,11 @@ import dev.sluice.DType;
 import java.lang.foreign.MemorySegment;
 
 /**
- * How a {@link GpuPipeline} turns one downloaded result into the value it emits. Ready-made ones are in
- * {@link Chunks}. Implementations must be stateless and thread-safe.
+ * How a {@link GpuPipeline} turns one downloaded result into the value it emits: the result is downloaded
+ * into the lane's pinned staging buffer and the sink copies it out. Ready-made ones are in {@link Chunks}.
+ * Implementations must be stateless and thread-safe. To skip that host copy, have the device download each
+ * result straight into pinned memory of your own: {@link GpuPipeline.Builder#buildInto} with a
+ * {@link ChunkTarget}.
  *
  * @param <R> the emitted type
  */

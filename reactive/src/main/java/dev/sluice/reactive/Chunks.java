@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * The chunk kinds {@link GpuPipeline} reads and emits: Java arrays of each primitive type, {@link ByteBuffer}s,
  * {@link MemorySegment}s, and (as input only) {@link HostBuffer}s uploaded without staging. Emitted arrays,
  * buffers and segments are new and owned by the subscriber; they are the only per-chunk allocation of the
- * pipeline.
+ * pipeline. For output without staging or a host copy, see {@link ChunkTarget}.
  */
 public final class Chunks {
 

@@ -1,5 +1,6 @@
 package dev.sluice.reactive;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.InvalidArgumentException;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
@@ -27,6 +28,10 @@ import reactor.util.context.Context;
  * finds the loop idle runs it. Upstream gets {@code lanes} requests up front, and one more per emitted
  * result, so a chunk that arrives always finds a free lane. With a host scheduler, the loop runs on one
  * worker of it (one task per burst of events), so the completion thread only records completions.
+ *
+ * <p>Lanes come from the pipeline ({@link GpuPipeline#acquireLane}: the one kept in that slot, or a new one)
+ * and go back to it ({@link GpuPipeline#recycleLane}) only after termination, each once no chunk of it is in
+ * flight; the pipeline counts the subscription as ended once all have gone back.
  */
 final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
 
@@ -42,7 +47,20 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
 
     @Override
     public void subscribe(CoreSubscriber<? super O> actual) {
-        Flux.<I>from(source).subscribe(new PipelineSubscriber<>(actual, pipeline, ordered));
+        if (!pipeline.subscriptionStarting()) {
+            Operators.error(actual, new ClosedResourceException(pipeline.toString()));
+            return;
+        }
+        PipelineSubscriber<I, O> s;
+        try {
+            s = new PipelineSubscriber<>(actual, pipeline, ordered);
+        } catch (Throwable t) {
+            pipeline.subscriptionEnded();
+            Exceptions.throwIfJvmFatal(t);
+            Operators.error(actual, Operators.onOperatorError(t, actual.currentContext()));
+            return;
+        }
+        Flux.<I>from(source).subscribe(s);
     }
 
     @Override
@@ -64,6 +82,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         private final int capacity;
         private final Queue<I> inbox;
         private final Lane[] lanes;
+        /** Lanes handed back to the pipeline (after termination only). */
+        private final boolean[] handedBack;
+        private boolean ended;
         private final AtomicInteger wip = new AtomicInteger();
         /** Where the drain loop runs when the pipeline has a host scheduler; null: on the signalling thread. */
         private final Scheduler.@Nullable Worker worker;
@@ -95,6 +116,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             this.capacity = pipeline.lanes();
             this.inbox = Queues.<I>get(capacity).get();
             this.lanes = new Lane[capacity];
+            this.handedBack = new boolean[capacity];
             Scheduler hostScheduler = pipeline.hostScheduler();
             this.worker = hostScheduler == null ? null : hostScheduler.createWorker();
         }
@@ -195,17 +217,21 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 drainOnce();
                 missed = wip.addAndGet(-missed);
             } while (missed != 0);
-            if (terminated && worker != null && !workerDone && allLanesReleased()) {
-                // Nothing can signal any more but a late request or cancel, which then runs inline (a no-op).
-                workerDone = true;
-                worker.dispose();
+            if (terminated && !ended && allLanesHandedBack()) {
+                ended = true;
+                if (worker != null && !workerDone) {
+                    // Nothing can signal any more but a late request or cancel, which then runs inline (a no-op).
+                    workerDone = true;
+                    worker.dispose();
+                }
+                pipeline.subscriptionEnded();
             }
         }
 
         private void drainOnce() {
             if (terminated) {
-                // Late completions of lanes that were in flight at termination: release them now.
-                releaseIdleLanes();
+                // Late completions of lanes that were in flight at termination: hand them back now.
+                handBackIdleLanes();
                 discardInbox();
                 return;
             }
@@ -213,7 +239,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 terminated = true;
                 cancelUpstream();
                 discardInbox();
-                releaseIdleLanes();
+                handBackIdleLanes();
                 return;
             }
             if (failure == null) {
@@ -237,14 +263,14 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 if (countLanes(Lane.IN_FLIGHT) == 0) {
                     terminated = true;
                     discardResults();
-                    releaseIdleLanes();
+                    handBackIdleLanes();
                     actual.onError(failure);
                 }
                 return;
             }
             if (upstreamDone && inbox.isEmpty() && countLanes(Lane.IN_FLIGHT) + countLanes(Lane.DONE) == 0) {
                 terminated = true;
-                releaseIdleLanes();
+                handBackIdleLanes();
                 actual.onComplete();
             }
         }
@@ -263,7 +289,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                                 + pipeline.chunkElements());
                     }
                     long outN = pipeline.outputElementsFor(n);
-                    lane.start(this, seq, chunk, source, n, outN);
+                    lane.start(this, seq, chunk, pipeline, n, outN);
                 } catch (Throwable t) {
                     Exceptions.throwIfJvmFatal(t);
                     failure = Operators.onOperatorError(t, currentContext());
@@ -283,7 +309,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 // Cannot happen while upstream honours the requests: each emitted result frees a lane first.
                 throw new IllegalStateException("no free lane among " + opened + "; upstream sent more than requested");
             }
-            Lane lane = Lane.open(pipeline, opened);
+            Lane lane = pipeline.acquireLane(opened);
             lanes[opened++] = lane;
             return lane;
         }
@@ -377,19 +403,26 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             }
         }
 
-        /** Releases every lane whose device work is done; lanes still in flight come back through drain(). */
-        private void releaseIdleLanes() {
+        /**
+         * Hands every lane whose device work is done back to the pipeline (kept for the next subscription, or
+         * released if its last chunk failed); lanes still in flight come back through drain(). After
+         * termination only: a lane handed back may at once serve another subscription.
+         */
+        private void handBackIdleLanes() {
             for (int i = 0; i < opened; i++) {
                 Lane l = lanes[i];
-                if (!l.isReleased() && l.state() != Lane.IN_FLIGHT) {
-                    l.release(GpuPipeline.CLOSER);
+                if (!handedBack[i] && l.state() != Lane.IN_FLIGHT) {
+                    boolean reusable = l.reusable();
+                    l.detach(); // drops a result not emitted (after a cancel or an error)
+                    handedBack[i] = true;
+                    pipeline.recycleLane(l, reusable);
                 }
             }
         }
 
-        private boolean allLanesReleased() {
+        private boolean allLanesHandedBack() {
             for (int i = 0; i < opened; i++) {
-                if (!lanes[i].isReleased()) {
+                if (!handedBack[i]) {
                     return false;
                 }
             }

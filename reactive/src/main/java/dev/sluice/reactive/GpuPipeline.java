@@ -1,15 +1,20 @@
 package dev.sluice.reactive;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
+import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.StreamOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -23,19 +28,23 @@ import reactor.core.scheduler.Schedulers;
  * upload of one chunk, the kernels of another and the download of a third overlap.
  *
  * <pre>{@code
- * GpuPipeline<float[], float[]> pipeline = GpuPipeline.builder(ctx)
- *     .lanes(3)
- *     .chunkElements(1 << 20, DType.F32)
- *     .stage((lane, in, out) -> lane.stream().enqueueLaunch(saxpy, LaunchConfig.forElements(lane.elements()),
- *             in, out, lane.elements(), 2.0f))
- *     .build(Chunks.floats());
- * Flux<float[]> results = pipeline.process(chunks);        // in input order
+ * try (GpuPipeline<float[], float[]> pipeline = GpuPipeline.builder(ctx)
+ *         .lanes(3)
+ *         .chunkElements(1 << 20, DType.F32)
+ *         .stage((lane, in, out) -> lane.stream().enqueueLaunch(saxpy, LaunchConfig.forElements(lane.elements()),
+ *                 in, out, lane.elements(), 2.0f))
+ *         .build(Chunks.floats())) {
+ *     Flux<float[]> results = pipeline.process(chunks);    // in input order; lanes are kept for the next call
+ *     ...
+ * }                                                        // close(): lanes freed once the device is done with them
  * }</pre>
  *
  * <p>A lane is a {@link dev.sluice.DeviceStream} with its own device input and output buffers (of
- * {@code chunkElements} and the output capacity), the declared scratch buffers, and a pinned staging buffer
- * for each direction. A chunk may be shorter than {@code chunkElements} (the stage then sees slices of the
- * lane's buffers); a longer one, or an empty one, fails the {@code Flux} with an
+ * {@code chunkElements} and the output capacity), the declared scratch buffers, and, where needed, a pinned
+ * staging buffer for each direction (none for input given as pinned {@link dev.sluice.HostBuffer}s of the
+ * context, see {@link Chunks#hostBuffers()}; none for output downloaded straight into the caller's pinned
+ * memory, see {@link Builder#buildInto}). A chunk may be shorter than {@code chunkElements} (the stage then
+ * sees slices of the lane's buffers); a longer one, or an empty one, fails the {@code Flux} with an
  * {@link InvalidArgumentException}.
  *
  * <ul>
@@ -45,7 +54,8 @@ import reactor.core.scheduler.Schedulers;
  * <li><b>Back-pressure:</b> at most {@code lanes} chunks are requested from upstream beyond the results
  * emitted, so at most {@code lanes} chunks are uploaded, in flight, or holding a result not yet requested.
  * A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every lane holds one
- * chunk's result in its pinned staging buffer until it is emitted: nothing else buffers.
+ * chunk's result (in its pinned staging buffer, or in the chunk's {@link ChunkTarget} buffer) until it is
+ * emitted: nothing else buffers.
  * <li><b>Completion thread:</b> by default a chunk's upload and enqueues run on whichever thread delivers
  * the chunk or the demand, or on the completion thread when a lane becomes free; results are read out of
  * staging and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
@@ -53,26 +63,38 @@ import reactor.core.scheduler.Schedulers;
  * instead. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
  * subscriber's work per result is more than a few microseconds, so that completions of other lanes are not
  * delayed by it.
- * <li><b>Errors:</b> an error in one chunk (thrown by the stage or a {@link ChunkSource} while enqueuing,
- * or a failed operation on the device) or from upstream stops new uploads, cancels upstream, and fails the
- * {@code Flux} with that error once every chunk in flight has drained from the device; results not yet
- * emitted are dropped.
+ * <li><b>Errors:</b> an error in one chunk (thrown by the stage, a {@link ChunkSource} or a
+ * {@link ChunkTarget} while enqueuing, or a failed operation on the device) or from upstream stops new
+ * uploads, cancels upstream, and fails the {@code Flux} with that error once every chunk in flight has
+ * drained from the device; results not yet emitted are dropped.
  * <li><b>Cancellation:</b> cancels upstream and stops signals at once; chunks in flight finish on the device
- * and are dropped; each lane is released once its work is done.
- * <li><b>Resources:</b> lanes are opened lazily, one per concurrently needed chunk (a one-chunk {@code Flux}
- * opens one lane), and belong to one subscription: on completion, error or cancellation, each lane's device
- * buffers are freed in its stream's order after its last work, its pinned buffers once their copies have
- * finished, and its stream is closed on {@link Schedulers#boundedElastic()}. Per chunk, the pipeline makes
- * no device or pinned allocation: only the result the {@link ChunkSink} creates, and the small objects of
- * the futures the API returns for each enqueue. {@link #metrics()} counts it all.
+ * (downloads into {@link ChunkTarget} buffers included) and are dropped; each lane goes back to the pipeline
+ * only once its work is done, so no later chunk and no {@link #close()} touches memory the device may still
+ * use.
+ * <li><b>Resources:</b> the pipeline owns its lanes. They are opened lazily, one per concurrently needed
+ * chunk (a one-chunk {@code Flux} opens one lane, an empty one none), and when a subscription ends each of
+ * its lanes, once its last chunk is off the device, goes back to the pipeline, which keeps it (at most
+ * {@code lanes} of them) for the next {@code process} call: after the first call, later ones allocate no
+ * device or pinned memory and create no stream. A lane whose chunk failed, or any lane of a faulted context,
+ * is released instead of kept; with {@link Builder#keepLanes keepLanes(false)} every lane is released when
+ * its subscription ends. <b>Close the pipeline</b> ({@link #close()}, or try-with-resources) to release the
+ * kept lanes: their device buffers are freed in their stream's order after their last work, their pinned
+ * buffers once their copies have finished, and their streams are closed on
+ * {@link Schedulers#boundedElastic()}; {@link #released()} completes when all of that is done. An unclosed
+ * pipeline holds its lanes until its context is closed. Per chunk, the pipeline makes no device or pinned
+ * allocation: only the result the {@link ChunkSink} creates (none with a {@link ChunkTarget}), and the small
+ * objects of the futures the API returns for each enqueue. {@link #metrics()} counts it all.
  * </ul>
  *
- * <p>Immutable and thread-safe; each subscription to a {@code process} {@code Flux} is independent.
+ * <p>Thread-safe. Subscriptions to its {@code process} {@code Flux}es may run one after the other (they then
+ * reuse the same lanes) or at once (each then has lanes of its own: those kept, and new ones for the rest;
+ * the pipeline keeps at most {@code lanes} idle lanes and releases the others). {@link Lane#index()} is the
+ * lane's slot within its subscription, 0 to {@code lanes - 1}.
  *
  * @param <I> the input chunk type
  * @param <O> the emitted result type
  */
-public final class GpuPipeline<I, O> {
+public final class GpuPipeline<I, O> implements AutoCloseable {
 
     /** Where lanes' streams are closed: {@link dev.sluice.DeviceStream#close()} waits for the stream. */
     static final Executor CLOSER = r -> Schedulers.boundedElastic().schedule(r);
@@ -112,11 +134,24 @@ public final class GpuPipeline<I, O> {
     private final Stage stage;
     private final StreamOptions streamOptions;
     private final @Nullable Scheduler hostScheduler;
+    private final boolean keepLanes;
     private final ChunkSource<I> source;
-    private final ChunkSink<O> sink;
+    /** Exactly one of sink and target is set. */
+    private final @Nullable ChunkSink<O> sink;
+    private final @Nullable ChunkTarget<? super I> target;
     final PipelineMetrics metrics = new PipelineMetrics();
 
-    private GpuPipeline(Builder b, ChunkSource<I> source, ChunkSink<O> sink, long outputCapacity) {
+    /** Idle lanes kept for the next subscription, by slot ({@link Lane#index()}). */
+    private final AtomicReferenceArray<@Nullable Lane> idle;
+    private volatile boolean closed;
+    /** Lanes opened and not yet fully released (stream closed). */
+    private final AtomicInteger liveLanes = new AtomicInteger();
+    /** Subscriptions started and not yet ended with all their lanes handed back. */
+    private final AtomicInteger activeSubscriptions = new AtomicInteger();
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+    private GpuPipeline(Builder b, ChunkSource<I> source, @Nullable ChunkSink<O> sink, @Nullable ChunkTarget<? super I> target,
+            long outputCapacity) {
         this.context = b.context;
         this.lanes = b.lanes;
         this.inputType = Objects.requireNonNull(b.inputType);
@@ -129,8 +164,11 @@ public final class GpuPipeline<I, O> {
         this.stage = Objects.requireNonNull(b.stage);
         this.streamOptions = b.streamOptions;
         this.hostScheduler = b.hostScheduler;
+        this.keepLanes = b.keepLanes;
         this.source = source;
         this.sink = sink;
+        this.target = target;
+        this.idle = new AtomicReferenceArray<>(lanes);
     }
 
     /** Starts describing a pipeline on {@code context}. */
@@ -139,8 +177,12 @@ public final class GpuPipeline<I, O> {
     }
 
     /**
-     * The results of {@code chunks}, in input order. Cold: each subscription opens its own lanes. See the
-     * class description for ordering, back-pressure, threads, errors, cancellation and resources.
+     * The results of {@code chunks}, in input order. Cold: each subscription runs the chunks it receives, on
+     * the lanes the pipeline kept from earlier subscriptions (opening those it lacks). See the class
+     * description for ordering, back-pressure, threads, errors, cancellation and resources. Subscribing
+     * after {@link #close()} fails the {@code Flux} with a {@link ClosedResourceException}.
+     *
+     * @throws NullPointerException if {@code chunks} is null
      */
     public Flux<O> process(Publisher<? extends I> chunks) {
         return new FluxGpuPipeline<>(Objects.requireNonNull(chunks, "chunks"), this, true);
@@ -154,6 +196,105 @@ public final class GpuPipeline<I, O> {
     /** Counters of allocations, releases and chunks over every subscription. */
     public PipelineMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * Releases the pipeline's lanes; idempotent, never blocks (callable on any thread, completion threads
+     * included), never waits for the device. Lanes kept idle are released now: each lane's device buffers
+     * are freed in its stream's order, after the last work enqueued on it; then, on
+     * {@link Schedulers#boundedElastic()}, its pinned buffers are freed (once their copies have finished) and
+     * its stream is closed. Subscriptions already running are not stopped: they run to their end and each
+     * of their lanes is released, not kept, once its last chunk is off the device. Later subscriptions fail
+     * with a {@link ClosedResourceException}. {@link #released()} says when everything is released.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < idle.length(); i++) {
+            Lane l = idle.getAndSet(i, null);
+            if (l != null) {
+                l.release(CLOSER);
+            }
+        }
+        checkReleased();
+    }
+
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * A future that completes (never exceptionally) once the pipeline is closed, every subscription has
+     * ended and every lane has been released: device buffers freed on the device, pinned buffers freed,
+     * streams closed. From then on the device no longer touches any memory the pipeline was given, including
+     * {@link ChunkTarget} buffers of chunks dropped by a cancellation or an error. Each call returns a new
+     * copy: completing or cancelling it affects nothing else.
+     */
+    public CompletableFuture<Void> released() {
+        return released.copy();
+    }
+
+    // ---------------------------------------------------------------- lanes (called by subscriptions)
+
+    /** Registers a subscription; false if the pipeline is closed (nothing registered then). */
+    boolean subscriptionStarting() {
+        activeSubscriptions.incrementAndGet();
+        if (closed) {
+            subscriptionEnded();
+            return false;
+        }
+        return true;
+    }
+
+    /** A subscription has terminated and handed back every lane it had. */
+    void subscriptionEnded() {
+        activeSubscriptions.decrementAndGet();
+        checkReleased();
+    }
+
+    /** The idle lane of slot {@code slot}, or a new one. */
+    Lane acquireLane(int slot) {
+        Lane l = idle.getAndSet(slot, null);
+        if (l != null) {
+            metrics.lanesReused.increment();
+            return l;
+        }
+        return Lane.open(this, slot);
+    }
+
+    /**
+     * Takes back a lane whose work is done (no chunk in flight, no result held): kept in its slot for the next
+     * subscription, or released if it is not {@code reusable}, lanes are not kept, the pipeline is closed or the
+     * slot is taken.
+     */
+    void recycleLane(Lane lane, boolean reusable) {
+        if (!reusable || !keepLanes || closed || context.isFaulted() || !idle.compareAndSet(lane.index(), null, lane)) {
+            lane.release(CLOSER);
+            return;
+        }
+        if (closed && idle.compareAndSet(lane.index(), lane, null)) {
+            lane.release(CLOSER); // close() ran meanwhile and missed it
+        }
+    }
+
+    void laneOpening() {
+        liveLanes.incrementAndGet();
+    }
+
+    /** A lane's stream has been closed after its buffers were released (or its opening failed). */
+    void laneGone() {
+        liveLanes.decrementAndGet();
+        checkReleased();
+    }
+
+    private void checkReleased() {
+        if (closed && activeSubscriptions.get() == 0 && liveLanes.get() == 0) {
+            released.complete(null);
+        }
     }
 
     public DeviceContext context() {
@@ -194,6 +335,11 @@ public final class GpuPipeline<I, O> {
         return streamOptions;
     }
 
+    /** Whether lanes are kept for later subscriptions until {@link #close()} (see {@link Builder#keepLanes}). */
+    public boolean keepsLanes() {
+        return keepLanes;
+    }
+
     /** Where the host side of the pipeline runs, or null for inline (see {@link Builder#hostScheduler}). */
     public @Nullable Scheduler hostScheduler() {
         return hostScheduler;
@@ -203,8 +349,32 @@ public final class GpuPipeline<I, O> {
         return source;
     }
 
-    ChunkSink<O> sink() {
+    @Nullable ChunkSink<O> sink() {
         return sink;
+    }
+
+    /** The buffer chunk {@code seq}'s result is downloaded into, checked; null without a {@link ChunkTarget}. */
+    @Nullable HostBuffer targetFor(I chunk, long seq, long outN) {
+        ChunkTarget<? super I> t = target;
+        if (t == null) {
+            return null;
+        }
+        HostBuffer b = t.bufferFor(chunk, seq, outN);
+        if (b == null) {
+            throw new InvalidArgumentException("target", "the ChunkTarget gave null for chunk " + seq);
+        }
+        if (b.isClosed()) {
+            throw new ClosedResourceException("target " + b + " of chunk " + seq);
+        }
+        if (b.context() != context) {
+            throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " belongs to " + b.context()
+                    + ", not to the pipeline's context " + context);
+        }
+        if (b.dtype() != outputType || b.count() != outN) {
+            throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " holds " + b.count() + " x "
+                    + b.dtype() + "; its result is " + outN + " x " + outputType);
+        }
+        return b;
     }
 
     /** Output elements for a chunk of {@code n} input elements, checked against the lane's buffer. */
@@ -223,7 +393,8 @@ public final class GpuPipeline<I, O> {
     @Override
     public String toString() {
         return "GpuPipeline[" + lanes + " lanes, " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x "
-                + outputType + (inPlace ? " in place" : "") + ", " + context + "]";
+                + outputType + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
+                + ", " + context + "]";
     }
 
     /** Describes a {@link GpuPipeline}. Not thread-safe. */
@@ -239,6 +410,7 @@ public final class GpuPipeline<I, O> {
         private @Nullable Stage stage;
         private StreamOptions streamOptions = StreamOptions.defaults();
         private @Nullable Scheduler hostScheduler;
+        private boolean keepLanes = true;
 
         private Builder(DeviceContext context) {
             this.context = context;
@@ -321,6 +493,18 @@ public final class GpuPipeline<I, O> {
             return this;
         }
 
+        /**
+         * Whether the pipeline keeps its lanes (streams, device and pinned buffers) after a subscription ends,
+         * for the next {@code process} call, until {@link GpuPipeline#close()} (the default: {@code true}).
+         * With {@code false}, each lane is released once its subscription has ended and its last chunk is off
+         * the device: repeated {@code process} calls then allocate afresh each time (pinned allocations can
+         * cost milliseconds), but an idle pipeline holds no memory.
+         */
+        public Builder keepLanes(boolean keep) {
+            this.keepLanes = keep;
+            return this;
+        }
+
         /** The device work of each chunk. */
         public Builder stage(Stage stage) {
             this.stage = Objects.requireNonNull(stage, "stage");
@@ -333,32 +517,54 @@ public final class GpuPipeline<I, O> {
         }
 
         /**
-         * A pipeline reading chunks with {@code source} and emitting results made by {@code sink}.
+         * A pipeline reading chunks with {@code source} and emitting results made by {@code sink} (which copies
+         * each result out of the lane's pinned staging buffer).
          *
          * @throws InvalidArgumentException if something required is missing or the chunk kinds cannot carry the element types
          */
         public <A, B> GpuPipeline<A, B> build(ChunkSource<A> source, ChunkSink<B> sink) {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(sink, "sink");
+            long capacity = check(source);
+            DType out = outputType == null ? inputType : outputType;
+            if (!sink.accepts(out)) {
+                throw new InvalidArgumentException("sink", sink + " cannot carry " + out + " elements");
+            }
+            return new GpuPipeline<>(this, source, sink, null, capacity);
+        }
+
+        /**
+         * A pipeline reading chunks with {@code source} and downloading each chunk's result straight into the
+         * pinned buffer {@code target} gives for it (no staging buffer, no host copy: the lanes allocate no
+         * output staging), then emitting that buffer once the download has finished. With
+         * {@link Chunks#hostBuffers()} as the source, neither direction is staged and the lanes hold device
+         * memory only. See {@link ChunkTarget} for what the buffer must be and when it may be touched.
+         *
+         * @throws InvalidArgumentException if something required is missing or the source cannot carry the input type
+         */
+        public <A> GpuPipeline<A, HostBuffer> buildInto(ChunkSource<A> source, ChunkTarget<? super A> target) {
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(target, "target");
+            long capacity = check(source);
+            return new GpuPipeline<>(this, source, null, target, capacity);
+        }
+
+        private long check(ChunkSource<?> source) {
             if (inputType == null) {
                 throw new InvalidArgumentException("chunkElements", "not set: call chunkElements(n, type)");
             }
             if (stage == null) {
                 throw new InvalidArgumentException("stage", "not set: call stage(...)");
             }
-            DType out = outputType == null ? inputType : outputType;
             if (!source.accepts(inputType)) {
                 throw new InvalidArgumentException("source", source + " cannot carry " + inputType + " elements");
-            }
-            if (!sink.accepts(out)) {
-                throw new InvalidArgumentException("sink", sink + " cannot carry " + out + " elements");
             }
             long capacity = inPlace ? chunkElements : outputElements.applyAsLong(chunkElements);
             if (capacity < 1) {
                 throw new InvalidArgumentException("output", "a full chunk of " + chunkElements + " elements gives "
                         + capacity + " output elements; at least 1 is needed");
             }
-            return new GpuPipeline<>(this, source, sink, capacity);
+            return capacity;
         }
     }
 }

@@ -19,11 +19,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One lane of a {@link GpuPipeline}: a stream of its own, the device input and output buffers, the scratch
- * buffers the pipeline declared, and pinned staging buffers, all reused chunk after chunk. A lane carries one
- * chunk at a time. The {@link GpuPipeline.Stage} sees it while enqueuing a chunk's kernels: enqueue them on
- * {@link #stream()} so that they run after the upload and before the download.
+ * buffers the pipeline declared, and the pinned staging buffers it needs (allocated on first need), all
+ * reused chunk after chunk and, while the pipeline keeps its lanes, subscription after subscription. A lane
+ * carries one chunk at a time. The {@link GpuPipeline.Stage} sees it while enqueuing a chunk's kernels:
+ * enqueue them on {@link #stream()} so that they run after the upload and before the download.
  *
- * <p>Valid only during the stage call; do not keep it. Not thread-safe.
+ * <p>Valid only during the stage call; do not keep it (the pipeline may give it to another subscription, or
+ * release it, afterwards). Not thread-safe.
  */
 public final class Lane {
 
@@ -43,8 +45,8 @@ public final class Lane {
     private final DeviceBuffer[] scratch;
     private @Nullable HostBuffer stagingIn;
     private @Nullable MemorySegment stagingInSegment;
-    private final HostBuffer stagingOut;
-    private final MemorySegment stagingOutSegment;
+    private @Nullable HostBuffer stagingOut;
+    private @Nullable MemorySegment stagingOutSegment;
 
     // The chunk in the lane: written by the drain loop before the completion callback is attached, read
     // by the callback (ordered by CompletableFuture), and `state` publishes the callback's writes.
@@ -53,6 +55,8 @@ public final class Lane {
     private long outputElements;
     private @Nullable DeviceFuture<?> stageFuture;
     private @Nullable DeviceFuture<?> lastUse;
+    /** The caller's buffer the chunk's result is downloaded into (pipelines built with a ChunkTarget). */
+    private @Nullable HostBuffer target;
     private boolean aborted;
     private @Nullable Throwable error;
     private volatile int state = FREE;
@@ -74,9 +78,6 @@ public final class Lane {
                 GpuPipeline.Scratch s = pipeline.scratch.get(i);
                 scratch[i] = allocate(s.type(), s.count());
             }
-            stagingOut = pipeline.context().allocateHost(pipeline.outputType(), pipeline.outputCapacity());
-            m.hostAllocations.increment();
-            stagingOutSegment = stagingOut.segment();
         } catch (RuntimeException e) {
             releaseNow(GpuPipeline.CLOSER);
             throw e;
@@ -85,7 +86,14 @@ public final class Lane {
 
     /** Opens a lane: a new stream and stream-ordered allocations (nothing here waits for the device). */
     static Lane open(GpuPipeline<?, ?> pipeline, int index) {
-        DeviceStream s = pipeline.context().createStream(pipeline.streamOptions());
+        pipeline.laneOpening();
+        DeviceStream s;
+        try {
+            s = pipeline.context().createStream(pipeline.streamOptions());
+        } catch (RuntimeException | Error e) {
+            pipeline.laneGone();
+            throw e;
+        }
         pipeline.metrics.lanesOpened.increment();
         return new Lane(pipeline, index, s);
     }
@@ -108,7 +116,10 @@ public final class Lane {
         return stream.context();
     }
 
-    /** The lane's number, 0 to {@code lanes - 1}. */
+    /**
+     * The lane's number, 0 to {@code lanes - 1}: its slot within the subscription it serves (two subscriptions
+     * running at once each have a lane 0).
+     */
     public int index() {
         return index;
     }
@@ -161,19 +172,31 @@ public final class Lane {
     }
 
     /**
+     * Whether the lane may serve another chunk after this one: its chunk did not fail on the device, and did
+     * not stop half-enqueued (a chunk refused before anything was enqueued leaves the lane as it was).
+     */
+    boolean reusable() {
+        return error == null && !(aborted && lastUse != null);
+    }
+
+    /**
      * Enqueues upload, stage and download of one chunk. On an exception, whatever was enqueued still runs: the
      * lane stays in flight until it has, then reports DONE with {@link #aborted()} set.
      */
-    <I> void start(FluxGpuPipeline.PipelineSubscriber<?, ?> by, long seq, I chunk, ChunkSource<I> source, long n, long outN) {
+    <I> void start(FluxGpuPipeline.PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
         owner = by;
         sequence = seq;
         elements = n;
         outputElements = outN;
         stageFuture = null;
         lastUse = null;
+        target = null;
         aborted = false;
         error = null;
         try {
+            // Asked first, so that a bad target fails the chunk before anything of it is enqueued.
+            HostBuffer directTarget = p.targetFor(chunk, seq, outN);
+            ChunkSource<I> source = p.source();
             DeviceBuffer in = n == deviceIn.count() ? deviceIn : deviceIn.slice(0, n);
             DeviceBuffer out = pipeline.inPlace() ? in
                     : outN == deviceOut.count() ? deviceOut : deviceOut.slice(0, outN);
@@ -192,7 +215,14 @@ public final class Lane {
             if (sf != null && sf.stream() == stream) {
                 lastUse = sf;
             }
-            HostBuffer result = outN == stagingOut.count() ? stagingOut : stagingOut.slice(0, outN);
+            HostBuffer result;
+            if (directTarget != null) {
+                result = directTarget; // zero-copy: the caller's pinned memory
+                target = directTarget;
+            } else {
+                HostBuffer staging = stagingOut();
+                result = outN == staging.count() ? staging : staging.slice(0, outN);
+            }
             DeviceFuture<Void> download = stream.enqueueCopy(out, result);
             lastUse = download;
             state = IN_FLIGHT;
@@ -228,6 +258,18 @@ public final class Lane {
         return h;
     }
 
+    private HostBuffer stagingOut() {
+        HostBuffer h = stagingOut;
+        if (h == null) {
+            // Allocated on first need: a pipeline downloading into ChunkTarget buffers never stages its output.
+            h = pipeline.context().allocateHost(pipeline.outputType(), pipeline.outputCapacity());
+            pipeline.metrics.hostAllocations.increment();
+            stagingOut = h;
+            stagingOutSegment = h.segment();
+        }
+        return h;
+    }
+
     /** Completion of the chunk's last operation: on the completion thread. */
     private void chunkDone(@Nullable Object ignored, @Nullable Throwable failure) {
         Throwable e = failure;
@@ -248,18 +290,41 @@ public final class Lane {
         }
     }
 
-    /** The chunk's result, read out of the staging buffer; then the lane is free. */
-    <O> O takeResult(ChunkSink<O> sink) {
-        long bytes = outputElements * pipeline.outputType().byteSize();
-        MemorySegment seg = bytes == stagingOutSegment.byteSize() ? stagingOutSegment : stagingOutSegment.asSlice(0, bytes);
+    /** The chunk's result: its target buffer, or read out of the staging buffer by the sink; then the lane is free. */
+    @SuppressWarnings("unchecked")
+    <O> O takeResult(@Nullable ChunkSink<O> sink) {
         try {
+            HostBuffer t = target;
+            if (t != null) {
+                return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
+            }
+            MemorySegment whole = stagingOutSegment;
+            if (sink == null || whole == null) {
+                throw new IllegalStateException("no result to read in " + this);
+            }
+            long bytes = outputElements * pipeline.outputType().byteSize();
+            MemorySegment seg = bytes == whole.byteSize() ? whole : whole.asSlice(0, bytes);
             return sink.read(seg, pipeline.outputType(), outputElements);
         } finally {
+            target = null;
             state = FREE;
         }
     }
 
     void discardResult() {
+        target = null;
+        state = FREE;
+    }
+
+    /**
+     * Forgets the subscription the lane served, when it hands the lane back to the pipeline (no chunk in flight
+     * then): an idle kept lane must not keep that subscription's subscribers, chunks or futures reachable.
+     */
+    void detach() {
+        owner = null;
+        target = null;
+        stageFuture = null;
+        lastUse = null;
         state = FREE;
     }
 
@@ -310,6 +375,7 @@ public final class Lane {
                 LOG.log(Level.FINE, "closing " + stream + " failed", e);
             }
             m.lanesClosed.increment();
+            pipeline.laneGone();
         };
         if (lastFree == null) {
             closer.execute(closeStream);

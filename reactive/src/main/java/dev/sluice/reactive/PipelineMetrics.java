@@ -6,12 +6,14 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of one {@link GpuPipeline}, summed over all its subscriptions, for tests, dashboards and the
  * promise that buffers are recycled: {@link #deviceAllocations()} and {@link #hostAllocations()} grow with
- * the number of lanes opened, never with the number of chunks. Updating them allocates nothing. Thread-safe;
- * each getter is a separate read.
+ * the number of lanes opened, never with the number of chunks, and not at all for a subscription that runs on
+ * lanes the pipeline kept ({@link #lanesReused()}). Updating them allocates nothing. Thread-safe; each getter
+ * is a separate read.
  */
 public final class PipelineMetrics {
 
     final LongAdder lanesOpened = new LongAdder();
+    final LongAdder lanesReused = new LongAdder();
     final LongAdder lanesClosed = new LongAdder();
     final LongAdder deviceAllocations = new LongAdder();
     final LongAdder hostAllocations = new LongAdder();
@@ -28,6 +30,11 @@ public final class PipelineMetrics {
     /** Lanes (a stream and its buffers) opened so far. */
     public long lanesOpened() {
         return lanesOpened.sum();
+    }
+
+    /** Lanes a subscription took from those the pipeline kept from an earlier one, instead of opening them. */
+    public long lanesReused() {
+        return lanesReused.sum();
     }
 
     /** Lanes whose stream has been closed after their buffers were freed. */
@@ -60,7 +67,12 @@ public final class PipelineMetrics {
         return hostReleases.sum();
     }
 
-    /** Allocations not yet released: 0 once every subscription has terminated and its lanes drained. */
+    /**
+     * Allocations not yet released: the kept lanes' buffers while the pipeline is open; 0 once it is closed and
+     * every subscription has ended (see {@link GpuPipeline#released()}), or, with
+     * {@link GpuPipeline.Builder#keepLanes keepLanes(false)}, once every subscription has ended and its lanes
+     * have drained.
+     */
     public long liveAllocations() {
         return allocations() - deviceReleases() - hostReleases();
     }
@@ -97,7 +109,8 @@ public final class PipelineMetrics {
 
     @Override
     public String toString() {
-        return "PipelineMetrics[lanes " + lanesOpened() + " opened, " + lanesClosed() + " closed; allocations device "
+        return "PipelineMetrics[lanes " + lanesOpened() + " opened, " + lanesReused() + " reused, " + lanesClosed()
+                + " closed; allocations device "
                 + deviceAllocations() + ", host " + hostAllocations() + "; released device " + deviceReleases() + ", host "
                 + hostReleases() + "; chunks " + chunksStarted() + " started, " + chunksEmitted() + " emitted, " + inFlight()
                 + " in flight (max " + maxInFlight() + ")]";

@@ -116,7 +116,7 @@ class GpuPipelineTest {
                 .verifyComplete();
         assertEquals(3, p.metrics().lanesOpened());
         assertTrue(p.metrics().maxInFlight() <= 3, p.metrics().toString());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -137,7 +137,7 @@ class GpuPipelineTest {
         assertEquals(30, new TreeSet<>(order).size(), "each chunk exactly once: " + order);
         assertTrue(p.metrics().maxInFlight() <= 3);
         System.out.println("unordered emission order: " + order);
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     // ---------------------------------------------------------------- back-pressure
@@ -164,7 +164,7 @@ class GpuPipelineTest {
         }
         step.verifyComplete();
         assertEquals(10, pulled.get());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -183,7 +183,7 @@ class GpuPipelineTest {
                 .verifyComplete();
         assertTrue(worst.get() <= 2, "chunks taken beyond results emitted: " + worst.get());
         assertTrue(p.metrics().maxInFlight() <= 2);
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     // ---------------------------------------------------------------- errors
@@ -207,7 +207,7 @@ class GpuPipelineTest {
                 .verify(Duration.ofSeconds(30));
         assertEquals(0, inFlightAtError.get(), "the error came before the chunks in flight had drained");
         assertTrue(p.metrics().chunksStarted() <= 7 + 3, p.metrics().toString());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -231,7 +231,7 @@ class GpuPipelineTest {
                 .expectErrorMessage("host step of chunk 5 failed")
                 .verify(Duration.ofSeconds(30));
         assertEquals(0, inFlightAtError.get());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -257,7 +257,7 @@ class GpuPipelineTest {
                     .thenConsumeWhile(r -> true)
                     .expectError(dev.sluice.DeviceException.class)
                     .verify(Duration.ofSeconds(30));
-            TestDevice.awaitReleased(p.metrics());
+            TestDevice.closeAndAwaitReleased(p);
             assertTrue(own.isFaulted());
         }
     }
@@ -272,7 +272,7 @@ class GpuPipelineTest {
                 .expectErrorSatisfies(e -> assertTrue(e instanceof IOException && e.getMessage().equals("source broke"), e.toString()))
                 .verify(Duration.ofSeconds(30));
         assertEquals(0, inFlightAtError.get());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -286,7 +286,7 @@ class GpuPipelineTest {
                             e.getMessage());
                 })
                 .verify(Duration.ofSeconds(30));
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     // ---------------------------------------------------------------- cancellation and resources
@@ -318,11 +318,19 @@ class GpuPipelineTest {
             assertEquals(3, m.inFlight(), "cancelling stops nothing on the device");
             assertEquals(3 * 4, m.liveAllocations(), "all 3 lanes hold chunks on the device: nothing released " + m);
             assertEquals(0, m.deviceReleases(), "no device buffer freed while the device may use it: " + m);
+            // Closing the pipeline now frees nothing either: its lanes are still the device's.
+            p.close();
+            Thread.sleep(100);
+            assertEquals(3 * 4, m.liveAllocations(), "close() freed memory the device may still use: " + m);
+            assertEquals(0, m.deviceReleases(), m.toString());
+            assertTrue(!p.released().isDone(), "released before the device was done");
         } finally {
             gate.complete(null);
             Hooks.resetOnErrorDropped();
         }
-        TestDevice.awaitReleased(p.metrics());
+        p.released().get(20, TimeUnit.SECONDS);
+        TestDevice.closeAndAwaitReleased(p);
+        assertEquals(3, p.metrics().lanesClosed());
         assertEquals(0, p.metrics().inFlight());
         assertEquals(5, p.metrics().chunksStarted(), p.metrics().toString());
         assertNull(dropped.get(), "an error was dropped after cancel");
@@ -334,23 +342,257 @@ class GpuPipelineTest {
     @Test
     void buffersAreAllocatedPerLaneNeverPerChunk() throws Exception {
         GpuPipeline<float[], float[]> p = scaling(3, 1024, seq -> 0);
-        StepVerifier.create(p.process(Flux.range(0, 6).map(i -> chunk(i, 1024)))).expectNextCount(6).verifyComplete();
+        StepVerifier.create(p.process(Flux.range(0, 300).map(i -> chunk(i, 1024)))).expectNextCount(300).verifyComplete();
         // Lanes open lazily, one per chunk needed in flight at once: how many depends on how fast the device
         // drains them, never more than the 3 configured. What is promised is buffers per lane, not per chunk.
-        long lanes1 = p.metrics().lanesOpened();
-        long device1 = p.metrics().deviceAllocations();
-        long host1 = p.metrics().hostAllocations();
-        assertTrue(lanes1 >= 1 && lanes1 <= 3, "lanes opened: " + lanes1);
-        assertEquals(2 * lanes1, device1, "an input and an output buffer per lane");
-        assertEquals(2 * lanes1, host1, "a pinned staging buffer per direction per lane");
+        long lanes = p.metrics().lanesOpened();
+        assertTrue(lanes >= 1 && lanes <= 3, "lanes opened: " + lanes);
+        assertEquals(2 * lanes, p.metrics().deviceAllocations(), "an input and an output buffer per lane, for 300 chunks");
+        assertEquals(2 * lanes, p.metrics().hostAllocations(), "a pinned staging buffer per direction per lane");
+        TestDevice.closeAndAwaitReleased(p);
+    }
 
-        StepVerifier.create(p.process(Flux.range(0, 300).map(i -> chunk(i, 1024)))).expectNextCount(300).verifyComplete();
-        long lanes2 = p.metrics().lanesOpened() - lanes1;
-        assertTrue(lanes2 >= 1 && lanes2 <= 3, "the second subscription opened its own lanes, at most 3: " + lanes2);
-        assertEquals(2 * (lanes1 + lanes2), p.metrics().deviceAllocations(), "300 chunks allocated per lane, not per chunk");
-        assertEquals(2 * (lanes1 + lanes2), p.metrics().hostAllocations());
-        assertEquals(306, p.metrics().chunksEmitted());
+    /**
+     * The lanes outlive a subscription: a second and a third {@code process} call run on the lanes the first
+     * opened, with no device or pinned allocation and no new stream (the issue: allocating 32 MiB pinned
+     * buffers per call cost milliseconds on CUDA), and close() then releases them all.
+     */
+    @Test
+    void lanesAreKeptAcrossProcessCallsAndReusedWithoutAllocating() throws Exception {
+        // 1 ms of device time per chunk: the first call has 3 chunks in flight at once, so it opens all 3 lanes.
+        GpuPipeline<float[], float[]> p = scaling(3, 1024, seq -> 1000);
+        PipelineMetrics m = p.metrics();
+        StepVerifier.create(p.process(Flux.range(0, 9).map(i -> chunk(i, 1024))))
+                .recordWith(ArrayList::new).expectNextCount(9)
+                .consumeRecordedWith(rs -> assertInOrder(rs, 1024))
+                .verifyComplete();
+        assertEquals(3, m.lanesOpened(), m.toString());
+        assertEquals(6, m.deviceAllocations(), m.toString());
+        assertEquals(6, m.hostAllocations(), m.toString());
+        awaitUntil(() -> m.liveAllocations() == 12 && m.inFlight() == 0, m);
+        Thread.sleep(50);
+        assertEquals(12, m.liveAllocations(), "the pipeline keeps its lanes after the subscription: " + m);
+        assertEquals(0, m.lanesClosed(), m.toString());
+        long freeBetween = ctx.memoryInfo().free();
+
+        StepVerifier.create(p.process(Flux.range(0, 60).map(i -> chunk(i, 1000 + i % 24))))
+                .recordWith(ArrayList::new).expectNextCount(60)
+                .consumeRecordedWith(rs -> {
+                    int i = 0;
+                    for (float[] r : rs) {
+                        assertResultOf(i, 1000 + i % 24, r);
+                        i++;
+                    }
+                })
+                .verifyComplete();
+        StepVerifier.create(p.processUnordered(Flux.range(0, 30).map(i -> chunk(i, 1024)))).expectNextCount(30).verifyComplete();
+        assertEquals(3, m.lanesOpened(), "no lane opened by the second and third calls: " + m);
+        assertTrue(m.lanesReused() >= 2 && m.lanesReused() <= 6, m.toString());
+        assertEquals(6, m.deviceAllocations(), "no device allocation after the first call: " + m);
+        assertEquals(6, m.hostAllocations(), "no pinned allocation after the first call: " + m);
+        assertEquals(99, m.chunksEmitted());
+        if (ctx.api() == dev.sluice.Api.CPU) {
+            assertEquals(freeBetween, ctx.memoryInfo().free(), "the context's free device memory did not move");
+        }
+        assertTrue(!p.released().isDone());
+
+        TestDevice.closeAndAwaitReleased(p);
+        assertEquals(3, m.lanesClosed());
+        assertEquals(0, m.liveAllocations());
+        p.close(); // idempotent
+        StepVerifier.create(p.process(Flux.just(chunk(0, 1024))))
+                .expectError(dev.sluice.ClosedResourceException.class)
+                .verify(Duration.ofSeconds(5));
+        assertEquals(3, m.lanesOpened(), "a closed pipeline opens nothing");
+    }
+
+    @Test
+    void withKeepLanesFalseEachSubscriptionReleasesItsLanes() throws Exception {
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(256, DType.F32).keepLanes(false)
+                .stage(scaling(1, 1, seq -> 0).stage()).build(Chunks.floats());
+        assertTrue(!p.keepsLanes());
+        for (int k = 0; k < 2; k++) {
+            StepVerifier.create(p.process(Flux.range(0, 5).map(i -> chunk(i, 256)))).expectNextCount(5).verifyComplete();
+            TestDevice.awaitReleased(p.metrics()); // without close()
+        }
+        assertEquals(0, p.metrics().lanesReused());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void closingWhileASubscriptionRunsLetsItFinishThenReleasesItsLanes() throws Exception {
+        GpuPipeline<float[], float[]> p = scaling(3, 512, seq -> 2000);
+        AtomicInteger seen = new AtomicInteger();
+        StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 512)))
+                        .doOnNext(r -> {
+                            if (seen.incrementAndGet() == 3) {
+                                p.close(); // on the completion thread: must not block
+                            }
+                        }))
+                .recordWith(ArrayList::new).expectNextCount(20)
+                .consumeRecordedWith(rs -> assertInOrder(rs, 512))
+                .verifyComplete();
+        p.released().get(20, TimeUnit.SECONDS);
         TestDevice.awaitReleased(p.metrics());
+        assertEquals(p.metrics().lanesOpened(), p.metrics().lanesClosed());
+    }
+
+    @Test
+    void concurrentSubscriptionsEachGetLanesAndThePipelineKeepsAtMostLanes() throws Exception {
+        GpuPipeline<float[], float[]> p = scaling(2, 256, seq -> 500);
+        Flux<List<float[]>> a = p.process(Flux.range(0, 20).map(i -> chunk(i, 256))).collectList()
+                .subscribeOn(Schedulers.boundedElastic()).flux();
+        Flux<List<float[]>> b = p.process(Flux.range(0, 20).map(i -> chunk(i, 256))).collectList()
+                .subscribeOn(Schedulers.boundedElastic()).flux();
+        StepVerifier.create(Flux.merge(a, b))
+                .assertNext(rs -> assertInOrder(rs, 256))
+                .assertNext(rs -> assertInOrder(rs, 256))
+                .verifyComplete();
+        PipelineMetrics m = p.metrics();
+        assertTrue(m.lanesOpened() <= 4, m.toString());
+        // Lanes beyond the 2 the pipeline keeps are released once their subscription has ended.
+        awaitUntil(() -> m.lanesClosed() == m.lanesOpened() - Math.min(2, m.lanesOpened()), m);
+        awaitUntil(() -> m.liveAllocations() == 4 * (m.lanesOpened() - m.lanesClosed()), m);
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    // ---------------------------------------------------------------- results straight into the caller's pinned memory
+
+    /**
+     * {@code buildInto}: input given as pinned slices of one host array, results downloaded by the device
+     * straight into pinned slices of another (as the plain API does it): the lanes allocate device buffers
+     * only, and the emitted buffers are the caller's slices, in order, holding the results.
+     */
+    @Test
+    void aChunkTargetReceivesEachResultDirectlyWithNoStaging() throws Exception {
+        int n = 300;
+        int chunks = 10;
+        try (HostBuffer in = ctx.allocateHost(DType.F32, (long) n * chunks);
+                HostBuffer out = ctx.allocateHost(DType.F32, (long) n * chunks)) {
+            for (int c = 0; c < chunks; c++) {
+                for (int j = 0; j < n; j++) {
+                    in.setFloat((long) c * n + j, c * 1000 + j);
+                }
+            }
+            GpuPipeline<HostBuffer, HostBuffer> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(n, DType.F32)
+                    .stage(scaling(1, 1, seq -> seq % 3 == 0 ? 1500 : 0).stage()) // lanes finish out of order
+                    .buildInto(Chunks.hostBuffers(), (chunk, seq, elements) -> out.slice(seq * n, elements));
+            for (int round = 0; round < 2; round++) {
+                out.segment().fill((byte) 0);
+                StepVerifier.create(p.process(Flux.range(0, chunks).map(c -> in.slice((long) c * n, n))))
+                        .recordWith(ArrayList::new).expectNextCount(chunks)
+                        .consumeRecordedWith(rs -> {
+                            int c = 0;
+                            for (HostBuffer r : rs) {
+                                assertEquals(out.segment().address() + (long) c * n * Float.BYTES, r.segment().address(),
+                                        "result " + c + " is the caller's slice for chunk " + c);
+                                assertEquals(n, r.count());
+                                float[] got = new float[n];
+                                MemorySegment.copy(r.segment(), ValueLayout.JAVA_FLOAT, 0, got, 0, n);
+                                assertResultOf(c, n, got);
+                                c++;
+                            }
+                        })
+                        .verifyComplete();
+            }
+            PipelineMetrics m = p.metrics();
+            assertEquals(0, m.hostAllocations(), "no staging in either direction: " + m);
+            assertEquals(2 * m.lanesOpened(), m.deviceAllocations(), m.toString());
+            assertTrue(m.lanesOpened() <= 3 && m.lanesReused() >= 1, m.toString());
+            TestDevice.closeAndAwaitReleased(p);
+        }
+    }
+
+    @Test
+    void aChunkTargetWithStagedInputAndAShorterOutput() throws Exception {
+        // float[] chunks (staged upload), a reduction of each into a one-element slice of the caller's buffer.
+        try (HostBuffer sums = ctx.allocateHost(DType.F32, 4)) {
+            GpuPipeline<float[], HostBuffer> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(100, DType.F32)
+                    .output(DType.F32, len -> 1)
+                    .stage((lane, in, out) -> lane.stream().enqueueLaunch(sum, ONE, in, out, lane.elements()))
+                    .buildInto(Chunks.floats(), (chunk, seq, elements) -> sums.slice(seq, elements));
+            StepVerifier.create(p.process(Flux.just(new float[] {1, 2, 3}, new float[] {10, 20}, new float[] {5}, new float[] {7, 7})))
+                    .expectNextCount(4)
+                    .verifyComplete();
+            assertArrayEquals(new float[] {6, 30, 5, 14}, sums.segment().toArray(ValueLayout.JAVA_FLOAT));
+            assertEquals(p.metrics().lanesOpened(), p.metrics().hostAllocations(), "input staging only");
+            TestDevice.closeAndAwaitReleased(p);
+        }
+    }
+
+    @Test
+    void aBadTargetFailsTheFluxNamingTheArgumentBeforeEnqueuingTheChunk() throws Exception {
+        try (HostBuffer good = ctx.allocateHost(DType.F32, 64);
+                HostBuffer ints = ctx.allocateHost(DType.I32, 64);
+                DeviceContext other = DeviceContext.open(dev.sluice.Api.CPU, 0)) {
+            HostBuffer foreign = other.allocateHost(DType.F32, 64);
+            HostBuffer closed = ctx.allocateHost(DType.F32, 64);
+            closed.close();
+            List<ChunkTarget<float[]>> bad = List.of(
+                    (c, seq, n) -> seq == 0 ? good.slice(0, n) : good.slice(0, n - 1), // wrong size
+                    (c, seq, n) -> seq == 0 ? good.slice(0, n) : ints.slice(0, n),     // wrong type
+                    (c, seq, n) -> seq == 0 ? good.slice(0, n) : foreign.slice(0, n),  // another context
+                    (c, seq, n) -> seq == 0 ? good.slice(0, n) : null);
+            for (ChunkTarget<float[]> t : bad) {
+                GpuPipeline<float[], HostBuffer> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(64, DType.F32)
+                        .stage(scaling(1, 1, seq -> 0).stage()).buildInto(Chunks.floats(), t);
+                StepVerifier.create(p.process(Flux.range(0, 5).map(i -> chunk(i, 64))))
+                        .thenConsumeWhile(r -> true)
+                        .expectErrorSatisfies(e -> {
+                            assertTrue(e instanceof InvalidArgumentException, e.toString());
+                            assertEquals("target", ((InvalidArgumentException) e).argument(), e.getMessage());
+                            assertTrue(e.getMessage().contains("chunk 1"), e.getMessage());
+                        })
+                        .verify(Duration.ofSeconds(30));
+                assertEquals(1, p.metrics().chunksStarted(), "nothing of the refused chunk was enqueued: " + p.metrics());
+                TestDevice.closeAndAwaitReleased(p);
+            }
+            GpuPipeline<float[], HostBuffer> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(64, DType.F32)
+                    .stage(scaling(1, 1, seq -> 0).stage()).buildInto(Chunks.floats(), (c, seq, n) -> closed);
+            StepVerifier.create(p.process(Flux.just(chunk(0, 64)))).expectError(dev.sluice.ClosedResourceException.class)
+                    .verify(Duration.ofSeconds(30));
+            TestDevice.closeAndAwaitReleased(p);
+        }
+    }
+
+    @Test
+    void badBuilderArgumentsNameTheArgument() {
+        GpuPipeline.Stage st = scaling(1, 1, seq -> 0).stage();
+        assertArgument("lanes", () -> GpuPipeline.builder(ctx).lanes(0));
+        assertArgument("chunkElements", () -> GpuPipeline.builder(ctx).chunkElements(0, DType.F32));
+        assertArgument("count", () -> GpuPipeline.builder(ctx).scratch(DType.F32, 0));
+        assertArgument("chunkElements", () -> GpuPipeline.builder(ctx).stage(st).buildInto(Chunks.floats(), (c, s, n) -> null));
+        assertArgument("stage", () -> GpuPipeline.builder(ctx).chunkElements(8, DType.F32).buildInto(Chunks.floats(), (c, s, n) -> null));
+        assertArgument("source", () -> GpuPipeline.builder(ctx).chunkElements(8, DType.F64).stage(st)
+                .buildInto(Chunks.floats(), (c, s, n) -> null));
+        assertArgument("sink", () -> GpuPipeline.builder(ctx).chunkElements(8, DType.F32).output(DType.I32).stage(st)
+                .build(Chunks.floats(), Chunks.floats()));
+        assertArgument("output", () -> GpuPipeline.builder(ctx).chunkElements(8, DType.F32).output(DType.F32, n -> 0).stage(st)
+                .buildInto(Chunks.floats(), (c, s, n) -> null));
+        org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class,
+                () -> GpuPipeline.builder(ctx).chunkElements(8, DType.F32).stage(st).buildInto(Chunks.floats(), null));
+    }
+
+    private static void assertArgument(String argument, Runnable r) {
+        InvalidArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidArgumentException.class, r::run);
+        assertEquals(argument, e.argument(), e.getMessage());
+    }
+
+    static void assertInOrder(java.util.Collection<float[]> results, int n) {
+        int i = 0;
+        for (float[] r : results) {
+            assertResultOf(i++, n, r);
+        }
+    }
+
+    static void awaitUntil(java.util.function.BooleanSupplier condition, PipelineMetrics m) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met after 20 s: " + m);
+            }
+            Thread.sleep(5);
+        }
     }
 
     @Test
@@ -360,7 +602,7 @@ class GpuPipelineTest {
         assertEquals(0, p.metrics().lanesOpened());
         StepVerifier.create(p.process(Flux.just(chunk(3, 64)))).assertNext(r -> assertResultOf(3, 64, r)).verifyComplete();
         assertEquals(1, p.metrics().lanesOpened());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     // ---------------------------------------------------------------- shapes of stages and chunks
@@ -375,7 +617,7 @@ class GpuPipelineTest {
             step = step.assertNext(r -> assertResultOf(k, sizes[k], r));
         }
         step.verifyComplete();
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -388,7 +630,7 @@ class GpuPipelineTest {
                 .assertNext(r -> assertArrayEquals(new float[] {6}, r))
                 .assertNext(r -> assertArrayEquals(new float[] {30}, r))
                 .verifyComplete();
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -408,7 +650,7 @@ class GpuPipelineTest {
                 .assertNext(r -> assertResultOf(4, 104, r))
                 .verifyComplete();
         assertEquals(3 * p.metrics().lanesOpened(), p.metrics().deviceAllocations(), "in, out and scratch per lane");
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -422,7 +664,7 @@ class GpuPipelineTest {
                 .assertNext(r -> assertArrayEquals(new float[] {6}, r))
                 .verifyComplete();
         assertEquals(p.metrics().lanesOpened(), p.metrics().deviceAllocations());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -446,8 +688,8 @@ class GpuPipelineTest {
         StepVerifier.create(seg.process(Flux.just(MemorySegment.ofArray(new float[] {4, 5}))))
                 .assertNext(r -> assertArrayEquals(new float[] {9, 11}, r))
                 .verifyComplete();
-        TestDevice.awaitReleased(bb.metrics());
-        TestDevice.awaitReleased(seg.metrics());
+        TestDevice.closeAndAwaitReleased(bb);
+        TestDevice.closeAndAwaitReleased(seg);
     }
 
     @Test
@@ -469,7 +711,7 @@ class GpuPipelineTest {
                 .verifyComplete();
         assertEquals(p.metrics().lanesOpened(), p.metrics().hostAllocations(), "only the download staging buffer per lane");
         inputs.forEach(HostBuffer::close);
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     // ---------------------------------------------------------------- overlap
@@ -483,21 +725,35 @@ class GpuPipelineTest {
     void moreLanesOverlapChunksOnTheDevice() {
         int chunks = 18;
         long[] best = {0, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
+        // One pipeline per lane count, built (and its lanes opened by a warm-up) outside the timed runs, as a
+        // user would keep it.
+        List<GpuPipeline<float[], float[]>> pipelines = new ArrayList<>();
+        pipelines.add(null);
+        GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
+        for (int lanes = 1; lanes <= 3; lanes++) {
+            GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(lanes).chunkElements(256, DType.F32)
+                    .stage((lane, in, out) -> {
+                        lane.stream().waitFor(java.util.concurrent.CompletableFuture.runAsync(() -> { },
+                                java.util.concurrent.CompletableFuture.delayedExecutor(25, TimeUnit.MILLISECONDS)));
+                        return scale.enqueue(lane, in, out);
+                    })
+                    .build(Chunks.floats());
+            StepVerifier.create(p.process(Flux.range(0, lanes).map(i -> chunk(i, 256)))).expectNextCount(lanes).verifyComplete();
+            pipelines.add(p);
+        }
         for (int round = 0; round < 3; round++) {
             for (int lanes = 1; lanes <= 3; lanes++) {
-                GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
-                GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(lanes).chunkElements(256, DType.F32)
-                        .stage((lane, in, out) -> {
-                            lane.stream().waitFor(java.util.concurrent.CompletableFuture.runAsync(() -> { },
-                                    java.util.concurrent.CompletableFuture.delayedExecutor(25, TimeUnit.MILLISECONDS)));
-                            return scale.enqueue(lane, in, out);
-                        })
-                        .build(Chunks.floats());
+                GpuPipeline<float[], float[]> p = pipelines.get(lanes);
+                long allocations = p.metrics().allocations();
                 long t0 = System.nanoTime();
                 StepVerifier.create(p.process(Flux.range(0, chunks).map(i -> chunk(i, 256)))).expectNextCount(chunks)
                         .verifyComplete();
                 best[lanes] = Math.min(best[lanes], System.nanoTime() - t0);
+                assertEquals(allocations, p.metrics().allocations(), "allocated during a timed run: " + p.metrics());
             }
+        }
+        for (int lanes = 1; lanes <= 3; lanes++) {
+            pipelines.get(lanes).close();
         }
         System.out.printf("%d chunks of 25 ms device time, best of 3: 1 lane %.1f ms, 2 lanes %.1f ms, 3 lanes %.1f ms%n",
                 chunks, best[1] / 1e6, best[2] / 1e6, best[3] / 1e6);
@@ -522,7 +778,7 @@ class GpuPipelineTest {
                     }
                 })
                 .verifyComplete();
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -544,7 +800,7 @@ class GpuPipelineTest {
                 })
                 .verifyComplete();
         assertTrue(emittedOn.get().startsWith("single-"), emittedOn.get());
-        TestDevice.awaitReleased(p.metrics());
+        TestDevice.closeAndAwaitReleased(p);
         // Cancel with chunks in flight: lanes still come back through the worker, or inline once it is gone.
         GpuPipeline<float[], float[]> slow = GpuPipeline.builder(ctx).lanes(3).chunkElements(256, DType.F32)
                 .hostScheduler(Schedulers.parallel())
@@ -552,7 +808,7 @@ class GpuPipelineTest {
                 .build(Chunks.floats());
         StepVerifier.create(slow.process(Flux.range(0, 50).map(i -> chunk(i, 256)))).expectNextCount(1).thenCancel()
                 .verify(Duration.ofSeconds(30));
-        TestDevice.awaitReleased(slow.metrics());
+        TestDevice.closeAndAwaitReleased(slow);
     }
 
     private static void sleep(long ms) {

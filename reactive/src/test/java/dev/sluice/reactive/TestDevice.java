@@ -101,6 +101,16 @@ final class TestDevice {
             })
             .build();
 
+    /**
+     * Closes the pipeline and waits (on the test thread, never a Reactor one) until it has released everything
+     * it allocated: {@link GpuPipeline#released()} completes and the counters agree.
+     */
+    static void closeAndAwaitReleased(GpuPipeline<?, ?> p) throws Exception {
+        p.close();
+        p.released().get(20, java.util.concurrent.TimeUnit.SECONDS);
+        awaitReleased(p.metrics());
+    }
+
     /** Waits (on the test thread, never a Reactor one) until the pipeline has released everything it allocated. */
     static void awaitReleased(PipelineMetrics m) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

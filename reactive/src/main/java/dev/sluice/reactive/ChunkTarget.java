@@ -1,0 +1,45 @@
+package dev.sluice.reactive;
+
+import dev.sluice.HostBuffer;
+
+/**
+ * Where a {@link GpuPipeline} built with {@link GpuPipeline.Builder#buildInto} downloads each chunk's result:
+ * pinned memory the caller owns (typically a slice of one large {@link HostBuffer}), written directly by the
+ * device's copy, with no staging buffer and no host copy. The pipeline emits that buffer once the download
+ * into it has finished.
+ *
+ * <pre>{@code
+ * HostBuffer out = ctx.allocateHost(DType.F32, chunks * m);   // the caller's, reused run after run
+ * GpuPipeline<HostBuffer, HostBuffer> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(m, DType.F32).inPlace()
+ *     .stage(...)
+ *     .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> out.slice(seq * m, n));
+ * }</pre>
+ *
+ * <p>Called on the pipeline's enqueue thread (see {@link GpuPipeline}), once per chunk, in input order within
+ * one subscription, before anything of the chunk is enqueued; it must not block. Subscriptions may run
+ * concurrently, so an implementation shared by several must be thread-safe (a pure function of its
+ * arguments, as above, is).
+ *
+ * <p>The buffer must belong to the pipeline's context, have the pipeline's output type, exactly
+ * {@code elements} elements, and be open; otherwise the chunk fails with an
+ * {@link dev.sluice.InvalidArgumentException} naming {@code target} (or a
+ * {@link dev.sluice.ClosedResourceException}) and nothing of it is enqueued. Host code must not read or
+ * write it from this call until the pipeline has emitted it; after a cancellation or an error, downloads
+ * already enqueued still land in their targets (see {@link GpuPipeline#released()}). The pipeline never
+ * closes it.
+ *
+ * @param <T> the input chunk type
+ */
+@FunctionalInterface
+public interface ChunkTarget<T> {
+
+    /**
+     * The pinned buffer that receives the result of {@code chunk}.
+     *
+     * @param chunk the input chunk
+     * @param sequence the chunk's position in its {@code Flux}, from 0
+     * @param elements the number of elements of the pipeline's output type the result has: the buffer's
+     *        required {@link HostBuffer#count()}
+     */
+    HostBuffer bufferFor(T chunk, long sequence, long elements);
+}
