@@ -168,4 +168,13 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(16)
+    public class Tracing extends AbstractTracingTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }
