@@ -41,13 +41,16 @@ import reactor.core.publisher.Flux;
  * as an SVG timeline, one lane per stream and kind. Both modes move the same bytes the same way: chunks are
  * pinned slices of the host input array, uploaded in place, and results are downloaded straight into pinned
  * slices of the host output array; both allocate their device and pinned memory once, outside the timed runs
- * (the reactive pipeline keeps its lanes from one {@code process} call to the next).
+ * (the reactive pipeline keeps its lanes from one {@code process} call to the next). Both queue the same
+ * depth on each stream: the plain mode enqueues every chunk at once, and the pipeline's lanes hold
+ * {@code ceil(chunks / lanes)} chunks each by default ({@link GpuPipeline.Builder#chunksPerLane}, at most 64;
+ * {@code --chunks-per-lane} sets it), shown in the table's "per lane" column.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
  *     [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4] [--passes 4] [--reps 5]
- *     [--modes plain,reactive] [--svg docs/overlap-timeline.svg] [--trace-json FILE]
- *     [--trace-config plain:3:16] [--quick]
+ *     [--modes plain,reactive] [--chunks-per-lane all|N]
+ *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--quick]
  * </pre>
  *
  * Defaults: 512 MiB on a GPU, as in {@code shared/MEASURED.md} and {@code benchmarks/native} (whose
@@ -64,6 +67,8 @@ public final class OverlapBenchmark {
         int passes = 4;
         int reps = 5;
         List<String> modes = List.of("plain", "reactive");
+        /** Chunks per lane of the reactive pipeline; 0: all of a lane's share, ceil(chunks / lanes), capped at the limit. */
+        int chunksPerLane;
         Path svg;
         Path traceJson;
         Path nativeResults;
@@ -85,6 +90,7 @@ public final class OverlapBenchmark {
                     case "--passes" -> o.passes = Integer.parseInt(need(a, v));
                     case "--reps" -> o.reps = Integer.parseInt(need(a, v));
                     case "--modes" -> o.modes = List.of(need(a, v).split(","));
+                    case "--chunks-per-lane" -> o.chunksPerLane = need(a, v).equals("all") ? 0 : Integer.parseInt(v);
                     case "--svg" -> o.svg = Path.of(need(a, v));
                     case "--trace-json" -> o.traceJson = Path.of(need(a, v));
                     case "--native" -> o.nativeResults = Path.of(need(a, v));
@@ -115,6 +121,9 @@ public final class OverlapBenchmark {
                     throw new IllegalArgumentException("--modes: unknown mode " + m + " (plain, reactive)");
                 }
             }
+            if (o.chunksPerLane < 0 || o.chunksPerLane > GpuPipeline.Builder.MAX_CHUNKS_PER_LANE) {
+                throw new IllegalArgumentException("--chunks-per-lane must be all or 1 to " + GpuPipeline.Builder.MAX_CHUNKS_PER_LANE);
+            }
             if (o.reps < 1 || o.passes < 0) {
                 throw new IllegalArgumentException("--reps must be at least 1 and --passes at least 0");
             }
@@ -135,12 +144,16 @@ public final class OverlapBenchmark {
         static String usage() {
             return """
                     usage: OverlapBenchmark [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4]
-                                            [--passes 4] [--reps 5] [--modes plain,reactive] [--svg FILE]
-                                            [--trace-json FILE] [--trace-config plain:3:16] [--native FILE] [--quick]
+                                            [--passes 4] [--reps 5] [--modes plain,reactive] [--chunks-per-lane all|N]
+                                            [--svg FILE] [--trace-json FILE] [--trace-config plain:3:16] [--native FILE]
+                                            [--quick]
                       --total-mib     size of the host array (default 512 on a GPU, 64 on the CPU simulator)
                       --chunks        chunk counts to try (chunk size = total / count)
                       --passes        read-modify-write passes of the kernel over each chunk: its cost
                       --reps          timed runs per configuration, after one warm-up; the median is shown
+                      --chunks-per-lane  chunks each reactive lane holds at once (GpuPipeline chunksPerLane); all
+                                      (default): ceil(chunks / lanes), capped at 64, as deep as the plain mode,
+                                      which queues every chunk on its streams at once; 1: one chunk per lane
                       --svg           run --trace-config again with tracing on and draw it here
                       --trace-json    also write that run's Chrome trace-event JSON (Perfetto) here
                       --native        native.txt of benchmarks/native from the same session: adds the ratios
@@ -150,7 +163,16 @@ public final class OverlapBenchmark {
     }
 
     /** One row of the table. */
-    record Row(String mode, int streams, int chunks, double chunkMiB, double wallMs, double deviceMs, double gbps, double ofIdeal) {
+    record Row(String mode, int streams, int perLane, int chunks, double chunkMiB, double wallMs, double deviceMs, double gbps,
+            double ofIdeal) {
+    }
+
+    /** Chunks per lane the reactive mode uses for {@code chunks} chunks over {@code lanes} lanes. */
+    int perLane(int lanes, int chunks) {
+        if (options.chunksPerLane > 0) {
+            return options.chunksPerLane;
+        }
+        return Math.min(GpuPipeline.Builder.MAX_CHUNKS_PER_LANE, Math.max(1, (chunks + lanes - 1) / lanes));
     }
 
     private final Options options;
@@ -215,6 +237,9 @@ public final class OverlapBenchmark {
             System.out.printf(Locale.ROOT, "device=%s%napi=%s%ndriver=%s%ndate=%s%njava=%s%n", ctx.name(), ctx.api().id(),
                     ctx.driverVersion(), Instant.now(), Runtime.version());
             System.out.printf(Locale.ROOT, "total_mib=%d%npasses=%d%nreps=%d%n", mib, o.passes, o.reps);
+            System.out.printf(Locale.ROOT, "reactive_chunks_per_lane=%s%n",
+                    o.chunksPerLane == 0 ? "all (ceil(chunks / lanes), at most " + GpuPipeline.Builder.MAX_CHUNKS_PER_LANE + ")"
+                            : String.valueOf(o.chunksPerLane));
             if (!gpu) {
                 System.out.println("note=CPU simulator: copies are memcpy and kernels run on the host cores; these are not GPU figures");
             }
@@ -237,6 +262,9 @@ public final class OverlapBenchmark {
                         Row r = mode.equals("plain") ? b.plain(ns, chunks, ideal) : b.reactive(ns, chunks, ideal);
                         rows.add(r);
                         System.out.printf(Locale.ROOT, "overlap_%s_streams%d_chunks%d_ms=%.3f%n", mode, ns, chunks, r.wallMs());
+                        if (mode.equals("reactive")) {
+                            System.out.printf(Locale.ROOT, "overlap_reactive_streams%d_chunks%d_per_lane=%d%n", ns, chunks, r.perLane());
+                        }
                     }
                 }
             }
@@ -271,7 +299,7 @@ public final class OverlapBenchmark {
                 f.join();
             }
             if (options.modes.contains("reactive")) {
-                try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(2, m)) {
+                try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(2, perLane(2, chunks), m)) {
                     runPipeline(p, chunks, m);
                     p.close();
                     p.released().join();
@@ -360,7 +388,7 @@ public final class OverlapBenchmark {
                 dev[r] = d;
             }
         }
-        return row("plain", ns, chunks, m, median(wall), median(dev), idealMs);
+        return row("plain", ns, (chunks + ns - 1) / ns, chunks, m, median(wall), median(dev), idealMs);
     }
 
     /** Enqueues one plain run; returns the future of each stream's end record. */
@@ -396,7 +424,8 @@ public final class OverlapBenchmark {
     Row reactive(int ns, int chunks, double idealMs) {
         long m = elements / chunks;
         double[] wall = new double[options.reps];
-        try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(ns, m)) {
+        int perLane = perLane(ns, chunks);
+        try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(ns, perLane, m)) {
             long allocations = -1;
             for (int r = -1; r < options.reps; r++) {
                 hostOut.segment().fill((byte) 0);
@@ -417,16 +446,18 @@ public final class OverlapBenchmark {
             p.close();
             p.released().join(); // every lane freed before the next configuration is measured
         }
-        return row("reactive", ns, chunks, m, median(wall), Double.NaN, idealMs);
+        return row("reactive", ns, perLane, chunks, m, median(wall), Double.NaN, idealMs);
     }
 
     /**
-     * A pipeline of {@code ns} lanes for chunks of {@code m} floats, in place: the membound kernel on each lane's
-     * device buffer; each chunk's result downloaded into the slice of {@code hostOut} at the chunk's position.
+     * A pipeline of {@code ns} lanes of {@code perLane} chunks each, for chunks of {@code m} floats, in place: the
+     * membound kernel on each lane's device buffer; each chunk's result downloaded into the slice of
+     * {@code hostOut} at the chunk's position.
      */
-    GpuPipeline<HostBuffer, HostBuffer> pipeline(int ns, long m) {
+    GpuPipeline<HostBuffer, HostBuffer> pipeline(int ns, int perLane, long m) {
         return GpuPipeline.builder(ctx)
                 .lanes(ns)
+                .chunksPerLane(perLane)
                 .chunkElements(m, DType.F32)
                 .inPlace()
                 .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes))
@@ -451,9 +482,9 @@ public final class OverlapBenchmark {
         }
     }
 
-    private Row row(String mode, int ns, int chunks, long m, double wallMs, double deviceMs, double idealMs) {
+    private Row row(String mode, int ns, int perLane, int chunks, long m, double wallMs, double deviceMs, double idealMs) {
         double moved = 2.0 * chunks * m * Float.BYTES;
-        return new Row(mode, ns, chunks, m * (double) Float.BYTES / (1 << 20), wallMs, deviceMs, moved / (wallMs / 1e3) / 1e9,
+        return new Row(mode, ns, perLane, chunks, m * (double) Float.BYTES / (1 << 20), wallMs, deviceMs, moved / (wallMs / 1e3) / 1e9,
                 idealMs / wallMs);
     }
 
@@ -488,7 +519,7 @@ public final class OverlapBenchmark {
             String label = "traced run";
             double wall = 0;
             long cutoff = Long.MIN_VALUE;
-            GpuPipeline<HostBuffer, HostBuffer> pipeline = plain ? null : b.pipeline(ns, m); // lanes opened by the warm-up
+            GpuPipeline<HostBuffer, HostBuffer> pipeline = plain ? null : b.pipeline(ns, b.perLane(ns, chunks), m); // lanes opened by the warm-up
             for (int r = 0; r < 2; r++) { // a warm-up, then the run drawn
                 if (r == 1) {
                     // everything traced so far has finished: the drawn run's spans all start after it
@@ -578,17 +609,20 @@ public final class OverlapBenchmark {
         for (var e : kernelAlone.entrySet()) {
             System.out.printf(Locale.ROOT, "  kernels alone, %d chunks: %.3f ms%n", e.getKey(), e.getValue());
         }
-        System.out.printf(Locale.ROOT, "%n| mode     | streams | chunks | chunk MiB | time ms (median of %d) | device ms | GB/s (both ways) | of ideal |%n",
+        System.out.printf(Locale.ROOT,
+                "%n| mode     | streams | chunks | per lane | chunk MiB | time ms (median of %d) | device ms | GB/s (both ways) | of ideal |%n",
                 o.reps);
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "| %-8s | %d | %d | %.2f | %.3f | %s | %.1f | %.0f %% |%n", r.mode(), r.streams(), r.chunks(),
-                    r.chunkMiB(), r.wallMs(), Double.isNaN(r.deviceMs()) ? "–" : String.format(Locale.ROOT, "%.3f", r.deviceMs()),
+            System.out.printf(Locale.ROOT, "| %-8s | %d | %d | %d | %.2f | %.3f | %s | %.1f | %.0f %% |%n", r.mode(), r.streams(), r.chunks(),
+                    r.perLane(), r.chunkMiB(), r.wallMs(), Double.isNaN(r.deviceMs()) ? "–" : String.format(Locale.ROOT, "%.3f", r.deviceMs()),
                     r.gbps(), 100 * r.ofIdeal());
         }
         System.out.println();
         System.out.println("time: from the first enqueue until every future has completed on the host (the user's view);");
         System.out.println("device: from an event before the first copy to the last stream's end event (as benchmarks/native times it).");
+        System.out.println("per lane: chunks queued on each stream at most; plain: ceil(chunks / streams), all of them enqueued at once;");
+        System.out.println("reactive: the pipeline's chunksPerLane (--chunks-per-lane), a lane taking its next chunk as one completes.");
     }
 
     /**
@@ -636,8 +670,8 @@ public final class OverlapBenchmark {
                         r.streams(), r.streams() == 1 ? "" : "s", cms, r.wallMs(), r.wallMs() / cms);
             }
             if (r.mode().equals("reactive") && r.chunks() == 16 && cms != null) {
-                System.out.printf(Locale.ROOT, "| %d lane%s, reactive pipeline, time ms | %.3f | %.3f | %.3f |%n", r.streams(),
-                        r.streams() == 1 ? "" : "s", cms, r.wallMs(), r.wallMs() / cms);
+                System.out.printf(Locale.ROOT, "| %d lane%s of %d chunks, reactive pipeline, time ms | %.3f | %.3f | %.3f |%n",
+                        r.streams(), r.streams() == 1 ? "" : "s", r.perLane(), cms, r.wallMs(), r.wallMs() / cms);
             }
         }
         for (Row r : rows) {

@@ -25,8 +25,10 @@ import reactor.util.context.Context;
  * all lane state: it starts uploads for chunks that arrived, emits finished results while there is demand,
  * requests one chunk from upstream per result emitted, and terminates. Every event (a chunk, a completion,
  * a request, a cancel) only records itself and calls {@link PipelineSubscriber#drain()}; whichever thread
- * finds the loop idle runs it. Upstream gets {@code lanes} requests up front, and one more per emitted
- * result, so a chunk that arrives always finds a free lane. With a host scheduler, the loop runs on one
+ * finds the loop idle runs it. Upstream gets {@code lanes * chunksPerLane} requests up front, and one more
+ * per emitted result, so a chunk that arrives always finds a free place ({@link Lane.Flight}) in a lane: an
+ * empty lane first (opening one if fewer than {@code lanes} are open), else the lane holding the fewest
+ * chunks. With a host scheduler, the loop runs on one
  * worker of it (one task per burst of events), so the completion thread only records completions.
  *
  * <p>Lanes come from the pipeline ({@link GpuPipeline#acquireLane}: the one kept in that slot, or a new one)
@@ -66,7 +68,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
     @Override
     public @Nullable Object scanUnsafe(Attr key) {
         if (key == Attr.PREFETCH) {
-            return pipeline.lanes();
+            return pipeline.lanes() * pipeline.chunksPerLane();
         }
         if (key == Attr.RUN_STYLE) {
             return Attr.RunStyle.ASYNC;
@@ -82,6 +84,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         private final int capacity;
         private final Queue<I> inbox;
         private final Lane[] lanes;
+        /** The flights of the lanes opened, lane by lane: {@code flightCount} of them. */
+        private final Lane.Flight[] flights;
+        private int flightCount;
         /** Lanes handed back to the pipeline (after termination only). */
         private final boolean[] handedBack;
         private boolean ended;
@@ -113,10 +118,11 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             this.actual = actual;
             this.pipeline = pipeline;
             this.ordered = ordered;
-            this.capacity = pipeline.lanes();
+            this.capacity = pipeline.lanes() * pipeline.chunksPerLane();
             this.inbox = Queues.<I>get(capacity).get();
-            this.lanes = new Lane[capacity];
-            this.handedBack = new boolean[capacity];
+            this.lanes = new Lane[pipeline.lanes()];
+            this.flights = new Lane.Flight[capacity];
+            this.handedBack = new boolean[pipeline.lanes()];
             Scheduler hostScheduler = pipeline.hostScheduler();
             this.worker = hostScheduler == null ? null : hostScheduler.createWorker();
         }
@@ -243,7 +249,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 return;
             }
             if (failure == null) {
-                failure = firstLaneFailure();
+                failure = firstFailure();
             }
             if (failure == null && upstreamDone && upstreamError != null) {
                 failure = upstreamError; // no new uploads once upstream has failed
@@ -260,7 +266,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             if (failure != null) {
                 cancelUpstream();
                 discardInbox();
-                if (countLanes(Lane.IN_FLIGHT) == 0) {
+                if (countFlights(Lane.IN_FLIGHT) == 0) {
                     terminated = true;
                     discardResults();
                     handBackIdleLanes();
@@ -268,7 +274,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 }
                 return;
             }
-            if (upstreamDone && inbox.isEmpty() && countLanes(Lane.IN_FLIGHT) + countLanes(Lane.DONE) == 0) {
+            if (upstreamDone && inbox.isEmpty() && countFlights(Lane.IN_FLIGHT) + countFlights(Lane.DONE) == 0) {
                 terminated = true;
                 handBackIdleLanes();
                 actual.onComplete();
@@ -280,7 +286,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             while ((chunk = inbox.poll()) != null) {
                 long seq = nextSequence++;
                 try {
-                    Lane lane = freeLane();
+                    Lane.Flight flight = freeFlight();
                     ChunkSource<I> source = pipeline.source();
                     long n = source.elements(chunk, pipeline.inputType());
                     if (n < 1 || n > pipeline.chunkElements()) {
@@ -289,7 +295,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                                 + pipeline.chunkElements());
                     }
                     long outN = pipeline.outputElementsFor(n);
-                    lane.start(this, seq, chunk, pipeline, n, outN);
+                    flight.start(this, seq, chunk, pipeline, n, outN);
                 } catch (Throwable t) {
                     Exceptions.throwIfJvmFatal(t);
                     failure = Operators.onOperatorError(t, currentContext());
@@ -299,19 +305,37 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             }
         }
 
-        private Lane freeLane() {
+        /**
+         * Where the next chunk goes: an empty lane (the first one), else a new lane while fewer than
+         * {@code lanes} are open, else the lane holding the fewest chunks, behind them on its stream.
+         */
+        private Lane.Flight freeFlight() {
+            Lane best = null;
+            int bestBusy = Integer.MAX_VALUE;
             for (int i = 0; i < opened; i++) {
-                if (lanes[i].state() == Lane.FREE) {
-                    return lanes[i];
+                int b = lanes[i].busy();
+                if (b < bestBusy) {
+                    best = lanes[i];
+                    bestBusy = b;
                 }
             }
-            if (opened == lanes.length) {
-                // Cannot happen while upstream honours the requests: each emitted result frees a lane first.
-                throw new IllegalStateException("no free lane among " + opened + "; upstream sent more than requested");
+            if (best != null && bestBusy == 0) {
+                return best.flights[0];
             }
-            Lane lane = pipeline.acquireLane(opened);
-            lanes[opened++] = lane;
-            return lane;
+            if (opened < lanes.length) {
+                Lane lane = pipeline.acquireLane(opened);
+                lanes[opened++] = lane;
+                for (Lane.Flight f : lane.flights) {
+                    flights[flightCount++] = f;
+                }
+                return lane.flights[0];
+            }
+            Lane.Flight f = best == null ? null : best.freeFlight();
+            if (f == null) {
+                // Cannot happen while upstream honours the requests: each emitted result frees a flight first.
+                throw new IllegalStateException("no free place in " + opened + " lanes; upstream sent more than requested");
+            }
+            return f;
         }
 
         private void emitReadyResults() {
@@ -319,16 +343,16 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             long e = emitted;
             int replenish = 0;
             while (e != r && !cancelled) {
-                Lane lane = ordered ? laneWithSequence(nextToEmit) : oldestDoneLane();
-                if (lane == null || lane.state() != Lane.DONE) {
+                Lane.Flight flight = ordered ? flightWithSequence(nextToEmit) : oldestDoneFlight();
+                if (flight == null || flight.state() != Lane.DONE) {
                     break;
                 }
-                if (lane.aborted() || lane.error() != null) {
-                    break; // firstLaneFailure() reports it on the next pass
+                if (flight.aborted() || flight.error() != null) {
+                    break; // firstFailure() reports it on the next pass
                 }
                 O result;
                 try {
-                    result = lane.takeResult(pipeline.sink());
+                    result = flight.takeResult(pipeline.sink());
                 } catch (Throwable t) {
                     Exceptions.throwIfJvmFatal(t);
                     failure = Operators.onOperatorError(t, currentContext());
@@ -348,47 +372,47 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 upstream().request(replenish);
             }
             if (failure == null) {
-                failure = firstLaneFailure();
+                failure = firstFailure();
             }
         }
 
-        private @Nullable Lane laneWithSequence(long seq) {
-            for (int i = 0; i < opened; i++) {
-                Lane l = lanes[i];
-                if (l.state() != Lane.FREE && l.chunkSequence() == seq) {
-                    return l;
+        private Lane.@Nullable Flight flightWithSequence(long seq) {
+            for (int i = 0; i < flightCount; i++) {
+                Lane.Flight f = flights[i];
+                if (f.state() != Lane.FREE && f.chunkSequence() == seq) {
+                    return f;
                 }
             }
             return null;
         }
 
-        private @Nullable Lane oldestDoneLane() {
-            Lane best = null;
-            for (int i = 0; i < opened; i++) {
-                Lane l = lanes[i];
-                if (l.state() == Lane.DONE && (best == null || l.chunkSequence() < best.chunkSequence())) {
-                    best = l;
+        private Lane.@Nullable Flight oldestDoneFlight() {
+            Lane.Flight best = null;
+            for (int i = 0; i < flightCount; i++) {
+                Lane.Flight f = flights[i];
+                if (f.state() == Lane.DONE && (best == null || f.chunkSequence() < best.chunkSequence())) {
+                    best = f;
                 }
             }
             return best;
         }
 
         /** The failure of the earliest finished chunk that failed, if any. */
-        private @Nullable Throwable firstLaneFailure() {
-            Lane first = null;
-            for (int i = 0; i < opened; i++) {
-                Lane l = lanes[i];
-                if (l.state() == Lane.DONE && l.error() != null && (first == null || l.chunkSequence() < first.chunkSequence())) {
-                    first = l;
+        private @Nullable Throwable firstFailure() {
+            Lane.Flight first = null;
+            for (int i = 0; i < flightCount; i++) {
+                Lane.Flight f = flights[i];
+                if (f.state() == Lane.DONE && f.error() != null && (first == null || f.chunkSequence() < first.chunkSequence())) {
+                    first = f;
                 }
             }
             return first == null ? null : first.error();
         }
 
-        private int countLanes(int state) {
+        private int countFlights(int state) {
             int c = 0;
-            for (int i = 0; i < opened; i++) {
-                if (lanes[i].state() == state) {
+            for (int i = 0; i < flightCount; i++) {
+                if (flights[i].state() == state) {
                     c++;
                 }
             }
@@ -396,9 +420,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         }
 
         private void discardResults() {
-            for (int i = 0; i < opened; i++) {
-                if (lanes[i].state() == Lane.DONE) {
-                    lanes[i].discardResult();
+            for (int i = 0; i < flightCount; i++) {
+                if (flights[i].state() == Lane.DONE) {
+                    flights[i].discardResult();
                 }
             }
         }
@@ -411,7 +435,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         private void handBackIdleLanes() {
             for (int i = 0; i < opened; i++) {
                 Lane l = lanes[i];
-                if (!handedBack[i] && l.state() != Lane.IN_FLIGHT) {
+                if (!handedBack[i] && l.inFlight() == 0) {
                     boolean reusable = l.reusable();
                     l.detach(); // drops a result not emitted (after a cancel or an error)
                     handedBack[i] = true;

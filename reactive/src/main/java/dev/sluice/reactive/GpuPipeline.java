@@ -41,23 +41,27 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>A lane is a {@link dev.sluice.DeviceStream} with its own device input and output buffers (of
  * {@code chunkElements} and the output capacity), the declared scratch buffers, and, where needed, a pinned
- * staging buffer for each direction (none for input given as pinned {@link dev.sluice.HostBuffer}s of the
- * context, see {@link Chunks#hostBuffers()}; none for output downloaded straight into the caller's pinned
- * memory, see {@link Builder#buildInto}). A chunk may be shorter than {@code chunkElements} (the stage then
+ * staging buffer for each direction and each chunk the lane may hold at once (none for input given as pinned
+ * {@link dev.sluice.HostBuffer}s of the context, see {@link Chunks#hostBuffers()}; none for output downloaded
+ * straight into the caller's pinned memory, see {@link Builder#buildInto}). A lane holds up to
+ * {@link Builder#chunksPerLane chunksPerLane} chunks at once (default 1), enqueued one after the other on its
+ * stream: the stream's order runs each chunk's upload after the previous chunk's kernels and download, so
+ * they all share the lane's device buffers; with more than one, the stream no longer idles while a chunk's
+ * completion travels to the host and the next chunk is enqueued (see {@link Builder#chunksPerLane}). A chunk may be shorter than {@code chunkElements} (the stage then
  * sees slices of the lane's buffers); a longer one, or an empty one, fails the {@code Flux} with an
  * {@link InvalidArgumentException}.
  *
  * <ul>
- * <li><b>Ordering:</b> {@link #process} emits results in the order of the input chunks; a result that is
- * ready waits for the ones before it. {@link #processUnordered} emits each result as soon as its download
+ * <li><b>Ordering:</b> {@link #process} emits results in the order of the input chunks, whichever lane each
+ * took; a result that is ready waits for the ones before it. {@link #processUnordered} emits each result as soon as its download
  * has finished (and there is demand).
- * <li><b>Back-pressure:</b> at most {@code lanes} chunks are requested from upstream beyond the results
- * emitted, so at most {@code lanes} chunks are uploaded, in flight, or holding a result not yet requested.
- * A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every lane holds one
- * chunk's result (in its pinned staging buffer, or in the chunk's {@link ChunkTarget} buffer) until it is
- * emitted: nothing else buffers.
+ * <li><b>Back-pressure:</b> at most {@code lanes * chunksPerLane} chunks are requested from upstream beyond
+ * the results emitted, so at most that many chunks are uploaded, in flight, or holding a result not yet
+ * requested. A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every
+ * chunk in a lane holds its result (in its pinned staging buffer, or in the chunk's {@link ChunkTarget}
+ * buffer) until it is emitted: nothing else buffers.
  * <li><b>Completion thread:</b> by default a chunk's upload and enqueues run on whichever thread delivers
- * the chunk or the demand, or on the completion thread when a lane becomes free; results are read out of
+ * the chunk or the demand, or on the completion thread when a place in a lane becomes free; results are read out of
  * staging and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
  * {@code request}. With {@link Builder#hostScheduler} all of that runs on a worker of that scheduler
  * instead. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
@@ -69,15 +73,18 @@ import reactor.core.scheduler.Schedulers;
  * drained from the device; results not yet emitted are dropped.
  * <li><b>Cancellation:</b> cancels upstream and stops signals at once; chunks in flight finish on the device
  * (downloads into {@link ChunkTarget} buffers included) and are dropped; each lane goes back to the pipeline
- * only once its work is done, so no later chunk and no {@link #close()} touches memory the device may still
+ * only once the work of every chunk it holds is done, so no later chunk and no {@link #close()} touches memory the device may still
  * use.
- * <li><b>Resources:</b> the pipeline owns its lanes. They are opened lazily, one per concurrently needed
- * chunk (a one-chunk {@code Flux} opens one lane, an empty one none), and when a subscription ends each of
- * its lanes, once its last chunk is off the device, goes back to the pipeline, which keeps it (at most
- * {@code lanes} of them) for the next {@code process} call: after the first call, later ones allocate no
+ * <li><b>Resources:</b> the pipeline owns its lanes. They are opened lazily: a chunk goes to an empty lane
+ * if there is one, else to a new lane while fewer than {@code lanes} are open, else behind the chunks of the
+ * lane holding the fewest (a one-chunk {@code Flux} opens one lane, an empty one none). When a subscription
+ * ends each of its lanes, once its last chunk is off the device, goes back to the pipeline, which keeps it (at
+ * most {@code lanes} of them) for the next {@code process} call: after the first call, later ones allocate no
  * device or pinned memory and create no stream. A lane whose chunk failed, or any lane of a faulted context,
  * is released instead of kept; with {@link Builder#keepLanes keepLanes(false)} every lane is released when
- * its subscription ends. <b>Close the pipeline</b> ({@link #close()}, or try-with-resources) to release the
+ * its subscription ends. Pinned staging buffers are allocated per lane and per place in it, on first need,
+ * so a staged pipeline holds up to {@code chunksPerLane} of them per direction per lane. <b>Close the
+ * pipeline</b> ({@link #close()}, or try-with-resources) to release the
  * kept lanes: their device buffers are freed in their stream's order after their last work, their pinned
  * buffers once their copies have finished, and their streams are closed on
  * {@link Schedulers#boundedElastic()}; {@link #released()} completes when all of that is done. An unclosed
@@ -112,9 +119,11 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
          * type) into {@code out} ({@link Lane#outputElements()} elements of the output type; the same buffer
          * as {@code in} for an in-place pipeline).
          *
-         * @return the future of the last operation enqueued (its failure fails the chunk), or null. Work on
-         *         another stream than the lane's must be waited for by the lane's stream
-         *         ({@code lane.stream().waitFor(future)}) before the download reads {@code out}.
+         * @return the future of the last operation enqueued (its failure fails the chunk), or null. If it is the
+         *         future of another stream than the lane's, the pipeline makes the lane's stream wait for it
+         *         (on the device) before the download reads {@code out}; any other work on another stream must
+         *         be waited for by the lane's stream ({@code lane.stream().waitFor(future)}) before the stage
+         *         returns, since the download, and the lane's next chunk, follow in the lane's stream order.
          */
         @Nullable DeviceFuture<?> enqueue(Lane lane, DeviceBuffer in, DeviceBuffer out);
     }
@@ -124,6 +133,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
 
     private final DeviceContext context;
     private final int lanes;
+    private final int chunksPerLane;
     private final DType inputType;
     private final long chunkElements;
     private final DType outputType;
@@ -154,6 +164,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             long outputCapacity) {
         this.context = b.context;
         this.lanes = b.lanes;
+        this.chunksPerLane = b.chunksPerLane;
         this.inputType = Objects.requireNonNull(b.inputType);
         this.chunkElements = b.chunkElements;
         this.outputType = b.outputType == null ? b.inputType : b.outputType;
@@ -305,6 +316,11 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return lanes;
     }
 
+    /** The most chunks one lane holds at once (see {@link Builder#chunksPerLane}). */
+    public int chunksPerLane() {
+        return chunksPerLane;
+    }
+
     public DType inputType() {
         return inputType;
     }
@@ -392,15 +408,18 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "GpuPipeline[" + lanes + " lanes, " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x "
+        return "GpuPipeline[" + lanes + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "") + ", " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x "
                 + outputType + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
                 + ", " + context + "]";
     }
 
     /** Describes a {@link GpuPipeline}. Not thread-safe. */
     public static final class Builder {
+        /** The most chunks one lane may hold at once ({@link #chunksPerLane}). */
+        public static final int MAX_CHUNKS_PER_LANE = 64;
         private final DeviceContext context;
         private int lanes = 3;
+        private int chunksPerLane = 1;
         private @Nullable DType inputType;
         private long chunkElements;
         private @Nullable DType outputType;
@@ -417,14 +436,45 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
-         * Lanes, and so the most chunks in flight at once (default 3: one uploading, one computing, one
-         * downloading).
+         * Lanes, each a stream of its own (default 3: one uploading, one computing, one downloading). The most
+         * chunks in flight at once is {@code lanes * chunksPerLane} (see {@link #chunksPerLane}).
          */
         public Builder lanes(int n) {
             if (n < 1 || n > 64) {
                 throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to 64");
             }
             this.lanes = n;
+            return this;
+        }
+
+        /**
+         * The most chunks one lane holds at once (default 1; at most {@value #MAX_CHUNKS_PER_LANE}). With more
+         * than one, the pipeline enqueues a chunk on a lane that still has chunks in flight, behind them on the
+         * lane's stream, instead of waiting until the previous chunk's completion has reached the host: one
+         * lane then keeps its stream busy the way a plain stream with every chunk queued on it does (each
+         * completion takes tens of microseconds to reach the host; with one chunk per lane the stream idles
+         * that long between chunks). Safe for every pipeline: the chunks of a lane run in its stream's order,
+         * so the next chunk's upload into the lane's device buffers, and its use of the scratch buffers, come
+         * after the previous chunk's kernels and download; each place in a lane has its own pinned staging
+         * buffers (allocated on first need, kept with the lane), so chunks never share host memory. A stage
+         * whose returned future belongs to another stream is covered too (the lane's stream waits for it before
+         * the download, see {@link Stage#enqueue}); work a stage enqueues on another stream without returning
+         * its future must be ordered by the stage itself, as with one chunk per lane.
+         *
+         * <p>Back-pressure, lanes opened and memory scale with it: up to {@code lanes * n} chunks are requested
+         * ahead of demand and held in flight; a staged pipeline allocates up to {@code n} pinned staging buffers
+         * per direction per lane (none with {@link Chunks#hostBuffers()} input and a {@link ChunkTarget});
+         * device memory does not grow. Chunks still go to empty lanes first, so {@code lanes(3).chunksPerLane(2)}
+         * spreads six chunks over three streams, two each.
+         *
+         * @throws InvalidArgumentException naming {@code chunksPerLane} if {@code n} is outside 1 to
+         *         {@value #MAX_CHUNKS_PER_LANE}
+         */
+        public Builder chunksPerLane(int n) {
+            if (n < 1 || n > MAX_CHUNKS_PER_LANE) {
+                throw new InvalidArgumentException("chunksPerLane", "value " + n + " is outside 1 to " + MAX_CHUNKS_PER_LANE);
+            }
+            this.chunksPerLane = n;
             return this;
         }
 

@@ -21,8 +21,11 @@ import org.jspecify.annotations.Nullable;
  * One lane of a {@link GpuPipeline}: a stream of its own, the device input and output buffers, the scratch
  * buffers the pipeline declared, and the pinned staging buffers it needs (allocated on first need), all
  * reused chunk after chunk and, while the pipeline keeps its lanes, subscription after subscription. A lane
- * carries one chunk at a time. The {@link GpuPipeline.Stage} sees it while enqueuing a chunk's kernels:
- * enqueue them on {@link #stream()} so that they run after the upload and before the download.
+ * carries up to {@link GpuPipeline#chunksPerLane()} chunks at a time, queued on its stream one after the
+ * other: the stream's order makes the next chunk's upload wait for the previous chunk's kernels and download,
+ * so every chunk of the lane uses the same device buffers. The {@link GpuPipeline.Stage} sees it while
+ * enqueuing a chunk's kernels: enqueue them on {@link #stream()} so that they run after the upload and before
+ * the download.
  *
  * <p>Valid only during the stage call; do not keep it (the pipeline may give it to another subscription, or
  * release it, afterwards). Not thread-safe.
@@ -43,33 +46,25 @@ public final class Lane {
     private final DeviceBuffer deviceIn;
     private final DeviceBuffer deviceOut;
     private final DeviceBuffer[] scratch;
-    private @Nullable HostBuffer stagingIn;
-    private @Nullable MemorySegment stagingInSegment;
-    private @Nullable HostBuffer stagingOut;
-    private @Nullable MemorySegment stagingOutSegment;
+    /** One per chunk the lane may hold at once; each with its own staging buffers (allocated on first need). */
+    final Flight[] flights;
 
-    // The chunk in the lane: written by the drain loop before the completion callback is attached, read
-    // by the callback (ordered by CompletableFuture), and `state` publishes the callback's writes.
+    // The chunk being enqueued, for the stage's getters (written and read by the drain loop only).
     private long sequence = -1;
     private long elements;
     private long outputElements;
-    private @Nullable DeviceFuture<?> stageFuture;
-    private @Nullable DeviceFuture<?> lastUse;
-    /** The caller's buffer the chunk's result is downloaded into (pipelines built with a ChunkTarget). */
-    private @Nullable HostBuffer target;
-    private boolean aborted;
-    private @Nullable Throwable error;
-    private volatile int state = FREE;
+
     private FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> owner;
     private boolean released;
-    /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
-    private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
     private Lane(GpuPipeline<?, ?> pipeline, int index, DeviceStream stream) {
         this.pipeline = pipeline;
         this.index = index;
         this.stream = stream;
-        PipelineMetrics m = pipeline.metrics;
+        this.flights = new Flight[pipeline.chunksPerLane()];
+        for (int i = 0; i < flights.length; i++) {
+            flights[i] = new Flight(this);
+        }
         try {
             deviceIn = allocate(pipeline.inputType(), pipeline.chunkElements());
             deviceOut = pipeline.inPlace() ? deviceIn : allocate(pipeline.outputType(), pipeline.outputCapacity());
@@ -124,12 +119,12 @@ public final class Lane {
         return index;
     }
 
-    /** The position of the chunk in the lane within its {@code Flux}, from 0. */
+    /** The position of the chunk being enqueued within its {@code Flux}, from 0. */
     public long sequence() {
         return sequence;
     }
 
-    /** Elements of the input type in the chunk (the {@code in} buffer's count). */
+    /** Elements of the input type in the chunk being enqueued (the {@code in} buffer's count). */
     public long elements() {
         return elements;
     }
@@ -151,169 +146,50 @@ public final class Lane {
 
     // ---------------------------------------------------------------- the chunk protocol (drain loop only)
 
-    int state() {
-        return state;
-    }
-
     boolean isReleased() {
         return released;
     }
 
-    long chunkSequence() {
-        return sequence;
+    /** Chunks in the lane: in flight, or finished and holding a result not yet taken. */
+    int busy() {
+        int c = 0;
+        for (Flight f : flights) {
+            if (f.state != FREE) {
+                c++;
+            }
+        }
+        return c;
     }
 
-    boolean aborted() {
-        return aborted;
+    /** Chunks of the lane whose device work has not finished. */
+    int inFlight() {
+        int c = 0;
+        for (Flight f : flights) {
+            if (f.state == IN_FLIGHT) {
+                c++;
+            }
+        }
+        return c;
     }
 
-    @Nullable Throwable error() {
-        return error;
+    /** A flight with no chunk, or null. */
+    @Nullable Flight freeFlight() {
+        for (Flight f : flights) {
+            if (f.state == FREE) {
+                return f;
+            }
+        }
+        return null;
     }
 
-    /**
-     * Whether the lane may serve another chunk after this one: its chunk did not fail on the device, and did
-     * not stop half-enqueued (a chunk refused before anything was enqueued leaves the lane as it was).
-     */
+    /** Whether the lane may serve more chunks: none of its chunks failed on the device or stopped half-enqueued. */
     boolean reusable() {
-        return error == null && !(aborted && lastUse != null);
-    }
-
-    /**
-     * Enqueues upload, stage and download of one chunk. On an exception, whatever was enqueued still runs: the
-     * lane stays in flight until it has, then reports DONE with {@link #aborted()} set.
-     */
-    <I> void start(FluxGpuPipeline.PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
-        owner = by;
-        sequence = seq;
-        elements = n;
-        outputElements = outN;
-        stageFuture = null;
-        lastUse = null;
-        target = null;
-        aborted = false;
-        error = null;
-        try {
-            // Asked first, so that a bad target fails the chunk before anything of it is enqueued.
-            HostBuffer directTarget = p.targetFor(chunk, seq, outN);
-            ChunkSource<I> source = p.source();
-            DeviceBuffer in = n == deviceIn.count() ? deviceIn : deviceIn.slice(0, n);
-            DeviceBuffer out = pipeline.inPlace() ? in
-                    : outN == deviceOut.count() ? deviceOut : deviceOut.slice(0, outN);
-            HostBuffer pinned = source.pinned(chunk);
-            if (pinned != null && pinned.context() == stream.context() && pinned.dtype() == deviceIn.dtype() && !pinned.isClosed()) {
-                lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory
-            } else {
-                HostBuffer staging = stagingIn();
-                MemorySegment seg = stagingInSegment;
-                long bytes = n * deviceIn.dtype().byteSize();
-                source.copyTo(chunk, bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes));
-                lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
+        for (Flight f : flights) {
+            if (!f.reusable()) {
+                return false;
             }
-            DeviceFuture<?> sf = pipeline.stage().enqueue(this, in, out);
-            stageFuture = sf;
-            if (sf != null && sf.stream() == stream) {
-                lastUse = sf;
-            }
-            HostBuffer result;
-            if (directTarget != null) {
-                result = directTarget; // zero-copy: the caller's pinned memory
-                target = directTarget;
-            } else {
-                HostBuffer staging = stagingOut();
-                result = outN == staging.count() ? staging : staging.slice(0, outN);
-            }
-            DeviceFuture<Void> download = stream.enqueueCopy(out, result);
-            lastUse = download;
-            state = IN_FLIGHT;
-            pipeline.metrics.chunkEnqueued();
-            if (sf != null && sf.stream() != stream && !sf.isDone()) {
-                CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
-            } else {
-                download.whenComplete(onChunkDone);
-            }
-        } catch (RuntimeException | Error e) {
-            aborted = true;
-            DeviceFuture<?> last = lastUse;
-            if (last != null) {
-                state = IN_FLIGHT;
-                pipeline.metrics.chunkEnqueued();
-                last.whenComplete(onChunkDone); // let what was enqueued finish before the lane is reused or freed
-            } else {
-                state = FREE;
-            }
-            throw e;
         }
-    }
-
-    private HostBuffer stagingIn() {
-        HostBuffer h = stagingIn;
-        if (h == null) {
-            // Allocated on first need: a pipeline fed pinned HostBuffers never stages its input.
-            h = pipeline.context().allocateHost(pipeline.inputType(), pipeline.chunkElements());
-            pipeline.metrics.hostAllocations.increment();
-            stagingIn = h;
-            stagingInSegment = h.segment();
-        }
-        return h;
-    }
-
-    private HostBuffer stagingOut() {
-        HostBuffer h = stagingOut;
-        if (h == null) {
-            // Allocated on first need: a pipeline downloading into ChunkTarget buffers never stages its output.
-            h = pipeline.context().allocateHost(pipeline.outputType(), pipeline.outputCapacity());
-            pipeline.metrics.hostAllocations.increment();
-            stagingOut = h;
-            stagingOutSegment = h.segment();
-        }
-        return h;
-    }
-
-    /** Completion of the chunk's last operation: on the completion thread. */
-    private void chunkDone(@Nullable Object ignored, @Nullable Throwable failure) {
-        Throwable e = failure;
-        if (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        DeviceFuture<?> sf = stageFuture;
-        if (e == null && sf != null && sf.isCompletedExceptionally()) {
-            e = sf.state() == java.util.concurrent.Future.State.FAILED ? sf.exceptionNow()
-                    : new java.util.concurrent.CancellationException("the stage's future was cancelled");
-        }
-        error = e;
-        pipeline.metrics.chunkFinished();
-        state = DONE;
-        FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> o = owner;
-        if (o != null) {
-            o.drain();
-        }
-    }
-
-    /** The chunk's result: its target buffer, or read out of the staging buffer by the sink; then the lane is free. */
-    @SuppressWarnings("unchecked")
-    <O> O takeResult(@Nullable ChunkSink<O> sink) {
-        try {
-            HostBuffer t = target;
-            if (t != null) {
-                return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
-            }
-            MemorySegment whole = stagingOutSegment;
-            if (sink == null || whole == null) {
-                throw new IllegalStateException("no result to read in " + this);
-            }
-            long bytes = outputElements * pipeline.outputType().byteSize();
-            MemorySegment seg = bytes == whole.byteSize() ? whole : whole.asSlice(0, bytes);
-            return sink.read(seg, pipeline.outputType(), outputElements);
-        } finally {
-            target = null;
-            state = FREE;
-        }
-    }
-
-    void discardResult() {
-        target = null;
-        state = FREE;
+        return true;
     }
 
     /**
@@ -322,10 +198,227 @@ public final class Lane {
      */
     void detach() {
         owner = null;
-        target = null;
-        stageFuture = null;
-        lastUse = null;
-        state = FREE;
+        for (Flight f : flights) {
+            f.reset();
+        }
+    }
+
+    /**
+     * One chunk in a lane: its position, sizes, futures and result, and the staging buffers of this place in
+     * the lane (a chunk is copied into, and its result read out of, staging of its own, so that the chunks a
+     * lane holds at once never share host memory). Written by the drain loop before the completion callback
+     * is attached, read by the callback (ordered by CompletableFuture); {@code state} publishes the
+     * callback's writes.
+     */
+    static final class Flight {
+        private final Lane lane;
+        private long sequence = -1;
+        private long outputElements;
+        private @Nullable DeviceFuture<?> stageFuture;
+        private @Nullable DeviceFuture<?> lastUse;
+        /** The caller's buffer the chunk's result is downloaded into (pipelines built with a ChunkTarget). */
+        private @Nullable HostBuffer target;
+        private boolean aborted;
+        private @Nullable Throwable error;
+        private volatile int state = FREE;
+        private @Nullable HostBuffer stagingIn;
+        private @Nullable MemorySegment stagingInSegment;
+        private @Nullable HostBuffer stagingOut;
+        private @Nullable MemorySegment stagingOutSegment;
+        /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
+        private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
+
+        Flight(Lane lane) {
+            this.lane = lane;
+        }
+
+        Lane lane() {
+            return lane;
+        }
+
+        int state() {
+            return state;
+        }
+
+        long chunkSequence() {
+            return sequence;
+        }
+
+        boolean aborted() {
+            return aborted;
+        }
+
+        @Nullable Throwable error() {
+            return error;
+        }
+
+        /**
+         * Whether the lane may serve another chunk after this one: it did not fail on the device, and did not
+         * stop half-enqueued (a chunk refused before anything was enqueued leaves the lane as it was).
+         */
+        boolean reusable() {
+            return error == null && !(aborted && lastUse != null);
+        }
+
+        void reset() {
+            target = null;
+            stageFuture = null;
+            lastUse = null;
+            state = FREE;
+        }
+
+        /**
+         * Enqueues upload, stage and download of one chunk on the lane's stream, after the chunks already in
+         * the lane. On an exception, whatever was enqueued still runs: the flight stays in flight until it has,
+         * then reports DONE with {@link #aborted()} set.
+         */
+        <I> void start(FluxGpuPipeline.PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
+            Lane l = lane;
+            DeviceStream stream = l.stream;
+            l.owner = by;
+            l.sequence = seq;
+            l.elements = n;
+            l.outputElements = outN;
+            sequence = seq;
+            outputElements = outN;
+            stageFuture = null;
+            lastUse = null;
+            target = null;
+            aborted = false;
+            error = null;
+            try {
+                // Asked first, so that a bad target fails the chunk before anything of it is enqueued.
+                HostBuffer directTarget = p.targetFor(chunk, seq, outN);
+                ChunkSource<I> source = p.source();
+                DeviceBuffer in = n == l.deviceIn.count() ? l.deviceIn : l.deviceIn.slice(0, n);
+                DeviceBuffer out = p.inPlace() ? in
+                        : outN == l.deviceOut.count() ? l.deviceOut : l.deviceOut.slice(0, outN);
+                HostBuffer pinned = source.pinned(chunk);
+                if (pinned != null && pinned.context() == stream.context() && pinned.dtype() == l.deviceIn.dtype()
+                        && !pinned.isClosed()) {
+                    lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory
+                } else {
+                    HostBuffer staging = stagingIn();
+                    MemorySegment seg = stagingInSegment;
+                    long bytes = n * l.deviceIn.dtype().byteSize();
+                    source.copyTo(chunk, bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes));
+                    lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
+                }
+                DeviceFuture<?> sf = p.stage().enqueue(l, in, out);
+                stageFuture = sf;
+                boolean foreign = sf != null && sf.stream() != stream && !sf.isDone();
+                if (sf != null && sf.stream() == stream) {
+                    lastUse = sf;
+                }
+                if (foreign) {
+                    // The download reads `out`, and the lane's next chunk reuses its buffers once the stream gets
+                    // there: make the stream wait for the stage's work on another stream first (a device-side
+                    // wait, no host thread; a no-op cost if the stage already made it wait).
+                    lastUse = stream.waitFor(sf);
+                }
+                HostBuffer result;
+                if (directTarget != null) {
+                    result = directTarget; // zero-copy: the caller's pinned memory
+                    target = directTarget;
+                } else {
+                    HostBuffer staging = stagingOut();
+                    result = outN == staging.count() ? staging : staging.slice(0, outN);
+                }
+                DeviceFuture<Void> download = stream.enqueueCopy(out, result);
+                lastUse = download;
+                state = IN_FLIGHT;
+                p.metrics.chunkEnqueued();
+                if (foreign) {
+                    CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
+                } else {
+                    download.whenComplete(onChunkDone);
+                }
+            } catch (RuntimeException | Error e) {
+                aborted = true;
+                DeviceFuture<?> last = lastUse;
+                if (last != null) {
+                    state = IN_FLIGHT;
+                    p.metrics.chunkEnqueued();
+                    last.whenComplete(onChunkDone); // let what was enqueued finish before the lane is reused or freed
+                } else {
+                    state = FREE;
+                }
+                throw e;
+            }
+        }
+
+        private HostBuffer stagingIn() {
+            HostBuffer h = stagingIn;
+            if (h == null) {
+                // Allocated on first need: a pipeline fed pinned HostBuffers never stages its input.
+                GpuPipeline<?, ?> p = lane.pipeline;
+                h = p.context().allocateHost(p.inputType(), p.chunkElements());
+                p.metrics.hostAllocations.increment();
+                stagingIn = h;
+                stagingInSegment = h.segment();
+            }
+            return h;
+        }
+
+        private HostBuffer stagingOut() {
+            HostBuffer h = stagingOut;
+            if (h == null) {
+                // Allocated on first need: a pipeline downloading into ChunkTarget buffers never stages its output.
+                GpuPipeline<?, ?> p = lane.pipeline;
+                h = p.context().allocateHost(p.outputType(), p.outputCapacity());
+                p.metrics.hostAllocations.increment();
+                stagingOut = h;
+                stagingOutSegment = h.segment();
+            }
+            return h;
+        }
+
+        /** Completion of the chunk's last operation: on the completion thread. */
+        private void chunkDone(@Nullable Object ignored, @Nullable Throwable failure) {
+            Throwable e = failure;
+            if (e instanceof CompletionException && e.getCause() != null) {
+                e = e.getCause();
+            }
+            DeviceFuture<?> sf = stageFuture;
+            if (e == null && sf != null && sf.isCompletedExceptionally()) {
+                e = sf.state() == java.util.concurrent.Future.State.FAILED ? sf.exceptionNow()
+                        : new java.util.concurrent.CancellationException("the stage's future was cancelled");
+            }
+            error = e;
+            lane.pipeline.metrics.chunkFinished();
+            state = DONE;
+            FluxGpuPipeline.@Nullable PipelineSubscriber<?, ?> o = lane.owner;
+            if (o != null) {
+                o.drain();
+            }
+        }
+
+        /** The chunk's result: its target buffer, or read out of the staging buffer by the sink; then the flight is free. */
+        @SuppressWarnings("unchecked")
+        <O> O takeResult(@Nullable ChunkSink<O> sink) {
+            try {
+                HostBuffer t = target;
+                if (t != null) {
+                    return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
+                }
+                MemorySegment whole = stagingOutSegment;
+                if (sink == null || whole == null) {
+                    throw new IllegalStateException("no result to read in " + lane);
+                }
+                DType type = lane.pipeline.outputType();
+                long bytes = outputElements * type.byteSize();
+                MemorySegment seg = bytes == whole.byteSize() ? whole : whole.asSlice(0, bytes);
+                return sink.read(seg, type, outputElements);
+            } finally {
+                target = null;
+                state = FREE;
+            }
+        }
+
+        void discardResult() {
+            target = null;
+            state = FREE;
+        }
     }
 
     // ---------------------------------------------------------------- release
@@ -359,15 +452,21 @@ public final class Lane {
                 m.deviceReleases.increment();
             }
         }
-        HostBuffer[] staging = {stagingIn, stagingOut};
+        List<HostBuffer> staging = new ArrayList<>(2 * flights.length);
+        for (Flight f : flights) {
+            if (f.stagingIn != null) {
+                staging.add(f.stagingIn);
+            }
+            if (f.stagingOut != null) {
+                staging.add(f.stagingOut);
+            }
+        }
         Runnable closeStream = () -> {
             // Off the enqueuing thread: freeing pinned memory can wait for the device on some drivers
             // (cuMemFreeHost), and closing a stream waits for it.
             for (HostBuffer h : staging) {
-                if (h != null) {
-                    h.close(); // frees once every copy enqueued on it has finished (all have, by now)
-                    m.hostReleases.increment();
-                }
+                h.close(); // frees once every copy enqueued on it has finished (all have, by now)
+                m.hostReleases.increment();
             }
             try {
                 stream.close();

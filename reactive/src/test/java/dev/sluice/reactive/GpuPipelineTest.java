@@ -760,6 +760,334 @@ class GpuPipelineTest {
         assertTrue(best[1] > 1.7 * best[3], "3 lanes not 1.7x faster than 1: " + best[1] / 1e6 + " vs " + best[3] / 1e6 + " ms");
     }
 
+    // ---------------------------------------------------------------- several chunks per lane
+
+    /** As {@link #scaling}, with {@code perLane} chunks per lane. */
+    static GpuPipeline<float[], float[]> deep(int lanes, int perLane, long chunkElements, LongUnaryOperator delayUs) {
+        return GpuPipeline.builder(ctx).lanes(lanes).chunksPerLane(perLane).chunkElements(chunkElements, DType.F32)
+                .stage(scaling(1, 1, delayUs).stage())
+                .build(Chunks.floats());
+    }
+
+    /**
+     * One lane of 4 chunks: while chunk 0 holds the stream (a gate the test opens), chunks 1 to 3 are already
+     * enqueued behind it on the same stream; the 5th is not taken from upstream. Then all 10 come out in order.
+     */
+    @Test
+    void oneLaneKeepsChunksPerLaneChunksQueuedOnItsStream() throws Exception {
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
+        List<Long> streamsSeen = java.util.Collections.synchronizedList(new ArrayList<>());
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(4).chunkElements(512, DType.F32)
+                .stage((lane, in, out) -> {
+                    if (lane.sequence() == 0) {
+                        lane.stream().waitFor(gate);
+                    }
+                    streamsSeen.add((long) System.identityHashCode(lane.stream()));
+                    return scale.enqueue(lane, in, out);
+                })
+                .build(Chunks.floats());
+        assertEquals(4, p.chunksPerLane());
+        AtomicInteger pulled = new AtomicInteger();
+        try {
+            StepVerifier.create(p.process(Flux.range(0, 10).map(i -> chunk(i, 512)).doOnNext(c -> pulled.incrementAndGet())))
+                    .expectSubscription()
+                    .thenAwait(Duration.ofMillis(100))
+                    .then(() -> {
+                        assertEquals(4, p.metrics().inFlight(), "4 chunks on the one lane's stream: " + p.metrics());
+                        assertEquals(4, p.metrics().chunksStarted(), p.metrics().toString());
+                        assertEquals(4, pulled.get(), "lanes * chunksPerLane chunks taken from upstream");
+                        assertEquals(1, p.metrics().lanesOpened());
+                    })
+                    .then(() -> gate.complete(null))
+                    .recordWith(ArrayList::new)
+                    .expectNextCount(10)
+                    .consumeRecordedWith(rs -> assertInOrder(rs, 512))
+                    .verifyComplete();
+        } finally {
+            gate.complete(null);
+        }
+        assertEquals(1, new TreeSet<>(streamsSeen).size(), "every chunk on the one lane's stream");
+        assertEquals(4, p.metrics().maxInFlight(), p.metrics().toString());
+        assertEquals(1, p.metrics().deviceAllocations() / 2, p.metrics().toString());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    /** With a slow kernel, one lane of 3 has 3 chunks in flight most of the time; results stay in order and right. */
+    @Test
+    void aDeepLaneStaysFullWithASlowKernelAndKeepsOrder() throws Exception {
+        GpuPipeline<float[], float[]> p = deep(1, 3, 300, seq -> 1000);
+        StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 300))))
+                .recordWith(ArrayList::new).expectNextCount(20)
+                .consumeRecordedWith(rs -> assertInOrder(rs, 300))
+                .verifyComplete();
+        assertEquals(3, p.metrics().maxInFlight(), p.metrics().toString());
+        assertEquals(1, p.metrics().lanesOpened());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    /** Two lanes of 3: chunks spread over both streams first, then queue behind; never more than 6 at once. */
+    @Test
+    void severalDeepLanesSpreadChunksAndBoundThemByLanesTimesChunksPerLane() throws Exception {
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
+        int[] perLane = new int[2];
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunksPerLane(3).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> {
+                    lane.stream().waitFor(gate);
+                    perLane[lane.index()]++; // the stage runs in the serialised drain loop
+                    return scale.enqueue(lane, in, out);
+                })
+                .build(Chunks.floats());
+        try {
+            StepVerifier.create(p.process(Flux.range(0, 30).map(i -> chunk(i, 256))))
+                    .expectSubscription()
+                    .thenAwait(Duration.ofMillis(100))
+                    .then(() -> {
+                        assertEquals(6, p.metrics().inFlight(), p.metrics().toString());
+                        assertEquals(2, p.metrics().lanesOpened());
+                        assertEquals(3, perLane[0]);
+                        assertEquals(3, perLane[1]);
+                    })
+                    .then(() -> gate.complete(null))
+                    .recordWith(ArrayList::new).expectNextCount(30)
+                    .consumeRecordedWith(rs -> assertInOrder(rs, 256))
+                    .verifyComplete();
+        } finally {
+            gate.complete(null);
+        }
+        assertEquals(6, p.metrics().maxInFlight(), p.metrics().toString());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aDeepLaneWithStagingAndChunksFinishingOutOfOrderAcrossLanes() throws Exception {
+        // Each place in a lane stages on its own: variable sizes, variable delays, results in order and right.
+        GpuPipeline<float[], float[]> p = deep(2, 3, 1024, seq -> seq % 5 == 0 ? 1500 : seq % 3 * 200);
+        StepVerifier.create(p.process(Flux.range(0, 60).map(i -> chunk(i, 1000 + i % 24))))
+                .recordWith(ArrayList::new).expectNextCount(60)
+                .consumeRecordedWith(rs -> {
+                    int i = 0;
+                    for (float[] r : rs) {
+                        assertResultOf(i, 1000 + i % 24, r);
+                        i++;
+                    }
+                })
+                .verifyComplete();
+        assertTrue(p.metrics().maxInFlight() <= 6, p.metrics().toString());
+        StepVerifier.create(p.processUnordered(Flux.range(0, 40).map(i -> chunk(i, 1024))))
+                .recordWith(ArrayList::new).expectNextCount(40)
+                .consumeRecordedWith(rs -> {
+                    TreeSet<Integer> ids = new TreeSet<>();
+                    for (float[] r : rs) {
+                        int id = idOf(r);
+                        assertResultOf(id, 1024, r);
+                        ids.add(id);
+                    }
+                    assertEquals(40, ids.size(), "each chunk exactly once");
+                })
+                .verifyComplete();
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void requestingOneAtATimeStopsUploadsAtLanesTimesChunksPerLane() throws Exception {
+        GpuPipeline<float[], float[]> p = deep(1, 3, 256, seq -> 0);
+        AtomicInteger pulled = new AtomicInteger();
+        Flux<float[]> source = Flux.range(0, 10).map(i -> chunk(i, 256)).doOnNext(c -> pulled.incrementAndGet());
+        StepVerifier.Step<float[]> step = StepVerifier.create(p.process(source), 0)
+                .expectSubscription()
+                .thenAwait(Duration.ofMillis(100))
+                .then(() -> {
+                    assertEquals(3, pulled.get(), "no demand: chunksPerLane chunks are taken for the one lane");
+                    assertEquals(3, p.metrics().chunksStarted());
+                });
+        for (int k = 0; k < 10; k++) {
+            int emitted = k + 1;
+            step = step.thenRequest(1)
+                    .assertNext(r -> assertResultOf(emitted - 1, 256, r))
+                    .thenAwait(Duration.ofMillis(20))
+                    .then(() -> assertTrue(pulled.get() <= emitted + 3, "pulled " + pulled.get() + " after " + emitted + " results"))
+                    .then(() -> assertTrue(p.metrics().chunksStarted() - p.metrics().chunksEmitted() <= 3, p.metrics().toString()));
+        }
+        step.verifyComplete();
+        assertEquals(10, pulled.get());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aStageThatThrowsInADeepLaneFailsTheFluxAfterTheChunksQueuedBeforeItHaveDrained() throws Exception {
+        GpuPipeline.Stage base = scaling(1, 1, seq -> 3000).stage();
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(4).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> {
+                    if (lane.sequence() == 7) {
+                        throw new IllegalStateException("chunk 7 refused");
+                    }
+                    return base.enqueue(lane, in, out);
+                })
+                .build(Chunks.floats());
+        AtomicLong inFlightAtError = new AtomicLong(-1);
+        StepVerifier.create(p.process(Flux.range(0, 50).map(i -> chunk(i, 256)))
+                        .doOnError(e -> inFlightAtError.set(p.metrics().inFlight())))
+                .thenConsumeWhile(r -> true)
+                .expectErrorMessage("chunk 7 refused")
+                .verify(Duration.ofSeconds(30));
+        assertEquals(0, inFlightAtError.get(), "the error came before the chunks in flight had drained");
+        assertTrue(p.metrics().chunksStarted() <= 7 + 4, p.metrics().toString());
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aFailedDeviceOperationInADeepLaneFailsTheFluxAndTheLaneIsNotKept() throws Exception {
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(3).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> {
+                    lane.stream().enqueueLaunch(delay, ONE, 500L);
+                    DeviceFuture<Void> k = lane.stream().enqueueLaunch(scaleAdd, LaunchConfig.forElements(lane.elements()), in, out,
+                            lane.elements(), 2f, 1f);
+                    if (lane.sequence() == 5) {
+                        return lane.stream().enqueueHostFunction(() -> {
+                            throw new IllegalStateException("host step of chunk 5 failed");
+                        });
+                    }
+                    return k;
+                })
+                .build(Chunks.floats());
+        AtomicLong inFlightAtError = new AtomicLong(-1);
+        StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 256)))
+                        .doOnError(e -> inFlightAtError.set(p.metrics().inFlight())))
+                .thenConsumeWhile(r -> true)
+                .expectErrorMessage("host step of chunk 5 failed")
+                .verify(Duration.ofSeconds(30));
+        assertEquals(0, inFlightAtError.get());
+        PipelineMetrics m = p.metrics();
+        awaitUntil(() -> m.lanesClosed() == 1, m); // released, not kept, without close()
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void cancellingADeepLaneFreesNothingTheDeviceMayStillUse() throws Exception {
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        GpuPipeline.Stage scale = scaling(1, 1, seq -> 0).stage();
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(3).chunkElements(4096, DType.F32)
+                .stage((lane, in, out) -> {
+                    if (lane.sequence() == 2) {
+                        lane.stream().waitFor(gate); // chunk 2, and the chunks queued behind it, wait for the test
+                    }
+                    return scale.enqueue(lane, in, out);
+                })
+                .build(Chunks.floats());
+        PipelineMetrics m = p.metrics();
+        try {
+            StepVerifier.create(p.process(Flux.range(0, 100).map(i -> chunk(i, 4096))))
+                    .expectNextCount(2)
+                    .thenAwait(Duration.ofMillis(50))
+                    .then(() -> assertEquals(3, m.inFlight(), m.toString()))
+                    .thenCancel()
+                    .verify(Duration.ofSeconds(30));
+            Thread.sleep(100);
+            assertEquals(3, m.inFlight(), "cancelling stops nothing on the device");
+            // One lane: in and out device buffers, and an input and an output staging buffer for each of its 3 places.
+            assertEquals(2 + 2 * 3, m.liveAllocations(), m.toString());
+            assertEquals(0, m.deviceReleases(), "no device buffer freed while the device may use it: " + m);
+            p.close();
+            Thread.sleep(100);
+            assertEquals(2 + 2 * 3, m.liveAllocations(), "close() freed memory the device may still use: " + m);
+            assertTrue(!p.released().isDone(), "released before the device was done");
+        } finally {
+            gate.complete(null);
+        }
+        p.released().get(20, TimeUnit.SECONDS);
+        TestDevice.closeAndAwaitReleased(p);
+        assertEquals(0, m.inFlight());
+        assertEquals(5, m.chunksStarted(), m.toString());
+    }
+
+    /** Pinned input and ChunkTarget output, 4 chunks per lane: device buffers only, allocated once, reused by later calls. */
+    @Test
+    void aDeepLaneAllocatesPerLaneNeverPerChunk() throws Exception {
+        int n = 256;
+        int chunks = 64;
+        try (HostBuffer in = ctx.allocateHost(DType.F32, (long) n * chunks);
+                HostBuffer out = ctx.allocateHost(DType.F32, (long) n * chunks)) {
+            for (int c = 0; c < chunks; c++) {
+                for (int j = 0; j < n; j++) {
+                    in.setFloat((long) c * n + j, c * 1000 + j);
+                }
+            }
+            GpuPipeline<HostBuffer, HostBuffer> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(4).chunkElements(n, DType.F32)
+                    .stage(scaling(1, 1, seq -> 100).stage())
+                    .buildInto(Chunks.hostBuffers(), (chunk, seq, elements) -> out.slice(seq * n, elements));
+            PipelineMetrics m = p.metrics();
+            for (int round = 0; round < 3; round++) {
+                out.segment().fill((byte) 0);
+                StepVerifier.create(p.process(Flux.range(0, chunks).map(c -> in.slice((long) c * n, n))))
+                        .expectNextCount(chunks).verifyComplete();
+                float[] got = new float[n];
+                for (int c = 0; c < chunks; c++) {
+                    MemorySegment.copy(out.segment(), ValueLayout.JAVA_FLOAT, (long) c * n * Float.BYTES, got, 0, n);
+                    assertResultOf(c, n, got);
+                }
+                assertEquals(2, m.deviceAllocations(), "an input and an output buffer for the one lane: " + m);
+                assertEquals(0, m.hostAllocations(), "no staging: " + m);
+                assertEquals(1, m.lanesOpened(), m.toString());
+            }
+            assertEquals(4, m.maxInFlight(), m.toString());
+            assertEquals(2, m.lanesReused(), m.toString());
+            TestDevice.closeAndAwaitReleased(p);
+        }
+        // Staged: at most one staging buffer per direction per place in the lane, however many chunks.
+        GpuPipeline<float[], float[]> staged = deep(1, 4, 512, seq -> 100);
+        StepVerifier.create(staged.process(Flux.range(0, 200).map(i -> chunk(i, 512)))).expectNextCount(200).verifyComplete();
+        long host = staged.metrics().hostAllocations();
+        assertTrue(host >= 2 && host <= 2 * 4, staged.metrics().toString());
+        StepVerifier.create(staged.process(Flux.range(0, 200).map(i -> chunk(i, 512)))).expectNextCount(200).verifyComplete();
+        assertTrue(staged.metrics().hostAllocations() <= 2 * 4, staged.metrics().toString());
+        assertEquals(2, staged.metrics().deviceAllocations(), staged.metrics().toString());
+        TestDevice.closeAndAwaitReleased(staged);
+    }
+
+    /**
+     * A stage that runs its kernel on another stream and returns that future: with one or several chunks per lane, the
+     * pipeline makes the lane's stream wait for it before the download (and so before the next chunk's upload
+     * overwrites the input), so every result is right even though the stage ordered nothing itself.
+     */
+    @Test
+    void aDeepLaneWaitsForAStageFutureOfAnotherStream() throws Exception {
+        for (int perLane : new int[] {1, 3}) {
+            waitsForAStageFutureOfAnotherStream(perLane);
+        }
+    }
+
+    private static void waitsForAStageFutureOfAnotherStream(int perLane) throws Exception {
+        try (dev.sluice.DeviceStream side = ctx.createStream()) {
+            GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(perLane).chunkElements(256, DType.F32)
+                    .stage((lane, in, out) -> {
+                        side.waitFor(lane.stream()); // after the upload
+                        side.enqueueLaunch(delay, ONE, 1000L);
+                        return side.enqueueLaunch(scaleAdd, LaunchConfig.forElements(lane.elements()), in, out, lane.elements(), 2f, 1f);
+                    })
+                    .build(Chunks.floats());
+            StepVerifier.create(p.process(Flux.range(0, 12).map(i -> chunk(i, 256))))
+                    .recordWith(ArrayList::new).expectNextCount(12)
+                    .consumeRecordedWith(rs -> assertInOrder(rs, 256))
+                    .verifyComplete();
+            TestDevice.closeAndAwaitReleased(p);
+        }
+    }
+
+    @Test
+    void badChunksPerLaneIsRejectedNamingTheArgumentTheValueAndTheLimit() {
+        for (int bad : new int[] {0, -1, GpuPipeline.Builder.MAX_CHUNKS_PER_LANE + 1}) {
+            InvalidArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidArgumentException.class,
+                    () -> GpuPipeline.builder(ctx).chunksPerLane(bad));
+            assertEquals("chunksPerLane", e.argument(), e.getMessage());
+            assertTrue(e.getMessage().contains(String.valueOf(bad)) && e.getMessage().contains("1 to 64"), e.getMessage());
+        }
+        assertEquals(64, GpuPipeline.builder(ctx).chunksPerLane(64).chunkElements(8, DType.F32)
+                .stage(scaling(1, 1, seq -> 0).stage()).build(Chunks.floats()).chunksPerLane());
+        assertEquals(1, scaling(1, 8, seq -> 0).chunksPerLane(), "default: one chunk per lane");
+    }
+
     // ---------------------------------------------------------------- threads
 
     @Test
