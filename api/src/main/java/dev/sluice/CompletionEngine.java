@@ -136,10 +136,12 @@ final class CompletionEngine {
                             break;
                         }
                         q.pending.poll();
+                        // Complete before releasing: while a future is not done its marker is not back in its pool, which
+                        // narrows the window in which a wait enqueued after checking isDone() could land on a recycled one.
+                        complete(head);
                         if (m != null) {
                             m.release();
                         }
-                        complete(head);
                         progress++;
                     }
                 }
