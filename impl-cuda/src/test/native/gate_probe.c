@@ -22,7 +22,7 @@
 
 static CUcontext ctx;
 static CUmodule preloaded;
-static CUfunction spin;
+static CUfunction noop;
 static char *ptx;
 static volatile int done;
 static const char *op;
@@ -66,9 +66,7 @@ static void run_op(void) {
         CUstream s;
         CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
         if (!strcmp(op, "launchother")) {
-            CUfunction f;
-            CK(cuModuleGetFunction(&f, preloaded, "noop"));
-            CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
+            CK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
         } else if (!strcmp(op, "copyother")) {
             CUdeviceptr d;
             CK(cuMemAlloc(&d, 4096));
@@ -101,7 +99,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[3], "rb");
     if (!f) { perror(argv[3]); return 2; }
     ptx = calloc(1, 1 << 20);
-    fread(ptx, 1, (1 << 20) - 1, f);
+    if (fread(ptx, 1, (1 << 20) - 1, f) == 0) { fprintf(stderr, "%s is empty\n", argv[3]); return 2; }
     fclose(f);
 
     CUdevice dev;
@@ -110,7 +108,7 @@ int main(int argc, char **argv) {
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     CK(cuModuleLoadData(&preloaded, ptx));
-    CK(cuModuleGetFunction(&spin, preloaded, "noop"));
+    CK(cuModuleGetFunction(&noop, preloaded, "noop"));
     unsigned *flag;
     CK(cuMemHostAlloc((void **) &flag, 64, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
     *flag = 0;
@@ -120,7 +118,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < gated; i++) {
         CK(cuStreamCreate(&streams[i], CU_STREAM_NON_BLOCKING));
         CK(cuStreamWaitValue32(streams[i], dflag, 1, CU_STREAM_WAIT_VALUE_GEQ));
-        CK(cuLaunchKernel(spin, 1, 1, 1, 1, 1, 1, 0, streams[i], NULL, NULL));
+        CK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, streams[i], NULL, NULL));
     }
     usleep(100 * 1000); // let the waits reach the device
 

@@ -41,14 +41,14 @@ final class Checks {
     private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
 
     /**
-     * Host memory a copy reads or writes in stream order, on a thread of the library's choosing: a segment of a
-     * confined arena, which only its owner thread may touch, cannot be.
+     * Host memory handed to the library (copied from or to in stream order, or registered) is touched on threads of
+     * the library's choosing: a segment of a confined arena, which only its owner thread may touch, cannot be.
      */
     static void notConfined(String argument, java.lang.foreign.MemorySegment segment) {
         if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
             throw new InvalidArgumentException(argument, "segment belongs to a confined arena, which only its owner thread"
-                    + " may access; the copy reads or writes it in stream order on another thread: use Arena.ofShared(),"
-                    + " Arena.ofAuto() or a HostBuffer");
+                    + " may access; Sluice reads and writes host memory in stream order on threads of its own: use"
+                    + " Arena.ofShared(), Arena.ofAuto() or a HostBuffer");
         }
     }
 

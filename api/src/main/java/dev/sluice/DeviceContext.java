@@ -386,6 +386,7 @@ public final class DeviceContext implements AutoCloseable {
         if (segment.isReadOnly()) {
             throw new InvalidArgumentException("segment", "is read-only");
         }
+        Checks.notConfined("segment", segment);
         Checks.positive("segment.byteSize()", segment.byteSize());
         if (segment.byteSize() % type.byteSize() != 0) {
             throw new InvalidArgumentException("segment", segment.byteSize() + " bytes are not a whole number of " + type + " elements");

@@ -35,8 +35,8 @@ public final class LaunchArguments {
         LaunchArguments c = new LaunchArguments();
         c.params = params;
         c.count = count;
-        c.memories = java.util.Arrays.copyOf(memories, Math.max(count, 1));
-        c.values = java.util.Arrays.copyOf(values, Math.max(count, 1));
+        c.memories = java.util.Arrays.copyOf(memories, count);
+        c.values = java.util.Arrays.copyOf(values, count);
         return c;
     }
 

@@ -493,6 +493,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
             MemorySegment confined = arena.allocate(16);
             assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, confined), "confined", "Arena.ofShared()");
             assertInvalid("source", stream(), () -> stream().enqueueCopy(confined, d), "confined", "Arena.ofShared()");
+            assertInvalid("segment", stream(), () -> ctx.registerHost(confined, DType.I32), "confined", "Arena.ofShared()");
         }
     }
 

@@ -13,12 +13,8 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
-import dev.sluice.Kernel;
-import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import java.lang.management.ManagementFactory;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -297,29 +293,12 @@ public abstract class AbstractWaitTest extends ConformanceBase {
             fills[i] = s.enqueueFill(held[i], i + 1);
         }
         // a kernel no context of this process has loaded yet: its module is loaded now, while the streams wait
-        Kernel fresh = Kernel.named("add_one")
-                .param(KernelParam.pointer("v", DType.I32))
-                .param(KernelParam.scalar("n", DType.I64))
-                .cudaSource("// " + System.nanoTime() + "\n" + """
-                        extern "C" __global__ void add_one(int* v, long long n) {
-                            long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
-                            if (i < n) v[i] += 1;
-                        }
-                        """)
-                .java(t -> {
-                    long i = t.globalIdX();
-                    if (i < t.longArg(1)) {
-                        MemorySegment v = t.pointer(0);
-                        v.setAtIndex(ValueLayout.JAVA_INT, i, v.getAtIndex(ValueLayout.JAVA_INT, i) + 1);
-                    }
-                })
-                .build();
-        var addOne = ctx.compile(fresh);
+        var mulAdd = ctx.compile(TestKernels.freshCopy(TestKernels.MUL_ADD));
         DeviceBuffer scratch = ctx.allocate(DType.I32, 1 << 16);
         scratch.close();
         DeviceStream other = ctx.createStream();
         DeviceBuffer b = intBuffer(ctx, filled(64, 41));
-        other.enqueueLaunch(addOne, LaunchConfig.forElements(64), b, 64L);
+        other.enqueueLaunch(mulAdd, LaunchConfig.forElements(64), b, 64L, 1, 1);
         assertArrayEquals(filled(64, 42), readInts(other, b), "another stream runs while " + n + " streams wait for a stage");
         for (DeviceFuture<?> f : fills) {
             assertFalse(f.isDone(), "work behind the stage must not run before it completes");

@@ -275,4 +275,16 @@ public final class TestKernels {
                 reals.setAtIndex(DOUBLE, 1, t.doubleArg(10));
             })
             .build();
+
+    /**
+     * {@code kernel} with a source no context of this process has compiled yet (a unique comment in front), so that
+     * compiling it loads a new module on the device.
+     */
+    public static Kernel freshCopy(Kernel kernel) {
+        return Kernel.named(kernel.name())
+                .params(kernel.params().toArray(KernelParam[]::new))
+                .cudaSource("// " + System.nanoTime() + "\n" + kernel.cudaSource().orElseThrow())
+                .java(kernel.java().orElseThrow())
+                .build();
+    }
 }

@@ -292,24 +292,6 @@ final class CudaContext implements ContextHandle {
         return stream;
     }
 
-    /** A bare non-blocking stream for internal use (staging). */
-    long createRawStream() {
-        cu.bind();
-        CUstream s = new CUstream();
-        Jc.check(JCudaDriver.cuStreamCreate(s, 1), "cuStreamCreate");
-        rawStreams.put(Jc.address(s), s);
-        return Jc.address(s);
-    }
-
-    private final Map<Long, CUstream> rawStreams = new ConcurrentHashMap<>();
-
-    void destroyRawStream(long address) {
-        CUstream s = rawStreams.remove(address);
-        if (s != null) {
-            JCudaDriver.cuStreamDestroy(s);
-        }
-    }
-
     void forget(CudaStream s) {
         streams.remove(s);
     }

@@ -167,6 +167,25 @@ final class CudaStream implements StreamHandle {
         return downloadsDone >= ticket;
     }
 
+    /**
+     * Waits until every staged download up to {@code ticket} has reached the host, for at most {@code timeoutNanos};
+     * false at once if the context faulted (its markers report the fault).
+     */
+    boolean awaitDownloads(long ticket, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!downloadsDone(ticket)) {
+            if (context.cu.isFaulted()) {
+                return false;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(left, 20_000));
+        }
+        return true;
+    }
+
     private void refuseStagingDuringCapture() {
         if (capturing) {
             throw new IllegalStateException("a copy from or to host memory that is not pinned cannot be captured into a graph;"
@@ -446,10 +465,7 @@ final class CudaStream implements StreamHandle {
             }
             throw Cu.error(r, "cuStreamSynchronize");
         }
-        long t = downloadsEnqueued;
-        while (!downloadsDone(t) && !context.cu.isFaulted()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(20_000); // staged downloads still copying to the host
-        }
+        awaitDownloads(downloadsEnqueued, Long.MAX_VALUE); // staged downloads still copying to the host
     }
 
     // ---------------------------------------------------------------- graphs

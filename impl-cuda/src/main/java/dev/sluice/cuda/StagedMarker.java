@@ -1,7 +1,6 @@
 package dev.sluice.cuda;
 
 import dev.sluice.spi.Marker;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A completion marker recorded while downloads into memory that is not pinned were still on their way to the host
@@ -28,18 +27,8 @@ final class StagedMarker implements Marker {
 
     @Override
     public boolean awaitDone(long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        if (!device.awaitDone(timeoutNanos)) {
-            return false;
-        }
-        while (!stream.downloadsDone(downloads)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            LockSupport.parkNanos(Math.min(left, 20_000));
-        }
-        return true;
+        long start = System.nanoTime();
+        return device.awaitDone(timeoutNanos) && stream.awaitDownloads(downloads, timeoutNanos - (System.nanoTime() - start));
     }
 
     @Override

@@ -55,7 +55,6 @@ final class Staging {
     private final ArrayDeque<Chunk> free = new ArrayDeque<>();
     private final ArrayDeque<Chunk> busy = new ArrayDeque<>();
     private final List<Chunk> all = new ArrayList<>();
-    private final List<Long> streams = new ArrayList<>();
     private final AtomicInteger threadIds = new AtomicInteger();
     private @Nullable ExecutorService workers;
     private boolean closed;
@@ -65,7 +64,7 @@ final class Staging {
     }
 
     /** A free chunk without waiting, or null if all {@link #MAX_CHUNKS} are in flight. The context is bound. */
-    synchronized @Nullable Chunk tryTake() {
+    private synchronized @Nullable Chunk tryTake() {
         reclaim();
         Chunk c = free.pollFirst();
         if (c == null && all.size() < MAX_CHUNKS && !closed) {
@@ -120,18 +119,6 @@ final class Staging {
         }
     }
 
-    /** A stream for staging threads (created on demand, non-blocking, reused). */
-    synchronized long takeStream() {
-        if (!streams.isEmpty()) {
-            return streams.removeLast();
-        }
-        return context.createRawStream();
-    }
-
-    synchronized void giveStream(long stream) {
-        streams.add(stream);
-    }
-
     /** Runs tasks on staging threads, with the context bound. */
     java.util.concurrent.Executor executor() {
         ExecutorService w;
@@ -152,7 +139,7 @@ final class Staging {
         });
     }
 
-    /** Stops the staging threads and frees the chunks and streams. The context is bound; its work is finished. */
+    /** Stops the staging threads and frees the chunks. The context is bound; its work is finished. */
     void close() {
         ExecutorService w;
         synchronized (this) {
@@ -175,10 +162,6 @@ final class Staging {
             all.clear();
             free.clear();
             busy.clear();
-            for (long s : streams) {
-                context.destroyRawStream(s);
-            }
-            streams.clear();
         }
     }
 }

@@ -256,7 +256,7 @@ class CudaBackendTest {
         h.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 5, 3.5f);
         DeviceBuffer d = ctx.allocate(DType.F32, 1 << 20);
         await(ctx.stream().enqueueCopy(h, d));
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofShared()) {
             MemorySegment seg = a.allocate(4L << 20, 4096);
             HostBuffer reg = ctx.registerHost(seg, DType.F32);
             await(ctx.stream().enqueueCopy(d, reg));

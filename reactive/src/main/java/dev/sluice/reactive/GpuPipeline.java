@@ -408,8 +408,9 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "GpuPipeline[" + lanes + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "") + ", " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x "
-                + outputType + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
+        return "GpuPipeline[" + lanes + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "")
+                + ", " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x " + outputType
+                + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
                 + ", " + context + "]";
     }
 

@@ -222,9 +222,7 @@ public final class Lane {
         private @Nullable Throwable error;
         private volatile int state = FREE;
         private @Nullable HostBuffer stagingIn;
-        private @Nullable MemorySegment stagingInSegment;
         private @Nullable HostBuffer stagingOut;
-        private @Nullable MemorySegment stagingOutSegment;
         /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
         private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
@@ -299,7 +297,7 @@ public final class Lane {
                     lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory
                 } else {
                     HostBuffer staging = stagingIn();
-                    MemorySegment seg = stagingInSegment;
+                    MemorySegment seg = staging.segment();
                     long bytes = n * l.deviceIn.dtype().byteSize();
                     source.copyTo(chunk, bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes));
                     lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
@@ -348,28 +346,24 @@ public final class Lane {
         }
 
         private HostBuffer stagingIn() {
-            HostBuffer h = stagingIn;
-            if (h == null) {
+            if (stagingIn == null) {
                 // Allocated on first need: a pipeline fed pinned HostBuffers never stages its input.
-                GpuPipeline<?, ?> p = lane.pipeline;
-                h = p.context().allocateHost(p.inputType(), p.chunkElements());
-                p.metrics.hostAllocations.increment();
-                stagingIn = h;
-                stagingInSegment = h.segment();
+                stagingIn = allocateStaging(lane.pipeline.inputType(), lane.pipeline.chunkElements());
             }
-            return h;
+            return stagingIn;
         }
 
         private HostBuffer stagingOut() {
-            HostBuffer h = stagingOut;
-            if (h == null) {
+            if (stagingOut == null) {
                 // Allocated on first need: a pipeline downloading into ChunkTarget buffers never stages its output.
-                GpuPipeline<?, ?> p = lane.pipeline;
-                h = p.context().allocateHost(p.outputType(), p.outputCapacity());
-                p.metrics.hostAllocations.increment();
-                stagingOut = h;
-                stagingOutSegment = h.segment();
+                stagingOut = allocateStaging(lane.pipeline.outputType(), lane.pipeline.outputCapacity());
             }
+            return stagingOut;
+        }
+
+        private HostBuffer allocateStaging(DType type, long count) {
+            HostBuffer h = lane.pipeline.context().allocateHost(type, count);
+            lane.pipeline.metrics.hostAllocations.increment();
             return h;
         }
 
@@ -401,10 +395,11 @@ public final class Lane {
                 if (t != null) {
                     return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
                 }
-                MemorySegment whole = stagingOutSegment;
-                if (sink == null || whole == null) {
+                HostBuffer staging = stagingOut;
+                if (sink == null || staging == null) {
                     throw new IllegalStateException("no result to read in " + lane);
                 }
+                MemorySegment whole = staging.segment();
                 DType type = lane.pipeline.outputType();
                 long bytes = outputElements * type.byteSize();
                 MemorySegment seg = bytes == whole.byteSize() ? whole : whole.asSlice(0, bytes);

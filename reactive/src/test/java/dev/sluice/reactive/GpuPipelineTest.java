@@ -144,23 +144,31 @@ class GpuPipelineTest {
 
     @Test
     void requestingOneAtATimeStopsUploadsAtTheLaneCount() throws Exception {
-        GpuPipeline<float[], float[]> p = scaling(3, 256, seq -> 0);
+        assertRequestingOneAtATimeTakesAtMost(scaling(3, 256, seq -> 0), 3, "no demand: only one chunk per lane is taken");
+    }
+
+    /**
+     * Requests results one at a time from a 10-chunk {@code Flux} through {@code p}: with no demand exactly
+     * {@code limit} chunks are taken, and after each result at most {@code limit} more than were emitted.
+     */
+    private static void assertRequestingOneAtATimeTakesAtMost(GpuPipeline<float[], float[]> p, int limit, String why)
+            throws Exception {
         AtomicInteger pulled = new AtomicInteger();
         Flux<float[]> source = Flux.range(0, 10).map(i -> chunk(i, 256)).doOnNext(c -> pulled.incrementAndGet());
         StepVerifier.Step<float[]> step = StepVerifier.create(p.process(source), 0)
                 .expectSubscription()
                 .thenAwait(Duration.ofMillis(100))
                 .then(() -> {
-                    assertEquals(3, pulled.get(), "no demand: only one chunk per lane is taken");
-                    assertEquals(3, p.metrics().chunksStarted());
+                    assertEquals(limit, pulled.get(), why);
+                    assertEquals(limit, p.metrics().chunksStarted());
                 });
         for (int k = 0; k < 10; k++) {
             int emitted = k + 1;
             step = step.thenRequest(1)
                     .assertNext(r -> assertResultOf(emitted - 1, 256, r))
                     .thenAwait(Duration.ofMillis(20))
-                    .then(() -> assertTrue(pulled.get() <= emitted + 3, "pulled " + pulled.get() + " after " + emitted + " results"))
-                    .then(() -> assertTrue(p.metrics().chunksStarted() - p.metrics().chunksEmitted() <= 3, p.metrics().toString()));
+                    .then(() -> assertTrue(pulled.get() <= emitted + limit, "pulled " + pulled.get() + " after " + emitted + " results"))
+                    .then(() -> assertTrue(p.metrics().chunksStarted() - p.metrics().chunksEmitted() <= limit, p.metrics().toString()));
         }
         step.verifyComplete();
         assertEquals(10, pulled.get());
@@ -892,27 +900,8 @@ class GpuPipelineTest {
 
     @Test
     void requestingOneAtATimeStopsUploadsAtLanesTimesChunksPerLane() throws Exception {
-        GpuPipeline<float[], float[]> p = deep(1, 3, 256, seq -> 0);
-        AtomicInteger pulled = new AtomicInteger();
-        Flux<float[]> source = Flux.range(0, 10).map(i -> chunk(i, 256)).doOnNext(c -> pulled.incrementAndGet());
-        StepVerifier.Step<float[]> step = StepVerifier.create(p.process(source), 0)
-                .expectSubscription()
-                .thenAwait(Duration.ofMillis(100))
-                .then(() -> {
-                    assertEquals(3, pulled.get(), "no demand: chunksPerLane chunks are taken for the one lane");
-                    assertEquals(3, p.metrics().chunksStarted());
-                });
-        for (int k = 0; k < 10; k++) {
-            int emitted = k + 1;
-            step = step.thenRequest(1)
-                    .assertNext(r -> assertResultOf(emitted - 1, 256, r))
-                    .thenAwait(Duration.ofMillis(20))
-                    .then(() -> assertTrue(pulled.get() <= emitted + 3, "pulled " + pulled.get() + " after " + emitted + " results"))
-                    .then(() -> assertTrue(p.metrics().chunksStarted() - p.metrics().chunksEmitted() <= 3, p.metrics().toString()));
-        }
-        step.verifyComplete();
-        assertEquals(10, pulled.get());
-        TestDevice.closeAndAwaitReleased(p);
+        assertRequestingOneAtATimeTakesAtMost(deep(1, 3, 256, seq -> 0), 3,
+                "no demand: chunksPerLane chunks are taken for the one lane");
     }
 
     @Test
