@@ -220,8 +220,21 @@ class GpuPipelineTest {
 
     @Test
     void aFailedDeviceOperationOfOneChunkFailsTheFlux() throws Exception {
-        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(256, DType.F32)
+        GpuPipeline<float[], float[]> p = failingAtChunk5(GpuPipeline.builder(ctx).lanes(3), 0);
+        assertFailsWithChunk5sErrorOnceDrained(p);
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    /**
+     * The scaling stage on chunks of 256 floats, after a device-side delay of {@code delayUs} µs (0: none), whose
+     * chunk 5 then fails on the device: a host step on its stream throws.
+     */
+    private static GpuPipeline<float[], float[]> failingAtChunk5(GpuPipeline.Builder builder, long delayUs) {
+        return builder.chunkElements(256, DType.F32)
                 .stage((lane, in, out) -> {
+                    if (delayUs > 0) {
+                        lane.stream().enqueueLaunch(delay, ONE, delayUs);
+                    }
                     DeviceFuture<Void> k = lane.stream().enqueueLaunch(scaleAdd, LaunchConfig.forElements(lane.elements()), in, out,
                             lane.elements(), 2f, 1f);
                     if (lane.sequence() == 5) {
@@ -232,6 +245,10 @@ class GpuPipelineTest {
                     return k;
                 })
                 .build(Chunks.floats());
+    }
+
+    /** 20 chunks through {@code p}: the Flux fails with chunk 5's error, and only once no chunk is in flight. */
+    private static void assertFailsWithChunk5sErrorOnceDrained(GpuPipeline<float[], float[]> p) {
         AtomicLong inFlightAtError = new AtomicLong(-1);
         StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 256)))
                         .doOnError(e -> inFlightAtError.set(p.metrics().inFlight())))
@@ -239,7 +256,6 @@ class GpuPipelineTest {
                 .expectErrorMessage("host step of chunk 5 failed")
                 .verify(Duration.ofSeconds(30));
         assertEquals(0, inFlightAtError.get());
-        TestDevice.closeAndAwaitReleased(p);
     }
 
     @Test
@@ -928,26 +944,8 @@ class GpuPipelineTest {
 
     @Test
     void aFailedDeviceOperationInADeepLaneFailsTheFluxAndTheLaneIsNotKept() throws Exception {
-        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(3).chunkElements(256, DType.F32)
-                .stage((lane, in, out) -> {
-                    lane.stream().enqueueLaunch(delay, ONE, 500L);
-                    DeviceFuture<Void> k = lane.stream().enqueueLaunch(scaleAdd, LaunchConfig.forElements(lane.elements()), in, out,
-                            lane.elements(), 2f, 1f);
-                    if (lane.sequence() == 5) {
-                        return lane.stream().enqueueHostFunction(() -> {
-                            throw new IllegalStateException("host step of chunk 5 failed");
-                        });
-                    }
-                    return k;
-                })
-                .build(Chunks.floats());
-        AtomicLong inFlightAtError = new AtomicLong(-1);
-        StepVerifier.create(p.process(Flux.range(0, 20).map(i -> chunk(i, 256)))
-                        .doOnError(e -> inFlightAtError.set(p.metrics().inFlight())))
-                .thenConsumeWhile(r -> true)
-                .expectErrorMessage("host step of chunk 5 failed")
-                .verify(Duration.ofSeconds(30));
-        assertEquals(0, inFlightAtError.get());
+        GpuPipeline<float[], float[]> p = failingAtChunk5(GpuPipeline.builder(ctx).lanes(1).chunksPerLane(3), 500L);
+        assertFailsWithChunk5sErrorOnceDrained(p);
         PipelineMetrics m = p.metrics();
         awaitUntil(() -> m.lanesClosed() == 1, m); // released, not kept, without close()
         TestDevice.closeAndAwaitReleased(p);
