@@ -3,11 +3,13 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu examples bench all   (default: all)
+#                                                tests-cpu examples bench percall all   (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
 # suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
 # minutes) runs scripts/bench.sh: the overlap benchmark and the JMH benchmarks (docs/benchmarks.md).
+# percall (not in `all`: about 2 minutes) runs CudaBench for issue 3's per-call targets, with variants and a
+# Flight Recorder profile (percall.txt, launch.jfr).
 #
 # Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
 #   run.log               everything printed, all steps
@@ -54,7 +56,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -104,6 +106,32 @@ run_native() {
   local rc=${PIPESTATUS[0]}
   if [ "$rc" = 0 ]; then note "native: ok ($(grep -c '=' "$OUT/native.txt") lines in native.txt)"
   else note "native: FAILED rc=$rc"; FAILED=1; fi
+}
+
+# ---------------------------------------------------------------- percall
+# Issue 3's per-call targets and what they are made of: CudaBench against the C figures of the same run, then
+# the same with the completion thread polling at most every 1 and 5 µs (does its driver polling slow the
+# enqueuing thread?), then the launch loop under Java Flight Recorder (benchmarks/profile.jfc) for a profile.
+# Output: percall.txt, launch.jfr (read it with `jfr print` or scripts/jfr-top.sh).
+run_percall() {
+  step "percall"
+  [ -f "$OUT/native.txt" ] || NATIVE_ARGS="${NATIVE_ARGS:---quick}" run_native
+  local j=("$JAVA" --enable-native-access=ALL-UNNAMED ${JAVA_OPTS:-} -cp "$GPU/lib/*") rc gap
+  ( rc=0
+    echo "== CudaBench --quick (defaults)"
+    "${j[@]}" dev.sluice.benchmarks.cuda.CudaBench --quick --native "$OUT/native.txt" || rc=1
+    for gap in ${PERCALL_POLL_GAPS:-1000 5000}; do
+      echo; echo "== CudaBench --quick, -Dsluice.engine.pollGapNanos=$gap"
+      "${j[@]}" -Dsluice.engine.pollGapNanos="$gap" dev.sluice.benchmarks.cuda.CudaBench --quick \
+        --only launch,latency,tiny,counters --native "$OUT/native.txt" || rc=1
+    done
+    echo; echo "== CudaBench --only launch under JFR"
+    "${j[@]}" -XX:StartFlightRecording=filename="$OUT/launch.jfr",settings=benchmarks/profile.jfc \
+      dev.sluice.benchmarks.cuda.CudaBench --only launch || rc=1
+    exit "$rc"
+  ) 2>&1 | tee "$OUT/percall.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "percall: ok (percall.txt, launch.jfr)"; else note "percall: FAILED"; FAILED=1; fi
 }
 
 # ---------------------------------------------------------------- tests
@@ -194,6 +222,7 @@ run_bench() {
 for s in "${SEL[@]}"; do
   case "$s" in
     native) run_native ;;
+    percall) run_percall ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;

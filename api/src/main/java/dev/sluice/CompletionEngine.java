@@ -30,6 +30,13 @@ final class CompletionEngine {
         volatile boolean closing;
     }
 
+    /**
+     * The least time between two rounds of polls while markers are pending and nothing completed, under SPIN and
+     * the spin phase of PARK; 0 (the default) polls back to back. A knob for measuring, on a GPU, how much the
+     * completion thread's driver calls slow enqueues on other threads (docs/gpu-runs.md); not part of the API.
+     */
+    private static final long POLL_GAP_NANOS = Long.getLong("sluice.engine.pollGapNanos", 0L);
+
     private final DeviceContext context;
     private final ContextOptions options;
     private final CopyOnWriteArrayList<Queue> queues = new CopyOnWriteArrayList<>();
@@ -178,12 +185,12 @@ final class CompletionEngine {
                 continue;
             }
             switch (options.waitStrategy()) {
-                case SPIN -> Thread.onSpinWait();
+                case SPIN -> spinBetweenPolls();
                 case YIELD -> Thread.yield();
                 case PARK -> {
                     long idle = System.nanoTime() - lastActivity;
                     if (idle < options.spinNanos()) {
-                        Thread.onSpinWait();
+                        spinBetweenPolls();
                     } else if (idle < 2 * options.spinNanos()) {
                         Thread.yield();
                     } else {
@@ -201,6 +208,16 @@ final class CompletionEngine {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    private static void spinBetweenPolls() {
+        Thread.onSpinWait();
+        if (POLL_GAP_NANOS > 0) {
+            long until = System.nanoTime() + POLL_GAP_NANOS;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
             }
         }
     }

@@ -295,6 +295,83 @@ public final class CudaBench {
                 JCudaDriver.cuStreamSynchronize(js);
                 result(mode == 0 ? "ffm_launch5_write64_us" : "ffm_launch5_event_us", median(t));
             }
+            // The floor with futures: raw launch + marker + a CompletableFuture per launch, queued for a second thread
+            // that polls the oldest marker (cuEventQuery, or the mapped counter) and completes it. No api layer: what is
+            // left between this and Sluice's figure is Sluice's own code.
+            MethodHandle query = linker.downcallHandle(cuda.find("cuEventQuery").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG), Linker.Option.critical(false));
+            MemorySegment counterHost = MemorySegment.ofAddress(nativePointer(host)).reinterpret(8);
+            for (int mode = 0; mode < 2; mode++) {
+                boolean events = mode == 1;
+                java.util.concurrent.ConcurrentLinkedQueue<long[]> queue = new java.util.concurrent.ConcurrentLinkedQueue<>();
+                java.util.concurrent.ConcurrentLinkedQueue<java.util.concurrent.CompletableFuture<Void>> futures =
+                        new java.util.concurrent.ConcurrentLinkedQueue<>();
+                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+                java.util.concurrent.ConcurrentLinkedQueue<Long> freeEvents = new java.util.concurrent.ConcurrentLinkedQueue<>();
+                for (long e : poolAddress) {
+                    freeEvents.add(e);
+                }
+                Thread poller = Thread.ofPlatform().daemon().start(() -> {
+                    JCudaDriver.cuCtxSetCurrent(primary);
+                    while (!stop.get()) {
+                        long[] head = queue.peek();
+                        if (head == null) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        boolean done;
+                        try {
+                            done = events ? (int) query.invokeExact(head[0]) == 0
+                                    : counterHost.get(ValueLayout.JAVA_LONG, 0) >= head[0];
+                        } catch (Throwable e) {
+                            throw new IllegalStateException(e);
+                        }
+                        if (!done) {
+                            Thread.onSpinWait();
+                            continue;
+                        }
+                        queue.poll();
+                        futures.poll().complete(null);
+                        if (events) {
+                            freeEvents.add(head[0]);
+                        }
+                    }
+                });
+                long seq = counterHost.get(ValueLayout.JAVA_LONG, 0);
+                for (int r = -1; r < reps; r++) {
+                    JCudaDriver.cuStreamSynchronize(js);
+                    long t0 = System.nanoTime();
+                    java.util.concurrent.CompletableFuture<Void> last = null;
+                    for (int i = 0; i < n; i++) {
+                        int rc = (int) launch.invokeExact(fn, 1, 1, 1, 1, 1, 1, 0, stream, pp, 0L);
+                        long marker;
+                        if (events) {
+                            Long e = freeEvents.poll();
+                            while (e == null) {
+                                Thread.onSpinWait();
+                                e = freeEvents.poll();
+                            }
+                            marker = e;
+                            rc = (int) record.invokeExact(marker, stream);
+                        } else {
+                            marker = ++seq;
+                            rc = (int) write64.invokeExact(stream, counterAddress, marker, 0);
+                        }
+                        last = new java.util.concurrent.CompletableFuture<>();
+                        futures.add(last);
+                        queue.add(new long[] {marker});
+                    }
+                    long t1 = System.nanoTime();
+                    last.join();
+                    if (r >= 0) {
+                        t[r] = (t1 - t0) / 1e3 / n;
+                    }
+                }
+                stop.set(true);
+                poller.join();
+                JCudaDriver.cuStreamSynchronize(js);
+                result(events ? "ffm_launch5_event_future_us" : "ffm_launch5_write64_future_us", median(t));
+            }
             for (jcuda.driver.CUevent e : pool) {
                 JCudaDriver.cuEventDestroy(e);
             }
@@ -461,6 +538,8 @@ public final class CudaBench {
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
         row(c, "  raw FFM launch + cuStreamWriteValue64", "launch5_event_us", "ffm_launch5_write64_us", "", false);
         row(c, "  raw FFM launch + cuEventRecord", "launch5_event_us", "ffm_launch5_event_us", "", false);
+        row(c, "  raw FFM launch + write64 + future, poller", "launch5_us", "ffm_launch5_write64_future_us", "", false);
+        row(c, "  raw FFM launch + event + future, poller", "launch5_us", "ffm_launch5_event_future_us", "", false);
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, PARK, counter markers", "latency_event_p50_us", "sluice_latency_park_counters_p50_us", "", false);
