@@ -265,6 +265,15 @@ public final class DeviceContext implements AutoCloseable {
         handle.enablePeerAccess(peer.handle);
     }
 
+    /**
+     * The context's flags as the device reports them: those given with {@link ContextOptions#withContextFlags}, or, on
+     * CUDA's primary context opened without flags, whatever the process set on it (empty where nothing was set).
+     */
+    public java.util.Set<ContextFlag> contextFlags() {
+        checkUsable();
+        return handle.contextFlags();
+    }
+
     /** Priorities {@link #createStream(StreamOptions)} accepts. */
     public PriorityRange streamPriorityRange() {
         checkUsable();

@@ -1,6 +1,7 @@
 package dev.sluice.spi;
 
 import dev.sluice.ComputeCapability;
+import dev.sluice.ContextFlag;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.EventFlag;
 import dev.sluice.Kernel;
@@ -40,6 +41,9 @@ public interface ContextHandle {
     void enablePeerAccess(ContextHandle peer);
 
     PriorityRange streamPriorityRange();
+
+    /** The context's flags as the device reports them (the CPU simulator: as given when opened). */
+    Set<ContextFlag> contextFlags();
 
     /** The context's default stream; created with the context, destroyed with it. */
     StreamHandle defaultStream();

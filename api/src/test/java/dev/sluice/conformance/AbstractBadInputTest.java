@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
 import dev.sluice.ClosedResourceException;
+import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceAttribute;
@@ -52,6 +53,21 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
         Object[] a = {(byte) 1, 2, (short) 3, 4, 5, 6L, 7L, 8L, true, 1f, 2.0, ctx.allocate(DType.I64, 9), ctx.allocate(DType.F64, 2)};
         a[index] = value;
         return a;
+    }
+
+    // ---------------------------------------------------------------- options
+
+    @Test
+    void contextFlagsThatExcludeEachOtherAreRefused() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> ContextOptions.defaults().withContextFlags(ContextFlag.SCHEDULE_SPIN, ContextFlag.SCHEDULE_YIELD));
+        assertEquals("contextFlags", e.argument());
+        assertMentions(e, "contextFlags", "SCHEDULE_SPIN", "SCHEDULE_YIELD", "more than one");
+        InvalidArgumentException n = assertThrows(InvalidArgumentException.class,
+                () -> ContextOptions.defaults().withContextFlags(ContextFlag.SCHEDULE_SPIN, null));
+        assertEquals("contextFlags", n.argument());
+        assertEquals(java.util.Set.of(ContextFlag.SCHEDULE_SPIN, ContextFlag.SYNC_MEMORY_OPERATIONS), ContextOptions.defaults()
+                .withContextFlags(ContextFlag.SCHEDULE_SPIN, ContextFlag.SYNC_MEMORY_OPERATIONS).contextFlags());
     }
 
     // ---------------------------------------------------------------- sizes

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
 import dev.sluice.ComputeCapability;
+import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.DeviceContext;
@@ -18,6 +20,7 @@ import dev.sluice.PriorityRange;
 import dev.sluice.StreamOptions;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.WaitStrategy;
+import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -60,6 +63,22 @@ public abstract class AbstractDeviceInfoTest extends ConformanceBase {
         } catch (UnsupportedOnBackendException e) {
             assertTrue(e.getMessage().contains(a.name()), "the refusal names the attribute: " + e.getMessage());
         }
+    }
+
+    @Test
+    void aContextOfItsOwnTakesContextFlags() {
+        ContextOptions o = ContextOptions.defaults().withPrimaryContext(false)
+                .withContextFlags(ContextFlag.SCHEDULE_BLOCKING_SYNC, ContextFlag.LOCAL_MEMORY_RESIZE_TO_MAX);
+        if (!target().takesContextFlags()) {
+            UnsupportedOnBackendException e = assertThrows(UnsupportedOnBackendException.class, () -> open(o));
+            assertMentions(e, "context flags", "SCHEDULE_BLOCKING_SYNC");
+            return;
+        }
+        DeviceContext c = open(o);
+        assertEquals(EnumSet.of(ContextFlag.SCHEDULE_BLOCKING_SYNC, ContextFlag.LOCAL_MEMORY_RESIZE_TO_MAX), c.contextFlags());
+        assertStreamUsable(c.stream());
+        assertTrue(ctx.contextFlags().stream().filter(f -> f.name().startsWith("SCHEDULE_")).count() <= 1,
+                "the default context reports at most one scheduling flag: " + ctx.contextFlags());
     }
 
     @Test

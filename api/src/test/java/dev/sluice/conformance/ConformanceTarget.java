@@ -32,4 +32,12 @@ public interface ConformanceTarget {
     default boolean faultPoisonsDevice() {
         return false;
     }
+
+    /**
+     * Whether the backend opens a context with {@link dev.sluice.ContextFlag}s of its own choosing; HIP sets such
+     * flags once per process and device, and refuses them (saying so).
+     */
+    default boolean takesContextFlags() {
+        return true;
+    }
 }

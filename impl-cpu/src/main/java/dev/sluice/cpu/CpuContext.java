@@ -1,6 +1,7 @@
 package dev.sluice.cpu;
 
 import dev.sluice.ComputeCapability;
+import dev.sluice.ContextFlag;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceOutOfMemoryException;
@@ -36,9 +37,12 @@ final class CpuContext implements ContextHandle {
     private final CpuStream defaultStream;
     private final Map<Limit, Long> limits = new EnumMap<>(Limit.class);
     private volatile @Nullable Throwable fault;
+    /** As given at open: the simulator has no driver whose waits they would steer. */
+    private final Set<ContextFlag> flags;
 
-    CpuContext(int id, long totalMemory) {
+    CpuContext(int id, long totalMemory, Set<ContextFlag> flags) {
         this.id = id;
+        this.flags = flags;
         this.totalMemory = totalMemory;
         this.defaultStream = new CpuStream(this);
         limits.put(Limit.STACK_SIZE, 1024L);
@@ -145,6 +149,11 @@ final class CpuContext implements ContextHandle {
     @Override
     public PriorityRange streamPriorityRange() {
         return PRIORITIES;
+    }
+
+    @Override
+    public Set<ContextFlag> contextFlags() {
+        return flags;
     }
 
     // ---------------------------------------------------------------- streams, events

@@ -1,8 +1,13 @@
 package dev.sluice.cuda;
 
+import dev.sluice.ContextFlag;
 import dev.sluice.DeviceException;
+import dev.sluice.InvalidArgumentException;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Logger;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -48,7 +53,14 @@ final class CuContext {
         this.primary = primary;
     }
 
-    static CuContext open(int ordinal, boolean primary) {
+    /**
+     * Opens device {@code ordinal}'s primary context or a context of its own, with {@code flags} (none: the primary
+     * context's flags are left as they are).
+     *
+     * @throws InvalidArgumentException naming {@code contextFlags} where the primary context cannot take them
+     */
+    static CuContext open(int ordinal, boolean primary, Set<ContextFlag> flags) {
+        int bits = bits(flags);
         CUdevice d = new CUdevice();
         Jc.check(JCudaDriver.cuDeviceGet(d, ordinal), "cuDeviceGet(" + ordinal + ")");
         if (primary) {
@@ -72,6 +84,9 @@ final class CuContext {
                     PRIMARIES.put(ordinal, p);
                 }
                 if (!p.faulted) {
+                    if (!flags.isEmpty()) {
+                        setPrimaryFlags(ordinal, d, p, flags, bits);
+                    }
                     p.users++;
                     CuContext c = new CuContext(ordinal, d, p.context, true);
                     c.bind();
@@ -82,10 +97,67 @@ final class CuContext {
             }
         }
         CUcontext c = new CUcontext();
-        checkOpen(JCudaDriver.cuCtxCreate(c, 0, d), "cuCtxCreate", ordinal);
+        checkOpen(JCudaDriver.cuCtxCreate(c, bits, d), "cuCtxCreate", ordinal);
         CuContext ctx = new CuContext(ordinal, d, c, false);
         ctx.bind();
         return ctx;
+    }
+
+    /** CUctx_flags bits of each {@link ContextFlag}, in the enum's order. */
+    private static final int[] FLAG_BITS = {0x1, 0x2, 0x4, 0x10, 0x20, 0x80};
+
+    static int bits(Set<ContextFlag> flags) {
+        int bits = 0;
+        for (ContextFlag f : flags) {
+            bits |= FLAG_BITS[f.ordinal()];
+        }
+        return bits;
+    }
+
+    /** The flags among {@code bits} that Sluice names (the driver also reports CU_CTX_MAP_HOST, always on). */
+    static Set<ContextFlag> flags(int bits) {
+        EnumSet<ContextFlag> s = EnumSet.noneOf(ContextFlag.class);
+        for (ContextFlag f : ContextFlag.values()) {
+            // the scheduling flags are a 3-bit field: compare the field, not single bits
+            int b = FLAG_BITS[f.ordinal()];
+            if (b <= 0x4 ? (bits & 0x7) == b : (bits & b) != 0) {
+                s.add(f);
+            }
+        }
+        return Collections.unmodifiableSet(s);
+    }
+
+    /**
+     * Sets {@code flags} on the primary context: it is the process's, so it is refused while other Sluice contexts use
+     * it with other flags (they would change under them). Under the {@code PRIMARIES} lock.
+     */
+    private static void setPrimaryFlags(int ordinal, CUdevice d, Primary p, Set<ContextFlag> flags, int bits) {
+        int[] current = new int[1];
+        int[] active = new int[1];
+        Jc.check(JCudaDriver.cuDevicePrimaryCtxGetState(d, current, active), "cuDevicePrimaryCtxGetState");
+        Set<ContextFlag> now = flags(current[0]);
+        if (now.equals(flags)) {
+            return;
+        }
+        if (p.users > 0) {
+            throw new InvalidArgumentException("contextFlags", "value " + flags + ": the primary context of CUDA device "
+                    + ordinal + " is in use by " + p.users + " Sluice context(s) with flags " + now
+                    + "; open with withPrimaryContext(false) for a context of its own with these flags");
+        }
+        int r = JCudaDriver.cuDevicePrimaryCtxSetFlags(d, bits);
+        if (r != Cu.SUCCESS) {
+            throw new InvalidArgumentException("contextFlags", "value " + flags + ": cuDevicePrimaryCtxSetFlags on CUDA device "
+                    + ordinal + " failed with " + Cu.errorName(r) + "; open with withPrimaryContext(false) for a context"
+                    + " of its own with these flags");
+        }
+    }
+
+    /** The flags of this context as the driver reports them. */
+    Set<ContextFlag> currentFlags() {
+        bind();
+        int[] f = new int[1];
+        Jc.check(JCudaDriver.cuCtxGetFlags(f), "cuCtxGetFlags");
+        return flags(f[0]);
     }
 
     private static Primary retainPrimary(int ordinal, CUdevice d) {

@@ -1,6 +1,7 @@
 package dev.sluice.cuda;
 
 import dev.sluice.ComputeCapability;
+import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.EventFlag;
@@ -99,7 +100,7 @@ final class CudaContext implements ContextHandle {
     }
 
     static CudaContext open(int ordinal, ContextOptions options) {
-        CuContext cu = CuContext.open(ordinal, options.primaryContext());
+        CuContext cu = CuContext.open(ordinal, options.primaryContext(), options.contextFlags());
         try {
             return new CudaContext(cu, options);
         } catch (RuntimeException | Error e) {
@@ -263,6 +264,11 @@ final class CudaContext implements ContextHandle {
                 LOG.fine("cuMemPoolSetAccess(" + p.cu.ordinal + " -> " + cu.ordinal + "): " + Cu.errorName(pr));
             }
         }
+    }
+
+    @Override
+    public Set<ContextFlag> contextFlags() {
+        return cu.currentFlags();
     }
 
     @Override

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
 import dev.sluice.CompilationException;
+import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -128,6 +129,35 @@ class CudaBackendTest {
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
         return f.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void primaryContextTakesFlagsOnlyWhenNoOtherSluiceContextUsesItWithOthers() throws Exception {
+        java.util.Set<ContextFlag> before = ctx.contextFlags();
+        ContextFlag other = before.contains(ContextFlag.SCHEDULE_SPIN) ? ContextFlag.SCHEDULE_YIELD : ContextFlag.SCHEDULE_SPIN;
+        ContextOptions withOther = ContextOptions.defaults().withContextFlags(other);
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> DeviceContext.open(Api.CUDA, 0, withOther));
+        assertTrue(e.getMessage().contains("contextFlags") && e.getMessage().contains("in use by 1"), e.getMessage());
+        assertEquals(before, ctx.contextFlags(), "the refused open changed nothing");
+        ctx.close();
+        ctx = null;
+        jcuda.driver.CUdevice d = new jcuda.driver.CUdevice();
+        jcuda.driver.JCudaDriver.cuDeviceGet(d, 0);
+        int[] flags = new int[1];
+        jcuda.driver.JCudaDriver.cuDevicePrimaryCtxGetState(d, flags, new int[1]);
+        try (DeviceContext c = DeviceContext.open(Api.CUDA, 0, withOther)) {
+            assertEquals(java.util.Set.of(other), c.contextFlags());
+            DeviceBuffer b = c.allocate(DType.I32, 1000);
+            c.stream().enqueueFill(b, 41);
+            c.stream().enqueueLaunch(c.compile(ADD_ONE), LaunchConfig.forElements(1000), b, 1000L);
+            int[] out = new int[1000];
+            await(c.stream().enqueueCopy(b, out));
+            assertEquals(42, out[999]);
+        } finally {
+            // the primary context is the process's: give the next tests the flags it had
+            jcuda.driver.JCudaDriver.cuDevicePrimaryCtxSetFlags(d, flags[0] & 0xff & ~0x8);
+        }
     }
 
     @Test

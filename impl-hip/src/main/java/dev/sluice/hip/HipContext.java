@@ -1,6 +1,7 @@
 package dev.sluice.hip;
 
 import dev.sluice.ComputeCapability;
+import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.EventFlag;
@@ -58,6 +59,11 @@ final class HipContext implements ContextHandle {
     private volatile boolean faulted;
 
     HipContext(HipBackend backend, HipApi api, int device, ContextOptions options) {
+        if (!options.contextFlags().isEmpty()) {
+            // hipSetDeviceFlags applies once per process and device, before the device's first use: not per context.
+            throw new UnsupportedOnBackendException("context flags " + options.contextFlags() + " on HIP (HIP sets such"
+                    + " flags once per process and device, before first use, with hipSetDeviceFlags; open without them)");
+        }
         this.backend = backend;
         this.api = api;
         this.device = device;
@@ -236,6 +242,11 @@ final class HipContext implements ContextHandle {
         }
         bind();
         api.deviceEnablePeerAccess(p.device);
+    }
+
+    @Override
+    public Set<ContextFlag> contextFlags() {
+        return Set.of();
     }
 
     @Override

@@ -57,6 +57,12 @@ class HipConformanceTest extends ConformanceSuite {
         return Api.HIP;
     }
 
+    /** HIP sets scheduling and other device flags once per process and device (hipSetDeviceFlags), not per context. */
+    @Override
+    public boolean takesContextFlags() {
+        return false;
+    }
+
     /** Runs before each nested test's own set-up (which opens a context), so a missing device skips instead of failing. */
     @BeforeEach
     void requireHipDevice(TestInfo info) {
