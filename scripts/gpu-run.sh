@@ -73,6 +73,11 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pc
   --format=csv 2>&1 || echo "nvidia-smi failed"
 nvidia-smi 2>&1 | head -20
 nproc
+# the clock source decides what System.nanoTime costs (a syscall where it is not the TSC), and the socket layout
+# what a cache line passed between the enqueuing and the completion thread costs
+echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
+  "(available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource 2>/dev/null))"
+lscpu 2>/dev/null | grep -E '^(Model name|Socket|NUMA node|Thread|Core|Hypervisor)' || true
 ls -l /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/local/nvidia/lib64/libcuda.so* "$CUDA_HOME"/lib64/libnvrtc.so* 2>&1 | sed 's/^/  /'
 [ -x "$JAVA" ] || chmod +x "$GPU"/jre/bin/* "$GPU"/jre/lib/jspawnhelper 2>/dev/null || true
 [ -x "$JAVA" ] && "$JAVA" -version 2>&1
