@@ -1,0 +1,178 @@
+package dev.sluice;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.EventHandle;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.HostGate;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Proxy;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The host cost of the api layer alone per {@code enqueueLaunch} of a 5-argument kernel, future included: a context
+ * over a backend whose calls do nothing and whose markers are done at once, so what is timed is argument checks and
+ * marshalling, the stream's lock, the future and the completion thread's queue, with that thread completing the
+ * futures on another core. Not a test: a measuring tool for the per-call targets (docs/benchmarks.md).
+ *
+ * <pre>./mvnw -q -pl api test-compile && java -cp api/target/classes:api/target/test-classes:$JSPECIFY dev.sluice.ApiOverhead</pre>
+ */
+public final class ApiOverhead {
+
+    private static final Marker DONE = new Marker() {
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNanos) {
+            return true;
+        }
+
+        @Override
+        public void release() {
+        }
+    };
+
+    /** A stream that does nothing; its launches only count their arguments, so the call is not optimised away. */
+    private static final class NoWorkStream implements StreamHandle {
+        long arguments;
+
+        @Override
+        public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
+        }
+
+        @Override
+        public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
+        }
+
+        @Override
+        public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
+                long bytes) {
+        }
+
+        @Override
+        public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+                DeviceMemory destination, long destinationOffset, long bytes) {
+        }
+
+        @Override
+        public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        }
+
+        @Override
+        public DeviceMemory allocate(long bytes) {
+            return memory(bytes);
+        }
+
+        @Override
+        public void free(DeviceMemory memory) {
+        }
+
+        @Override
+        public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments launchArguments) {
+            arguments += launchArguments.count();
+        }
+
+        @Override
+        public void record(EventHandle event) {
+        }
+
+        @Override
+        public void waitEvent(EventHandle event) {
+        }
+
+        @Override
+        public Marker recordMarker() {
+            return DONE;
+        }
+
+        @Override
+        public void waitMarker(Marker marker) {
+        }
+
+        @Override
+        public HostGate enqueueHostGate() {
+            throw new UnsupportedOperationException("not measured here");
+        }
+
+        @Override
+        public void synchronize() {
+        }
+
+        @Override
+        public void destroy() {
+        }
+    }
+
+    private static DeviceMemory memory(long bytes) {
+        return new DeviceMemory() {
+            @Override
+            public long byteSize() {
+                return bytes;
+            }
+
+            @Override
+            public long address() {
+                return 4096;
+            }
+        };
+    }
+
+    private ApiOverhead() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        NoWorkStream defaultStream = new NoWorkStream();
+        ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(ApiOverhead.class.getClassLoader(),
+                new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
+                    case "defaultStream" -> defaultStream;
+                    case "createStream" -> new NoWorkStream();
+                    case "attribute" -> throw new UnsupportedOnBackendException("no attributes here");
+                    case "allocate" -> memory((Long) a[0]);
+                    case "name" -> "no-work backend";
+                    case "load" -> new FunctionHandle() {
+                        @Override
+                        public Optional<String> assembly() {
+                            return Optional.empty();
+                        }
+
+                        @Override
+                        public void unload() {
+                        }
+                    };
+                    case "streamPriorityRange" -> new PriorityRange(0, 0);
+                    default -> null; // context calls off the measured path
+                });
+        Constructor<DeviceContext> open = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
+                ContextOptions.class);
+        open.setAccessible(true);
+        DeviceContext ctx = open.newInstance(Api.CUDA, 0, handle, ContextOptions.defaults());
+        Kernel empty5 = Kernel.named("empty5")
+                .params(KernelParam.pointer("a", DType.F32), KernelParam.scalar("n", DType.I64), KernelParam.scalar("s", DType.F32),
+                        KernelParam.scalar("k", DType.I32), KernelParam.pointer("b", DType.F32))
+                .cudaSource("never compiled here").build();
+        DeviceFunction f = ctx.compile(empty5);
+        Object[] arguments = {ctx.allocate(DType.F32, 1024), 1024L, 2.5f, 7, ctx.allocate(DType.F32, 1024)};
+        LaunchConfig one = LaunchConfig.of(1, 1);
+        DeviceStream s = ctx.createStream();
+        int n = 1_000_000;
+        for (int r = 0; r < 15; r++) {
+            long t0 = System.nanoTime();
+            DeviceFuture<Void> last = null;
+            for (int i = 0; i < n; i++) {
+                last = s.enqueueLaunch(f, one, arguments);
+            }
+            long t1 = System.nanoTime();
+            last.join();
+            System.out.printf(Locale.ROOT, "enqueueLaunch, 5 arguments, future: %.1f ns/call%n", (t1 - t0) / (double) n);
+        }
+        System.exit(0); // the context's backend cannot be closed for real
+    }
+}
