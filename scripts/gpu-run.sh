@@ -115,8 +115,9 @@ run_native() {
 
 # ---------------------------------------------------------------- percall
 # Issue 3's per-call targets and what they are made of: CudaBench against the C figures of the same run, then
-# the same with the completion thread polling at most every 1 and 5 µs (does its driver polling slow the
-# enqueuing thread?), then the launch loop under Java Flight Recorder (benchmarks/profile.jfc) for a profile.
+# the same with the completion thread polling at most every 1 and 5 µs, and with its fault checks
+# (cuStreamQuery) at most every ms instead of 20 µs (do its driver calls slow the enqueuing thread?), then
+# the launch loop under Java Flight Recorder (benchmarks/profile.jfc) for a profile.
 # Output: percall.txt, launch.jfr (read it with `jfr print` or scripts/jfr-top.sh).
 run_percall() {
   step "percall"
@@ -130,6 +131,9 @@ run_percall() {
       "${j[@]}" -Dsluice.engine.pollGapNanos="$gap" dev.sluice.benchmarks.cuda.CudaBench --quick \
         --only launch,latency,tiny,counters --native "$OUT/native.txt" || rc=1
     done
+    echo; echo "== CudaBench --quick, -Dsluice.cuda.faultCheckNanos=1000000 (cuStreamQuery at most every ms)"
+    "${j[@]}" -Dsluice.cuda.faultCheckNanos=1000000 dev.sluice.benchmarks.cuda.CudaBench --quick \
+      --only launch,latency,tiny --native "$OUT/native.txt" || rc=1
     echo; echo "== CudaBench --only launch under JFR"
     "${j[@]}" -XX:StartFlightRecording=filename="$OUT/launch.jfr",settings=benchmarks/profile.jfc \
       dev.sluice.benchmarks.cuda.CudaBench --only launch || rc=1
