@@ -1,0 +1,113 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two devices of one backend: peer access and peer copies (cudarc's {@code memcpy_peer}, Mojo's copies between
+ * device contexts). Each test opens device 1 next to the test's context on device 0, and is skipped, saying so,
+ * where the backend has one device (the CPU suite simulates two).
+ */
+public abstract class AbstractPeerTest extends ConformanceBase {
+
+    private static final int N = 1 << 20;
+
+    private DeviceContext other;
+
+    @BeforeEach
+    void openSecondDevice() {
+        int count = DeviceContext.deviceCount(target().api());
+        Assumptions.assumeTrue(count >= 2, () -> "needs two " + target().api().id() + " devices; this machine has " + count);
+        other = open(1, ContextOptions.defaults());
+    }
+
+    private static int[] pattern(int seed) {
+        int[] v = new int[N];
+        for (int i = 0; i < N; i++) {
+            v[i] = i * 31 + seed;
+        }
+        return v;
+    }
+
+    /** Copies device 1 → device 0 and back on {@code s} (a stream of either context) and checks every element. */
+    private void roundTrip(DeviceStream s) {
+        int[] expected = pattern(s.context() == ctx ? 7 : 11);
+        DeviceBuffer onOther = other.allocate(DType.I32, N);
+        DeviceBuffer here = ctx.allocate(DType.I32, N);
+        DeviceBuffer back = other.allocate(DType.I32, N);
+        await(other.stream().enqueueCopy(expected, onOther));
+        await(s.enqueueCopy(onOther, here));
+        await(s.enqueueCopy(here, back));
+        int[] got = new int[N];
+        await(ctx.stream().enqueueCopy(here, got));
+        assertArrayEquals(expected, got, "device 1 → device 0");
+        await(other.stream().enqueueCopy(back, got));
+        assertArrayEquals(expected, got, "device 0 → device 1");
+    }
+
+    @Test
+    void peerCopiesWithoutPeerAccessKeepEveryElement() {
+        roundTrip(ctx.stream());
+        roundTrip(other.createStream());
+    }
+
+    @Test
+    void peerCopiesWithPeerAccessKeepEveryElement() {
+        Assumptions.assumeTrue(ctx.canAccess(other) && other.canAccess(ctx),
+                () -> ctx.name() + " and " + other.name() + " cannot access each other's memory (canAccess is false)");
+        ctx.enablePeerAccess(other);
+        other.enablePeerAccess(ctx);
+        ctx.enablePeerAccess(other); // a second time is harmless
+        roundTrip(ctx.createStream());
+        roundTrip(other.stream());
+    }
+
+    @Test
+    void peerCopyOfSlicesTouchesOnlyTheRange() {
+        int[] source = pattern(3);
+        DeviceBuffer onOther = other.allocate(DType.I32, N);
+        DeviceBuffer here = ctx.allocate(DType.I32, N);
+        await(other.stream().enqueueCopy(source, onOther));
+        await(ctx.stream().enqueueFill(here, -1));
+        await(ctx.stream().enqueueCopy(onOther, 1000, here, 5000, 4096));
+        int[] got = new int[N];
+        await(ctx.stream().enqueueCopy(here, got));
+        for (int i = 0; i < N; i++) {
+            int want = i >= 5000 && i < 5000 + 4096 ? source[i - 5000 + 1000] : -1;
+            if (got[i] != want) {
+                throw new AssertionError("element " + i + ": expected " + want + " but was " + got[i]);
+            }
+        }
+    }
+
+    @Test
+    void peerCopyWaitsForWorkOnTheSourceDeviceWhenToldTo() {
+        DeviceBuffer onOther = other.allocate(DType.I32, N);
+        DeviceBuffer here = ctx.allocate(DType.I32, N);
+        DeviceStream s = ctx.createStream();
+        await(other.stream().enqueueFill(onOther, 0));
+        // device 1 writes 42 only after about 200 ms of spinning: the copy enqueued meanwhile on device 0 must wait for it
+        DeviceFuture<Void> filled = slowFill(other.createStream(), onOther, 42, Duration.ofMillis(200));
+        s.waitFor(filled);
+        DeviceFuture<Void> copied = s.enqueueCopy(onOther, here);
+        int[] got = new int[N];
+        await(s.enqueueCopy(here, got));
+        assertTrue(filled.isDone() && copied.isDone());
+        for (int i = 0; i < N; i += 4099) {
+            if (got[i] != 42) {
+                throw new AssertionError("element " + i + " was " + got[i] + ": the copy ran before the fill it waited for");
+            }
+        }
+    }
+}
