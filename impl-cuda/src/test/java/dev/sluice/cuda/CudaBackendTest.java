@@ -160,6 +160,45 @@ class CudaBackendTest {
         }
     }
 
+    /**
+     * Device memory is the same after contexts are opened, used (device, stream-ordered and pinned allocations,
+     * staged heap copies, a kernel, events) and closed without closing their buffers: closing frees everything,
+     * on the primary context and on contexts of their own. One round first, so that caches filled once (compiled
+     * modules, the memory pool's first reservation) do not count.
+     */
+    @Test
+    void contextsOpenedUsedAndClosedLeaveNoDeviceMemoryBehind() throws Exception {
+        useAndClose(true);
+        useAndClose(false);
+        ctx.synchronize();
+        long before = ctx.memoryInfo().free();
+        for (int i = 0; i < 8; i++) {
+            useAndClose(i % 2 == 0);
+        }
+        long after = ctx.memoryInfo().free();
+        long lost = before - after;
+        assertTrue(lost < (32L << 20), "device memory free fell by " + (lost >> 20) + " MiB over 8 contexts ("
+                + (before >> 20) + " MiB before, " + (after >> 20) + " MiB after)");
+    }
+
+    private static void useAndClose(boolean primary) throws Exception {
+        try (DeviceContext c = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withPrimaryContext(primary))) {
+            DeviceStream s = c.createStream();
+            DeviceBuffer device = c.allocate(DType.F32, 16L << 20);
+            DeviceBuffer ordered = s.enqueueAllocate(DType.I32, 1 << 20);
+            HostBuffer pinned = c.allocateHost(DType.F32, 4L << 20);
+            float[] heap = new float[8 << 20];
+            s.enqueueCopy(heap, device.slice(0, heap.length));
+            s.enqueueCopy(device.slice(0, heap.length), heap);
+            s.enqueueCopy(device.slice(0, pinned.count()), pinned);
+            s.enqueueFill(ordered, 1);
+            s.enqueueLaunch(c.compile(ADD_ONE), LaunchConfig.forElements(1 << 20), ordered, (long) (1 << 20));
+            s.enqueueRecord(c.createEvent());
+            await(s.enqueueCopy(ordered.slice(0, 1), new int[1]));
+            // buffers, stream and event deliberately left open: closing the context frees them
+        }
+    }
+
     @Test
     void sourceCompilesToCubinLaunchesAndHasPtx() throws Exception {
         DeviceFunction f = ctx.compile(ADD_ONE);
