@@ -20,9 +20,15 @@ import java.util.Optional;
  * marshalling, the stream's lock, the future and the completion thread's queue, with that thread completing the
  * futures on another core. Not a test: a measuring tool for the per-call targets (docs/benchmarks.md).
  *
- * <pre>./mvnw -q -pl api test-compile && java -cp api/target/classes:api/target/test-classes:$JSPECIFY dev.sluice.ApiOverhead</pre>
+ * <pre>./mvnw -q -pl api test-compile && java [-Dlaunch.nanos=3300] -cp api/target/classes:api/target/test-classes:$JSPECIFY dev.sluice.ApiOverhead</pre>
+ *
+ * With {@code -Dlaunch.nanos} each launch spins that long, standing for the driver's host time per launch: what the
+ * api layer adds on top of it, with the completion thread busy on another core, is then the figure.
  */
 public final class ApiOverhead {
+
+    /** {@code -Dlaunch.nanos=N}: each launch spins N ns, standing for the driver's own host time (C's 3.3 µs). */
+    private static final long LAUNCH_NANOS = Long.getLong("launch.nanos", 0L);
 
     private static final Marker DONE = new Marker() {
         @Override
@@ -78,6 +84,12 @@ public final class ApiOverhead {
         @Override
         public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments launchArguments) {
             arguments += launchArguments.count();
+            if (LAUNCH_NANOS > 0) {
+                long end = System.nanoTime() + LAUNCH_NANOS;
+                while (System.nanoTime() < end) {
+                    Thread.onSpinWait();
+                }
+            }
         }
 
         @Override
@@ -162,7 +174,7 @@ public final class ApiOverhead {
         Object[] arguments = {ctx.allocate(DType.F32, 1024), 1024L, 2.5f, 7, ctx.allocate(DType.F32, 1024)};
         LaunchConfig one = LaunchConfig.of(1, 1);
         DeviceStream s = ctx.createStream();
-        int n = 1_000_000;
+        int n = LAUNCH_NANOS > 0 ? 200_000 : 1_000_000;
         for (int r = 0; r < 15; r++) {
             long t0 = System.nanoTime();
             DeviceFuture<Void> last = null;
