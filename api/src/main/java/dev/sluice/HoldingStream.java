@@ -247,8 +247,15 @@ final class HoldingStream implements StreamHandle {
         }
     }
 
-    /** Waits, still on the host, for another stream's held work to be submitted, then as {@code then} says. */
-    private record AfterSubmission(Submission awaited, Runnable then) implements Held {
+    /**
+     * Waits, still on the host, for another stream's held work to be submitted, then as {@code then} says;
+     * {@code dropped} runs instead if this stream is destroyed first.
+     */
+    private record AfterSubmission(Submission awaited, Runnable then, @Nullable Runnable dropped) implements Held {
+        AfterSubmission(Submission awaited, Runnable then) {
+            this(awaited, then, null);
+        }
+
         @Override
         public boolean ready() {
             return awaited.isSubmitted();
@@ -434,10 +441,25 @@ final class HoldingStream implements StreamHandle {
         }
     }
 
-    /** A held event record: while queued, waits for the event and queries of it wait for this record. */
+    /**
+     * A held event record: while queued, waits for the event and queries of it wait for this record.
+     *
+     * <p>Two rules keep the meaning of calls, which the device would otherwise see in submission order. A wait on the
+     * event captured while this record is held waits for this record's work: so such waits wait on an event of their
+     * own (the stand-in), which this record writes next to the event, since by the time the waits reach the device a
+     * later record may have moved the event on. And a record of the same event made later by call on another stream,
+     * while this one is still held, overtakes it: this record then leaves the event alone (the stand-in still serves
+     * the waits captured before).
+     */
     private static final class RecordStep extends Submission implements Held {
         final HoldingStream stream;
         final EventHandle event;
+        /** Under this step's monitor. */
+        private boolean overtaken;
+        /** Under this step's monitor: created with the first captured wait, destroyed after the last one. */
+        private @Nullable EventHandle standIn;
+        /** Under this step's monitor: waits captured on this record that have not reached the device yet. */
+        private int capturedWaits;
 
         RecordStep(HoldingStream stream, EventHandle event) {
             this.stream = stream;
@@ -452,10 +474,19 @@ final class HoldingStream implements StreamHandle {
         @Override
         public Submission submit() {
             try {
-                stream.device.record(event);
+                // Under the monitor: a later record either overtook this one before, or waits until it is on the device.
+                synchronized (this) {
+                    if (!overtaken) {
+                        stream.device.record(event);
+                    }
+                    if (standIn != null) {
+                        stream.device.record(standIn);
+                    }
+                }
             } finally {
                 settle();
             }
+            destroyStandInIfUnused();
             return this;
         }
 
@@ -463,10 +494,73 @@ final class HoldingStream implements StreamHandle {
             HELD_RECORDS.remove(event, this);
             markSubmitted();
         }
+
+        /** A record of the event made, by call, after this one, on another stream: see the class comment. */
+        void overtake() {
+            synchronized (this) {
+                if (isSubmitted()) {
+                    return; // already on the device, before the later record
+                }
+                overtaken = true;
+            }
+            HELD_RECORDS.remove(event, this);
+        }
+
+        /** Registers a wait on this record; false if it is on the device already or was overtaken (wait on the event). */
+        boolean captureWait() {
+            synchronized (this) {
+                if (isSubmitted() || overtaken) {
+                    return false;
+                }
+                if (standIn == null) {
+                    standIn = stream.context.createEvent(java.util.Set.of());
+                }
+                capturedWaits++;
+                return true;
+            }
+        }
+
+        /** The captured wait of {@code waiter}, once this record is submitted: on the stand-in this record wrote. */
+        void enqueueWait(StreamHandle waiter) {
+            EventHandle e;
+            synchronized (this) {
+                e = standIn;
+            }
+            try {
+                if (e != null) {
+                    waiter.waitEvent(e);
+                }
+            } finally {
+                releaseWait();
+            }
+        }
+
+        /** A captured wait that reached the device, or was dropped with its stream. */
+        void releaseWait() {
+            synchronized (this) {
+                capturedWaits--;
+            }
+            destroyStandInIfUnused();
+        }
+
+        private void destroyStandInIfUnused() {
+            EventHandle e;
+            synchronized (this) {
+                if (standIn == null || capturedWaits > 0 || !isSubmitted()) {
+                    return;
+                }
+                e = standIn;
+                standIn = null;
+            }
+            e.destroy(); // the backends release an event still awaited on the device once the wait has passed
+        }
     }
 
     @Override
     public void record(EventHandle event) {
+        if (HELD_RECORDS.get(event) instanceof RecordStep earlier && earlier.stream != this) {
+            earlier.overtake();
+        }
         if (holding) {
             RecordStep step = new RecordStep(this, event);
             HELD_RECORDS.put(event, step); // before queueing: the queue may be submitted at once
@@ -480,9 +574,8 @@ final class HoldingStream implements StreamHandle {
 
     @Override
     public void waitEvent(EventHandle event) {
-        Submission record = HELD_RECORDS.get(event);
-        if (record != null && !record.isSubmitted()) {
-            hold(new AfterSubmission(record, () -> device.waitEvent(event)));
+        if (HELD_RECORDS.get(event) instanceof RecordStep record && record.captureWait()) {
+            hold(new AfterSubmission(record, () -> record.enqueueWait(device), record::releaseWait));
             record.wake(this);
             return;
         }
@@ -587,6 +680,8 @@ final class HoldingStream implements StreamHandle {
                 } else if (step instanceof RecordStep r) {
                     r.settle();
                     dropped.add(r);
+                } else if (step instanceof AfterSubmission a && a.dropped() != null) {
+                    a.dropped().run();
                 }
             }
             queue.clear();

@@ -131,6 +131,102 @@ class HoldingStreamTest {
         assertEquals(List.of("beginCapture"), calls);
     }
 
+    // ---------------------------------------------------------------- records of one event on two streams
+
+    /** What reached the backends, with events by name: "a:record(E)", "c:waitEvent(S1)", "destroy(S1)". */
+    private final List<String> log = new ArrayList<>();
+    private final java.util.Map<Object, String> names = new java.util.IdentityHashMap<>();
+
+    private String nameOf(Object event) {
+        return names.computeIfAbsent(event, e -> "S" + names.size()); // E is named first, below
+    }
+
+    private final ContextHandle eventContext = (ContextHandle) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {ContextHandle.class}, (proxy, method, args) -> {
+                if (!method.getName().equals("createEvent")) {
+                    throw new AssertionError("not used here: " + method.getName());
+                }
+                EventHandle[] self = new EventHandle[1];
+                self[0] = (EventHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {EventHandle.class},
+                        (p, m, a) -> switch (m.getName()) {
+                            case "hashCode" -> System.identityHashCode(p);
+                            case "equals" -> p == a[0];
+                            case "destroy" -> {
+                                log.add("destroy(" + nameOf(self[0]) + ")");
+                                yield null;
+                            }
+                            default -> null;
+                        });
+                nameOf(self[0]);
+                return self[0];
+            });
+
+    private HoldingStream logging(String stream) {
+        names.putIfAbsent(EVENT, "E");
+        StreamHandle device = (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
+                (proxy, method, args) -> {
+                    String arg = args != null && args.length == 1 && args[0] instanceof EventHandle e ? nameOf(e) : "";
+                    log.add(stream + ":" + method.getName() + "(" + arg + ")");
+                    return method.getName().equals("recordMarker") ? doneMarker : null;
+                });
+        return new HoldingStream(device, eventContext, HostWaits.HOLD_ON_HOST, stream);
+    }
+
+    @Test
+    void aLaterRecordOnAnotherStreamOvertakesAHeldOne() {
+        HoldingStream a = logging("a");
+        HoldingStream b = logging("b");
+        HostGate gate = a.enqueueHostGate();
+        a.record(EVENT); // held
+        b.record(EVENT); // later by call: the event's last record
+        assertFalse(HoldingStream.recordHeld(EVENT), "queries of the event see b's record, which is on the device");
+        gate.open();
+        assertEquals(List.of("b:record(E)"), log, "a's earlier record does not move the event past b's");
+    }
+
+    @Test
+    void aWaitCapturedOnAHeldRecordWaitsForThatRecordsWorkWhateverComesLater() {
+        HoldingStream a = logging("a");
+        HoldingStream b = logging("b");
+        HoldingStream c = logging("c");
+        HostGate gate = a.enqueueHostGate();
+        a.record(EVENT);
+        c.waitEvent(EVENT); // waits for a's record: held on the host until it is submitted
+        b.record(EVENT); // overtakes a's record, but not c's wait
+        c.fill(null, 0, 1, 4, 0);
+        assertEquals(List.of("b:record(E)"), log);
+        gate.open();
+        assertEquals(List.of("b:record(E)", "a:record(S1)", "c:waitEvent(S1)", "destroy(S1)", "c:fill()"), log,
+                "a writes the stand-in its waiter waits on; the stand-in goes once the wait is on the device");
+    }
+
+    @Test
+    void withoutALaterRecordAHeldRecordWritesBothTheEventAndTheStandIn() {
+        HoldingStream a = logging("a");
+        HoldingStream c = logging("c");
+        HostGate gate = a.enqueueHostGate();
+        a.record(EVENT);
+        c.waitEvent(EVENT);
+        assertTrue(HoldingStream.recordHeld(EVENT));
+        gate.open();
+        assertEquals(List.of("a:record(E)", "a:record(S1)", "c:waitEvent(S1)", "destroy(S1)"), log);
+        assertFalse(HoldingStream.recordHeld(EVENT));
+        c.waitEvent(EVENT); // the record is on the device now: a plain wait on the event
+        assertEquals("c:waitEvent(E)", log.get(log.size() - 1));
+    }
+
+    @Test
+    void aWaiterDestroyedBeforeItsWaitReachedTheDeviceReleasesTheStandIn() {
+        HoldingStream a = logging("a");
+        HoldingStream c = logging("c");
+        HostGate gate = a.enqueueHostGate();
+        a.record(EVENT);
+        c.waitEvent(EVENT);
+        c.destroy();
+        gate.open();
+        assertEquals(List.of("c:destroy()", "a:record(E)", "a:record(S1)", "destroy(S1)"), log);
+    }
+
     @Test
     void aStreamWaitingForAnotherStreamsHeldWorkIsHeldUntilItIsSubmitted() {
         HoldingStream a = holding("");

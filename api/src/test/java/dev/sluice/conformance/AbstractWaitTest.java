@@ -351,6 +351,31 @@ public abstract class AbstractWaitTest extends ConformanceBase {
     }
 
     @Test
+    void aLaterRecordOnAnotherStreamDecidesTheEventWhileAnEarlierOneIsBehindAStage() {
+        DeviceStream a = ctx.createStream();
+        DeviceStream b = ctx.createStream();
+        DeviceStream c = ctx.createStream();
+        DeviceBuffer x = intBuffer(ctx, filled(128, 0));
+        DeviceEvent e = ctx.createEvent();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        a.waitFor(gate);
+        a.enqueueFill(x, 6);
+        a.enqueueRecord(e); // behind the stage
+        c.waitFor(e); // waits for a's record, the event's last one when c waits
+        int[] seen = new int[128];
+        DeviceFuture<Void> copy = c.enqueueCopy(x, seen);
+        await(b.enqueueRecord(e)); // later by call: the event's last record now, and b had nothing before it
+        assertTrue(e.query(), "the event follows its last record, b's, which has completed");
+        e.synchronize(); // returns: b's record is complete
+        assertStaysPending(copy, 200, "c waits for a's record, made before c's wait, whatever was recorded later");
+        gate.complete(null);
+        await(copy);
+        assertArrayEquals(filled(128, 6), seen, "c's copy sees a's fill");
+        await(a.enqueueRecord(e));
+        assertTrue(e.query());
+    }
+
+    @Test
     void launchesBehindAStageKeepTheirOwnArgumentsAndOrder() {
         DeviceStream s = ctx.createStream();
         CompletableFuture<Void> gate = new CompletableFuture<>();
