@@ -183,6 +183,19 @@ public final class DeviceContext implements AutoCloseable {
 
     // ---------------------------------------------------------------- properties
 
+    /**
+     * The backend's own context (CUDA: the {@code CUcontext}, the device's primary context unless
+     * {@link ContextOptions#withPrimaryContext} said otherwise) as a native address, for another library on the same
+     * device. Sluice keeps owning it: never destroy, pop or reset it; it is valid until this context is closed.
+     *
+     * @throws UnsupportedOnBackendException on HIP (one implicit context per device: use the device id and
+     *                                       {@link DeviceStream#nativeHandle()}) and on the CPU simulator
+     */
+    public long nativeHandle() {
+        checkUsable();
+        return handle.nativeHandle();
+    }
+
     /** The device's name as the driver reports it. */
     public String name() {
         checkUsable();

@@ -38,6 +38,19 @@ public final class DeviceEvent implements AutoCloseable {
         return !HoldingStream.recordHeld(handle) && handle.query();
     }
 
+    /**
+     * The backend's own event (CUDA: the {@code CUevent}; HIP: the {@code hipEvent_t}) as a native address, for
+     * another library on the same device (to make its stream wait for this event, say). Sluice keeps owning it: never
+     * destroy it, and stop using it once this event is closed. A record of this event that Sluice still holds behind a
+     * wait for the host ({@link HostWaits#HOLD_ON_HOST}) has not reached the device yet.
+     *
+     * @throws UnsupportedOnBackendException on the CPU simulator, which has no driver event
+     */
+    public long nativeHandle() {
+        checkUsableOn(context);
+        return handle.nativeHandle();
+    }
+
     /** Blocks until the work captured by the last record has finished (spinning, or sleeping with {@link EventFlag#BLOCKING_SYNC}). */
     public void synchronize() {
         checkUsableOn(context);

@@ -924,6 +924,38 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    // ---------------------------------------------------------------- interoperation
+
+    /**
+     * The backend's own stream (CUDA: the {@code CUstream}; HIP: the {@code hipStream_t}) as a native address, to hand
+     * to another library on the same device (cuBLAS or cuFFT through JCuda, say), like Mojo's {@code as_raw} and
+     * Numba's {@code stream.handle}. Sluice keeps owning it: never destroy it, and stop using it once this stream is
+     * closed.
+     *
+     * <p>Ordering: work that another library enqueues on the handle runs in this stream's order, after what Sluice
+     * has submitted before and before what it submits after, and {@link #enqueueMarker()} called after that work
+     * completes once it has finished. One exception: while this stream waits for the host (a
+     * {@link #waitFor(java.util.concurrent.CompletionStage)} or host function still pending, under the default
+     * {@link HostWaits#HOLD_ON_HOST}), Sluice holds later operations on the host and submits them when the wait ends,
+     * so they reach the device after whatever was enqueued on the handle in the meantime; enqueue there only when no
+     * such wait is pending (after {@link #synchronize()}, for instance).
+     *
+     * @throws UnsupportedOnBackendException on the CPU simulator, which has no driver stream
+     * @throws ClosedResourceException       if this stream is closed
+     */
+    public long nativeHandle() {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new ClosedResourceException(toString());
+            }
+            context.checkUsable();
+            return handle.device.nativeHandle();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ---------------------------------------------------------------- blocking
 
     /**

@@ -79,4 +79,9 @@ public interface ContextHandle {
 
     /** Destroys the context; the public layer has synchronised and freed everything first. */
     void close();
+
+    /** The backend's own context handle (CUDA: the {@code CUcontext}). */
+    default long nativeHandle() {
+        throw new dev.sluice.UnsupportedOnBackendException("native context handles (this backend has no driver context to share)");
+    }
 }

@@ -13,4 +13,9 @@ public interface EventHandle {
     float elapsedMillis(EventHandle end);
 
     void destroy();
+
+    /** The backend's own event handle (CUDA: the {@code CUevent}; HIP: the {@code hipEvent_t}). */
+    default long nativeHandle() {
+        throw new dev.sluice.UnsupportedOnBackendException("native event handles (this backend has no driver event to share)");
+    }
 }

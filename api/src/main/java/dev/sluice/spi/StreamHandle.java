@@ -64,4 +64,9 @@ public interface StreamHandle {
 
     /** Destroys the stream; the public layer has synchronised it first. */
     void destroy();
+
+    /** The backend's own stream handle (CUDA: the {@code CUstream}; HIP: the {@code hipStream_t}). */
+    default long nativeHandle() {
+        throw new dev.sluice.UnsupportedOnBackendException("native stream handles (this backend has no driver stream to share)");
+    }
 }

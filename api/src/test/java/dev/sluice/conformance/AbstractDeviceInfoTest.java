@@ -2,17 +2,20 @@ package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
+import dev.sluice.ClosedResourceException;
 import dev.sluice.ComputeCapability;
 import dev.sluice.ContextFlag;
 import dev.sluice.ContextOptions;
 import dev.sluice.DeviceAttribute;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceStream;
 import dev.sluice.Limit;
 import dev.sluice.MemoryInfo;
@@ -79,6 +82,33 @@ public abstract class AbstractDeviceInfoTest extends ConformanceBase {
         assertStreamUsable(c.stream());
         assertTrue(ctx.contextFlags().stream().filter(f -> f.name().startsWith("SCHEDULE_")).count() <= 1,
                 "the default context reports at most one scheduling flag: " + ctx.contextFlags());
+    }
+
+    @Test
+    void nativeHandlesAreSharedOrRefusedClearly() {
+        DeviceStream a = ctx.createStream();
+        DeviceStream b = ctx.createStream();
+        DeviceEvent e = ctx.createEvent();
+        if (target().api() == Api.CPU) {
+            assertMentions(assertThrows(UnsupportedOnBackendException.class, a::nativeHandle), "native stream handles");
+            assertMentions(assertThrows(UnsupportedOnBackendException.class, e::nativeHandle), "native event handles");
+            assertMentions(assertThrows(UnsupportedOnBackendException.class, ctx::nativeHandle), "native context handles");
+            return;
+        }
+        assertNotEquals(0L, a.nativeHandle());
+        assertEquals(a.nativeHandle(), a.nativeHandle(), "one stream, one handle");
+        assertNotEquals(a.nativeHandle(), b.nativeHandle(), "two streams, two handles");
+        assertNotEquals(0L, ctx.stream().nativeHandle(), "the default stream is a stream of its own");
+        assertNotEquals(0L, e.nativeHandle());
+        if (target().api() == Api.HIP) {
+            assertMentions(assertThrows(UnsupportedOnBackendException.class, ctx::nativeHandle), "context handle");
+        } else {
+            assertNotEquals(0L, ctx.nativeHandle());
+        }
+        a.close();
+        assertThrows(ClosedResourceException.class, a::nativeHandle);
+        e.close();
+        assertThrows(ClosedResourceException.class, e::nativeHandle);
     }
 
     @Test

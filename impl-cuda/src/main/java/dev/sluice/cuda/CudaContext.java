@@ -267,6 +267,11 @@ final class CudaContext implements ContextHandle {
     }
 
     @Override
+    public long nativeHandle() {
+        return cu.address;
+    }
+
+    @Override
     public Set<ContextFlag> contextFlags() {
         return cu.currentFlags();
     }

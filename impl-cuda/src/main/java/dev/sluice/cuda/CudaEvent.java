@@ -45,6 +45,11 @@ final class CudaEvent implements EventHandle {
     }
 
     @Override
+    public long nativeHandle() {
+        return address;
+    }
+
+    @Override
     public void destroy() {
         context.cu.bind();
         JCudaDriver.cuEventDestroy(event);

@@ -272,6 +272,11 @@ final class CudaStream implements StreamHandle {
     // ---------------------------------------------------------------- kernels
 
     @Override
+    public long nativeHandle() {
+        return address;
+    }
+
+    @Override
     public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
         CudaFunction f = (CudaFunction) function;
         context.cu.bind();

@@ -199,6 +199,32 @@ class CudaBackendTest {
         }
     }
 
+    /**
+     * Work another library enqueues on {@link DeviceStream#nativeHandle()} (here a driver memset, as cuBLAS would
+     * enqueue a kernel) runs in the stream's order between Sluice's operations, and a marker enqueued after it
+     * completes after it.
+     */
+    @Test
+    void anotherLibrarysWorkOnTheNativeStreamRunsInStreamOrder() throws Exception {
+        DeviceStream s = ctx.createStream();
+        int n = 1 << 20;
+        DeviceBuffer b = ctx.allocate(DType.I32, n);
+        s.enqueueFill(b, 1);
+        s.enqueueLaunch(ctx.compile(SPIN), LaunchConfig.of(1, 1), b, 200_000_000L); // about 0.1 s, then b[0] = 42
+        Cu.check(Cu.memsetAsync(b.address(), 4, 7, n, s.nativeHandle()), "cuMemsetD32Async on the native stream");
+        DeviceFuture<Void> marker = s.enqueueMarker();
+        assertFalse(marker.isDone(), "the marker is behind the spinning kernel and the memset");
+        s.enqueueLaunch(ctx.compile(ADD_ONE), LaunchConfig.forElements(n), b, (long) n);
+        int[] out = new int[n];
+        await(s.enqueueCopy(b, out));
+        assertTrue(marker.isDone());
+        for (int i = 0; i < n; i += 1021) {
+            assertEquals(8, out[i], "element " + i + ": the memset ran after the kernel and before the add");
+        }
+        assertEquals(8, out[0], "the memset overwrote the spinning kernel's 42");
+        assertEquals(Cu.ctxGetCurrent(), ctx.nativeHandle(), "the context this thread's Sluice calls made current");
+    }
+
     @Test
     void sourceCompilesToCubinLaunchesAndHasPtx() throws Exception {
         DeviceFunction f = ctx.compile(ADD_ONE);

@@ -250,6 +250,12 @@ final class HipContext implements ContextHandle {
     }
 
     @Override
+    public long nativeHandle() {
+        throw new UnsupportedOnBackendException("a native context handle on HIP (HIP has one implicit context per device and"
+                + " process; other libraries use the device, " + device + ", and the stream handle)");
+    }
+
+    @Override
     public PriorityRange streamPriorityRange() {
         bind();
         int[] r = api.deviceStreamPriorityRange();

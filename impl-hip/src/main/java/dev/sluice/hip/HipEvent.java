@@ -37,6 +37,11 @@ final class HipEvent implements EventHandle {
     }
 
     @Override
+    public long nativeHandle() {
+        return handle;
+    }
+
+    @Override
     public void destroy() {
         context.api.eventDestroy(handle);
     }

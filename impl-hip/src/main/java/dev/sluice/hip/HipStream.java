@@ -317,6 +317,11 @@ final class HipStream implements StreamHandle {
     }
 
     @Override
+    public long nativeHandle() {
+        return handle;
+    }
+
+    @Override
     public void destroy() {
         context.streams.remove(this);
         try {
