@@ -494,6 +494,10 @@ public final class DeviceContext implements AutoCloseable {
                 s.synchronize();
             }
         }
+        Tracer t = tracer;
+        if (t != null) {
+            t.awaitResolved(); // trace() after synchronize() holds every span, as Trace promises
+        }
         checkUsable();
     }
 

@@ -275,6 +275,17 @@ final class Tracer {
 
     // ---------------------------------------------------------------- snapshots, closing
 
+    /**
+     * Waits until the spans of operations whose futures have completed are resolved: the completion thread resolves a
+     * span just after completing its future, so a thread that saw the future complete may otherwise get here first.
+     * Not on the completion thread.
+     */
+    void awaitResolved() {
+        for (Pending p : List.copyOf(pending)) {
+            DeviceStream.awaitQuietly(p);
+        }
+    }
+
     Trace snapshot() {
         if (!closed && !late.isEmpty()) {
             resolveLate();
