@@ -665,6 +665,17 @@ hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, con
     return hipSuccess;
 }
 
+hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t module, const char* name) {
+    if (dptr == NULL || bytes == NULL || name == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUdeviceptr p;
+    size_t n;
+    TRY(cuModuleGetGlobal(&p, &n, (CUmodule) module, name));
+    *dptr = (hipDeviceptr_t) p;
+    *bytes = n;
+    return hipSuccess;
+}
+
 hipError_t hipModuleUnload(hipModule_t module) {
     TRY(bind_device());
     TRY(cuModuleUnload((CUmodule) module));

@@ -58,6 +58,11 @@ public final class DeviceBuffer implements AutoCloseable {
         return base == 0 ? 0 : base + byteOffset;
     }
 
+    /** Whether this buffer owns its memory (the one an allocation returned), rather than being a view of it. */
+    boolean isOwner() {
+        return owner;
+    }
+
     DeviceMemory memory() {
         return allocation.memory;
     }

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
 import java.util.Optional;
 
@@ -14,6 +15,8 @@ public final class DeviceFunction implements AutoCloseable {
     private final Kernel kernel;
     final FunctionHandle handle;
     private volatile boolean closed;
+    /** The module variables handed out, closed with this function. */
+    private final java.util.List<Allocation> globals = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     DeviceFunction(DeviceContext context, Kernel kernel, FunctionHandle handle) {
         this.context = context;
@@ -34,6 +37,45 @@ public final class DeviceFunction implements AutoCloseable {
         return handle.assembly();
     }
 
+    /**
+     * The module-scope variable {@code name} of this kernel's code — a {@code __constant__} or {@code __device__}
+     * array or scalar declared at global namespace scope of its CUDA C++ source (or of its PTX, cubin or fatbin) — as
+     * a buffer of {@code type}, for ordinary copies into it before launches read it (Mojo's {@code constant_memory},
+     * Numba's {@code cuda.const.array_like}). Copies into it are stream-ordered like any other: a launch enqueued
+     * after the copy, on its stream or after a wait for it, reads the new values; a launch already running may see
+     * either.
+     *
+     * <p>The buffer owns nothing ({@code close()} does nothing); it can be used until this function, or its context,
+     * is closed. On CUDA each {@link DeviceContext#compile} loads a module of its own, so each function has its own
+     * variables; on HIP the contexts of a device share one module per kernel, and so its variables.
+     *
+     * @throws InvalidArgumentException      naming {@code name} if the code has no variable of that name, or
+     *                                       {@code type} if its size is not a whole number of {@code type} elements
+     * @throws UnsupportedOnBackendException on the CPU simulator: Java kernels have no module variables (pass the
+     *                                       values in a buffer argument)
+     */
+    public DeviceBuffer global(String name, DType type) {
+        Checks.notNull("name", name);
+        Checks.notNull("type", type);
+        checkUsableOn(context);
+        context.checkUsable();
+        DeviceMemory memory = handle.global(name);
+        if (memory.byteSize() % type.byteSize() != 0 || memory.byteSize() == 0) {
+            throw new InvalidArgumentException("type", "variable \"" + name + "\" of " + kernel.name() + " has "
+                    + memory.byteSize() + " bytes, not a whole number of " + type + " elements of " + type.byteSize()
+                    + " bytes");
+        }
+        Allocation a = new Allocation(context, memory, context.stream());
+        DeviceBuffer view = new DeviceBuffer(a, type, 0, memory.byteSize() / type.byteSize(), false);
+        a.ready = DeviceFuture.completed(null, view);
+        globals.add(a);
+        if (closed) {
+            a.closed.set(true); // closed meanwhile: the view must not outlive the function
+            throw new ClosedResourceException(toString());
+        }
+        return view;
+    }
+
     void checkUsableOn(DeviceContext c) {
         if (closed) {
             throw new ClosedResourceException(toString());
@@ -47,6 +89,9 @@ public final class DeviceFunction implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            for (Allocation a : globals) {
+                a.closed.set(true); // its views now refuse new use; what is already enqueued still runs
+            }
             context.forget(this);
             handle.unload();
         }

@@ -265,8 +265,9 @@ public final class DeviceStream implements AutoCloseable {
     /** Frees {@code buffer} in this stream's order; the same as {@link DeviceBuffer#close()} but on this stream. */
     public DeviceFuture<Void> enqueueFree(DeviceBuffer buffer) {
         checkBuffer("buffer", buffer);
-        if (buffer.allocation.memory != buffer.memory() || buffer.byteOffset() != 0 || buffer.byteSize() == 0) {
-            throw new InvalidArgumentException("buffer", buffer + " is a slice; free the buffer it came from");
+        if (!buffer.isOwner()) {
+            throw new InvalidArgumentException("buffer", buffer + " owns no memory (a slice, a reinterpretation or a module"
+                    + " variable); free the buffer it came from");
         }
         if (!buffer.allocation.closed.compareAndSet(false, true)) {
             throw new ClosedResourceException("buffer " + buffer);

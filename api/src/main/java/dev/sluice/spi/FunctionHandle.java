@@ -17,4 +17,16 @@ public interface FunctionHandle {
     }
 
     void unload();
+
+    /**
+     * The module-scope variable {@code name} ({@code __constant__} or {@code __device__}) of the module this function
+     * was loaded from.
+     *
+     * @throws dev.sluice.InvalidArgumentException      naming {@code name} if the module has no variable of that name
+     * @throws dev.sluice.UnsupportedOnBackendException where kernels have no module variables
+     */
+    default DeviceMemory global(String name) {
+        throw new dev.sluice.UnsupportedOnBackendException("module variables (\"" + name + "\"): Java kernels have none;"
+                + " pass the values in a DeviceBuffer argument instead");
+    }
 }

@@ -517,6 +517,8 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     void freeingASliceIsRejected() {
         DeviceBuffer d = stream().enqueueAllocate(DType.I32, 8);
         assertInvalid("buffer", stream(), () -> stream().enqueueFree(d.slice(1, 2)), "slice");
+        assertInvalid("buffer", stream(), () -> stream().enqueueFree(d.slice(0, 8)), "owns no memory");
+        assertInvalid("buffer", stream(), () -> stream().enqueueFree(d.reinterpret(DType.F32)), "owns no memory");
         assertTrue(!d.isClosed());
     }
 

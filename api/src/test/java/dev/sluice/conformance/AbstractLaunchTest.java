@@ -21,6 +21,8 @@ import dev.sluice.LaunchAttribute;
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import java.math.BigInteger;
+import dev.sluice.ClosedResourceException;
+import dev.sluice.InvalidArgumentException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -270,5 +272,54 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         assertMentions(e, "undeclared_name");
         assertTrue(e.log().contains("undeclared_name"), "the compiler's log: " + e.log());
         assertStreamUsable(ctx.stream());
+    }
+
+    @Test
+    void moduleVariablesAreWrittenByCopiesAndReadByLaunchesInStreamOrder() {
+        DeviceFunction f = fn(TestKernels.AFFINE_FROM_CONSTANT);
+        if (target().api() == Api.CPU) {
+            UnsupportedOnBackendException e = assertThrows(UnsupportedOnBackendException.class, () -> f.global("affine", DType.F32));
+            assertMentions(e, "module variables", "affine", "DeviceBuffer argument");
+            return;
+        }
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer affine = f.global("affine", DType.F32);
+        DeviceBuffer launches = f.global("launches", DType.I32);
+        assertEquals(3, affine.count());
+        assertEquals(1, launches.count());
+        int n = 1000;
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = i;
+        }
+        DeviceBuffer d = ctx.allocate(DType.F32, n);
+        s.enqueueCopy(x, d);
+        s.enqueueFill(launches, 0);
+        s.enqueueCopy(new float[] {3f, 0.5f, 0f}, affine);
+        s.enqueueLaunch(f, LaunchConfig.forElements(n), d, (long) n);
+        s.enqueueCopy(new float[] {2f, -1f, 0f}, affine); // the second launch, after it in stream order, reads these
+        s.enqueueLaunch(f, LaunchConfig.forElements(n), d, (long) n);
+        float[] out = new float[n];
+        await(s.enqueueCopy(d, out));
+        for (int i = 0; i < n; i++) {
+            assertEquals((i * 3f + 0.5f) * 2f - 1f, out[i], "element " + i);
+        }
+        int[] count = new int[1];
+        await(s.enqueueCopy(launches, count));
+        assertEquals(2, count[0], "a __device__ variable read back with a copy");
+
+        InvalidArgumentException missing = assertThrows(InvalidArgumentException.class, () -> f.global("no_such_variable", DType.F32));
+        assertEquals("name", missing.argument());
+        assertMentions(missing, "no_such_variable");
+        InvalidArgumentException size = assertThrows(InvalidArgumentException.class, () -> f.global("affine", DType.F64));
+        assertEquals("type", size.argument());
+        assertMentions(size, "12 bytes");
+        assertInvalid("buffer", s, () -> s.enqueueFree(affine), "owns no memory");
+
+        DeviceFunction g = ctx.compile(TestKernels.AFFINE_FROM_CONSTANT);
+        DeviceBuffer gone = g.global("affine", DType.F32);
+        g.close();
+        assertThrows(ClosedResourceException.class, () -> s.enqueueCopy(new float[3], gone), "the function was closed");
+        assertThrows(ClosedResourceException.class, () -> g.global("affine", DType.F32));
     }
 }

@@ -83,6 +83,28 @@ public final class TestKernels {
             })
             .build();
 
+    /**
+     * {@code x[i] = x[i] * affine[0] + affine[1]}, reading the module variable {@code __constant__ float affine[3]}
+     * (the third element only gives it a size that is not a whole number of doubles), and counting its launches in
+     * {@code __device__ int launches}. GPU only: Java kernels have no module variables, so its Java form refuses.
+     */
+    public static final Kernel AFFINE_FROM_CONSTANT = Kernel.named("affine_from_constant")
+            .param(KernelParam.pointer("x", DType.F32))
+            .param(KernelParam.scalar("n", DType.I64))
+            .cudaSource("""
+                    __constant__ float affine[3];
+                    __device__ int launches;
+                    extern "C" __global__ void affine_from_constant(float* x, long long n) {
+                        long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+                        if (i < n) x[i] = x[i] * affine[0] + affine[1];
+                        if (i == 0) atomicAdd(&launches, 1);
+                    }
+                    """)
+            .java(t -> {
+                throw new IllegalStateException("affine_from_constant reads module variables, which Java kernels do not have");
+            })
+            .build();
+
     /** {@code dst[i] = src[i]} for {@code i < n}. */
     public static final Kernel COPY_I32 = Kernel.named("copy_i32")
             .param(KernelParam.pointer("src", DType.I32))

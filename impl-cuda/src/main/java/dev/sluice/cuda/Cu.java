@@ -31,6 +31,7 @@ final class Cu {
     static final int SUCCESS = 0;
     static final int ERROR_INVALID_VALUE = 1;
     static final int ERROR_OUT_OF_MEMORY = 2;
+    static final int ERROR_NOT_FOUND = 500;
     static final int ERROR_NOT_READY = 600;
     static final int ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
     static final int ERROR_NOT_SUPPORTED = 801;
@@ -63,6 +64,7 @@ final class Cu {
     private static final MethodHandle MEMCPY_PEER_ASYNC = fn("cuMemcpyPeerAsync", J, J, J, J, J, J);
     private static final MethodHandle MEMSET_D8_ASYNC = fn("cuMemsetD8Async", J, I, J, J);
     private static final MethodHandle MEMSET_D16_ASYNC = fn("cuMemsetD16Async", J, I, J, J);
+    private static final MethodHandle MODULE_GET_GLOBAL = fn(new String[] {"cuModuleGetGlobal_v2", "cuModuleGetGlobal"}, A, A, J, A);
     private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
     private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
     private static final MethodHandle STREAM_WRITE_VALUE32 = fn(new String[] {"cuStreamWriteValue32_v2", "cuStreamWriteValue32"}, J, J, I, I);
@@ -466,6 +468,23 @@ final class Cu {
             throw fatal(t);
         }
         return s.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /**
+     * {@code cuModuleGetGlobal}: the address and size of module variable {@code name}; {@code out[0]}, {@code out[1]}.
+     * Returns the {@code CUresult}. The context is bound.
+     */
+    static int moduleGetGlobal(long module, String name, long[] out) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment address = a.allocate(J);
+            MemorySegment bytes = a.allocate(J);
+            int r = (int) MODULE_GET_GLOBAL.invokeExact(address, bytes, module, a.allocateFrom(name));
+            out[0] = address.get(J, 0);
+            out[1] = bytes.get(J, 0);
+            return r;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
     }
 
     static int funcSetAttribute(long function, int attribute, int value) {

@@ -1,5 +1,7 @@
 package dev.sluice.cuda;
 
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
 import java.util.Locale;
 import java.util.Optional;
@@ -43,6 +45,21 @@ final class CudaFunction implements FunctionHandle {
                 }
             }
         }
+    }
+
+    /** {@code cuModuleGetGlobal} on this function's module (each compile loads a module of its own). */
+    @Override
+    public DeviceMemory global(String variable) {
+        context.cu.bind();
+        long[] found = new long[2];
+        int r = Cu.moduleGetGlobal(module, variable, found);
+        if (r == Cu.ERROR_NOT_FOUND) {
+            throw new InvalidArgumentException("name", "\"" + variable + "\": the module of " + this.name + " has no"
+                    + " variable of that name (declare it __constant__ or __device__ at global namespace scope, where C++"
+                    + " leaves names unmangled)");
+        }
+        Cu.check(r, "cuModuleGetGlobal(" + variable + ")");
+        return new CudaDeviceMemory(found[0], found[1], false);
     }
 
     @Override

@@ -37,7 +37,7 @@ final class HipApi {
         throw new IllegalStateException(t);
     }
 
-    private void check(int status, String call) {
+    void check(int status, String call) {
         if (status != HipConstants.hipSuccess) {
             throw HipErrors.exception(this, call, status, -1);
         }
@@ -487,6 +487,23 @@ final class HipApi {
             check((int) lib.handle(HipSymbol.hipModuleGetFunction).invokeExact(out, module, a.allocateFrom(name)),
                     "hipModuleGetFunction(" + name + ")");
             return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code hipModuleGetGlobal}: the address and size of module variable {@code name} in {@code out}; returns the
+     * {@code hipError_t} (hipErrorNotFound where there is none).
+     */
+    int moduleGetGlobal(long module, String name, long[] out) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment address = a.allocate(JAVA_LONG);
+            MemorySegment bytes = a.allocate(JAVA_LONG);
+            int r = (int) lib.handle(HipSymbol.hipModuleGetGlobal).invokeExact(address, bytes, module, a.allocateFrom(name));
+            out[0] = address.get(JAVA_LONG, 0);
+            out[1] = bytes.get(JAVA_LONG, 0);
+            return r;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -1,5 +1,7 @@
 package dev.sluice.hip;
 
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
 import java.util.Locale;
 import java.util.Optional;
@@ -53,6 +55,24 @@ final class HipModule implements FunctionHandle {
             return -1;
         }
         return api.funcGetAttribute(a, function);
+    }
+
+    /**
+     * {@code hipModuleGetGlobal}. The module is shared by the device's contexts (class comment), and so are its
+     * variables.
+     */
+    @Override
+    public DeviceMemory global(String variable) {
+        api.setDevice(device);
+        long[] found = new long[2];
+        int r = api.moduleGetGlobal(module, variable, found);
+        if (r == HipConstants.hipErrorNotFound) {
+            throw new InvalidArgumentException("name", "\"" + variable + "\": the module of " + name + " has no variable"
+                    + " of that name (declare it __constant__ or __device__ at global namespace scope, where C++ leaves"
+                    + " names unmangled)");
+        }
+        api.check(r, "hipModuleGetGlobal(" + variable + ")");
+        return new HipDeviceMemory(found[0], found[1], false, device);
     }
 
     /** Kept loaded for the device's other contexts and later loads of the same code; see the class comment. */

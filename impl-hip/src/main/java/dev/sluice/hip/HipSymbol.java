@@ -132,6 +132,8 @@ enum HipSymbol {
     hipModuleLoadData(Lib.HIP, JAVA_INT, ADDRESS, ADDRESS),
     /** {@code hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname)} */
     hipModuleGetFunction(Lib.HIP, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS),
+    /** {@code hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod, const char* name)} */
+    hipModuleGetGlobal(Lib.HIP, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS),
     /** {@code hipError_t hipModuleUnload(hipModule_t module)} */
     hipModuleUnload(Lib.HIP, JAVA_INT, JAVA_LONG),
     /** {@code hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunction_t hfunc)} */
