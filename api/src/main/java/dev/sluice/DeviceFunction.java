@@ -38,6 +38,54 @@ public final class DeviceFunction implements AutoCloseable {
     }
 
     /**
+     * What the backend reports for {@code attribute} of this compiled kernel (registers, local memory, the most threads
+     * per block...), like Numba's {@code get_regs_per_thread()} family.
+     *
+     * @throws UnsupportedOnBackendException where the backend does not report it (the CPU simulator reports none)
+     */
+    public long attribute(FunctionAttribute attribute) {
+        Checks.notNull("attribute", attribute);
+        checkUsableOn(context);
+        long v = handle.attribute(attribute.driverName);
+        if (v == FunctionHandle.UNKNOWN) {
+            throw new UnsupportedOnBackendException("the function attribute " + attribute + " on " + context.api().id());
+        }
+        return v;
+    }
+
+    /**
+     * Sets a settable attribute (Mojo's {@code func_attribute}): {@link FunctionAttribute#MAX_DYNAMIC_SHARED_MEMORY_BYTES}
+     * from 0 to the device's opt-in limit of shared memory per block, or
+     * {@link FunctionAttribute#PREFERRED_SHARED_MEMORY_CARVEOUT} from 0 to 100 percent, or -1 for the default. It applies
+     * to launches enqueued afterwards. The CPU simulator accepts and ignores both (its Java kernels have no shared
+     * memory configuration).
+     *
+     * @throws InvalidArgumentException      naming {@code attribute} if it is read-only, or {@code value} if out of range
+     * @throws UnsupportedOnBackendException on HIP, whose attribute setter takes host kernel symbols, not loaded modules
+     */
+    public void setAttribute(FunctionAttribute attribute, int value) {
+        Checks.notNull("attribute", attribute);
+        checkUsableOn(context);
+        if (!attribute.settable) {
+            throw new InvalidArgumentException("attribute", attribute + " is read-only (the compiler decides it)");
+        }
+        if (attribute == FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES) {
+            long limit = context.limits().maxSharedMemoryOptIn();
+            if (value < 0 || value > limit) {
+                throw new InvalidArgumentException("value", "value " + value + " for " + attribute + " is outside 0 to "
+                        + limit + " bytes, the device's opt-in limit of shared memory per block");
+            }
+        } else if (value < -1 || value > 100) {
+            throw new InvalidArgumentException("value", "value " + value + " for " + attribute
+                    + " is outside 0 to 100 percent (or -1 for the driver's default)");
+        }
+        if (context.api() == Api.CPU) {
+            return; // nothing to configure in the simulator; accepted so that portable code runs there
+        }
+        handle.setAttribute(attribute.driverName, value);
+    }
+
+    /**
      * The module-scope variable {@code name} of this kernel's code — a {@code __constant__} or {@code __device__}
      * array or scalar declared at global namespace scope of its CUDA C++ source (or of its PTX, cubin or fatbin) — as
      * a buffer of {@code type}, for ordinary copies into it before launches read it (Mojo's {@code constant_memory},

@@ -11,12 +11,28 @@ public interface FunctionHandle {
      */
     Optional<String> assembly();
 
-    /** Backend attribute of the loaded function (registers, max threads per block...), or -1 if unknown. */
+    /** {@link #UNKNOWN} where a backend does not report an attribute. */
+    long UNKNOWN = Long.MIN_VALUE;
+
+    /**
+     * Backend attribute of the loaded function (registers, max threads per block...) by the driver's name without
+     * prefix ({@code NUM_REGS}, {@code PREFERRED_SHARED_MEMORY_CARVEOUT}...), or {@link #UNKNOWN}.
+     */
     default long attribute(String name) {
-        return -1;
+        return UNKNOWN;
     }
 
     void unload();
+
+    /**
+     * Sets a settable attribute ({@code MAX_DYNAMIC_SHARED_SIZE_BYTES}, {@code PREFERRED_SHARED_MEMORY_CARVEOUT}, by the
+     * driver's name without prefix); the value is already checked against the device's limits.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException where the backend cannot set it
+     */
+    default void setAttribute(String name, int value) {
+        throw new dev.sluice.UnsupportedOnBackendException("setting the function attribute " + name);
+    }
 
     /**
      * The module-scope variable {@code name} ({@code __constant__} or {@code __device__}) of the module this function

@@ -14,6 +14,7 @@ import dev.sluice.DeviceAttribute;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
+import dev.sluice.FunctionAttribute;
 import dev.sluice.Dim;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
@@ -321,5 +322,48 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         g.close();
         assertThrows(ClosedResourceException.class, () -> s.enqueueCopy(new float[3], gone), "the function was closed");
         assertThrows(ClosedResourceException.class, () -> g.global("affine", DType.F32));
+    }
+
+    @Test
+    void functionAttributesAreReportedAndTheSettableOnesSet() {
+        DeviceFunction f = fn(TestKernels.MUL_ADD);
+        InvalidArgumentException readOnly = assertThrows(InvalidArgumentException.class,
+                () -> f.setAttribute(FunctionAttribute.REGISTERS, 16));
+        assertEquals("attribute", readOnly.argument());
+        assertMentions(readOnly, "REGISTERS", "read-only");
+        InvalidArgumentException tooBig = assertThrows(InvalidArgumentException.class,
+                () -> f.setAttribute(FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES, Integer.MAX_VALUE));
+        assertEquals("value", tooBig.argument());
+        assertMentions(tooBig, String.valueOf(Integer.MAX_VALUE), "opt-in limit");
+        InvalidArgumentException percent = assertThrows(InvalidArgumentException.class,
+                () -> f.setAttribute(FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT, 101));
+        assertEquals("value", percent.argument());
+        assertMentions(percent, "101", "100 percent");
+        if (target().api() == Api.CPU) {
+            assertMentions(assertThrows(UnsupportedOnBackendException.class, () -> f.attribute(FunctionAttribute.REGISTERS)),
+                    "REGISTERS");
+            f.setAttribute(FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT, 50); // accepted, nothing to configure
+            return;
+        }
+        long maxThreads = f.attribute(FunctionAttribute.MAX_THREADS_PER_BLOCK);
+        assertTrue(maxThreads >= 1 && maxThreads <= ctx.attribute(DeviceAttribute.MAX_THREADS_PER_BLOCK), "" + maxThreads);
+        assertTrue(f.attribute(FunctionAttribute.REGISTERS) > 0);
+        assertTrue(f.attribute(FunctionAttribute.LOCAL_MEMORY_BYTES) >= 0);
+        assertTrue(f.attribute(FunctionAttribute.BINARY_VERSION) > 0);
+        if (target().api() == Api.HIP) {
+            assertThrows(UnsupportedOnBackendException.class,
+                    () -> f.setAttribute(FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT, 50));
+            return;
+        }
+        f.setAttribute(FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT, 50);
+        assertEquals(50, f.attribute(FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT));
+        f.setAttribute(FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES, 64 * 1024);
+        assertEquals(64 * 1024, f.attribute(FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES));
+        DeviceBuffer v = intBuffer(ctx, filled(1000, 2));
+        DeviceStream s = ctx.createStream();
+        s.enqueueLaunch(f, LaunchConfig.forElements(1000).withSharedMemory(60 * 1024), v, 1000L, 3, 1);
+        int[] out = new int[1000];
+        await(s.enqueueCopy(v, out));
+        assertArrayEquals(filled(1000, 7), out, "a launch asking for 60 KiB of dynamic shared memory runs");
     }
 }

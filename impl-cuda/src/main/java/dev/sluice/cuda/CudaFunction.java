@@ -1,6 +1,7 @@
 package dev.sluice.cuda;
 
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
 import java.util.Locale;
@@ -15,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 final class CudaFunction implements FunctionHandle {
 
     private static final int MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+    private static final int PREFERRED_SHARED_MEMORY_CARVEOUT = 9;
 
     final CudaContext context;
     final String name;
@@ -62,6 +64,23 @@ final class CudaFunction implements FunctionHandle {
         return new CudaDeviceMemory(found[0], found[1], false);
     }
 
+    /** {@code cuFuncSetAttribute}; a lower dynamic-shared-memory limit is kept too, and later launches above it raise it again. */
+    @Override
+    public void setAttribute(String attribute, int value) {
+        int id = switch (attribute) {
+            case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            case "PREFERRED_SHARED_MEMORY_CARVEOUT" -> PREFERRED_SHARED_MEMORY_CARVEOUT;
+            default -> throw new UnsupportedOnBackendException("setting the function attribute " + attribute + " on CUDA");
+        };
+        context.cu.bind();
+        synchronized (this) {
+            Cu.check(Cu.funcSetAttribute(function, id, value), "cuFuncSetAttribute(" + name + ", " + attribute + ", " + value + ")");
+            if (id == MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+                sharedOptIn = Math.max(value, 48 * 1024);
+            }
+        }
+    }
+
     @Override
     public Optional<String> assembly() {
         String p = ptx;
@@ -94,11 +113,12 @@ final class CudaFunction implements FunctionHandle {
             case "PTX_VERSION" -> 5;
             case "BINARY_VERSION" -> 6;
             case "CACHE_MODE_CA" -> 7;
-            case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> 8;
+            case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            case "PREFERRED_SHARED_MEMORY_CARVEOUT" -> PREFERRED_SHARED_MEMORY_CARVEOUT;
             default -> -1;
         };
         if (id < 0 || unloaded) {
-            return -1;
+            return UNKNOWN;
         }
         context.cu.bind();
         return Cu.funcGetAttribute(id, function);

@@ -52,7 +52,7 @@ final class HipModule implements FunctionHandle {
             default -> -1;
         };
         if (a < 0) {
-            return -1;
+            return UNKNOWN;
         }
         return api.funcGetAttribute(a, function);
     }
