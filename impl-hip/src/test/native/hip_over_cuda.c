@@ -22,6 +22,7 @@
 #include "hip_after_5_2.h"
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -662,6 +663,18 @@ hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, con
     CUfunction f;
     TRY(cuModuleGetFunction(&f, (CUmodule) module, kname));
     *function = (hipFunction_t) f;
+    return hipSuccess;
+}
+
+hipError_t hipProfilerStart(void) {
+    TRY(bind_device());
+    TRY(cuProfilerStart());
+    return hipSuccess;
+}
+
+hipError_t hipProfilerStop(void) {
+    TRY(bind_device());
+    TRY(cuProfilerStop());
     return hipSuccess;
 }
 

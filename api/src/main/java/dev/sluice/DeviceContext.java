@@ -184,6 +184,23 @@ public final class DeviceContext implements AutoCloseable {
     // ---------------------------------------------------------------- properties
 
     /**
+     * Starts the capture of an external profiler that was told to wait for it (Numba's {@code profile_start}): Nsight
+     * Systems with {@code nsys profile --capture-range=cudaProfilerApi}, Nsight Compute with
+     * {@code --profile-from-start off}, rocprof on AMD. It concerns the whole process, not only this context, and
+     * returns at once; without such a profiler it does nothing. Sluice's own timeline is {@link #trace()}.
+     */
+    public void profilerStart() {
+        checkUsable();
+        handle.profiler(true);
+    }
+
+    /** Stops what {@link #profilerStart()} started (Numba's {@code profile_stop}); without a profiler it does nothing. */
+    public void profilerStop() {
+        checkUsable();
+        handle.profiler(false);
+    }
+
+    /**
      * The backend's own context (CUDA: the {@code CUcontext}, the device's primary context unless
      * {@link ContextOptions#withPrimaryContext} said otherwise) as a native address, for another library on the same
      * device. Sluice keeps owning it: never destroy, pop or reset it; it is valid until this context is closed.

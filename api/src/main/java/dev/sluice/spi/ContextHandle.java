@@ -80,6 +80,10 @@ public interface ContextHandle {
     /** Destroys the context; the public layer has synchronised and freed everything first. */
     void close();
 
+    /** Starts ({@code true}) or stops an external profiler's capture (cuProfilerStart / Stop); a no-op where there is none. */
+    default void profiler(boolean start) {
+    }
+
     /** The backend's own context handle (CUDA: the {@code CUcontext}). */
     default long nativeHandle() {
         throw new dev.sluice.UnsupportedOnBackendException("native context handles (this backend has no driver context to share)");

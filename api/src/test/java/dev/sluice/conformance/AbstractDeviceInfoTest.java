@@ -112,6 +112,15 @@ public abstract class AbstractDeviceInfoTest extends ConformanceBase {
     }
 
     @Test
+    void profilerStartAndStopDoNothingWithoutAProfiler() {
+        ctx.profilerStart();
+        assertStreamUsable(ctx.stream());
+        ctx.profilerStop();
+        ctx.profilerStop(); // stopping twice is harmless
+        assertStreamUsable(ctx.stream());
+    }
+
+    @Test
     void memoryInfoIsConsistent() {
         MemoryInfo m = ctx.memoryInfo();
         assertTrue(m.total() > 0, "total " + m.total());

@@ -64,6 +64,8 @@ final class Cu {
     private static final MethodHandle MEMCPY_PEER_ASYNC = fn("cuMemcpyPeerAsync", J, J, J, J, J, J);
     private static final MethodHandle MEMSET_D8_ASYNC = fn("cuMemsetD8Async", J, I, J, J);
     private static final MethodHandle MEMSET_D16_ASYNC = fn("cuMemsetD16Async", J, I, J, J);
+    private static final @Nullable MethodHandle PROFILER_START = optional(false, "cuProfilerStart");
+    private static final @Nullable MethodHandle PROFILER_STOP = optional(false, "cuProfilerStop");
     private static final MethodHandle MODULE_GET_GLOBAL = fn(new String[] {"cuModuleGetGlobal_v2", "cuModuleGetGlobal"}, A, A, J, A);
     private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
     private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
@@ -482,6 +484,19 @@ final class Cu {
             out[0] = address.get(J, 0);
             out[1] = bytes.get(J, 0);
             return r;
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** {@code cuProfilerStart} or {@code cuProfilerStop}; {@link #ERROR_NOT_SUPPORTED} where the driver lacks them. */
+    static int profiler(boolean start) {
+        MethodHandle h = start ? PROFILER_START : PROFILER_STOP;
+        if (h == null) {
+            return ERROR_NOT_SUPPORTED;
+        }
+        try {
+            return (int) h.invokeExact();
         } catch (Throwable t) {
             throw fatal(t);
         }

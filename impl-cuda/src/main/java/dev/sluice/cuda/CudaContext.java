@@ -271,6 +271,13 @@ final class CudaContext implements ContextHandle {
         return cu.address;
     }
 
+    /** {@code cuProfilerStart} / {@code cuProfilerStop}, on this context (the profiler API wants one current). */
+    @Override
+    public void profiler(boolean start) {
+        cu.bind();
+        Cu.check(Cu.profiler(start), start ? "cuProfilerStart" : "cuProfilerStop");
+    }
+
     @Override
     public Set<ContextFlag> contextFlags() {
         return cu.currentFlags();

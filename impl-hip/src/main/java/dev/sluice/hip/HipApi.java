@@ -509,6 +509,15 @@ final class HipApi {
         }
     }
 
+    void profiler(boolean start) {
+        try {
+            check(start ? (int) lib.handle(HipSymbol.hipProfilerStart).invokeExact()
+                    : (int) lib.handle(HipSymbol.hipProfilerStop).invokeExact(), start ? "hipProfilerStart" : "hipProfilerStop");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     void moduleUnload(long module) {
         try {
             check((int) lib.handle(HipSymbol.hipModuleUnload).invokeExact(module), "hipModuleUnload");

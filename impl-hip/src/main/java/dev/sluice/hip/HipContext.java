@@ -250,6 +250,12 @@ final class HipContext implements ContextHandle {
     }
 
     @Override
+    public void profiler(boolean start) {
+        bind();
+        api.profiler(start);
+    }
+
+    @Override
     public long nativeHandle() {
         throw new UnsupportedOnBackendException("a native context handle on HIP (HIP has one implicit context per device and"
                 + " process; other libraries use the device, " + device + ", and the stream handle)");

@@ -132,6 +132,10 @@ enum HipSymbol {
     hipModuleLoadData(Lib.HIP, JAVA_INT, ADDRESS, ADDRESS),
     /** {@code hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname)} */
     hipModuleGetFunction(Lib.HIP, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS),
+    /** {@code hipError_t hipProfilerStart(void)} */
+    hipProfilerStart(Lib.HIP, JAVA_INT),
+    /** {@code hipError_t hipProfilerStop(void)} */
+    hipProfilerStop(Lib.HIP, JAVA_INT),
     /** {@code hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod, const char* name)} */
     hipModuleGetGlobal(Lib.HIP, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS),
     /** {@code hipError_t hipModuleUnload(hipModule_t module)} */
