@@ -116,8 +116,9 @@ run_native() {
 # ---------------------------------------------------------------- percall
 # Issue 3's per-call targets and what they are made of: CudaBench against the C figures of the same run, then
 # the same with the completion thread polling at most every 1 and 5 µs, and with its fault checks
-# (cuStreamQuery) at most every ms instead of 20 µs (do its driver calls slow the enqueuing thread?), then
-# the launch loop under Java Flight Recorder (benchmarks/profile.jfc) for a profile.
+# (cuStreamQuery) at most every ms instead of 20 µs (do its driver calls slow the enqueuing thread?), with
+# completion markers in batches of 16 (DeviceStream's experiment), then the launch loop under Java Flight
+# Recorder (benchmarks/profile.jfc) for a profile.
 # Output: percall.txt, launch.jfr (read it with `jfr print` or scripts/jfr-top.sh).
 run_percall() {
   step "percall"
@@ -134,6 +135,9 @@ run_percall() {
     echo; echo "== CudaBench --quick, -Dsluice.cuda.faultCheckNanos=1000000 (cuStreamQuery at most every ms)"
     "${j[@]}" -Dsluice.cuda.faultCheckNanos=1000000 dev.sluice.benchmarks.cuda.CudaBench --quick \
       --only launch,latency,tiny --native "$OUT/native.txt" || rc=1
+    echo; echo "== CudaBench --quick, -Dsluice.markers.batch=16 (one completion marker per 16 operations)"
+    "${j[@]}" -Dsluice.markers.batch=16 dev.sluice.benchmarks.cuda.CudaBench --quick \
+      --only launch,latency,tiny,counters --native "$OUT/native.txt" || rc=1
     echo; echo "== CudaBench --only launch under JFR"
     "${j[@]}" -XX:StartFlightRecording=filename="$OUT/launch.jfr",settings=benchmarks/profile.jfc \
       dev.sluice.benchmarks.cuda.CudaBench --only launch || rc=1

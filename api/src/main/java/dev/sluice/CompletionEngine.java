@@ -139,6 +139,18 @@ final class CompletionEngine {
                     DeviceFuture<?> head;
                     while ((head = q.pending.peek()) != null) {
                         Marker m = head.marker;
+                        if (m == null && head.batch != null) {
+                            // a marker batch not recorded yet (the batching experiment): record it once it stops growing
+                            head.batch.stream.sealIfIdle(head.batch);
+                            m = head.marker;
+                            if (m == null) {
+                                pending = true;
+                                if (oldestPending == null) {
+                                    oldestPending = q;
+                                }
+                                break;
+                            }
+                        }
                         if (m != null && !m.isDone()) {
                             pending = true;
                             if (oldestPending == null) {
@@ -150,7 +162,7 @@ final class CompletionEngine {
                         // Complete before releasing: while a future is not done its marker is not back in its pool, which
                         // narrows the window in which a wait enqueued after checking isDone() could land on a recycled one.
                         complete(head);
-                        if (m != null) {
+                        if (m != null && head.ownsMarker) {
                             m.release();
                         }
                         progress++;
@@ -211,12 +223,15 @@ final class CompletionEngine {
                 }
                 case BLOCKING -> {
                     DeviceFuture<?> head = oldestPending.pending.peek();
-                    if (head != null && head.marker != null) {
+                    Marker m = head == null ? null : head.marker;
+                    if (m != null) {
                         try {
-                            head.marker.awaitDone(options.maxParkNanos());
+                            m.awaitDone(options.maxParkNanos());
                         } catch (Throwable t) {
                             onFault(t);
                         }
+                    } else if (head != null && head.batch != null) {
+                        LockSupport.parkNanos(this, 1_000); // its batch is not recorded yet: look again shortly
                     }
                 }
             }

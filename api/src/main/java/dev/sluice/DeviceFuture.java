@@ -37,16 +37,35 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     private final @Nullable DeviceStream stream;
     private final long sequence;
-    final @Nullable Marker marker;
+    /**
+     * The completion marker recorded after the operation: set at construction, or, for a future of a marker batch
+     * ({@link DeviceStream.Batch}), when the batch's one marker is recorded; null for futures with no device work.
+     */
+    volatile @Nullable Marker marker;
+    /** The marker batch this future belongs to, or null where it has a marker of its own (the default). */
+    final DeviceStream.@Nullable Batch batch;
+    /** Whether the completion thread releases {@link #marker} after completing this future (one future per marker does). */
+    boolean ownsMarker = true;
     final @Nullable T value;
     /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
 
     DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value) {
+        this(stream, sequence, marker, value, null);
+    }
+
+    DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
+            DeviceStream.@Nullable Batch batch) {
         this.stream = stream;
         this.sequence = sequence;
         this.marker = marker;
         this.value = value;
+        this.batch = batch;
+    }
+
+    /** Whether this future waits for a marker batch that has no marker yet. */
+    boolean isUnsealed() {
+        return batch != null && marker == null;
     }
 
     /** A future that is already complete, for operations that turned out to need no device work. */

@@ -59,6 +59,36 @@ public final class DeviceStream implements AutoCloseable {
     private volatile boolean closed;
     private boolean capturing;
 
+    /**
+     * Completion markers in batches, an experiment not yet measured on a GPU and off by default: with
+     * {@code -Dsluice.markers.batch=N} (N > 1, read when a stream is created), operations share one backend marker,
+     * recorded after every N-th operation by the enqueuing thread, or by the completion thread once no operation
+     * has joined the batch for {@code sluice.markers.batchIdleNanos} (default 2,000). A future still completes only
+     * after its own operation (the shared marker comes after it in stream order), at most that much later; what it
+     * saves is a marker record per operation on the enqueuing thread.
+     */
+    private final int markerBatch = Math.max(1, Integer.getInteger("sluice.markers.batch", 1));
+    private static final long BATCH_IDLE_NANOS = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
+
+    /** Futures that will share one marker, not yet recorded (with {@link #markerBatch} above 1). */
+    static final class Batch {
+        final DeviceStream stream;
+        final java.util.ArrayList<DeviceFuture<?>> futures;
+        /** Written under the stream's lock; read by the completion thread to see whether the batch still grows. */
+        volatile int size;
+        /** The completion thread's own: the size it last saw and when. */
+        int seenSize;
+        long seenAt;
+
+        Batch(DeviceStream stream, int capacity) {
+            this.stream = stream;
+            this.futures = new java.util.ArrayList<>(capacity);
+        }
+    }
+
+    /** Under the lock: the batch operations join, or null. */
+    private @Nullable Batch openBatch;
+
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
         this.isDefault = isDefault;
@@ -115,11 +145,114 @@ public final class DeviceStream implements AutoCloseable {
         if (tracer != null) {
             return markTraced(tracer, value, kind);
         }
-        Marker m = handle.recordMarker();
-        DeviceFuture<T> f = new DeviceFuture<>(this, ++sequence, m, value);
+        DeviceFuture<T> f;
+        if (markerBatch > 1) {
+            Batch b = openBatch;
+            if (b == null) {
+                b = new Batch(this, markerBatch);
+                openBatch = b;
+            }
+            f = new DeviceFuture<>(this, ++sequence, null, value, b);
+            b.futures.add(f);
+            b.size = b.futures.size();
+            if (b.futures.size() >= markerBatch) {
+                sealLocked();
+            }
+        } else {
+            f = new DeviceFuture<>(this, ++sequence, handle.recordMarker(), value);
+        }
         last = f;
         context.engine.track(queue, f);
         return f;
+    }
+
+    /**
+     * Records the open batch's marker and gives it to the batch's futures; the last one releases it. Under the lock.
+     * A marker the backend refuses fails the batch's futures (they complete exceptionally on the completion thread).
+     */
+    private void sealLocked() {
+        Batch b = openBatch;
+        if (b == null) {
+            return;
+        }
+        openBatch = null;
+        Marker m;
+        RuntimeException failure = null;
+        try {
+            m = handle.recordMarker();
+        } catch (RuntimeException e) {
+            m = DONE;
+            failure = e;
+        }
+        java.util.List<DeviceFuture<?>> fs = b.futures;
+        for (int i = 0; i < fs.size(); i++) {
+            DeviceFuture<?> f = fs.get(i);
+            if (failure != null) {
+                f.presetFailure(failure);
+            }
+            f.ownsMarker = i == fs.size() - 1;
+            f.marker = m;
+        }
+    }
+
+    /** A marker that is done: stands in for one the backend refused when a batch was sealed. */
+    private static final Marker DONE = new Marker() {
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNanos) {
+            return true;
+        }
+
+        @Override
+        public void release() {
+        }
+    };
+
+    /**
+     * The completion thread's turn at an unsealed batch at the head of this stream's queue: seals it once no operation
+     * has joined it for {@link #BATCH_IDLE_NANOS} and the stream's lock is free (an enqueuing thread holding it seals
+     * batches itself when they are full). Never blocks.
+     */
+    void sealIfIdle(Batch b) {
+        int size = b.size;
+        long now = System.nanoTime();
+        if (size != b.seenSize) {
+            b.seenSize = size;
+            b.seenAt = now;
+            if (BATCH_IDLE_NANOS > 0) {
+                return;
+            }
+        }
+        if (now - b.seenAt < BATCH_IDLE_NANOS || !lock.tryLock()) {
+            return;
+        }
+        try {
+            if (openBatch == b) {
+                sealLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Seals the batch of {@code future} if it is still open, so that another stream can wait for its marker. No lock held. */
+    static void seal(DeviceFuture<?> future) {
+        Batch b = future.batch;
+        if (b != null && future.marker == null) {
+            DeviceStream s = b.stream;
+            s.lock.lock();
+            try {
+                if (s.openBatch == b) {
+                    s.sealLocked();
+                }
+            } finally {
+                s.lock.unlock();
+            }
+        }
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
@@ -278,6 +411,9 @@ public final class DeviceStream implements AutoCloseable {
     /** Frees an allocation after all its uses; called by the context for {@link DeviceBuffer#close()}. */
     DeviceFuture<Void> freeInOrder(Allocation allocation) {
         List<DeviceFuture<?>> others = allocation.uses.pendingUses(this);
+        for (DeviceFuture<?> use : others) {
+            seal(use);
+        }
         begin();
         try {
             for (DeviceFuture<?> use : others) {
@@ -714,6 +850,7 @@ public final class DeviceStream implements AutoCloseable {
         event.checkUsableOn(context);
         begin();
         try {
+            sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
             handle.waitEvent(event.handle);
             return mark(null, TraceSpan.WAIT);
         } finally {
@@ -735,6 +872,9 @@ public final class DeviceStream implements AutoCloseable {
         if (origin != null && origin.context.api() != context.api()) {
             return waitForStage(future);
         }
+        if (origin != this) {
+            seal(future); // its batch's marker must exist before a device-side wait on it; before taking this lock
+        }
         begin();
         try {
             waitMarkerLocked(future);
@@ -746,13 +886,20 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Device-side wait on the marker of {@code future} unless it is known to be finished. Under the lock. */
     private void waitMarkerLocked(DeviceFuture<?> future) {
-        Marker m = future.marker;
-        if (m == null || future.stream() == this) {
-            return; // no device work, or already ordered by this stream
+        if (future.stream() == this) {
+            return; // already ordered by this stream
         }
         if (future.isDone() && !future.isCancelled()) {
             return; // finished: the engine may already have recycled its marker
         }
+        if (future.isUnsealed()) {
+            throw new IllegalStateException("internal: " + future + " has no marker yet; its batch must be sealed first");
+        }
+        Marker m = future.marker;
+        if (m == null) {
+            return; // no device work
+        }
+        sealLocked(); // this wait may hold the stream (on another stream's held work): earlier work first gets its marker
         handle.waitMarker(m);
     }
 
@@ -781,6 +928,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             refuseDuringCapture("waitFor(CompletionStage)");
+            sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
         } finally {
@@ -844,6 +992,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             refuseDuringCapture("enqueueHostFunction");
             before = mark(null, null);
+            sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             after = mark(null, TraceSpan.HOST);
         } finally {
@@ -888,6 +1037,7 @@ public final class DeviceStream implements AutoCloseable {
             if (capturing) {
                 throw new IllegalStateException(this + " is already capturing");
             }
+            sealLocked(); // a marker recorded during capture would be captured into the graph
             handle.beginCapture();
             capturing = true;
         } finally {

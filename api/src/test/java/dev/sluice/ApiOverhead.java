@@ -23,12 +23,16 @@ import java.util.Optional;
  * <pre>./mvnw -q -pl api test-compile && java [-Dlaunch.nanos=3300] -cp api/target/classes:api/target/test-classes:$JSPECIFY dev.sluice.ApiOverhead</pre>
  *
  * With {@code -Dlaunch.nanos} each launch spins that long, standing for the driver's host time per launch: what the
- * api layer adds on top of it, with the completion thread busy on another core, is then the figure.
+ * api layer adds on top of it, with the completion thread busy on another core, is then the figure;
+ * {@code -Dmarker.nanos} does the same for each completion marker recorded, and {@code -Dsluice.markers.batch=N}
+ * shows what batching markers saves when they cost that much.
  */
 public final class ApiOverhead {
 
     /** {@code -Dlaunch.nanos=N}: each launch spins N ns, standing for the driver's own host time (C's 3.3 µs). */
     private static final long LAUNCH_NANOS = Long.getLong("launch.nanos", 0L);
+    /** {@code -Dmarker.nanos=N}: each marker record spins N ns (CUDA's event record: 0.25 to 1 us measured). */
+    private static final long MARKER_NANOS = Long.getLong("marker.nanos", 0L);
 
     private static final Marker DONE = new Marker() {
         @Override
@@ -84,12 +88,7 @@ public final class ApiOverhead {
         @Override
         public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments launchArguments) {
             arguments += launchArguments.count();
-            if (LAUNCH_NANOS > 0) {
-                long end = System.nanoTime() + LAUNCH_NANOS;
-                while (System.nanoTime() < end) {
-                    Thread.onSpinWait();
-                }
-            }
+            spin(LAUNCH_NANOS);
         }
 
         @Override
@@ -102,6 +101,7 @@ public final class ApiOverhead {
 
         @Override
         public Marker recordMarker() {
+            spin(MARKER_NANOS);
             return DONE;
         }
 
@@ -120,6 +120,15 @@ public final class ApiOverhead {
 
         @Override
         public void destroy() {
+        }
+    }
+
+    private static void spin(long nanos) {
+        if (nanos > 0) {
+            long end = System.nanoTime() + nanos;
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
         }
     }
 
@@ -174,7 +183,7 @@ public final class ApiOverhead {
         Object[] arguments = {ctx.allocate(DType.F32, 1024), 1024L, 2.5f, 7, ctx.allocate(DType.F32, 1024)};
         LaunchConfig one = LaunchConfig.of(1, 1);
         DeviceStream s = ctx.createStream();
-        int n = LAUNCH_NANOS > 0 ? 200_000 : 1_000_000;
+        int n = LAUNCH_NANOS + MARKER_NANOS > 0 ? 200_000 : 1_000_000;
         for (int r = 0; r < 15; r++) {
             long t0 = System.nanoTime();
             DeviceFuture<Void> last = null;

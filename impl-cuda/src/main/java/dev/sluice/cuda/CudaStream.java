@@ -389,6 +389,7 @@ final class CudaStream implements StreamHandle {
      */
     @Override
     public Marker recordMarker() {
+        context.cu.bind(); // usually bound already (the launch before); not on a completion thread recording a batch's marker
         if (context.counterMarkers) {
             long next = markerSequence + 1;
             int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
