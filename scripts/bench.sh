@@ -7,8 +7,8 @@
 #   overlap       dev.sluice.benchmarks.OverlapBenchmark: the table, and a traced run drawn as an SVG timeline
 #   jmh           every JMH benchmark of dev.sluice.benchmarks (enqueue, futures, latency, sync vs async),
 #                 then, if $BENCH_OUT/native.txt exists, their ratios to the C figures (JmhVsNative)
-#   jmh-variants  EnqueueBenchmark with tracing off and on; FutureBenchmark and LatencyBenchmark under each
-#                 wait strategy of the completion thread
+#   jmh-variants  EnqueueBenchmark with tracing off and on, and its launches with a completion marker per
+#                 operation and per 16; FutureBenchmark and LatencyBenchmark under each wait strategy
 #   all           the three
 #
 # Results, in $BENCH_OUT (default ${OUT:-/tmp/out}):
@@ -88,6 +88,9 @@ STATUS=0
         say "jmh-variants: tracing off/on"
         "${JVM[@]}" org.openjdk.jmh.Main '^dev\.sluice\.benchmarks\.EnqueueBenchmark\.' -p tracing=false,true "${JMH_OPTS[@]}" \
           -rf json -rff "$WORK/jmh-tracing.json" || { echo "bench: jmh tracing FAILED rc=$?"; STATUS=1; }
+        say "jmh-variants: a completion marker per operation, and one per 16 (the batching experiment)"
+        "${JVM[@]}" org.openjdk.jmh.Main '^dev\.sluice\.benchmarks\.EnqueueBenchmark\.launch' -p markerBatch=1,16 "${JMH_OPTS[@]}" \
+          -rf json -rff "$WORK/jmh-batch.json" || { echo "bench: jmh marker batches FAILED rc=$?"; STATUS=1; }
         say "jmh-variants: wait strategies"
         "${JVM[@]}" org.openjdk.jmh.Main '^dev\.sluice\.benchmarks\.(LatencyBenchmark|FutureBenchmark\.createAndComplete)' \
           -p waitStrategy=SPIN,YIELD,PARK,BLOCKING "${JMH_OPTS[@]}" \

@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@code -p tracing=false,true} compares tracing off (the default) with tracing on; {@code -p waitStrategy=...}
  * sets the completion thread's wait strategy (on a machine of few cores, {@code BLOCKING} keeps it from
- * competing with the enqueuing thread for a core).
+ * competing with the enqueuing thread for a core); {@code -p markerBatch=1,16} compares a completion marker per
+ * operation with one per 16 (the marker-batching experiment, docs/architecture.md).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,6 +49,10 @@ public class EnqueueBenchmark {
 
     @Param({"PARK"})
     public String waitStrategy;
+
+    /** Operations per completion marker: 1 (the default), or more with the marker-batching experiment. */
+    @Param({"1"})
+    public int markerBatch;
 
     private DeviceContext ctx;
     private DeviceStream stream;
@@ -66,8 +71,11 @@ public class EnqueueBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
+        // read by each stream when it is created (DeviceStream's marker-batching experiment)
+        System.setProperty("sluice.markers.batch", Integer.toString(markerBatch));
         ctx = Bench.open(tracing, waitStrategy);
         stream = ctx.createStream();
+        System.clearProperty("sluice.markers.batch");
         empty0 = ctx.compile(BenchKernels.EMPTY0);
         empty5 = ctx.compile(BenchKernels.EMPTY5);
         a = ctx.allocate(DType.F32, 1024);
