@@ -193,6 +193,7 @@ public final class DeviceStream implements AutoCloseable {
             f.ownsMarker = i == fs.size() - 1;
             f.marker = m;
         }
+        fs.clear(); // each future keeps its batch; the batch need not keep the futures
     }
 
     /** A marker that is done: stands in for one the backend refused when a batch was sealed. */
