@@ -49,7 +49,7 @@ import reactor.core.publisher.Flux;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
  *     [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4] [--passes 4] [--reps 5]
- *     [--modes plain,reactive] [--chunks-per-lane all|N]
+ *     [--modes plain,reactive] [--chunks-per-lane all|N] [--max-park-us N]
  *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--quick]
  * </pre>
  *
@@ -69,6 +69,12 @@ public final class OverlapBenchmark {
         List<String> modes = List.of("plain", "reactive");
         /** Chunks per lane of the reactive pipeline; 0: all of a lane's share, ceil(chunks / lanes), capped at the limit. */
         int chunksPerLane;
+        /**
+         * The completion thread's longest pause while work is pending, in µs ({@link ContextOptions#maxParkNanos});
+         * 0 keeps the default. Under PARK a long operation's completion is seen up to that late, which a lane holding
+         * one chunk pays once per chunk.
+         */
+        long maxParkMicros;
         Path svg;
         Path traceJson;
         Path nativeResults;
@@ -91,6 +97,7 @@ public final class OverlapBenchmark {
                     case "--reps" -> o.reps = Integer.parseInt(need(a, v));
                     case "--modes" -> o.modes = List.of(need(a, v).split(","));
                     case "--chunks-per-lane" -> o.chunksPerLane = need(a, v).equals("all") ? 0 : Integer.parseInt(v);
+                    case "--max-park-us" -> o.maxParkMicros = Long.parseLong(need(a, v));
                     case "--svg" -> o.svg = Path.of(need(a, v));
                     case "--trace-json" -> o.traceJson = Path.of(need(a, v));
                     case "--native" -> o.nativeResults = Path.of(need(a, v));
@@ -281,6 +288,9 @@ public final class OverlapBenchmark {
 
     private static DeviceContext open(Options o, boolean tracing) {
         ContextOptions options = ContextOptions.defaults().withTracing(tracing);
+        if (o.maxParkMicros > 0) {
+            options = options.withSpin(options.spinNanos(), o.maxParkMicros * 1_000);
+        }
         return o.api == null ? DeviceContext.open(options) : DeviceContext.open(Api.of(o.api), 0, options);
     }
 
@@ -603,6 +613,8 @@ public final class OverlapBenchmark {
             Map<Integer, Double> kernelAlone, List<Row> rows) {
         System.out.printf(Locale.ROOT, "%n%s (%s), %d MiB of f32, kernel: %d read-modify-write passes per chunk%n", ctx.name(),
                 ctx.api().id(), mib, o.passes);
+        System.out.printf(Locale.ROOT, "completion thread: %s, spins %d us, longest pause %d us%n", ctx.options().waitStrategy(),
+                ctx.options().spinNanos() / 1_000, ctx.options().maxParkNanos() / 1_000);
         System.out.printf(Locale.ROOT, "pinned bandwidth: %.1f GB/s host->device, %.1f GB/s device->host, %.1f GB/s both at once%n",
                 bw[0], bw[1], bw[2]);
         System.out.printf(Locale.ROOT, "ideal = max(transfer %.3f ms at %.1f GB/s both ways, kernels alone)%n", transferMs, bw[2]);
