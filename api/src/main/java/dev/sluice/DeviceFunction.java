@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * A {@link Kernel} compiled and loaded on one context, ready to launch with
  * {@link DeviceStream#enqueueLaunch}. Thread-safe; launch it from any stream of its context, any number of
- * times. {@link #close()} unloads it; launches already enqueued still run.
+ * times. What the compiler decided about it ({@link #attribute}) and the variables of its code
+ * ({@link #global}) go with it. {@link #close()} unloads it; launches already enqueued still run.
  */
 public final class DeviceFunction implements AutoCloseable {
 
