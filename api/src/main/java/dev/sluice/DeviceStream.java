@@ -61,14 +61,14 @@ public final class DeviceStream implements AutoCloseable {
 
     /**
      * Completion markers in batches, an experiment not yet measured on a GPU and off by default: with
-     * {@code -Dsluice.markers.batch=N} (N > 1, read when a stream is created), operations share one backend marker,
+     * {@code -Dsluice.markers.batch=N} (N > 1; both properties are read when a stream is created), operations share one backend marker,
      * recorded after every N-th operation by the enqueuing thread, or by the completion thread once no operation
      * has joined the batch for {@code sluice.markers.batchIdleNanos} (default 2,000). A future still completes only
      * after its own operation (the shared marker comes after it in stream order), at most that much later; what it
      * saves is a marker record per operation on the enqueuing thread.
      */
     private final int markerBatch = Math.max(1, Integer.getInteger("sluice.markers.batch", 1));
-    private static final long BATCH_IDLE_NANOS = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
+    private final long batchIdleNanos = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
 
     /** Futures that will share one marker, not yet recorded (with {@link #markerBatch} above 1). */
     static final class Batch {
@@ -181,7 +181,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             m = handle.recordMarker();
         } catch (RuntimeException e) {
-            m = DONE;
+            m = Marker.DONE;
             failure = e;
         }
         java.util.List<DeviceFuture<?>> fs = b.futures;
@@ -196,26 +196,10 @@ public final class DeviceStream implements AutoCloseable {
         fs.clear(); // each future keeps its batch; the batch need not keep the futures
     }
 
-    /** A marker that is done: stands in for one the backend refused when a batch was sealed. */
-    private static final Marker DONE = new Marker() {
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return true;
-        }
-
-        @Override
-        public void release() {
-        }
-    };
 
     /**
      * The completion thread's turn at an unsealed batch at the head of this stream's queue: seals it once no operation
-     * has joined it for {@link #BATCH_IDLE_NANOS} and the stream's lock is free (an enqueuing thread holding it seals
+     * has joined it for {@code sluice.markers.batchIdleNanos} and the stream's lock is free (an enqueuing thread holding it seals
      * batches itself when they are full). Never blocks.
      */
     void sealIfIdle(Batch b) {
@@ -224,11 +208,11 @@ public final class DeviceStream implements AutoCloseable {
         if (size != b.seenSize) {
             b.seenSize = size;
             b.seenAt = now;
-            if (BATCH_IDLE_NANOS > 0) {
+            if (batchIdleNanos > 0) {
                 return;
             }
         }
-        if (now - b.seenAt < BATCH_IDLE_NANOS || !lock.tryLock()) {
+        if (now - b.seenAt < batchIdleNanos || !lock.tryLock()) {
             return;
         }
         try {

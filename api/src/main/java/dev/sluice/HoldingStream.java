@@ -200,22 +200,6 @@ final class HoldingStream implements StreamHandle {
         }
     }
 
-    /** The backend's marker once it is submitted: done at once, for held work the backend refused. */
-    private static final Marker REFUSED = new Marker() {
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return true;
-        }
-
-        @Override
-        public void release() {
-        }
-    };
 
     private final class MarkerStep implements Held {
         final HeldMarker marker;
@@ -237,7 +221,7 @@ final class HoldingStream implements StreamHandle {
             try {
                 r = device.recordMarker();
             } catch (RuntimeException e) {
-                r = REFUSED;
+                r = Marker.DONE;
                 failure = failure != null ? failure : e;
             }
             marker.failure = failure;
@@ -597,6 +581,9 @@ final class HoldingStream implements StreamHandle {
 
     @Override
     public void waitMarker(Marker marker) {
+        if (marker == Marker.DONE) {
+            return; // stands for work that never reached the device: nothing to wait for, and no backend's marker
+        }
         if (marker instanceof HeldMarker held) {
             if (!held.isSubmitted()) {
                 hold(new AfterSubmission(held, () -> waitSubmitted(held)));
@@ -616,7 +603,7 @@ final class HoldingStream implements StreamHandle {
     /** Device-side wait on a held marker's submitted work, unless it was refused or has finished and been recycled. */
     private void waitSubmitted(HeldMarker held) {
         Marker r = held.real;
-        if (r != null && r != REFUSED && !held.released) {
+        if (r != null && r != Marker.DONE && !held.released) {
             device.waitMarker(r);
         }
     }
@@ -674,7 +661,7 @@ final class HoldingStream implements StreamHandle {
             for (Held step : queue) {
                 if (step instanceof MarkerStep m) {
                     m.marker.failure = new ClosedResourceException(name + " (destroyed before this work was submitted)");
-                    m.marker.real = REFUSED;
+                    m.marker.real = Marker.DONE;
                     m.marker.markSubmitted();
                     dropped.add(m.marker);
                 } else if (step instanceof RecordStep r) {

@@ -9,10 +9,7 @@ import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Proxy;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * The host cost of the api layer alone per {@code enqueueLaunch} of a 5-argument kernel, future included: a context
@@ -33,22 +30,6 @@ public final class ApiOverhead {
     private static final long LAUNCH_NANOS = Long.getLong("launch.nanos", 0L);
     /** {@code -Dmarker.nanos=N}: each marker record spins N ns (CUDA's event record: 0.25 to 1 us measured). */
     private static final long MARKER_NANOS = Long.getLong("marker.nanos", 0L);
-
-    private static final Marker DONE = new Marker() {
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return true;
-        }
-
-        @Override
-        public void release() {
-        }
-    };
 
     /** A stream that does nothing; its launches only count their arguments, so the call is not optimised away. */
     private static final class NoWorkStream implements StreamHandle {
@@ -78,7 +59,7 @@ public final class ApiOverhead {
 
         @Override
         public DeviceMemory allocate(long bytes) {
-            return memory(bytes);
+            return FakeDevices.memory(bytes);
         }
 
         @Override
@@ -102,7 +83,7 @@ public final class ApiOverhead {
         @Override
         public Marker recordMarker() {
             spin(MARKER_NANOS);
-            return DONE;
+            return Marker.DONE; // nothing reaches a device here
         }
 
         @Override
@@ -132,49 +113,11 @@ public final class ApiOverhead {
         }
     }
 
-    private static DeviceMemory memory(long bytes) {
-        return new DeviceMemory() {
-            @Override
-            public long byteSize() {
-                return bytes;
-            }
-
-            @Override
-            public long address() {
-                return 4096;
-            }
-        };
-    }
-
     private ApiOverhead() {
     }
 
     public static void main(String[] args) throws Exception {
-        NoWorkStream defaultStream = new NoWorkStream();
-        ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(ApiOverhead.class.getClassLoader(),
-                new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
-                    case "defaultStream" -> defaultStream;
-                    case "createStream" -> new NoWorkStream();
-                    case "attribute" -> throw new UnsupportedOnBackendException("no attributes here");
-                    case "allocate" -> memory((Long) a[0]);
-                    case "name" -> "no-work backend";
-                    case "load" -> new FunctionHandle() {
-                        @Override
-                        public Optional<String> assembly() {
-                            return Optional.empty();
-                        }
-
-                        @Override
-                        public void unload() {
-                        }
-                    };
-                    case "streamPriorityRange" -> new PriorityRange(0, 0);
-                    default -> null; // context calls off the measured path
-                });
-        Constructor<DeviceContext> open = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
-                ContextOptions.class);
-        open.setAccessible(true);
-        DeviceContext ctx = open.newInstance(Api.CUDA, 0, handle, ContextOptions.defaults());
+        DeviceContext ctx = FakeDevices.open(Api.CUDA, n -> new NoWorkStream());
         Kernel empty5 = Kernel.named("empty5")
                 .params(KernelParam.pointer("a", DType.F32), KernelParam.scalar("n", DType.I64), KernelParam.scalar("s", DType.F32),
                         KernelParam.scalar("k", DType.I32), KernelParam.pointer("b", DType.F32))

@@ -27,6 +27,7 @@ class HoldingStreamTest {
 
     /** The calls that reached the fake backend stream, by method name. */
     private final List<String> calls = new ArrayList<>();
+    /** The fake backend's marker: done, but a backend's own, which {@link Marker#DONE} is not (waits skip that one). */
     private final Marker doneMarker = new Marker() {
         @Override
         public boolean isDone() {

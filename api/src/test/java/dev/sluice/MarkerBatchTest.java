@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.spi.ContextHandle;
-import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
-import java.lang.reflect.Constructor;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
@@ -35,9 +31,10 @@ class MarkerBatchTest {
     private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
     /** Whether markers recorded from now on report done (the device "finished"). */
     private final AtomicBoolean deviceDone = new AtomicBoolean(true);
+    /** Whether the backend refuses to record markers. */
+    private final AtomicBoolean refuseMarkers = new AtomicBoolean();
     private DeviceContext ctx;
     private DeviceFunction fn;
-    private int streams;
 
     private final Marker doneWhenDeviceIs = new Marker() {
         @Override
@@ -61,6 +58,9 @@ class MarkerBatchTest {
                     if (!method.getName().equals("toString") && !method.getName().equals("hashCode")) {
                         calls.add(name + ":" + method.getName());
                     }
+                    if (method.getName().equals("recordMarker") && refuseMarkers.get()) {
+                        throw new UnsupportedOnBackendException("markers refused by the test's backend");
+                    }
                     return switch (method.getName()) {
                         case "recordMarker" -> doneWhenDeviceIs;
                         case "hashCode" -> System.identityHashCode(proxy);
@@ -72,31 +72,9 @@ class MarkerBatchTest {
     }
 
     @BeforeEach
-    void open() throws Exception {
+    void open() {
         System.setProperty("sluice.markers.batch", "8");
-        ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
-                    case "defaultStream" -> stream("s0");
-                    case "createStream" -> stream("s" + ++streams);
-                    case "attribute" -> throw new UnsupportedOnBackendException("no attributes here");
-                    case "name" -> "logging backend";
-                    case "load" -> new FunctionHandle() {
-                        @Override
-                        public Optional<String> assembly() {
-                            return Optional.empty();
-                        }
-
-                        @Override
-                        public void unload() {
-                        }
-                    };
-                    case "streamPriorityRange" -> new PriorityRange(0, 0);
-                    default -> null;
-                });
-        Constructor<DeviceContext> c = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
-                ContextOptions.class);
-        c.setAccessible(true);
-        ctx = c.newInstance(Api.CPU, 0, handle, ContextOptions.defaults());
+        ctx = FakeDevices.open(Api.CPU, n -> stream("s" + n));
         fn = ctx.compile(Kernel.named("empty").java(t -> { }).build());
     }
 
@@ -113,14 +91,17 @@ class MarkerBatchTest {
 
     @Test
     void theEnqueuerRecordsOneMarkerPerEightOperationsAndTheCompletionThreadTheRest() {
+        // a batch counts as idle after 200 ms here, far longer than the 20 enqueues take, so only full batches are
+        // recorded while they run
+        System.setProperty("sluice.markers.batchIdleNanos", "200000000");
         DeviceStream s = ctx.createStream();
+        System.clearProperty("sluice.markers.batchIdleNanos");
         List<DeviceFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             fs.add(s.enqueueLaunch(fn, LaunchConfig.of(1, 1)));
         }
         assertEquals(20, count("s1:launch"));
-        long byEnqueuer = count("s1:recordMarker");
-        assertTrue(byEnqueuer >= 2 && byEnqueuer <= 3, "two full batches (and perhaps the last, if idle): " + calls);
+        assertEquals(2, count("s1:recordMarker"), "two full batches: " + calls);
         fs.get(19).join(); // the last 4 are sealed by the completion thread once the batch stops growing
         assertEquals(3, count("s1:recordMarker"), "20 operations, 3 markers: " + calls);
         for (DeviceFuture<Void> f : fs) {
@@ -155,6 +136,25 @@ class MarkerBatchTest {
         List<String> seen = List.copyOf(calls);
         assertEquals("s1:recordMarker", seen.get(seen.indexOf("s1:launch") + 1),
                 "the launch's batch is recorded right after it, before the host function's gate: " + seen);
+    }
+
+    @Test
+    void aMarkerTheBackendRefusesFailsEveryFutureOfItsBatchAndNothingWaitsOnIt() {
+        DeviceStream s1 = ctx.createStream();
+        DeviceStream s2 = ctx.createStream();
+        refuseMarkers.set(true);
+        List<DeviceFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            fs.add(s1.enqueueLaunch(fn, LaunchConfig.of(1, 1)));
+        }
+        s2.waitFor(fs.get(2)); // seals the batch: the backend refuses its marker
+        assertEquals(0, count("s2:waitMarker"), "a refused batch leaves nothing for the backend to wait on: " + calls);
+        for (DeviceFuture<Void> f : fs) {
+            Throwable e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class, f::join);
+            assertTrue(e.getCause() instanceof UnsupportedOnBackendException, e.toString());
+        }
+        refuseMarkers.set(false);
+        s1.enqueueLaunch(fn, LaunchConfig.of(1, 1)).join(); // the stream goes on
     }
 
     @Test

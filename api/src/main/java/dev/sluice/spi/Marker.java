@@ -9,6 +9,31 @@ package dev.sluice.spi;
 public interface Marker {
 
     /**
+     * A marker that is done from the start, standing for work that never reached the device (refused or dropped).
+     * The public layer never hands it to a backend: {@code waitMarker} on it does nothing.
+     */
+    Marker DONE = new Marker() {
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public boolean awaitDone(long timeoutNanos) {
+            return true;
+        }
+
+        @Override
+        public void release() {
+        }
+
+        @Override
+        public String toString() {
+            return "Marker.DONE";
+        }
+    };
+
+    /**
      * Non-blocking check.
      *
      * @return true once all work before the marker has finished

@@ -31,6 +31,7 @@ final class Cu {
     static final int SUCCESS = 0;
     static final int ERROR_INVALID_VALUE = 1;
     static final int ERROR_OUT_OF_MEMORY = 2;
+    static final int ERROR_INVALID_CONTEXT = 201;
     static final int ERROR_NOT_FOUND = 500;
     static final int ERROR_NOT_READY = 600;
     static final int ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;

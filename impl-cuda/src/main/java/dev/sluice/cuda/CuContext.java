@@ -103,13 +103,22 @@ final class CuContext {
         return ctx;
     }
 
-    /** CUctx_flags bits of each {@link ContextFlag}, in the enum's order. */
-    private static final int[] FLAG_BITS = {0x1, 0x2, 0x4, 0x10, 0x20, 0x80};
+    /** The {@code CUctx_flags} bit of {@code flag}. */
+    private static int bit(ContextFlag flag) {
+        return switch (flag) {
+            case SCHEDULE_SPIN -> 0x1;
+            case SCHEDULE_YIELD -> 0x2;
+            case SCHEDULE_BLOCKING_SYNC -> 0x4;
+            case LOCAL_MEMORY_RESIZE_TO_MAX -> 0x10;
+            case COREDUMP_ON_EXCEPTION -> 0x20;
+            case SYNC_MEMORY_OPERATIONS -> 0x80;
+        };
+    }
 
     static int bits(Set<ContextFlag> flags) {
         int bits = 0;
         for (ContextFlag f : flags) {
-            bits |= FLAG_BITS[f.ordinal()];
+            bits |= bit(f);
         }
         return bits;
     }
@@ -118,8 +127,8 @@ final class CuContext {
     static Set<ContextFlag> flags(int bits) {
         EnumSet<ContextFlag> s = EnumSet.noneOf(ContextFlag.class);
         for (ContextFlag f : ContextFlag.values()) {
-            // the scheduling flags are a 3-bit field: compare the field, not single bits
-            int b = FLAG_BITS[f.ordinal()];
+            int b = bit(f);
+            // the scheduling flags are a 3-bit field (CU_CTX_SCHED_MASK): compare the field, not single bits
             if (b <= 0x4 ? (bits & 0x7) == b : (bits & b) != 0) {
                 s.add(f);
             }

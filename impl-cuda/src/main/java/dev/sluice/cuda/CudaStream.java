@@ -389,10 +389,13 @@ final class CudaStream implements StreamHandle {
      */
     @Override
     public Marker recordMarker() {
-        context.cu.bind(); // usually bound already (the launch before); not on a completion thread recording a batch's marker
         if (context.counterMarkers) {
             long next = markerSequence + 1;
             int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
+            if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
+                context.cu.bind();
+                r = Cu.streamWriteValue64(address, counter.device(), next, 0);
+            }
             if (r == Cu.SUCCESS) {
                 markerSequence = next;
                 return staged(new CounterMarker(this, next));
@@ -408,6 +411,10 @@ final class CudaStream implements StreamHandle {
             e = context.markerEvents.take();
         }
         int r = Cu.eventRecord(e, address);
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
+            context.cu.bind();
+            r = Cu.eventRecord(e, address);
+        }
         if (r != Cu.SUCCESS) {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");

@@ -35,7 +35,7 @@ final class EventMarker implements Marker {
             return true;
         }
         int r = Cu.eventQuery(e);
-        if (r == 201) { // CUDA_ERROR_INVALID_CONTEXT: this driver wants the context bound after all
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // this driver wants the context bound after all
             context.cu.bind();
             r = Cu.eventQuery(e);
         }

@@ -4,20 +4,20 @@ import dev.sluice.Api;
 import dev.sluice.DeviceContext;
 import dev.sluice.conformance.AbstractFaultTest;
 import dev.sluice.conformance.ConformanceSuite;
+import dev.sluice.conformance.DeviceMemoryCheck;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
@@ -65,36 +65,11 @@ class HipConformanceTest extends ConformanceSuite {
         return false;
     }
 
+    /** No device memory leaked across the whole suite run (issue 3). */
+    @RegisterExtension
+    static final DeviceMemoryCheck MEMORY = new DeviceMemoryCheck(Api.HIP, FAULT_TEST);
+
     /** Runs before each nested test's own set-up (which opens a context), so a missing device skips instead of failing. */
-    /** Free device memory before the first test; -1 where not measured. */
-    private static long freeAtStart = -1;
-
-    /** Not in the device-fault JVMs: their fault leaves the device unusable for the check after. */
-    @BeforeAll
-    static void noteFreeDeviceMemory() {
-        if (DeviceContext.deviceCount(Api.HIP) == 0 || System.getProperty(FAULT_TEST) != null) {
-            return;
-        }
-        try (DeviceContext c = DeviceContext.open(Api.HIP, 0)) {
-            c.synchronize();
-            freeAtStart = c.memoryInfo().free();
-        }
-    }
-
-    /** No device memory leaked across the whole suite run. */
-    @AfterAll
-    static void theSuiteLeftNoDeviceMemoryBehind() {
-        if (freeAtStart < 0) {
-            return;
-        }
-        try (DeviceContext c = DeviceContext.open(Api.HIP, 0)) {
-            c.synchronize(); // a memory pool gives freed memory back at a synchronize
-            long lost = freeAtStart - c.memoryInfo().free();
-            org.junit.jupiter.api.Assertions.assertTrue(lost < (64L << 20),
-                    "free device memory fell by " + (lost >> 20) + " MiB over the suite");
-        }
-    }
-
     @BeforeEach
     void requireHipDevice(TestInfo info) {
         Assumptions.assumeTrue(DeviceContext.deviceCount(Api.HIP) > 0,

@@ -198,13 +198,23 @@ class GpuPipelineTest {
 
     @Test
     void aStageThatThrowsFailsTheFluxAfterInFlightLanesHaveDrained() throws Exception {
-        GpuPipeline<float[], float[]> base = scaling(3, 256, seq -> 3000);
-        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(256, DType.F32)
+        assertAStageThrowingAtChunk7FailsTheFluxOnceDrained(GpuPipeline.builder(ctx).lanes(3), 3);
+    }
+
+    /**
+     * The scaling stage, 3 ms of device time per chunk, on chunks of 256 floats from {@code builder}, throwing for
+     * chunk 7: the Flux fails with that error only once the chunks in flight have drained, and no more than
+     * {@code inFlight} chunks were started after chunk 7.
+     */
+    private static void assertAStageThrowingAtChunk7FailsTheFluxOnceDrained(GpuPipeline.Builder builder, int inFlight)
+            throws Exception {
+        GpuPipeline.Stage base = scaling(1, 1, seq -> 3000).stage();
+        GpuPipeline<float[], float[]> p = builder.chunkElements(256, DType.F32)
                 .stage((lane, in, out) -> {
                     if (lane.sequence() == 7) {
                         throw new IllegalStateException("chunk 7 refused");
                     }
-                    return base.stage().enqueue(lane, in, out);
+                    return base.enqueue(lane, in, out);
                 })
                 .build(Chunks.floats());
         AtomicLong inFlightAtError = new AtomicLong(-1);
@@ -214,7 +224,7 @@ class GpuPipelineTest {
                 .expectErrorMessage("chunk 7 refused")
                 .verify(Duration.ofSeconds(30));
         assertEquals(0, inFlightAtError.get(), "the error came before the chunks in flight had drained");
-        assertTrue(p.metrics().chunksStarted() <= 7 + 3, p.metrics().toString());
+        assertTrue(p.metrics().chunksStarted() <= 7 + inFlight, p.metrics().toString());
         TestDevice.closeAndAwaitReleased(p);
     }
 
@@ -399,16 +409,7 @@ class GpuPipelineTest {
         assertEquals(0, m.lanesClosed(), m.toString());
         long freeBetween = ctx.memoryInfo().free();
 
-        StepVerifier.create(p.process(Flux.range(0, 60).map(i -> chunk(i, 1000 + i % 24))))
-                .recordWith(ArrayList::new).expectNextCount(60)
-                .consumeRecordedWith(rs -> {
-                    int i = 0;
-                    for (float[] r : rs) {
-                        assertResultOf(i, 1000 + i % 24, r);
-                        i++;
-                    }
-                })
-                .verifyComplete();
+        assertSixtyChunksOfVaryingSizesComeOutInOrder(p);
         StepVerifier.create(p.processUnordered(Flux.range(0, 30).map(i -> chunk(i, 1024)))).expectNextCount(30).verifyComplete();
         assertEquals(3, m.lanesOpened(), "no lane opened by the second and third calls: " + m);
         assertTrue(m.lanesReused() >= 2 && m.lanesReused() <= 6, m.toString());
@@ -884,10 +885,8 @@ class GpuPipelineTest {
         TestDevice.closeAndAwaitReleased(p);
     }
 
-    @Test
-    void aDeepLaneWithStagingAndChunksFinishingOutOfOrderAcrossLanes() throws Exception {
-        // Each place in a lane stages on its own: variable sizes, variable delays, results in order and right.
-        GpuPipeline<float[], float[]> p = deep(2, 3, 1024, seq -> seq % 5 == 0 ? 1500 : seq % 3 * 200);
+    /** 60 chunks of 1000 to 1023 floats (not the lanes' size: staged), each result right and in input order. */
+    private static void assertSixtyChunksOfVaryingSizesComeOutInOrder(GpuPipeline<float[], float[]> p) {
         StepVerifier.create(p.process(Flux.range(0, 60).map(i -> chunk(i, 1000 + i % 24))))
                 .recordWith(ArrayList::new).expectNextCount(60)
                 .consumeRecordedWith(rs -> {
@@ -898,6 +897,13 @@ class GpuPipelineTest {
                     }
                 })
                 .verifyComplete();
+    }
+
+    @Test
+    void aDeepLaneWithStagingAndChunksFinishingOutOfOrderAcrossLanes() throws Exception {
+        // Each place in a lane stages on its own: variable sizes, variable delays, results in order and right.
+        GpuPipeline<float[], float[]> p = deep(2, 3, 1024, seq -> seq % 5 == 0 ? 1500 : seq % 3 * 200);
+        assertSixtyChunksOfVaryingSizesComeOutInOrder(p);
         assertTrue(p.metrics().maxInFlight() <= 6, p.metrics().toString());
         StepVerifier.create(p.processUnordered(Flux.range(0, 40).map(i -> chunk(i, 1024))))
                 .recordWith(ArrayList::new).expectNextCount(40)
@@ -922,24 +928,7 @@ class GpuPipelineTest {
 
     @Test
     void aStageThatThrowsInADeepLaneFailsTheFluxAfterTheChunksQueuedBeforeItHaveDrained() throws Exception {
-        GpuPipeline.Stage base = scaling(1, 1, seq -> 3000).stage();
-        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunksPerLane(4).chunkElements(256, DType.F32)
-                .stage((lane, in, out) -> {
-                    if (lane.sequence() == 7) {
-                        throw new IllegalStateException("chunk 7 refused");
-                    }
-                    return base.enqueue(lane, in, out);
-                })
-                .build(Chunks.floats());
-        AtomicLong inFlightAtError = new AtomicLong(-1);
-        StepVerifier.create(p.process(Flux.range(0, 50).map(i -> chunk(i, 256)))
-                        .doOnError(e -> inFlightAtError.set(p.metrics().inFlight())))
-                .thenConsumeWhile(r -> true)
-                .expectErrorMessage("chunk 7 refused")
-                .verify(Duration.ofSeconds(30));
-        assertEquals(0, inFlightAtError.get(), "the error came before the chunks in flight had drained");
-        assertTrue(p.metrics().chunksStarted() <= 7 + 4, p.metrics().toString());
-        TestDevice.closeAndAwaitReleased(p);
+        assertAStageThrowingAtChunk7FailsTheFluxOnceDrained(GpuPipeline.builder(ctx).lanes(1).chunksPerLane(4), 4);
     }
 
     @Test

@@ -1,0 +1,71 @@
+package dev.sluice;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.StreamHandle;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Proxy;
+import java.util.Optional;
+import java.util.function.IntFunction;
+
+/**
+ * Test support: a {@link DeviceContext} over a backend that does nothing but hand out the streams it is given, for
+ * checking and timing the public layer alone. Its allocations have address 4096, its kernels load without
+ * compiling, it reports no device attributes; other context calls return null.
+ */
+final class FakeDevices {
+
+    private FakeDevices() {
+    }
+
+    /**
+     * Opens a context whose default stream is {@code streams.apply(0)} and whose n-th created stream is
+     * {@code streams.apply(n)}. Not closable for real: end the JVM or drop it.
+     */
+    static DeviceContext open(Api api, IntFunction<StreamHandle> streams) {
+        int[] created = {0};
+        ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(FakeDevices.class.getClassLoader(),
+                new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
+                    case "defaultStream" -> streams.apply(0);
+                    case "createStream" -> streams.apply(++created[0]);
+                    case "attribute" -> throw new UnsupportedOnBackendException("no device attributes here");
+                    case "allocate" -> memory((Long) a[0]);
+                    case "name" -> "fake backend";
+                    case "load" -> new FunctionHandle() {
+                        @Override
+                        public Optional<String> assembly() {
+                            return Optional.empty();
+                        }
+
+                        @Override
+                        public void unload() {
+                        }
+                    };
+                    case "streamPriorityRange" -> new PriorityRange(0, 0);
+                    default -> null;
+                });
+        try {
+            Constructor<DeviceContext> c = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
+                    ContextOptions.class);
+            c.setAccessible(true);
+            return c.newInstance(api, 0, handle, ContextOptions.defaults());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static DeviceMemory memory(long bytes) {
+        return new DeviceMemory() {
+            @Override
+            public long byteSize() {
+                return bytes;
+            }
+
+            @Override
+            public long address() {
+                return 4096;
+            }
+        };
+    }
+}
