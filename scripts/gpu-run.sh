@@ -9,7 +9,10 @@
 # suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
 # minutes) runs scripts/bench.sh: the overlap benchmark and the JMH benchmarks (docs/benchmarks.md).
 # percall (not in `all`: about 2 minutes) runs CudaBench for issue 3's per-call targets, with variants and a
-# Flight Recorder profile (percall.txt, launch.jfr).
+# Flight Recorder profile (percall.txt, launch.jfr). sweep (not in `all`: about 3 minutes) runs those targets
+# SWEEP_REPS times (default 3), each time C first and then every variant of SWEEP_VARIANTS, and prints the
+# median ratio of each variant (sweep.txt): one JVM's figures vary by up to 20 % from the next one's, so a
+# variant is judged on repeats interleaved with the others, not on one run.
 #
 # Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
 #   run.log               everything printed, all steps
@@ -36,6 +39,8 @@
 #   BENCH_WHAT                targets of scripts/bench.sh for bench (default "overlap jmh"; also
 #                             jmh-variants, all); BENCH_API (default cuda); OVERLAP_ARGS, JMH_ARGS,
 #                             JMH_INCLUDE as scripts/bench.sh reads them
+#   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
+#                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny,counters)
 #   CUDA_HOME                 default /usr/local/cuda
 set -uo pipefail
 
@@ -56,7 +61,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -145,6 +150,43 @@ run_percall() {
   ) 2>&1 | tee "$OUT/percall.txt"
   rc=${PIPESTATUS[0]}
   if [ "$rc" = 0 ]; then note "percall: ok (percall.txt, launch.jfr)"; else note "percall: FAILED"; FAILED=1; fi
+}
+
+# ---------------------------------------------------------------- sweep
+# Issue 3's per-call ratios for several settings, repeated and interleaved (see the header).
+# Output: sweep.txt (every run, then the medians).
+run_sweep() {
+  step "sweep"
+  local reps="${SWEEP_REPS:-3}" only="${SWEEP_ONLY:-launch,latency,tiny,counters}" rc=0 r v name opts
+  local variants="${SWEEP_VARIANTS:-default=;gap1000=-Dsluice.engine.pollGapNanos=1000}"
+  local bin="$WORK/sluice_native_bench" tsv="$WORK/sweep.tsv"
+  : > "$tsv"
+  [ -x "$bin" ] || NATIVE_ARGS="${NATIVE_ARGS:---quick}" run_native
+  ( for r in $(seq 1 "$reps"); do
+      echo "== rep $r: C"
+      "$bin" --quick --only launch,latency,tiny > "$WORK/native-$r.txt" 2>&1 || rc=1
+      grep -E '^(launch5|launch5_event|latency_event_p50|tiny_20k)(_us|_ms)?=' "$WORK/native-$r.txt"
+      IFS=';' read -r -a vs <<< "$variants"
+      for v in "${vs[@]}"; do
+        name="${v%%=*}"; opts="${v#*=}"
+        echo "== rep $r: $name ($opts)"
+        # shellcheck disable=SC2086
+        "$JAVA" --enable-native-access=ALL-UNNAMED $opts -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.CudaBench \
+          --quick --only "$only" --native "$WORK/native-$r.txt" > "$WORK/bench.txt" 2>&1 || rc=1
+        grep -E '^ratio_' "$WORK/bench.txt" | sed "s/^ratio_//; s/=/ /; s/^/$r $name /" >> "$tsv"
+        grep -E '^(ratio_|sluice_launch5_future_us|sluice_tiny_20k_ms|sluice_latency_(park|spin)_p50_us)' "$WORK/bench.txt"
+      done
+    done
+    echo; echo "== median ratio over $reps reps (Sluice / C of the same rep)"
+    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
+              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+              med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
+              printf "%-16s %-34s %6.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$tsv"
+    exit "$rc"
+  ) 2>&1 | tee "$OUT/sweep.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "sweep: ok (sweep.txt)"; else note "sweep: FAILED"; FAILED=1; fi
 }
 
 # ---------------------------------------------------------------- tests
@@ -236,6 +278,7 @@ for s in "${SEL[@]}"; do
   case "$s" in
     native) run_native ;;
     percall) run_percall ;;
+    sweep) run_sweep ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;

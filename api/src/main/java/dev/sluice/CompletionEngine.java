@@ -32,10 +32,12 @@ final class CompletionEngine {
 
     /**
      * The least time between two rounds of polls while markers are pending and nothing completed, under SPIN and
-     * the spin phase of PARK; 0 (the default) polls back to back. A knob for measuring, on a GPU, how much the
-     * completion thread's driver calls slow enqueues on other threads (docs/gpu-runs.md); not part of the API.
+     * the spin phase of PARK: 1 µs. Polled back to back, event markers (a driver call each) slowed launches on the
+     * enqueuing thread; with 1 µs between rounds the H100's launch + future cost fell from 7.0 to 5.5 µs in one run,
+     * and the idle-stream latency did not grow (docs/gpu-runs.md, session 4). {@code -Dsluice.engine.pollGapNanos}
+     * changes it (0 polls back to back), a knob for measuring, not part of the API.
      */
-    private static final long POLL_GAP_NANOS = Long.getLong("sluice.engine.pollGapNanos", 0L);
+    private static final long POLL_GAP_NANOS = Long.getLong("sluice.engine.pollGapNanos", 1_000L);
 
     private final DeviceContext context;
     private final ContextOptions options;

@@ -157,7 +157,8 @@ public final class OverlapBenchmark {
                       --total-mib     size of the host array (default 512 on a GPU, 64 on the CPU simulator)
                       --chunks        chunk counts to try (chunk size = total / count)
                       --passes        read-modify-write passes of the kernel over each chunk: its cost
-                      --reps          timed runs per configuration, after one warm-up; the median is shown
+                      --reps          timed runs per configuration and mode, after one warm-up; plain and
+                                      reactive alternate run by run; the median is shown
                       --chunks-per-lane  chunks each reactive lane holds at once (GpuPipeline chunksPerLane); all
                                       (default): ceil(chunks / lanes), capped at 64, as deep as the plain mode,
                                       which queues every chunk on its streams at once; 1: one chunk per lane
@@ -262,19 +263,27 @@ public final class OverlapBenchmark {
                 kernelAlone.put(chunks, k);
                 System.out.printf(Locale.ROOT, "kernel_alone_chunks%d_ms=%.3f%n", chunks, k);
             }
-            for (String mode : o.modes) {
-                for (int chunks : o.chunks) {
-                    double ideal = Math.max(transferMs, kernelAlone.get(chunks));
-                    for (int ns : o.streams) {
-                        Row r = mode.equals("plain") ? b.plain(ns, chunks, ideal) : b.reactive(ns, chunks, ideal);
-                        rows.add(r);
-                        System.out.printf(Locale.ROOT, "overlap_%s_streams%d_chunks%d_ms=%.3f%n", mode, ns, chunks, r.wallMs());
-                        if (mode.equals("reactive")) {
+            // Both modes of one configuration are measured in alternation, run by run, so that a drift of the machine
+            // (clocks, the other tenants of a virtual machine) weighs on both alike; the table lists every plain row,
+            // then every reactive row.
+            List<Row> reactiveRows = new ArrayList<>();
+            for (int chunks : o.chunks) {
+                double ideal = Math.max(transferMs, kernelAlone.get(chunks));
+                for (int ns : o.streams) {
+                    Row[] pair = b.measure(ns, chunks, ideal);
+                    for (Row r : pair) {
+                        if (r == null) {
+                            continue;
+                        }
+                        (r.mode().equals("plain") ? rows : reactiveRows).add(r);
+                        System.out.printf(Locale.ROOT, "overlap_%s_streams%d_chunks%d_ms=%.3f%n", r.mode(), ns, chunks, r.wallMs());
+                        if (r.mode().equals("reactive")) {
                             System.out.printf(Locale.ROOT, "overlap_reactive_streams%d_chunks%d_per_lane=%d%n", ns, chunks, r.perLane());
                         }
                     }
                 }
             }
+            rows.addAll(reactiveRows);
             printTable(ctx, mib, o, bw, transferMs, kernelAlone, rows);
             if (o.nativeResults != null) {
                 printNative(o, mib, bw, kernelAlone, rows);
@@ -375,30 +384,66 @@ public final class OverlapBenchmark {
         return median(ms);
     }
 
-    /** The plain API: per chunk, upload, kernel, download on stream {@code c % ns}. */
-    Row plain(int ns, int chunks, double idealMs) {
+    /**
+     * One configuration in each mode of {@code --modes}: a warm-up run of each, then {@code --reps} timed runs of each,
+     * plain and reactive in alternation. Returns the plain and the reactive row, {@code null} for a mode not asked for.
+     */
+    Row[] measure(int ns, int chunks, double idealMs) {
         long m = elements / chunks;
+        boolean plain = options.modes.contains("plain");
+        boolean reactive = options.modes.contains("reactive");
         double[] wall = new double[options.reps];
         double[] dev = new double[options.reps];
-        for (int r = -1; r < options.reps; r++) {
-            hostOut.segment().fill((byte) 0);
-            long t0 = System.nanoTime();
-            List<DeviceFuture<Void>> last = enqueuePlain(ns, chunks, m, false);
-            for (DeviceFuture<Void> f : last) {
-                f.join();
+        double[] rwall = new double[options.reps];
+        int perLane = perLane(ns, chunks);
+        try (GpuPipeline<HostBuffer, HostBuffer> p = reactive ? pipeline(ns, perLane, m) : null) {
+            long allocations = -1;
+            for (int r = -1; r < options.reps; r++) {
+                if (plain) {
+                    double[] t = plainOnce(ns, chunks, m);
+                    if (r >= 0) {
+                        wall[r] = t[0];
+                        dev[r] = t[1];
+                    }
+                }
+                if (p != null) {
+                    double t = reactiveOnce(p, ns, chunks, m);
+                    if (r < 0) {
+                        allocations = p.metrics().allocations(); // after the warm-up: the lanes' buffers
+                    } else {
+                        rwall[r] = t;
+                        if (p.metrics().allocations() != allocations) {
+                            throw new IllegalStateException("reactive, " + ns + " lanes, " + chunks
+                                    + " chunks: a timed run allocated device or pinned memory: " + p.metrics());
+                        }
+                    }
+                }
             }
-            long t1 = System.nanoTime();
-            double d = 0;
-            for (int s = 0; s < ns; s++) {
-                d = Math.max(d, millis(start, ends.get(s)));
-            }
-            verify("plain", ns, chunks, chunks * m);
-            if (r >= 0) {
-                wall[r] = (t1 - t0) / 1e6;
-                dev[r] = d;
+            if (p != null) {
+                p.close();
+                p.released().join(); // every lane freed before the next configuration is measured
             }
         }
-        return row("plain", ns, (chunks + ns - 1) / ns, chunks, m, median(wall), median(dev), idealMs);
+        return new Row[] {
+            plain ? row("plain", ns, (chunks + ns - 1) / ns, chunks, m, median(wall), median(dev), idealMs) : null,
+            reactive ? row("reactive", ns, perLane, chunks, m, median(rwall), Double.NaN, idealMs) : null};
+    }
+
+    /** One run of the plain API (per chunk, upload, kernel, download on stream {@code c % ns}): wall and device ms. */
+    private double[] plainOnce(int ns, int chunks, long m) {
+        hostOut.segment().fill((byte) 0);
+        long t0 = System.nanoTime();
+        List<DeviceFuture<Void>> last = enqueuePlain(ns, chunks, m, false);
+        for (DeviceFuture<Void> f : last) {
+            f.join();
+        }
+        long t1 = System.nanoTime();
+        double d = 0;
+        for (int s = 0; s < ns; s++) {
+            d = Math.max(d, millis(start, ends.get(s)));
+        }
+        verify("plain", ns, chunks, chunks * m);
+        return new double[] {(t1 - t0) / 1e6, d};
     }
 
     /** Enqueues one plain run; returns the future of each stream's end record. */
@@ -424,39 +469,20 @@ public final class OverlapBenchmark {
     }
 
     /**
-     * The reactive pipeline over {@code ns} lanes, used as the plain mode uses its streams: built once, outside
-     * the timed runs, its lanes (streams and device buffers) opened by the warm-up run and kept by the pipeline
-     * for every later {@code process} call. Chunks are pinned slices of the host input array, uploaded in place;
-     * each result is downloaded by the device straight into its pinned slice of the host output array (a
-     * {@link dev.sluice.reactive.ChunkTarget}), as the plain mode does. Only {@code process} is timed, from
-     * subscribing until the last result has been emitted. Fails if a timed run allocated device or pinned memory.
+     * One run of the reactive pipeline over {@code ns} lanes, used as the plain mode uses its streams: built once by
+     * {@link #measure}, outside the timed runs, its lanes (streams and device buffers) opened by the warm-up run and
+     * kept by the pipeline for every later {@code process} call. Chunks are pinned slices of the host input array,
+     * uploaded in place; each result is downloaded by the device straight into its pinned slice of the host output
+     * array (a {@link dev.sluice.reactive.ChunkTarget}), as the plain mode does. Only {@code process} is timed, from
+     * subscribing until the last result has been emitted; wall ms.
      */
-    Row reactive(int ns, int chunks, double idealMs) {
-        long m = elements / chunks;
-        double[] wall = new double[options.reps];
-        int perLane = perLane(ns, chunks);
-        try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(ns, perLane, m)) {
-            long allocations = -1;
-            for (int r = -1; r < options.reps; r++) {
-                hostOut.segment().fill((byte) 0);
-                long t0 = System.nanoTime();
-                runPipeline(p, chunks, m);
-                long t1 = System.nanoTime();
-                verify("reactive", ns, chunks, chunks * m);
-                if (r >= 0) {
-                    wall[r] = (t1 - t0) / 1e6;
-                    if (p.metrics().allocations() != allocations) {
-                        throw new IllegalStateException("reactive, " + ns + " lanes, " + chunks
-                                + " chunks: a timed run allocated device or pinned memory: " + p.metrics());
-                    }
-                } else {
-                    allocations = p.metrics().allocations(); // after the warm-up: the lanes' buffers
-                }
-            }
-            p.close();
-            p.released().join(); // every lane freed before the next configuration is measured
-        }
-        return row("reactive", ns, perLane, chunks, m, median(wall), Double.NaN, idealMs);
+    private double reactiveOnce(GpuPipeline<HostBuffer, HostBuffer> p, int ns, int chunks, long m) {
+        hostOut.segment().fill((byte) 0);
+        long t0 = System.nanoTime();
+        runPipeline(p, chunks, m);
+        long t1 = System.nanoTime();
+        verify("reactive", ns, chunks, chunks * m);
+        return (t1 - t0) / 1e6;
     }
 
     /**

@@ -4,18 +4,21 @@ import dev.sluice.spi.Marker;
 
 /**
  * A completion marker that is a stream's counter reaching a sequence number (see {@link StreamCounters}).
- * {@link #isDone()} is a read of host memory; only while the marker is not done does it ask the driver, at
- * most every {@link #FAULT_CHECK_NANOS}, whether the stream's context has faulted ({@code cuStreamQuery}),
- * since a faulted stream never writes its counter. Other streams wait for it on the device with
+ * {@link #isDone()} is a read of host memory; only once the marker has stayed not done for
+ * {@link #FAULT_CHECK_NANOS} does it ask the driver whether the stream's context has faulted
+ * ({@code cuStreamQuery}, see {@link CudaStream#faultCheckDue}), since a faulted stream never writes its counter. Other streams wait for it on the device with
  * {@code cuStreamWaitValue64} (GEQ). Nothing to release.
  */
 final class CounterMarker implements Marker {
 
     /**
-     * 20 µs: a fault is seen within that of the device raising it. {@code -Dsluice.cuda.faultCheckNanos} changes it, a
-     * knob for measuring whether these queries slow enqueues on other threads (scripts/gpu-run.sh percall).
+     * 100 µs: how long a marker stays not done before the completion thread asks the driver whether the context
+     * faulted, and how often it asks again while the marker stays so; a fault is seen within that of the device
+     * raising it. While markers complete, the completion thread makes no driver call at all: on the H100 its calls
+     * slowed launches on the enqueuing thread (docs/gpu-runs.md, session 4). {@code -Dsluice.cuda.faultCheckNanos}
+     * changes it, a knob for measuring, not part of the API.
      */
-    static final long FAULT_CHECK_NANOS = Long.getLong("sluice.cuda.faultCheckNanos", 20_000L);
+    static final long FAULT_CHECK_NANOS = Long.getLong("sluice.cuda.faultCheckNanos", 100_000L);
 
     private final CudaStream stream;
     final long sequence;
@@ -34,11 +37,9 @@ final class CounterMarker implements Marker {
         if (stream.counter.value() - sequence >= 0) {
             return true;
         }
-        long now = System.nanoTime();
-        if (now - stream.lastFaultCheck < FAULT_CHECK_NANOS || stream.isDestroyed() || stream.isCapturing()) {
-            return false; // a capturing stream must not be queried: the query would invalidate the capture
+        if (!stream.faultCheckDue(sequence)) {
+            return false;
         }
-        stream.lastFaultCheck = now;
         stream.context.cu.bind();
         int r = Cu.streamQuery(stream.address);
         if (r == Cu.SUCCESS) {

@@ -76,8 +76,9 @@ final class CudaContext implements ContextHandle {
         this.options = options;
         int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
         this.markerEvents = new EventPool(blocking);
-        // Event markers by default: measured cheaper per operation than stream counters (cuStreamWriteValue64
-        // costs about 0.5 µs more than cuEventRecord per call on the H200; docs/gpu-runs.md, second run).
+        // Event markers by default. Stream counters (cuStreamWriteValue64 into host-mapped memory) cost about 0.5 µs
+        // more per call, and with them as every operation's marker the H100 ran the streams of the overlap benchmark
+        // one after another: 2 to 4 streams took as long as one (docs/gpu-runs.md, session 4).
         this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");

@@ -24,9 +24,10 @@ final class EventMarker implements Marker {
     }
 
     /**
-     * One {@code cuEventQuery} (events need no current context). While the marker is not done, at most every
-     * {@link CounterMarker#FAULT_CHECK_NANOS} per stream, {@code cuStreamQuery} also asks whether the context
-     * faulted: an event behind work that will never run (a gate, a faulted kernel) may keep answering "not ready".
+     * One {@code cuEventQuery} (events need no current context). Once the marker has stayed not done for
+     * {@link CounterMarker#FAULT_CHECK_NANOS} ({@link CudaStream#faultCheckDue}), {@code cuStreamQuery} also asks
+     * whether the context faulted: an event behind work that will never run (a gate, a faulted kernel) may keep
+     * answering "not ready".
      */
     @Override
     public boolean isDone() {
@@ -43,11 +44,9 @@ final class EventMarker implements Marker {
             return true;
         }
         if (r == Cu.ERROR_NOT_READY) {
-            long now = System.nanoTime();
-            if (now - stream.lastFaultCheck < CounterMarker.FAULT_CHECK_NANOS || stream.isDestroyed() || stream.isCapturing()) {
+            if (!stream.faultCheckDue(sequence)) {
                 return false;
             }
-            stream.lastFaultCheck = now;
             int q = Cu.streamQuery(stream.address);
             if (q == Cu.SUCCESS || q == Cu.ERROR_NOT_READY || !Cu.isSticky(q)) {
                 return false;
