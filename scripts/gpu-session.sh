@@ -7,11 +7,13 @@
 #                                         one JVM and its device-fault tests one JVM each (impl-cuda/gpu-tests.sh),
 #                                         the HIP suite through its test library and its fault tests, the reactive
 #                                         tests on CUDA, and the examples
-#   bash scripts/gpu-session.sh measure   the figures (about 6 minutes): issue 3's per-call targets with their
-#                                         variants and profile (gpu-run.sh percall), and the overlap benchmark, plain
-#                                         API against the reactive pipeline, transfer-bound (4 passes) and balanced
-#                                         (40 passes), and the pipeline one chunk per lane with the completion
-#                                         thread's pauses capped at 200 and at 20 µs
+#   bash scripts/gpu-session.sh measure   the figures (about 3 minutes): issue 3's per-call ratios as medians of 4
+#                                         repeats, C and Sluice interleaved (gpu-run.sh sweep; defaults and marker
+#                                         batches of 16), pinned bandwidth against C three times, and the overlap
+#                                         benchmark, plain API and reactive pipeline alternating run by run, 11 runs
+#                                         each, transfer-bound (4 passes) and balanced (40 passes). The machine's
+#                                         figures move by up to 30 % between processes: one run decides nothing.
+#                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
 #   bash scripts/gpu-session.sh peers     on the two-GPU kind (about 3 minutes): the CUDA suite again (its peer area
 #                                         and the fault tests' bystander on device 1 need the second GPU), and PeerCopy
 set -uo pipefail
@@ -45,14 +47,23 @@ case "${1:-}" in
       bash scripts/gpu-run.sh tests-hip tests-reactive examples
     ;;
   measure)
-    # limits add up to 540 s, under the device tool's 600 s; the expected total is about 300 s
-    step percall 240 bash scripts/gpu-run.sh percall
-    step overlap 90 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 5
-    step overlap-balanced 90 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,3 --reps 5 --passes 40
-    # one chunk per lane, with the completion thread's pauses capped at 200 (default) and 20 us: how much of the
-    # one-lane gap is completions seen late
-    step overlap-one-deep 60 bash -c "$OVERLAP" "$OUT/overlap-one-deep.txt" --api cuda --chunks 16 --streams 1,3 --reps 5 --modes reactive --chunks-per-lane 1
-    step overlap-one-deep-20us 60 bash -c "$OVERLAP" "$OUT/overlap-one-deep-20us.txt" --api cuda --chunks 16 --streams 1,3 --reps 5 --modes reactive --chunks-per-lane 1 --max-park-us 20
+    # limits add up to 560 s, under the device tool's 600 s; the expected total is about 180 s
+    step sweep 200 env SWEEP_REPS=4 SWEEP_VARIANTS='default=;b16=-Dsluice.markers.batch=16' \
+      SWEEP_ONLY=launch,latency,tiny bash scripts/gpu-run.sh sweep
+    for i in 1 2 3; do # C's bandwidth, then Sluice's against it
+      step "bandwidth-$i" 60 bash -c 'd="$(mktemp -d)" && OUT="$d" NATIVE_ARGS="--quick --only bandwidth" bash scripts/gpu-run.sh native \
+        > /dev/null && exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
+        dev.sluice.benchmarks.cuda.CudaBench --quick --only bandwidth --native "$d/native.txt" > "$1" 2>&1' \
+        _ "$OUT/bandwidth-$i.txt"
+    done
+    step overlap 100 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11
+    step overlap-balanced 100 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11 --passes 40
+    grep -A12 '^== median' "$OUT/sweep.txt"
+    grep -h '^pinned' "$OUT"/bandwidth-*.txt
+    grep -h '^| \(plain\|reactive\)' "$OUT/overlap.txt" "$OUT/overlap40.txt"
+    # the device tool returns a few files only: everything in one archive, session.txt beside it
+    (cd "$OUT" && tar czf measure.tgz --exclude=measure.tgz --exclude=session.txt . \
+      && find . -mindepth 1 -maxdepth 1 ! -name measure.tgz ! -name session.txt -exec rm -rf {} +)
     ;;
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all
