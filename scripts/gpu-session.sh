@@ -62,7 +62,8 @@ case "${1:-}" in
     grep -h '^pinned' "$OUT"/bandwidth-*.txt
     grep -h '^| \(plain\|reactive\)' "$OUT/overlap.txt" "$OUT/overlap40.txt"
     # the device tool returns a few files only: everything in one archive, session.txt beside it
-    (cd "$OUT" && tar czf measure.tgz --exclude=measure.tgz --exclude=session.txt . \
+    tgz="$(mktemp)"
+    (cd "$OUT" && tar czf "$tgz" --exclude=session.txt . && mv "$tgz" measure.tgz \
       && find . -mindepth 1 -maxdepth 1 ! -name measure.tgz ! -name session.txt -exec rm -rf {} +)
     ;;
   peers)
