@@ -51,12 +51,8 @@ final class CudaStream implements StreamHandle {
     /** This stream's completion counter (see {@link StreamCounters}) and the last sequence written to it. */
     final StreamCounters.Counter counter;
     private long markerSequence;
-    /**
-     * The sequence of the marker last found not done, and since when (see {@link #faultCheckDue}). Plain fields: the
-     * completion thread is the one poller; a racing {@code awaitDone} costs at worst one query more or later.
-     */
-    private long stalledSequence = -1;
-    private long stalledSince;
+    /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
+    private final StallWatch stall = new StallWatch(CounterMarker.FAULT_CHECK_NANOS);
     private final EventRing freeEvents = new EventRing(1024);
 
     CudaStream(CudaContext context, CUstream stream) {
@@ -388,24 +384,11 @@ final class CudaStream implements StreamHandle {
 
     /**
      * Whether a poll that found marker {@code sequence} not done should also ask the driver whether the context
-     * faulted ({@code cuStreamQuery}): only once that one marker has stayed not done for
-     * {@link CounterMarker#FAULT_CHECK_NANOS}, then again at that interval. A faulted stream stops completing, so its
-     * oldest marker stalls and the fault is seen within the interval; while markers keep completing, the completion
-     * thread makes no such call, which on the H100 slowed launches on the enqueuing thread. Never while capturing (a
-     * query would invalidate the capture) or once destroyed.
+     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link CounterMarker#FAULT_CHECK_NANOS}
+     * ({@link StallWatch}). Never while capturing (a query would invalidate the capture) or once destroyed.
      */
     boolean faultCheckDue(long sequence) {
-        long now = System.nanoTime();
-        if (sequence != stalledSequence) {
-            stalledSequence = sequence;
-            stalledSince = now;
-            return false;
-        }
-        if (now - stalledSince < CounterMarker.FAULT_CHECK_NANOS || destroyed || capturing) {
-            return false;
-        }
-        stalledSince = now;
-        return true;
+        return stall.due(sequence, System.nanoTime()) && !destroyed && !capturing;
     }
 
     /**
