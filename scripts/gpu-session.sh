@@ -8,11 +8,12 @@
 #                                         the HIP suite through its test library and its fault tests, the reactive
 #                                         tests on CUDA, and the examples
 #   bash scripts/gpu-session.sh measure   the figures (about 3 minutes): issue 3's per-call ratios as medians of 4
-#                                         repeats, C and Sluice interleaved (gpu-run.sh sweep; defaults and marker
-#                                         batches of 16), pinned bandwidth against C three times, and the overlap
-#                                         benchmark, plain API and reactive pipeline alternating run by run, 11 runs
-#                                         each, transfer-bound (4 passes) and balanced (40 passes). The machine's
-#                                         figures move by up to 30 % between processes: one run decides nothing.
+#                                         repeats, C and Sluice interleaved (gpu-run.sh sweep; defaults, the BLOCKING
+#                                         wait strategy, and marker batches of 16), pinned bandwidth against C three
+#                                         times, and the overlap benchmark, plain API and reactive pipeline alternating
+#                                         run by run, 11 runs each, transfer-bound (4 passes) and balanced (40 passes).
+#                                         The machine's figures move by up to 30 % between processes: one run decides
+#                                         nothing.
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
 #   bash scripts/gpu-session.sh peers     on the two-GPU kind (about 3 minutes): the CUDA suite again (its peer area
 #                                         and the fault tests' bystander on device 1 need the second GPU), and PeerCopy
@@ -49,7 +50,7 @@ case "${1:-}" in
   measure)
     # limits add up to 560 s, under the device tool's 600 s; the expected total is about 180 s
     step sweep 200 env SWEEP_REPS=4 SWEEP_VARIANTS='default=;b16=-Dsluice.markers.batch=16' \
-      SWEEP_ONLY=launch,latency,tiny bash scripts/gpu-run.sh sweep
+      SWEEP_ONLY=launch,latency,tiny,blocking bash scripts/gpu-run.sh sweep
     for i in 1 2 3; do # C's bandwidth, then Sluice's against it
       step "bandwidth-$i" 60 bash -c 'd="$(mktemp -d)" && OUT="$d" NATIVE_ARGS="--quick --only bandwidth" bash scripts/gpu-run.sh native \
         > /dev/null && exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \

@@ -219,24 +219,29 @@ final class Tracer {
     // ---------------------------------------------------------------- resolving (on the completion thread)
 
     private void resolve(Pending p, @Nullable Throwable failure) {
-        pending.remove(p);
-        if (closed) {
-            return;
-        }
-        if (failure instanceof DeviceException || failure instanceof ClosedResourceException) {
-            return; // a faulted device or a closed context: its events will not tell the truth
-        }
         try {
-            if (!p.end.event.query()) {
-                late.add(p); // a cancelled future: the device is still at it
+            if (closed) {
                 return;
             }
-            finish(p);
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
-        }
-        if (!late.isEmpty()) {
-            resolveLate();
+            if (failure instanceof DeviceException || failure instanceof ClosedResourceException) {
+                return; // a faulted device or a closed context: its events will not tell the truth
+            }
+            try {
+                if (!p.end.event.query()) {
+                    late.add(p); // a cancelled future: the device is still at it
+                    return;
+                }
+                finish(p);
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
+            }
+            if (!late.isEmpty()) {
+                resolveLate();
+            }
+        } finally {
+            // Only now, with the span in the trace: awaitResolved() waits for what is still in `pending`, so a span
+            // taken out before it was added could be missed by a trace() right after synchronize().
+            pending.remove(p);
         }
     }
 

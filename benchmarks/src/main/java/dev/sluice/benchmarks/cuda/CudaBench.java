@@ -55,10 +55,13 @@ import jcuda.driver.JCudaDriver;
  * <li>{@code tiny}: 100,000 write-one kernels, each with its future, from the first launch until the last
  * future is done; median of 5;
  * <li>{@code bandwidth}: pinned {@code HostBuffer} ↔ {@code DeviceBuffer} at 64, 256, 512 MiB, timed by timing
- * events around the copy (as C does) and by the host from enqueue to future done; median of 5.
+ * events around the copy (as C does) and by the host from enqueue to future done; median of 5;
+ * <li>{@code blocking}: launch, latency and tiny on a context with the BLOCKING wait strategy;
+ * <li>{@code counters}: the same with stream-counter markers ({@code -Dsluice.cuda.markers=counters}).
  * </ol>
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.CudaBench [--native native.txt] [--quick]</pre>
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.CudaBench [--native native.txt] [--quick]
+ *     [--only launch,latency,tiny,bandwidth,blocking,counters]</pre>
  *
  * Output: {@code key=value} lines, then a table of targets with the C figure, the Sluice figure and the ratio.
  */
@@ -119,6 +122,17 @@ public final class CudaBench {
             }
             if (only.isEmpty() || only.contains("bandwidth")) {
                 b.bandwidth(ctx);
+            }
+        }
+        if (only.isEmpty() || only.contains("blocking")) {
+            // The same under the BLOCKING wait strategy: the completion thread sleeps in cuEventSynchronize (blocking-sync
+            // events) instead of polling, so it makes no driver call while the caller launches, at the price of a
+            // wake-up per completion it sleeps for.
+            try (DeviceContext bl = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withPrimaryContext(false)
+                    .withWaitStrategy(WaitStrategy.BLOCKING))) {
+                b.launch(bl, "_blocking");
+                b.latency(bl, "blocking");
+                b.tiny(bl, "_blocking");
             }
         }
         if (only.isEmpty() || only.contains("counters")) {
@@ -547,6 +561,7 @@ public final class CudaBench {
         System.out.println("target                                         C            Sluice       ratio   goal");
         row(c, "launch 5 args + future (host us/call)", "launch5_us", "sluice_launch5_future_us", "<= 1.30", false);
         row(c, "  same, stream-counter markers", "launch5_us", "sluice_launch5_future_counters_us", "", false);
+        row(c, "  same, BLOCKING wait strategy", "launch5_us", "sluice_launch5_future_blocking_us", "", false);
         row(c, "  raw JCuda launch 5 args (us/call)", "launch5_us", "jcuda_launch5_us", "", false);
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
         row(c, "  raw FFM launch + cuStreamWriteValue64", "launch5_event_us", "ffm_launch5_write64_us", "", false);
@@ -556,10 +571,12 @@ public final class CudaBench {
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, PARK, counter markers", "latency_event_p50_us", "sluice_latency_park_counters_p50_us", "", false);
+        row(c, "idle latency p50, BLOCKING", "latency_event_p50_us", "sluice_latency_blocking_p50_us", "", false);
         row(c, "idle latency p99, PARK (us)", "latency_event_p99_us", "sluice_latency_park_p99_us", "", false);
         String tinyKey = quick ? "tiny_20k_ms" : "tiny_100k_ms";
         row(c, "tiny kernels with futures (ms)", tinyKey, "sluice_" + tinyKey, "<= 1.15", false);
         row(c, "  same, stream-counter markers", tinyKey, "sluice_" + tinyKey.replace("_ms", "_counters_ms"), "", false);
+        row(c, "  same, BLOCKING wait strategy", tinyKey, "sluice_" + tinyKey.replace("_ms", "_blocking_ms"), "", false);
         for (int mib : new int[] {64, 256, 512}) {
             row(c, "pinned H2D " + mib + " MiB (GB/s, events)", "bw_h2d_" + mib + "MiB_GBps", "sluice_bw_h2d_" + mib + "MiB_GBps", ">= 0.97", true);
             row(c, "pinned D2H " + mib + " MiB (GB/s, events)", "bw_d2h_" + mib + "MiB_GBps", "sluice_bw_d2h_" + mib + "MiB_GBps", ">= 0.97", true);
