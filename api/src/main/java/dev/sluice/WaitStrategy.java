@@ -6,7 +6,10 @@ package dev.sluice;
  * thread always parks until the next enqueue wakes it.
  */
 public enum WaitStrategy {
-    /** Polls without pause: lowest latency, one core fully busy while work is pending. */
+    /**
+     * Polls, about a microsecond apart: lowest latency, one core fully busy while work is pending. The
+     * microsecond keeps the polls (driver calls on CUDA) from slowing the threads that enqueue (docs/architecture.md).
+     */
     SPIN,
     /** Polls, yielding the core between polls. */
     YIELD,
