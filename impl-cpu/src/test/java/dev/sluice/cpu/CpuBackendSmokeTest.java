@@ -71,6 +71,11 @@ class CpuBackendSmokeTest {
             DeviceFuture<Void> launch = ctx.stream().enqueueLaunch(f, LaunchConfig.of(1, 1));
             Exception e = assertThrows(Exception.class, () -> launch.get(10, TimeUnit.SECONDS));
             assertTrue(e.getCause() instanceof DeviceException, e.toString());
+            boolean carried = false;
+            for (Throwable x = e.getCause(); x != null; x = x.getCause()) {
+                carried |= x instanceof IllegalStateException && "boom".equals(x.getMessage());
+            }
+            assertTrue(carried, "the kernel's own exception is in the cause chain of " + e.getCause());
             assertThrows(DeviceException.class, () -> ctx.stream().enqueueMarker());
         }
         try (DeviceContext other = DeviceContext.open(Api.CPU, 0)) {
