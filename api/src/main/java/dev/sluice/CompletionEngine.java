@@ -140,20 +140,13 @@ final class CompletionEngine {
                     }
                     DeviceFuture<?> head;
                     while ((head = q.pending.peek()) != null) {
-                        Marker m = head.marker;
+                        Marker m = head.marker();
                         if (m == null && head.batch != null) {
                             // a marker batch not recorded yet (the batching experiment): record it once it stops growing
                             head.batch.stream.sealIfIdle(head.batch);
-                            m = head.marker;
-                            if (m == null) {
-                                pending = true;
-                                if (oldestPending == null) {
-                                    oldestPending = q;
-                                }
-                                break;
-                            }
+                            m = head.marker();
                         }
-                        if (m != null && !m.isDone()) {
+                        if (m == null ? head.batch != null : !m.isDone()) { // unsealed batch, or marker not done
                             pending = true;
                             if (oldestPending == null) {
                                 oldestPending = q;
@@ -225,7 +218,7 @@ final class CompletionEngine {
                 }
                 case BLOCKING -> {
                     DeviceFuture<?> head = oldestPending.pending.peek();
-                    Marker m = head == null ? null : head.marker;
+                    Marker m = head == null ? null : head.marker();
                     if (m != null) {
                         try {
                             m.awaitDone(options.maxParkNanos());

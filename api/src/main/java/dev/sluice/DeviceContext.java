@@ -299,7 +299,7 @@ public final class DeviceContext implements AutoCloseable {
      * The context's flags as the device reports them: those given with {@link ContextOptions#withContextFlags}, or, on
      * CUDA's primary context opened without flags, whatever the process set on it (empty where nothing was set).
      */
-    public java.util.Set<ContextFlag> contextFlags() {
+    public Set<ContextFlag> contextFlags() {
         checkUsable();
         return handle.contextFlags();
     }

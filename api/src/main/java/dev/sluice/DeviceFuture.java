@@ -1,6 +1,8 @@
 package dev.sluice;
 
 import dev.sluice.spi.Marker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +39,27 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     private final @Nullable DeviceStream stream;
     private final long sequence;
+    private static final VarHandle MARKER;
+
+    static {
+        try {
+            MARKER = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "marker", Marker.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /**
      * The completion marker recorded after the operation: set at construction, or, for a future of a marker batch
-     * ({@link DeviceStream.Batch}), when the batch's one marker is recorded; null for futures with no device work.
+     * ({@link DeviceStream.Batch}), by {@link #sealWith} when the batch's one marker is recorded; null for futures with
+     * no device work. Read through {@link #marker()}. Not volatile: the future reaches the completion thread through
+     * its queue, which publishes the constructor's write, and a volatile write would put a fence on every enqueue
+     * for the sake of the batching experiment alone.
      */
-    volatile @Nullable Marker marker;
+    private @Nullable Marker marker;
     /** The marker batch this future belongs to, or null where it has a marker of its own (the default). */
     final DeviceStream.@Nullable Batch batch;
-    /** Whether the completion thread releases {@link #marker} after completing this future (one future per marker does). */
+    /** Whether the completion thread releases the marker after completing this future (one future per marker does). */
     boolean ownsMarker = true;
     final @Nullable T value;
     /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
@@ -63,9 +78,20 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         this.batch = batch;
     }
 
+    /** The completion marker, or null (no device work, or a batch not recorded yet: see {@link #isUnsealed()}). */
+    @Nullable Marker marker() {
+        return (Marker) MARKER.getAcquire(this);
+    }
+
+    /** Gives a future of a marker batch the batch's marker; {@code owns}: this future releases it. */
+    void sealWith(Marker m, boolean owns) {
+        ownsMarker = owns;
+        MARKER.setRelease(this, m); // publishes ownsMarker too
+    }
+
     /** Whether this future waits for a marker batch that has no marker yet. */
     boolean isUnsealed() {
-        return batch != null && marker == null;
+        return batch != null && marker() == null;
     }
 
     /** A future that is already complete, for operations that turned out to need no device work. */

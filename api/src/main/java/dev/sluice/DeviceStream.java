@@ -8,6 +8,7 @@ import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -73,7 +74,7 @@ public final class DeviceStream implements AutoCloseable {
     /** Futures that will share one marker, not yet recorded (with {@link #markerBatch} above 1). */
     static final class Batch {
         final DeviceStream stream;
-        final java.util.ArrayList<DeviceFuture<?>> futures;
+        final ArrayList<DeviceFuture<?>> futures;
         /** Written under the stream's lock; read by the completion thread to see whether the batch still grows. */
         volatile int size;
         /** The completion thread's own: the size it last saw and when. */
@@ -82,7 +83,7 @@ public final class DeviceStream implements AutoCloseable {
 
         Batch(DeviceStream stream, int capacity) {
             this.stream = stream;
-            this.futures = new java.util.ArrayList<>(capacity);
+            this.futures = new ArrayList<>(capacity);
         }
     }
 
@@ -184,18 +185,16 @@ public final class DeviceStream implements AutoCloseable {
             m = Marker.DONE;
             failure = e;
         }
-        java.util.List<DeviceFuture<?>> fs = b.futures;
+        List<DeviceFuture<?>> fs = b.futures;
         for (int i = 0; i < fs.size(); i++) {
             DeviceFuture<?> f = fs.get(i);
             if (failure != null) {
                 f.presetFailure(failure);
             }
-            f.ownsMarker = i == fs.size() - 1;
-            f.marker = m;
+            f.sealWith(m, i == fs.size() - 1);
         }
         fs.clear(); // each future keeps its batch; the batch need not keep the futures
     }
-
 
     /**
      * The completion thread's turn at an unsealed batch at the head of this stream's queue: seals it once no operation
@@ -227,7 +226,7 @@ public final class DeviceStream implements AutoCloseable {
     /** Seals the batch of {@code future} if it is still open, so that another stream can wait for its marker. No lock held. */
     static void seal(DeviceFuture<?> future) {
         Batch b = future.batch;
-        if (b != null && future.marker == null) {
+        if (b != null && future.marker() == null) {
             DeviceStream s = b.stream;
             s.lock.lock();
             try {
@@ -880,7 +879,7 @@ public final class DeviceStream implements AutoCloseable {
         if (future.isUnsealed()) {
             throw new IllegalStateException("internal: " + future + " has no marker yet; its batch must be sealed first");
         }
-        Marker m = future.marker;
+        Marker m = future.marker();
         if (m == null) {
             return; // no device work
         }

@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -199,7 +200,6 @@ final class HoldingStream implements StreamHandle {
             }
         }
     }
-
 
     private final class MarkerStep implements Held {
         final HeldMarker marker;
@@ -497,7 +497,7 @@ final class HoldingStream implements StreamHandle {
                     return false;
                 }
                 if (standIn == null) {
-                    standIn = stream.context.createEvent(java.util.Set.of());
+                    standIn = stream.context.createEvent(Set.of());
                 }
                 capturedWaits++;
                 return true;

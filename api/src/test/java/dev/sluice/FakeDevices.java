@@ -3,10 +3,12 @@ package dev.sluice;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Proxy;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
 /**
@@ -53,6 +55,28 @@ final class FakeDevices {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * A backend's marker that is done while {@code done} says so; a marker of its own, unlike {@link Marker#DONE},
+     * which stands for work that never reached a backend and which waits skip.
+     */
+    static Marker marker(BooleanSupplier done) {
+        return new Marker() {
+            @Override
+            public boolean isDone() {
+                return done.getAsBoolean();
+            }
+
+            @Override
+            public boolean awaitDone(long timeoutNanos) {
+                return done.getAsBoolean();
+            }
+
+            @Override
+            public void release() {
+            }
+        };
     }
 
     static DeviceMemory memory(long bytes) {

@@ -28,21 +28,7 @@ class HoldingStreamTest {
     /** The calls that reached the fake backend stream, by method name. */
     private final List<String> calls = new ArrayList<>();
     /** The fake backend's marker: done, but a backend's own, which {@link Marker#DONE} is not (waits skip that one). */
-    private final Marker doneMarker = new Marker() {
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return true;
-        }
-
-        @Override
-        public void release() {
-        }
-    };
+    private final Marker doneMarker = FakeDevices.marker(() -> true);
 
     /** A backend stream that records every call, throws for {@code refused}, and returns done markers. */
     private StreamHandle device(String refused) {

@@ -36,21 +36,7 @@ class MarkerBatchTest {
     private DeviceContext ctx;
     private DeviceFunction fn;
 
-    private final Marker doneWhenDeviceIs = new Marker() {
-        @Override
-        public boolean isDone() {
-            return deviceDone.get();
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return deviceDone.get();
-        }
-
-        @Override
-        public void release() {
-        }
-    };
+    private final Marker doneWhenDeviceIs = FakeDevices.marker(deviceDone::get);
 
     private StreamHandle stream(String name) {
         return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},

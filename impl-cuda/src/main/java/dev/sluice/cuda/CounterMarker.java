@@ -37,19 +37,8 @@ final class CounterMarker implements Marker {
         if (stream.counter.value() - sequence >= 0) {
             return true;
         }
-        if (!stream.faultCheckDue(sequence)) {
-            return false;
-        }
-        stream.context.cu.bind();
-        int r = Cu.streamQuery(stream.address);
-        if (r == Cu.SUCCESS) {
-            return true; // everything enqueued so far finished, the counter write included
-        }
-        if (r == Cu.ERROR_NOT_READY) {
-            return false;
-        }
-        stream.context.cu.markFaulted();
-        throw Cu.fault(r, "cuStreamQuery (completion marker on " + stream.context.description() + ")");
+        // a faulted stream never writes its counter: ask the driver once this marker has stalled
+        return stream.faultCheckDue(sequence) && stream.finishedUnlessFaulted();
     }
 
     /** Polls with short pauses (counter markers have no event to sleep on; BLOCKING contexts use event markers). */

@@ -15,6 +15,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
@@ -31,7 +34,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class CudaStream implements StreamHandle {
 
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(CudaStream.class.getName());
+    private static final Logger LOG = Logger.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
     private static final int LAUNCH_CONFIG_BYTES = 56;
@@ -150,7 +153,7 @@ final class CudaStream implements StreamHandle {
                         MemorySegment.copy(c.segment, 0, destination, at, n);
                     }
                 } catch (RuntimeException e) {
-                    LOG.log(java.util.logging.Level.WARNING, "staged download into " + destination + " failed", e);
+                    LOG.log(Level.WARNING, "staged download into " + destination + " failed", e);
                 } finally {
                     staging.give(c);
                     if (last) {
@@ -181,7 +184,7 @@ final class CudaStream implements StreamHandle {
             if (left <= 0) {
                 return false;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(left, 20_000));
+            LockSupport.parkNanos(Math.min(left, 20_000));
         }
         return true;
     }
@@ -389,6 +392,24 @@ final class CudaStream implements StreamHandle {
      */
     boolean faultCheckDue(long sequence) {
         return stall.due(sequence, System.nanoTime()) && !destroyed && !capturing;
+    }
+
+    /**
+     * The fault check of a marker of this stream once {@link #faultCheckDue} says so ({@code cuStreamQuery}): true if
+     * everything enqueued on the stream has finished, the marker included; false while work is still running, or on
+     * an error that does not stop the context; a sticky error marks the context faulted and is thrown.
+     */
+    boolean finishedUnlessFaulted() {
+        context.cu.bind();
+        int r = Cu.streamQuery(address);
+        if (r == Cu.SUCCESS) {
+            return true;
+        }
+        if (r == Cu.ERROR_NOT_READY || !Cu.isSticky(r)) {
+            return false;
+        }
+        context.cu.markFaulted();
+        throw Cu.fault(r, "cuStreamQuery (completion marker on " + context.description() + ")");
     }
 
     /**

@@ -44,14 +44,7 @@ final class EventMarker implements Marker {
             return true;
         }
         if (r == Cu.ERROR_NOT_READY) {
-            if (!stream.faultCheckDue(sequence)) {
-                return false;
-            }
-            int q = Cu.streamQuery(stream.address);
-            if (q == Cu.SUCCESS || q == Cu.ERROR_NOT_READY || !Cu.isSticky(q)) {
-                return false;
-            }
-            r = q;
+            return stream.faultCheckDue(sequence) && stream.finishedUnlessFaulted();
         }
         context.cu.markFaulted();
         throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
