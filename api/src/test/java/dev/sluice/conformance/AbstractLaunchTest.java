@@ -22,6 +22,9 @@ import dev.sluice.LaunchAttribute;
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import java.math.BigInteger;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 import dev.sluice.ClosedResourceException;
 import dev.sluice.InvalidArgumentException;
 import org.junit.jupiter.api.Assumptions;
@@ -331,6 +334,15 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
                 () -> f.setAttribute(FunctionAttribute.REGISTERS, 16));
         assertEquals("attribute", readOnly.argument());
         assertMentions(readOnly, "REGISTERS", "read-only");
+        for (FunctionAttribute a : FunctionAttribute.values()) {
+            // 0 is a value neither settable attribute refuses; a read-only one is refused for being read-only
+            if (!a.isSettable()) {
+                assertMentions(assertThrows(InvalidArgumentException.class, () -> f.setAttribute(a, 0)), a.name(), "read-only");
+            }
+        }
+        assertEquals(Set.of(FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES, FunctionAttribute.PREFERRED_SHARED_MEMORY_CARVEOUT),
+                Arrays.stream(FunctionAttribute.values()).filter(FunctionAttribute::isSettable).collect(Collectors.toSet()),
+                "the settable attributes, which the rest of this test sets");
         InvalidArgumentException tooBig = assertThrows(InvalidArgumentException.class,
                 () -> f.setAttribute(FunctionAttribute.MAX_DYNAMIC_SHARED_MEMORY_BYTES, Integer.MAX_VALUE));
         assertEquals("value", tooBig.argument());

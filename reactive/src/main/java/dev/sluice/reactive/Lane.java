@@ -146,10 +146,6 @@ public final class Lane {
 
     // ---------------------------------------------------------------- the chunk protocol (drain loop only)
 
-    boolean isReleased() {
-        return released;
-    }
-
     /** Chunks in the lane: in flight, or finished and holding a result not yet taken. */
     int busy() {
         int c = 0;
@@ -228,10 +224,6 @@ public final class Lane {
 
         Flight(Lane lane) {
             this.lane = lane;
-        }
-
-        Lane lane() {
-            return lane;
         }
 
         int state() {
