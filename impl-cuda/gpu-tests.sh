@@ -5,6 +5,7 @@
 # killed, so a hang shows where it waits. Output: ${OUT:-/tmp/out}/cuda-tests.txt (JUnit's verbose log) and
 # faults.txt; exit status 1 if anything failed.
 #   bash impl-cuda/gpu-tests.sh [all|suite|faults] [FAULT_TEST...]
+# JAVA_OPTS: extra JVM options for every JVM (e.g. -Dsluice.markers.batch=16 for the suite with marker batches).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
@@ -15,7 +16,8 @@ failed=0
 
 run_jvm() { # seconds logfile args...
   local limit="$1" log="$2"; shift 2
-  "$JAVA" --enable-native-access=ALL-UNNAMED -Xss2m -Dsluice.api=cuda "$@" -cp "$CP" \
+  # shellcheck disable=SC2086
+  "$JAVA" --enable-native-access=ALL-UNNAMED -Xss2m -Dsluice.api=cuda ${JAVA_OPTS:-} "$@" -cp "$CP" \
     org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=verbose --disable-ansi-colors \
     --select-class=dev.sluice.cuda.CudaConformanceTest --select-class=dev.sluice.cuda.CudaBackendTest \
     --select-class=dev.sluice.cuda.CudaProbeTest >> "$log" 2>&1 &

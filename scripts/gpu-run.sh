@@ -3,7 +3,8 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu examples bench percall all   (default: all)
+#                                                tests-cpu examples bench percall sweep paired all
+#                                                (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
 # suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
@@ -12,7 +13,9 @@
 # Flight Recorder profile (percall.txt, launch.jfr). sweep (not in `all`: about 3 minutes) runs those targets
 # SWEEP_REPS times (default 3), each time C first and then every variant of SWEEP_VARIANTS, and prints the
 # median ratio of each variant (sweep.txt): one JVM's figures vary by up to 20 % from the next one's, so a
-# variant is judged on repeats interleaved with the others, not on one run.
+# variant is judged on repeats interleaved with the others, not on one run. paired (not in `all`: about a
+# minute per variant and round) measures the same targets with C and Sluice alternating inside one JVM
+# (PairedBench, benchmarks/native/sluice_paired.c), which takes the machine's drift out of the ratios.
 #
 # Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
 #   run.log               everything printed, all steps
@@ -39,6 +42,8 @@
 #   BENCH_WHAT                targets of scripts/bench.sh for bench (default "overlap jmh"; also
 #                             jmh-variants, all); BENCH_API (default cuda); OVERLAP_ARGS, JMH_ARGS,
 #                             JMH_INCLUDE as scripts/bench.sh reads them
+#   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
+#                             arguments (e.g. "--blocks 40 --samples 10000")
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
 #                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny,counters)
 #   CUDA_HOME                 default /usr/local/cuda
@@ -61,7 +66,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -189,6 +194,52 @@ run_sweep() {
   if [ "$rc" = 0 ]; then note "sweep: ok (sweep.txt)"; else note "sweep: FAILED"; FAILED=1; fi
 }
 
+# ---------------------------------------------------------------- paired
+# Issue 3's per-call ratios with C and Sluice alternating inside one JVM (PairedBench over
+# benchmarks/native/sluice_paired.c built as a shared library): block by block for launches and tiny
+# kernels, sample by sample for latency. PAIRED_REPS (default 3) rounds, each running every variant of
+# PAIRED_VARIANTS (as SWEEP_VARIANTS) in its own JVM. Output: paired.txt (every run, then the medians).
+run_paired() {
+  step "paired"
+  local reps="${PAIRED_REPS:-3}" variants="${PAIRED_VARIANTS:-default=}" rc=0 r v name opts libs ok=0
+  local so="$WORK/libsluice_paired.so" tsv="$WORK/paired.tsv" src=benchmarks/native/sluice_paired.c
+  [ -f "$src" ] || src="$GPU/native/sluice_paired.c"
+  local found cc
+  cc="$(command -v gcc || command -v cc || true)"
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
+      "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
+    # shellcheck disable=SC2086
+    if [ -n "$cc" ] && "$cc" -O2 -std=gnu11 -Wall -Wextra -shared -fPIC -I"$CUDA_HOME/include" "$src" -o "$so" $libs; then
+      echo "built $so with: $libs"; ok=1; break
+    fi
+  done
+  [ "$ok" = 1 ] || { note "paired: BUILD FAILED"; FAILED=1; return; }
+  : > "$tsv"
+  ( for r in $(seq 1 "$reps"); do
+      IFS=';' read -r -a vs <<< "$variants"
+      for v in "${vs[@]}"; do
+        name="${v%%=*}"; opts="${v#*=}"
+        echo "== rep $r: $name ($opts)"
+        # shellcheck disable=SC2086
+        "$JAVA" --enable-native-access=ALL-UNNAMED $opts -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.PairedBench \
+          --lib "$so" ${PAIRED_ARGS:-} > "$WORK/paired-run.txt" 2>&1 || rc=1
+        cat "$WORK/paired-run.txt"
+        grep -E '^paired_' "$WORK/paired-run.txt" | sed "s/^paired_//; s/=/ /; s/^/$r $name /" >> "$tsv"
+      done
+    done
+    echo; echo "== median over $reps reps (each figure is already C and Sluice alternating in one JVM)"
+    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
+              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+              med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
+              printf "%-16s %-30s %8.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$tsv"
+    exit "$rc"
+  ) 2>&1 | tee "$OUT/paired.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "paired: ok (paired.txt)"; else note "paired: FAILED"; FAILED=1; fi
+}
+
 # ---------------------------------------------------------------- tests
 run_tests() { # target modules api include
   local t="$1" modules="$2" api="$3" include="$4"
@@ -279,6 +330,7 @@ for s in "${SEL[@]}"; do
     native) run_native ;;
     percall) run_percall ;;
     sweep) run_sweep ;;
+    paired) run_paired ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;

@@ -39,6 +39,17 @@ final class CompletionEngine {
      */
     private static final long POLL_GAP_NANOS = Long.getLong("sluice.engine.pollGapNanos", 1_000L);
 
+    /**
+     * The least time between two rounds of polls while the caller streams work: when the last round completed futures
+     * and others were already queued behind them, so nobody waited for those before enqueuing more. A streaming caller
+     * gains nothing from seeing each completion within a µs, and every poll is a driver call that competes with its
+     * launches; a caller that waits for each operation before the next never streams and keeps the short gap. 4 µs: on
+     * the H100, with C and Sluice alternating in one process, launch + future went from 1.75× to 1.63× C's launch and
+     * tiny kernels from 1.83× to 1.60×, the idle latency stayed at 1.16–1.17×; 10 µs gained little more
+     * (docs/gpu-runs.md, session 5). {@code -Dsluice.engine.streamingPollGapNanos}, a knob for measuring, not part of the API.
+     */
+    private static final long STREAMING_POLL_GAP_NANOS = Long.getLong("sluice.engine.streamingPollGapNanos", 4_000L);
+
     private final DeviceContext context;
     private final ContextOptions options;
     private final CopyOnWriteArrayList<Queue> queues = new CopyOnWriteArrayList<>();
@@ -118,6 +129,7 @@ final class CompletionEngine {
     private void run() {
         long pause = 1_000;
         boolean wasPending = false;
+        boolean streaming = false;
         while (true) {
             Throwable f = fault;
             if (f != null) {
@@ -171,6 +183,7 @@ final class CompletionEngine {
                 lastActivity = System.nanoTime();
                 pause = 1_000;
                 wasPending = pending;
+                streaming = pending;
                 continue;
             }
             if (pending && !wasPending) {
@@ -180,6 +193,7 @@ final class CompletionEngine {
             }
             wasPending = pending;
             if (!pending) {
+                streaming = false;
                 // Idle: keep spinning (or yielding) for spinNanos after the last activity before parking, so the
                 // next enqueue of a busy caller does not pay a thread wake-up (several µs, more in VMs) on top of
                 // the device's own latency. PARK and SPIN spin, YIELD yields; BLOCKING parks at once.
@@ -203,12 +217,12 @@ final class CompletionEngine {
                 continue;
             }
             switch (options.waitStrategy()) {
-                case SPIN -> spinBetweenPolls();
+                case SPIN -> spinBetweenPolls(streaming ? STREAMING_POLL_GAP_NANOS : POLL_GAP_NANOS);
                 case YIELD -> Thread.yield();
                 case PARK -> {
                     long idle = System.nanoTime() - lastActivity;
                     if (idle < options.spinNanos()) {
-                        spinBetweenPolls();
+                        spinBetweenPolls(streaming ? STREAMING_POLL_GAP_NANOS : POLL_GAP_NANOS);
                     } else if (idle < 2 * options.spinNanos()) {
                         Thread.yield();
                     } else {
@@ -233,10 +247,10 @@ final class CompletionEngine {
         }
     }
 
-    private static void spinBetweenPolls() {
+    private static void spinBetweenPolls(long gapNanos) {
         Thread.onSpinWait();
-        if (POLL_GAP_NANOS > 0) {
-            long until = System.nanoTime() + POLL_GAP_NANOS;
+        if (gapNanos > 0) {
+            long until = System.nanoTime() + gapNanos;
             while (System.nanoTime() - until < 0) {
                 Thread.onSpinWait();
             }

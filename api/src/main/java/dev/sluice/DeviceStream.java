@@ -61,14 +61,13 @@ public final class DeviceStream implements AutoCloseable {
     private boolean capturing;
 
     /**
-     * Completion markers in batches, an experiment not yet measured on a GPU and off by default: with
-     * {@code -Dsluice.markers.batch=N} (N > 1; both properties are read when a stream is created), operations share one backend marker,
-     * recorded after every N-th operation by the enqueuing thread, or by the completion thread once no operation
-     * has joined the batch for {@code sluice.markers.batchIdleNanos} (default 2,000). A future still completes only
-     * after its own operation (the shared marker comes after it in stream order), at most that much later; what it
-     * saves is a marker record per operation on the enqueuing thread.
+     * Completion markers in batches ({@link ContextOptions#withMarkerBatch}): with N > 1, operations share one backend
+     * marker, recorded after every N-th operation by the enqueuing thread, at once for an operation enqueued while nothing
+     * was pending, or by the completion thread once no operation has joined the batch for
+     * {@code sluice.markers.batchIdleNanos} (default 2,000). {@code -Dsluice.markers.batch=N} sets N for contexts whose
+     * options leave it at 1 (the test suites run whole with it). Both are read when the stream is created.
      */
-    private final int markerBatch = Math.max(1, Integer.getInteger("sluice.markers.batch", 1));
+    private final int markerBatch;
     private final long batchIdleNanos = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
 
     /** Futures that will share one marker, not yet recorded (with {@link #markerBatch} above 1). */
@@ -98,6 +97,8 @@ public final class DeviceStream implements AutoCloseable {
         this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString());
         this.queue = context.engine.newQueue();
         this.tracer = context.tracer;
+        int batch = context.options().markerBatch();
+        this.markerBatch = batch > 1 ? batch : Math.max(1, Integer.getInteger("sluice.markers.batch", 1));
     }
 
     public DeviceContext context() {
@@ -117,7 +118,7 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Locks the stream and checks that it, its context and its device are usable. */
     private void begin() {
-        lock.lock();
+        lockForEnqueue();
         try {
             if (closed) {
                 throw new ClosedResourceException(toString());
@@ -131,6 +132,28 @@ public final class DeviceStream implements AutoCloseable {
             throw e;
         }
     }
+
+    /**
+     * Takes the stream's lock, spinning for up to {@link #LOCK_SPIN_NANOS} before parking: with marker batches the
+     * completion thread holds it for one marker record (about a µs on a GPU), and an enqueue on a Reactor thread must not
+     * park for that. Two user threads enqueuing on one stream still park for each other once the spin is over.
+     */
+    private void lockForEnqueue() {
+        if (lock.tryLock()) {
+            return;
+        }
+        long until = System.nanoTime() + LOCK_SPIN_NANOS;
+        do {
+            Thread.onSpinWait();
+            if (lock.tryLock()) {
+                return;
+            }
+        } while (System.nanoTime() - until < 0);
+        lock.lock();
+    }
+
+    /** How long {@link #lockForEnqueue} spins: 20 µs, many times a marker record. */
+    private static final long LOCK_SPIN_NANOS = 20_000;
 
     /**
      * Records the completion marker of the operation just enqueued and returns its future. Under the lock.
@@ -148,6 +171,9 @@ public final class DeviceStream implements AutoCloseable {
         }
         DeviceFuture<T> f;
         if (markerBatch > 1) {
+            // Nothing pending: the caller may be about to wait for this one, so it gets its marker now (the first operation
+            // after idle costs a record, and a caller that waits for each result waits no longer than without batches).
+            boolean idle = queue.pending.isEmpty();
             Batch b = openBatch;
             if (b == null) {
                 b = new Batch(this, markerBatch);
@@ -156,7 +182,7 @@ public final class DeviceStream implements AutoCloseable {
             f = new DeviceFuture<>(this, ++sequence, null, value, b);
             b.futures.add(f);
             b.size = b.futures.size();
-            if (b.futures.size() >= markerBatch) {
+            if (idle || b.futures.size() >= markerBatch) {
                 sealLocked();
             }
         } else {

@@ -26,6 +26,11 @@ final class FakeDevices {
      * {@code streams.apply(n)}. Not closable for real: end the JVM or drop it.
      */
     static DeviceContext open(Api api, IntFunction<StreamHandle> streams) {
+        return open(api, streams, ContextOptions.defaults());
+    }
+
+    /** {@link #open(Api, IntFunction)} with these options. */
+    static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options) {
         int[] created = {0};
         ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(FakeDevices.class.getClassLoader(),
                 new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
@@ -51,7 +56,7 @@ final class FakeDevices {
             Constructor<DeviceContext> c = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
                     ContextOptions.class);
             c.setAccessible(true);
-            return c.newInstance(api, 0, handle, ContextOptions.defaults());
+            return c.newInstance(api, 0, handle, options);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }

@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The marker-batching experiment ({@code sluice.markers.batch}) does what it says, against a backend that logs its
- * calls: operations share markers, the enqueuer records one per N operations, the completion thread records the
- * last batch of a burst, and a wait from another stream, a host function or capture first records the batch
- * before it. The conformance suite ({@code CpuBatchedMarkersTest}) checks that every promise still holds; this
+ * Marker batches ({@link ContextOptions#withMarkerBatch}, or {@code sluice.markers.batch}) do what they say, against a
+ * backend that logs its calls: an operation on a stream with nothing pending gets its marker at once, later ones share
+ * markers, the enqueuer records one per N operations, the completion thread records the last batch of a burst, and a
+ * wait from another stream, a host function or capture first records the batch before it. The conformance suite ({@code CpuBatchedMarkersTest}) checks that every promise still holds; this
  * checks that batching happens at all.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -76,23 +76,46 @@ class MarkerBatchTest {
     }
 
     @Test
-    void theEnqueuerRecordsOneMarkerPerEightOperationsAndTheCompletionThreadTheRest() {
+    void theFirstOperationOnAnIdleStreamHasItsOwnMarkerThenTheEnqueuerRecordsOnePerEightAndTheCompletionThreadTheRest() {
         // a batch counts as idle after 200 ms here, far longer than the 20 enqueues take, so only full batches are
-        // recorded while they run
+        // recorded while they run; and nothing completes until the test says so, so no operation finds the stream idle
+        // but the first
         System.setProperty("sluice.markers.batchIdleNanos", "200000000");
         DeviceStream s = ctx.createStream();
         System.clearProperty("sluice.markers.batchIdleNanos");
+        deviceDone.set(false);
         List<DeviceFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             fs.add(s.enqueueLaunch(fn, LaunchConfig.of(1, 1)));
+            if (i == 0) {
+                assertEquals(1, count("s1:recordMarker"), "nothing was pending: the first operation is marked at once: " + calls);
+            }
         }
         assertEquals(20, count("s1:launch"));
-        assertEquals(2, count("s1:recordMarker"), "two full batches: " + calls);
-        fs.get(19).join(); // the last 4 are sealed by the completion thread once the batch stops growing
-        assertEquals(3, count("s1:recordMarker"), "20 operations, 3 markers: " + calls);
+        assertEquals(3, count("s1:recordMarker"), "the first operation's, then two full batches: " + calls);
+        deviceDone.set(true);
+        fs.get(19).join(); // the last 3 are sealed by the completion thread once the batch stops growing
+        assertEquals(4, count("s1:recordMarker"), "20 operations, 4 markers: " + calls);
         for (DeviceFuture<Void> f : fs) {
             assertTrue(f.isDone() && !f.isCompletedExceptionally());
         }
+    }
+
+    @Test
+    void theContextOptionBatchesAsThePropertyDoes() {
+        System.clearProperty("sluice.markers.batch");
+        DeviceContext batched = FakeDevices.open(Api.CPU, n -> stream("b" + n), ContextOptions.defaults().withMarkerBatch(4));
+        DeviceFunction f = batched.compile(Kernel.named("empty").java(t -> { }).build());
+        DeviceStream s = batched.createStream();
+        deviceDone.set(false);
+        List<DeviceFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            fs.add(s.enqueueLaunch(f, LaunchConfig.of(1, 1)));
+        }
+        assertEquals(3, count("b1:recordMarker"), "the first operation's, then two batches of 4: " + calls);
+        deviceDone.set(true);
+        fs.get(8).join();
+        assertTrue(fs.stream().allMatch(x -> x.isDone() && !x.isCompletedExceptionally()));
     }
 
     @Test
@@ -100,12 +123,15 @@ class MarkerBatchTest {
         deviceDone.set(false);
         DeviceStream s1 = ctx.createStream();
         DeviceStream s2 = ctx.createStream();
-        DeviceFuture<Void> produced = s1.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+        s1.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // marked at once: nothing was pending
+        DeviceFuture<Void> produced = s1.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // joins a batch
+        assertEquals(1, count("s1:recordMarker"), "the second operation is in an open batch: " + calls);
         s2.waitFor(produced);
         List<String> seen = List.copyOf(calls);
-        int record = seen.indexOf("s1:recordMarker");
+        int record = seen.lastIndexOf("s1:recordMarker");
         int wait = seen.indexOf("s2:waitMarker");
-        assertTrue(record >= 0 && wait > record, "s1's marker is recorded before s2 waits on it: " + seen);
+        assertEquals(2, count("s1:recordMarker"), "the wait sealed the batch: " + seen);
+        assertTrue(wait > record, "s1's marker is recorded before s2 waits on it: " + seen);
         assertFalse(produced.isDone());
         deviceDone.set(true);
         produced.join();
@@ -114,14 +140,17 @@ class MarkerBatchTest {
     @Test
     void workBeforeAHostFunctionHasItsMarkerBeforeTheGate() {
         DeviceStream s = ctx.createStream();
-        DeviceFuture<Void> before = s.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+        deviceDone.set(false);
+        s.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // marked at once: nothing was pending
+        DeviceFuture<Void> before = s.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // joins a batch
         AtomicBoolean ran = new AtomicBoolean();
         DeviceFuture<Void> host = s.enqueueHostFunction(() -> ran.set(true));
+        deviceDone.set(true);
         host.join();
         assertTrue(ran.get() && before.isDone());
         List<String> seen = List.copyOf(calls);
-        assertEquals("s1:recordMarker", seen.get(seen.indexOf("s1:launch") + 1),
-                "the launch's batch is recorded right after it, before the host function's gate: " + seen);
+        assertEquals("s1:recordMarker", seen.get(seen.lastIndexOf("s1:launch") + 1),
+                "the second launch's batch is recorded right after it, before the host function's gate: " + seen);
     }
 
     @Test

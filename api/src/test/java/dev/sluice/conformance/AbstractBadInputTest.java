@@ -70,6 +70,18 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
                 .withContextFlags(ContextFlag.SCHEDULE_SPIN, ContextFlag.SYNC_MEMORY_OPERATIONS).contextFlags());
     }
 
+    @Test
+    void markerBatchesOutsideTheirRangeAreRefused() {
+        for (int bad : new int[] {0, -1, ContextOptions.MAX_MARKER_BATCH + 1}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                    () -> ContextOptions.defaults().withMarkerBatch(bad));
+            assertEquals("markerBatch", e.argument());
+            assertMentions(e, "markerBatch", Integer.toString(bad), "1.." + ContextOptions.MAX_MARKER_BATCH);
+        }
+        assertEquals(16, ContextOptions.defaults().withMarkerBatch(16).markerBatch());
+        assertEquals(1, ContextOptions.defaults().markerBatch());
+    }
+
     // ---------------------------------------------------------------- sizes
 
     @Test

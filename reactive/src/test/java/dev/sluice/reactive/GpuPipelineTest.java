@@ -48,6 +48,10 @@ class GpuPipelineTest {
     @BeforeAll
     static void open() {
         ctx = TestDevice.open();
+        compileKernels();
+    }
+
+    static void compileKernels() {
         scaleAdd = ctx.compile(TestDevice.SCALE_ADD);
         addOne = ctx.compile(TestDevice.ADD_ONE);
         sum = ctx.compile(TestDevice.SUM);

@@ -1,0 +1,122 @@
+/*
+ * sluice_paired: the C yardsticks of sluice_native_bench as a shared library, so that the
+ * benchmark dev.sluice.benchmarks.cuda.PairedBench can call them from inside the JVM and
+ * alternate C and Sluice block by block (or sample by sample) in one process, on one thread.
+ *
+ * Why: on the GPU machine (a virtual machine) figures move by up to 30 % from one process to
+ * the next, so a ratio of two processes' figures cannot decide a 1.3x target. Alternating in
+ * one process puts both sides under the same conditions at nearly the same moment.
+ *
+ * Build (scripts/gpu-run.sh does this):
+ *   gcc -O2 -std=gnu11 -shared -fPIC -I/usr/local/cuda/include sluice_paired.c \
+ *       -o libsluice_paired.so -L<dir of libcuda.so.1> -l:libcuda.so.1
+ *
+ * Every function returns a time in nanoseconds, or a negative CUresult when a driver call
+ * failed. The kernels come from the caller as PTX (the same text Sluice compiled), so both
+ * sides run the same machine code. Everything runs in the device's primary context, which
+ * Sluice uses by default too.
+ */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <time.h>
+
+static CUdevice dev;
+static CUcontext ctx;
+static CUmodule mod;
+static CUfunction empty5, write_one;
+static CUstream stream;
+static CUevent event;
+static CUdeviceptr p1, p2;
+static long long arg_n = 1024;
+static float arg_s = 2.5f;
+static int arg_k = 7;
+static int arg_v;
+static void *args5[] = {&p1, &arg_n, &arg_s, &arg_k, &p2}; /* one argument block, reused every call */
+static void *args_one[] = {&p1, &arg_v};
+
+static long long now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+#define TRY(call)                       \
+    do {                                \
+        CUresult r_ = (call);           \
+        if (r_ != CUDA_SUCCESS) return -(long long)r_; \
+    } while (0)
+
+/* Loads `ptx` (which holds extern "C" empty5 and write_one) into device `ordinal`'s primary context,
+ * and makes a non-blocking stream, a timing-disabled event and two 4 KiB buffers. 0 or -CUresult. */
+long long sp_open(int ordinal, const char *ptx) {
+    TRY(cuInit(0));
+    TRY(cuDeviceGet(&dev, ordinal));
+    TRY(cuDevicePrimaryCtxRetain(&ctx, dev));
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuModuleLoadData(&mod, ptx));
+    TRY(cuModuleGetFunction(&empty5, mod, "empty5"));
+    TRY(cuModuleGetFunction(&write_one, mod, "write_one"));
+    TRY(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    TRY(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+    TRY(cuMemAlloc(&p1, 4096));
+    TRY(cuMemAlloc(&p2, 4096));
+    return 0;
+}
+
+/* Host time of `n` launches of empty5 (5 arguments) on the stream, which is drained first and not after. */
+long long sp_launch5(int n) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuStreamSynchronize(stream));
+    long long t0 = now_ns();
+    for (int i = 0; i < n; i++) {
+        TRY(cuLaunchKernel(empty5, 1, 1, 1, 1, 1, 1, 0, stream, args5, NULL));
+    }
+    return now_ns() - t0;
+}
+
+/* Time from the first of `n` launches of write_one until the stream has finished them (no events: the
+ * tiny-kernel target compares Sluice's futures with C without any). */
+long long sp_tiny(int n) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuStreamSynchronize(stream));
+    long long t0 = now_ns();
+    for (int i = 0; i < n; i++) {
+        arg_v = i;
+        TRY(cuLaunchKernel(write_one, 1, 1, 1, 1, 1, 1, 0, stream, args_one, NULL));
+    }
+    TRY(cuStreamSynchronize(stream));
+    return now_ns() - t0;
+}
+
+/* One idle-stream round trip: launch write_one, record the event, spin on cuEventQuery until it is done. */
+long long sp_roundtrip(int v) {
+    arg_v = v;
+    long long t0 = now_ns();
+    TRY(cuLaunchKernel(write_one, 1, 1, 1, 1, 1, 1, 0, stream, args_one, NULL));
+    TRY(cuEventRecord(event, stream));
+    CUresult r;
+    while ((r = cuEventQuery(event)) == CUDA_ERROR_NOT_READY) {
+    }
+    if (r != CUDA_SUCCESS) return -(long long)r;
+    return now_ns() - t0;
+}
+
+/* Drains the stream (before a round-trip series) and binds the context to the calling thread. */
+long long sp_sync(void) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuStreamSynchronize(stream));
+    return 0;
+}
+
+/* Frees what sp_open made and releases the primary context. */
+long long sp_close(void) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuStreamSynchronize(stream));
+    TRY(cuMemFree(p1));
+    TRY(cuMemFree(p2));
+    TRY(cuEventDestroy(event));
+    TRY(cuStreamDestroy(stream));
+    TRY(cuModuleUnload(mod));
+    TRY(cuDevicePrimaryCtxRelease(dev));
+    return 0;
+}
