@@ -7,9 +7,10 @@
 #                                         one JVM and its device-fault tests one JVM each (impl-cuda/gpu-tests.sh),
 #                                         the HIP suite through its test library and its fault tests, the reactive
 #                                         tests on CUDA, and the examples
-#   bash scripts/gpu-session.sh measure   the figures (about 3 minutes): issue 3's per-call ratios as medians of 4
-#                                         repeats, C and Sluice interleaved (gpu-run.sh sweep; defaults, the BLOCKING
-#                                         wait strategy, and marker batches of 16), pinned bandwidth against C three
+#   bash scripts/gpu-session.sh measure   the figures (about 4 minutes): issue 3's per-call ratios with C and Sluice
+#                                         alternating inside one JVM (gpu-run.sh paired; defaults and marker batches
+#                                         of 16, 3 rounds), the raw launches and the BLOCKING wait strategy against C
+#                                         across processes (gpu-run.sh sweep), pinned bandwidth against C three
 #                                         times, and the overlap benchmark, plain API and reactive pipeline alternating
 #                                         run by run, 11 runs each, transfer-bound (4 passes) and balanced (40 passes).
 #                                         The machine's figures move by up to 30 % between processes: one run decides
@@ -48,9 +49,10 @@ case "${1:-}" in
       bash scripts/gpu-run.sh tests-hip tests-reactive examples
     ;;
   measure)
-    # limits add up to 560 s, under the device tool's 600 s; the expected total is about 180 s
-    step sweep 200 env SWEEP_REPS=4 SWEEP_VARIANTS='default=;b16=-Dsluice.markers.batch=16' \
-      SWEEP_ONLY=launch,latency,tiny,blocking bash scripts/gpu-run.sh sweep
+    # limits add up to 590 s, under the device tool's 600 s; the expected total is about 200 s
+    step paired 110 env PAIRED_REPS=3 PAIRED_VARIANTS='default=;b16=-Dsluice.markers.batch=16' \
+      bash scripts/gpu-run.sh paired
+    step sweep 100 env SWEEP_REPS=3 SWEEP_VARIANTS='default=' SWEEP_ONLY=launch,blocking bash scripts/gpu-run.sh sweep
     for i in 1 2 3; do # C's bandwidth, then Sluice's against it
       step "bandwidth-$i" 60 bash -c 'd="$(mktemp -d)" && OUT="$d" NATIVE_ARGS="--quick --only bandwidth" bash scripts/gpu-run.sh native \
         > /dev/null && exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
@@ -59,6 +61,7 @@ case "${1:-}" in
     done
     step overlap 100 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11
     step overlap-balanced 100 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11 --passes 40
+    sed -n '/^== median/,$p' "$OUT/paired.txt"
     grep -A12 '^== median' "$OUT/sweep.txt"
     grep -h '^pinned' "$OUT"/bandwidth-*.txt
     grep -h '^| \(plain\|reactive\)' "$OUT/overlap.txt" "$OUT/overlap40.txt"

@@ -154,7 +154,7 @@ final class CompletionEngine {
                     while ((head = q.pending.peek()) != null) {
                         Marker m = head.marker();
                         if (m == null && head.batch != null) {
-                            // a marker batch not recorded yet (the batching experiment): record it once it stops growing
+                            // a marker batch not recorded yet: record it once it stops growing
                             head.batch.stream.sealIfIdle(head.batch);
                             m = head.marker();
                         }

@@ -107,8 +107,9 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * wait (a wait for the host, for another stream's held work) and stream capture seal the batch first.
      * <li>A marker the backend refuses fails every future of its batch, not only the last operation's.
      * </ul>
-     * Measured on an H100 (docs/gpu-runs.md, session 5): with batches of 16, launch + future fell from 1.6× to 1.3× C's
-     * launch, and 5,000 tiny kernels with futures from 1.6× to 1.2–1.3× C's launches without futures.
+     * Measured on an H100 with C alternating in the same process (docs/benchmarks.md): with batches of 16, launch + future
+     * fell from 1.57–1.63× to 1.27–1.37× C's launch, and tiny kernels with futures from 1.48–1.60× to 1.22–1.35× C's
+     * launches without futures; a copy–compute–copy pipeline ran as fast as without.
      *
      * @param operations 1 (a marker per operation, the default) to {@value #MAX_MARKER_BATCH}
      * @throws InvalidArgumentException naming {@code markerBatch} for a value outside 1..{@value #MAX_MARKER_BATCH}

@@ -54,7 +54,7 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
      * ({@link DeviceStream.Batch}), by {@link #sealWith} when the batch's one marker is recorded; null for futures with
      * no device work. Read through {@link #marker()}. Not volatile: the future reaches the completion thread through
      * its queue, which publishes the constructor's write, and a volatile write would put a fence on every enqueue
-     * for the sake of the batching experiment alone.
+     * for the sake of marker batches alone.
      */
     private @Nullable Marker marker;
     /** The marker batch this future belongs to, or null where it has a marker of its own (the default). */

@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code -p tracing=false,true} compares tracing off (the default) with tracing on; {@code -p waitStrategy=...}
  * sets the completion thread's wait strategy (on a machine of few cores, {@code BLOCKING} keeps it from
  * competing with the enqueuing thread for a core); {@code -p markerBatch=1,16} compares a completion marker per
- * operation with one per 16 (the marker-batching experiment, docs/architecture.md).
+ * operation with one per 16 (marker batches, ContextOptions.withMarkerBatch, docs/architecture.md).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
