@@ -158,6 +158,15 @@ run_percall() {
 }
 
 # ---------------------------------------------------------------- sweep
+# Lines "REP VARIANT NAME VALUE" of file $1 -> per variant and name, the median over the repeats, then every value.
+print_medians() {
+  awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+    END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
+            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+            med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
+            printf "%-16s %-34s %8.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$1"
+}
+
 # Issue 3's per-call ratios for several settings, repeated and interleaved (see the header).
 # Output: sweep.txt (every run, then the medians).
 run_sweep() {
@@ -183,11 +192,7 @@ run_sweep() {
       done
     done
     echo; echo "== median ratio over $reps reps (Sluice / C of the same rep)"
-    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
-      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
-              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-              med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
-              printf "%-16s %-34s %6.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$tsv"
+    print_medians "$tsv"
     exit "$rc"
   ) 2>&1 | tee "$OUT/sweep.txt"
   rc=${PIPESTATUS[0]}
@@ -229,11 +234,7 @@ run_paired() {
       done
     done
     echo; echo "== median over $reps reps (each figure is already C and Sluice alternating in one JVM)"
-    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
-      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
-              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-              med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
-              printf "%-16s %-30s %8.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$tsv"
+    print_medians "$tsv"
     exit "$rc"
   ) 2>&1 | tee "$OUT/paired.txt"
   rc=${PIPESTATUS[0]}

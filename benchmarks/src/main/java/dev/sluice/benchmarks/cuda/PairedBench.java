@@ -15,7 +15,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -97,6 +96,49 @@ public final class PairedBench {
         }
     }
 
+    /** One side of a pair: runs block (or sample) {@code i} and returns its time in nanoseconds. */
+    @FunctionalInterface
+    private interface Side {
+        long run(int i) throws Throwable;
+    }
+
+    /**
+     * Runs {@code warmUp} unmeasured pairs, then {@code pairs} measured ones, C first in even pairs and Sluice first in
+     * odd ones, so that neither side always runs right after the other. Returns {C's times, Sluice's times} in ns.
+     */
+    private static double[][] alternate(int warmUp, int pairs, Side c, Side sluice) throws Throwable {
+        double[][] t = new double[2][pairs];
+        for (int i = -warmUp; i < pairs; i++) {
+            long cNs;
+            long sNs;
+            if ((i & 1) == 0) {
+                cNs = c.run(i);
+                sNs = sluice.run(i);
+            } else {
+                sNs = sluice.run(i);
+                cNs = c.run(i);
+            }
+            if (i >= 0) {
+                t[0][i] = cNs;
+                t[1][i] = sNs;
+            }
+        }
+        return t;
+    }
+
+    /** Reports block-paired times: the median of the per-block ratios, its quartiles, and each side's median. */
+    private static void reportBlocks(String name, double[][] t, double perUnit, String unit) {
+        double[] ratio = new double[t[0].length];
+        for (int i = 0; i < ratio.length; i++) {
+            ratio[i] = t[1][i] / t[0][i];
+        }
+        result("paired_" + name + "_ratio", CudaBench.median(ratio));
+        result("paired_" + name + "_c_" + unit, CudaBench.median(t[0]) / perUnit);
+        result("paired_" + name + "_sluice_" + unit, CudaBench.median(t[1]) / perUnit);
+        result("paired_" + name + "_ratio_q1", CudaBench.percentile(ratio, 25));
+        result("paired_" + name + "_ratio_q3", CudaBench.percentile(ratio, 75));
+    }
+
     private void launch(DeviceContext ctx, DeviceFunction f, int blocks) throws Throwable {
         int n = 2_000;
         DeviceBuffer a = ctx.allocate(DType.F32, 1024);
@@ -104,40 +146,22 @@ public final class PairedBench {
         Object[] args = {a, 1024L, 2.5f, 7, b};
         LaunchConfig one = LaunchConfig.of(1, 1);
         DeviceStream s = ctx.createStream();
-        double[] cUs = new double[blocks];
-        double[] sUs = new double[blocks];
-        double[] ratio = new double[blocks];
-        for (int r = -5; r < blocks; r++) { // 5 blocks of warm-up for the JIT
-            double cNs = 0;
-            double sNs = 0;
-            for (int side = 0; side < 2; side++) {
-                if ((side == 0) == ((r & 1) == 0)) { // C first in even blocks, Sluice first in odd ones
-                    cNs = check("sp_launch5", (long) launch5.invokeExact(n));
-                } else {
-                    s.synchronize();
-                    long t0 = System.nanoTime();
-                    DeviceFuture<Void> last = null;
-                    for (int i = 0; i < n; i++) {
-                        last = s.enqueueLaunch(f, one, args);
-                    }
-                    sNs = System.nanoTime() - t0;
-                    last.join();
-                }
+        double[][] t = alternate(5, blocks, i -> check("sp_launch5", (long) launch5.invokeExact(n)), i -> {
+            s.synchronize();
+            long t0 = System.nanoTime();
+            DeviceFuture<Void> last = null;
+            for (int k = 0; k < n; k++) {
+                last = s.enqueueLaunch(f, one, args);
             }
-            if (r >= 0) {
-                cUs[r] = cNs / 1e3 / n;
-                sUs[r] = sNs / 1e3 / n;
-                ratio[r] = sNs / cNs;
-            }
-        }
+            long t1 = System.nanoTime();
+            last.join();
+            return t1 - t0;
+        }); // 5 pairs of warm-up for the JIT
         s.synchronize();
         s.close();
         a.close();
         b.close();
-        result("paired_launch5_ratio", CudaBench.median(ratio));
-        result("paired_launch5_c_us", CudaBench.median(cUs));
-        result("paired_launch5_sluice_us", CudaBench.median(sUs));
-        range("paired_launch5_ratio", ratio);
+        reportBlocks("launch5", t, 1e3 * n, "us");
     }
 
     private void tiny(DeviceContext ctx, DeviceFunction f, int blocks) throws Throwable {
@@ -150,42 +174,23 @@ public final class PairedBench {
             boxed[i] = i; // boxed outside the timed loop: C passes its int by pointer
         }
         Object[] args = {p, 0};
-        double[] cMs = new double[blocks];
-        double[] sMs = new double[blocks];
-        double[] ratio = new double[blocks];
-        for (int r = -3; r < blocks; r++) {
-            double cNs = 0;
-            double sNs = 0;
-            for (int side = 0; side < 2; side++) {
-                if ((side == 0) == ((r & 1) == 0)) {
-                    cNs = check("sp_tiny", (long) tiny.invokeExact(n));
-                } else {
-                    s.synchronize();
-                    long t0 = System.nanoTime();
-                    DeviceFuture<Void> last = null;
-                    for (int i = 0; i < n; i++) {
-                        args[1] = boxed[i];
-                        last = s.enqueueLaunch(f, one, args);
-                    }
-                    while (!last.isDone()) {
-                        Thread.onSpinWait();
-                    }
-                    sNs = System.nanoTime() - t0;
-                }
+        double[][] t = alternate(3, blocks, i -> check("sp_tiny", (long) tiny.invokeExact(n)), i -> {
+            s.synchronize();
+            long t0 = System.nanoTime();
+            DeviceFuture<Void> last = null;
+            for (int k = 0; k < n; k++) {
+                args[1] = boxed[k];
+                last = s.enqueueLaunch(f, one, args);
             }
-            if (r >= 0) {
-                cMs[r] = cNs / 1e6;
-                sMs[r] = sNs / 1e6;
-                ratio[r] = sNs / cNs;
+            while (!last.isDone()) {
+                Thread.onSpinWait();
             }
-        }
+            return System.nanoTime() - t0;
+        });
         s.synchronize();
         s.close();
         p.close();
-        result("paired_tiny5k_ratio", CudaBench.median(ratio));
-        result("paired_tiny5k_c_ms", CudaBench.median(cMs));
-        result("paired_tiny5k_sluice_ms", CudaBench.median(sMs));
-        range("paired_tiny5k_ratio", ratio);
+        reportBlocks("tiny5k", t, 1e6, "ms");
     }
 
     private void latency(DeviceContext ctx, DeviceFunction f, int samples) throws Throwable {
@@ -193,39 +198,25 @@ public final class PairedBench {
         LaunchConfig one = LaunchConfig.of(1, 1);
         DeviceStream s = ctx.createStream();
         Object[] args = {p, 0};
-        double[] cUs = new double[samples];
-        double[] sUs = new double[samples];
         s.synchronize();
         check("sp_sync", (long) sync.invokeExact());
-        for (int i = -2_000; i < samples; i++) { // 2,000 warm-up pairs
-            for (int side = 0; side < 2; side++) {
-                if ((side == 0) == ((i & 1) == 0)) {
-                    double ns = check("sp_roundtrip", (long) roundtrip.invokeExact(i));
-                    if (i >= 0) {
-                        cUs[i] = ns / 1e3;
-                    }
-                } else {
-                    args[1] = i;
-                    long t0 = System.nanoTime();
-                    DeviceFuture<Void> fu = s.enqueueLaunch(f, one, args);
-                    while (!fu.isDone()) {
-                        Thread.onSpinWait();
-                    }
-                    long t1 = System.nanoTime();
-                    if (i >= 0) {
-                        sUs[i] = (t1 - t0) / 1e3;
-                    }
-                }
+        double[][] t = alternate(2_000, samples, i -> check("sp_roundtrip", (long) roundtrip.invokeExact(i)), i -> {
+            args[1] = i;
+            long t0 = System.nanoTime();
+            DeviceFuture<Void> fu = s.enqueueLaunch(f, one, args);
+            while (!fu.isDone()) {
+                Thread.onSpinWait();
             }
-        }
+            return System.nanoTime() - t0;
+        });
         s.close();
         p.close();
-        double c50 = CudaBench.percentile(cUs, 50);
-        double s50 = CudaBench.percentile(sUs, 50);
+        double c50 = CudaBench.percentile(t[0], 50);
+        double s50 = CudaBench.percentile(t[1], 50);
         result("paired_latency_p50_ratio", s50 / c50);
-        result("paired_latency_c_p50_us", c50);
-        result("paired_latency_sluice_p50_us", s50);
-        result("paired_latency_p99_ratio", CudaBench.percentile(sUs, 99) / CudaBench.percentile(cUs, 99));
+        result("paired_latency_c_p50_us", c50 / 1e3);
+        result("paired_latency_sluice_p50_us", s50 / 1e3);
+        result("paired_latency_p99_ratio", CudaBench.percentile(t[1], 99) / CudaBench.percentile(t[0], 99));
     }
 
     private static long check(String call, long r) {
@@ -237,13 +228,5 @@ public final class PairedBench {
 
     private static void result(String name, double value) {
         System.out.printf(Locale.ROOT, "%s=%.3f%n", name, value);
-    }
-
-    /** The quartiles of the block ratios, to show how far they spread. */
-    private static void range(String name, double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        System.out.printf(Locale.ROOT, "%s_q1=%.3f%n%s_q3=%.3f%n", name, CudaBench.percentile(c, 25), name,
-                CudaBench.percentile(c, 75));
     }
 }
