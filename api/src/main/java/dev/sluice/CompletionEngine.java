@@ -1,7 +1,6 @@
 package dev.sluice;
 
 import dev.sluice.spi.Marker;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
@@ -23,11 +22,48 @@ final class CompletionEngine {
 
     private static final Logger LOG = Logger.getLogger(CompletionEngine.class.getName());
 
-    /** The pending futures of one stream, oldest first. */
+    /**
+     * The pending futures of one stream, oldest first: a queue linked through the futures themselves
+     * ({@link DeviceFuture#next}), with one producer at a time (enqueues hold the stream's lock) and one consumer (the
+     * completion thread). Adding is two plain writes, one with release; no node is allocated and nothing is
+     * compare-and-set, which a {@code ConcurrentLinkedQueue} does on every enqueue.
+     */
     static final class Queue {
-        final ConcurrentLinkedQueue<DeviceFuture<?>> pending = new ConcurrentLinkedQueue<>();
+        /** The last future taken (a placeholder at first); moved by the completion thread only. */
+        private volatile DeviceFuture<?> head = new DeviceFuture<>(null, -1, null, null);
+        /** The last future added; read and written under the stream's lock only. */
+        private DeviceFuture<?> tail = head;
         /** Set when the stream closes: the engine drops the queue once it is empty. */
         volatile boolean closing;
+
+        /** Adds {@code f} last. Under the stream's lock. */
+        void add(DeviceFuture<?> f) {
+            DeviceFuture<?> t = tail;
+            tail = f;
+            t.setNext(f); // release: publishes f's fields to the completion thread
+        }
+
+        /** The oldest future, or null. Any thread. */
+        @Nullable DeviceFuture<?> peek() {
+            return head.next();
+        }
+
+        /** Takes the oldest future, or returns null. The completion thread only. */
+        @Nullable DeviceFuture<?> poll() {
+            DeviceFuture<?> h = head;
+            DeviceFuture<?> n = h.next();
+            if (n != null) {
+                head = n;
+                // h is no longer the tail (n came after it), so no enqueue writes h.next again; unlinking it keeps a future
+                // the caller holds from keeping every later one reachable
+                h.setNext(null);
+            }
+            return n;
+        }
+
+        boolean isEmpty() {
+            return peek() == null;
+        }
     }
 
     /**
@@ -95,7 +131,7 @@ final class CompletionEngine {
 
     /** Adds a future whose marker was just recorded; called under the stream's lock, in stream order. */
     void track(Queue q, DeviceFuture<?> future) {
-        q.pending.add(future);
+        q.add(future);
         if (fault != null || stopping) {
             // The thread may already have drained everything: wake it so this one fails too.
             LockSupport.unpark(thread);
@@ -146,12 +182,12 @@ final class CompletionEngine {
             Queue oldestPending = null;
             try {
                 for (Queue q : queues) {
-                    if (q.closing && q.pending.isEmpty()) {
+                    if (q.closing && q.isEmpty()) {
                         queues.remove(q);
                         continue;
                     }
                     DeviceFuture<?> head;
-                    while ((head = q.pending.peek()) != null) {
+                    while ((head = q.peek()) != null) {
                         Marker m = head.marker();
                         if (m == null && head.batch != null) {
                             // a marker batch not recorded yet: record it once it stops growing
@@ -165,7 +201,7 @@ final class CompletionEngine {
                             }
                             break;
                         }
-                        q.pending.poll();
+                        q.poll();
                         // Complete before releasing: while a future is not done its marker is not back in its pool, which
                         // narrows the window in which a wait enqueued after checking isDone() could land on a recycled one.
                         complete(head);
@@ -231,7 +267,7 @@ final class CompletionEngine {
                     }
                 }
                 case BLOCKING -> {
-                    DeviceFuture<?> head = oldestPending.pending.peek();
+                    DeviceFuture<?> head = oldestPending.peek();
                     Marker m = head == null ? null : head.marker();
                     if (m != null) {
                         try {
@@ -276,7 +312,7 @@ final class CompletionEngine {
 
     private boolean anyQueued() {
         for (Queue q : queues) {
-            if (!q.pending.isEmpty()) {
+            if (!q.isEmpty()) {
                 return true;
             }
         }
@@ -286,7 +322,7 @@ final class CompletionEngine {
     private void drainFailed(Throwable cause) {
         for (Queue q : queues) {
             DeviceFuture<?> head;
-            while ((head = q.pending.poll()) != null) {
+            while ((head = q.poll()) != null) {
                 try {
                     head.fail(cause);
                 } catch (Throwable t) {

@@ -40,10 +40,12 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     private final @Nullable DeviceStream stream;
     private final long sequence;
     private static final VarHandle MARKER;
+    private static final VarHandle NEXT;
 
     static {
         try {
             MARKER = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "marker", Marker.class);
+            NEXT = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "next", DeviceFuture.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -59,6 +61,9 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     private @Nullable Marker marker;
     /** The marker batch this future belongs to, or null where it has a marker of its own (the default). */
     final DeviceStream.@Nullable Batch batch;
+    /** The next future of its stream's completion queue ({@link CompletionEngine.Queue}); read with acquire, set with release. */
+    @SuppressWarnings("unused") // through NEXT
+    private @Nullable DeviceFuture<?> next;
     /** Whether the completion thread releases the marker after completing this future (one future per marker does). */
     boolean ownsMarker = true;
     final @Nullable T value;
@@ -81,6 +86,14 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     /** The completion marker, or null (no device work, or a batch not recorded yet: see {@link #isUnsealed()}). */
     @Nullable Marker marker() {
         return (Marker) MARKER.getAcquire(this);
+    }
+
+    @Nullable DeviceFuture<?> next() {
+        return (DeviceFuture<?>) NEXT.getAcquire(this);
+    }
+
+    void setNext(@Nullable DeviceFuture<?> f) {
+        NEXT.setRelease(this, f);
     }
 
     /** Gives a future of a marker batch the batch's marker; {@code owns}: this future releases it. */

@@ -173,7 +173,7 @@ public final class DeviceStream implements AutoCloseable {
         if (markerBatch > 1) {
             // Nothing pending: the caller may be about to wait for this one, so it gets its marker now (the first operation
             // after idle costs a record, and a caller that waits for each result waits no longer than without batches).
-            boolean idle = queue.pending.isEmpty();
+            boolean idle = queue.isEmpty();
             Batch b = openBatch;
             if (b == null) {
                 b = new Batch(this, markerBatch);
