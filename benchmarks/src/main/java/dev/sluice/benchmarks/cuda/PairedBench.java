@@ -66,8 +66,10 @@ public final class PairedBench {
         Path lib = null;
         int blocks = 40;
         int samples = 10_000;
+        boolean spinner = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--spinner" -> spinner = true;
                 case "--lib" -> lib = Path.of(args[++i]);
                 case "--blocks" -> blocks = Integer.parseInt(args[++i]);
                 case "--samples" -> samples = Integer.parseInt(args[++i]);
@@ -87,6 +89,9 @@ public final class PairedBench {
                 b.check("sp_open", (long) b.open.invokeExact(0, arena.allocateFrom(ptx)));
             }
             try {
+                if (spinner) {
+                    b.spinnerEffect(blocks);
+                }
                 b.launch(ctx, empty5, blocks);
                 b.tiny(ctx, writeOne, Math.max(10, blocks / 2));
                 b.latency(ctx, writeOne, samples);
@@ -162,6 +167,38 @@ public final class PairedBench {
         a.close();
         b.close();
         reportBlocks("launch5", t, 1e3 * n, "us");
+    }
+
+    /**
+     * A diagnostic ({@code --spinner}): C's launches with and without a second thread spinning on the CPU (no driver
+     * call, no shared memory), block by block; does a spinning completion thread slow the enqueuing thread by itself?
+     */
+    private void spinnerEffect(int blocks) throws Throwable {
+        int n = 2_000;
+        java.util.concurrent.atomic.AtomicBoolean spin = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread t = Thread.ofPlatform().daemon().start(() -> {
+            while (!stop.get()) {
+                if (spin.get()) {
+                    Thread.onSpinWait();
+                    System.nanoTime();
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                }
+            }
+        });
+        double[][] time = alternate(5, blocks, i -> {
+            spin.set(false);
+            Thread.sleep(1);
+            return check("sp_launch5", (long) launch5.invokeExact(n));
+        }, i -> {
+            spin.set(true);
+            Thread.sleep(1);
+            return check("sp_launch5", (long) launch5.invokeExact(n));
+        });
+        stop.set(true);
+        t.join();
+        reportBlocks("c_launch5_spinner", time, 1e3 * n, "us"); // "c" side: no spinner; "sluice" side: spinner on
     }
 
     private void tiny(DeviceContext ctx, DeviceFunction f, int blocks) throws Throwable {
