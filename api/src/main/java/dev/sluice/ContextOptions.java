@@ -108,7 +108,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * <li>A marker the backend refuses fails every future of its batch, not only the last operation's.
      * </ul>
      * Measured on an H100 with C alternating in the same process (docs/benchmarks.md): with batches of 16, launch + future
-     * fell from 1.54–1.63× to 1.27–1.37× C's launch, and tiny kernels with futures from 1.48–1.60× to 1.20–1.35× C's
+     * fell from 1.54–1.64× to 1.27–1.37× C's launch, and tiny kernels with futures from 1.48–1.60× to 1.20–1.35× C's
      * launches without futures; a copy–compute–copy pipeline ran as fast as without.
      *
      * @param operations 1 (a marker per operation, the default) to {@value #MAX_MARKER_BATCH}
