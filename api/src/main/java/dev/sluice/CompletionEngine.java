@@ -187,6 +187,9 @@ final class CompletionEngine {
                         continue;
                     }
                     DeviceFuture<?> head;
+                    // The futures of a marker batch share one marker: once it is seen done, the others of the batch
+                    // complete without asking it again (a driver call each on a GPU).
+                    Marker seenDone = null;
                     while ((head = q.peek()) != null) {
                         Marker m = head.marker();
                         if (m == null && head.batch != null) {
@@ -194,7 +197,7 @@ final class CompletionEngine {
                             head.batch.stream.sealIfIdle(head.batch);
                             m = head.marker();
                         }
-                        if (m == null ? head.batch != null : !m.isDone()) { // unsealed batch, or marker not done
+                        if (m == null ? head.batch != null : m != seenDone && !m.isDone()) { // unsealed batch, or not done
                             pending = true;
                             if (oldestPending == null) {
                                 oldestPending = q;
@@ -205,8 +208,10 @@ final class CompletionEngine {
                         // Complete before releasing: while a future is not done its marker is not back in its pool, which
                         // narrows the window in which a wait enqueued after checking isDone() could land on a recycled one.
                         complete(head);
+                        seenDone = m;
                         if (m != null && head.ownsMarker) {
                             m.release();
+                            seenDone = null; // the batch's last future: a released marker may be handed out again
                         }
                         progress++;
                     }
@@ -253,12 +258,12 @@ final class CompletionEngine {
                 continue;
             }
             switch (options.waitStrategy()) {
-                case SPIN -> spinBetweenPolls(streaming ? STREAMING_POLL_GAP_NANOS : POLL_GAP_NANOS);
+                case SPIN -> spinBetweenPolls(streaming);
                 case YIELD -> Thread.yield();
                 case PARK -> {
                     long idle = System.nanoTime() - lastActivity;
                     if (idle < options.spinNanos()) {
-                        spinBetweenPolls(streaming ? STREAMING_POLL_GAP_NANOS : POLL_GAP_NANOS);
+                        spinBetweenPolls(streaming);
                     } else if (idle < 2 * options.spinNanos()) {
                         Thread.yield();
                     } else {
@@ -283,7 +288,9 @@ final class CompletionEngine {
         }
     }
 
-    private static void spinBetweenPolls(long gapNanos) {
+    /** Spins through the gap between two rounds of polls: the streaming one while the caller streams, else the short one. */
+    private static void spinBetweenPolls(boolean streaming) {
+        long gapNanos = streaming ? STREAMING_POLL_GAP_NANOS : POLL_GAP_NANOS;
         Thread.onSpinWait();
         if (gapNanos > 0) {
             long until = System.nanoTime() + gapNanos;

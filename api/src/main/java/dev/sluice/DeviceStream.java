@@ -134,12 +134,17 @@ public final class DeviceStream implements AutoCloseable {
     }
 
     /**
-     * Takes the stream's lock, spinning for up to {@link #LOCK_SPIN_NANOS} before parking: with marker batches the
-     * completion thread holds it for one marker record (about a µs on a GPU), and an enqueue on a Reactor thread must not
-     * park for that. Two user threads enqueuing on one stream still park for each other once the spin is over.
+     * Takes the stream's lock; with marker batches, spinning for up to {@link #LOCK_SPIN_NANOS} before parking: the
+     * completion thread then holds it for one marker record (about a µs on a GPU), and an enqueue on a Reactor thread
+     * must not park for that. Without batches the completion thread never takes it, so there is nothing to spin for;
+     * two user threads enqueuing on one stream park for each other as before (after the spin, with batches).
      */
     private void lockForEnqueue() {
         if (lock.tryLock()) {
+            return;
+        }
+        if (markerBatch == 1) {
+            lock.lock();
             return;
         }
         long until = System.nanoTime() + LOCK_SPIN_NANOS;
@@ -181,8 +186,9 @@ public final class DeviceStream implements AutoCloseable {
             }
             f = new DeviceFuture<>(this, ++sequence, null, value, b);
             b.futures.add(f);
-            b.size = b.futures.size();
-            if (idle || b.futures.size() >= markerBatch) {
+            int size = b.futures.size();
+            b.size = size;
+            if (idle || size >= markerBatch) {
                 sealLocked();
             }
         } else {

@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,16 @@ class MarkerBatchTest {
     private DeviceContext ctx;
     private DeviceFunction fn;
 
-    private final Marker doneWhenDeviceIs = FakeDevices.marker(deviceDone::get);
+    /** How often a marker answered "done". */
+    private final AtomicInteger doneAnswers = new AtomicInteger();
+
+    private final Marker doneWhenDeviceIs = FakeDevices.marker(() -> {
+        boolean done = deviceDone.get();
+        if (done) {
+            doneAnswers.incrementAndGet();
+        }
+        return done;
+    });
 
     private StreamHandle stream(String name) {
         return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
@@ -99,6 +109,22 @@ class MarkerBatchTest {
         for (DeviceFuture<Void> f : fs) {
             assertTrue(f.isDone() && !f.isCompletedExceptionally());
         }
+    }
+
+    @Test
+    void theFuturesOfABatchAskTheirSharedMarkerOnce() {
+        DeviceStream s = ctx.createStream();
+        deviceDone.set(false);
+        List<DeviceFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            fs.add(s.enqueueLaunch(fn, LaunchConfig.of(1, 1)));
+        }
+        assertEquals(2, count("s1:recordMarker"), "the first operation's marker, then a full batch of 8: " + calls);
+        doneAnswers.set(0);
+        deviceDone.set(true);
+        fs.get(8).join();
+        assertEquals(2, doneAnswers.get(), "one done answer per marker (a driver call each on a GPU), not per future");
+        assertTrue(fs.stream().allMatch(f -> f.isDone() && !f.isCompletedExceptionally()));
     }
 
     @Test

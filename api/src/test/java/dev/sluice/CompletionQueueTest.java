@@ -1,0 +1,59 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The completion engine's per-stream queue, linked through the futures themselves ({@link CompletionEngine.Queue}). */
+class CompletionQueueTest {
+
+    private static DeviceFuture<Void> future(long sequence) {
+        return new DeviceFuture<>(null, sequence, null, null);
+    }
+
+    @Test
+    void futuresComeOutInTheOrderTheyWentIn() {
+        CompletionEngine.Queue q = new CompletionEngine.Queue();
+        assertTrue(q.isEmpty());
+        assertNull(q.peek());
+        assertNull(q.poll());
+        DeviceFuture<Void> a = future(1);
+        DeviceFuture<Void> b = future(2);
+        q.add(a);
+        q.add(b);
+        assertFalse(q.isEmpty());
+        assertSame(a, q.peek());
+        assertSame(a, q.poll());
+        assertSame(b, q.peek());
+        DeviceFuture<Void> c = future(3);
+        q.add(c); // added after some were taken
+        assertSame(b, q.poll());
+        assertSame(c, q.poll());
+        assertTrue(q.isEmpty());
+        assertNull(q.poll());
+        DeviceFuture<Void> d = future(4);
+        q.add(d); // added once empty: behind the last one taken
+        assertSame(d, q.poll());
+    }
+
+    @Test
+    void aTakenFutureNoLongerLinksToTheOnesAfterIt() {
+        CompletionEngine.Queue q = new CompletionEngine.Queue();
+        DeviceFuture<Void> a = future(1);
+        DeviceFuture<Void> b = future(2);
+        DeviceFuture<Void> c = future(3);
+        q.add(a);
+        q.add(b);
+        q.add(c);
+        q.poll();
+        q.poll();
+        // a future a caller keeps must not keep every later one (and its value) reachable
+        assertNull(a.next(), "a was unlinked once b was taken");
+        assertSame(c, b.next(), "b is the queue's head now: the link to c is the queue itself");
+        q.poll();
+        assertNull(b.next());
+    }
+}
