@@ -3,8 +3,6 @@ package dev.sluice;
 import dev.sluice.spi.Marker;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,51 +18,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class CompletionEngine {
 
-    private static final Logger LOG = Logger.getLogger(CompletionEngine.class.getName());
-
-    /**
-     * The pending futures of one stream, oldest first: a queue linked through the futures themselves
-     * ({@link DeviceFuture#next}), with one producer at a time (enqueues hold the stream's lock) and one consumer (the
-     * completion thread). Adding is two plain writes, one with release; no node is allocated and nothing is
-     * compare-and-set, which a {@code ConcurrentLinkedQueue} does on every enqueue.
-     */
-    static final class Queue {
-        /** The last future taken (a placeholder at first); moved by the completion thread only. */
-        private volatile DeviceFuture<?> head = new DeviceFuture<>(null, -1, null, null);
-        /** The last future added; read and written under the stream's lock only. */
-        private DeviceFuture<?> tail = head;
-        /** Set when the stream closes: the engine drops the queue once it is empty. */
-        volatile boolean closing;
-
-        /** Adds {@code f} last. Under the stream's lock. */
-        void add(DeviceFuture<?> f) {
-            DeviceFuture<?> t = tail;
-            tail = f;
-            t.setNext(f); // release: publishes f's fields to the completion thread
-        }
-
-        /** The oldest future, or null. Any thread. */
-        @Nullable DeviceFuture<?> peek() {
-            return head.next();
-        }
-
-        /** Takes the oldest future, or returns null. The completion thread only. */
-        @Nullable DeviceFuture<?> poll() {
-            DeviceFuture<?> h = head;
-            DeviceFuture<?> n = h.next();
-            if (n != null) {
-                head = n;
-                // h is no longer the tail (n came after it), so no enqueue writes h.next again; unlinking it keeps a future
-                // the caller holds from keeping every later one reachable
-                h.setNext(null);
-            }
-            return n;
-        }
-
-        boolean isEmpty() {
-            return peek() == null;
-        }
-    }
 
     /**
      * The least time between two rounds of polls while markers are pending and nothing completed, under SPIN and
@@ -88,7 +41,7 @@ final class CompletionEngine {
 
     private final DeviceContext context;
     private final ContextOptions options;
-    private final CopyOnWriteArrayList<Queue> queues = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<StreamCore> cores = new CopyOnWriteArrayList<>();
     private final Thread thread;
     private volatile boolean sleeping;
     private volatile boolean stopping;
@@ -107,15 +60,16 @@ final class CompletionEngine {
         thread.start();
     }
 
-    Queue newQueue() {
-        Queue q = new Queue();
-        queues.add(q);
-        return q;
+    /** A new stream's core, polled by this engine until {@link #remove} and empty. */
+    StreamCore newStream(dev.sluice.spi.StreamHandle handle, int groupBound) {
+        StreamCore core = new StreamCore(handle, this, groupBound);
+        cores.add(core);
+        return core;
     }
 
-    /** Drops {@code q} once the futures still in it have completed. */
-    void removeQueue(Queue q) {
-        q.closing = true;
+    /** Drops {@code core} once the futures still pending on it have completed. */
+    void remove(StreamCore core) {
+        core.closing = true;
         LockSupport.unpark(thread);
     }
 
@@ -124,18 +78,19 @@ final class CompletionEngine {
         return Thread.currentThread() == thread;
     }
 
+    /** Whether the engine has been stopped (its context closed): nothing completes any more. */
+    boolean isStopped() {
+        return stopping;
+    }
+
     /** The fault that stopped the context, if any. */
     @Nullable Throwable fault() {
         return fault;
     }
 
-    /** Adds a future whose marker was just recorded; called under the stream's lock, in stream order. */
-    void track(Queue q, DeviceFuture<?> future) {
-        q.add(future);
-        if (fault != null || stopping) {
-            // The thread may already have drained everything: wake it so this one fails too.
-            LockSupport.unpark(thread);
-        } else if (sleeping) {
+    /** Called after a future was queued, under its stream's lock: wakes the thread if it sleeps or must fail it. */
+    void wake() {
+        if (sleeping || fault != null || stopping) {
             LockSupport.unpark(thread);
         }
     }
@@ -177,50 +132,29 @@ final class CompletionEngine {
                 LockSupport.park(this);
                 continue;
             }
-            int progress = 0;
+            boolean progress = false;
             boolean pending = false;
-            Queue oldestPending = null;
+            StreamCore oldestPending = null;
             try {
-                for (Queue q : queues) {
-                    if (q.closing && q.isEmpty()) {
-                        queues.remove(q);
+                for (StreamCore core : cores) {
+                    if (core.closing && core.isIdle()) {
+                        cores.remove(core);
                         continue;
                     }
-                    DeviceFuture<?> head;
-                    // The futures of a marker batch share one marker: once it is seen done, the others of the batch
-                    // complete without asking it again (a driver call each on a GPU).
-                    Marker seenDone = null;
-                    while ((head = q.peek()) != null) {
-                        Marker m = head.marker();
-                        if (m == null && head.batch != null) {
-                            // a marker batch not recorded yet: record it once it stops growing
-                            head.batch.stream.sealIfIdle(head.batch);
-                            m = head.marker();
+                    int r = core.advance();
+                    progress |= (r & StreamCore.PROGRESS) != 0;
+                    if ((r & StreamCore.PENDING) != 0) {
+                        pending = true;
+                        if (oldestPending == null) {
+                            oldestPending = core;
                         }
-                        if (m == null ? head.batch != null : m != seenDone && !m.isDone()) { // unsealed batch, or not done
-                            pending = true;
-                            if (oldestPending == null) {
-                                oldestPending = q;
-                            }
-                            break;
-                        }
-                        q.poll();
-                        // Complete before releasing: while a future is not done its marker is not back in its pool, which
-                        // narrows the window in which a wait enqueued after checking isDone() could land on a recycled one.
-                        complete(head);
-                        seenDone = m;
-                        if (m != null && head.ownsMarker) {
-                            m.release();
-                            seenDone = null; // the batch's last future: a released marker may be handed out again
-                        }
-                        progress++;
                     }
                 }
             } catch (Throwable t) {
                 onFault(t);
                 continue;
             }
-            if (progress > 0) {
+            if (progress) {
                 lastActivity = System.nanoTime();
                 pause = 1_000;
                 wasPending = pending;
@@ -272,16 +206,15 @@ final class CompletionEngine {
                     }
                 }
                 case BLOCKING -> {
-                    DeviceFuture<?> head = oldestPending.peek();
-                    Marker m = head == null ? null : head.marker();
+                    Marker m = oldestPending.oldestMarker();
                     if (m != null) {
                         try {
                             m.awaitDone(options.maxParkNanos());
                         } catch (Throwable t) {
                             onFault(t);
                         }
-                    } else if (head != null && head.batch != null) {
-                        LockSupport.parkNanos(this, 1_000); // its batch is not recorded yet: look again shortly
+                    } else {
+                        LockSupport.parkNanos(this, 1_000); // its group is not sealed yet: look again shortly
                     }
                 }
             }
@@ -300,16 +233,6 @@ final class CompletionEngine {
         }
     }
 
-    private void complete(DeviceFuture<?> future) {
-        try {
-            future.finish();
-        } catch (Throwable t) {
-            // CompletableFuture confines exceptions of dependent stages to those stages; anything that
-            // escapes here is a bug in a stage's executor and must not stop the completion thread.
-            LOG.log(Level.WARNING, "dependent stage of " + future + " threw", t);
-        }
-    }
-
     private void onFault(Throwable t) {
         Throwable cause = t instanceof SluiceException ? t
                 : new DeviceException("completion marker failed: " + t, null, null, true, t);
@@ -318,8 +241,8 @@ final class CompletionEngine {
     }
 
     private boolean anyQueued() {
-        for (Queue q : queues) {
-            if (!q.isEmpty()) {
+        for (StreamCore core : cores) {
+            if (!core.isIdle()) {
                 return true;
             }
         }
@@ -327,15 +250,8 @@ final class CompletionEngine {
     }
 
     private void drainFailed(Throwable cause) {
-        for (Queue q : queues) {
-            DeviceFuture<?> head;
-            while ((head = q.poll()) != null) {
-                try {
-                    head.fail(cause);
-                } catch (Throwable t) {
-                    LOG.log(Level.WARNING, "dependent stage of " + head + " threw", t);
-                }
-            }
+        for (StreamCore core : cores) {
+            core.failPending(cause);
         }
     }
 }

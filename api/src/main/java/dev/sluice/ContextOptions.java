@@ -16,14 +16,18 @@ import java.util.Set;
  * @param hostWaits      how streams wait for the host; {@link HostWaits#HOLD_ON_HOST} by default
  * @param contextFlags   flags of the device context ({@link ContextFlag}); none by default, which on CUDA leaves the
  *                       primary context's flags as they are
- * @param markerBatch    how many operations of a stream may share one completion marker; 1 (a marker per operation)
- *                       by default; see {@link #withMarkerBatch(int)}
+ * @param markerBatch    the most operations of a stream that may share one completion marker;
+ *                       {@value #DEFAULT_MARKER_BATCH} by default, 1 for a marker per operation; see
+ *                       {@link #withMarkerBatch(int)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
         boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch) {
 
     /** The largest {@link #markerBatch}: beyond it the record saved per operation is already negligible. */
     public static final int MAX_MARKER_BATCH = 1024;
+
+    /** The default {@link #markerBatch}. */
+    public static final int DEFAULT_MARKER_BATCH = 64;
 
     /**
      * @throws InvalidArgumentException for a negative spin, a pause under 1 µs, more than one scheduling flag, or a marker
@@ -56,10 +60,25 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
 
     /**
      * PARK, 50 µs of spinning, pauses up to 200 µs, primary context, tracing off, waits for the host held on the host,
-     * no context flags, a marker per operation.
+     * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy.
      */
     public static ContextOptions defaults() {
-        return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(), 1);
+        return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
+                DEFAULT_MARKER_BATCH);
+    }
+
+    /**
+     * The marker batch streams use: {@link #markerBatch}, or, where it is the default, the system property
+     * {@code sluice.markers.batch} if set (a knob for measuring and for running test suites under another policy).
+     */
+    int effectiveMarkerBatch() {
+        if (markerBatch == DEFAULT_MARKER_BATCH) {
+            Integer p = Integer.getInteger("sluice.markers.batch");
+            if (p != null && p >= 1 && p <= MAX_MARKER_BATCH) {
+                return p;
+            }
+        }
+        return markerBatch;
     }
 
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
@@ -94,24 +113,24 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     }
 
     /**
-     * Lets up to {@code operations} consecutive operations of a stream share one completion marker, for callers that
-     * enqueue many short operations (a stream of tiny kernels, say) and would otherwise pay a marker record (a driver
-     * call on a GPU) for each. Each operation still gets its own future, and a future still completes only after its
-     * own operation has finished on the device; what changes is when:
+     * The most consecutive operations of a stream that may share one completion marker (a driver call on a GPU). Each
+     * operation still has its own future, which completes only after its own operation has finished on the device; what
+     * the bound changes is how late it may complete:
      * <ul>
-     * <li>The futures of a batch complete together, once the batch's last operation has finished: a future may complete
-     * up to {@code operations - 1} operations later than with a marker each. Where those are long kernels, that is long.
-     * <li>The enqueuing thread records the marker after every {@code operations}-th operation; an operation enqueued on
-     * a stream with nothing pending gets one at once (a caller that waits for each result pays nothing); a batch that
-     * stops growing gets its marker from the completion thread about 2 µs later. Anything that could make the stream
-     * wait (a wait for the host, for another stream's held work) and stream capture seal the batch first.
-     * <li>A marker the backend refuses fails every future of its batch, not only the last operation's.
+     * <li>An operation enqueued on a stream with nothing pending gets a marker of its own at once: a caller that waits for
+     * each result waits no longer than with a marker each.
+     * <li>An operation enqueued while earlier work is pending joins the stream's open group; the group's one marker is
+     * recorded when anyone observes one of its futures ({@code join}, {@code get}, {@code isDone}, any dependent stage, a
+     * {@code Mono}, another stream's {@code waitFor}, {@code synchronize}: see {@link DeviceFuture}), when it holds
+     * {@code operations} operations, before anything that can make the stream wait for the host or for another stream's
+     * held work and before capture, or by the completion thread once it has stopped growing for about 2 µs.
+     * <li>So a future completes at the latest when the last operation of its group has finished: at most
+     * {@code operations - 1} operations after its own, and only for operations enqueued before anyone looked at it.
+     * <li>A marker the backend refuses fails every future of its group, not only the last operation's.
      * </ul>
-     * Measured on an H100 with C alternating in the same process (docs/benchmarks.md): with batches of 16, launch + future
-     * fell from 1.54–1.64× to 1.27–1.37× C's launch, and tiny kernels with futures from 1.48–1.60× to 1.20–1.35× C's
-     * launches without futures; a copy–compute–copy pipeline ran as fast as without.
      *
-     * @param operations 1 (a marker per operation, the default) to {@value #MAX_MARKER_BATCH}
+     * @param operations 1 (a marker per operation) to {@value #MAX_MARKER_BATCH}; {@value #DEFAULT_MARKER_BATCH} by
+     *                   default
      * @throws InvalidArgumentException naming {@code markerBatch} for a value outside 1..{@value #MAX_MARKER_BATCH}
      */
     public ContextOptions withMarkerBatch(int operations) {

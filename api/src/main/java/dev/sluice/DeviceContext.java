@@ -448,7 +448,7 @@ public final class DeviceContext implements AutoCloseable {
         refuseOnCompletionThread("mapToHost");
         HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
         DeviceStream s = defaultStream;
-        for (DeviceFuture<?> use : buffer.allocation.uses.pendingUses(s)) {
+        for (DeviceFuture<?> use : buffer.allocation.uses.pendingUses(s.core)) {
             s.waitFor(use);
         }
         try {
@@ -660,9 +660,12 @@ public final class DeviceContext implements AutoCloseable {
         }
     }
 
-    /** Frees closed host memory once every copy using it has completed. */
+    /**
+     * Frees closed host memory once the device has finished every copy using it (by the streams' completed sequences,
+     * whatever became of the copies' futures); if the context faults first, {@link #close()} frees it.
+     */
     void release(HostAllocation a) {
-        a.uses.allUsesDone().whenComplete((v, e) -> {
+        a.uses.whenAllFinished(() -> {
             if (owned.remove(a) && !closed) {
                 try {
                     handle.freeHost(a.memory);

@@ -4,8 +4,11 @@ import dev.sluice.spi.Marker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -26,10 +29,26 @@ import org.jspecify.annotations.Nullable;
  * {@link UnsupportedOperationException}; {@link #orTimeout} and {@link #completeOnTimeout} apply to a
  * {@link #copy()} and return it. Dependent futures ({@code thenApply}...) are plain {@link CompletableFuture}s.
  *
- * <p><b>Cancellation:</b> {@link #cancel(boolean)} completes this future with a
+ * <p><b>Cancellation:</b> observer-only. {@link #cancel(boolean)} completes this future with a
  * {@link java.util.concurrent.CancellationException} for its observers and nothing more: the device
- * work goes on, later operations still wait for it, and buffers it uses stay allocated until the device
- * has finished with them. A device cannot abort one queued operation without corrupting the stream.
+ * work goes on, later operations and {@link DeviceStream#waitFor(DeviceFuture) waits} of other streams still
+ * wait for it, and memory it uses (device buffers, pinned host buffers, Java arrays) stays allocated until the
+ * device has finished with it. Sluice's own bookkeeping never looks at this future's state: it follows the
+ * stream's completed sequence, which only the device moves. A device cannot abort one queued operation without
+ * corrupting the stream.
+ *
+ * <p><b>When it completes:</b> consecutive operations enqueued while earlier work of their stream is pending
+ * may share one completion marker (at most {@link ContextOptions#markerBatch()} operations, 64 by default), so a
+ * future may complete as late as the completion of the last operation of its group, never before its own. An
+ * operation enqueued on a stream with nothing pending has a marker of its own. A group's marker is recorded as
+ * soon as anyone observes one of its futures: {@link #isDone}, {@link #get}, {@link #join}, {@link #getNow},
+ * {@link #resultNow}, {@link #state}, {@link #toCompletableFuture}, any dependent stage ({@code thenRun},
+ * {@code whenComplete}, {@link #copy}...), a {@code Mono} over it, a {@link DeviceStream#waitFor(DeviceFuture)}
+ * or {@link DeviceStream#synchronize()}; otherwise when the group is full, or by the completion thread once no
+ * operation has joined the group for 2 µs. So a future that is observed completes when the operations enqueued
+ * up to the observation have finished, and one nobody observes completes at most 2 µs (plus the completion
+ * thread's wait, see {@link WaitStrategy}) after its caller stopped enqueuing. {@link CompletableFuture#allOf}
+ * and {@code anyOf} do not observe: their result completes by the last rule.
  *
  * <p><b>Failure:</b> a device fault completes the future exceptionally with a {@link DeviceException}.
  *
@@ -39,12 +58,10 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     private final @Nullable DeviceStream stream;
     private final long sequence;
-    private static final VarHandle MARKER;
     private static final VarHandle NEXT;
 
     static {
         try {
-            MARKER = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "marker", Marker.class);
             NEXT = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "next", DeviceFuture.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -52,20 +69,21 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     }
 
     /**
-     * The completion marker recorded after the operation: set at construction, or, for a future of a marker batch
-     * ({@link DeviceStream.Batch}), by {@link #sealWith} when the batch's one marker is recorded; null for futures with
-     * no device work. Read through {@link #marker()}. Not volatile: the future reaches the completion thread through
-     * its queue, which publishes the constructor's write, and a volatile write would put a fence on every enqueue
-     * for the sake of marker batches alone.
+     * The completion marker recorded after the operation, or null where the operation shares its group's marker
+     * ({@link #group}) or has no device work. Final in spirit: written before the future is published through its
+     * stream's queue.
      */
-    private @Nullable Marker marker;
-    /** The marker batch this future belongs to, or null where it has a marker of its own (the default). */
-    final DeviceStream.@Nullable Batch batch;
-    /** The next future of its stream's completion queue ({@link CompletionEngine.Queue}); read with acquire, set with release. */
+    private final @Nullable Marker marker;
+    /** The marker group this future belongs to, or null where it has a marker of its own. */
+    final StreamCore.@Nullable Group group;
+    /** The next future of its stream's completion queue ({@link CompletionQueue}); read with acquire, set with release. */
     @SuppressWarnings("unused") // through NEXT
     private @Nullable DeviceFuture<?> next;
-    /** Whether the completion thread releases the marker after completing this future (one future per marker does). */
-    boolean ownsMarker = true;
+    /**
+     * What the device reads or writes for this operation and the caller may drop (a Java array's segment): held here
+     * until the device has finished, then cleared by the completion thread. Cancelling the future does not clear it.
+     */
+    @Nullable Object keepAlive;
     final @Nullable T value;
     /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
@@ -75,17 +93,24 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     }
 
     DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
-            DeviceStream.@Nullable Batch batch) {
+            StreamCore.@Nullable Group group) {
         this.stream = stream;
         this.sequence = sequence;
         this.marker = marker;
         this.value = value;
-        this.batch = batch;
+        this.group = group;
     }
 
-    /** The completion marker, or null (no device work, or a batch not recorded yet: see {@link #isUnsealed()}). */
+    /** The completion marker: its own, or its group's once sealed; null for a group not sealed yet or no device work. */
     @Nullable Marker marker() {
-        return (Marker) MARKER.getAcquire(this);
+        Marker m = marker;
+        if (m == null) {
+            StreamCore.Group g = group;
+            if (g != null) {
+                m = g.marker;
+            }
+        }
+        return m;
     }
 
     @Nullable DeviceFuture<?> next() {
@@ -96,15 +121,27 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         NEXT.setRelease(this, f);
     }
 
-    /** Gives a future of a marker batch the batch's marker; {@code owns}: this future releases it. */
-    void sealWith(Marker m, boolean owns) {
-        ownsMarker = owns;
-        MARKER.setRelease(this, m); // publishes ownsMarker too
+    /** Whether the completion thread releases the marker after completing this future: one future per marker does. */
+    boolean releasesMarker() {
+        StreamCore.Group g = group;
+        return g == null || g.lastSequence == sequence;
     }
 
-    /** Whether this future waits for a marker batch that has no marker yet. */
-    boolean isUnsealed() {
-        return batch != null && marker() == null;
+    /** Records this future's marker now if its group is still open, so that it can be waited on or will complete. */
+    void seal() {
+        StreamCore.Group g = group;
+        if (g != null && g.marker == null) {
+            g.core.seal(g);
+        }
+    }
+
+    /**
+     * Whether the device has finished this future's operation, by its stream's completed sequence: what Sluice itself
+     * goes by. The future's own state may say more (cancelled) or less (its stages still running).
+     */
+    boolean deviceFinished() {
+        DeviceStream s = stream;
+        return s == null || sequence < 0 || s.core.hasCompleted(sequence);
     }
 
     /** A future that is already complete, for operations that turned out to need no device work. */
@@ -133,8 +170,12 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     // Completion by the engine only.
     void finish() {
+        keepAlive = null;
         Throwable failure = presetFailure;
-        if (failure == null && marker instanceof HoldingStream.HeldMarker held) {
+        if (failure == null && group != null) {
+            failure = group.failure; // the backend refused the group's marker
+        }
+        if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
         if (failure != null) {
@@ -150,6 +191,83 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     void fail(Throwable cause) {
         super.completeExceptionally(cause);
+    }
+
+    // ---------------------------------------------------------------- observation
+    // A future of an open marker group gets its group's marker as soon as anyone looks at it, so that an observer never
+    // waits for the group to fill up (see the class comment).
+
+    @Override
+    public boolean isDone() {
+        seal();
+        return super.isDone();
+    }
+
+    @Override
+    public T get() throws InterruptedException, ExecutionException {
+        seal();
+        return super.get();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+        seal();
+        return super.get(timeout, unit);
+    }
+
+    @Override
+    public T join() {
+        seal();
+        return super.join();
+    }
+
+    @Override
+    public T getNow(T valueIfAbsent) {
+        seal();
+        return super.getNow(valueIfAbsent);
+    }
+
+    @Override
+    public T resultNow() {
+        seal();
+        return super.resultNow();
+    }
+
+    @Override
+    public Throwable exceptionNow() {
+        seal();
+        return super.exceptionNow();
+    }
+
+    @Override
+    public State state() {
+        seal();
+        return super.state();
+    }
+
+    @Override
+    public boolean isCompletedExceptionally() {
+        seal();
+        return super.isCompletedExceptionally();
+    }
+
+    @Override
+    public CompletableFuture<T> toCompletableFuture() {
+        seal();
+        return this;
+    }
+
+    @Override
+    public CompletionStage<T> minimalCompletionStage() {
+        seal();
+        return super.minimalCompletionStage();
+    }
+
+    /** Every dependent stage ({@code thenApply}, {@code whenComplete}, {@code copy()}...) is created here: it observes. */
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+        seal();
+        return new CompletableFuture<>();
     }
 
     @Override
@@ -192,11 +310,6 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     @Override
     public CompletableFuture<T> completeOnTimeout(@Nullable T v, long timeout, TimeUnit unit) {
         return copy().completeOnTimeout(v, timeout, unit);
-    }
-
-    @Override
-    public <U> CompletableFuture<U> newIncompleteFuture() {
-        return new CompletableFuture<>();
     }
 
     private static UnsupportedOperationException readOnly() {

@@ -45,8 +45,8 @@ public final class DeviceStream implements AutoCloseable {
     final HoldingStream handle;
     private final boolean isDefault;
     private final int priority;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final CompletionEngine.Queue queue;
+    /** The enqueue lock, sequence, marker policy and completion queue. */
+    final StreamCore core;
     private final LaunchArguments launchArguments = new LaunchArguments();
     private final int index;
     /** Null when the context traces nothing: then an enqueue pays two null checks of this final field. */
@@ -55,39 +55,8 @@ public final class DeviceStream implements AutoCloseable {
     private Tracer.@Nullable Point traceStart;
     /** Under the lock: the label of {@link #label(String)}'s innermost open scope. */
     private @Nullable String label;
-    private long sequence;
-    private @Nullable DeviceFuture<?> last;
     private volatile boolean closed;
     private boolean capturing;
-
-    /**
-     * Completion markers in batches ({@link ContextOptions#withMarkerBatch}): with N > 1, operations share one backend
-     * marker, recorded after every N-th operation by the enqueuing thread, at once for an operation enqueued while nothing
-     * was pending, or by the completion thread once no operation has joined the batch for
-     * {@code sluice.markers.batchIdleNanos} (default 2,000). {@code -Dsluice.markers.batch=N} sets N for contexts whose
-     * options leave it at 1 (the test suites run whole with it). Both are read when the stream is created.
-     */
-    private final int markerBatch;
-    private final long batchIdleNanos = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
-
-    /** Futures that will share one marker, not yet recorded (with {@link #markerBatch} above 1). */
-    static final class Batch {
-        final DeviceStream stream;
-        final ArrayList<DeviceFuture<?>> futures;
-        /** Written under the stream's lock; read by the completion thread to see whether the batch still grows. */
-        volatile int size;
-        /** The completion thread's own: the size it last saw and when. */
-        int seenSize;
-        long seenAt;
-
-        Batch(DeviceStream stream, int capacity) {
-            this.stream = stream;
-            this.futures = new ArrayList<>(capacity);
-        }
-    }
-
-    /** Under the lock: the batch operations join, or null. */
-    private @Nullable Batch openBatch;
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
@@ -95,10 +64,8 @@ public final class DeviceStream implements AutoCloseable {
         this.priority = priority;
         this.index = index;
         this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString());
-        this.queue = context.engine.newQueue();
+        this.core = context.engine.newStream(this.handle, context.options().effectiveMarkerBatch());
         this.tracer = context.tracer;
-        int batch = context.options().markerBatch();
-        this.markerBatch = batch > 1 ? batch : Math.max(1, Integer.getInteger("sluice.markers.batch", 1));
     }
 
     public DeviceContext context() {
@@ -118,7 +85,7 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Locks the stream and checks that it, its context and its device are usable. */
     private void begin() {
-        lockForEnqueue();
+        core.lock();
         try {
             if (closed) {
                 throw new ClosedResourceException(toString());
@@ -128,37 +95,10 @@ public final class DeviceStream implements AutoCloseable {
                 traceStart = tracer.record(handle, traceStart);
             }
         } catch (RuntimeException e) {
-            lock.unlock();
+            core.unlock();
             throw e;
         }
     }
-
-    /**
-     * Takes the stream's lock; with marker batches, spinning for up to {@link #LOCK_SPIN_NANOS} before parking: the
-     * completion thread then holds it for one marker record (about a µs on a GPU), and an enqueue on a Reactor thread
-     * must not park for that. Without batches the completion thread never takes it, so there is nothing to spin for;
-     * two user threads enqueuing on one stream park for each other as before (after the spin, with batches).
-     */
-    private void lockForEnqueue() {
-        if (lock.tryLock()) {
-            return;
-        }
-        if (markerBatch == 1) {
-            lock.lock();
-            return;
-        }
-        long until = System.nanoTime() + LOCK_SPIN_NANOS;
-        do {
-            Thread.onSpinWait();
-            if (lock.tryLock()) {
-                return;
-            }
-        } while (System.nanoTime() - until < 0);
-        lock.lock();
-    }
-
-    /** How long {@link #lockForEnqueue} spins: 20 µs, many times a marker record. */
-    private static final long LOCK_SPIN_NANOS = 20_000;
 
     /**
      * Records the completion marker of the operation just enqueued and returns its future. Under the lock.
@@ -167,118 +107,27 @@ public final class DeviceStream implements AutoCloseable {
      *             launched; null for markers that end no operation of their own
      */
     private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind) {
+        return mark(value, kind, null);
+    }
+
+    /** {@link #mark(Object, Object)}, keeping {@code keepAlive} reachable until the device has finished the operation. */
+    private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind, @Nullable Object keepAlive) {
         if (capturing) {
             return DeviceFuture.failed(this, new IllegalStateException(
                     "operation was captured into a graph: it runs, and completes, when the graph is launched"));
         }
         if (tracer != null) {
-            return markTraced(tracer, value, kind);
+            return markTraced(tracer, value, kind, keepAlive);
         }
-        DeviceFuture<T> f;
-        if (markerBatch > 1) {
-            // Nothing pending: the caller may be about to wait for this one, so it gets its marker now (the first operation
-            // after idle costs a record, and a caller that waits for each result waits no longer than without batches).
-            boolean idle = queue.isEmpty();
-            Batch b = openBatch;
-            if (b == null) {
-                b = new Batch(this, markerBatch);
-                openBatch = b;
-            }
-            f = new DeviceFuture<>(this, ++sequence, null, value, b);
-            b.futures.add(f);
-            int size = b.futures.size();
-            b.size = size;
-            if (idle || size >= markerBatch) {
-                sealLocked();
-            }
-        } else {
-            f = new DeviceFuture<>(this, ++sequence, handle.recordMarker(), value);
-        }
-        last = f;
-        context.engine.track(queue, f);
-        return f;
-    }
-
-    /**
-     * Records the open batch's marker and gives it to the batch's futures; the last one releases it. Under the lock.
-     * A marker the backend refuses fails the batch's futures (they complete exceptionally on the completion thread).
-     */
-    private void sealLocked() {
-        Batch b = openBatch;
-        if (b == null) {
-            return;
-        }
-        openBatch = null;
-        Marker m;
-        RuntimeException failure = null;
-        try {
-            m = handle.recordMarker();
-        } catch (RuntimeException e) {
-            m = Marker.DONE;
-            failure = e;
-        }
-        List<DeviceFuture<?>> fs = b.futures;
-        for (int i = 0; i < fs.size(); i++) {
-            DeviceFuture<?> f = fs.get(i);
-            if (failure != null) {
-                f.presetFailure(failure);
-            }
-            f.sealWith(m, i == fs.size() - 1);
-        }
-        fs.clear(); // each future keeps its batch; the batch need not keep the futures
-    }
-
-    /**
-     * The completion thread's turn at an unsealed batch at the head of this stream's queue: seals it once no operation
-     * has joined it for {@code sluice.markers.batchIdleNanos} and the stream's lock is free (an enqueuing thread holding it seals
-     * batches itself when they are full). Never blocks.
-     */
-    void sealIfIdle(Batch b) {
-        int size = b.size;
-        long now = System.nanoTime();
-        if (size != b.seenSize) {
-            b.seenSize = size;
-            b.seenAt = now;
-            if (batchIdleNanos > 0) {
-                return;
-            }
-        }
-        if (now - b.seenAt < batchIdleNanos || !lock.tryLock()) {
-            return;
-        }
-        try {
-            if (openBatch == b) {
-                sealLocked();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Seals the batch of {@code future} if it is still open, so that another stream can wait for its marker. No lock held. */
-    static void seal(DeviceFuture<?> future) {
-        Batch b = future.batch;
-        if (b != null && future.marker() == null) {
-            DeviceStream s = b.stream;
-            s.lock.lock();
-            try {
-                if (s.openBatch == b) {
-                    s.sealLocked();
-                }
-            } finally {
-                s.lock.unlock();
-            }
-        }
+        return core.mark(this, value, keepAlive);
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
-    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind) {
+    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind, @Nullable Object keepAlive) {
         Tracer.Point start = traceStart;
         Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
-        Marker m = handle.recordMarker();
-        DeviceFuture<T> f = new DeviceFuture<>(this, ++sequence, m, value);
-        last = f;
-        context.engine.track(queue, f);
+        DeviceFuture<T> f = core.markAlone(this, value);
+        f.keepAlive = keepAlive;
         if (end != null) {
             traceStart = null;
             t.add(this, kind, label, start, end, f);
@@ -287,7 +136,7 @@ public final class DeviceStream implements AutoCloseable {
     }
 
     private void end() {
-        lock.unlock();
+        core.unlock();
     }
 
     private void checkBuffer(String argument, DeviceBuffer buffer) {
@@ -328,23 +177,23 @@ public final class DeviceStream implements AutoCloseable {
      */
     public LabelScope label(String label) {
         Checks.notNull("label", label);
-        lock.lock();
+        core.lock();
         try {
             LabelScope scope = new LabelScope(this, this.label);
             this.label = label;
             return scope;
         } finally {
-            lock.unlock();
+            core.unlock();
         }
     }
 
     /** The label in effect for operations enqueued now, or null. */
     public @Nullable String currentLabel() {
-        lock.lock();
+        core.lock();
         try {
             return label;
         } finally {
-            lock.unlock();
+            core.unlock();
         }
     }
 
@@ -362,14 +211,14 @@ public final class DeviceStream implements AutoCloseable {
         /** Restores the label that was in effect when this scope opened. Idempotent. */
         @Override
         public void close() {
-            stream.lock.lock();
+            stream.core.lock();
             try {
                 if (!closed) {
                     closed = true;
                     stream.label = previous;
                 }
             } finally {
-                stream.lock.unlock();
+                stream.core.unlock();
             }
         }
     }
@@ -426,9 +275,9 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Frees an allocation after all its uses; called by the context for {@link DeviceBuffer#close()}. */
     DeviceFuture<Void> freeInOrder(Allocation allocation) {
-        List<DeviceFuture<?>> others = allocation.uses.pendingUses(this);
+        List<DeviceFuture<?>> others = allocation.uses.pendingUses(core);
         for (DeviceFuture<?> use : others) {
-            seal(use);
+            use.seal(); // a device-side wait needs the use's marker; sealed before this stream's lock is taken
         }
         begin();
         try {
@@ -654,16 +503,13 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         try {
             handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-            f = mark(null, TraceSpan.UPLOAD);
-            destination.allocation.uses.noteUse(this, f);
+            f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
+            destination.allocation.uses.noteUse(core, f);
             if (sourceBuffer != null) {
-                sourceBuffer.allocation.uses.noteUse(this, f);
+                sourceBuffer.allocation.uses.noteUse(core, f);
             }
         } finally {
             end();
-        }
-        if (sourceBuffer == null) {
-            keepReachable(f, source);
         }
         return f;
     }
@@ -673,16 +519,13 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         try {
             handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-            f = mark(null, TraceSpan.DOWNLOAD);
-            source.allocation.uses.noteUse(this, f);
+            f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
+            source.allocation.uses.noteUse(core, f);
             if (destinationBuffer != null) {
-                destinationBuffer.allocation.uses.noteUse(this, f);
+                destinationBuffer.allocation.uses.noteUse(core, f);
             }
         } finally {
             end();
-        }
-        if (destinationBuffer == null) {
-            keepReachable(f, destination);
         }
         return f;
     }
@@ -697,18 +540,11 @@ public final class DeviceStream implements AutoCloseable {
                         destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
             }
             DeviceFuture<Void> f = mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE : TraceSpan.PEER);
-            source.allocation.uses.noteUse(this, f);
-            destination.allocation.uses.noteUse(this, f);
+            source.allocation.uses.noteUse(core, f);
+            destination.allocation.uses.noteUse(core, f);
             return f;
         } finally {
             end();
-        }
-    }
-
-    /** Java arrays and buffers must outlive the copy that reads or writes them. */
-    private static void keepReachable(DeviceFuture<Void> f, MemorySegment segment) {
-        if (!f.isDone()) {
-            f.whenComplete((v, e) -> Reference.reachabilityFence(segment));
         }
     }
 
@@ -727,7 +563,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
             DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
-            destination.allocation.uses.noteUse(this, f);
+            destination.allocation.uses.noteUse(core, f);
             return f;
         } finally {
             end();
@@ -744,7 +580,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
             DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
-            destination.allocation.uses.noteUse(this, f);
+            destination.allocation.uses.noteUse(core, f);
             return f;
         } finally {
             end();
@@ -793,7 +629,7 @@ public final class DeviceStream implements AutoCloseable {
             DeviceFuture<Void> f = mark(null, function);
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
-                    b.allocation.uses.noteUse(this, f);
+                    b.allocation.uses.noteUse(core, f);
                 }
             }
             return f;
@@ -866,7 +702,7 @@ public final class DeviceStream implements AutoCloseable {
         event.checkUsableOn(context);
         begin();
         try {
-            sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
+            core.sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
             handle.waitEvent(event.handle);
             return mark(null, TraceSpan.WAIT);
         } finally {
@@ -889,7 +725,7 @@ public final class DeviceStream implements AutoCloseable {
             return waitForStage(future);
         }
         if (origin != this) {
-            seal(future); // its batch's marker must exist before a device-side wait on it; before taking this lock
+            future.seal(); // its group's marker must exist before a device-side wait on it; before taking this lock
         }
         begin();
         try {
@@ -900,22 +736,19 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    /** Device-side wait on the marker of {@code future} unless it is known to be finished. Under the lock. */
+    /**
+     * Device-side wait on the marker of {@code future} unless the device has finished it, by its stream's completed
+     * sequence (not by the future's state: a cancelled future's operation may still run). Under the lock.
+     */
     private void waitMarkerLocked(DeviceFuture<?> future) {
-        if (future.stream() == this) {
-            return; // already ordered by this stream
-        }
-        if (future.isDone() && !future.isCancelled()) {
-            return; // finished: the engine may already have recycled its marker
-        }
-        if (future.isUnsealed()) {
-            throw new IllegalStateException("internal: " + future + " has no marker yet; its batch must be sealed first");
+        if (future.stream() == this || future.deviceFinished()) {
+            return; // ordered by this stream already, or finished (the engine may already have recycled its marker)
         }
         Marker m = future.marker();
         if (m == null) {
-            return; // no device work
+            throw new IllegalStateException("internal: " + future + " has no marker yet; its group must be sealed first");
         }
-        sealLocked(); // this wait may hold the stream (on another stream's held work): earlier work first gets its marker
+        core.sealLocked(); // this wait may hold the stream (on another stream's held work): earlier work first gets its marker
         handle.waitMarker(m);
     }
 
@@ -944,7 +777,7 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             refuseDuringCapture("waitFor(CompletionStage)");
-            sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
+            core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
         } finally {
@@ -1008,7 +841,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             refuseDuringCapture("enqueueHostFunction");
             before = mark(null, null);
-            sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
+            core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             after = mark(null, TraceSpan.HOST);
         } finally {
@@ -1053,7 +886,7 @@ public final class DeviceStream implements AutoCloseable {
             if (capturing) {
                 throw new IllegalStateException(this + " is already capturing");
             }
-            sealLocked(); // a marker recorded during capture would be captured into the graph
+            core.sealLocked(); // a marker recorded during capture would be captured into the graph
             handle.beginCapture();
             capturing = true;
         } finally {
@@ -1066,12 +899,12 @@ public final class DeviceStream implements AutoCloseable {
             failure = e;
         }
         dev.sluice.spi.GraphHandle graph;
-        lock.lock();
+        core.lock();
         try {
             capturing = false;
             graph = handle.endCapture();
         } finally {
-            lock.unlock();
+            core.unlock();
         }
         if (failure != null) {
             graph.destroy();
@@ -1111,7 +944,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws ClosedResourceException       if this stream is closed
      */
     public long nativeHandle() {
-        lock.lock();
+        core.lock();
         try {
             if (closed) {
                 throw new ClosedResourceException(toString());
@@ -1119,7 +952,7 @@ public final class DeviceStream implements AutoCloseable {
             context.checkUsable();
             return handle.device.nativeHandle();
         } finally {
-            lock.unlock();
+            core.unlock();
         }
     }
 
@@ -1133,22 +966,27 @@ public final class DeviceStream implements AutoCloseable {
      */
     public void synchronize() {
         context.refuseOnCompletionThread("synchronize");
-        DeviceFuture<?> upTo;
-        lock.lock();
-        try {
-            if (closed) {
-                throw new ClosedResourceException(toString());
-            }
-            upTo = last;
-        } finally {
-            lock.unlock();
+        if (closed) {
+            throw new ClosedResourceException(toString());
         }
+        DeviceFuture<?> upTo = core.last();
         context.checkUsable();
         handle.synchronize();
-        if (upTo != null) {
-            awaitQuietly(upTo);
-        }
+        awaitFinished(upTo);
         context.checkUsable();
+    }
+
+    /**
+     * Waits until the device has finished {@code upTo} (by the completed sequence, so a cancelled future does not cut the
+     * wait short) and its future has completed, or the context stopped. Keeps an interrupt for the caller.
+     */
+    private void awaitFinished(@Nullable DeviceFuture<?> upTo) {
+        if (upTo != null) {
+            core.awaitCompleted(upTo.sequence(), context);
+            if (context.fault() == null && !context.engine.isStopped()) {
+                awaitQuietly(upTo);
+            }
+        }
     }
 
     static void awaitQuietly(java.util.concurrent.Future<?> f) {
@@ -1178,33 +1016,39 @@ public final class DeviceStream implements AutoCloseable {
     }
 
     /**
-     * Waits for the stream's work, then destroys it. The default stream closes only with its context; closing
-     * it is a no-op. Idempotent.
+     * Waits for the stream's work and for its futures to complete (so results copied to the host may be read once
+     * it returns, as with Numba's {@code auto_synchronize()}), then destroys it. The default stream closes only with
+     * its context; closing it is a no-op. Idempotent and safe from any thread, except the completion thread, where it
+     * would wait for itself.
+     *
+     * @throws IllegalStateException if called on the context's completion thread
      */
     @Override
     public void close() {
         if (isDefault || closed) {
             return;
         }
+        context.refuseOnCompletionThread("DeviceStream.close");
         closeInternal();
     }
 
     void closeInternal() {
-        lock.lock();
+        core.lock();
         try {
             if (closed) {
                 return;
             }
             closed = true;
         } finally {
-            lock.unlock();
+            core.unlock();
         }
         try {
             if (context.fault() == null) {
                 handle.synchronize();
+                awaitFinished(core.last()); // its futures too: a caller reading results after close() may
             }
         } finally {
-            context.engine.removeQueue(queue);
+            context.engine.remove(core);
             handle.destroy();
             context.forget(this);
         }

@@ -1,52 +1,95 @@
 package dev.sluice;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Remembers, per stream, the future of the last operation that used a piece of memory, so that freeing it
- * waits for every use (cudarc's habit: memory is never freed while the device may still touch it).
- * Cheap on the hot path: a short array scanned under the tracker's own monitor.
+ * Remembers, per stream, the last operation that used a piece of memory, so that freeing it waits for every use
+ * (cudarc's habit: memory is never freed while the device may still touch it).
+ *
+ * <p>A use is (stream, sequence): the operation's {@link DeviceFuture} serves only as its record, for its sequence and
+ * its marker; its public state (which a user may cancel) is never consulted. Whether the device has finished a use is
+ * read from the stream's completed sequence ({@link StreamCore#completed()}). Finished uses are dropped when a new
+ * stream would not fit, so memory used by many short-lived streams over its life remembers only those with work still
+ * pending. Cheap on the hot path: a short array scanned under the tracker's own monitor.
  */
 final class UseTracker {
 
-    private DeviceStream[] streams = new DeviceStream[2];
+    private StreamCore[] streams = new StreamCore[2];
     private DeviceFuture<?>[] lastUses = new DeviceFuture<?>[2];
     private int size;
 
-    synchronized void noteUse(DeviceStream stream, DeviceFuture<?> future) {
+    synchronized void noteUse(StreamCore stream, DeviceFuture<?> use) {
         for (int i = 0; i < size; i++) {
             if (streams[i] == stream) {
-                lastUses[i] = future;
+                lastUses[i] = use;
                 return;
             }
         }
         if (size == streams.length) {
-            streams = java.util.Arrays.copyOf(streams, size * 2);
-            lastUses = java.util.Arrays.copyOf(lastUses, size * 2);
+            dropFinished();
+            if (size == streams.length) {
+                streams = Arrays.copyOf(streams, size * 2);
+                lastUses = Arrays.copyOf(lastUses, size * 2);
+            }
         }
         streams[size] = stream;
-        lastUses[size++] = future;
+        lastUses[size++] = use;
     }
 
-    /** The last uses not yet complete, by any stream other than {@code except} (which orders itself). */
-    synchronized List<DeviceFuture<?>> pendingUses(DeviceStream except) {
+    /** Removes the uses the device has finished; under the monitor. */
+    private void dropFinished() {
+        int kept = 0;
+        for (int i = 0; i < size; i++) {
+            if (!streams[i].hasCompleted(lastUses[i].sequence())) {
+                streams[kept] = streams[i];
+                lastUses[kept++] = lastUses[i];
+            }
+        }
+        Arrays.fill(streams, kept, size, null);
+        Arrays.fill(lastUses, kept, size, null);
+        size = kept;
+    }
+
+    /** How many streams this tracker remembers (for tests of its bound). */
+    synchronized int remembered() {
+        return size;
+    }
+
+    /** The last uses the device has not finished, by any stream other than {@code except} (which orders itself). */
+    synchronized List<DeviceFuture<?>> pendingUses(@Nullable StreamCore except) {
         List<DeviceFuture<?>> out = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            if (streams[i] != except && !lastUses[i].isDone()) {
+            if (streams[i] != except && !streams[i].hasCompleted(lastUses[i].sequence())) {
                 out.add(lastUses[i]);
             }
         }
         return out;
     }
 
-    /** Completes when every use seen so far has completed (normally or not). */
-    synchronized CompletableFuture<Void> allUsesDone() {
-        CompletableFuture<?>[] fs = new CompletableFuture<?>[size];
-        for (int i = 0; i < size; i++) {
-            fs[i] = lastUses[i].handle((v, e) -> null);
+    /**
+     * Runs {@code action} once the device has finished every use noted so far: at once on the caller if it has, else on
+     * the completion thread. Never runs if the context faults first; its owner frees the memory when it closes.
+     */
+    void whenAllFinished(Runnable action) {
+        List<DeviceFuture<?>> pending = pendingUses(null);
+        if (pending.isEmpty()) {
+            action.run();
+            return;
         }
-        return CompletableFuture.allOf(fs);
+        AtomicInteger left = new AtomicInteger(pending.size());
+        Runnable countDown = () -> {
+            if (left.decrementAndGet() == 0) {
+                action.run();
+            }
+        };
+        for (DeviceFuture<?> use : pending) {
+            StreamCore core = use.stream().core; // a use always has a stream
+            core.afterCompleted(use.sequence(), countDown);
+            use.seal(); // its group must get a marker to complete; not under any lock here
+        }
     }
 }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** The completion engine's per-stream queue, linked through the futures themselves ({@link CompletionEngine.Queue}). */
+/** The completion engine's per-stream queue, linked through the futures themselves ({@link CompletionQueue}). */
 class CompletionQueueTest {
 
     private static DeviceFuture<Void> future(long sequence) {
@@ -16,7 +16,7 @@ class CompletionQueueTest {
 
     @Test
     void futuresComeOutInTheOrderTheyWentIn() {
-        CompletionEngine.Queue q = new CompletionEngine.Queue();
+        CompletionQueue q = new CompletionQueue();
         assertTrue(q.isEmpty());
         assertNull(q.peek());
         assertNull(q.poll());
@@ -41,7 +41,7 @@ class CompletionQueueTest {
 
     @Test
     void aTakenFutureNoLongerLinksToTheOnesAfterIt() {
-        CompletionEngine.Queue q = new CompletionEngine.Queue();
+        CompletionQueue q = new CompletionQueue();
         DeviceFuture<Void> a = future(1);
         DeviceFuture<Void> b = future(2);
         DeviceFuture<Void> c = future(3);

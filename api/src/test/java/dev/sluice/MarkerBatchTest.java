@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Marker batches ({@link ContextOptions#withMarkerBatch}, or {@code sluice.markers.batch}) do what they say, against a
+ * Marker groups ({@link ContextOptions#withMarkerBatch}, or {@code sluice.markers.batch}) do what they say, against a
  * backend that logs its calls: an operation on a stream with nothing pending gets its marker at once, later ones share
  * markers, the enqueuer records one per N operations, the completion thread records the last batch of a burst, and a
- * wait from another stream, a host function or capture first records the batch before it. The conformance suite ({@code CpuBatchedMarkersTest}) checks that every promise still holds; this
+ * wait from another stream, a host function or capture first records the batch before it. The conformance suite ({@code CpuConformanceTest}) checks that every promise holds with groups; this
  * checks that batching happens at all.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -183,6 +183,8 @@ class MarkerBatchTest {
     void aMarkerTheBackendRefusesFailsEveryFutureOfItsBatchAndNothingWaitsOnIt() {
         DeviceStream s1 = ctx.createStream();
         DeviceStream s2 = ctx.createStream();
+        deviceDone.set(false);
+        s1.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // its own marker: the stream was idle; keeps the stream busy
         refuseMarkers.set(true);
         List<DeviceFuture<Void>> fs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -190,6 +192,7 @@ class MarkerBatchTest {
         }
         s2.waitFor(fs.get(2)); // seals the batch: the backend refuses its marker
         assertEquals(0, count("s2:waitMarker"), "a refused batch leaves nothing for the backend to wait on: " + calls);
+        deviceDone.set(true);
         for (DeviceFuture<Void> f : fs) {
             Throwable e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class, f::join);
             assertTrue(e.getCause() instanceof UnsupportedOnBackendException, e.toString());
@@ -199,13 +202,60 @@ class MarkerBatchTest {
     }
 
     @Test
-    void withoutTheExperimentEveryOperationHasItsOwnMarker() throws Exception {
+    void withABatchOfOneEveryOperationHasItsOwnMarker() throws Exception {
         System.clearProperty("sluice.markers.batch");
-        DeviceStream s = ctx.createStream();
+        DeviceContext single = FakeDevices.open(Api.CPU, n -> stream("m" + n), ContextOptions.defaults().withMarkerBatch(1));
+        DeviceFunction f = single.compile(Kernel.named("empty").java(t -> { }).build());
+        DeviceStream s = single.createStream();
+        deviceDone.set(false);
         for (int i = 0; i < 5; i++) {
-            s.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+            s.enqueueLaunch(f, LaunchConfig.of(1, 1));
         }
-        assertEquals(5, count("s1:recordMarker"));
+        assertEquals(5, count("m1:recordMarker"));
+        deviceDone.set(true);
         s.synchronize();
+    }
+
+    @Test
+    void byDefaultOperationsOfABusyStreamShareAMarker() {
+        System.clearProperty("sluice.markers.batch");
+        DeviceContext plain = FakeDevices.open(Api.CPU, n -> stream("d" + n));
+        DeviceFunction f = plain.compile(Kernel.named("empty").java(t -> { }).build());
+        System.setProperty("sluice.markers.batchIdleNanos", "200000000"); // no seal by the completion thread while we look
+        DeviceStream s = plain.createStream();
+        System.clearProperty("sluice.markers.batchIdleNanos");
+        deviceDone.set(false);
+        List<DeviceFuture<Void>> fs = new ArrayList<>();
+        for (int i = 0; i < ContextOptions.DEFAULT_MARKER_BATCH + 1; i++) {
+            fs.add(s.enqueueLaunch(f, LaunchConfig.of(1, 1)));
+        }
+        assertEquals(2, count("d1:recordMarker"), "the idle stream's first operation, then one full group: " + calls);
+        deviceDone.set(true);
+        fs.get(fs.size() - 1).join();
+    }
+
+    @Test
+    void observingAFutureOfAnOpenGroupRecordsItsMarkerAtOnce() {
+        System.setProperty("sluice.markers.batchIdleNanos", "200000000"); // only observation seals here
+        DeviceStream s = ctx.createStream();
+        System.clearProperty("sluice.markers.batchIdleNanos");
+        deviceDone.set(false);
+        s.enqueueLaunch(fn, LaunchConfig.of(1, 1)); // marked at once: nothing was pending
+        DeviceFuture<Void> a = s.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+        assertEquals(1, count("s1:recordMarker"), "a is in an open group: " + calls);
+        assertFalse(a.isDone());
+        assertEquals(2, count("s1:recordMarker"), "isDone() recorded a's group: " + calls);
+        DeviceFuture<Void> b = s.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+        assertEquals(2, count("s1:recordMarker"));
+        b.thenRun(() -> { });
+        assertEquals(3, count("s1:recordMarker"), "a dependent stage recorded b's group: " + calls);
+        DeviceFuture<Void> c = s.enqueueLaunch(fn, LaunchConfig.of(1, 1));
+        c.cancel(false);
+        assertEquals(3, count("s1:recordMarker"), "cancelling observes nothing: " + calls);
+        deviceDone.set(true);
+        b.join();
+        assertTrue(a.isDone() && !a.isCompletedExceptionally());
+        s.synchronize(); // seals c's group
+        assertEquals(4, count("s1:recordMarker"), calls.toString());
     }
 }

@@ -79,7 +79,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
             assertMentions(e, "markerBatch", Integer.toString(bad), "1.." + ContextOptions.MAX_MARKER_BATCH);
         }
         assertEquals(16, ContextOptions.defaults().withMarkerBatch(16).markerBatch());
-        assertEquals(1, ContextOptions.defaults().markerBatch());
+        assertEquals(ContextOptions.DEFAULT_MARKER_BATCH, ContextOptions.defaults().markerBatch());
     }
 
     // ---------------------------------------------------------------- sizes

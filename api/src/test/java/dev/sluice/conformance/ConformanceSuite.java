@@ -179,6 +179,15 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(16)
+    public class Cancellation extends AbstractCancellationTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
     @Order(17)
     public class Peers extends AbstractPeerTest {
         @Override

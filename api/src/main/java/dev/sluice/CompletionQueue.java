@@ -1,0 +1,45 @@
+package dev.sluice;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pending futures of one stream, oldest first: a queue linked through the futures themselves
+ * ({@link DeviceFuture#next}), with one producer at a time (enqueues hold the stream's lock) and one consumer (the
+ * completion thread). Adding is two plain writes, one with release; no node is allocated and nothing is
+ * compare-and-set, which a {@code ConcurrentLinkedQueue} does on every enqueue.
+ */
+final class CompletionQueue {
+    /** The last future taken (a placeholder at first); moved by the completion thread only. */
+    private volatile DeviceFuture<?> head = new DeviceFuture<>(null, -1, null, null);
+    /** The last future added; read and written under the stream's lock only. */
+    private DeviceFuture<?> tail = head;
+
+    /** Adds {@code f} last. Under the stream's lock. */
+    void add(DeviceFuture<?> f) {
+        DeviceFuture<?> t = tail;
+        tail = f;
+        t.setNext(f); // release: publishes f's fields to the completion thread
+    }
+
+    /** The oldest future, or null. Any thread. */
+    @Nullable DeviceFuture<?> peek() {
+        return head.next();
+    }
+
+    /** Takes the oldest future, or returns null. The completion thread only. */
+    @Nullable DeviceFuture<?> poll() {
+        DeviceFuture<?> h = head;
+        DeviceFuture<?> n = h.next();
+        if (n != null) {
+            head = n;
+            // h is no longer the tail (n came after it), so no enqueue writes h.next again; unlinking it keeps a future
+            // the caller holds from keeping every later one reachable
+            h.setNext(null);
+        }
+        return n;
+    }
+
+    boolean isEmpty() {
+        return peek() == null;
+    }
+}

@@ -1,0 +1,458 @@
+package dev.sluice;
+
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ordered core of one stream, behind {@link DeviceStream}'s argument checks: the enqueue lock, the sequence of
+ * operations, the marker policy, the queue of pending futures and the <em>completed sequence</em>.
+ *
+ * <p><b>Completed sequence.</b> {@link #completed()} is the sequence of the last operation the device has finished, as
+ * the completion thread has seen it. The completion thread advances it, and runs the internal actions waiting for it
+ * ({@link #afterCompleted}), before it completes the operation's public future. Everything Sluice itself waits for
+ * (freeing memory after its last use, releasing pinned host memory, keeping a Java array reachable during its copy)
+ * is expressed as (stream, sequence) against this number, never through a {@link DeviceFuture}'s public state, which
+ * the user may change by cancelling it.
+ *
+ * <p><b>Marker policy.</b> An operation enqueued while nothing is pending on the stream gets a completion marker of its
+ * own at once: its caller may be about to wait for it. An operation enqueued while earlier work is pending joins the
+ * stream's open {@link Group}, whose single marker, recorded after the group's last operation, completes all of its
+ * futures. The group is sealed (its marker recorded) when anyone observes one of its futures (see
+ * {@link DeviceFuture}), when it holds {@link #groupBound} operations, when another stream must wait on it, before
+ * anything that can hold the stream for the host, or by the completion thread once it has stopped growing for
+ * {@link #groupIdleNanos}. A marker that is done completes every earlier future of its stream, so the completion
+ * thread asks one marker per group instead of one per operation.
+ *
+ * <p><b>Threads.</b> Enqueues hold {@link #lock()}; the completion thread alone calls {@link #advance()} and
+ * {@link #failPending}; {@link #completed()} and {@link #afterCompleted} are for any thread.
+ */
+final class StreamCore {
+
+    private static final Logger LOG = Logger.getLogger(StreamCore.class.getName());
+
+    /** {@link #advance()} completed at least one future. */
+    static final int PROGRESS = 1;
+    /** {@link #advance()} left futures pending. */
+    static final int PENDING = 2;
+
+
+    /** How long an enqueue that finds the lock taken spins before parking: 20 µs, many times a marker record. */
+    private static final long LOCK_SPIN_NANOS = 20_000;
+
+    /** Consecutive operations that share one completion marker; sealed as the class comment says. */
+    static final class Group {
+        final StreamCore core;
+        /** Null until sealed; then the backend's marker (or {@link Marker#DONE} if the backend refused it). */
+        volatile @Nullable Marker marker;
+        /** The backend's refusal of the group's marker, given to each of its futures; written before {@link #marker}. */
+        @Nullable RuntimeException failure;
+        /** The sequence of the group's last operation: its future releases the marker. Final once sealed. */
+        long lastSequence;
+        /** Operations in the group; written under the lock, read by the completion thread to see it grow. */
+        volatile int size;
+        /** The completion thread's own: the size it last saw, and when. */
+        int seenSize;
+        long seenAt;
+
+        Group(StreamCore core) {
+            this.core = core;
+        }
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final StreamHandle handle;
+    private final CompletionEngine engine;
+    private final CompletionQueue queue = new CompletionQueue();
+    /** The most operations one marker may cover; 1 gives every operation a marker of its own. */
+    private final int groupBound;
+    /**
+     * How long a group must have stopped growing before the completion thread seals it: 2 µs, a few enqueues' time, so
+     * a caller that streams operations keeps adding to one group and a caller that paused sees its futures complete
+     * about as soon as with a marker each. {@code -Dsluice.markers.batchIdleNanos}, read when the stream is created: a
+     * knob for measuring and testing.
+     */
+    private final long groupIdleNanos = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
+    /** Under the lock. */
+    private long sequence;
+    /** Under the lock: the future of the last operation enqueued. */
+    private @Nullable DeviceFuture<?> last;
+    /** Under the lock: the group operations join, or null. */
+    private @Nullable Group open;
+    /** Written by the completion thread only, before it completes the future of that sequence. */
+    private volatile long completed;
+    /** Set when the stream closes: the engine drops the core once its queue is empty. */
+    volatile boolean closing;
+
+    private final Object watchLock = new Object();
+    /** Whether {@link #watches} may hold actions: the completion thread reads it after each completion. */
+    private volatile boolean watched;
+    /** Under {@link #watchLock}: internal actions waiting for the completed sequence. */
+    private final ArrayList<Watch> watches = new ArrayList<>(0);
+
+    private record Watch(long sequence, Runnable action) {
+    }
+
+    StreamCore(StreamHandle handle, CompletionEngine engine, int groupBound) {
+        this.handle = handle;
+        this.engine = engine;
+        this.groupBound = groupBound;
+    }
+
+    int groupBound() {
+        return groupBound;
+    }
+
+    // ---------------------------------------------------------------- the enqueue lock
+
+    /**
+     * Takes the stream's lock, spinning for up to {@link #LOCK_SPIN_NANOS} before parking: the completion thread and
+     * observers of a future take it to seal a group (one marker record, about a µs on a GPU), and an enqueue on a
+     * Reactor thread must not park for that.
+     */
+    void lock() {
+        if (lock.tryLock()) {
+            return;
+        }
+        long until = System.nanoTime() + LOCK_SPIN_NANOS;
+        do {
+            Thread.onSpinWait();
+            if (lock.tryLock()) {
+                return;
+            }
+        } while (System.nanoTime() - until < 0);
+        lock.lock();
+    }
+
+    void unlock() {
+        lock.unlock();
+    }
+
+    // ---------------------------------------------------------------- marking operations (under the lock)
+
+    /**
+     * The future of the operation just handed to the backend, marked by the policy in the class comment. Under the lock.
+     *
+     * @param keepAlive an object the device reads or writes (a Java array's segment), kept reachable until the device has
+     *                  finished the operation, whatever happens to the future
+     */
+    <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive) {
+        long seq = ++sequence;
+        DeviceFuture<T> f;
+        Group g = open;
+        if (g == null && (groupBound == 1 || queue.isEmpty())) {
+            Marker m;
+            RuntimeException refused = null;
+            try {
+                m = handle.recordMarker();
+            } catch (RuntimeException e) {
+                refused = e;
+                m = refusedMarker();
+            }
+            f = new DeviceFuture<>(stream, seq, m, value, null);
+            if (refused != null) {
+                f.presetFailure(refused);
+            }
+        } else {
+            if (g == null) {
+                g = new Group(this);
+                open = g;
+            }
+            f = new DeviceFuture<>(stream, seq, null, value, g);
+            g.lastSequence = seq;
+            int size = g.size + 1;
+            g.size = size;
+            if (size >= groupBound) {
+                sealLocked();
+            }
+        }
+        return publish(f, keepAlive);
+    }
+
+    /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
+    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value) {
+        sealLocked(); // keeps markers in stream order
+        return publish(new DeviceFuture<>(stream, ++sequence, handle.recordMarker(), value, null), null);
+    }
+
+    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive) {
+        // A future stays in the queue until the device has finished its operation, so keepAlive stays reachable until then
+        f.keepAlive = keepAlive; // before the queue's release publishes f
+        last = f;
+        queue.add(f);
+        engine.wake();
+        return f;
+    }
+
+    /**
+     * Records the open group's marker, if there is a group. Under the lock. A marker the backend refuses fails the group's
+     * futures (on the completion thread), not the caller.
+     */
+    void sealLocked() {
+        Group g = open;
+        if (g == null) {
+            return;
+        }
+        open = null;
+        Marker m;
+        try {
+            m = handle.recordMarker();
+        } catch (RuntimeException e) {
+            g.failure = e;
+            m = refusedMarker();
+        }
+        g.marker = m; // volatile: publishes failure and lastSequence with it
+    }
+
+    /**
+     * Stands in for a marker the backend refused: the futures it covers fail with the refusal, but the completed
+     * sequence must not pass operations the device may still run (memory they use would be freed under them), so it
+     * first waits, here, until the stream has drained. Rare: a backend refuses a marker when the device faulted (then
+     * this returns at once) or a resource ran out.
+     */
+    private Marker refusedMarker() {
+        try {
+            handle.synchronize();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "synchronize after a refused marker failed", e);
+        }
+        return Marker.DONE;
+    }
+
+    /** Seals {@code g} if it is still open: for observers of its futures and for waits of other streams. No lock held. */
+    void seal(Group g) {
+        if (g.marker != null) {
+            return;
+        }
+        lock();
+        try {
+            if (open == g) {
+                sealLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The future of the last operation enqueued, or null. */
+    @Nullable DeviceFuture<?> last() {
+        lock();
+        try {
+            return last;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- the completed sequence
+
+    /** The sequence of the last operation the device has finished, as the completion thread has seen it. Any thread. */
+    long completed() {
+        return completed;
+    }
+
+    /** Whether the device has finished the operation of sequence {@code seq} on this stream. */
+    boolean hasCompleted(long seq) {
+        return seq <= completed;
+    }
+
+    /**
+     * Runs {@code action} once the device has finished the operation of sequence {@code seq}: on the completion thread
+     * before that operation's future completes, or at once on the caller if it has finished already. Never runs if the
+     * context faults first (the context frees what it owns when it closes). The action must be short and must not throw.
+     */
+    void afterCompleted(long seq, Runnable action) {
+        List<Runnable> ready;
+        synchronized (watchLock) {
+            watches.add(new Watch(seq, action));
+            watched = true; // written before completed is read: with advance()'s write-then-read, one of the two sees the other
+            ready = takeReady(completed);
+        }
+        runAll(ready);
+    }
+
+    /** Under {@link #watchLock}: removes and returns the actions whose sequence has completed. */
+    private @Nullable List<Runnable> takeReady(long upTo) {
+        List<Runnable> ready = null;
+        for (int i = 0; i < watches.size(); i++) {
+            Watch w = watches.get(i);
+            if (w.sequence <= upTo) {
+                if (ready == null) {
+                    ready = new ArrayList<>(2);
+                }
+                ready.add(w.action);
+                watches.remove(i--);
+            }
+        }
+        watched = !watches.isEmpty();
+        return ready;
+    }
+
+    private static void runAll(@Nullable List<Runnable> actions) {
+        if (actions != null) {
+            for (Runnable r : actions) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "internal completion action failed", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Blocks until the device has finished the operation of sequence {@code seq}, sealing its group first, or until the
+     * context stops (faults or closes): then it returns too, since nothing will complete. Interrupts are kept for the
+     * caller and the wait goes on: the callers (close, synchronize) must not return while the device still runs.
+     */
+    void awaitCompleted(long seq, DeviceContext context) {
+        if (hasCompleted(seq)) {
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        afterCompleted(seq, done::countDown);
+        Group g;
+        lock();
+        try {
+            g = open;
+        } finally {
+            lock.unlock();
+        }
+        if (g != null) {
+            seal(g);
+        }
+        boolean interrupted = false;
+        try {
+            while (done.getCount() > 0 && context.fault() == null && !engine.isStopped()) {
+                try {
+                    done.await(10, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the completion thread's side
+
+    /**
+     * Completes, in order, every pending future whose marker is done; seals an idle group at the head. The completion
+     * thread only. Returns {@link #PROGRESS} and {@link #PENDING} bits.
+     *
+     * @throws RuntimeException a marker's device fault, for the engine to fail the context with
+     */
+    int advance() {
+        int result = 0;
+        // The futures of a group share one marker: once it is seen done, the rest of the group completes without asking
+        // it again (a driver call each on a GPU).
+        Marker seenDone = null;
+        DeviceFuture<?> head;
+        while ((head = queue.peek()) != null) {
+            Marker m = head.marker();
+            if (m == null) {
+                Group g = head.group;
+                if (g == null) {
+                    throw new IllegalStateException("internal: " + head + " has neither a marker nor a group");
+                }
+                sealIfIdle(g);
+                m = g.marker;
+                if (m == null) {
+                    return result | PENDING;
+                }
+            }
+            if (m != seenDone && !m.isDone()) {
+                return result | PENDING;
+            }
+            queue.poll();
+            long seq = head.sequence();
+            completed = seq; // before any user-visible completion; then read watched (see afterCompleted)
+            if (watched) {
+                List<Runnable> ready;
+                synchronized (watchLock) {
+                    ready = takeReady(seq);
+                }
+                runAll(ready);
+            }
+            finish(head);
+            // Release after completing: while a future is not done its marker is not back in its pool, which narrows the
+            // window in which a wait enqueued after checking completion could land on a recycled one.
+            if (head.releasesMarker()) {
+                m.release();
+                seenDone = null; // a released marker may be handed out again
+            } else {
+                seenDone = m;
+            }
+            result |= PROGRESS;
+        }
+        return result;
+    }
+
+    /**
+     * Seals {@code g} once no operation has joined it for {@link #groupIdleNanos} and the lock is free (an enqueuing
+     * thread holding it seals full groups itself). The completion thread only; never blocks.
+     */
+    private void sealIfIdle(Group g) {
+        int size = g.size;
+        long now = System.nanoTime();
+        if (size != g.seenSize) {
+            g.seenSize = size;
+            g.seenAt = now;
+            if (groupIdleNanos > 0) {
+                return;
+            }
+        }
+        if (now - g.seenAt < groupIdleNanos || !lock.tryLock()) {
+            return;
+        }
+        try {
+            if (open == g) {
+                sealLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void finish(DeviceFuture<?> f) {
+        try {
+            f.finish();
+        } catch (Throwable t) {
+            // CompletableFuture confines exceptions of dependent stages to those stages; anything that escapes here is a
+            // bug in a stage's executor and must not stop the completion thread.
+            LOG.log(Level.WARNING, "dependent stage of " + f + " threw", t);
+        }
+    }
+
+    /** The marker of the oldest pending future, for the blocking wait strategy; null if none is recorded yet. */
+    @Nullable Marker oldestMarker() {
+        DeviceFuture<?> head = queue.peek();
+        return head == null ? null : head.marker();
+    }
+
+    boolean isIdle() {
+        return queue.isEmpty();
+    }
+
+    /** Fails every pending future with {@code cause}, after a fault; the completed sequence stays where it was. */
+    void failPending(Throwable cause) {
+        DeviceFuture<?> head;
+        while ((head = queue.poll()) != null) {
+            try {
+                head.fail(cause);
+            } catch (Throwable t) {
+                LOG.log(Level.WARNING, "dependent stage of " + head + " threw", t);
+            }
+        }
+    }
+}
