@@ -3,12 +3,18 @@ package dev.sluice;
 import dev.sluice.spi.EventHandle;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A point in a stream's work (CUDA's event). Record it with {@link DeviceStream#enqueueRecord}, make other
  * streams wait for it with {@link DeviceStream#waitFor(DeviceEvent)}, query or block on it here, and time
  * the work between two events recorded with {@link EventFlag#TIMING}. Re-recording moves the point; waits
- * and queries see the last record made before them. Thread-safe. {@link #close()} destroys it.
+ * and queries see the last record made before them. Thread-safe: every method, {@link #close()} included, may be
+ * called from any thread, at the same time as any other. {@link #close()} destroys it exactly once; every later call
+ * but {@link #close()}, {@link #isClosed()}, {@link #context()} and {@link #flags()} throws
+ * {@link ClosedResourceException}.
  */
 public final class DeviceEvent implements AutoCloseable {
 
@@ -16,7 +22,7 @@ public final class DeviceEvent implements AutoCloseable {
     final EventHandle handle;
     private final Set<EventFlag> flags;
     volatile boolean recorded;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     DeviceEvent(DeviceContext context, EventHandle handle, Set<EventFlag> flags) {
         this.context = context;
@@ -51,12 +57,44 @@ public final class DeviceEvent implements AutoCloseable {
         return handle.nativeHandle();
     }
 
-    /** Blocks until the work captured by the last record has finished (spinning, or sleeping with {@link EventFlag#BLOCKING_SYNC}). */
+    /**
+     * Blocks until the work captured by the last record has finished (spinning, or sleeping with
+     * {@link EventFlag#BLOCKING_SYNC}); returns at once if the event was never recorded.
+     *
+     * <p>Where the last record is still held on the host behind a wait for the host ({@link HostWaits#HOLD_ON_HOST}),
+     * this first waits until it has been submitted; that part ends on {@link Thread#interrupt()} with a
+     * {@link SluiceException} whose cause is the {@link InterruptedException}, the thread's interrupt flag staying
+     * set. The wait in the driver that follows cannot be cut short: an interrupt arriving then leaves the flag set and
+     * the call returns once the work has finished.
+     *
+     * @throws IllegalStateException    on a completion thread ({@code sluice-completion-*}, whose futures the wait may
+     *                                  need) or on a host-function thread of this event's context
+     *                                  ({@code sluice-host-*}, whose stream is held until the function returns):
+     *                                  either would wedge the context
+     * @throws ClosedResourceException  if the event or its context is closed
+     * @throws DeviceException          if the context faulted
+     */
     public void synchronize() {
+        SyncStream.refuseBlocking(context, "DeviceEvent.synchronize");
         checkUsableOn(context);
-        HoldingStream.awaitRecordSubmitted(handle);
+        awaitRecordSubmitted();
         handle.synchronize();
         context.checkUsable();
+    }
+
+    /** Waits, interruptibly, until no record of this event is held on the host any more. */
+    private void awaitRecordSubmitted() {
+        long pause = 1_000;
+        while (HoldingStream.recordHeld(handle)) {
+            if (Thread.currentThread().isInterrupted()) {
+                InterruptedException cause = new InterruptedException();
+                throw new SluiceException("interrupted while waiting for a held record of " + this
+                        + " to be submitted (the record itself goes on)", cause);
+            }
+            checkUsableOn(context);
+            LockSupport.parkNanos(this, pause);
+            pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     /**
@@ -88,7 +126,7 @@ public final class DeviceEvent implements AutoCloseable {
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (closed) {
+        if (closed.get()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -98,16 +136,23 @@ public final class DeviceEvent implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
-    /** Destroys the event; waits already enqueued on it still complete. Idempotent. */
+    /**
+     * Destroys the event; waits already enqueued on it still complete. Idempotent and safe from any thread, at the
+     * same time as any other call: of concurrent callers exactly one destroys it, and every call returns without
+     * waiting for the device. A {@link #synchronize()} running in another thread at the time still returns normally or
+     * with {@link ClosedResourceException}; the backend destroys the native event once no call is using it.
+     */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
-            handle.destroy();
-            context.forget(this);
+        if (closed.compareAndSet(false, true)) {
+            try {
+                handle.destroy();
+            } finally {
+                context.forget(this);
+            }
         }
     }
 

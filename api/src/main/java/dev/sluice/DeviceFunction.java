@@ -8,14 +8,17 @@ import java.util.Optional;
  * A {@link Kernel} compiled and loaded on one context, ready to launch with
  * {@link DeviceStream#enqueueLaunch}. Thread-safe; launch it from any stream of its context, any number of
  * times. What the compiler decided about it ({@link #attribute}) and the variables of its code
- * ({@link #global}) go with it. {@link #close()} unloads it; launches already enqueued still run.
+ * ({@link #global}) go with it. {@link #close()} unloads it; launches already enqueued still run. Every method,
+ * {@link #close()} included, may be called from any thread at the same time as any other; after {@link #close()} they
+ * throw {@link ClosedResourceException}, except {@link #close()}, {@link #context()}, {@link #kernel()} and
+ * {@link #assembly()}.
  */
 public final class DeviceFunction implements AutoCloseable {
 
     private final DeviceContext context;
     private final Kernel kernel;
     final FunctionHandle handle;
-    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** The module variables handed out, closed with this function. */
     private final java.util.List<Allocation> globals = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -118,7 +121,7 @@ public final class DeviceFunction implements AutoCloseable {
         DeviceBuffer view = new DeviceBuffer(a, type, 0, memory.byteSize() / type.byteSize(), false);
         a.ready = DeviceFuture.completed(null, view);
         globals.add(a);
-        if (closed) {
+        if (closed.get()) {
             a.closed.set(true); // closed meanwhile: the view must not outlive the function
             throw new ClosedResourceException(toString());
         }
@@ -126,7 +129,7 @@ public final class DeviceFunction implements AutoCloseable {
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (closed) {
+        if (closed.get()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -134,15 +137,27 @@ public final class DeviceFunction implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #close()} was called (or the context closed it). */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Unloads the function; launches already enqueued still run, and the views {@link #global} handed out refuse new
+     * use. Idempotent and safe from any thread, at the same time as any other call: of concurrent callers exactly one
+     * unloads it, and none waits for the device.
+     */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (closed.compareAndSet(false, true)) {
             for (Allocation a : globals) {
                 a.closed.set(true); // its views now refuse new use; what is already enqueued still runs
             }
-            context.forget(this);
-            handle.unload();
+            try {
+                handle.unload();
+            } finally {
+                context.forget(this);
+            }
         }
     }
 

@@ -5,13 +5,14 @@ import dev.sluice.spi.GraphHandle;
 /**
  * Work captured from a stream with {@link DeviceStream#capture}, replayable many times at the cost of one
  * launch (CUDA graphs). The buffers and functions the captured work used must stay open while the graph
- * may be launched. {@link #close()} destroys it.
+ * may be launched. {@link #close()} destroys it. Thread-safe: launches and {@link #close()} may be called from any
+ * thread, at the same time as each other.
  */
 public final class DeviceGraph implements AutoCloseable {
 
     private final DeviceContext context;
     final GraphHandle handle;
-    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     DeviceGraph(DeviceContext context, GraphHandle handle) {
         this.context = context;
@@ -19,12 +20,18 @@ public final class DeviceGraph implements AutoCloseable {
     }
 
     /**
-     * Enqueues one replay of the whole graph on {@code stream} (of the graph's context). Ordering, completion
-     * thread and cancellation as for every enqueue (see {@link DeviceStream}).
+     * Enqueues one replay of the whole graph on {@code stream} (of the graph's context) and returns at once. Ordering,
+     * completion thread and cancellation as for every enqueue (see {@link DeviceStream}): the replay runs after the
+     * work enqueued before it on {@code stream}, its future completes on the context's completion thread once the
+     * replay has finished, and cancelling the future does not stop the replay. The graph may be closed while replays
+     * are pending: they still run. Never blocks.
+     *
+     * @throws ClosedResourceException if the graph, the stream or the context is closed (a launch racing with
+     *                                 {@link #close()} either is enqueued, or throws this)
      */
     public DeviceFuture<Void> enqueueLaunch(DeviceStream stream) {
         Checks.notNull("stream", stream);
-        if (closed) {
+        if (closed.get()) {
             throw new ClosedResourceException(toString());
         }
         if (stream.context() != context) {
@@ -33,10 +40,18 @@ public final class DeviceGraph implements AutoCloseable {
         return stream.launchGraph(this);
     }
 
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Destroys the graph; replays already enqueued still run. Idempotent and safe from any thread, at the same time as
+     * any other call: of concurrent callers exactly one destroys it, and none waits for the device. After the context
+     * is closed it frees nothing: the native graph may have gone with the native context.
+     */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (closed.compareAndSet(false, true) && !context.isClosed()) {
             handle.destroy();
         }
     }

@@ -6,9 +6,19 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The blocking facade over a {@link DeviceStream} (Mojo's {@code *_sync} family), for scripts, tests and
- * simple programs: each method enqueues the operation on the stream and waits until the device has
- * finished it. Errors are thrown as the {@link SluiceException} the future failed with. Must not be called
- * on a completion thread (it would wait for itself) or on a non-blocking Reactor thread.
+ * simple programs: each method enqueues the operation on the stream, in the stream's order as
+ * {@link DeviceStream}'s enqueue of it would, and waits until the device has finished it and its future has
+ * completed. Errors are thrown as the {@link SluiceException} the future failed with. Thread-safe.
+ *
+ * <p>Every method refuses, with {@link IllegalStateException} and before enqueuing anything, to run on a completion
+ * thread ({@code sluice-completion-*}: it would wait for futures that only that thread completes) or on a host-function
+ * thread of the stream's context ({@code sluice-host-*}: the stream's later work waits until the host function
+ * returns). Do not call it on a non-blocking Reactor thread either.
+ *
+ * <p>{@link Thread#interrupt()}: a wait cut short by an interrupt throws a {@link SluiceException} whose cause is the
+ * {@link InterruptedException}, with the thread's interrupt flag set again; the operation itself is not cancelled and
+ * still runs in stream order (memory it writes must stay open until it has, as after any enqueue). A thread already
+ * interrupted when it calls a method enqueues the operation and throws at once.
  */
 public final class SyncStream {
 
@@ -24,75 +34,75 @@ public final class SyncStream {
 
     /** Allocates in stream order and waits until the memory exists. */
     public DeviceBuffer allocate(DType type, long count) {
-        return await(stream.enqueueAllocate(type, count).ready());
+        return awaitHere(blocking().enqueueAllocate(type, count).ready());
     }
 
     public void copy(HostBuffer source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, HostBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(MemorySegment source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, MemorySegment destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(float[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, float[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(double[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, double[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(int[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, int[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(long[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, long[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(short[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, short[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(byte[] source, DeviceBuffer destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     public void copy(DeviceBuffer source, byte[] destination) {
-        await(stream.enqueueCopy(source, destination));
+        awaitHere(blocking().enqueueCopy(source, destination));
     }
 
     /** Reads a whole F32 buffer into a new array. */
@@ -124,27 +134,86 @@ public final class SyncStream {
     }
 
     public void fill(DeviceBuffer destination, Number value) {
-        await(stream.enqueueFill(destination, value));
+        awaitHere(blocking().enqueueFill(destination, value));
     }
 
     public void memset(DeviceBuffer destination, int byteValue) {
-        await(stream.enqueueMemset(destination, byteValue));
+        awaitHere(blocking().enqueueMemset(destination, byteValue));
     }
 
     public void launch(DeviceFunction function, LaunchConfig config, Object... arguments) {
-        await(stream.enqueueLaunch(function, config, arguments));
+        awaitHere(blocking().enqueueLaunch(function, config, arguments));
     }
 
     public void record(DeviceEvent event) {
-        await(stream.enqueueRecord(event));
+        awaitHere(blocking().enqueueRecord(event));
     }
 
     public void hostFunction(Runnable function) {
-        await(stream.enqueueHostFunction(function));
+        awaitHere(blocking().enqueueHostFunction(function));
     }
 
     public void free(DeviceBuffer buffer) {
-        await(stream.enqueueFree(buffer));
+        awaitHere(blocking().enqueueFree(buffer));
+    }
+
+    /**
+     * Refuses a blocking call on a thread where it would wedge {@code context}: any Sluice completion thread, whose
+     * futures the wait may need, and the host-function threads of {@code context}, whose stream is held until the
+     * function returns.
+     *
+     * @throws IllegalStateException naming {@code what}
+     */
+    static void refuseBlocking(DeviceContext context, String what) {
+        context.refuseOnCompletionThread(what);
+        String name = Thread.currentThread().getName();
+        if (name.startsWith("sluice-completion-")) {
+            throw new IllegalStateException(what + " blocks, and was called on " + name + ", a completion thread whose"
+                    + " futures it may wait for; use a *Async stage or another thread");
+        }
+        if (name.startsWith("sluice-host-" + context.api().id() + "-" + context.id() + "-")) {
+            throw new IllegalStateException(what + " blocks, and was called in a host function of " + context
+                    + " (" + name + "): the stream's later work waits until the host function returns;"
+                    + " enqueue the work instead, or wait on another thread");
+        }
+    }
+
+    /** The stream, once {@link #refuseBlocking} has allowed a blocking call on this thread: called before the enqueue. */
+    private DeviceStream blocking() {
+        refuseBlocking(stream.context(), "a SyncStream call");
+        return stream;
+    }
+
+    /** Waits for the {@code future} of an operation enqueued through {@link #blocking()}; see the class comment. */
+    private static <T> T awaitHere(java.util.concurrent.Future<T> future) {
+        return awaitInterruptibly(future);
+    }
+
+    /**
+     * Waits for {@code future}; an interrupt ends the wait with a {@link SluiceException} caused by the
+     * {@link InterruptedException}, the interrupt flag set again. Failures as in {@link #await}.
+     */
+    static <T> T awaitInterruptibly(java.util.concurrent.Future<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SluiceException("interrupted while waiting for " + future
+                    + "; the operation was not cancelled and goes on in stream order", e);
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+    }
+
+    private static RuntimeException unwrap(ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof RuntimeException re) {
+            return re;
+        }
+        if (c instanceof Error err) {
+            throw err;
+        }
+        return new SluiceException("operation failed: " + c, c);
     }
 
     /**

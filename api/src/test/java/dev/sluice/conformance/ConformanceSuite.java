@@ -116,6 +116,24 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(18)
+    public class CloseRaces extends AbstractCloseRaceTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(19)
+    public class BlockingCalls extends AbstractBlockingCallTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
     @Order(Integer.MAX_VALUE)
     public class Faults extends AbstractFaultTest {
         @Override

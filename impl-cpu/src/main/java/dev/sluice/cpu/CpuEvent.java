@@ -1,12 +1,18 @@
 package dev.sluice.cpu;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.EventFlag;
 import dev.sluice.spi.EventHandle;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
-/** A simulated event: each record makes a new point, reached (with a timestamp) when the stream gets there. */
+/**
+ * A simulated event: each record makes a new point, reached (with a timestamp) when the stream gets there. Destroyed
+ * once ({@link #destroy()} is idempotent and thread-safe); a new record, query or wait after that throws
+ * {@link ClosedResourceException}, as a GPU backend's would.
+ */
 final class CpuEvent implements EventHandle {
 
     /** The operation that reaches one recorded point. */
@@ -21,6 +27,7 @@ final class CpuEvent implements EventHandle {
 
     private final Set<EventFlag> flags;
     private volatile @Nullable CompletableFuture<Long> last;
+    private final AtomicBoolean destroyed = new AtomicBoolean();
 
     CpuEvent(Set<EventFlag> flags) {
         this.flags = flags;
@@ -28,6 +35,7 @@ final class CpuEvent implements EventHandle {
 
     /** A record operation; the event's last point becomes it at once, as cuEventRecord does at the call. */
     Record newRecord() {
+        checkNotDestroyed();
         Record r = new Record();
         last = r.point;
         return r;
@@ -39,12 +47,14 @@ final class CpuEvent implements EventHandle {
 
     @Override
     public boolean query() {
+        checkNotDestroyed();
         CompletableFuture<Long> p = last;
         return p == null || p.isDone();
     }
 
     @Override
     public void synchronize() {
+        checkNotDestroyed();
         CompletableFuture<Long> p = last;
         if (p != null) {
             p.join();
@@ -61,7 +71,20 @@ final class CpuEvent implements EventHandle {
         return (b.join() - a.join()) / 1_000_000f;
     }
 
+    /** Idempotent and safe from any thread; points already recorded are still reached. */
     @Override
     public void destroy() {
+        destroyed.set(true);
+    }
+
+    private void checkNotDestroyed() {
+        if (destroyed.get()) {
+            throw new ClosedResourceException(toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CpuEvent" + flags;
     }
 }

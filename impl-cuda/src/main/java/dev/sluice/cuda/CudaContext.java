@@ -70,6 +70,7 @@ final class CudaContext implements ContextHandle {
     private @Nullable Staging staging;
     private @Nullable MarkerWaiter waiter;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
 
     private CudaContext(CuContext cu, ContextOptions options) {
         this.cu = cu;
@@ -355,8 +356,11 @@ final class CudaContext implements ContextHandle {
 
     @Override
     public void free(DeviceMemory memory) {
-        cu.bind();
         CudaDeviceMemory m = (CudaDeviceMemory) memory;
+        if (!m.claimFree()) {
+            return; // freed already (or a module variable): a second free must not reach the driver
+        }
+        cu.bind();
         if (m.pooled()) {
             Cu.check(Cu.memFreeAsync(m.address(), Jc.address(allocationStream)), "cuMemFreeAsync");
         } else {
@@ -388,6 +392,9 @@ final class CudaContext implements ContextHandle {
 
     @Override
     public void freeHost(HostMemory memory) {
+        if (!((CudaHostMemory) memory).claimFree()) {
+            return; // freed already: a second free must not reach the driver
+        }
         cu.bind();
         long p = memory.segment().address();
         PinnedRanges.remove(p);
@@ -459,6 +466,11 @@ final class CudaContext implements ContextHandle {
 
     // ---------------------------------------------------------------- life cycle
 
+    /** Whether {@link #close()} has begun: native objects of this context must not be destroyed one by one any more. */
+    boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void synchronize() {
         cu.bind();
@@ -473,8 +485,8 @@ final class CudaContext implements ContextHandle {
 
     @Override
     public void close() {
-        if (closed) {
-            return;
+        if (!closing.compareAndSet(false, true)) {
+            return; // closed by another call, or being closed: the native context is destroyed once
         }
         closed = true;
         cu.bind();

@@ -61,7 +61,7 @@ final class CudaFunction implements FunctionHandle {
                     + " leaves names unmangled)");
         }
         Cu.check(r, "cuModuleGetGlobal(" + variable + ")");
-        return new CudaDeviceMemory(found[0], found[1], false);
+        return CudaDeviceMemory.moduleVariable(found[0], found[1]);
     }
 
     /** {@code cuFuncSetAttribute}; a lower dynamic-shared-memory limit is kept too, and later launches above it raise it again. */

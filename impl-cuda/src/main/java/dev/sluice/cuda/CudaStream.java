@@ -51,6 +51,7 @@ final class CudaStream implements StreamHandle {
     private MemorySegment launchConfig;
     private volatile boolean capturing;
     private volatile boolean destroyed;
+    private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
     /** This stream's completion counter (see {@link StreamCounters}) and the last sequence written to it. */
     final StreamCounters.Counter counter;
     private long markerSequence;
@@ -262,8 +263,11 @@ final class CudaStream implements StreamHandle {
      */
     @Override
     public void free(DeviceMemory memory) {
-        context.cu.bind();
         CudaDeviceMemory m = mem(memory);
+        if (!m.claimFree()) {
+            return; // freed already (or a module variable): a second free must not reach the driver
+        }
+        context.cu.bind();
         if (m.pooled()) {
             Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
         } else {
@@ -360,14 +364,26 @@ final class CudaStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        context.cu.bind();
-        Cu.check(Cu.eventRecord(((CudaEvent) event).address, address), "cuEventRecord");
+        CudaEvent e = (CudaEvent) event;
+        e.enter();
+        try {
+            context.cu.bind();
+            Cu.check(Cu.eventRecord(e.address, address), "cuEventRecord");
+        } finally {
+            e.exit();
+        }
     }
 
     @Override
     public void waitEvent(EventHandle event) {
-        context.cu.bind();
-        Cu.check(Cu.streamWaitEvent(address, ((CudaEvent) event).address), "cuStreamWaitEvent");
+        CudaEvent e = (CudaEvent) event;
+        e.enter();
+        try {
+            context.cu.bind();
+            Cu.check(Cu.streamWaitEvent(address, e.address), "cuStreamWaitEvent");
+        } finally {
+            e.exit();
+        }
     }
 
     /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
@@ -537,6 +553,9 @@ final class CudaStream implements StreamHandle {
 
     @Override
     public void destroy() {
+        if (!destroying.compareAndSet(false, true)) {
+            return; // destroyed already, or by another thread now: cuStreamDestroy runs once
+        }
         context.cu.bind();
         destroyed = true;
         for (long e; (e = freeEvents.poll()) != 0; ) {

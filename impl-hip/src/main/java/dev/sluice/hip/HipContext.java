@@ -57,6 +57,7 @@ final class HipContext implements ContextHandle {
     final Set<HipStream> streams = ConcurrentHashMap.newKeySet();
     private volatile @Nullable HipModule fill64;
     private volatile boolean faulted;
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
 
     HipContext(HipBackend backend, HipApi api, int device, ContextOptions options) {
         if (!options.contextFlags().isEmpty()) {
@@ -322,6 +323,9 @@ final class HipContext implements ContextHandle {
     @Override
     public void free(DeviceMemory memory) {
         HipDeviceMemory m = (HipDeviceMemory) memory;
+        if (!m.claimFree()) {
+            return; // freed already (or a module variable): a second free must not reach the runtime
+        }
         HipStream a = allocationStream;
         if (m.pooled() && a != null) {
             synchronized (a) {
@@ -358,6 +362,9 @@ final class HipContext implements ContextHandle {
     @Override
     public void freeHost(HostMemory memory) {
         HipHostMemory m = (HipHostMemory) memory;
+        if (!m.claimFree()) {
+            return; // freed already: a second free must not reach the runtime
+        }
         if (m.registered()) {
             api.hostUnregister(m.segment().address());
         } else {
@@ -449,8 +456,12 @@ final class HipContext implements ContextHandle {
         }
     }
 
+    /** Idempotent and safe from any thread: of concurrent callers exactly one releases the context. */
     @Override
     public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
         try {
             defaultStream.synchronize(); // already done by the public layer; reports a fault of the device
         } catch (RuntimeException e) {

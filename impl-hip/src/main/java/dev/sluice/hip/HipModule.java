@@ -72,7 +72,7 @@ final class HipModule implements FunctionHandle {
                     + " names unmangled)");
         }
         api.check(r, "hipModuleGetGlobal(" + variable + ")");
-        return new HipDeviceMemory(found[0], found[1], false, device);
+        return HipDeviceMemory.moduleVariable(found[0], found[1], device);
     }
 
     /** Kept loaded for the device's other contexts and later loads of the same code; see the class comment. */

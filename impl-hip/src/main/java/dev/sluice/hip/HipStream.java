@@ -41,6 +41,7 @@ final class HipStream implements StreamHandle {
     private final HipLaunchBlock block = new HipLaunchBlock();
     private @Nullable List<Runnable> pendingHostWork;
     private boolean capturing;
+    private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
 
     HipStream(HipContext context, StreamOptions options, boolean isDefault) {
         this.context = context;
@@ -190,6 +191,9 @@ final class HipStream implements StreamHandle {
             throw new UnsupportedOnBackendException("freeing memory inside a captured graph is not supported on hip");
         }
         HipDeviceMemory m = (HipDeviceMemory) memory;
+        if (!m.claimFree()) {
+            return; // freed already (or a module variable): a second free must not reach the runtime
+        }
         if (m.pooled()) {
             api.freeAsync(m.address(), handle);
         } else {
@@ -239,12 +243,24 @@ final class HipStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        api.eventRecord(((HipEvent) event).handle, handle);
+        HipEvent e = (HipEvent) event;
+        e.enter();
+        try {
+            api.eventRecord(e.handle, handle);
+        } finally {
+            e.exit();
+        }
     }
 
     @Override
     public void waitEvent(EventHandle event) {
-        api.streamWaitEvent(handle, ((HipEvent) event).handle);
+        HipEvent e = (HipEvent) event;
+        e.enter();
+        try {
+            api.streamWaitEvent(handle, e.handle);
+        } finally {
+            e.exit();
+        }
     }
 
     @Override
@@ -321,8 +337,12 @@ final class HipStream implements StreamHandle {
         return handle;
     }
 
+    /** Idempotent and safe from any thread: {@code hipStreamDestroy} runs once. */
     @Override
     public void destroy() {
+        if (!destroying.compareAndSet(false, true)) {
+            return;
+        }
         context.streams.remove(this);
         try {
             api.streamDestroy(handle);

@@ -3,7 +3,12 @@ package dev.sluice.reactive;
 import dev.sluice.ClosedResourceException;
 import dev.sluice.InvalidArgumentException;
 import java.util.Queue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -31,11 +36,28 @@ import reactor.util.context.Context;
  * chunks. With a host scheduler, the loop runs on one
  * worker of it (one task per burst of events), so the completion thread only records completions.
  *
+ * <p>A host scheduler that goes away while a subscription runs (disposed, or rejecting tasks) ends the subscription
+ * with the {@link RejectedExecutionException}: the first rejected task, or the first event or watchdog tick
+ * ({@link #WATCH_MILLIS}) that finds the scheduler disposed, claims the drain loop from the worker (a task the
+ * scheduler dropped never runs it, see {@link PipelineSubscriber#drain()}), and from then on the loop runs on the
+ * signalling thread: upstream is cancelled, the error is signalled once the chunks in flight are off the device, and
+ * every lane is released (not kept: its pipeline cannot run without the scheduler).
+ *
  * <p>Lanes come from the pipeline ({@link GpuPipeline#acquireLane}: the one kept in that slot, or a new one)
  * and go back to it ({@link GpuPipeline#recycleLane}) only after termination, each once no chunk of it is in
  * flight; the pipeline counts the subscription as ended once all have gone back.
  */
 final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
+
+    /** How often a subscription with a host scheduler checks that the scheduler is still there. */
+    static final long WATCH_MILLIS = 50;
+
+    /** One daemon thread for every pipeline's scheduler check: a tick per {@link #WATCH_MILLIS} per subscription. */
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sluice-pipeline-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final Publisher<? extends I> source;
     private final GpuPipeline<I, O> pipeline;
@@ -93,8 +115,16 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         private final AtomicInteger wip = new AtomicInteger();
         /** Where the drain loop runs when the pipeline has a host scheduler; null: on the signalling thread. */
         private final Scheduler.@Nullable Worker worker;
-        private final Runnable drainTask = this::drainLoop;
+        private final @Nullable Scheduler hostScheduler;
         private volatile boolean workerDone;
+        /** The drain task last handed to the worker: whoever claims it runs the loop (see {@link #drain()}). */
+        private volatile @Nullable DrainTask scheduled;
+        /** Why the host scheduler can no longer run the loop; set once, before {@link #workerDone}. */
+        private volatile @Nullable Throwable hostFailure;
+        private volatile @Nullable ScheduledFuture<?> watch;
+        private volatile boolean over;
+        /** The drain task seen unclaimed at the watchdog's last tick (watchdog thread only). */
+        private @Nullable DrainTask stale;
         private volatile long requested;
         @SuppressWarnings("rawtypes")
         private static final AtomicLongFieldUpdater<PipelineSubscriber> REQUESTED =
@@ -123,8 +153,22 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             this.lanes = new Lane[pipeline.lanes()];
             this.flights = new Lane.Flight[capacity];
             this.handedBack = new boolean[pipeline.lanes()];
-            Scheduler hostScheduler = pipeline.hostScheduler();
+            this.hostScheduler = pipeline.hostScheduler();
             this.worker = hostScheduler == null ? null : hostScheduler.createWorker();
+        }
+
+        /** One run of the drain loop on the worker, unless {@link #rescue} claimed it first. */
+        private final class DrainTask extends AtomicBoolean implements Runnable {
+            @Override
+            public void run() {
+                if (compareAndSet(false, true)) {
+                    drainLoop();
+                }
+            }
+
+            boolean claim() {
+                return compareAndSet(false, true);
+            }
         }
 
         @Override
@@ -138,6 +182,14 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         public void onSubscribe(Subscription s) {
             if (Operators.validate(upstream, s)) {
                 upstream = s;
+                if (worker != null) {
+                    try {
+                        watch = WATCHDOG.scheduleWithFixedDelay(this::checkHostScheduler, WATCH_MILLIS, WATCH_MILLIS,
+                                TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // the JVM is shutting down; the checks made on every event remain
+                    }
+                }
                 actual.onSubscribe(this);
                 if (!cancelled) {
                     s.request(capacity);
@@ -201,20 +253,97 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
 
         // ---------------------------------------------------------------- the drain loop
 
+        /**
+         * Runs the drain loop, or makes sure that the thread running it goes round once more. With a host scheduler
+         * the loop runs as a {@link DrainTask} on the worker. A scheduler that rejects the task, or is disposed
+         * with the task queued (a disposed executor drops it, and nothing would ever run the loop again: wip would
+         * stay above 0 for good), fails the subscription ({@link #hostGone}); the caller then claims the loop and
+         * runs it here, as every later event does.
+         */
         void drain() {
             if (wip.getAndIncrement() != 0) {
+                if (worker != null && !workerDone && schedulerGone()) {
+                    rescue(null);
+                }
                 return;
             }
             Scheduler.Worker w = worker;
             if (w != null && !workerDone) {
+                DrainTask t = new DrainTask();
+                scheduled = t;
                 try {
-                    w.schedule(drainTask);
+                    w.schedule(t);
                     return;
                 } catch (RejectedExecutionException e) {
-                    // The worker is gone (disposed after termination, or its scheduler shut down): run here.
+                    if (!t.claim()) {
+                        return; // ran after all
+                    }
+                    hostGone(e);
                 }
             }
             drainLoop();
+        }
+
+        private boolean schedulerGone() {
+            Scheduler h = hostScheduler;
+            return h != null && h.isDisposed();
+        }
+
+        /**
+         * Takes the loop from a task the worker will never run, if that task has not started: fails the
+         * subscription and runs the loop on this thread. Does nothing if the task runs (or ran): it sees the new
+         * wip count and goes round again.
+         */
+        private void rescue(@Nullable RejectedExecutionException cause) {
+            DrainTask t = scheduled;
+            if (t != null && t.claim()) {
+                hostGone(cause);
+                drainLoop();
+            }
+        }
+
+        /**
+         * The watchdog's tick: a scheduler that is gone fails the subscription even when no event comes. Gone means
+         * disposed, or (for a scheduler over an executor shut down behind its back, which does not say it is
+         * disposed) rejecting a probe task while the drain task has waited a whole tick.
+         */
+        private void checkHostScheduler() {
+            if (over || workerDone) {
+                return;
+            }
+            if (schedulerGone()) {
+                if (wip.get() != 0) {
+                    rescue(null);
+                } else {
+                    drain(); // the worker rejects the task: hostGone, then the loop runs here
+                }
+                return;
+            }
+            DrainTask t = scheduled;
+            if (t != null && !t.get() && wip.get() != 0) {
+                if (t != stale) {
+                    stale = t; // look again at the next tick
+                    return;
+                }
+                Scheduler h = hostScheduler;
+                try {
+                    if (h != null) {
+                        h.schedule(() -> { });
+                    }
+                } catch (RejectedExecutionException e) {
+                    rescue(e);
+                }
+            }
+        }
+
+        /** The host scheduler can no longer run the loop: later drains run on the signalling thread, and the loop fails. */
+        private void hostGone(@Nullable RejectedExecutionException cause) {
+            if (hostFailure == null) {
+                RejectedExecutionException e = new RejectedExecutionException("the host scheduler " + hostScheduler + " of "
+                        + pipeline + " rejected work or was disposed while a subscription ran", cause);
+                hostFailure = e;
+            }
+            workerDone = true;
         }
 
         private void drainLoop() {
@@ -225,7 +354,12 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             } while (missed != 0);
             if (terminated && !ended && allLanesHandedBack()) {
                 ended = true;
-                if (worker != null && !workerDone) {
+                over = true;
+                ScheduledFuture<?> wf = watch;
+                if (wf != null) {
+                    wf.cancel(false);
+                }
+                if (worker != null) {
                     // Nothing can signal any more but a late request or cancel, which then runs inline (a no-op).
                     workerDone = true;
                     worker.dispose();
@@ -247,6 +381,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 discardInbox();
                 handBackIdleLanes();
                 return;
+            }
+            if (failure == null) {
+                failure = hostFailure;
             }
             if (failure == null) {
                 failure = firstFailure();
@@ -372,6 +509,9 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 upstream().request(replenish);
             }
             if (failure == null) {
+                failure = hostFailure;
+            }
+            if (failure == null) {
                 failure = firstFailure();
             }
         }
@@ -436,7 +576,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             for (int i = 0; i < opened; i++) {
                 Lane l = lanes[i];
                 if (!handedBack[i] && l.inFlight() == 0) {
-                    boolean reusable = l.reusable();
+                    boolean reusable = l.reusable() && hostFailure == null; // no scheduler: release, do not keep
                     l.detach(); // drops a result not emitted (after a cancel or an error)
                     handedBack[i] = true;
                     pipeline.recycleLane(l, reusable);

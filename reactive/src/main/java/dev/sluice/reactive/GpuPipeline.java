@@ -538,6 +538,12 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
          * subscriber's work per result is not short; costs a task hand-off, and a few small objects, per
          * burst of events. {@code Schedulers.single()} or {@code Schedulers.parallel()} suit; the work never
          * blocks. Default: none (inline).
+         *
+         * <p>The scheduler must outlive the subscriptions. If it is disposed (or rejects a task) while one runs, that
+         * subscription ends with a {@link java.util.concurrent.RejectedExecutionException}: within about 50 ms even
+         * if no chunk, completion or request comes, after the chunks already on the device are off it; upstream is
+         * cancelled and the subscription's lanes are released (their device and pinned buffers freed, as by
+         * {@link GpuPipeline#close()}), not kept. Later subscriptions fail the same way.
          */
         public Builder hostScheduler(Scheduler scheduler) {
             this.hostScheduler = Objects.requireNonNull(scheduler, "scheduler");

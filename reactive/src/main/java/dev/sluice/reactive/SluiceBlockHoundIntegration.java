@@ -9,7 +9,7 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  *
  * <ul>
  * <li><b>Blocking:</b> the synchronous facade ({@link dev.sluice.SyncStream}: every method waits through
- * its one await), {@code DeviceStream.synchronize} and {@code close}, {@code DeviceContext.synchronize},
+ * {@code awaitInterruptibly}; the context's own joins, {@code await}), {@code DeviceStream.synchronize} and {@code close}, {@code DeviceContext.synchronize},
  * {@code close} and {@code executionTime}, {@code DeviceBuffer.mapToHost}, {@code DeviceEvent.synchronize}.
  * Calling one on a Reactor non-blocking thread ({@code parallel}, {@code single}) is reported as a
  * {@code BlockingOperationError}, even when the call would have returned at once.
@@ -29,6 +29,7 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.markAsBlocking("dev.sluice.SyncStream", "await", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
+        builder.markAsBlocking("dev.sluice.SyncStream", "awaitInterruptibly", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
         builder.markAsBlocking("dev.sluice.DeviceStream", "synchronize", "()V");
         builder.markAsBlocking("dev.sluice.DeviceStream", "close", "()V");
         builder.markAsBlocking("dev.sluice.DeviceContext", "synchronize", "()V");

@@ -1,0 +1,77 @@
+package dev.sluice.cuda;
+
+import dev.sluice.ClosedResourceException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The life of one native object that several threads may use and destroy at once (an event, a graph): one atomic
+ * word counts the calls using it and says whether it is closed. {@link #close()} destroys it exactly once, however
+ * many threads call it, and never under a call that is still using it: the last of those destroys it as it leaves.
+ * A call that starts after {@link #close()} throws {@link ClosedResourceException} before touching the driver.
+ */
+final class Lifetime {
+
+    private static final Logger LOG = Logger.getLogger(Lifetime.class.getName());
+    private static final long CLOSED = 1;
+    private static final long USER = 2;
+
+    private final AtomicLong state = new AtomicLong();
+    private final Object owner;
+    private final Runnable destroy;
+
+    /** @param owner named in exceptions; @param destroy frees the native object, run once */
+    Lifetime(Object owner, Runnable destroy) {
+        this.owner = owner;
+        this.destroy = destroy;
+    }
+
+    /** Marks a call as using the object; pair it with {@link #exit()} in a {@code finally}. */
+    void enter() {
+        while (true) {
+            long s = state.get();
+            if ((s & CLOSED) != 0) {
+                throw new ClosedResourceException(owner.toString());
+            }
+            if (state.compareAndSet(s, s + USER)) {
+                return;
+            }
+        }
+    }
+
+    /** Ends a call that {@link #enter()} admitted; the last call out after {@link #close()} destroys the object. */
+    void exit() {
+        if (state.addAndGet(-USER) == CLOSED) {
+            try {
+                destroy.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "destroying " + owner + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * Closes: destroys the object now if no call is using it, else when the last one leaves.
+     *
+     * @return whether this call closed it (false if it was closed already)
+     */
+    boolean close() {
+        while (true) {
+            long s = state.get();
+            if ((s & CLOSED) != 0) {
+                return false;
+            }
+            if (state.compareAndSet(s, s | CLOSED)) {
+                if (s == 0) {
+                    destroy.run();
+                }
+                return true;
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return (state.get() & CLOSED) != 0;
+    }
+}
