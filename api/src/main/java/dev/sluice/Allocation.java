@@ -12,7 +12,6 @@ final class Allocation {
     final DeviceStream home;
     final UseTracker uses = new UseTracker();
     final AtomicBoolean closed = new AtomicBoolean();
-    DeviceFuture<DeviceBuffer> ready;
 
     Allocation(DeviceContext context, DeviceMemory memory, DeviceStream home) {
         this.context = context;

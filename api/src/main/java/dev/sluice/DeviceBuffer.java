@@ -1,6 +1,8 @@
 package dev.sluice;
 
 import dev.sluice.spi.DeviceMemory;
+import java.lang.ref.Cleaner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Device memory holding {@link #count()} elements of a {@link DType}. Host code cannot read it directly:
@@ -18,13 +20,45 @@ public final class DeviceBuffer implements AutoCloseable {
     private final long byteOffset;
     private final long count;
     private final boolean owner;
+    /**
+     * Shared by the buffer that owns the memory and every view of it, and held by nothing inside Sluice: once it is
+     * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. Null for
+     * buffers over memory nobody frees (module variables).
+     */
+    private final @Nullable Object liveness;
+    /** The owner's registration with the leak detector; cleaned by {@link #close()}. Null for views. */
+    private final Cleaner.@Nullable Cleanable cleanable;
+    /** The allocation's future, shared with views: set once, right after the owner is made. */
+    private @Nullable DeviceFuture<DeviceBuffer> ready;
 
-    DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, boolean owner) {
+    /** A buffer that owns newly allocated memory, watched by the leak detector; {@link #ready} is set next. */
+    DeviceBuffer(Allocation allocation, DType type, long count) {
+        this.allocation = allocation;
+        this.type = type;
+        this.byteOffset = 0;
+        this.count = count;
+        this.owner = true;
+        this.liveness = new Object();
+        this.cleanable = LeakDetector.watch(liveness, allocation.closed,
+                () -> "DeviceBuffer[" + type + " x " + count + ", " + allocation.context + "]",
+                () -> allocation.context.release(allocation));
+    }
+
+    /** A view (slice, reinterpretation) of {@code of}'s memory, or, with {@code of} null, of memory nobody frees. */
+    DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, @Nullable DeviceBuffer of) {
         this.allocation = allocation;
         this.type = type;
         this.byteOffset = byteOffset;
         this.count = count;
-        this.owner = owner;
+        this.owner = false;
+        this.liveness = of == null ? null : of.liveness;
+        this.cleanable = null;
+        this.ready = of == null ? null : of.ready;
+    }
+
+    /** Sets the allocation's future; once, by whoever made the buffer, before anyone else sees it. */
+    void ready(DeviceFuture<DeviceBuffer> future) {
+        this.ready = future;
     }
 
     public DeviceContext context() {
@@ -75,7 +109,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public DeviceBuffer slice(long offset, long count) {
         checkOpen();
         Checks.range("buffer", offset, count, this.count);
-        return new DeviceBuffer(allocation, type, byteOffset + offset * type.byteSize(), count, false);
+        return new DeviceBuffer(allocation, type, byteOffset + offset * type.byteSize(), count, this);
     }
 
     /**
@@ -90,7 +124,7 @@ public final class DeviceBuffer implements AutoCloseable {
             throw new InvalidArgumentException("newType", byteSize() + " bytes are not a whole number of " + newType
                     + " elements of " + newType.byteSize() + " bytes");
         }
-        return new DeviceBuffer(allocation, newType, byteOffset, byteSize() / newType.byteSize(), false);
+        return new DeviceBuffer(allocation, newType, byteOffset, byteSize() / newType.byteSize(), this);
     }
 
     /**
@@ -98,7 +132,12 @@ public final class DeviceBuffer implements AutoCloseable {
      * already completed future; stream-ordered ones complete in their stream's order.
      */
     public DeviceFuture<DeviceBuffer> ready() {
-        return allocation.ready;
+        DeviceFuture<DeviceBuffer> r = ready;
+        if (r == null) { // memory that needs no allocation (module variables)
+            r = DeviceFuture.completed(null, this);
+            ready = r;
+        }
+        return r;
     }
 
     /**
@@ -133,6 +172,9 @@ public final class DeviceBuffer implements AutoCloseable {
     public void close() {
         if (owner && allocation.closed.compareAndSet(false, true)) {
             allocation.context.release(allocation);
+            if (cleanable != null) {
+                cleanable.clean(); // unregisters from the leak detector; its action sees the buffer closed
+            }
         }
     }
 

@@ -54,6 +54,15 @@ public final class DeviceContext implements AutoCloseable {
     private volatile @Nullable ExecutorService hostExecutor;
     private volatile @Nullable Throwable fault;
     private volatile boolean closed;
+    /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
+    private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
+
+    /**
+     * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
+     * stuck on the completion thread must not keep close() from returning. After it, the futures still pending fail.
+     */
+    private static final long CLOSE_FUTURES_NANOS = Long.getLong("sluice.close.futuresMillis", 10_000L) * 1_000_000L;
 
     private DeviceContext(Api api, int id, ContextHandle handle, ContextOptions options) {
         this.api = api;
@@ -391,8 +400,8 @@ public final class DeviceContext implements AutoCloseable {
         checkUsable();
         DeviceMemory memory = handle.allocate(bytes);
         Allocation a = new Allocation(this, memory, defaultStream);
-        DeviceBuffer buffer = new DeviceBuffer(a, type, 0, count, true);
-        a.ready = DeviceFuture.completed(null, buffer);
+        DeviceBuffer buffer = new DeviceBuffer(a, type, count);
+        buffer.ready(DeviceFuture.completed(null, buffer));
         track(a);
         return buffer;
     }
@@ -445,7 +454,7 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     HostBuffer mapToHost(DeviceBuffer buffer) {
-        refuseOnCompletionThread("mapToHost");
+        refuseBlocking("mapToHost");
         HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
         DeviceStream s = defaultStream;
         for (DeviceFuture<?> use : buffer.allocation.uses.pendingUses(s.core)) {
@@ -502,7 +511,7 @@ public final class DeviceContext implements AutoCloseable {
      * @throws DeviceException if the device faulted
      */
     public void synchronize() {
-        refuseOnCompletionThread("synchronize");
+        refuseBlocking("DeviceContext.synchronize");
         checkUsable();
         handle.synchronize();
         defaultStream.synchronize();
@@ -532,7 +541,7 @@ public final class DeviceContext implements AutoCloseable {
     public Duration executionTime(int iterations, TimedBody body) {
         Checks.positive("iterations", iterations);
         Checks.notNull("body", body);
-        refuseOnCompletionThread("executionTime");
+        refuseBlocking("executionTime");
         try (DeviceEvent start = createEvent(EventFlag.TIMING); DeviceEvent end = createEvent(EventFlag.TIMING)) {
             defaultStream.enqueueRecord(start);
             for (int i = 0; i < iterations; i++) {
@@ -619,6 +628,40 @@ public final class DeviceContext implements AutoCloseable {
         }
     }
 
+    /** The context whose host function ({@link DeviceStream#enqueueHostFunction}) the current thread runs, if any. */
+    private static final ThreadLocal<DeviceContext> HOST_FUNCTION_OF = new ThreadLocal<>();
+
+    /** Runs a host function of this context on the current (host executor) thread, marked as such for {@link #refuseBlocking}. */
+    void runHostFunction(Runnable function) {
+        HOST_FUNCTION_OF.set(this);
+        try {
+            function.run();
+        } finally {
+            HOST_FUNCTION_OF.remove();
+        }
+    }
+
+    /**
+     * Refuses a call that blocks where it would wedge this context: on a completion thread (of any context: the wait may
+     * need its futures) or inside a host function of this context (its stream, and the work the call waits for, is held
+     * until the function returns).
+     *
+     * @throws IllegalStateException naming {@code what} and the thread
+     */
+    void refuseBlocking(String what) {
+        refuseOnCompletionThread(what);
+        Thread t = Thread.currentThread();
+        if (t.getName().startsWith("sluice-completion-")) {
+            throw new IllegalStateException(what + " blocks, and was called on " + t.getName() + ", a completion thread whose"
+                    + " futures it may wait for; use a *Async stage or another thread");
+        }
+        if (HOST_FUNCTION_OF.get() == this) {
+            throw new IllegalStateException(what + " blocks, and was called in a host function of " + this + " ("
+                    + t.getName() + "): the stream's later work waits until the host function returns;"
+                    + " enqueue the work instead, or wait on another thread");
+        }
+    }
+
     ExecutorService hostExecutor() {
         ExecutorService e = hostExecutor;
         if (e == null) {
@@ -645,18 +688,28 @@ public final class DeviceContext implements AutoCloseable {
         owned.remove(o);
     }
 
-    /** Frees a closed buffer's memory after all its uses, in its home stream's order. */
+    /**
+     * Frees a closed buffer's memory after all its uses, in its home stream's order, or the default stream's once the
+     * home stream is closed (also when it closes while this runs). If the context is closed or faulted, its close()
+     * frees what it still owns.
+     */
     void release(Allocation a) {
         if (closed || fault != null) {
-            owned.remove(a);
-            return;
+            return; // close() frees it (a faulted context's memory too)
         }
         DeviceStream s = a.home.isClosed() ? defaultStream : a.home;
         try {
             s.freeInOrder(a);
+        } catch (ClosedResourceException e) {
+            if (s != defaultStream && !closed) {
+                try {
+                    defaultStream.freeInOrder(a); // the home stream closed meanwhile
+                } catch (SluiceException again) {
+                    LOG.log(Level.FINE, "free of " + a.memory + " left to the context's close", again);
+                }
+            }
         } catch (SluiceException e) {
-            owned.remove(a);
-            LOG.log(Level.FINE, "free of " + a.memory + " skipped", e);
+            LOG.log(Level.FINE, "free of " + a.memory + " left to the context's close", e);
         }
     }
 
@@ -691,34 +744,77 @@ public final class DeviceContext implements AutoCloseable {
     /**
      * Waits for all work, then destroys every stream, event, function and buffer the context still owns and
      * the native context. Streams gated on stages that have not completed are released, and their waits fail
-     * with {@link ClosedResourceException}. Futures still pending fail with it too. Idempotent.
+     * with {@link ClosedResourceException}. Futures still pending fail with it too: enqueues racing with close() either
+     * complete or fail, none is left pending.
+     *
+     * <p>Idempotent and safe from any thread: a concurrent second call waits until the first has finished. Memory is
+     * freed only once the device has finished with it. If a dependent stage blocks the completion thread, close() waits
+     * for futures at most 10 s after the device has finished, then fails the rest and returns.
+     *
+     * @throws IllegalStateException on a completion thread or in a host function of this context, where it would wait
+     *                               for itself
      */
     @Override
     public void close() {
-        if (closed) {
+        if (closeDone.getCount() == 0) {
             return;
         }
-        refuseOnCompletionThread("close");
+        refuseBlocking("DeviceContext.close");
+        if (!closeClaimed.compareAndSet(false, true)) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    closeDone.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        try {
+            closeOnce();
+        } finally {
+            closeDone.countDown();
+        }
+    }
+
+    private void closeOnce() {
         ClosedResourceException closing = new ClosedResourceException(toString());
         for (var e : openGates.entrySet()) {
             e.getValue().presetFailure(closing);
             e.getKey().open();
         }
         openGates.clear();
+        long deadline = System.nanoTime() + CLOSE_FUTURES_NANOS;
         if (fault == null) {
-            try {
-                synchronize();
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "synchronize during close failed", e);
+            drainForClose(defaultStream, deadline);
+            for (Object o : owned) {
+                if (o instanceof DeviceStream s) {
+                    drainForClose(s, deadline);
+                }
             }
         }
-        closed = true;
+        closed = true; // from here every enqueue is refused (checked under its stream's lock)
+        defaultStream.closeInternal(false, deadline); // waits for an enqueue in flight on it, then for its work
         List<Object> rest = new ArrayList<>(owned);
         owned.clear();
         for (Object o : rest) {
+            if (o instanceof DeviceStream s) {
+                try {
+                    s.closeInternal(true, deadline);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.FINE, "closing " + s + " during close failed", e);
+                }
+            }
+        }
+        for (Object o : rest) {
             try {
                 switch (o) {
-                    case DeviceStream s -> s.closeInternal();
+                    case DeviceStream s -> { }
                     case DeviceEvent ev -> ev.close();
                     case DeviceFunction f -> f.close();
                     case Allocation a -> {
@@ -750,6 +846,15 @@ public final class DeviceContext implements AutoCloseable {
             e.shutdown();
         }
         handle.close();
+    }
+
+    /** Waits for {@code s}'s work on the device, then for its futures until {@code deadline}; failures are logged. */
+    private void drainForClose(DeviceStream s, long deadline) {
+        try {
+            s.drain(deadline);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "synchronize of " + s + " during close failed", e);
+        }
     }
 
     static <T> T join(DeviceFuture<T> f) {

@@ -118,8 +118,7 @@ public final class DeviceFunction implements AutoCloseable {
                     + " bytes");
         }
         Allocation a = new Allocation(context, memory, context.stream());
-        DeviceBuffer view = new DeviceBuffer(a, type, 0, memory.byteSize() / type.byteSize(), false);
-        a.ready = DeviceFuture.completed(null, view);
+        DeviceBuffer view = new DeviceBuffer(a, type, 0, memory.byteSize() / type.byteSize(), null);
         globals.add(a);
         if (closed.get()) {
             a.closed.set(true); // closed meanwhile: the view must not outlive the function

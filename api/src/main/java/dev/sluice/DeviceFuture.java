@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  * {@link CompletableFuture}, such a stage may instead run on the thread that adds it after completion, or
  * on a thread blocked in {@code get()}/{@code join()} on this future when it completes (which helps run its
  * dependents); so the order in which dependents of different futures run is not the completion order.
+ * {@link #get()} and {@link #join()} called on the completion thread for a future not complete yet throw
+ * {@link IllegalStateException} instead of waiting for ever; {@code join()} ignores interrupts, as
+ * {@link CompletableFuture#join()} does: use {@link #get()} for a wait that an interrupt ends.
  *
  * <p><b>Read-only:</b> only the device completes it. {@link #complete}, {@link #completeExceptionally},
  * {@link #obtrudeValue}, {@link #obtrudeException} and {@link #completeAsync} throw
@@ -205,20 +208,33 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     @Override
     public T get() throws InterruptedException, ExecutionException {
-        seal();
+        refuseBlockingWait("get()");
         return super.get();
     }
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-        seal();
+        refuseBlockingWait("get(timeout)");
         return super.get(timeout, unit);
     }
 
     @Override
     public T join() {
-        seal();
+        refuseBlockingWait("join()");
         return super.join();
+    }
+
+    /**
+     * Seals, then refuses to wait where the wait could never end: on the completion thread of this future's context,
+     * which alone completes it, for a future not complete yet.
+     */
+    private void refuseBlockingWait(String what) {
+        seal();
+        DeviceStream s = stream;
+        if (s != null && !super.isDone() && s.context().engine.isCompletionThread()) {
+            throw new IllegalStateException(what + " on " + this + " blocks the completion thread, which alone completes it;"
+                    + " use a dependent stage (thenRun, whenComplete...) or a *Async stage");
+        }
     }
 
     @Override

@@ -251,8 +251,8 @@ public final class DeviceStream implements AutoCloseable {
         try {
             DeviceMemory memory = handle.allocate(bytes);
             Allocation allocation = new Allocation(context, memory, this);
-            DeviceBuffer buffer = new DeviceBuffer(allocation, type, 0, count, true);
-            allocation.ready = mark(buffer, TraceSpan.ALLOC);
+            DeviceBuffer buffer = new DeviceBuffer(allocation, type, count);
+            buffer.ready(mark(buffer, TraceSpan.ALLOC));
             context.track(allocation);
             return buffer;
         } finally {
@@ -500,51 +500,118 @@ public final class DeviceStream implements AutoCloseable {
 
     private DeviceFuture<Void> hostToDevice(MemorySegment source, @Nullable HostBuffer sourceBuffer, DeviceBuffer destination) {
         begin();
-        DeviceFuture<Void> f;
         try {
-            handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-            f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
+            claim("destination", destination);
+            try {
+                claim("source", sourceBuffer);
+            } catch (RuntimeException e) {
+                destination.allocation.uses.unclaim();
+                throw e;
+            }
+            DeviceFuture<Void> f;
+            try {
+                handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
+                f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
+            } catch (RuntimeException e) {
+                destination.allocation.uses.unclaim();
+                unclaim(sourceBuffer);
+                throw e;
+            }
             destination.allocation.uses.noteUse(core, f);
             if (sourceBuffer != null) {
                 sourceBuffer.allocation.uses.noteUse(core, f);
             }
+            return f;
         } finally {
             end();
         }
-        return f;
+    }
+
+    /**
+     * Under the lock, before the backend call: claims a buffer's memory for this enqueue, refused if another thread closed
+     * it since the argument check (a free waits for claimed enqueues to note their use, so close() never frees under one).
+     */
+    private static void claim(String argument, DeviceBuffer buffer) {
+        buffer.allocation.uses.claim(buffer.allocation.closed, argument, buffer);
+    }
+
+    private static void claim(String argument, @Nullable HostBuffer buffer) {
+        if (buffer != null) {
+            buffer.allocation.uses.claim(buffer.allocation.closed, argument, buffer);
+        }
+    }
+
+    private static void unclaim(@Nullable HostBuffer buffer) {
+        if (buffer != null) {
+            buffer.allocation.uses.unclaim();
+        }
     }
 
     private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer) {
         begin();
-        DeviceFuture<Void> f;
         try {
-            handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-            f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
+            claim("source", source);
+            try {
+                claim("destination", destinationBuffer);
+            } catch (RuntimeException e) {
+                source.allocation.uses.unclaim();
+                throw e;
+            }
+            DeviceFuture<Void> f;
+            try {
+                handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
+                f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
+            } catch (RuntimeException e) {
+                source.allocation.uses.unclaim();
+                unclaim(destinationBuffer);
+                throw e;
+            }
             source.allocation.uses.noteUse(core, f);
             if (destinationBuffer != null) {
                 destinationBuffer.allocation.uses.noteUse(core, f);
             }
+            return f;
         } finally {
             end();
         }
-        return f;
     }
 
     private DeviceFuture<Void> deviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
         begin();
         try {
+            claim("source", source);
+            try {
+                claim("destination", destination);
+            } catch (RuntimeException e) {
+                source.allocation.uses.unclaim();
+                throw e;
+            }
+            DeviceFuture<Void> f;
+            try {
+                f = copyDeviceToDevice(source, destination, bytes);
+            } catch (RuntimeException e) {
+                source.allocation.uses.unclaim();
+                destination.allocation.uses.unclaim();
+                throw e;
+            }
+            source.allocation.uses.noteUse(core, f);
+            destination.allocation.uses.noteUse(core, f);
+            return f;
+        } finally {
+            end();
+        }
+    }
+
+    /** The backend call and marker of {@link #deviceToDevice}. Under the lock. */
+    private DeviceFuture<Void> copyDeviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
+        {
             if (source.context() == destination.context()) {
                 handle.copyDeviceToDevice(source.memory(), source.byteOffset(), destination.memory(), destination.byteOffset(), bytes);
             } else {
                 handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
                         destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
             }
-            DeviceFuture<Void> f = mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE : TraceSpan.PEER);
-            source.allocation.uses.noteUse(core, f);
-            destination.allocation.uses.noteUse(core, f);
-            return f;
-        } finally {
-            end();
+            return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE : TraceSpan.PEER);
         }
     }
 
@@ -561,8 +628,15 @@ public final class DeviceStream implements AutoCloseable {
         long bits = t.bits("value", value);
         begin();
         try {
-            handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
-            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
+            claim("destination", destination);
+            DeviceFuture<Void> f;
+            try {
+                handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
+                f = mark(null, TraceSpan.MEMSET);
+            } catch (RuntimeException e) {
+                destination.allocation.uses.unclaim();
+                throw e;
+            }
             destination.allocation.uses.noteUse(core, f);
             return f;
         } finally {
@@ -578,8 +652,15 @@ public final class DeviceStream implements AutoCloseable {
         }
         begin();
         try {
-            handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
-            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
+            claim("destination", destination);
+            DeviceFuture<Void> f;
+            try {
+                handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
+                f = mark(null, TraceSpan.MEMSET);
+            } catch (RuntimeException e) {
+                destination.allocation.uses.unclaim();
+                throw e;
+            }
             destination.allocation.uses.noteUse(core, f);
             return f;
         } finally {
@@ -615,18 +696,34 @@ public final class DeviceStream implements AutoCloseable {
         try {
             LaunchArguments a = launchArguments;
             a.reset(params);
-            for (int i = 0; i < arguments.length; i++) {
-                KernelParam p = params.get(i);
-                if (p.isPointer()) {
-                    DeviceBuffer b = (DeviceBuffer) arguments[i];
-                    a.setPointer(i, b.memory(), b.byteOffset());
-                } else {
-                    Object v = arguments[i];
-                    a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
+            int claimed = 0;
+            DeviceFuture<Void> f;
+            try {
+                for (int i = 0; i < arguments.length; i++) {
+                    KernelParam p = params.get(i);
+                    if (p.isPointer()) {
+                        DeviceBuffer b = (DeviceBuffer) arguments[i];
+                        if (b.allocation.uses.claimIfOpen(b.allocation.closed)) {
+                            claimed = i + 1;
+                        } else {
+                            throw new ClosedResourceException(argumentName(p, i) + " " + b);
+                        }
+                        a.setPointer(i, b.memory(), b.byteOffset());
+                    } else {
+                        Object v = arguments[i];
+                        a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
+                    }
                 }
+                handle.launch(function.handle, config, a);
+                f = mark(null, function);
+            } catch (RuntimeException e) {
+                for (int i = 0; i < claimed; i++) {
+                    if (arguments[i] instanceof DeviceBuffer b && params.get(i).isPointer()) {
+                        b.allocation.uses.unclaim();
+                    }
+                }
+                throw e;
             }
-            handle.launch(function.handle, config, a);
-            DeviceFuture<Void> f = mark(null, function);
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
                     b.allocation.uses.noteUse(core, f);
@@ -850,7 +947,7 @@ public final class DeviceStream implements AutoCloseable {
         before.whenCompleteAsync((v, e) -> {
             if (e == null) {
                 try {
-                    function.run();
+                    context.runHostFunction(function);
                 } catch (Throwable t) {
                     after.presetFailure(t);
                 }
@@ -965,7 +1062,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws IllegalStateException if called on the completion thread (it would wait for itself)
      */
     public void synchronize() {
-        context.refuseOnCompletionThread("synchronize");
+        context.refuseBlocking("DeviceStream.synchronize");
         if (closed) {
             throw new ClosedResourceException(toString());
         }
@@ -981,12 +1078,24 @@ public final class DeviceStream implements AutoCloseable {
      * wait short) and its future has completed, or the context stopped. Keeps an interrupt for the caller.
      */
     private void awaitFinished(@Nullable DeviceFuture<?> upTo) {
-        if (upTo != null) {
-            core.awaitCompleted(upTo.sequence(), context);
-            if (context.fault() == null && !context.engine.isStopped()) {
-                awaitQuietly(upTo);
-            }
+        awaitFinished(upTo, Long.MAX_VALUE);
+    }
+
+    /** {@link #awaitFinished(DeviceFuture)} giving up at {@code deadline} ({@link System#nanoTime()}). */
+    private void awaitFinished(@Nullable DeviceFuture<?> upTo, long deadline) {
+        if (upTo != null && core.awaitCompleted(upTo.sequence(), context, deadline)) {
+            awaitQuietly(upTo); // completed by now, or about to be: its sequence has passed
         }
+    }
+
+    /** For the context's close: waits for the work on the device, then for its futures until {@code deadline}. */
+    void drain(long deadline) {
+        if (closed) {
+            return;
+        }
+        DeviceFuture<?> upTo = core.last();
+        handle.synchronize();
+        awaitFinished(upTo, deadline);
     }
 
     static void awaitQuietly(java.util.concurrent.Future<?> f) {
@@ -1028,11 +1137,16 @@ public final class DeviceStream implements AutoCloseable {
         if (isDefault || closed) {
             return;
         }
-        context.refuseOnCompletionThread("DeviceStream.close");
-        closeInternal();
+        context.refuseBlocking("DeviceStream.close");
+        closeInternal(true, Long.MAX_VALUE);
     }
 
-    void closeInternal() {
+    /**
+     * Refuses further enqueues (waiting for one in flight, which holds the lock), waits for the work and, until
+     * {@code deadline}, for its futures; then, if {@code destroy}, destroys the backend's stream (the default stream's
+     * belongs to the context). Also called by the context's close.
+     */
+    void closeInternal(boolean destroy, long deadline) {
         core.lock();
         try {
             if (closed) {
@@ -1045,11 +1159,13 @@ public final class DeviceStream implements AutoCloseable {
         try {
             if (context.fault() == null) {
                 handle.synchronize();
-                awaitFinished(core.last()); // its futures too: a caller reading results after close() may
+                awaitFinished(core.last(), deadline); // its futures too: a caller may read results once close() returns
             }
         } finally {
             context.engine.remove(core);
-            handle.destroy();
+            if (destroy) {
+                handle.destroy();
+            }
             context.forget(this);
         }
     }

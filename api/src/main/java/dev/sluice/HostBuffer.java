@@ -173,16 +173,25 @@ public final class HostBuffer implements AutoCloseable {
     /**
      * Frees the memory once every copy already enqueued on it has finished. For a buffer from
      * {@link DeviceBuffer#mapToHost()}, first copies the contents back to the device buffer and blocks until
-     * they are there. Idempotent; a no-op on slices.
+     * they are there. Idempotent and safe from any thread; a no-op on slices.
+     *
+     * @throws IllegalStateException for a buffer from {@code mapToHost()}, on a completion thread or in a host function
+     *                               of its context, where the blocking copy back would wedge the context
      */
     @Override
     public void close() {
         if (!owner || allocation.closed.get()) {
             return;
         }
-        Runnable writeBack = allocation.writeBack;
+        Runnable writeBack;
+        synchronized (allocation) { // one closer copies a mapped buffer back
+            writeBack = allocation.writeBack;
+            if (writeBack != null) {
+                allocation.context.refuseBlocking("closing a HostBuffer made by mapToHost()");
+                allocation.writeBack = null;
+            }
+        }
         if (writeBack != null) {
-            allocation.writeBack = null;
             try {
                 writeBack.run();
             } finally {

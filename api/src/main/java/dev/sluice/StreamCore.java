@@ -308,13 +308,16 @@ final class StreamCore {
     }
 
     /**
-     * Blocks until the device has finished the operation of sequence {@code seq}, sealing its group first, or until the
-     * context stops (faults or closes): then it returns too, since nothing will complete. Interrupts are kept for the
-     * caller and the wait goes on: the callers (close, synchronize) must not return while the device still runs.
+     * Blocks until the device has finished the operation of sequence {@code seq}, sealing its group first, until the
+     * context stops (faults or closes: nothing will complete then), or until {@code deadline} ({@link System#nanoTime()}).
+     * Interrupts are kept for the caller and the wait goes on: the callers (close, synchronize) must not return while the
+     * device still runs.
+     *
+     * @return whether the operation completed
      */
-    void awaitCompleted(long seq, DeviceContext context) {
+    boolean awaitCompleted(long seq, DeviceContext context, long deadline) {
         if (hasCompleted(seq)) {
-            return;
+            return true;
         }
         CountDownLatch done = new CountDownLatch(1);
         afterCompleted(seq, done::countDown);
@@ -330,7 +333,8 @@ final class StreamCore {
         }
         boolean interrupted = false;
         try {
-            while (done.getCount() > 0 && context.fault() == null && !engine.isStopped()) {
+            while (done.getCount() > 0 && context.fault() == null && !engine.isStopped()
+                    && (deadline == Long.MAX_VALUE || System.nanoTime() - deadline < 0)) {
                 try {
                     done.await(10, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
@@ -342,6 +346,7 @@ final class StreamCore {
                 Thread.currentThread().interrupt();
             }
         }
+        return done.getCount() == 0;
     }
 
     // ---------------------------------------------------------------- the completion thread's side

@@ -165,17 +165,7 @@ public final class SyncStream {
      * @throws IllegalStateException naming {@code what}
      */
     static void refuseBlocking(DeviceContext context, String what) {
-        context.refuseOnCompletionThread(what);
-        String name = Thread.currentThread().getName();
-        if (name.startsWith("sluice-completion-")) {
-            throw new IllegalStateException(what + " blocks, and was called on " + name + ", a completion thread whose"
-                    + " futures it may wait for; use a *Async stage or another thread");
-        }
-        if (name.startsWith("sluice-host-" + context.api().id() + "-" + context.id() + "-")) {
-            throw new IllegalStateException(what + " blocks, and was called in a host function of " + context
-                    + " (" + name + "): the stream's later work waits until the host function returns;"
-                    + " enqueue the work instead, or wait on another thread");
-        }
+        context.refuseBlocking(what);
     }
 
     /** The stream, once {@link #refuseBlocking} has allowed a blocking call on this thread: called before the enqueue. */

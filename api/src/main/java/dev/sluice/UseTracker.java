@@ -21,8 +21,50 @@ final class UseTracker {
     private StreamCore[] streams = new StreamCore[2];
     private DeviceFuture<?>[] lastUses = new DeviceFuture<?>[2];
     private int size;
+    /** Enqueues between {@link #claim} and {@link #noteUse}: a free must wait for them to be noted. */
+    private int claims;
 
+    /**
+     * Claims the memory for an enqueue about to use it, under the enqueuing stream's lock and before the backend is
+     * called: refused if it was closed since the caller's check. A free waits until every claim is noted as a use
+     * ({@link #noteUse}) or dropped ({@link #unclaim}), so an enqueue racing with {@code close()} either sees it closed or
+     * is waited for.
+     *
+     * @throws ClosedResourceException naming {@code argument} if {@code closed} is set
+     */
+    synchronized void claim(java.util.concurrent.atomic.AtomicBoolean closed, String argument, Object what) {
+        if (closed.get()) {
+            throw new ClosedResourceException(argument + " " + what);
+        }
+        claims++;
+    }
+
+    /** {@link #claim} on the hot path of launches: false, and no claim, if {@code closed} is set. */
+    synchronized boolean claimIfOpen(java.util.concurrent.atomic.AtomicBoolean closed) {
+        if (closed.get()) {
+            return false;
+        }
+        claims++;
+        return true;
+    }
+
+    /** Drops a claim whose enqueue failed before it was noted. */
+    synchronized void unclaim() {
+        if (--claims == 0) {
+            notifyAll();
+        }
+    }
+
+    /** Notes {@code use} as the last use by {@code stream}, ending the claim made for it. */
     synchronized void noteUse(StreamCore stream, DeviceFuture<?> use) {
+        if (--claims == 0) {
+            notifyAll();
+        }
+        record(stream, use);
+    }
+
+    /** Under the monitor. */
+    private void record(StreamCore stream, DeviceFuture<?> use) {
         for (int i = 0; i < size; i++) {
             if (streams[i] == stream) {
                 lastUses[i] = use;
@@ -59,8 +101,22 @@ final class UseTracker {
         return size;
     }
 
-    /** The last uses the device has not finished, by any stream other than {@code except} (which orders itself). */
+    /**
+     * The last uses the device has not finished, by any stream other than {@code except} (which orders itself); first
+     * waits for enqueues that claimed the memory to note their use (a few microseconds: they hold a stream's lock).
+     */
     synchronized List<DeviceFuture<?>> pendingUses(@Nullable StreamCore except) {
+        boolean interrupted = false;
+        while (claims > 0) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         List<DeviceFuture<?>> out = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             if (streams[i] != except && !streams[i].hasCompleted(lastUses[i].sequence())) {

@@ -18,7 +18,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * Issue 3's per-call targets with C and Sluice alternating in one process: the C side is
+ * The per-call figures with C and Sluice alternating in one process: the C side is
  * {@code benchmarks/native/sluice_paired.c}, built as a shared library and called through {@code java.lang.foreign}, on the
  * same thread, the same primary context and the same PTX as Sluice's side.
  *
@@ -28,14 +28,15 @@ import java.util.Locale;
  * <ul>
  * <li>{@code launch}: blocks of 2,000 launches of the empty 5-argument kernel; host time per launch, Sluice's with its
  * future. Ratio: median over the blocks of Sluice's time / C's time.
- * <li>{@code tiny}: blocks of 5,000 write-one kernels, C without events until the stream is drained, Sluice with a future
- * each until the last is done. Ratio as for launch.
+ * <li>{@code tiny}: blocks of {@code --tiny-kernels} (100,000) write-one kernels, C without events until the stream is
+ * drained, Sluice with a future each, none observed until the last is done. Ratio as for launch.
+ * <li>{@code tiny_then}: the same with a dependent stage ({@code thenRun}) added to every future as it is returned.
  * <li>{@code latency}: idle stream, one write-one kernel, C spinning on {@code cuEventQuery}, Sluice spinning on its
  * future's {@code isDone()}; samples alternate one by one. Ratio: Sluice's median / C's median.
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.PairedBench --lib libsluice_paired.so
- *     [--blocks 40] [--samples 10000]</pre>
+ *     [--blocks 40] [--samples 10000] [--tiny-kernels 100000]</pre>
  *
  * Output: {@code key=value} lines ({@code paired_*}), the ratios first.
  */
@@ -66,6 +67,7 @@ public final class PairedBench {
         Path lib = null;
         int blocks = 40;
         int samples = 10_000;
+        int tinyKernels = 100_000;
         boolean spinner = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -73,6 +75,7 @@ public final class PairedBench {
                 case "--lib" -> lib = Path.of(args[++i]);
                 case "--blocks" -> blocks = Integer.parseInt(args[++i]);
                 case "--samples" -> samples = Integer.parseInt(args[++i]);
+                case "--tiny-kernels" -> tinyKernels = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -93,7 +96,9 @@ public final class PairedBench {
                     b.spinnerEffect(blocks);
                 }
                 b.launch(ctx, empty5, blocks);
-                b.tiny(ctx, writeOne, Math.max(10, blocks / 2));
+                int tinyBlocks = Math.max(6, Math.min(blocks / 2, 2_000_000 / tinyKernels));
+                b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, false);
+                b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
                 b.latency(ctx, writeOne, samples);
             } finally {
                 b.check("sp_close", (long) b.close.invokeExact());
@@ -201,8 +206,9 @@ public final class PairedBench {
         reportBlocks("c_launch5_spinner", time, 1e3 * n, "us"); // "c" side: no spinner; "sluice" side: spinner on
     }
 
-    private void tiny(DeviceContext ctx, DeviceFunction f, int blocks) throws Throwable {
-        int n = 5_000;
+    private static final Runnable NOTHING = () -> { };
+
+    private void tiny(DeviceContext ctx, DeviceFunction f, int blocks, int n, boolean then) throws Throwable {
         DeviceBuffer p = ctx.allocate(DType.I32, 1);
         LaunchConfig one = LaunchConfig.of(1, 1);
         DeviceStream s = ctx.createStream();
@@ -218,6 +224,9 @@ public final class PairedBench {
             for (int k = 0; k < n; k++) {
                 args[1] = boxed[k];
                 last = s.enqueueLaunch(f, one, args);
+                if (then) {
+                    last.thenRun(NOTHING);
+                }
             }
             while (!last.isDone()) {
                 Thread.onSpinWait();
@@ -227,7 +236,7 @@ public final class PairedBench {
         s.synchronize();
         s.close();
         p.close();
-        reportBlocks("tiny5k", t, 1e6, "ms");
+        reportBlocks(then ? "tiny_then" : "tiny", t, 1e6, "ms");
     }
 
     private void latency(DeviceContext ctx, DeviceFunction f, int samples) throws Throwable {
