@@ -7,12 +7,13 @@
 #                                         one JVM and its device-fault tests one JVM each (impl-cuda/gpu-tests.sh),
 #                                         the HIP suite through its test library and its fault tests, the reactive
 #                                         tests on CUDA, and the examples
-#   bash scripts/gpu-session.sh measure   the figures (about 4 minutes): issue 3's per-call ratios with C and Sluice
-#                                         alternating inside one JVM (gpu-run.sh paired; defaults and marker batches
-#                                         of 16, 3 rounds), the raw launches and the BLOCKING wait strategy against C
-#                                         across processes (gpu-run.sh sweep), pinned bandwidth against C three
-#                                         times, and the overlap benchmark, plain API and reactive pipeline alternating
-#                                         run by run, 11 runs each, transfer-bound (4 passes) and balanced (40 passes).
+#   bash scripts/gpu-session.sh measure   the figures (about 8 minutes): the per-call ratios with C and Sluice
+#                                         alternating inside one JVM (gpu-run.sh paired; the default marker groups, a
+#                                         marker per operation and groups of 256, 3 rounds each), and the overlap
+#                                         benchmark, plain API and reactive pipeline alternating run by run, 11 runs
+#                                         each, transfer-bound (4 passes) and balanced (40 passes).
+#   bash scripts/gpu-session.sh measure-more  the raw launches and the BLOCKING wait strategy against C across
+#                                         processes (gpu-run.sh sweep), pinned bandwidth against C three times.
 #                                         The machine's figures move by up to 30 % between processes: one run decides
 #                                         nothing.
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
@@ -26,6 +27,13 @@ mkdir -p "$OUT"
 OVERLAP='out="$0"; exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" dev.sluice.benchmarks.OverlapBenchmark "$@" > "$out" 2>&1'
 EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart Demo"
 failed=0
+
+archive() { # the device tool returns a few files only: everything in one archive, session.txt beside it
+  local tgz
+  tgz="$(mktemp)"
+  (cd "$OUT" && tar czf "$tgz" --exclude=session.txt . && mv "$tgz" "$1" \
+    && find . -mindepth 1 -maxdepth 1 ! -name "$1" ! -name session.txt -exec rm -rf {} +)
+}
 
 step() { # name seconds command...
   local name="$1" limit="$2"; shift 2
@@ -49,9 +57,17 @@ case "${1:-}" in
       bash scripts/gpu-run.sh tests-hip tests-reactive examples
     ;;
   measure)
-    # limits add up to 590 s, under the device tool's 600 s; the expected total is about 200 s
-    step paired 110 env PAIRED_REPS=3 PAIRED_VARIANTS='default=;b16=-Dsluice.markers.batch=16' \
+    # limits add up to 590 s, under the device tool's 600 s; the expected total is about 450 s
+    step paired 330 env PAIRED_REPS=3 PAIRED_VARIANTS="${PAIRED_VARIANTS:-default=;b1=-Dsluice.markers.batch=1;b256=-Dsluice.markers.batch=256}" \
       bash scripts/gpu-run.sh paired
+    step overlap 125 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11
+    step overlap-balanced 125 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11 --passes 40
+    sed -n '/^== median/,$p' "$OUT/paired.txt"
+    grep -h '^| \(plain\|reactive\)' "$OUT/overlap.txt" "$OUT/overlap40.txt"
+    archive measure.tgz
+    ;;
+  measure-more)
+    # the raw launches and the BLOCKING wait strategy against C across processes, pinned bandwidth against C three times
     step sweep 100 env SWEEP_REPS=3 SWEEP_VARIANTS='default=' SWEEP_ONLY=launch,blocking bash scripts/gpu-run.sh sweep
     for i in 1 2 3; do # C's bandwidth, then Sluice's against it
       step "bandwidth-$i" 60 bash -c 'd="$(mktemp -d)" && OUT="$d" NATIVE_ARGS="--quick --only bandwidth" bash scripts/gpu-run.sh native \
@@ -59,23 +75,16 @@ case "${1:-}" in
         dev.sluice.benchmarks.cuda.CudaBench --quick --only bandwidth --native "$d/native.txt" > "$1" 2>&1' \
         _ "$OUT/bandwidth-$i.txt"
     done
-    step overlap 100 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11
-    step overlap-balanced 100 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11 --passes 40
-    sed -n '/^== median/,$p' "$OUT/paired.txt"
     grep -A12 '^== median' "$OUT/sweep.txt"
     grep -h '^pinned' "$OUT"/bandwidth-*.txt
-    grep -h '^| \(plain\|reactive\)' "$OUT/overlap.txt" "$OUT/overlap40.txt"
-    # the device tool returns a few files only: everything in one archive, session.txt beside it
-    tgz="$(mktemp)"
-    (cd "$OUT" && tar czf "$tgz" --exclude=session.txt . && mv "$tgz" measure.tgz \
-      && find . -mindepth 1 -maxdepth 1 ! -name measure.tgz ! -name session.txt -exec rm -rf {} +)
+    archive measure-more.tgz
     ;;
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all
     step peer-copy 120 env EXAMPLES=PeerCopy bash scripts/gpu-run.sh examples
     ;;
   *)
-    echo "usage: bash scripts/gpu-session.sh tests|measure|peers" >&2
+    echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|peers" >&2
     exit 2
     ;;
 esac

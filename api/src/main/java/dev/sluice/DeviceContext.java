@@ -799,7 +799,11 @@ public final class DeviceContext implements AutoCloseable {
             }
         }
         closed = true; // from here every enqueue is refused (checked under its stream's lock)
-        defaultStream.closeInternal(false, deadline); // waits for an enqueue in flight on it, then for its work
+        try {
+            defaultStream.closeInternal(false, deadline); // waits for an enqueue in flight on it, then for its work
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "closing the default stream during close failed", e); // a fault the engine has not seen yet
+        }
         List<Object> rest = new ArrayList<>(owned);
         owned.clear();
         for (Object o : rest) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
@@ -41,9 +42,11 @@ public abstract class AbstractCancellationTest extends ConformanceBase {
         home.enqueueFill(dst, 0);
         home.synchronize();
 
+        DeviceFunction copyI32 = fn(TestKernels.COPY_I32); // compiled before the slow kernel starts: loading may wait for it
+        fn(TestKernels.SLOW_FILL);
         DeviceBuffer busy = closeLater(ctx.allocate(DType.I32, 1));
         slowFill(other, busy, 3, BUSY); // holds `other` for half a second
-        DeviceFuture<Void> copy = other.enqueueLaunch(fn(TestKernels.COPY_I32), LaunchConfig.forElements(N), src, dst, (long) N);
+        DeviceFuture<Void> copy = other.enqueueLaunch(copyI32, LaunchConfig.forElements(N), src, dst, (long) N);
         assertTrue(copy.cancel(false), "a pending operation's future can be cancelled");
         assertTrue(copy.isCancelled());
         src.close();
@@ -65,6 +68,7 @@ public abstract class AbstractCancellationTest extends ConformanceBase {
             pinned.segment().setAtIndex(ValueLayout.JAVA_INT, i, 5);
         }
         DeviceBuffer dst = closeLater(ctx.allocate(DType.I32, N));
+        fn(TestKernels.SLOW_FILL);
         DeviceBuffer busy = closeLater(ctx.allocate(DType.I32, 1));
         slowFill(other, busy, 3, BUSY);
         DeviceFuture<Void> upload = other.enqueueCopy(pinned, dst);
@@ -93,9 +97,10 @@ public abstract class AbstractCancellationTest extends ConformanceBase {
         await(ctx.stream().enqueueFill(src, 1));
         await(ctx.stream().enqueueFill(dst, 0));
 
+        DeviceFunction copyI32 = fn(TestKernels.COPY_I32);
         CompletableFuture<Void> stage = new CompletableFuture<>();
         held.waitFor(stage); // everything after this waits for the stage
-        DeviceFuture<Void> copy = held.enqueueLaunch(fn(TestKernels.COPY_I32), LaunchConfig.forElements(N), src, dst, (long) N);
+        DeviceFuture<Void> copy = held.enqueueLaunch(copyI32, LaunchConfig.forElements(N), src, dst, (long) N);
         assertTrue(copy.cancel(false));
         src.close();
 
@@ -113,6 +118,7 @@ public abstract class AbstractCancellationTest extends ConformanceBase {
         DeviceStream first = closeLater(ctx.createStream());
         DeviceStream second = closeLater(ctx.createStream());
         DeviceBuffer out = closeLater(ctx.allocate(DType.I32, 16));
+        fn(TestKernels.SLOW_FILL);
         DeviceFuture<Void> slow = slowFill(first, out, 4, Duration.ofMillis(200));
         assertTrue(slow.cancel(false));
         second.waitFor(slow);
