@@ -3,6 +3,7 @@ package dev.sluice.cpu;
 import dev.sluice.DType;
 import dev.sluice.DeviceException;
 import dev.sluice.Dim;
+import dev.sluice.JavaKernel;
 import dev.sluice.KernelThread;
 import dev.sluice.LaunchConfig;
 import dev.sluice.spi.LaunchArguments;
@@ -39,6 +40,7 @@ final class GridRun implements CpuStream.Op {
     private final long[] bits;
     private final DType[] types;
     private final @Nullable CpuFaults faults;
+    private final boolean barriers;
 
     GridRun(CpuFunction function, LaunchConfig config, LaunchArguments arguments, @Nullable CpuFaults faults) {
         this.function = function;
@@ -46,6 +48,7 @@ final class GridRun implements CpuStream.Op {
         this.block = config.block();
         this.sharedBytes = config.sharedMemoryBytes();
         this.faults = faults != null && faults.hasKernelThrows() ? faults : null;
+        this.barriers = function.kernel().javaUsesBarriers();
         int n = arguments.count();
         pointers = new MemorySegment[n];
         bits = new long[n];
@@ -106,6 +109,10 @@ final class GridRun implements CpuStream.Op {
             long[] index = blockIndex(grid, from);
             // One view for the blocks of this range, moved from block to block (no allocation per block).
             Thread view = new Thread((int) index[0], (int) index[1], (int) index[2], MemorySegment.NULL, null);
+            if (sharedBytes == 0 && !barriers && faults == null) {
+                runPlain(view, to - from, failure);
+                return;
+            }
             for (long b = from; b < to; b++) {
                 if (failure.get() != null) {
                     return;
@@ -124,6 +131,45 @@ final class GridRun implements CpuStream.Op {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * The common case, kept lean because grids may have billions of blocks: {@code count} blocks from the view's,
+     * without shared memory, barriers or injected faults, their threads one after another.
+     */
+    private void runPlain(Thread t, long count, AtomicReference<Throwable> failure) {
+        JavaKernel body = function.body();
+        int gx = grid.x();
+        int gy = grid.y();
+        int dx = block.x();
+        int dy = block.y();
+        int dz = block.z();
+        try {
+            for (long b = 0; b < count; b++) {
+                if ((b & 0x3FF) == 0 && failure.get() != null) {
+                    return;
+                }
+                for (int z = 0; z < dz; z++) {
+                    t.z = z;
+                    for (int y = 0; y < dy; y++) {
+                        t.y = y;
+                        for (int x = 0; x < dx; x++) {
+                            t.x = x;
+                            body.run(t);
+                        }
+                    }
+                }
+                if (++t.bx == gx) {
+                    t.bx = 0;
+                    if (++t.by == gy) {
+                        t.by = 0;
+                        t.bz++;
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            failure.compareAndSet(null, fault(t, e));
         }
     }
 
@@ -205,10 +251,14 @@ final class GridRun implements CpuStream.Op {
             }
             function.body().run(t);
         } catch (RuntimeException | Error e) {
-            throw new DeviceException("kernel " + function.kernel().name() + " threw " + e + " in block ("
-                    + t.bx + ", " + t.by + ", " + t.bz + ") thread (" + t.x + ", " + t.y + ", " + t.z + ")",
-                    "CPU_KERNEL_EXCEPTION", null, true, e);
+            throw fault(t, e);
         }
+    }
+
+    private DeviceException fault(Thread t, Throwable e) {
+        return new DeviceException("kernel " + function.kernel().name() + " threw " + e + " in block ("
+                + t.bx + ", " + t.by + ", " + t.bz + ") thread (" + t.x + ", " + t.y + ", " + t.z + ")",
+                "CPU_KERNEL_EXCEPTION", null, true, e);
     }
 
     /**
