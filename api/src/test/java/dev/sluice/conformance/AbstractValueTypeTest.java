@@ -23,6 +23,7 @@ import dev.sluice.KernelParam;
 import dev.sluice.LaunchAttribute;
 import dev.sluice.LaunchConfig;
 import dev.sluice.StreamOptions;
+import dev.sluice.TraceSpan;
 import dev.sluice.WaitStrategy;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Executable;
@@ -82,7 +83,8 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             ContextOptions.class, ContextOptions::defaults,
             StreamOptions.class, StreamOptions::defaults,
             DType.class, () -> DType.I32,
-            Api.class, () -> Api.CPU);
+            Api.class, () -> Api.CPU,
+            TraceSpan.class, () -> new TraceSpan("default", "marker", null, 0, 1));
 
     @Test
     void everyFactoryAndBuilderRefusesNullWithAnInvalidArgumentException() throws Exception {
@@ -99,7 +101,8 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             for (Executable member : members) {
                 Class<?>[] params = member.getParameterTypes();
                 for (int i = 0; i < params.length; i++) {
-                    if (params[i].isPrimitive()) {
+                    if (params[i].isPrimitive()
+                            || member.getAnnotatedParameterTypes()[i].isAnnotationPresent(org.jspecify.annotations.Nullable.class)) {
                         continue;
                     }
                     Object[] args = new Object[params.length];
