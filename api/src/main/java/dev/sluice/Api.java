@@ -19,9 +19,10 @@ public enum Api {
     /**
      * Parses "cuda", "hip" or "cpu" (any case).
      *
-     * @throws InvalidArgumentException naming the accepted values
+     * @throws InvalidArgumentException naming {@code api} and the accepted values, for null or an unknown name
      */
     public static Api of(String id) {
+        Checks.notNull("api", id);
         for (Api api : values()) {
             if (api.id().equalsIgnoreCase(id.strip())) {
                 return api;

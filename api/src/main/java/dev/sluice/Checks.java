@@ -45,11 +45,67 @@ final class Checks {
      * the library's choosing: a segment of a confined arena, which only its owner thread may touch, cannot be.
      */
     static void notConfined(String argument, java.lang.foreign.MemorySegment segment) {
+        alive(argument, segment);
         if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
             throw new InvalidArgumentException(argument, "segment belongs to a confined arena, which only its owner thread"
                     + " may access; Sluice reads and writes host memory in stream order on threads of its own: use"
                     + " Arena.ofShared(), Arena.ofAuto() or a HostBuffer");
         }
+    }
+
+    /**
+     * Host memory handed to the library must still be allocated: a segment of a closed arena (or a buffer viewing one)
+     * would be read or written after it was freed, in stream order, and fault the context.
+     *
+     * @throws InvalidArgumentException naming {@code argument} if the segment's arena is closed
+     */
+    static java.lang.foreign.MemorySegment alive(String argument, java.lang.foreign.MemorySegment segment) {
+        notNull(argument, segment);
+        if (!segment.scope().isAlive()) {
+            throw new InvalidArgumentException(argument, "segment of " + segment.byteSize() + " bytes at 0x"
+                    + Long.toHexString(segment.address()) + " belongs to an arena that is already closed; its memory is freed");
+        }
+        return segment;
+    }
+
+    /**
+     * A C identifier, as kernel and parameter names must be (they are written into the kernel's source and
+     * signature checks).
+     *
+     * @throws InvalidArgumentException naming {@code argument} for null, an empty name or one that is not a C identifier
+     */
+    static String identifier(String argument, String name) {
+        notNull(argument, name);
+        if (!isIdentifier(name)) {
+            throw new InvalidArgumentException(argument, "'" + name + "' is not a C identifier (a letter or '_', then"
+                    + " letters, digits or '_')");
+        }
+        return name;
+    }
+
+    private static boolean isIdentifier(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+            if (!letter && (i == 0 || c < '0' || c > '9')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Every element of {@code values} non-null; the message names the index. */
+    static <T> T[] noNulls(String argument, T[] values) {
+        notNull(argument, values);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
+                throw new InvalidArgumentException(argument, "element " + i + " of " + values.length + " must not be null");
+            }
+        }
+        return values;
     }
 
     static void sameSize(String what, long sourceBytes, long destinationBytes) {

@@ -1,7 +1,6 @@
 package dev.sluice;
 
 import java.util.EnumSet;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -30,12 +29,12 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public static final int DEFAULT_MARKER_BATCH = 64;
 
     /**
-     * @throws InvalidArgumentException for a negative spin, a pause under 1 µs, more than one scheduling flag, or a marker
+     * @throws InvalidArgumentException naming the argument for a null wait strategy, host-wait mode, flag set or flag, a negative spin, a pause under 1 µs, more than one scheduling flag, or a marker
      *                                  batch outside 1..{@value #MAX_MARKER_BATCH}
      */
     public ContextOptions {
-        Objects.requireNonNull(waitStrategy, "waitStrategy");
-        Objects.requireNonNull(hostWaits, "hostWaits");
+        Checks.notNull("waitStrategy", waitStrategy);
+        Checks.notNull("hostWaits", hostWaits);
         Checks.notNull("contextFlags", contextFlags);
         EnumSet<ContextFlag> flags = EnumSet.noneOf(ContextFlag.class);
         for (ContextFlag f : contextFlags) {
@@ -81,6 +80,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
         return markerBatch;
     }
 
+    /** @throws InvalidArgumentException naming {@code waitStrategy} for null */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
         return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
     }
@@ -93,10 +93,12 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch);
     }
 
+    /** @throws InvalidArgumentException for a negative spin or a pause under 1 µs */
     public ContextOptions withSpin(long spin, long maxPark) {
         return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
     }
 
+    /** @throws InvalidArgumentException naming {@code hostWaits} for null */
     public ContextOptions withHostWaits(HostWaits waits) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch);
     }

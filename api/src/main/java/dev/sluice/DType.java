@@ -1,5 +1,14 @@
 package dev.sluice;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.DoubleAccumulator;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
+
 /** Element types of buffers and kernel parameters, with their C names as kernels see them. */
 public enum DType {
     BOOL(1, "bool", false, false),
@@ -48,12 +57,25 @@ public enum DType {
 
     /**
      * The raw element bits of {@code value} in this type, used by fills and scalar kernel arguments.
-     * Integer types accept any integral {@link Number} whose value fits; F32 and F64 accept any number;
-     * F16 and BF16 accept floating values and round to nearest even.
+     * Integer types accept an integral {@link Number} whose exact value fits: {@link Byte}, {@link Short},
+     * {@link Integer}, {@link Long}, {@link AtomicInteger}, {@link AtomicLong}, {@link LongAdder},
+     * {@link LongAccumulator}, {@link BigInteger}, and a {@link BigDecimal} without a fraction; any other
+     * {@code Number} is accepted only where its {@code doubleValue()} is an integer that its {@code longValue()}
+     * agrees with. F32 and F64 accept any number ({@code doubleValue()}, rounded to the type); F16 and BF16 round to
+     * nearest even.
      *
-     * @throws InvalidArgumentException naming {@code argument}, the value and the type's range
+     * @throws InvalidArgumentException naming {@code argument}, the value and the type's range: for a null value, a
+     *                                  floating-point value ({@link Float}, {@link Double}, {@link DoubleAdder},
+     *                                  {@link DoubleAccumulator}) or a value with a fraction for an integer type, a
+     *                                  value outside the type's range, or a number whose value cannot be read exactly
      */
     public long bits(String argument, Number value) {
+        if (argument == null) {
+            throw new InvalidArgumentException("argument", "must not be null");
+        }
+        if (value == null) {
+            throw new InvalidArgumentException(argument, "must not be null");
+        }
         if (floating) {
             double d = value.doubleValue();
             return switch (this) {
@@ -64,39 +86,117 @@ public enum DType {
                 default -> throw new AssertionError(this);
             };
         }
-        if (value instanceof Float || value instanceof Double) {
-            throw new InvalidArgumentException(argument, "value " + value + " is floating-point but the type is " + this
-                    + " (" + cName + ")");
-        }
-        long v = value.longValue();
-        if (value instanceof java.math.BigInteger big && big.bitLength() > 63) {
-            if (this != U64 || big.signum() < 0 || big.bitLength() > 64) {
+        long v;
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte
+                || value instanceof AtomicInteger || value instanceof AtomicLong || value instanceof LongAdder
+                || value instanceof LongAccumulator) {
+            v = value.longValue();
+        } else if (value instanceof Float || value instanceof Double || value instanceof DoubleAdder
+                || value instanceof DoubleAccumulator) {
+            throw new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getSimpleName()
+                    + ") is floating-point but the type is " + this + " (" + cName + "), range " + range());
+        } else if (value instanceof BigInteger big) {
+            return bitsOf(argument, value, big);
+        } else if (value instanceof BigDecimal dec) {
+            BigDecimal whole = dec.signum() == 0 ? BigDecimal.ZERO : dec.stripTrailingZeros();
+            if (whole.scale() > 0) {
+                throw fraction(argument, value);
+            }
+            if (whole.precision() - whole.scale() > 20) { // more than 20 digits: beyond every type, and not worth expanding
                 throw outOfRange(argument, value);
             }
-            return big.longValue();
+            return bitsOf(argument, value, whole.toBigIntegerExact());
+        } else {
+            // A Number of another kind: trust it only where its double and long readings agree on an integer.
+            double d = value.doubleValue();
+            long l = value.longValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                throw new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getName()
+                        + ") is not a finite number; the type is " + this + " (" + cName + "), range " + range());
+            }
+            if (d != Math.rint(d)) {
+                throw fraction(argument, value);
+            }
+            if (Math.abs(d) < 0x1p53) {
+                if (l != (long) d) {
+                    throw inexact(argument, value, d, l);
+                }
+                v = l;
+            } else {
+                // Beyond 2^53 a double no longer holds every integer: the long must agree with it, read as unsigned
+                // where the value is past Long.MAX_VALUE.
+                BigInteger candidate = d >= 0x1p63 ? new BigInteger(Long.toUnsignedString(l)) : BigInteger.valueOf(l);
+                if (candidate.doubleValue() != d) {
+                    throw inexact(argument, value, d, l);
+                }
+                return bitsOf(argument, value, candidate);
+            }
         }
-        long min;
-        long max;
-        switch (this) {
-            case BOOL -> { min = 0; max = 1; }
-            case I8 -> { min = Byte.MIN_VALUE; max = Byte.MAX_VALUE; }
-            case U8 -> { min = 0; max = 0xFF; }
-            case I16 -> { min = Short.MIN_VALUE; max = Short.MAX_VALUE; }
-            case U16 -> { min = 0; max = 0xFFFF; }
-            case I32 -> { min = Integer.MIN_VALUE; max = Integer.MAX_VALUE; }
-            case U32 -> { min = 0; max = 0xFFFF_FFFFL; }
-            case I64 -> { min = Long.MIN_VALUE; max = Long.MAX_VALUE; }
-            case U64 -> { min = 0; max = Long.MAX_VALUE; }
-            default -> throw new AssertionError(this);
+        return bitsOf(argument, value, v);
+    }
+
+    private long bitsOf(String argument, Number value, BigInteger big) {
+        if (big.bitLength() <= 63) {
+            return bitsOf(argument, value, big.longValue());
         }
-        if (v < min || v > max) {
+        if (this != U64 || big.signum() < 0 || big.bitLength() > 64) {
+            throw outOfRange(argument, value);
+        }
+        return big.longValue();
+    }
+
+    private long bitsOf(String argument, Number value, long v) {
+        if (v < min() || (this != U64 && v > max())) {
             throw outOfRange(argument, value);
         }
         return byteSize == 8 ? v : v & ((1L << (8 * byteSize)) - 1);
     }
 
+    /** The smallest value of an integer type. */
+    private long min() {
+        return switch (this) {
+            case I8 -> Byte.MIN_VALUE;
+            case I16 -> Short.MIN_VALUE;
+            case I32 -> Integer.MIN_VALUE;
+            case I64 -> Long.MIN_VALUE;
+            default -> 0;
+        };
+    }
+
+    /** The largest value of an integer type (U64's, 2^64 - 1, does not fit a long: see {@link #range()}). */
+    private long max() {
+        return switch (this) {
+            case BOOL -> 1;
+            case I8 -> Byte.MAX_VALUE;
+            case U8 -> 0xFF;
+            case I16 -> Short.MAX_VALUE;
+            case U16 -> 0xFFFF;
+            case I32 -> Integer.MAX_VALUE;
+            case U32 -> 0xFFFF_FFFFL;
+            case I64 -> Long.MAX_VALUE;
+            case U64 -> -1;
+            default -> throw new AssertionError(this);
+        };
+    }
+
+    private String range() {
+        return min() + ".." + (this == U64 ? Long.toUnsignedString(-1) : Long.toString(max()));
+    }
+
+    private InvalidArgumentException inexact(String argument, Number value, double d, long l) {
+        return new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getName()
+                + ") cannot be converted exactly: doubleValue() is " + d + " but longValue() is " + l + "; the type is "
+                + this + " (" + cName + "), range " + range() + "; pass a Long or a BigInteger");
+    }
+
+    private InvalidArgumentException fraction(String argument, Number value) {
+        return new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getSimpleName()
+                + ") has a fraction but the type is " + this + " (" + cName + "), range " + range());
+    }
+
     private InvalidArgumentException outOfRange(String argument, Number value) {
-        return new InvalidArgumentException(argument, "value " + value + " does not fit " + this + " (" + cName + ")");
+        return new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getSimpleName()
+                + ") does not fit " + this + " (" + cName + "), range " + range());
     }
 
     private static long bfloat16(float f) {

@@ -3,7 +3,6 @@ package dev.sluice;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -53,7 +52,11 @@ public final class Kernel {
         this.compileOptions = List.copyOf(b.compileOptions);
     }
 
-    /** Starts a declaration of the kernel whose entry point (an {@code extern "C"} name) is {@code name}. */
+    /**
+     * Starts a declaration of the kernel whose entry point (an {@code extern "C"} name) is {@code name}.
+     *
+     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     */
     public static Builder named(String name) {
         return new Builder(name);
     }
@@ -122,77 +125,124 @@ public final class Kernel {
         private final List<String> compileOptions = new ArrayList<>();
 
         private Builder(String name) {
-            Objects.requireNonNull(name, "name");
-            if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw new InvalidArgumentException("name", "'" + name + "' is not a C identifier");
-            }
-            this.name = name;
+            this.name = Checks.identifier("name", name);
         }
 
+        /**
+         * Appends a parameter.
+         *
+         * @throws InvalidArgumentException naming {@code param} for null or a name the kernel already has a parameter of
+         */
         public Builder param(KernelParam param) {
+            Checks.notNull("param", param);
             for (KernelParam p : params) {
                 if (p.name().equals(param.name())) {
-                    throw new InvalidArgumentException("param", "kernel " + name + " already has a parameter named " + p.name());
+                    throw new InvalidArgumentException("param", "kernel " + name + " already has a parameter named '"
+                            + p.name() + "' (" + p + "); parameter names must be distinct");
                 }
             }
-            params.add(Objects.requireNonNull(param, "param"));
+            params.add(param);
             return this;
         }
 
+        /**
+         * Appends parameters in order; none is added if one is refused.
+         *
+         * @throws InvalidArgumentException naming {@code params} for a null array or element, or a name given twice
+         */
         public Builder params(KernelParam... ps) {
-            for (KernelParam p : ps) {
-                param(p);
+            Checks.noNulls("params", ps);
+            int before = params.size();
+            try {
+                for (KernelParam p : ps) {
+                    param(p);
+                }
+            } catch (InvalidArgumentException e) {
+                params.subList(before, params.size()).clear();
+                throw new InvalidArgumentException("params", e.getMessage().substring("param: ".length()));
             }
             return this;
         }
 
+        /** @throws InvalidArgumentException naming {@code source} for null */
         public Builder cudaSource(String source) {
-            this.cudaSource = Objects.requireNonNull(source, "source");
+            this.cudaSource = Checks.notNull("source", source);
             return this;
         }
 
+        /** @throws InvalidArgumentException naming {@code image} for null */
         public Builder ptx(byte[] image) {
-            this.ptx = image.clone();
+            this.ptx = Checks.notNull("image", image).clone();
             return this;
         }
 
-        /** PTX text. */
+        /**
+         * PTX text.
+         *
+         * @throws InvalidArgumentException naming {@code text} for null
+         */
         public Builder ptx(String text) {
-            return ptx(text.getBytes(StandardCharsets.UTF_8));
+            return ptx(Checks.notNull("text", text).getBytes(StandardCharsets.UTF_8));
         }
 
+        /** @throws InvalidArgumentException naming {@code image} for null */
         public Builder cubin(byte[] image) {
-            this.cubin = image.clone();
+            this.cubin = Checks.notNull("image", image).clone();
             return this;
         }
 
+        /** @throws InvalidArgumentException naming {@code image} for null */
         public Builder fatbin(byte[] image) {
-            this.fatbin = image.clone();
+            this.fatbin = Checks.notNull("image", image).clone();
             return this;
         }
 
+        /** @throws InvalidArgumentException naming {@code image} for null */
         public Builder hipCodeObject(byte[] image) {
-            this.hipCodeObject = image.clone();
+            this.hipCodeObject = Checks.notNull("image", image).clone();
             return this;
         }
 
-        /** The Java implementation for the CPU backend; it must not call {@link KernelThread#syncThreads()}. */
+        /**
+         * The Java implementation for the CPU backend; it must not call {@link KernelThread#syncThreads()}.
+         *
+         * @throws InvalidArgumentException naming {@code kernel} for null
+         */
         public Builder java(JavaKernel kernel) {
             return java(kernel, false);
         }
 
-        /** The Java implementation; {@code usesBarriers} runs a block's threads concurrently so that syncThreads works. */
+        /**
+         * The Java implementation; {@code usesBarriers} runs a block's threads concurrently so that syncThreads works.
+         *
+         * @throws InvalidArgumentException naming {@code kernel} for null
+         */
         public Builder java(JavaKernel kernel, boolean usesBarriers) {
-            this.java = Objects.requireNonNull(kernel, "kernel");
+            this.java = Checks.notNull("kernel", kernel);
             this.javaUsesBarriers = usesBarriers;
             return this;
         }
 
+        /**
+         * An option for the run-time compiler. An architecture option ({@code --gpu-architecture=...} or {@code -arch} on
+         * CUDA, {@code --offload-arch=...} on HIP) replaces the one the backend would choose for the device.
+         *
+         * @throws InvalidArgumentException naming {@code option} for null or a blank option
+         */
         public Builder compileOption(String option) {
-            compileOptions.add(Objects.requireNonNull(option, "option"));
+            Checks.notNull("option", option);
+            if (option.isBlank()) {
+                throw new InvalidArgumentException("option", "'" + option + "' is blank");
+            }
+            compileOptions.add(option);
             return this;
         }
 
+        /**
+         * The declaration.
+         *
+         * @throws InvalidArgumentException naming {@code kernel} if no form of code was given
+         */
         public Kernel build() {
             if (cudaSource == null && ptx == null && cubin == null && fatbin == null && hipCodeObject == null && java == null) {
                 throw new InvalidArgumentException("kernel", name + " has no code: give CUDA C++ source, PTX, cubin, fatbin,"

@@ -56,7 +56,9 @@ public interface KernelThread {
 
     /**
      * Waits until every thread of the block has reached this call. Only for kernels declared with
-     * barriers; otherwise throws {@link IllegalStateException}.
+     * barriers; otherwise throws {@link IllegalStateException}. A thread that has returned no longer counts (as on
+     * a GPU); once a thread of the block has thrown, this throws {@link IllegalStateException} in every other thread,
+     * so that the block ends and the launch fails with the first thread's exception.
      */
     void syncThreads();
 }

@@ -1,7 +1,6 @@
 package dev.sluice;
 
 import java.util.List;
-import java.util.Objects;
 
 /**
  * How a kernel is launched: grid and block dims, optional cluster dims, dynamic shared memory and launch
@@ -13,20 +12,27 @@ public record LaunchConfig(Dim grid, Dim block, Dim cluster, long sharedMemoryBy
     /** Threads per block {@link #forElements(long)} uses: a multiple of every warp and wavefront size. */
     public static final int DEFAULT_BLOCK_SIZE = 256;
 
+    /**
+     * @throws InvalidArgumentException naming the argument for a null dim, attribute list or attribute, or a negative
+     *                                  shared memory size
+     */
     public LaunchConfig {
-        Objects.requireNonNull(grid, "grid");
-        Objects.requireNonNull(block, "block");
-        Objects.requireNonNull(cluster, "cluster");
+        Checks.notNull("grid", grid);
+        Checks.notNull("block", block);
+        Checks.notNull("cluster", cluster);
         if (sharedMemoryBytes < 0) {
             throw new InvalidArgumentException("sharedMemoryBytes", "value " + sharedMemoryBytes + " is negative");
         }
-        attributes = List.copyOf(attributes);
+        Checks.notNull("attributes", attributes);
+        attributes = List.of(Checks.noNulls("attributes", attributes.toArray(LaunchAttribute[]::new)));
     }
 
+    /** @throws InvalidArgumentException naming {@code grid} or {@code block} for null */
     public static LaunchConfig of(Dim grid, Dim block) {
         return new LaunchConfig(grid, block, Dim.of(1), 0, List.of());
     }
 
+    /** @throws InvalidArgumentException naming {@code dim} for a size below 1 */
     public static LaunchConfig of(int grid, int block) {
         return of(Dim.of(grid), Dim.of(block));
     }
@@ -35,28 +41,36 @@ public record LaunchConfig(Dim grid, Dim block, Dim cluster, long sharedMemoryBy
      * A one-dimensional launch covering {@code n} elements: blocks of {@link #DEFAULT_BLOCK_SIZE} threads
      * (fewer if {@code n} is smaller) and ceil(n / block) blocks. Kernels must still check their index
      * against n, since the last block may run past it.
+     *
+     * @throws InvalidArgumentException naming {@code n} for a value below 1, or one that needs more than
+     *                                  {@link Integer#MAX_VALUE} blocks (a grid's x dimension holds no more)
      */
     public static LaunchConfig forElements(long n) {
         if (n < 1) {
             throw new InvalidArgumentException("n", "value " + n + " must be at least 1");
         }
         int block = (int) Math.min(DEFAULT_BLOCK_SIZE, n);
-        long grid = (n + block - 1) / block;
+        long grid = n / block + (n % block == 0 ? 0 : 1); // ceil(n / block) without n + block - 1, which overflows
         if (grid > Integer.MAX_VALUE) {
             throw new InvalidArgumentException("n", "value " + n + " needs " + grid + " blocks, more than " + Integer.MAX_VALUE);
         }
         return of(Dim.of((int) grid), Dim.of(block));
     }
 
+    /** @throws InvalidArgumentException naming {@code sharedMemoryBytes} for a negative size */
     public LaunchConfig withSharedMemory(long bytes) {
         return new LaunchConfig(grid, block, cluster, bytes, attributes);
     }
 
+    /** @throws InvalidArgumentException naming {@code cluster} for null */
     public LaunchConfig withCluster(Dim clusterDim) {
+        Checks.notNull("cluster", clusterDim);
         return new LaunchConfig(grid, block, clusterDim, sharedMemoryBytes, attributes);
     }
 
+    /** @throws InvalidArgumentException naming {@code attributes} for a null array or element */
     public LaunchConfig withAttributes(LaunchAttribute... launchAttributes) {
+        Checks.noNulls("attributes", launchAttributes);
         return new LaunchConfig(grid, block, cluster, sharedMemoryBytes, List.of(launchAttributes));
     }
 

@@ -1,6 +1,5 @@
 package dev.sluice;
 
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,11 +37,13 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
     public static final String FREE = "free";
     public static final String GRAPH = "graph";
 
+    /** @throws InvalidArgumentException naming the argument for a null stream or kind, or an end before the start */
     public TraceSpan {
-        Objects.requireNonNull(stream, "stream");
-        Objects.requireNonNull(kind, "kind");
+        Checks.notNull("stream", stream);
+        Checks.notNull("kind", kind);
         if (endNanos < startNanos) {
-            throw new IllegalArgumentException("span ends (" + endNanos + " ns) before it starts (" + startNanos + " ns)");
+            throw new InvalidArgumentException("endNanos", "span ends (" + endNanos + " ns) before it starts ("
+                    + startNanos + " ns)");
         }
     }
 

@@ -213,4 +213,31 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(18)
+    public class ValueTypes extends AbstractValueTypeTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(19)
+    public class LargeGrids extends AbstractLargeGridTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(20)
+    public class ClosedHostMemory extends AbstractClosedHostMemoryTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }

@@ -42,6 +42,6 @@ public final class CpuBackend implements Backend {
 
     @Override
     public ContextHandle open(int deviceId, ContextOptions options) {
-        return new CpuContext(deviceId, memoryBytes(), options.contextFlags());
+        return new CpuContext(deviceId, memoryBytes(), options.contextFlags(), CpuFaults.take());
     }
 }

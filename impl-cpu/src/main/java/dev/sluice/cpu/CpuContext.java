@@ -20,8 +20,10 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -39,8 +41,18 @@ final class CpuContext implements ContextHandle {
     private volatile @Nullable Throwable fault;
     /** As given at open: the simulator has no driver whose waits they would steer. */
     private final Set<ContextFlag> flags;
+    /** Device and pinned host memory not yet freed: closing the context frees what is left, faulted or not. */
+    private final Set<CpuMemory> liveMemory = ConcurrentHashMap.newKeySet();
+    private final Set<CpuMemory.Host> liveHost = ConcurrentHashMap.newKeySet();
+    /** Faults injected by tests ({@link CpuFaults}), or null. */
+    final @Nullable CpuFaults faults;
 
     CpuContext(int id, long totalMemory, Set<ContextFlag> flags) {
+        this(id, totalMemory, flags, null);
+    }
+
+    CpuContext(int id, long totalMemory, Set<ContextFlag> flags, @Nullable CpuFaults faults) {
+        this.faults = faults;
         this.id = id;
         this.flags = flags;
         this.totalMemory = totalMemory;
@@ -177,6 +189,9 @@ final class CpuContext implements ContextHandle {
 
     @Override
     public DeviceMemory allocate(long bytes) {
+        if (faults != null) {
+            faults.beforeAllocation(bytes);
+        }
         long used = usedMemory.addAndGet(bytes);
         if (used > totalMemory) {
             usedMemory.addAndGet(-bytes);
@@ -184,7 +199,9 @@ final class CpuContext implements ContextHandle {
                     + (totalMemory - used + bytes) + " of " + totalMemory + " free on cpu:" + id, bytes, "CPU_ERROR_OUT_OF_MEMORY", null);
         }
         try {
-            return new CpuMemory(bytes);
+            CpuMemory m = new CpuMemory(bytes);
+            liveMemory.add(m);
+            return m;
         } catch (OutOfMemoryError e) {
             usedMemory.addAndGet(-bytes);
             throw new DeviceOutOfMemoryException("out of native memory for " + bytes + " bytes: " + e.getMessage(), bytes,
@@ -195,14 +212,18 @@ final class CpuContext implements ContextHandle {
     @Override
     public void free(DeviceMemory memory) {
         CpuMemory m = (CpuMemory) memory;
-        usedMemory.addAndGet(-m.byteSize());
-        m.free();
+        if (m.free()) {
+            liveMemory.remove(m);
+            usedMemory.addAndGet(-m.byteSize());
+        }
     }
 
     @Override
     public HostMemory allocateHost(long bytes) {
         try {
-            return new CpuMemory.Host(bytes);
+            CpuMemory.Host h = new CpuMemory.Host(bytes);
+            liveHost.add(h);
+            return h;
         } catch (OutOfMemoryError e) {
             throw new DeviceOutOfMemoryException("out of host memory for " + bytes + " bytes: " + e.getMessage(), bytes,
                     "CPU_ERROR_OUT_OF_MEMORY", null);
@@ -216,7 +237,9 @@ final class CpuContext implements ContextHandle {
 
     @Override
     public void freeHost(HostMemory memory) {
-        ((CpuMemory.Host) memory).free();
+        CpuMemory.Host h = (CpuMemory.Host) memory;
+        liveHost.remove(h);
+        h.free();
     }
 
     // ---------------------------------------------------------------- kernels
@@ -232,7 +255,19 @@ final class CpuContext implements ContextHandle {
         defaultStream.synchronize();
     }
 
+    /**
+     * Frees every allocation still held. The public layer frees a healthy context's memory one allocation at a time
+     * before this, but not a faulted one's (a GPU frees that with the context): without this, closing a faulted
+     * context would leak all its simulated device memory. A kernel still running on it (one that never returns)
+     * gets an exception at its next access rather than touching freed memory.
+     */
     @Override
     public void close() {
+        for (CpuMemory m : List.copyOf(liveMemory)) {
+            free(m);
+        }
+        for (CpuMemory.Host h : List.copyOf(liveHost)) {
+            freeHost(h);
+        }
     }
 }

@@ -100,9 +100,18 @@ final class CpuStream implements StreamHandle {
                 }
                 return;
             }
+            CpuFaults faults = context.faults;
+            if (faults != null && faults.holds(this)) {
+                // A stalled device (injected): the release schedules this stream again.
+                scheduled.set(false);
+                if (!faults.holds(this)) {
+                    schedule(); // released between the check and the release of the drain
+                }
+                return;
+            }
             queue.poll();
-            if (op instanceof CpuMarker || op instanceof Gate || op instanceof CpuEvent.Record) {
-                op.run(); // resolve even after a fault, so that waiters see it
+            if (op instanceof CpuMarker || op instanceof Gate || op instanceof CpuEvent.Record || op instanceof Free) {
+                op.run(); // resolve even after a fault, so that waiters see it; frees release memory all the same
             } else if (!context.isFaulted()) {
                 try {
                     op.run();
@@ -115,25 +124,41 @@ final class CpuStream implements StreamHandle {
         schedule();
     }
 
+    /** Frees device memory in stream order; runs even after a fault, as a faulted GPU's memory is still released. */
+    private record Free(CpuContext context, DeviceMemory memory) implements Op {
+        @Override
+        public void run() {
+            context.free(memory);
+        }
+    }
+
     // ---------------------------------------------------------------- copies and fills
+
+    private void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes) {
+        CpuFaults faults = context.faults;
+        if (faults != null) {
+            faults.beforeCopy(bytes);
+        }
+        MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
+    }
 
     @Override
     public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
         MemorySegment dst = ((CpuMemory) destination).segment;
-        submit(() -> MemorySegment.copy(source, 0, dst, destinationOffset, bytes));
+        submit(() -> copy(source, 0, dst, destinationOffset, bytes));
     }
 
     @Override
     public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
         MemorySegment src = ((CpuMemory) source).segment;
-        submit(() -> MemorySegment.copy(src, sourceOffset, destination, 0, bytes));
+        submit(() -> copy(src, sourceOffset, destination, 0, bytes));
     }
 
     @Override
     public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset, long bytes) {
         MemorySegment src = ((CpuMemory) source).segment;
         MemorySegment dst = ((CpuMemory) destination).segment;
-        submit(() -> MemorySegment.copy(src, sourceOffset, dst, destinationOffset, bytes));
+        submit(() -> copy(src, sourceOffset, dst, destinationOffset, bytes));
     }
 
     @Override
@@ -182,7 +207,7 @@ final class CpuStream implements StreamHandle {
         if (capture != null) {
             throw new UnsupportedOnBackendException("freeing memory inside a captured graph is not supported on cpu");
         }
-        submit(() -> context.free(memory));
+        submit(new Free(context, memory));
     }
 
     // ---------------------------------------------------------------- kernels
@@ -190,7 +215,7 @@ final class CpuStream implements StreamHandle {
     @Override
     public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
         // The arguments object is reused by the next launch: take what the kernel needs now.
-        submit(new GridRun((CpuFunction) function, config, arguments));
+        submit(new GridRun((CpuFunction) function, config, arguments, context.faults));
     }
 
     // ---------------------------------------------------------------- events, markers, gates

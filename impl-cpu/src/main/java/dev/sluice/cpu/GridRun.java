@@ -3,16 +3,19 @@ package dev.sluice.cpu;
 import dev.sluice.DType;
 import dev.sluice.DeviceException;
 import dev.sluice.Dim;
+import dev.sluice.JavaKernel;
 import dev.sluice.KernelThread;
 import dev.sluice.LaunchConfig;
 import dev.sluice.spi.LaunchArguments;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.IntStream;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One kernel launch: runs the Java implementation once per thread of the grid. Blocks run in parallel on
@@ -36,12 +39,16 @@ final class GridRun implements CpuStream.Op {
     private final MemorySegment[] pointers;
     private final long[] bits;
     private final DType[] types;
+    private final @Nullable CpuFaults faults;
+    private final boolean barriers;
 
-    GridRun(CpuFunction function, LaunchConfig config, LaunchArguments arguments) {
+    GridRun(CpuFunction function, LaunchConfig config, LaunchArguments arguments, @Nullable CpuFaults faults) {
         this.function = function;
         this.grid = config.grid();
         this.block = config.block();
         this.sharedBytes = config.sharedMemoryBytes();
+        this.faults = faults != null && faults.hasKernelThrows() ? faults : null;
+        this.barriers = function.kernel().javaUsesBarriers();
         int n = arguments.count();
         pointers = new MemorySegment[n];
         bits = new long[n];
@@ -59,19 +66,11 @@ final class GridRun implements CpuStream.Op {
 
     @Override
     public void run() {
-        int blocks = Math.toIntExact(grid.volume());
+        // Grids may hold up to 2^31-1 x 65535 x 65535 blocks: block counts and indices are longs throughout.
+        long blocks = grid.volume();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Runnable all = () -> IntStream.range(0, blocks).parallel().forEach(b -> {
-            if (failure.get() != null) {
-                return;
-            }
-            try {
-                runBlock(b);
-            } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-            }
-        });
-        BLOCKS.submit(all).join();
+        long grain = Math.max(1, blocks / (BLOCKS.getParallelism() * 64L));
+        BLOCKS.invoke(new Blocks(0, blocks, grain, failure));
         Throwable t = failure.get();
         if (t != null) {
             throw t instanceof DeviceException de ? de
@@ -79,27 +78,124 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private void runBlock(int linear) throws Throwable {
-        int bx = linear % grid.x();
-        int by = (linear / grid.x()) % grid.y();
-        int bz = linear / (grid.x() * grid.y());
+    /** The (x, y, z) index of the block with linear index {@code linear} in {@code grid}: x fastest, then y, then z. */
+    static long[] blockIndex(Dim grid, long linear) {
+        long x = grid.x();
+        long y = grid.y();
+        return new long[] {linear % x, (linear / x) % y, linear / (x * y)};
+    }
+
+    /** Blocks {@code from} (inclusive) to {@code to} (exclusive), split across the pool down to {@code grain} blocks. */
+    private final class Blocks extends RecursiveAction {
+        private final long from;
+        private final long to;
+        private final long grain;
+        private final AtomicReference<Throwable> failure;
+
+        Blocks(long from, long to, long grain, AtomicReference<Throwable> failure) {
+            this.from = from;
+            this.to = to;
+            this.grain = grain;
+            this.failure = failure;
+        }
+
+        @Override
+        protected void compute() {
+            if (to - from > grain) {
+                long mid = from + (to - from) / 2;
+                invokeAll(new Blocks(from, mid, grain, failure), new Blocks(mid, to, grain, failure));
+                return;
+            }
+            long[] index = blockIndex(grid, from);
+            // One view for the blocks of this range, moved from block to block (no allocation per block).
+            Thread view = new Thread((int) index[0], (int) index[1], (int) index[2], MemorySegment.NULL, null);
+            if (sharedBytes == 0 && !barriers && faults == null) {
+                runPlain(view, to - from, failure);
+                return;
+            }
+            for (long b = from; b < to; b++) {
+                if (failure.get() != null) {
+                    return;
+                }
+                try {
+                    runBlock(view, b);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                    return;
+                }
+                if (++view.bx == grid.x()) {
+                    view.bx = 0;
+                    if (++view.by == grid.y()) {
+                        view.by = 0;
+                        view.bz++;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The common case, kept lean because grids may have billions of blocks: {@code count} blocks from the view's,
+     * without shared memory, barriers or injected faults, their threads one after another.
+     */
+    private void runPlain(Thread t, long count, AtomicReference<Throwable> failure) {
+        JavaKernel body = function.body();
+        int gx = grid.x();
+        int gy = grid.y();
+        int dx = block.x();
+        int dy = block.y();
+        int dz = block.z();
+        try {
+            for (long b = 0; b < count; b++) {
+                if ((b & 0x3FF) == 0 && failure.get() != null) {
+                    return;
+                }
+                for (int z = 0; z < dz; z++) {
+                    t.z = z;
+                    for (int y = 0; y < dy; y++) {
+                        t.y = y;
+                        for (int x = 0; x < dx; x++) {
+                            t.x = x;
+                            body.run(t);
+                        }
+                    }
+                }
+                if (++t.bx == gx) {
+                    t.bx = 0;
+                    if (++t.by == gy) {
+                        t.by = 0;
+                        t.bz++;
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            failure.compareAndSet(null, fault(t, e));
+        }
+    }
+
+    private void runBlock(Thread view, long linear) throws Throwable {
+        view.throwAt = faults == null ? -1 : faults.throwingThread(function.kernel().name(), linear);
+        view.linearBlock = linear;
         if (sharedBytes == 0) {
             // An arena per block costs tens of microseconds: open one only when the kernel asked for shared memory.
-            runThreads(bx, by, bz, MemorySegment.NULL);
+            view.shared = MemorySegment.NULL;
+            runThreads(view);
             return;
         }
         // Threads of a block with barriers run on virtual threads of their own: their memory must be shared.
         try (Arena arena = function.kernel().javaUsesBarriers() ? Arena.ofShared() : Arena.ofConfined()) {
-            runThreads(bx, by, bz, arena.allocate(sharedBytes, 16));
+            view.shared = arena.allocate(sharedBytes, 16);
+            runThreads(view);
+        } finally {
+            view.shared = MemorySegment.NULL;
         }
     }
 
-    private void runThreads(int bx, int by, int bz, MemorySegment shared) throws Throwable {
+    private void runThreads(Thread t) throws Throwable {
         if (function.kernel().javaUsesBarriers()) {
-            runConcurrently(bx, by, bz, shared);
+            runConcurrently(t);
             return;
         }
-        Thread t = new Thread(bx, by, bz, shared, null);
         for (int z = 0; z < block.z(); z++) {
             for (int y = 0; y < block.y(); y++) {
                 for (int x = 0; x < block.x(); x++) {
@@ -112,24 +208,31 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private void runConcurrently(int bx, int by, int bz, MemorySegment shared) throws Throwable {
+    /**
+     * Runs the block's threads concurrently, meeting at {@link KernelThread#syncThreads()}. A thread that throws
+     * breaks the block's barrier for good: every thread waiting at it, or reaching it later, ends with an
+     * exception, so the block ends and its pool thread is free; the first thread's exception is the block's.
+     * A thread that returns normally stops counting at the barrier (as exited threads do on a GPU).
+     */
+    private void runConcurrently(Thread view) throws Throwable {
         int n = Math.toIntExact(block.volume());
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        CyclicBarrier barrier = new CyclicBarrier(n);
+        BlockBarrier barrier = new BlockBarrier(n);
         java.lang.Thread[] threads = new java.lang.Thread[n];
         for (int i = 0; i < n; i++) {
-            Thread t = new Thread(bx, by, bz, shared, barrier);
+            Thread t = new Thread(view.bx, view.by, view.bz, view.shared, barrier);
+            t.throwAt = view.throwAt;
+            t.linearBlock = view.linearBlock;
             t.x = i % block.x();
             t.y = (i / block.x()) % block.y();
             t.z = i / (block.x() * block.y());
-            threads[i] = java.lang.Thread.ofVirtual().start(() -> {
+            threads[i] = java.lang.Thread.ofVirtual().name("sluice-cpu-kernel-thread").start(() -> {
                 try {
                     invoke(t);
+                    barrier.leave();
                 } catch (Throwable e) {
-                    if (!(e instanceof BrokenBarrierException)) {
-                        failure.compareAndSet(null, e);
-                    }
-                    barrier.reset(); // release the others: the block has failed
+                    failure.compareAndSet(null, e); // before the others see the barrier broken: the first cause wins
+                    barrier.breakForGood();
                 }
             });
         }
@@ -143,26 +246,104 @@ final class GridRun implements CpuStream.Op {
 
     private void invoke(Thread t) {
         try {
+            if (t.throwAt >= 0 && t.throwAt == t.x + (long) block.x() * (t.y + (long) block.y() * t.z)) {
+                throw CpuFaults.injected(function.kernel().name(), t.linearBlock, t.throwAt);
+            }
             function.body().run(t);
         } catch (RuntimeException | Error e) {
-            throw new DeviceException("kernel " + function.kernel().name() + " threw " + e + " in block ("
-                    + t.bx + ", " + t.by + ", " + t.bz + ") thread (" + t.x + ", " + t.y + ", " + t.z + ")",
-                    "CPU_KERNEL_EXCEPTION", null, true, e);
+            throw fault(t, e);
+        }
+    }
+
+    private DeviceException fault(Thread t, Throwable e) {
+        return new DeviceException("kernel " + function.kernel().name() + " threw " + e + " in block ("
+                + t.bx + ", " + t.by + ", " + t.bz + ") thread (" + t.x + ", " + t.y + ", " + t.z + ")",
+                "CPU_KERNEL_EXCEPTION", null, true, e);
+    }
+
+    /**
+     * The barrier of one block. Unlike {@link java.util.concurrent.CyclicBarrier}, whose {@code reset()} lets a thread
+     * that arrives later wait for parties that will never come, a broken barrier stays broken.
+     */
+    static final class BlockBarrier {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition tripped = lock.newCondition();
+        private int parties;
+        private int arrived;
+        private long generation;
+        private boolean broken;
+
+        BlockBarrier(int parties) {
+            this.parties = parties;
+        }
+
+        void await() throws BrokenBarrierException, InterruptedException {
+            lock.lock();
+            try {
+                if (broken) {
+                    throw new BrokenBarrierException();
+                }
+                long g = generation;
+                if (++arrived >= parties) {
+                    trip();
+                    return;
+                }
+                while (g == generation && !broken) {
+                    tripped.await();
+                }
+                if (g == generation) {
+                    throw new BrokenBarrierException();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** A thread that has ended: the others no longer wait for it. */
+        void leave() {
+            lock.lock();
+            try {
+                parties--;
+                if (arrived > 0 && arrived >= parties) {
+                    trip();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void breakForGood() {
+            lock.lock();
+            try {
+                broken = true;
+                tripped.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void trip() {
+            arrived = 0;
+            generation++;
+            tripped.signalAll();
         }
     }
 
     /** The view one kernel thread has; reused across the threads of a block that run one after another. */
     private final class Thread implements KernelThread {
-        final int bx;
-        final int by;
-        final int bz;
+        int bx;
+        int by;
+        int bz;
         int x;
         int y;
         int z;
-        private final MemorySegment shared;
-        private final CyclicBarrier barrier;
+        long linearBlock;
+        /** The thread (linear within the block) in which an injected fault is thrown, or -1. */
+        long throwAt = -1;
+        private MemorySegment shared;
+        private final @Nullable BlockBarrier barrier;
 
-        Thread(int bx, int by, int bz, MemorySegment shared, CyclicBarrier barrier) {
+        Thread(int bx, int by, int bz, MemorySegment shared, @Nullable BlockBarrier barrier) {
             this.bx = bx;
             this.by = by;
             this.bz = bz;
@@ -235,6 +416,7 @@ final class GridRun implements CpuStream.Op {
 
         @Override
         public void syncThreads() {
+            BlockBarrier barrier = this.barrier;
             if (barrier == null) {
                 throw new IllegalStateException("kernel " + function.kernel().name()
                         + " calls syncThreads() but its Java implementation was not declared with barriers");

@@ -197,8 +197,42 @@ final class Nvrtc {
     }
 
     /**
+     * The options given to {@code nvrtcCompileProgram}: {@code archOption}, the architecture Sluice chose for the device,
+     * then the kernel's own options; where those name an architecture themselves ({@code --gpu-architecture=...},
+     * {@code -arch=...}, or either followed by the value as the next option), Sluice's is left out, since NVRTC refuses
+     * two ({@code NVRTC_ERROR_INVALID_OPTION}) and the kernel's choice is the one meant.
+     */
+    static List<String> optionList(String archOption, List<String> options) {
+        List<String> all = new ArrayList<>(options.size() + 1);
+        if (architecture(options) == null) {
+            all.add(archOption);
+        }
+        all.addAll(options);
+        return all;
+    }
+
+    /** The architecture the kernel's {@code options} ask for ("sm_90", "compute_80"), or null where they name none. */
+    static @Nullable String architecture(List<String> options) {
+        String found = null;
+        for (int i = 0; i < options.size(); i++) {
+            String o = options.get(i).strip();
+            for (String flag : ARCH_FLAGS) {
+                if (o.equals(flag)) {
+                    found = i + 1 < options.size() ? options.get(i + 1).strip() : "";
+                } else if (o.startsWith(flag + "=")) {
+                    found = o.substring(flag.length() + 1).strip();
+                }
+            }
+        }
+        return found;
+    }
+
+    private static final List<String> ARCH_FLAGS = List.of("--gpu-architecture", "-arch");
+
+    /**
      * Compiles {@code source}. With {@code archOption} {@code --gpu-architecture=sm_XY} the result is a cubin
-     * (and its PTX where NVRTC keeps it); with {@code compute_XY}, PTX.
+     * (and its PTX where NVRTC keeps it); with {@code compute_XY}, PTX. An architecture among {@code options} replaces
+     * {@code archOption} ({@link #optionList}); if it is a virtual one the result is PTX even where a cubin was wanted.
      */
     Output compile(String name, String source, List<String> options, String archOption, boolean wantCubin) {
         try (Arena a = Arena.ofConfined()) {
@@ -207,9 +241,10 @@ final class Nvrtc {
                     MemorySegment.NULL), "nvrtcCreateProgram");
             long p = prog.get(J, 0);
             try {
-                List<String> all = new ArrayList<>();
-                all.add(archOption);
-                all.addAll(options);
+                List<String> all = optionList(archOption, options);
+                String userArch = architecture(options);
+                // A virtual architecture of the kernel's own choosing makes PTX, whatever was wanted.
+                boolean makeCubin = wantCubin && (userArch == null || !userArch.startsWith("compute_"));
                 MemorySegment opts = a.allocate(A, all.size());
                 for (int i = 0; i < all.size(); i++) {
                     opts.setAtIndex(A, i, a.allocateFrom(all.get(i)));
@@ -228,7 +263,7 @@ final class Nvrtc {
                         ptxText = buf.getString(0);
                     }
                 }
-                if (wantCubin) {
+                if (makeCubin) {
                     check((int) cubinSize.invokeExact(p, size), "nvrtcGetCUBINSize");
                     MemorySegment buf = a.allocate(size.get(J, 0));
                     check((int) cubin.invokeExact(p, buf), "nvrtcGetCUBIN");
@@ -237,7 +272,10 @@ final class Nvrtc {
                 if (ptxText == null) {
                     throw new CompilationException("NVRTC produced no PTX for " + name, logText, null, null);
                 }
-                return new Output(ptxText.getBytes(java.nio.charset.StandardCharsets.UTF_8), false, ptxText, logText);
+                // Where a cubin was wanted the caller loads the image as it is: PTX then needs its terminating NUL,
+                // which the module loader's content detection reads as PTX.
+                String image = wantCubin ? ptxText + '\0' : ptxText;
+                return new Output(image.getBytes(java.nio.charset.StandardCharsets.UTF_8), false, ptxText, logText);
             } finally {
                 int ignored = (int) destroy.invokeExact(prog);
             }
