@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 before="$(mktemp)"
 trap 'rm -f "$before"' EXIT
 
-jars() { find . -path ./.ci -prune -o -path '*/target/*.jar' -type f -print | sort; }
+jars() { find . -mindepth 3 -maxdepth 3 -path './*/target/*.jar' -type f -print | sort; }
 jars | while read -r j; do sha256sum "$j"; done > "$before"
 [ -s "$before" ] || { echo "ci: reproducible: no jars from the first build (run ./mvnw verify first)" >&2; exit 1; }
 

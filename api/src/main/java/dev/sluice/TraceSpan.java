@@ -38,6 +38,7 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
     public static final String FREE = "free";
     public static final String GRAPH = "graph";
 
+    /** Checks that the span has a stream and a kind and does not end before it starts. */
     public TraceSpan {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(kind, "kind");
@@ -46,6 +47,7 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
         }
     }
 
+    /** The span's duration in nanoseconds: {@code end - start}. */
     public long durationNanos() {
         return endNanos - startNanos;
     }

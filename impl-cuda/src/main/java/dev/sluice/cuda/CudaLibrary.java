@@ -76,7 +76,7 @@ final class CudaLibrary {
         // then JCuda's native binding for this platform (JCuda publishes it for linux-x86_64 and windows-x86_64).
         String refused = NativeAccess.refusal("CUDA", CudaLibrary.class, JCudaDriver.class);
         if (refused != null) {
-            tried.add("nothing loaded: " + refused);
+            tried.add("nothing loaded (native access not granted)");
             return BackendProbe.unavailable(refused, tried);
         }
         String noNatives = JCudaNatives.missing(System.getProperty("os.name", ""), System.getProperty("os.arch", ""),

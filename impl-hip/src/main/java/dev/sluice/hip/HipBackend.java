@@ -86,7 +86,7 @@ public final class HipBackend implements Backend {
         // the library would look absent).
         String refused = dev.sluice.spi.NativeAccess.refusal("HIP", HipBackend.class);
         if (refused != null) {
-            return BackendProbe.unavailable(refused, List.of("nothing loaded: " + refused));
+            return BackendProbe.unavailable(refused, List.of("nothing loaded (native access not granted)"));
         }
         HipLibrary lib;
         try {
