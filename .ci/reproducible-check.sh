@@ -14,7 +14,8 @@ jars | while read -r j; do sha256sum "$j"; done > "$before"
 [ -s "$before" ] || { echo "ci: reproducible: no jars from the first build (run ./mvnw verify first)" >&2; exit 1; }
 
 ./mvnw -B -q clean
-./mvnw -B -q -Prelease -DskipTests -Dsluice.bench.smoke=false deploy \
+# deploy runs the install phase first: skipped, so the shared local repository is never written to.
+./mvnw -B -q -Prelease -DskipTests -Dsluice.bench.smoke=false -Dmaven.install.skip=true deploy \
   -DaltDeploymentRepository="ci::file://$PWD/target/ci-repo"
 
 differ=0; same=0
