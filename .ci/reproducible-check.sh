@@ -14,8 +14,11 @@ jars | while read -r j; do sha256sum "$j"; done > "$before"
 [ -s "$before" ] || { echo "ci: reproducible: no jars from the first build (run ./mvnw verify first)" >&2; exit 1; }
 
 ./mvnw -B -q clean
-# deploy runs the install phase first: skipped, so the shared local repository is never written to.
+# The shared local repository is never written to: deploy's install phase is skipped, and the metadata a deploy
+# caches goes to a local repository of its own (target/ci-local) whose read-only tail is the shared one.
+shared="$(./mvnw -B -q help:evaluate -Dexpression=settings.localRepository -DforceStdout)"
 ./mvnw -B -q -Prelease -DskipTests -Dsluice.bench.smoke=false -Dmaven.install.skip=true deploy \
+  -Dmaven.repo.local="$PWD/target/ci-local" -Dmaven.repo.local.tail="$shared" \
   -DaltDeploymentRepository="ci::file://$PWD/target/ci-repo"
 
 differ=0; same=0
