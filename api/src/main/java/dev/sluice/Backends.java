@@ -33,8 +33,8 @@ final class Backends {
                         } catch (ServiceConfigurationError e) {
                             // A backend whose classes cannot load (missing JCuda, say) is simply absent;
                             // detect() reports which backends were found.
-                            java.util.logging.Logger.getLogger(Backends.class.getName())
-                                    .fine("backend skipped: " + e);
+                            System.getLogger(Backends.class.getName())
+                                    .log(System.Logger.Level.DEBUG, "backend skipped: " + e);
                         }
                     }
                     found = m;

@@ -9,8 +9,10 @@ import org.jspecify.annotations.Nullable;
  */
 public class DeviceException extends SluiceException {
 
+    /** Whether the error leaves the context unusable. */
     private final boolean sticky;
 
+    /** An exception with the native error's name and code, and whether it is sticky. */
     public DeviceException(String message, @Nullable String errorName, @Nullable Integer errorCode, boolean sticky,
             @Nullable Throwable cause) {
         super(message, errorName, errorCode, cause);

@@ -9,20 +9,24 @@ package dev.sluice;
  */
 public record Dim(int x, int y, int z) {
 
+    /** Checks that every extent is at least 1. */
     public Dim {
         if (x < 1 || y < 1 || z < 1) {
             throw new InvalidArgumentException("dim", "(" + x + ", " + y + ", " + z + ") has a dimension below 1");
         }
     }
 
+    /** A one-dimensional extent {@code (x, 1, 1)}. */
     public static Dim of(int x) {
         return new Dim(x, 1, 1);
     }
 
+    /** A two-dimensional extent {@code (x, y, 1)}. */
     public static Dim of(int x, int y) {
         return new Dim(x, y, 1);
     }
 
+    /** A three-dimensional extent {@code (x, y, z)}. */
     public static Dim of(int x, int y, int z) {
         return new Dim(x, y, z);
     }

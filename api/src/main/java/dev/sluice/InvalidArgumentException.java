@@ -6,8 +6,10 @@ package dev.sluice;
  */
 public class InvalidArgumentException extends SluiceException {
 
+    /** The name of the argument. */
     private final String argument;
 
+    /** An exception naming the {@code argument} and its {@code problem} (its value and the limit it broke). */
     public InvalidArgumentException(String argument, String problem) {
         super(argument + ": " + problem);
         this.argument = argument;

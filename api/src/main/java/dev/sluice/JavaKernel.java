@@ -12,5 +12,6 @@ package dev.sluice;
 @FunctionalInterface
 public interface JavaKernel {
 
+    /** Runs the kernel for one thread of the grid. */
     void run(KernelThread thread);
 }

@@ -8,7 +8,9 @@ public enum Limit {
     PRINTF_FIFO_SIZE,
     /** Size of the heap that device {@code malloc} uses, in bytes. */
     MALLOC_HEAP_SIZE,
+    /** The depth of nested device-side synchronisation ({@code cudaLimitDevRuntimeSyncDepth}). */
     DEV_RUNTIME_SYNC_DEPTH,
+    /** Device-side launches that may be pending ({@code cudaLimitDevRuntimePendingLaunchCount}). */
     DEV_RUNTIME_PENDING_LAUNCH_COUNT,
     /** L2 cache fetch granularity, in bytes. */
     MAX_L2_FETCH_GRANULARITY,

@@ -6,6 +6,7 @@ package dev.sluice;
  */
 public record PriorityRange(int least, int greatest) {
 
+    /** Whether {@code priority} lies within this range. */
     public boolean contains(int priority) {
         return priority <= least && priority >= greatest;
     }

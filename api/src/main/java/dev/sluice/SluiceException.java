@@ -10,14 +10,19 @@ import org.jspecify.annotations.Nullable;
  */
 public class SluiceException extends RuntimeException {
 
+    /** The native error's name, if any. */
     private final @Nullable String errorName;
+    /** The native error's code, if {@code hasCode}. */
     private final int errorCode;
+    /** Whether there is a native error code. */
     private final boolean hasCode;
 
+    /** An exception with {@code message} and no native error. */
     public SluiceException(String message) {
         this(message, null, null, null);
     }
 
+    /** An exception with {@code message} and {@code cause}, and no native error. */
     public SluiceException(String message, @Nullable Throwable cause) {
         this(message, null, null, cause);
     }

@@ -11,14 +11,17 @@ package dev.sluice;
  */
 public record StreamOptions(boolean nonBlocking, int priority) {
 
+    /** Non-blocking, priority 0. */
     public static StreamOptions defaults() {
         return new StreamOptions(true, 0);
     }
 
+    /** These options with priority {@code p} (see {@code DeviceContext.streamPriorityRange()}). */
     public StreamOptions withPriority(int p) {
         return new StreamOptions(nonBlocking, p);
     }
 
+    /** These options with non-blocking set to {@code nb}: no implicit synchronisation with the legacy default stream. */
     public StreamOptions withNonBlocking(boolean nb) {
         return new StreamOptions(nb, priority);
     }

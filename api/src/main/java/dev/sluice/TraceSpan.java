@@ -37,7 +37,11 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
     public static final String FREE = "free";
     public static final String GRAPH = "graph";
 
-    /** @throws InvalidArgumentException naming the argument for a null stream or kind, or an end before the start */
+    /**
+     * Checks that the span has a stream and a kind and does not end before it starts.
+     *
+     * @throws InvalidArgumentException naming the argument for a null stream or kind, or an end before the start
+     */
     public TraceSpan {
         Checks.notNull("stream", stream);
         Checks.notNull("kind", kind);
@@ -47,6 +51,7 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
         }
     }
 
+    /** The span's duration in nanoseconds: {@code end - start}. */
     public long durationNanos() {
         return endNanos - startNanos;
     }

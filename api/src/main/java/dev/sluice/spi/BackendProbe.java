@@ -13,6 +13,7 @@ import java.util.List;
  */
 public record BackendProbe(boolean available, int deviceCount, String version, List<String> tried, List<String> devices) {
 
+    /** Copies {@code tried} and {@code devices}. */
     public BackendProbe {
         tried = List.copyOf(tried);
         devices = List.copyOf(devices);

@@ -18,16 +18,19 @@ import java.util.Set;
  */
 public interface ContextHandle {
 
+    /** The device's name as the driver reports it. */
     String name();
 
     /** Driver or runtime version, as the backend prints it ("CUDA 13.0", "HIP 5.2", "Java 25"). */
     String driverVersion();
 
+    /** The device's compute capability (the CPU simulator reports its own). */
     ComputeCapability computeCapability();
 
     /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such attribute */
     long attribute(DeviceAttribute attribute);
 
+    /** Free and total device memory, in bytes, as the driver reports them now. */
     MemoryInfo memoryInfo();
 
     /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
@@ -36,10 +39,13 @@ public interface ContextHandle {
     /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
     void setLimit(Limit limit, long value);
 
+    /** Whether this device can access {@code peer}'s memory directly. */
     boolean canAccessPeer(ContextHandle peer);
 
+    /** Lets this context access {@code peer}'s memory directly; refuses if it cannot. */
     void enablePeerAccess(ContextHandle peer);
 
+    /** The range of stream priorities the device accepts. */
     PriorityRange streamPriorityRange();
 
     /** The context's flags as the device reports them (the CPU simulator: as given when opened). */
@@ -51,6 +57,7 @@ public interface ContextHandle {
     /** @param options flags and a priority already checked against {@link #streamPriorityRange()} */
     StreamHandle createStream(StreamOptions options);
 
+    /** Creates an event with {@code flags}. */
     EventHandle createEvent(Set<EventFlag> flags);
 
     /** Synchronous device allocation. @throws dev.sluice.DeviceOutOfMemoryException when it does not fit */
@@ -65,6 +72,7 @@ public interface ContextHandle {
     /** Pins existing native host memory in place. */
     HostMemory registerHost(MemorySegment segment);
 
+    /** Frees pinned host memory from {@link #allocateHost}, after every copy using it has completed. */
     void freeHost(HostMemory memory);
 
     /**

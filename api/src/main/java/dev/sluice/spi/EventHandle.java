@@ -12,6 +12,7 @@ public interface EventHandle {
     /** Milliseconds between this event's and {@code end}'s recorded points; both have completed. */
     float elapsedMillis(EventHandle end);
 
+    /** Destroys the native event; called once, when the public event is closed. */
     void destroy();
 
     /** The backend's own event handle (CUDA: the {@code CUevent}; HIP: the {@code hipEvent_t}). */

@@ -22,6 +22,7 @@ public interface FunctionHandle {
         return UNKNOWN;
     }
 
+    /** Unloads the compiled module; called once, when the public function is closed. */
     void unload();
 
     /**

@@ -40,24 +40,29 @@ public final class LaunchArguments {
         return c;
     }
 
+    /** Sets argument {@code index} to a pointer into {@code memory} at {@code byteOffset}. */
     public void setPointer(int index, DeviceMemory memory, long byteOffset) {
         memories[index] = memory;
         values[index] = byteOffset;
     }
 
+    /** Sets scalar argument {@code index} to the raw {@code bits} of its value. */
     public void setBits(int index, long bits) {
         memories[index] = null;
         values[index] = bits;
     }
 
+    /** The number of arguments. */
     public int count() {
         return count;
     }
 
+    /** The declared parameter of argument {@code index}. */
     public KernelParam param(int index) {
         return params.get(index);
     }
 
+    /** Whether argument {@code index} is a pointer. */
     public boolean isPointer(int index) {
         return params.get(index).isPointer();
     }
@@ -86,18 +91,22 @@ public final class LaunchArguments {
         return values[index];
     }
 
+    /** Scalar argument {@code index} as an {@code int}. */
     public int intValue(int index) {
         return (int) values[index];
     }
 
+    /** Scalar argument {@code index} as a {@code long}. */
     public long longValue(int index) {
         return values[index];
     }
 
+    /** Scalar argument {@code index} as a {@code float}. */
     public float floatValue(int index) {
         return Float.intBitsToFloat((int) values[index]);
     }
 
+    /** Scalar argument {@code index} as a {@code double}. */
     public double doubleValue(int index) {
         return Double.longBitsToDouble(values[index]);
     }

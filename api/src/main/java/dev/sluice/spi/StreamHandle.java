@@ -14,10 +14,13 @@ import java.lang.foreign.MemorySegment;
  */
 public interface StreamHandle {
 
+    /** Copies {@code bytes} from host memory to {@code destination} at {@code destinationOffset}, in stream order. */
     void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes);
 
+    /** Copies {@code bytes} from {@code source} at {@code sourceOffset} to host memory, in stream order. */
     void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes);
 
+    /** Copies {@code bytes} between two buffers of this context, in stream order. */
     void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
             long bytes);
 
@@ -34,10 +37,13 @@ public interface StreamHandle {
     /** Stream-ordered free. */
     void free(DeviceMemory memory);
 
+    /** Launches {@code function} over {@code config}'s grid with {@code arguments}, in stream order. */
     void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments);
 
+    /** Records {@code event} after everything enqueued so far. */
     void record(EventHandle event);
 
+    /** Makes work enqueued later wait, on the device, until {@code event} has completed. */
     void waitEvent(EventHandle event);
 
     /** Records a completion marker after everything enqueued so far. */

@@ -55,6 +55,14 @@ public final class Demo {
     static final float A = 2.0f;
     static final float B = 1.0f;
 
+    /** Untimed runs of every configuration before the first timed one. */
+    static final int WARM_UP_ROUNDS = 2;
+
+    /** What the table means on the CPU simulator. */
+    static final String CPU_NOTE = "note: on the CPU simulator these times simulate the streams' ordering, not a GPU's"
+            + " speed: host threads stand in for copy engines and the kernel, so the speedups say how the simulator"
+            + " overlaps them on this machine's cores, not what a GPU would gain";
+
     /** {@code data[i] = a * data[i] + b} for {@code i < n}: one read and one write per element, memory-bound. */
     static final Kernel AXPB = Kernel.named("axpb")
             .param(KernelParam.pointer("data", DType.F32))
@@ -124,33 +132,55 @@ public final class Demo {
             x[i] = (i % 10_000) * 0.25f;
         }
         float[] y = new float[n];
-        List<Row> rows = new ArrayList<>();
-        int maxStreams = Arrays.stream(options.streams()).max().orElse(1);
+        int[] configs = options.streams();
+        long[][] nanos = new long[configs.length][options.repeat()];
+        int totalStreams = Arrays.stream(configs).sum();
+        List<Lanes> all = new ArrayList<>();
         try (DeviceFunction axpb = ctx.compile(AXPB);
-                ExecutorService host = Executors.newFixedThreadPool(2 * maxStreams, Thread.ofPlatform().daemon().factory())) {
-            for (int streams : options.streams()) {
-                long best = Long.MAX_VALUE;
-                try (Lanes lanes = new Lanes(ctx, streams, chunk)) {
-                    lanes.carry(x, y, axpb, host); // warm-up: JIT, first touch of pages, lazy module loading
-                    for (int r = 0; r < options.repeat(); r++) {
+                ExecutorService host = Executors.newFixedThreadPool(2 * totalStreams, Thread.ofPlatform().daemon().factory())) {
+            try {
+                for (int streams : configs) {
+                    all.add(new Lanes(ctx, streams, chunk));
+                }
+                // Warm-up before any timing, of every configuration: the JIT, the first touch of pages, lazy module
+                // loading. Warming only the configuration about to be timed would time the first ones colder.
+                for (int w = 0; w < WARM_UP_ROUNDS; w++) {
+                    for (Lanes lanes : all) {
+                        lanes.carry(x, y, axpb, host);
+                    }
+                }
+                // Then the repetitions, round-robin over the configurations, so that drift (JIT, frequency, other
+                // processes) spreads over all of them instead of favouring the last.
+                for (int r = 0; r < options.repeat(); r++) {
+                    for (int c = 0; c < configs.length; c++) {
                         Arrays.fill(y, Float.NaN);
                         long start = System.nanoTime();
-                        lanes.carry(x, y, axpb, host);
-                        best = Math.min(best, System.nanoTime() - start);
+                        all.get(c).carry(x, y, axpb, host);
+                        nanos[c][r] = System.nanoTime() - start;
                         check(x, y);
                     }
                 }
-                double gbs = 2.0 * 4 * n / best; // bytes up and down per nanosecond = GB/s
-                double speedup = rows.isEmpty() ? 1.0 : (double) rows.getFirst().nanos() / best;
-                Row row = new Row(streams, best, gbs, speedup);
-                rows.add(row);
-                System.out.printf(Locale.ROOT, "%7d %11.3f %8.2f %8.2fx%n", streams, best / 1e6, gbs, speedup);
+            } finally {
+                all.forEach(Lanes::close);
             }
+        }
+        List<Row> rows = new ArrayList<>();
+        for (int c = 0; c < configs.length; c++) {
+            long median = median(nanos[c]);
+            double gbs = 2.0 * 4 * n / median; // bytes up and down per nanosecond = GB/s
+            double speedup = rows.isEmpty() ? 1.0 : (double) rows.getFirst().nanos() / median;
+            Row row = new Row(configs[c], median, gbs, speedup);
+            rows.add(row);
+            System.out.printf(Locale.ROOT, "%7d %11.3f %8.2f %8.2fx%n", configs[c], median / 1e6, gbs, speedup);
         }
         System.out.println();
         String baseline = rows.getFirst().streams() == 1 ? "1 stream" : rows.getFirst().streams() + " streams";
-        System.out.println("time: best of " + options.repeat() + " after a warm-up, from the first staging copy to the last value in y");
+        System.out.println("time: median of " + options.repeat() + " runs per stream count, taken in turns after "
+                + WARM_UP_ROUNDS + " warm-up runs of each, from the first staging copy to the last value in y");
         System.out.println("GB/s: bytes uploaded plus downloaded per second; speedup: against " + baseline);
+        if (ctx.api() == Api.CPU) {
+            System.out.println(CPU_NOTE);
+        }
         System.out.println("result: all " + count(n) + " values equal a*x + b computed on the host");
         return rows;
     }
@@ -238,6 +268,14 @@ public final class Demo {
         }
     }
 
+    /** The median of {@code values} (the mean of the middle two for an even count). */
+    static long median(long[] values) {
+        long[] v = values.clone();
+        Arrays.sort(v);
+        int m = v.length / 2;
+        return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+    }
+
     /** Throws at the first element of {@code y} that is not {@code a * x + b} (within one unit in the last place, for fused multiply-adds). */
     static void check(float[] x, float[] y) {
         for (int i = 0; i < x.length; i++) {
@@ -250,7 +288,7 @@ public final class Demo {
 
     // ---------------------------------------------------------------- options
 
-    /** What to run: {@code size} floats in chunks of {@code chunk}, over each stream count, best of {@code repeat}. */
+    /** What to run: {@code size} floats in chunks of {@code chunk}, over each stream count, median of {@code repeat}. */
     record Options(int size, int chunk, int[] streams, int repeat) {
 
         static final String USAGE = """
@@ -258,7 +296,7 @@ public final class Demo {
                   --size N      floats in the host array (suffixes Ki, Mi, Gi); default 64Mi on a GPU, 1Mi on the CPU backend
                   --chunk N     floats per chunk; default size / 16
                   --streams L   stream counts to compare, the first is the baseline; default 1,2,3,4
-                  --repeat R    timed runs per stream count, the best is shown; default 3
+                  --repeat R    timed runs per stream count, the median is shown; default 5
                 The backend: -Dsluice.api=cpu|cuda|hip or SLUICE_API; by default the best present.""";
 
         /** The largest Java array. */
@@ -281,7 +319,7 @@ public final class Demo {
             long size = api == Api.CPU ? 1 << 20 : 64 << 20;
             long chunk = -1;
             int[] streams = {1, 2, 3, 4};
-            long repeat = 3;
+            long repeat = 5;
             for (int i = 0; i < args.length; i++) {
                 String name = args[i];
                 String value;

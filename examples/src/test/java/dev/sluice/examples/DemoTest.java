@@ -35,6 +35,16 @@ class DemoTest {
         }
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("Running on cpu device 0: ")), lines::toString);
         assertEquals("result: all 100,000 values equal a*x + b computed on the host", lines.getLast());
+        assertEquals(Demo.CPU_NOTE, lines.get(lines.size() - 2), "the CPU simulator says its times are not a GPU's");
+        assertTrue(lines.contains("time: median of 1 runs per stream count, taken in turns after 2 warm-up runs of each,"
+                + " from the first staging copy to the last value in y"), lines::toString);
+    }
+
+    @Test
+    void medianOfOddAndEvenCounts() {
+        assertEquals(5, Demo.median(new long[] {9, 1, 5}));
+        assertEquals(4, Demo.median(new long[] {9, 1, 3, 5}));
+        assertEquals(7, Demo.median(new long[] {7}));
     }
 
     @Test

@@ -8,7 +8,8 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.JCudaDriver;
@@ -26,7 +27,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class CuContext {
 
-    private static final Logger LOG = Logger.getLogger(CuContext.class.getName());
+    private static final Logger LOG = System.getLogger(CuContext.class.getName());
 
     /** Per device: the retained primary context, its Sluice users, and whether it faulted. */
     private static final class Primary {
@@ -78,7 +79,7 @@ final class CuContext {
                     // No Sluice user left: reset it (the driver destroys its state) and start over.
                     int r = Cu.devicePrimaryCtxReset(ordinal);
                     if (r != Cu.SUCCESS) {
-                        LOG.fine("cuDevicePrimaryCtxReset: " + Cu.errorName(r));
+                        LOG.log(Level.DEBUG, "cuDevicePrimaryCtxReset: " + Cu.errorName(r));
                     }
                     p = retainPrimary(ordinal, d);
                     PRIMARIES.put(ordinal, p);
@@ -92,7 +93,7 @@ final class CuContext {
                     c.bind();
                     return c;
                 }
-                LOG.warning("the primary context of CUDA device " + ordinal + " faulted and is still in use by "
+                LOG.log(Level.WARNING, "the primary context of CUDA device " + ordinal + " faulted and is still in use by "
                         + p.users + " context(s); creating a context of its own instead");
             }
         }
@@ -249,7 +250,7 @@ final class CuContext {
                         // The last user of a poisoned primary context: reset it now, so the next open gets a clean one.
                         int r = Cu.devicePrimaryCtxReset(ordinal);
                         if (r != 0) {
-                            LOG.fine("cuDevicePrimaryCtxReset: " + Cu.errorName(r));
+                            LOG.log(Level.DEBUG, "cuDevicePrimaryCtxReset: " + Cu.errorName(r));
                         }
                         p.faulted = false;
                         JCudaDriver.cuDevicePrimaryCtxRelease(device);
@@ -261,7 +262,7 @@ final class CuContext {
         }
         int r = JCudaDriver.cuCtxDestroy(context);
         if (r != 0) {
-            LOG.fine("cuCtxDestroy: " + Cu.errorName(r));
+            LOG.log(Level.DEBUG, "cuCtxDestroy: " + Cu.errorName(r));
         }
     }
 }

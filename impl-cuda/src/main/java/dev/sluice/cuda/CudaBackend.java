@@ -13,6 +13,7 @@ import dev.sluice.spi.ContextHandle;
  */
 public final class CudaBackend implements Backend {
 
+    /** The service, created by {@link java.util.ServiceLoader}; loads nothing. */
     public CudaBackend() {
     }
 

@@ -24,8 +24,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class CudaContext implements ContextHandle {
 
-    private static final Logger LOG = Logger.getLogger(CudaContext.class.getName());
+    private static final Logger LOG = System.getLogger(CudaContext.class.getName());
 
     final CuContext cu;
     final ContextOptions options;
@@ -97,7 +97,7 @@ final class CudaContext implements ContextHandle {
             // (impl-cuda/gate-probe.sh), and the built-ins are needed in the middle of enqueues (64-bit fills, kernel gates).
             builtinFunction("sluice_fill64");
         } catch (RuntimeException e) {
-            LOG.log(java.util.logging.Level.FINE, "built-in kernels not loaded at open; retried on first use", e);
+            LOG.log(Level.DEBUG, "built-in kernels not loaded at open; retried on first use", e);
         }
     }
 
@@ -263,7 +263,7 @@ final class CudaContext implements ContextHandle {
         if (p.memoryPools) {
             int pr = Cu.memPoolGrantAccess(p.cu.ordinal, cu.ordinal);
             if (pr != Cu.SUCCESS) {
-                LOG.fine("cuMemPoolSetAccess(" + p.cu.ordinal + " -> " + cu.ordinal + "): " + Cu.errorName(pr));
+                LOG.log(Level.DEBUG, "cuMemPoolSetAccess(" + p.cu.ordinal + " -> " + cu.ordinal + "): " + Cu.errorName(pr));
             }
         }
     }
@@ -520,7 +520,7 @@ final class CudaContext implements ContextHandle {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "closing " + what + " failed", e);
+            LOG.log(Level.DEBUG, "closing " + what + " failed", e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.cuda;
 
 import dev.sluice.spi.BackendProbe;
+import dev.sluice.spi.NativeAccess;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +56,7 @@ final class CudaLibrary {
         }
         c.add("libcuda.so.1");
         c.add("libcuda.so");
-        for (String dir : List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
+        for (String dir : List.of("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
                 "/usr/local/nvidia/lib", "/usr/lib/wsl/lib", "/run/opengl-driver/lib")) {
             c.add(dir + "/libcuda.so.1");
         }
@@ -71,6 +72,19 @@ final class CudaLibrary {
 
     private static BackendProbe load() {
         List<String> tried = new ArrayList<>();
+        // Before any native call: the JDK's permission (no warning printed, no IllegalCallerException swallowed),
+        // then JCuda's native binding for this platform (JCuda publishes it for linux-x86_64 and windows-x86_64).
+        String refused = NativeAccess.refusal("CUDA", CudaLibrary.class, JCudaDriver.class);
+        if (refused != null) {
+            tried.add("nothing loaded (native access not granted)");
+            return BackendProbe.unavailable(refused, tried);
+        }
+        String noNatives = JCudaNatives.missing(System.getProperty("os.name", ""), System.getProperty("os.arch", ""),
+                JCudaDriver.class.getClassLoader(), System.getProperty("java.library.path", ""));
+        if (noNatives != null) {
+            tried.add("JCuda " + JCudaNatives.VERSION + " driver binding (" + noNatives + ")");
+            return BackendProbe.unavailable(noNatives, tried);
+        }
         String found = null;
         for (String name : driverCandidates()) {
             if (name.startsWith("/") && !Files.exists(Path.of(name))) {
@@ -176,9 +190,7 @@ final class CudaLibrary {
     }
 
     private static String jcudaVersion() {
-        Package p = JCudaDriver.class.getPackage();
-        String v = p == null ? null : p.getImplementationVersion();
-        return v == null ? "12.6.0" : v;
+        return JCudaNatives.VERSION;
     }
 
     private static String firstLine(@Nullable String s) {

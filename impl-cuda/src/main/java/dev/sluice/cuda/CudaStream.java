@@ -16,8 +16,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
@@ -34,7 +34,7 @@ import jcuda.driver.JCudaDriver;
  */
 final class CudaStream implements StreamHandle {
 
-    private static final Logger LOG = Logger.getLogger(CudaStream.class.getName());
+    private static final Logger LOG = System.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
     private static final int LAUNCH_CONFIG_BYTES = 56;

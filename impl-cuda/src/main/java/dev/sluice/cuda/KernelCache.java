@@ -10,8 +10,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class KernelCache {
 
-    private static final Logger LOG = Logger.getLogger(KernelCache.class.getName());
+    private static final Logger LOG = System.getLogger(KernelCache.class.getName());
 
     private KernelCache() {
     }
@@ -60,7 +60,7 @@ final class KernelCache {
         try {
             return Files.exists(f) ? Files.readAllBytes(f) : null;
         } catch (IOException e) {
-            LOG.log(Level.FINE, "kernel cache read of " + f + " failed", e);
+            LOG.log(Level.DEBUG, "kernel cache read of " + f + " failed", e);
             return null;
         }
     }
@@ -83,7 +83,7 @@ final class KernelCache {
             }
             tmp = null;
         } catch (IOException | RuntimeException e) {
-            LOG.log(Level.FINE, "kernel cache write of " + target + " failed", e);
+            LOG.log(Level.DEBUG, "kernel cache write of " + target + " failed", e);
         } finally {
             if (tmp != null) {
                 try {

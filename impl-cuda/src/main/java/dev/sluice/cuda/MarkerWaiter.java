@@ -1,8 +1,8 @@
 package dev.sluice.cuda;
 
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class MarkerWaiter {
 
-    private static final Logger LOG = Logger.getLogger(MarkerWaiter.class.getName());
+    private static final Logger LOG = System.getLogger(MarkerWaiter.class.getName());
 
     private final CudaContext context;
     private final Thread thread;
@@ -56,7 +56,7 @@ final class MarkerWaiter {
                     Cu.eventSynchronize(e); // errors surface through the marker's own query
                 }
             } catch (Throwable t) {
-                LOG.log(Level.FINE, "marker wait failed", t);
+                LOG.log(Level.DEBUG, "marker wait failed", t);
             }
             target = null;
             Thread r = requester;

@@ -8,8 +8,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Staging {
 
-    private static final Logger LOG = Logger.getLogger(Staging.class.getName());
+    private static final Logger LOG = System.getLogger(Staging.class.getName());
 
     static final long CHUNK = 4L << 20;
     static final int MAX_CHUNKS = 32;

@@ -13,8 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HipBackend implements Backend {
 
-    private static final Logger LOG = Logger.getLogger(HipBackend.class.getName());
+    private static final Logger LOG = System.getLogger(HipBackend.class.getName());
 
     private final @Nullable String hipFile;
     private final @Nullable String hiprtcFile;
@@ -82,6 +82,12 @@ public final class HipBackend implements Backend {
     }
 
     private BackendProbe doProbe() {
+        // Before any native call: without native access the JDK would warn (or, under deny, refuse the load and
+        // the library would look absent).
+        String refused = dev.sluice.spi.NativeAccess.refusal("HIP", HipBackend.class);
+        if (refused != null) {
+            return BackendProbe.unavailable(refused, List.of("nothing loaded (native access not granted)"));
+        }
         HipLibrary lib;
         try {
             lib = fromProperties ? HipLibrary.load() : HipLibrary.load(hipFile, hiprtcFile);
@@ -225,7 +231,7 @@ public final class HipBackend implements Backend {
             try {
                 c.bind();
                 c.api.deviceReset();
-                LOG.fine("hip device " + c.device + " reset after a fault");
+                LOG.log(Level.DEBUG, "hip device " + c.device + " reset after a fault");
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "hipDeviceReset of faulted device " + c.device + " failed", e);
             }

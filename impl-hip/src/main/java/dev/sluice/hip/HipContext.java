@@ -23,8 +23,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HipContext implements ContextHandle {
 
-    private static final Logger LOG = Logger.getLogger(HipContext.class.getName());
+    private static final Logger LOG = System.getLogger(HipContext.class.getName());
 
     final HipBackend backend;
     final HipApi api;
@@ -465,7 +465,7 @@ final class HipContext implements ContextHandle {
         try {
             defaultStream.synchronize(); // already done by the public layer; reports a fault of the device
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "synchronize at close of " + this + " failed", e);
+            LOG.log(Level.DEBUG, "synchronize at close of " + this + " failed", e);
         }
         HipStream a = allocationStream;
         if (a != null) {
@@ -484,7 +484,7 @@ final class HipContext implements ContextHandle {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "releasing part of " + this + " failed", e);
+            LOG.log(Level.DEBUG, "releasing part of " + this + " failed", e);
         }
     }
 

@@ -3,8 +3,8 @@ package dev.sluice.hip;
 import dev.sluice.spi.Marker;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HipMarker implements Marker {
 
-    private static final Logger LOG = Logger.getLogger(HipMarker.class.getName());
+    private static final Logger LOG = System.getLogger(HipMarker.class.getName());
 
     private final HipContext context;
     private long event;

@@ -2,8 +2,8 @@ package dev.sluice.hip;
 
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 
 /**
  * Frees that must wait for the device, done on a thread of their own. {@code hipFree} and
@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  */
 final class HipReaper {
 
-    private static final Logger LOG = Logger.getLogger(HipReaper.class.getName());
+    private static final Logger LOG = System.getLogger(HipReaper.class.getName());
 
     /** A free to run once {@code event} (0: none) has completed. */
     private record Job(long event, Runnable free) {
@@ -73,7 +73,7 @@ final class HipReaper {
                 context.bind();
                 job.free.run();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "deferred free on " + context + " failed", e);
+                LOG.log(Level.DEBUG, "deferred free on " + context + " failed", e);
             }
         }
     }

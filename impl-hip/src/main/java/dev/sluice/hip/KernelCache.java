@@ -10,8 +10,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class KernelCache {
 
-    private static final Logger LOG = Logger.getLogger(KernelCache.class.getName());
+    private static final Logger LOG = System.getLogger(KernelCache.class.getName());
 
     private final String api;
     private final String extension;
@@ -80,7 +80,7 @@ final class KernelCache {
         try {
             return Files.readAllBytes(f);
         } catch (IOException e) {
-            LOG.log(Level.FINE, "kernel cache read of " + f + " failed", e);
+            LOG.log(Level.DEBUG, "kernel cache read of " + f + " failed", e);
             return null;
         }
     }
@@ -104,7 +104,7 @@ final class KernelCache {
                 Files.deleteIfExists(tmp);
             }
         } catch (IOException | UnsupportedOperationException e) {
-            LOG.log(Level.FINE, "kernel cache write of " + f + " failed", e);
+            LOG.log(Level.DEBUG, "kernel cache write of " + f + " failed", e);
         }
     }
 
@@ -114,7 +114,7 @@ final class KernelCache {
             try {
                 Files.deleteIfExists(f);
             } catch (IOException e) {
-                LOG.log(Level.FINE, "kernel cache eviction of " + f + " failed", e);
+                LOG.log(Level.DEBUG, "kernel cache eviction of " + f + " failed", e);
             }
         }
     }
