@@ -81,7 +81,7 @@ mkdir -p "$GPU/lib" "$GPU/test/lib" "$GPU/native"
 
 echo "== jars"
 for m in "${MODULES[@]}"; do
-  [ -f "$m/pom.xml" ] || continue
+  [ -f "$m/pom.xml" ] && [ -d "$m/src" ] || continue # modules with code (not the BOM)
   aid="$(artifact_id "$m")"
   main=""
   for j in "$m"/target/"$aid"-*.jar; do
