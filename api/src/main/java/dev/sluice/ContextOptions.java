@@ -122,12 +122,14 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * <li>An operation enqueued on a stream with nothing pending gets a marker of its own at once: a caller that waits for
      * each result waits no longer than with a marker each.
      * <li>An operation enqueued while earlier work is pending joins the stream's open group; the group's one marker is
-     * recorded when anyone observes one of its futures ({@code join}, {@code get}, {@code isDone}, any dependent stage, a
-     * {@code Mono}, another stream's {@code waitFor}, {@code synchronize}: see {@link DeviceFuture}), when it holds
+     * recorded when a thread looks at or waits for one of its futures ({@code join}, {@code get}, {@code isDone}, another
+     * stream's {@code waitFor}, {@code synchronize}: see {@link DeviceFuture}), when it holds
      * {@code operations} operations, before anything that can make the stream wait for the host or for another stream's
      * held work and before capture, or by the completion thread once it has stopped growing for about 2 µs.
      * <li>So a future completes at the latest when the last operation of its group has finished: at most
      * {@code operations - 1} operations after its own, and only for operations enqueued before anyone looked at it.
+     * Dependent stages ({@code thenRun}, a {@code Mono}) record nothing: their futures complete by the rules above, at
+     * the latest about 2 µs after the caller stopped enqueuing.
      * <li>A marker the backend refuses fails every future of its group, not only the last operation's.
      * </ul>
      *

@@ -4,7 +4,6 @@ import dev.sluice.spi.Marker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -43,15 +42,16 @@ import org.jspecify.annotations.Nullable;
  * <p><b>When it completes:</b> consecutive operations enqueued while earlier work of their stream is pending
  * may share one completion marker (at most {@link ContextOptions#markerBatch()} operations, 64 by default), so a
  * future may complete as late as the completion of the last operation of its group, never before its own. An
- * operation enqueued on a stream with nothing pending has a marker of its own. A group's marker is recorded as
- * soon as anyone observes one of its futures: {@link #isDone}, {@link #get}, {@link #join}, {@link #getNow},
- * {@link #resultNow}, {@link #state}, {@link #toCompletableFuture}, any dependent stage ({@code thenRun},
- * {@code whenComplete}, {@link #copy}...), a {@code Mono} over it, a {@link DeviceStream#waitFor(DeviceFuture)}
- * or {@link DeviceStream#synchronize()}; otherwise when the group is full, or by the completion thread once no
- * operation has joined the group for 2 µs. So a future that is observed completes when the operations enqueued
- * up to the observation have finished, and one nobody observes completes at most 2 µs (plus the completion
- * thread's wait, see {@link WaitStrategy}) after its caller stopped enqueuing. {@link CompletableFuture#allOf}
- * and {@code anyOf} do not observe: their result completes by the last rule.
+ * operation enqueued on a stream with nothing pending has a marker of its own. A group's marker is recorded at once
+ * when a thread looks at or waits for one of its futures: {@link #isDone}, {@link #get}, {@link #join},
+ * {@link #getNow}, {@link #resultNow}, {@link #exceptionNow}, {@link #state}, {@link #isCompletedExceptionally}, a
+ * {@link DeviceStream#waitFor(DeviceFuture)} of another stream, or {@link DeviceStream#synchronize()}; otherwise
+ * when the group holds {@code markerBatch} operations, or by the completion thread once no operation has joined the
+ * group for 2 µs. Dependent stages ({@code thenRun}, {@code whenComplete}, a {@code Mono} over the future,
+ * {@link CompletableFuture#allOf}...) wait for no thread and record nothing. So a future that a thread waits for
+ * completes when the operations enqueued up to that moment have finished; and any future completes at the latest
+ * when its group has, its group being sealed at most {@code markerBatch - 1} operations after it or 2 µs (plus the
+ * completion thread's pause, see {@link WaitStrategy}) after its caller stopped enqueuing.
  *
  * <p><b>Failure:</b> a device fault completes the future exceptionally with a {@link DeviceException}.
  *
@@ -267,22 +267,14 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         return super.isCompletedExceptionally();
     }
 
-    @Override
-    public CompletableFuture<T> toCompletableFuture() {
-        seal();
-        return this;
-    }
-
-    @Override
-    public CompletionStage<T> minimalCompletionStage() {
-        seal();
-        return super.minimalCompletionStage();
-    }
-
-    /** Every dependent stage ({@code thenApply}, {@code whenComplete}, {@code copy()}...) is created here: it observes. */
+    /**
+     * Every dependent stage ({@code thenApply}, {@code whenComplete}, {@code copy()}...) is created here. It does not
+     * record the group's marker: a stage waits for no thread, and the completion thread records a group's marker once it
+     * has stopped growing for 2 µs, so a caller that registers a stage on every operation while streaming them pays no
+     * marker per operation (see the class comment for the bound).
+     */
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
-        seal();
         return new CompletableFuture<>();
     }
 

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Marker policy.</b> An operation enqueued while nothing is pending on the stream gets a completion marker of its
  * own at once: its caller may be about to wait for it. An operation enqueued while earlier work is pending joins the
  * stream's open {@link Group}, whose single marker, recorded after the group's last operation, completes all of its
- * futures. The group is sealed (its marker recorded) when anyone observes one of its futures (see
+ * futures. The group is sealed (its marker recorded) when a thread looks at or waits for one of its futures (see
  * {@link DeviceFuture}), when it holds {@link #groupBound} operations, when another stream must wait on it, before
  * anything that can hold the stream for the host, or by the completion thread once it has stopped growing for
  * {@link #groupIdleNanos}. A marker that is done completes every earlier future of its stream, so the completion
