@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * backend present: CUDA, then HIP, then the CPU simulator), {@link #open(Api, int)}, or with the system
  * property {@code sluice.api} / environment variable {@code SLUICE_API} ("cuda", "hip", "cpu").
  *
- * <p>Each context has one completion thread ({@code sluice-completion-<api>-<id>}) that completes the
+ * <p>Each context has one completion thread ({@code sluice-completion-<api>-<id>-<n>}, {@code n} counting the contexts
+ * opened in the JVM) that completes the
  * futures of all its streams. A device fault makes the context unusable: every pending future completes
  * exceptionally with the {@link DeviceException}, and every later call throws it.
  *
@@ -743,9 +744,10 @@ public final class DeviceContext implements AutoCloseable {
 
     /**
      * Waits for all work, then destroys every stream, event, function and buffer the context still owns and
-     * the native context. Streams gated on stages that have not completed are released, and their waits fail
-     * with {@link ClosedResourceException}. Futures still pending fail with it too: enqueues racing with close() either
-     * complete or fail, none is left pending.
+     * the native context. Work held behind a stage that has not completed ({@link DeviceStream#waitFor(java.util.concurrent.CompletionStage)},
+     * host functions after it) never runs: its futures and the waits fail with {@link ClosedResourceException} (with
+     * {@link HostWaits#GATE_ON_DEVICE} the gates open and such work runs). Futures still pending fail with it too:
+     * enqueues racing with close() either complete or fail, none is left pending.
      *
      * <p>Idempotent and safe from any thread: a concurrent second call waits until the first has finished. Memory is
      * freed only once the device has finished with it. If a dependent stage blocks the completion thread, close() waits
@@ -784,6 +786,14 @@ public final class DeviceContext implements AutoCloseable {
 
     private void closeOnce() {
         ClosedResourceException closing = new ClosedResourceException(toString());
+        // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
+        // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
+        defaultStream.handle.dropHeld(closing);
+        for (Object o : owned) {
+            if (o instanceof DeviceStream s) {
+                s.handle.dropHeld(closing);
+            }
+        }
         for (var e : openGates.entrySet()) {
             e.getValue().presetFailure(closing);
             e.getKey().open();
@@ -800,7 +810,7 @@ public final class DeviceContext implements AutoCloseable {
         }
         closed = true; // from here every enqueue is refused (checked under its stream's lock)
         try {
-            defaultStream.closeInternal(false, deadline); // waits for an enqueue in flight on it, then for its work
+            defaultStream.closeInternal(false, deadline, false); // waits for an enqueue in flight on it, then for its work
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
@@ -809,7 +819,7 @@ public final class DeviceContext implements AutoCloseable {
         for (Object o : rest) {
             if (o instanceof DeviceStream s) {
                 try {
-                    s.closeInternal(true, deadline);
+                    s.closeInternal(true, deadline, false);
                 } catch (RuntimeException e) {
                     LOG.log(Level.FINE, "closing " + s + " during close failed", e);
                 }
@@ -823,7 +833,7 @@ public final class DeviceContext implements AutoCloseable {
                     case DeviceFunction f -> f.close();
                     case Allocation a -> {
                         a.closed.set(true);
-                        if (fault == null) {
+                        if (fault == null && foreignUsesFinished(a, deadline)) {
                             handle.free(a.memory);
                         }
                     }
@@ -850,6 +860,22 @@ public final class DeviceContext implements AutoCloseable {
             e.shutdown();
         }
         handle.close();
+    }
+
+    /**
+     * Waits until streams of other contexts (peer copies) have finished with {@code a}, or {@code deadline} passed. An
+     * allocation still in use then is not freed (a leak, logged) rather than freed under the other device's copy.
+     */
+    private boolean foreignUsesFinished(Allocation a, long deadline) {
+        for (DeviceFuture<?> use : a.uses.pendingUses(null)) {
+            DeviceStream s = use.stream();
+            if (s != null && s.context() != this && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
+                    && s.context().fault() == null) {
+                LOG.log(Level.WARNING, this + " closed while " + s + " still used " + a.memory + "; left allocated");
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Waits for {@code s}'s work on the device, then for its futures until {@code deadline}; failures are logged. */

@@ -294,24 +294,30 @@ public final class DeviceStream implements AutoCloseable {
 
     // ---------------------------------------------------------------- copies
 
-    /** Copies all of {@code source} to {@code destination}; both must have the same byte size. */
+    /**
+     * Copies all of {@code source} to {@code destination}; both must have the same element type and count (see
+     * {@link DeviceBuffer#reinterpret} to copy bytes between element types).
+     */
     public DeviceFuture<Void> enqueueCopy(HostBuffer source, DeviceBuffer destination) {
         checkBuffer("source", source);
         checkBuffer("destination", destination);
+        sameElementType(source.dtype(), destination.dtype());
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
         return hostToDevice(source.segment(), source, destination);
     }
 
-    /** Copies all of {@code source} to {@code destination}; both must have the same byte size. */
+    /** Copies all of {@code source} to {@code destination}; both must have the same element type and count. */
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, HostBuffer destination) {
         checkBuffer("source", source);
         checkBuffer("destination", destination);
+        sameElementType(source.dtype(), destination.dtype());
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
         return deviceToHost(source, destination.segment(), destination);
     }
 
     /**
-     * Copies all of {@code source} to {@code destination} (same byte size). If the two belong to different
+     * Copies all of {@code source} to {@code destination} (same element type and count; {@link DeviceBuffer#reinterpret}
+     * one of them to copy bytes between element types). If the two belong to different
      * contexts it is a peer copy; this stream must belong to one of them, and the other context must not
      * be closed. Peer copies between GPUs go directly over NVLink or PCIe where
      * {@link DeviceContext#enablePeerAccess} was called, and through host memory otherwise.
@@ -333,6 +339,7 @@ public final class DeviceStream implements AutoCloseable {
         } else {
             checkPeer("destination", destination);
         }
+        sameElementType(source.dtype(), destination.dtype());
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
         return deviceToDevice(source, destination, source.byteSize());
     }
@@ -485,6 +492,14 @@ public final class DeviceStream implements AutoCloseable {
         }
         throw new InvalidArgumentException(argument, "element type " + buffer.dtype() + " of " + buffer
                 + " does not match the array's element type (one of " + java.util.Arrays.toString(types) + ")");
+    }
+
+    /** Typed copies do not reinterpret: F32 into I32 would be bits, not values. */
+    private static void sameElementType(DType source, DType destination) {
+        if (source != destination) {
+            throw new InvalidArgumentException("destination", "element type " + destination + " does not match the source's "
+                    + source + "; a copy does not convert, so reinterpret() one of the buffers to copy its bytes");
+        }
     }
 
     private void checkPeer(String argument, DeviceBuffer buffer) {
@@ -1058,8 +1073,14 @@ public final class DeviceStream implements AutoCloseable {
     /**
      * Blocks until everything enqueued on this stream so far has finished and its futures have completed.
      *
+     * <p>{@link Thread#interrupt()} ends the wait with a {@link SluiceException} caused by the
+     * {@link InterruptedException}, the flag set again, except during the driver's own wait for the stream, which
+     * cannot be cut short; the work goes on in stream order.
+     *
      * @throws DeviceException if the device faulted
-     * @throws IllegalStateException if called on the completion thread (it would wait for itself)
+     * @throws IllegalStateException if called on a completion thread, or in a host function of this context (either
+     *                               would wait for itself)
+     * @throws SluiceException if interrupted
      */
     public void synchronize() {
         context.refuseBlocking("DeviceStream.synchronize");
@@ -1078,12 +1099,15 @@ public final class DeviceStream implements AutoCloseable {
      * wait short) and its future has completed, or the context stopped. Keeps an interrupt for the caller.
      */
     private void awaitFinished(@Nullable DeviceFuture<?> upTo) {
-        awaitFinished(upTo, Long.MAX_VALUE);
+        awaitFinished(upTo, Long.MAX_VALUE, true);
     }
 
-    /** {@link #awaitFinished(DeviceFuture)} giving up at {@code deadline} ({@link System#nanoTime()}). */
-    private void awaitFinished(@Nullable DeviceFuture<?> upTo, long deadline) {
-        if (upTo != null && core.awaitCompleted(upTo.sequence(), context, deadline)) {
+    /**
+     * {@link #awaitFinished(DeviceFuture)} giving up at {@code deadline} ({@link System#nanoTime()}); {@code interruptible}:
+     * an interrupt ends it with a {@link SluiceException}.
+     */
+    private void awaitFinished(@Nullable DeviceFuture<?> upTo, long deadline, boolean interruptible) {
+        if (upTo != null && core.awaitCompleted(upTo.sequence(), context, deadline, interruptible)) {
             awaitQuietly(upTo); // completed by now, or about to be: its sequence has passed
         }
     }
@@ -1095,7 +1119,7 @@ public final class DeviceStream implements AutoCloseable {
         }
         DeviceFuture<?> upTo = core.last();
         handle.synchronize();
-        awaitFinished(upTo, deadline);
+        awaitFinished(upTo, deadline, false);
     }
 
     static void awaitQuietly(java.util.concurrent.Future<?> f) {
@@ -1130,7 +1154,13 @@ public final class DeviceStream implements AutoCloseable {
      * its context; closing it is a no-op. Idempotent and safe from any thread, except the completion thread, where it
      * would wait for itself.
      *
-     * @throws IllegalStateException if called on the context's completion thread
+     * <p>{@link Thread#interrupt()} ends the wait (work held behind a stage that never completes would make it wait for
+     * ever) with a {@link SluiceException} caused by the {@link InterruptedException}, the flag set again; the stream is
+     * destroyed all the same: work held on the host is dropped, its futures failing with
+     * {@link ClosedResourceException}, and work already on the device finishes, its futures completing as usual.
+     *
+     * @throws IllegalStateException if called on a completion thread or in a host function of this context
+     * @throws SluiceException       if interrupted while waiting
      */
     @Override
     public void close() {
@@ -1138,7 +1168,7 @@ public final class DeviceStream implements AutoCloseable {
             return;
         }
         context.refuseBlocking("DeviceStream.close");
-        closeInternal(true, Long.MAX_VALUE);
+        closeInternal(true, Long.MAX_VALUE, true);
     }
 
     /**
@@ -1146,7 +1176,7 @@ public final class DeviceStream implements AutoCloseable {
      * {@code deadline}, for its futures; then, if {@code destroy}, destroys the backend's stream (the default stream's
      * belongs to the context). Also called by the context's close.
      */
-    void closeInternal(boolean destroy, long deadline) {
+    void closeInternal(boolean destroy, long deadline, boolean interruptible) {
         core.lock();
         try {
             if (closed) {
@@ -1159,7 +1189,7 @@ public final class DeviceStream implements AutoCloseable {
         try {
             if (context.fault() == null) {
                 handle.synchronize();
-                awaitFinished(core.last(), deadline); // its futures too: a caller may read results once close() returns
+                awaitFinished(core.last(), deadline, interruptible); // its futures too: results may be read once close() returns
             }
         } finally {
             context.engine.remove(core);

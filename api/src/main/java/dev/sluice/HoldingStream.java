@@ -618,13 +618,23 @@ final class HoldingStream implements StreamHandle {
         return gate;
     }
 
-    /** Waits until nothing is held, then for the backend's stream. */
+    /**
+     * Waits until nothing is held, then for the backend's stream. An interrupt ends the first wait (work held behind a
+     * stage may wait for ever) with a {@link SluiceException} caused by the {@link InterruptedException}, the interrupt
+     * flag set again; the backend's own wait cannot be cut short.
+     */
     @Override
     public void synchronize() {
         lock.lock();
         try {
             while (holding && !destroyed) {
-                drained.awaitUninterruptibly();
+                try {
+                    drained.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SluiceException(name + ": interrupted while waiting for work held behind a wait for the host;"
+                            + " that work goes on once the wait ends", e);
+                }
             }
         } finally {
             lock.unlock();
@@ -654,13 +664,28 @@ final class HoldingStream implements StreamHandle {
     /** Drops what is still held (the public layer destroys a stream only after waiting for it, or after a fault). */
     @Override
     public void destroy() {
+        drop(new ClosedResourceException(name + " (destroyed before this work was submitted)"), true);
+        device.destroy();
+    }
+
+    /**
+     * Drops the work held on the host without submitting it, for a context that closes while a stage it waits for has
+     * not completed: the held operations never run, and their futures (through their markers) fail with {@code cause}.
+     */
+    void dropHeld(RuntimeException cause) {
+        drop(cause, false);
+    }
+
+    private void drop(RuntimeException cause, boolean destroy) {
         List<Submission> dropped = new ArrayList<>();
         lock.lock();
         try {
-            destroyed = true;
+            if (destroy) {
+                destroyed = true;
+            }
             for (Held step : queue) {
                 if (step instanceof MarkerStep m) {
-                    m.marker.failure = new ClosedResourceException(name + " (destroyed before this work was submitted)");
+                    m.marker.failure = cause;
                     m.marker.real = Marker.DONE;
                     m.marker.markSubmitted();
                     dropped.add(m.marker);
@@ -677,10 +702,9 @@ final class HoldingStream implements StreamHandle {
         } finally {
             lock.unlock();
         }
-        for (Submission s : dropped) {
-            s.wakeWaiters();
+        for (Submission sub : dropped) {
+            sub.wakeWaiters();
         }
-        device.destroy();
     }
 
     @Override

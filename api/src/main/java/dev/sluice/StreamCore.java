@@ -310,12 +310,12 @@ final class StreamCore {
     /**
      * Blocks until the device has finished the operation of sequence {@code seq}, sealing its group first, until the
      * context stops (faults or closes: nothing will complete then), or until {@code deadline} ({@link System#nanoTime()}).
-     * Interrupts are kept for the caller and the wait goes on: the callers (close, synchronize) must not return while the
-     * device still runs.
+     * With {@code interruptible}, an interrupt ends the wait with a {@link SluiceException} caused by the
+     * {@link InterruptedException}, the flag set again; otherwise it is kept for the caller and the wait goes on.
      *
      * @return whether the operation completed
      */
-    boolean awaitCompleted(long seq, DeviceContext context, long deadline) {
+    boolean awaitCompleted(long seq, DeviceContext context, long deadline, boolean interruptible) {
         if (hasCompleted(seq)) {
             return true;
         }
@@ -338,6 +338,11 @@ final class StreamCore {
                 try {
                     done.await(10, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
+                    if (interruptible) {
+                        Thread.currentThread().interrupt();
+                        throw new SluiceException("interrupted while waiting for operation " + seq + " of a stream to finish;"
+                                + " it goes on in stream order", e);
+                    }
                     interrupted = true;
                 }
             }

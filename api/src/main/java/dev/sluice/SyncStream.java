@@ -185,6 +185,11 @@ public final class SyncStream {
      */
     static <T> T awaitInterruptibly(java.util.concurrent.Future<T> future) {
         try {
+            if (Thread.currentThread().isInterrupted()) {
+                // CompletableFuture.get() returns a result already there without looking at the flag: an interrupted
+                // caller must get the exception whether or not the operation was quick
+                throw new InterruptedException();
+            }
             return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package dev.sluice.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -134,6 +135,19 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     void hostSliceBeyondTheBufferIsRejected() {
         HostBuffer h = ctx.allocateHost(DType.I32, 10);
         assertInvalid("count", stream(), () -> h.slice(3, 8), "8", "offset 3", "10");
+    }
+
+    @Test
+    void wholeCopiesBetweenElementTypesOfOneSizeAreRejectedUnlessReinterpreted() {
+        DeviceBuffer f = ctx.allocate(DType.F32, 8);
+        DeviceBuffer i = ctx.allocate(DType.I32, 8);
+        HostBuffer h = ctx.allocateHost(DType.I32, 8);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(f, i), "I32", "F32", "reinterpret");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(h, f), "F32", "I32");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(f, h), "I32", "F32");
+        await(stream().enqueueFill(f, 1.0f));
+        await(stream().enqueueCopy(f.reinterpret(DType.I32), i)); // explicit: the bits of 1.0f
+        assertArrayEquals(filled(8, Float.floatToRawIntBits(1.0f)), readInts(stream(), i));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.ContextOptions;
@@ -110,5 +111,24 @@ public abstract class AbstractPeerTest extends ConformanceBase {
                 throw new AssertionError("element " + i + " was " + got[i] + ": the copy ran before the fill it waited for");
             }
         }
+    }
+
+    @Test
+    void closingAContextWaitsForAPendingPeerCopyOfAnotherContextBeforeFreeingItsMemory() {
+        DeviceContext source = open(1, ContextOptions.defaults()); // closed by the test, while the copy is pending
+        DeviceBuffer onSource = source.allocate(DType.I32, N);
+        await(source.stream().enqueueCopy(pattern(5), onSource));
+        DeviceBuffer here = ctx.allocate(DType.I32, N);
+        DeviceStream s = ctx.createStream();
+        fn(TestKernels.SLOW_FILL);
+        DeviceBuffer busy = ctx.allocate(DType.I32, 1);
+        slowFill(s, busy, 1, java.time.Duration.ofMillis(300)); // the copy waits behind this
+        DeviceFuture<Void> copy = s.enqueueCopy(onSource, here);
+        source.close(); // must not free onSource under the pending copy
+        await(copy);
+        int[] got = new int[N];
+        await(ctx.stream().enqueueCopy(here, got));
+        assertArrayEquals(pattern(5), got, "the peer copy read the closed context's memory before it was freed");
+        assertFalse(ctx.isFaulted());
     }
 }

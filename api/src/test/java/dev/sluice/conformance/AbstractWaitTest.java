@@ -416,4 +416,29 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         await(freed);
         assertArrayEquals(iota(256, 3), out);
     }
+
+    @Test
+    void closingTheContextDropsWorkHeldBehindAStageThatNeverCompleted() {
+        DeviceContext c = open(ContextOptions.defaults());
+        DeviceStream s = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        await(c.stream().enqueueFill(b, 5));
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        DeviceFuture<Void> wait = s.waitFor(never);
+        int[] out = filled(16, -1);
+        DeviceFuture<Void> download = s.enqueueCopy(b, out);
+        AtomicBoolean ran = new AtomicBoolean();
+        DeviceFuture<Void> host = s.enqueueHostFunction(() -> ran.set(true));
+        c.close();
+        assertTrue(wait.isCompletedExceptionally(), "the wait fails with the close");
+        if (c.options().hostWaits() == dev.sluice.HostWaits.HOLD_ON_HOST) {
+            assertTrue(awaitFailure(download) instanceof dev.sluice.ClosedResourceException, download.toString());
+            assertTrue(awaitFailure(host) instanceof dev.sluice.ClosedResourceException, host.toString());
+            assertFalse(ran.get(), "a host function held behind the stage never runs");
+            assertArrayEquals(filled(16, -1), out, "a download held behind the stage never writes the caller's array");
+        } else {
+            // gates on the device: closing opens them, and the work behind them runs; every future still completes
+            assertTrue(download.isDone() && host.isDone());
+        }
+    }
 }
