@@ -45,6 +45,8 @@ public final class DeviceContext implements AutoCloseable {
     private final int id;
     private final ContextOptions options;
     final CompletionEngine engine;
+    /** Event records held on the host by this context's streams ({@link HoldingStream}). */
+    final HoldingStream.HeldRecords heldRecords = new HoldingStream.HeldRecords();
     /** Null unless {@link ContextOptions#tracing()}; read by each stream into a final field of its own. */
     final @Nullable Tracer tracer;
     private final DeviceStream defaultStream;
@@ -788,10 +790,10 @@ public final class DeviceContext implements AutoCloseable {
         ClosedResourceException closing = new ClosedResourceException(toString());
         // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
         // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
-        defaultStream.handle.dropHeld(closing);
+        defaultStream.dropHeld(closing);
         for (Object o : owned) {
             if (o instanceof DeviceStream s) {
-                s.handle.dropHeld(closing);
+                s.dropHeld(closing);
             }
         }
         for (var e : openGates.entrySet()) {

@@ -41,7 +41,7 @@ public final class DeviceEvent implements AutoCloseable {
     /** Whether the work captured by the last record has finished; true if never recorded. Does not block. */
     public boolean query() {
         checkUsableOn(context);
-        return !HoldingStream.recordHeld(handle) && handle.query();
+        return !context.heldRecords.isHeld(handle) && handle.query();
     }
 
     /**
@@ -85,7 +85,7 @@ public final class DeviceEvent implements AutoCloseable {
     /** Waits, interruptibly, until no record of this event is held on the host any more. */
     private void awaitRecordSubmitted() {
         long pause = 1_000;
-        while (HoldingStream.recordHeld(handle)) {
+        while (context.heldRecords.isHeld(handle)) {
             if (Thread.currentThread().isInterrupted()) {
                 InterruptedException cause = new InterruptedException();
                 throw new SluiceException("interrupted while waiting for a held record of " + this
@@ -117,7 +117,7 @@ public final class DeviceEvent implements AutoCloseable {
             if (!e.recorded) {
                 throw new InvalidArgumentException(name, e + " was never recorded");
             }
-            if (HoldingStream.recordHeld(e.handle) || !e.handle.query()) {
+            if (e.context.heldRecords.isHeld(e.handle) || !e.handle.query()) {
                 throw new IllegalStateException(name + " event " + e + " has not completed; synchronize on it first");
             }
         }

@@ -63,7 +63,7 @@ public final class DeviceStream implements AutoCloseable {
         this.isDefault = isDefault;
         this.priority = priority;
         this.index = index;
-        this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString());
+        this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString(), context.heldRecords);
         this.core = context.engine.newStream(this.handle, context.options().effectiveMarkerBatch());
         this.tracer = context.tracer;
     }
@@ -1109,6 +1109,20 @@ public final class DeviceStream implements AutoCloseable {
     private void awaitFinished(@Nullable DeviceFuture<?> upTo, long deadline, boolean interruptible) {
         if (upTo != null && core.awaitCompleted(upTo.sequence(), context, deadline, interruptible)) {
             awaitQuietly(upTo); // completed by now, or about to be: its sequence has passed
+        }
+    }
+
+    /**
+     * For the context's close: drops the work held on the host behind a wait that has not ended, its futures failing
+     * with {@code cause}. The open marker group is sealed first, so that its marker is one of the held ones.
+     */
+    void dropHeld(RuntimeException cause) {
+        core.lock();
+        try {
+            core.sealLocked();
+            handle.dropHeld(cause);
+        } finally {
+            core.unlock();
         }
     }
 

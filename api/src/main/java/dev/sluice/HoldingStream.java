@@ -44,8 +44,29 @@ import org.jspecify.annotations.Nullable;
  */
 final class HoldingStream implements StreamHandle {
 
-    /** Event records that are held: a wait for such an event, or a query of it, must wait for the record. */
-    private static final Map<EventHandle, Submission> HELD_RECORDS = new ConcurrentHashMap<>();
+    /**
+     * The event records of one context that are held on the host: a wait for such an event, or a query of it, must wait
+     * for the record. One per context (events are used on their own context only), shared by its streams.
+     */
+    static final class HeldRecords {
+        private final Map<EventHandle, Submission> records = new ConcurrentHashMap<>();
+
+        /** Whether the last record of {@code event} is still held on the host. */
+        boolean isHeld(EventHandle event) {
+            Submission s = records.get(event);
+            return s != null && !s.isSubmitted();
+        }
+
+        /** Blocks until the last record of {@code event} has reached the device. */
+        void awaitSubmitted(EventHandle event) {
+            Submission s = records.get(event);
+            if (s != null) {
+                s.awaitSubmitted(Long.MAX_VALUE);
+            }
+        }
+    }
+
+    private final HeldRecords heldRecords;
 
     final StreamHandle device;
     private final ContextHandle context;
@@ -62,8 +83,9 @@ final class HoldingStream implements StreamHandle {
     /** Under the lock: the first failure of a held operation since the last held marker was submitted. */
     private @Nullable RuntimeException submitFailure;
 
-    HoldingStream(StreamHandle device, ContextHandle context, HostWaits waits, String name) {
+    HoldingStream(StreamHandle device, ContextHandle context, HostWaits waits, String name, HeldRecords heldRecords) {
         this.device = device;
+        this.heldRecords = heldRecords;
         this.context = context;
         this.holdOnHost = waits == HostWaits.HOLD_ON_HOST;
         this.name = name;
@@ -336,20 +358,6 @@ final class HoldingStream implements StreamHandle {
         }
     }
 
-    /** Whether the last record of {@code event} is still held on the host. */
-    static boolean recordHeld(EventHandle event) {
-        Submission s = HELD_RECORDS.get(event);
-        return s != null && !s.isSubmitted();
-    }
-
-    /** Blocks until the last record of {@code event} has reached the device. */
-    static void awaitRecordSubmitted(EventHandle event) {
-        Submission s = HELD_RECORDS.get(event);
-        if (s != null) {
-            s.awaitSubmitted(Long.MAX_VALUE);
-        }
-    }
-
     // ---------------------------------------------------------------- StreamHandle
 
     @Override
@@ -475,7 +483,7 @@ final class HoldingStream implements StreamHandle {
         }
 
         void settle() {
-            HELD_RECORDS.remove(event, this);
+            stream.heldRecords.records.remove(event, this);
             markSubmitted();
         }
 
@@ -487,7 +495,7 @@ final class HoldingStream implements StreamHandle {
                 }
                 overtaken = true;
             }
-            HELD_RECORDS.remove(event, this);
+            stream.heldRecords.records.remove(event, this);
         }
 
         /** Registers a wait on this record; false if it is on the device already or was overtaken (wait on the event). */
@@ -542,12 +550,12 @@ final class HoldingStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        if (HELD_RECORDS.get(event) instanceof RecordStep earlier && earlier.stream != this) {
+        if (heldRecords.records.get(event) instanceof RecordStep earlier && earlier.stream != this) {
             earlier.overtake();
         }
         if (holding) {
             RecordStep step = new RecordStep(this, event);
-            HELD_RECORDS.put(event, step); // before queueing: the queue may be submitted at once
+            heldRecords.records.put(event, step); // before queueing: the queue may be submitted at once
             if (enqueueIfHolding(step)) {
                 return;
             }
@@ -558,7 +566,7 @@ final class HoldingStream implements StreamHandle {
 
     @Override
     public void waitEvent(EventHandle event) {
-        if (HELD_RECORDS.get(event) instanceof RecordStep record && record.captureWait()) {
+        if (heldRecords.records.get(event) instanceof RecordStep record && record.captureWait()) {
             hold(new AfterSubmission(record, () -> record.enqueueWait(device), record::releaseWait));
             record.wake(this);
             return;

@@ -27,6 +27,8 @@ class HoldingStreamTest {
 
     /** The calls that reached the fake backend stream, by method name. */
     private final List<String> calls = new ArrayList<>();
+    /** The held event records of the test's one "context". */
+    private final HoldingStream.HeldRecords records = new HoldingStream.HeldRecords();
     /** The fake backend's marker: done, but a backend's own, which {@link Marker#DONE} is not (waits skip that one). */
     private final Marker doneMarker = FakeDevices.marker(() -> true);
 
@@ -52,7 +54,7 @@ class HoldingStreamTest {
                     method.getName().equals("hashCode") ? 42 : method.getName().equals("equals") ? proxy == args[0] : null);
 
     private HoldingStream holding(String refused) {
-        return new HoldingStream(device(refused), NO_CONTEXT, HostWaits.HOLD_ON_HOST, "test stream");
+        return new HoldingStream(device(refused), NO_CONTEXT, HostWaits.HOLD_ON_HOST, "test stream", records);
     }
 
     @Test
@@ -98,12 +100,12 @@ class HoldingStreamTest {
         HoldingStream s = holding("");
         s.enqueueHostGate(); // never opened
         s.record(EVENT);
-        assertTrue(HoldingStream.recordHeld(EVENT), "the event's record is held");
+        assertTrue(records.isHeld(EVENT), "the event's record is held");
         HoldingStream.HeldMarker m = (HoldingStream.HeldMarker) s.recordMarker();
         s.destroy();
         assertTrue(m.isSubmitted(), "nobody waits for it forever");
         assertInstanceOf(ClosedResourceException.class, m.failure());
-        assertFalse(HoldingStream.recordHeld(EVENT), "queries of the event no longer wait for the dropped record");
+        assertFalse(records.isHeld(EVENT), "queries of the event no longer wait for the dropped record");
         assertEquals(List.of("destroy"), calls, "nothing held reached the backend");
     }
 
@@ -156,7 +158,7 @@ class HoldingStreamTest {
                     log.add(stream + ":" + method.getName() + "(" + arg + ")");
                     return method.getName().equals("recordMarker") ? doneMarker : null;
                 });
-        return new HoldingStream(device, eventContext, HostWaits.HOLD_ON_HOST, stream);
+        return new HoldingStream(device, eventContext, HostWaits.HOLD_ON_HOST, stream, records);
     }
 
     @Test
@@ -166,7 +168,7 @@ class HoldingStreamTest {
         HostGate gate = a.enqueueHostGate();
         a.record(EVENT); // held
         b.record(EVENT); // later by call: the event's last record
-        assertFalse(HoldingStream.recordHeld(EVENT), "queries of the event see b's record, which is on the device");
+        assertFalse(records.isHeld(EVENT), "queries of the event see b's record, which is on the device");
         gate.open();
         assertEquals(List.of("b:record(E)"), log, "a's earlier record does not move the event past b's");
     }
@@ -194,10 +196,10 @@ class HoldingStreamTest {
         HostGate gate = a.enqueueHostGate();
         a.record(EVENT);
         c.waitEvent(EVENT);
-        assertTrue(HoldingStream.recordHeld(EVENT));
+        assertTrue(records.isHeld(EVENT));
         gate.open();
         assertEquals(List.of("a:record(E)", "a:record(S1)", "c:waitEvent(S1)", "destroy(S1)"), log);
-        assertFalse(HoldingStream.recordHeld(EVENT));
+        assertFalse(records.isHeld(EVENT));
         c.waitEvent(EVENT); // the record is on the device now: a plain wait on the event
         assertEquals("c:waitEvent(E)", log.get(log.size() - 1));
     }

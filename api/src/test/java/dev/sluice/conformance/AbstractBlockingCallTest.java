@@ -177,4 +177,35 @@ public abstract class AbstractBlockingCallTest extends ConformanceBase {
         }
         e.synchronize();
     }
+
+    @Test
+    void joinAndGetOfAPendingFutureAreRefusedOnTheCompletionThread() {
+        DeviceStream slow = closeLater(ctx.createStream());
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        slow.waitFor(gate);
+        DeviceFuture<Void> pending = slow.enqueueMarker(); // completes only after the gate, which the test opens last
+        Throwable join = onCompletionThread(thread -> pending.join());
+        Throwable get = onCompletionThread(thread -> {
+            try {
+                pending.get();
+            } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+                throw new AssertionError(e);
+            }
+        });
+        gate.complete(null);
+        assertRefused(join, "join() of a pending future on the completion thread");
+        assertRefused(get, "get() of a pending future on the completion thread");
+        await(pending);
+    }
+
+    @Test
+    void closingStreamsAndTheContextIsRefusedWhereItWouldWaitForItself() {
+        DeviceStream other = ctx.createStream();
+        assertRefused(onCompletionThread(thread -> other.close()), "DeviceStream.close() on the completion thread");
+        assertRefused(inHostFunction(thread -> other.close()), "DeviceStream.close() in a host function");
+        assertRefused(inHostFunction(thread -> ctx.close()), "DeviceContext.close() in a host function");
+        assertRefused(onCompletionThread(thread -> ctx.synchronize()), "DeviceContext.synchronize() on the completion thread");
+        assertTrue(!other.isClosed() && !ctx.isClosed());
+        other.close();
+    }
 }
