@@ -9,12 +9,9 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,8 +48,8 @@ public final class DeviceContext implements AutoCloseable {
     final @Nullable Tracer tracer;
     private final DeviceStream defaultStream;
     private final LaunchLimits limits;
-    private final Set<Object> owned = ConcurrentHashMap.newKeySet();
-    private final Map<HostGate, DeviceFuture<?>> openGates = new ConcurrentHashMap<>();
+    /** Streams, events, functions and memory this context owns, and its gates waiting for stages. */
+    private final ContextResources resources;
     private final AtomicInteger streamCount = new AtomicInteger();
     private volatile @Nullable ExecutorService hostExecutor;
     private volatile @Nullable Throwable fault;
@@ -72,6 +69,7 @@ public final class DeviceContext implements AutoCloseable {
         this.id = id;
         this.handle = handle;
         this.options = options;
+        this.resources = new ContextResources(this, handle);
         this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + api.id() + ":" + id + "]") : null;
         this.engine = new CompletionEngine(this, options, api.id() + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
@@ -373,7 +371,7 @@ public final class DeviceContext implements AutoCloseable {
         }
         StreamHandle h = handle.createStream(options);
         DeviceStream s = new DeviceStream(this, h, false, options.priority(), streamCount.incrementAndGet());
-        owned.add(s);
+        resources.add(s);
         return s;
     }
 
@@ -386,7 +384,7 @@ public final class DeviceContext implements AutoCloseable {
             throw new InvalidArgumentException("flags", "INTERPROCESS events cannot have TIMING");
         }
         DeviceEvent e = new DeviceEvent(this, handle.createEvent(set), set);
-        owned.add(e);
+        resources.add(e);
         return e;
     }
 
@@ -417,7 +415,7 @@ public final class DeviceContext implements AutoCloseable {
         checkUsable();
         HostMemory m = handle.allocateHost(bytes);
         HostAllocation a = new HostAllocation(this, m);
-        owned.add(a);
+        resources.add(a);
         return new HostBuffer(a, type, m.segment(), count, true);
     }
 
@@ -445,7 +443,7 @@ public final class DeviceContext implements AutoCloseable {
         checkUsable();
         HostMemory m = handle.registerHost(segment);
         HostAllocation a = new HostAllocation(this, m);
-        owned.add(a);
+        resources.add(a);
         return new HostBuffer(a, type, m.segment(), segment.byteSize() / type.byteSize(), true);
     }
 
@@ -491,7 +489,7 @@ public final class DeviceContext implements AutoCloseable {
         Checks.notNull("kernel", kernel);
         checkUsable();
         DeviceFunction f = new DeviceFunction(this, kernel, handle.load(kernel));
-        owned.add(f);
+        resources.add(f);
         return f;
     }
 
@@ -518,8 +516,8 @@ public final class DeviceContext implements AutoCloseable {
         checkUsable();
         handle.synchronize();
         defaultStream.synchronize();
-        for (Object o : owned) {
-            if (o instanceof DeviceStream s && !s.isClosed()) {
+        for (DeviceStream s : resources.streams()) {
+            if (!s.isClosed()) {
                 s.synchronize();
             }
         }
@@ -680,15 +678,15 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     void track(Allocation a) {
-        owned.add(a);
+        resources.add(a);
     }
 
     void untrack(Allocation a) {
-        owned.remove(a);
+        resources.remove(a);
     }
 
     void forget(Object o) {
-        owned.remove(o);
+        resources.remove(o);
     }
 
     /**
@@ -716,28 +714,17 @@ public final class DeviceContext implements AutoCloseable {
         }
     }
 
-    /**
-     * Frees closed host memory once the device has finished every copy using it (by the streams' completed sequences,
-     * whatever became of the copies' futures); if the context faults first, {@link #close()} frees it.
-     */
+    /** Frees closed host memory once the device has finished every copy using it; see {@link ContextResources#release}. */
     void release(HostAllocation a) {
-        a.uses.whenAllFinished(() -> {
-            if (owned.remove(a) && !closed) {
-                try {
-                    handle.freeHost(a.memory);
-                } catch (RuntimeException ex) {
-                    LOG.log(Level.WARNING, "freeing host memory failed", ex);
-                }
-            }
-        });
+        resources.release(a);
     }
 
     void trackGate(HostGate gate, DeviceFuture<?> future) {
-        openGates.put(gate, future);
+        resources.trackGate(gate, future);
     }
 
     void untrackGate(HostGate gate) {
-        openGates.remove(gate);
+        resources.untrackGate(gate);
     }
 
     public boolean isClosed() {
@@ -790,24 +777,17 @@ public final class DeviceContext implements AutoCloseable {
         ClosedResourceException closing = new ClosedResourceException(toString());
         // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
         // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
+        List<DeviceStream> streams = resources.streams();
         defaultStream.dropHeld(closing);
-        for (Object o : owned) {
-            if (o instanceof DeviceStream s) {
-                s.dropHeld(closing);
-            }
+        for (DeviceStream s : streams) {
+            s.dropHeld(closing);
         }
-        for (var e : openGates.entrySet()) {
-            e.getValue().presetFailure(closing);
-            e.getKey().open();
-        }
-        openGates.clear();
+        resources.openGates(closing);
         long deadline = System.nanoTime() + CLOSE_FUTURES_NANOS;
         if (fault == null) {
             drainForClose(defaultStream, deadline);
-            for (Object o : owned) {
-                if (o instanceof DeviceStream s) {
-                    drainForClose(s, deadline);
-                }
+            for (DeviceStream s : streams) {
+                drainForClose(s, deadline);
             }
         }
         closed = true; // from here every enqueue is refused (checked under its stream's lock)
@@ -816,39 +796,7 @@ public final class DeviceContext implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
-        List<Object> rest = new ArrayList<>(owned);
-        owned.clear();
-        for (Object o : rest) {
-            if (o instanceof DeviceStream s) {
-                try {
-                    s.closeInternal(true, deadline, false);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.FINE, "closing " + s + " during close failed", e);
-                }
-            }
-        }
-        for (Object o : rest) {
-            try {
-                switch (o) {
-                    case DeviceStream s -> { }
-                    case DeviceEvent ev -> ev.close();
-                    case DeviceFunction f -> f.close();
-                    case Allocation a -> {
-                        a.closed.set(true);
-                        if (fault == null && foreignUsesFinished(a, deadline)) {
-                            handle.free(a.memory);
-                        }
-                    }
-                    case HostAllocation h -> {
-                        h.closed.set(true);
-                        handle.freeHost(h.memory);
-                    }
-                    default -> { }
-                }
-            } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "releasing " + o + " during close failed", e);
-            }
-        }
+        resources.releaseAll(fault != null, deadline);
         engine.stop(closing);
         if (tracer != null) {
             try {
@@ -862,22 +810,6 @@ public final class DeviceContext implements AutoCloseable {
             e.shutdown();
         }
         handle.close();
-    }
-
-    /**
-     * Waits until streams of other contexts (peer copies) have finished with {@code a}, or {@code deadline} passed. An
-     * allocation still in use then is not freed (a leak, logged) rather than freed under the other device's copy.
-     */
-    private boolean foreignUsesFinished(Allocation a, long deadline) {
-        for (DeviceFuture<?> use : a.uses.pendingUses(null)) {
-            DeviceStream s = use.stream();
-            if (s != null && s.context() != this && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
-                    && s.context().fault() == null) {
-                LOG.log(Level.WARNING, this + " closed while " + s + " still used " + a.memory + "; left allocated");
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Waits for {@code s}'s work on the device, then for its futures until {@code deadline}; failures are logged. */

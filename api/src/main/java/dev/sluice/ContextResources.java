@@ -1,0 +1,142 @@
+package dev.sluice;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.HostGate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What a {@link DeviceContext} owns and must release when it closes: its streams, events, functions, device and host
+ * allocations, and the host gates still waiting for a stage. Thread-safe; the context decides when things are released,
+ * this class how.
+ */
+final class ContextResources {
+
+    private static final Logger LOG = Logger.getLogger(ContextResources.class.getName());
+
+    private final DeviceContext context;
+    private final ContextHandle handle;
+    private final Set<Object> owned = ConcurrentHashMap.newKeySet();
+    private final Map<HostGate, DeviceFuture<?>> openGates = new ConcurrentHashMap<>();
+
+    ContextResources(DeviceContext context, ContextHandle handle) {
+        this.context = context;
+        this.handle = handle;
+    }
+
+    void add(Object o) {
+        owned.add(o);
+    }
+
+    /** Forgets {@code o}: released elsewhere. Whether it was still owned. */
+    boolean remove(Object o) {
+        return owned.remove(o);
+    }
+
+    /** The streams the context created, still open. */
+    List<DeviceStream> streams() {
+        List<DeviceStream> out = new ArrayList<>();
+        for (Object o : owned) {
+            if (o instanceof DeviceStream s) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** A host gate waiting for a stage, with the future of its wait: failed and opened if the context closes first. */
+    void trackGate(HostGate gate, DeviceFuture<?> future) {
+        openGates.put(gate, future);
+    }
+
+    void untrackGate(HostGate gate) {
+        openGates.remove(gate);
+    }
+
+    /** Fails the waits still pending on stages with {@code cause} and opens their gates. */
+    void openGates(RuntimeException cause) {
+        for (var e : openGates.entrySet()) {
+            e.getValue().presetFailure(cause);
+            e.getKey().open();
+        }
+        openGates.clear();
+    }
+
+    /**
+     * Frees closed host memory once the device has finished every copy using it (by the streams' completed sequences,
+     * whatever became of the copies' futures); if the context faults first, its close frees it.
+     */
+    void release(HostAllocation a) {
+        a.uses.whenAllFinished(() -> {
+            if (owned.remove(a) && !context.isClosed()) {
+                try {
+                    handle.freeHost(a.memory);
+                } catch (RuntimeException ex) {
+                    LOG.log(Level.WARNING, "freeing host memory failed", ex);
+                }
+            }
+        });
+    }
+
+    /**
+     * Releases everything still owned, for the context's close, after its streams have drained: closes the streams
+     * (waiting for their futures until {@code deadline}), events and functions, and frees the memory, device memory only
+     * where the device did not fault and once other contexts' peer copies have finished with it.
+     */
+    void releaseAll(boolean faulted, long deadline) {
+        List<Object> rest = new ArrayList<>(owned);
+        owned.clear();
+        for (Object o : rest) {
+            if (o instanceof DeviceStream s) {
+                try {
+                    s.closeInternal(true, deadline, false);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.FINE, "closing " + s + " during close failed", e);
+                }
+            }
+        }
+        for (Object o : rest) {
+            try {
+                switch (o) {
+                    case DeviceStream s -> { }
+                    case DeviceEvent ev -> ev.close();
+                    case DeviceFunction f -> f.close();
+                    case Allocation a -> {
+                        a.closed.set(true);
+                        if (!faulted && foreignUsesFinished(a, deadline)) {
+                            handle.free(a.memory);
+                        }
+                    }
+                    case HostAllocation h -> {
+                        h.closed.set(true);
+                        handle.freeHost(h.memory);
+                    }
+                    default -> { }
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "releasing " + o + " during close failed", e);
+            }
+        }
+    }
+
+    /**
+     * Waits until streams of other contexts (peer copies) have finished with {@code a}, or {@code deadline} passed. An
+     * allocation still in use then is not freed (a leak, logged) rather than freed under the other device's copy.
+     */
+    private boolean foreignUsesFinished(Allocation a, long deadline) {
+        for (DeviceFuture<?> use : a.uses.pendingUses(null)) {
+            DeviceStream s = use.stream();
+            if (s != null && s.context() != context && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
+                    && s.context().fault() == null) {
+                LOG.log(Level.WARNING, context + " closed while " + s + " still used " + a.memory + "; left allocated");
+                return false;
+            }
+        }
+        return true;
+    }
+}
