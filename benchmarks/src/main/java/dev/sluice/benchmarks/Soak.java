@@ -242,8 +242,10 @@ public final class Soak {
             double seconds = (System.nanoTime() - start) / 1e9;
             stop.set(true);
             boolean stopped = stopAll(threads);
-            for (SoakWorker w : workers) {
-                w.close();
+            if (stopped) { // a hung worker may still be using its buffers: the context's close frees them
+                for (SoakWorker w : workers) {
+                    w.close();
+                }
             }
             // which threads came and went: a pool that grows on demand is not a leak, a thread per stream would be
             String threadChange = "threads since the baseline: started " + minus(lastThreads, baselineThreads) + ", ended "
