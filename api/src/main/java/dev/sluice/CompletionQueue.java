@@ -21,7 +21,11 @@ final class CompletionQueue {
         t.setNext(f); // release: publishes f's fields to the completion thread
     }
 
-    /** The oldest future, or null. Any thread. */
+    /**
+     * The oldest future, or null. Exact on the completion thread. On another thread it may return null for a queue that
+     * is not empty, if the completion thread takes a future meanwhile: {@code mark()}'s "is the stream idle?" tolerates
+     * that (the operation then gets a marker of its own); nothing else may rely on it off the completion thread.
+     */
     @Nullable DeviceFuture<?> peek() {
         return head.next();
     }
