@@ -103,14 +103,15 @@ final class CompletionEngine {
         LockSupport.unpark(thread);
     }
 
-    /** Stops the thread after failing whatever is still pending with {@code cause}. */
-    void stop(Throwable cause) {
+    /** Stops the thread after failing whatever is still pending with {@code cause}; waits at most {@code joinNanos} for it. */
+    void stop(Throwable cause, long joinNanos) {
         failAll(cause);
         stopping = true;
         LockSupport.unpark(thread);
         if (!isCompletionThread()) {
             try {
-                thread.join(10_000);
+                // a dependent stage stuck on the thread must not keep the caller: the thread fails the rest once it is free
+                thread.join(java.time.Duration.ofNanos(Math.max(1_000_000L, joinNanos)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

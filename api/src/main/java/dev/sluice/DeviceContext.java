@@ -61,8 +61,9 @@ public final class DeviceContext implements AutoCloseable {
     /**
      * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
      * stuck on the completion thread must not keep close() from returning. After it, the futures still pending fail.
+     * 10 s; {@code -Dsluice.close.futuresMillis}, read when the context opens, a knob for tests.
      */
-    private static final long CLOSE_FUTURES_NANOS = Long.getLong("sluice.close.futuresMillis", 10_000L) * 1_000_000L;
+    private final long closeFuturesNanos = Long.getLong("sluice.close.futuresMillis", 10_000L) * 1_000_000L;
 
     private DeviceContext(Api api, int id, ContextHandle handle, ContextOptions options) {
         this.api = api;
@@ -783,7 +784,7 @@ public final class DeviceContext implements AutoCloseable {
             s.dropHeld(closing);
         }
         resources.openGates(closing);
-        long deadline = System.nanoTime() + CLOSE_FUTURES_NANOS;
+        long deadline = System.nanoTime() + closeFuturesNanos;
         if (fault == null) {
             drainForClose(defaultStream, deadline);
             for (DeviceStream s : streams) {
@@ -797,7 +798,7 @@ public final class DeviceContext implements AutoCloseable {
             LOG.log(Level.FINE, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
         resources.releaseAll(fault != null, deadline);
-        engine.stop(closing);
+        engine.stop(closing, deadline - System.nanoTime());
         if (tracer != null) {
             try {
                 tracer.close();

@@ -208,4 +208,28 @@ public abstract class AbstractBlockingCallTest extends ConformanceBase {
         assertTrue(!other.isClosed() && !ctx.isClosed());
         other.close();
     }
+
+    @Test
+    void closingAStreamHeldBehindAStageThatNeverCompletesEndsOnInterrupt() throws Exception {
+        DeviceStream s = ctx.createStream();
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        s.waitFor(never);
+        DeviceFuture<Void> held = s.enqueueMarker();
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread closer = Thread.ofPlatform().start(() -> {
+            try {
+                s.close();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        Thread.sleep(100); // let close() start waiting
+        closer.interrupt();
+        Throwable t = outcome(outcome);
+        assertInstanceOf(SluiceException.class, t, "an interrupted close() ends with an exception, not " + t);
+        assertInstanceOf(InterruptedException.class, t.getCause());
+        assertTrue(s.isClosed(), "the stream is closed to new work all the same");
+        assertInstanceOf(dev.sluice.ClosedResourceException.class, awaitFailure(held), "its held work is dropped");
+    }
 }

@@ -174,6 +174,19 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
     }
 
     @Test
+    void closingAStreamWaitsForTheFuturesOfItsWorkSoResultsCanBeReadAtOnce() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer b = ctx.allocate(DType.I32, 32);
+        await(ctx.stream().enqueueFill(b, 6));
+        int[] out = new int[32];
+        slowFill(s, ctx.allocate(DType.I32, 1), 1, Duration.ofMillis(200)); // the download waits behind it
+        DeviceFuture<Void> download = s.enqueueCopy(b, out);
+        s.close();
+        assertTrue(download.isDone(), "close() returned before the download's future completed");
+        assertArrayEquals(filled(32, 6), out, "the result can be read as soon as close() returns");
+    }
+
+    @Test
     void closingAContextWaitsForItsWork() {
         DeviceContext other = open(dev.sluice.ContextOptions.defaults());
         DeviceBuffer b = other.allocate(DType.I32, 32);
