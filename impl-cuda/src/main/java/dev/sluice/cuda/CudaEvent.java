@@ -1,5 +1,6 @@
 package dev.sluice.cuda;
 
+import dev.sluice.spi.support.Lifetime;
 import dev.sluice.spi.EventHandle;
 import jcuda.driver.CUevent;
 import jcuda.driver.JCudaDriver;

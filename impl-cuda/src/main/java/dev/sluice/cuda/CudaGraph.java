@@ -1,5 +1,6 @@
 package dev.sluice.cuda;
 
+import dev.sluice.spi.support.Lifetime;
 import dev.sluice.spi.GraphHandle;
 import dev.sluice.spi.StreamHandle;
 import jcuda.driver.CUgraphExec;

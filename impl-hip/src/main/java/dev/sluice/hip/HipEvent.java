@@ -1,5 +1,6 @@
 package dev.sluice.hip;
 
+import dev.sluice.spi.support.Lifetime;
 import dev.sluice.ClosedResourceException;
 import dev.sluice.spi.EventHandle;
 

@@ -1,4 +1,4 @@
-package dev.sluice.hip;
+package dev.sluice.spi.support;
 
 import dev.sluice.ClosedResourceException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,8 +10,10 @@ import java.util.logging.Logger;
  * word counts the calls using it and says whether it is closed. {@link #close()} destroys it exactly once, however
  * many threads call it, and never under a call that is still using it: the last of those destroys it as it leaves.
  * A call that starts after {@link #close()} throws {@link ClosedResourceException} before touching the driver.
+ *
+ * <p>For backend authors: the CUDA and HIP backends guard their events and graphs with it.
  */
-final class Lifetime {
+public final class Lifetime {
 
     private static final Logger LOG = Logger.getLogger(Lifetime.class.getName());
     private static final long CLOSED = 1;
@@ -21,14 +23,17 @@ final class Lifetime {
     private final Object owner;
     private final Runnable destroy;
 
-    /** @param owner named in exceptions; @param destroy frees the native object, run once */
-    Lifetime(Object owner, Runnable destroy) {
+    /**
+     * @param owner   the object guarded, named in exceptions
+     * @param destroy frees the native object; run once
+     */
+    public Lifetime(Object owner, Runnable destroy) {
         this.owner = owner;
         this.destroy = destroy;
     }
 
     /** Marks a call as using the object; pair it with {@link #exit()} in a {@code finally}. */
-    void enter() {
+    public void enter() {
         while (true) {
             long s = state.get();
             if ((s & CLOSED) != 0) {
@@ -41,7 +46,7 @@ final class Lifetime {
     }
 
     /** Ends a call that {@link #enter()} admitted; the last call out after {@link #close()} destroys the object. */
-    void exit() {
+    public void exit() {
         if (state.addAndGet(-USER) == CLOSED) {
             try {
                 destroy.run();
@@ -56,7 +61,7 @@ final class Lifetime {
      *
      * @return whether this call closed it (false if it was closed already)
      */
-    boolean close() {
+    public boolean close() {
         while (true) {
             long s = state.get();
             if ((s & CLOSED) != 0) {
@@ -71,7 +76,8 @@ final class Lifetime {
         }
     }
 
-    boolean isClosed() {
+    /** Whether {@link #close()} was called (the object may still be destroyed when its last call leaves). */
+    public boolean isClosed() {
         return (state.get() & CLOSED) != 0;
     }
 }
