@@ -1197,6 +1197,7 @@ public final class DeviceStream implements AutoCloseable {
                 return;
             }
             closed = true;
+            core.sealLocked(); // the last group's marker, recorded now: the backend's stream may be gone before it is idle
         } finally {
             core.unlock();
         }

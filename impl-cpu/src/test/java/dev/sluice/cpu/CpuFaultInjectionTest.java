@@ -14,6 +14,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceOutOfMemoryException;
 import dev.sluice.DeviceStream;
 import dev.sluice.Dim;
@@ -151,9 +152,20 @@ class CpuFaultInjectionTest {
         DeviceContext bystander = open();
         DeviceBuffer sums = faulting.allocate(DType.I64, 8);
         // More failing launches than the block pool has threads: a block left waiting would take a pool thread each.
+        // Streams and kernel first: once the first launch has faulted the context, it refuses every later call.
+        int n = 2 * Runtime.getRuntime().availableProcessors() + 2;
+        DeviceFunction kernel = faulting.compile(THROW_BEFORE_BARRIER);
+        List<DeviceStream> streams = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            streams.add(faulting.createStream());
+        }
         List<DeviceFuture<Void>> launches = new ArrayList<>();
-        for (int i = 0; i < 2 * Runtime.getRuntime().availableProcessors() + 2; i++) {
-            launches.add(faulting.createStream().enqueueLaunch(faulting.compile(THROW_BEFORE_BARRIER), blocks(8), sums));
+        for (DeviceStream s : streams) {
+            try {
+                launches.add(s.enqueueLaunch(kernel, blocks(8), sums));
+            } catch (DeviceException refused) {
+                break; // the context faulted already: the launches made so far are the ones that must not hang
+            }
         }
         assertKernelFault(awaitFailure(launches.get(0)), IllegalStateException.class);
         assertTrue(faulting.isFaulted());
