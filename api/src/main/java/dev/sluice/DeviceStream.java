@@ -29,8 +29,10 @@ import org.jspecify.annotations.Nullable;
  * before everything enqueued after it. Calls from several threads are serialised; each call's position is
  * its future's {@link DeviceFuture#sequence()}.
  * <li><b>Completion thread:</b> the future completes on the context's completion thread, in stream order,
- * once the device has finished the operation (see {@link DeviceFuture}).
- * <li><b>Cancellation:</b> cancelling the future does not stop or undo the operation.
+ * after the device has finished the operation: at once for an operation enqueued on an idle stream, and otherwise
+ * at the latest when the last operation of its marker group has (see {@link DeviceFuture}, "When it completes").
+ * <li><b>Cancellation:</b> cancelling the future does not stop or undo the operation, and frees nothing early:
+ * memory it uses stays allocated until the device has finished it.
  * <li><b>Resources:</b> buffers and host memory used by the operation stay allocated until it has
  * finished, even if closed before; Java arrays, {@link ByteBuffer}s and {@link MemorySegment}s passed in
  * must not be changed (sources) or read (destinations) until the future completes.
