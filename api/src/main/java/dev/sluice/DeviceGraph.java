@@ -4,8 +4,10 @@ import dev.sluice.spi.GraphHandle;
 
 /**
  * Work captured from a stream with {@link DeviceStream#capture}, replayable many times at the cost of one
- * launch (CUDA graphs). The buffers and functions the captured work used must stay open while the graph
- * may be launched. {@link #close()} destroys it. Thread-safe: launches and {@link #close()} may be called from any
+ * launch (CUDA graphs). Each replay uses the buffers the captured work used as an enqueue would: closing one of them
+ * frees it only after the replays already enqueued, and a later replay is refused with
+ * {@link ClosedResourceException}. The functions it launches must stay open while it may be launched.
+ * {@link #close()} destroys it. Thread-safe: launches and {@link #close()} may be called from any
  * thread, at the same time as each other.
  */
 public final class DeviceGraph implements AutoCloseable {
@@ -14,9 +16,13 @@ public final class DeviceGraph implements AutoCloseable {
     final GraphHandle handle;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
-    DeviceGraph(DeviceContext context, GraphHandle handle) {
+    /** The memory the captured work uses: each replay claims it and notes its use, so it is not freed under a replay. */
+    final java.util.List<DeviceStream.CapturedUse> uses;
+
+    DeviceGraph(DeviceContext context, GraphHandle handle, java.util.List<DeviceStream.CapturedUse> uses) {
         this.context = context;
         this.handle = handle;
+        this.uses = uses;
     }
 
     /**
@@ -26,8 +32,8 @@ public final class DeviceGraph implements AutoCloseable {
      * replay has finished, and cancelling the future does not stop the replay. The graph may be closed while replays
      * are pending: they still run. Never blocks.
      *
-     * @throws ClosedResourceException if the graph, the stream or the context is closed (a launch racing with
-     *                                 {@link #close()} either is enqueued, or throws this)
+     * @throws ClosedResourceException if the graph, the stream, the context or a buffer the captured work uses is closed
+     *                                 (a launch racing with {@link #close()} either is enqueued, or throws this)
      */
     public DeviceFuture<Void> enqueueLaunch(DeviceStream stream) {
         Checks.notNull("stream", stream);

@@ -534,9 +534,9 @@ public final class DeviceStream implements AutoCloseable {
                 unclaim(sourceBuffer);
                 throw e;
             }
-            destination.allocation.uses.noteUse(core, f);
+            used(destination, f);
             if (sourceBuffer != null) {
-                sourceBuffer.allocation.uses.noteUse(core, f);
+                used(sourceBuffer, f);
             }
             return f;
         } finally {
@@ -564,6 +564,28 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /** Memory a graph's captured work uses: a replay claims it and notes its use, as an enqueue does. */
+    record CapturedUse(UseTracker uses, java.util.concurrent.atomic.AtomicBoolean closed, Object what) {
+    }
+
+    /** Under the lock, while capturing: the memory the captured work uses, for the graph's replays. */
+    private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
+
+    /** Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim. Under the lock. */
+    private void used(DeviceBuffer buffer, DeviceFuture<?> f) {
+        buffer.allocation.uses.noteUse(core, f);
+        if (captured != null) {
+            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed, buffer));
+        }
+    }
+
+    private void used(HostBuffer buffer, DeviceFuture<?> f) {
+        buffer.allocation.uses.noteUse(core, f);
+        if (captured != null) {
+            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed, buffer));
+        }
+    }
+
     private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer) {
         begin();
         try {
@@ -583,9 +605,9 @@ public final class DeviceStream implements AutoCloseable {
                 unclaim(destinationBuffer);
                 throw e;
             }
-            source.allocation.uses.noteUse(core, f);
+            used(source, f);
             if (destinationBuffer != null) {
-                destinationBuffer.allocation.uses.noteUse(core, f);
+                used(destinationBuffer, f);
             }
             return f;
         } finally {
@@ -611,8 +633,8 @@ public final class DeviceStream implements AutoCloseable {
                 destination.allocation.uses.unclaim();
                 throw e;
             }
-            source.allocation.uses.noteUse(core, f);
-            destination.allocation.uses.noteUse(core, f);
+            used(source, f);
+            used(destination, f);
             return f;
         } finally {
             end();
@@ -654,7 +676,7 @@ public final class DeviceStream implements AutoCloseable {
                 destination.allocation.uses.unclaim();
                 throw e;
             }
-            destination.allocation.uses.noteUse(core, f);
+            used(destination, f);
             return f;
         } finally {
             end();
@@ -678,7 +700,7 @@ public final class DeviceStream implements AutoCloseable {
                 destination.allocation.uses.unclaim();
                 throw e;
             }
-            destination.allocation.uses.noteUse(core, f);
+            used(destination, f);
             return f;
         } finally {
             end();
@@ -743,7 +765,7 @@ public final class DeviceStream implements AutoCloseable {
             }
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
-                    b.allocation.uses.noteUse(core, f);
+                    used(b, f);
                 }
             }
             return f;
@@ -1003,6 +1025,7 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // a marker recorded during capture would be captured into the graph
             handle.beginCapture();
             capturing = true;
+            captured = new java.util.LinkedHashMap<>();
         } finally {
             end();
         }
@@ -1013,9 +1036,12 @@ public final class DeviceStream implements AutoCloseable {
             failure = e;
         }
         dev.sluice.spi.GraphHandle graph;
+        List<CapturedUse> uses;
         core.lock();
         try {
             capturing = false;
+            uses = List.copyOf(captured.values());
+            captured = null;
             graph = handle.endCapture();
         } finally {
             core.unlock();
@@ -1024,15 +1050,38 @@ public final class DeviceStream implements AutoCloseable {
             graph.destroy();
             throw failure;
         }
-        return new DeviceGraph(context, graph);
+        return new DeviceGraph(context, graph, uses);
     }
 
     /** Launches {@code graph} here; used by {@link DeviceGraph#enqueueLaunch}. */
     DeviceFuture<Void> launchGraph(DeviceGraph graph) {
         begin();
         try {
-            handle.launchGraph(graph.handle);
-            return mark(null, TraceSpan.GRAPH);
+            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
+            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
+            List<CapturedUse> uses = graph.uses;
+            int claimed = 0;
+            DeviceFuture<Void> f;
+            try {
+                for (CapturedUse u : uses) {
+                    if (!u.uses().claimIfOpen(u.closed())) {
+                        throw new ClosedResourceException(u.what() + ", which " + graph + " uses (close the graph before the"
+                                + " memory its work captured)");
+                    }
+                    claimed++;
+                }
+                handle.launchGraph(graph.handle);
+                f = mark(null, TraceSpan.GRAPH);
+            } catch (RuntimeException e) {
+                for (int i = 0; i < claimed; i++) {
+                    uses.get(i).uses().unclaim();
+                }
+                throw e;
+            }
+            for (CapturedUse u : uses) {
+                u.uses().noteUse(core, f);
+            }
+            return f;
         } finally {
             end();
         }

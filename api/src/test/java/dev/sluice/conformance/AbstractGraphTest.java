@@ -1,6 +1,7 @@
 package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +12,7 @@ import dev.sluice.ClosedResourceException;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceGraph;
@@ -120,5 +122,29 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         assertTrue(e.argument().equals("stream"));
         g.close();
         assertRejected(ClosedResourceException.class, s, () -> g.enqueueLaunch(s), "closed");
+    }
+
+    @Test
+    void aBufferClosedWhileAReplayIsPendingIsFreedOnlyAfterItAndLaterReplaysAreRefused() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer src = intBuffer(ctx, filled(1 << 16, 4));
+        DeviceBuffer dst = intBuffer(ctx, filled(1 << 16, 0));
+        DeviceFunction copy = fn(TestKernels.COPY_I32);
+        DeviceGraph g = captureOrSkip(s, c -> c.enqueueLaunch(copy, LaunchConfig.forElements(1 << 16), src, dst, (long) (1 << 16)));
+        fn(TestKernels.SLOW_FILL);
+        slowFill(s, ctx.allocate(DType.I32, 1), 1, java.time.Duration.ofMillis(300)); // the replay waits behind this
+        DeviceFuture<Void> replay = g.enqueueLaunch(s);
+        src.close(); // must wait for the replay, which reads it
+        List<DeviceBuffer> reuse = new ArrayList<>();
+        for (int k = 0; k < 4; k++) { // memory freed early would come back here and be overwritten
+            DeviceBuffer b = ctx.stream().enqueueAllocate(DType.I32, 1 << 16);
+            ctx.stream().enqueueFill(b, 9);
+            reuse.add(b);
+        }
+        await(replay);
+        assertArrayEquals(filled(1 << 16, 4), readInts(s, dst), "the replay read src as it was");
+        assertFalse(ctx.isFaulted());
+        assertThrows(dev.sluice.ClosedResourceException.class, () -> g.enqueueLaunch(s), "a replay after src was closed");
+        reuse.forEach(DeviceBuffer::close);
     }
 }
