@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * What a {@link DeviceContext} owns and must release when it closes: its streams, events, functions, device and host
@@ -17,7 +15,7 @@ import java.util.logging.Logger;
  */
 final class ContextResources {
 
-    private static final Logger LOG = Logger.getLogger(ContextResources.class.getName());
+    private static final System.Logger LOG = System.getLogger(ContextResources.class.getName());
 
     private final DeviceContext context;
     private final ContextHandle handle;
@@ -77,7 +75,7 @@ final class ContextResources {
                 try {
                     handle.freeHost(a.memory);
                 } catch (RuntimeException ex) {
-                    LOG.log(Level.WARNING, "freeing host memory failed", ex);
+                    LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
                 }
             }
         });
@@ -96,7 +94,7 @@ final class ContextResources {
                 try {
                     s.closeInternal(true, deadline, false);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.FINE, "closing " + s + " during close failed", e);
+                    LOG.log(System.Logger.Level.DEBUG, "closing " + s + " during close failed", e);
                 }
             }
         }
@@ -119,7 +117,7 @@ final class ContextResources {
                     default -> { }
                 }
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "releasing " + o + " during close failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "releasing " + o + " during close failed", e);
             }
         }
     }
@@ -133,7 +131,7 @@ final class ContextResources {
             DeviceStream s = use.stream();
             if (s != null && s.context() != context && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
                     && s.context().fault() == null) {
-                LOG.log(Level.WARNING, context + " closed while " + s + " still used " + a.memory + "; left allocated");
+                LOG.log(System.Logger.Level.WARNING, context + " closed while " + s + " still used " + a.memory + "; left allocated");
                 return false;
             }
         }

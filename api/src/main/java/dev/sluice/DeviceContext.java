@@ -15,8 +15,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceContext implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(DeviceContext.class.getName());
+    private static final System.Logger LOG = System.getLogger(DeviceContext.class.getName());
     private static final AtomicInteger CONTEXTS = new AtomicInteger();
 
     final ContextHandle handle;
@@ -619,7 +617,7 @@ public final class DeviceContext implements AutoCloseable {
     void faulted(Throwable cause) {
         if (fault == null) {
             fault = cause;
-            LOG.log(Level.WARNING, this + " faulted: " + cause.getMessage());
+            LOG.log(System.Logger.Level.WARNING, this + " faulted: " + cause.getMessage());
         }
     }
 
@@ -707,11 +705,11 @@ public final class DeviceContext implements AutoCloseable {
                 try {
                     defaultStream.freeInOrder(a); // the home stream closed meanwhile
                 } catch (SluiceException again) {
-                    LOG.log(Level.FINE, "free of " + a.memory + " left to the context's close", again);
+                    LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", again);
                 }
             }
         } catch (SluiceException e) {
-            LOG.log(Level.FINE, "free of " + a.memory + " left to the context's close", e);
+            LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", e);
         }
     }
 
@@ -795,7 +793,7 @@ public final class DeviceContext implements AutoCloseable {
         try {
             defaultStream.closeInternal(false, deadline, false); // waits for an enqueue in flight on it, then for its work
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "closing the default stream during close failed", e); // a fault the engine has not seen yet
+            LOG.log(System.Logger.Level.DEBUG, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
         resources.releaseAll(fault != null, deadline);
         engine.stop(closing, deadline - System.nanoTime());
@@ -803,7 +801,7 @@ public final class DeviceContext implements AutoCloseable {
             try {
                 tracer.close();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "closing the tracer failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "closing the tracer failed", e);
             }
         }
         ExecutorService e = hostExecutor;
@@ -818,7 +816,7 @@ public final class DeviceContext implements AutoCloseable {
         try {
             s.drain(deadline);
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "synchronize of " + s + " during close failed", e);
+            LOG.log(System.Logger.Level.DEBUG, "synchronize of " + s + " during close failed", e);
         }
     }
 

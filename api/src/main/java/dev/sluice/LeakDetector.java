@@ -5,8 +5,6 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +33,7 @@ final class LeakDetector {
 
     static final Mode MODE = mode(System.getProperty("sluice.leakDetection", "sampled"));
 
-    private static final Logger LOG = Logger.getLogger("dev.sluice.leaks");
+    private static final System.Logger LOG = System.getLogger("dev.sluice.leaks");
     private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("sluice-leaks").factory());
     private static final AtomicLong ALLOCATIONS = new AtomicLong();
     private static final AtomicLong LEAKS = new AtomicLong();
@@ -47,7 +45,7 @@ final class LeakDetector {
         try {
             return Mode.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            LOG.warning("sluice.leakDetection=" + value + " is not one of off, sampled, paranoid; using sampled");
+            LOG.log(System.Logger.Level.WARNING, "sluice.leakDetection=" + value + " is not one of off, sampled, paranoid; using sampled");
             return Mode.SAMPLED;
         }
     }
@@ -84,12 +82,12 @@ final class LeakDetector {
             if (MODE != Mode.OFF) {
                 String message = "LEAK: " + what.get() + " became unreachable without close(); freed by the leak detector."
                         + (site == null ? " Run with -Dsluice.leakDetection=paranoid to see where it was allocated." : "");
-                LOG.log(Level.WARNING, message, site);
+                LOG.log(System.Logger.Level.WARNING, message, site);
             }
             try {
                 release.run();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "freeing a leaked resource failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "freeing a leaked resource failed", e);
             }
         }
     }

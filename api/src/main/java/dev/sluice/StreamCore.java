@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class StreamCore {
 
-    private static final Logger LOG = Logger.getLogger(StreamCore.class.getName());
+    private static final System.Logger LOG = System.getLogger(StreamCore.class.getName());
 
     /** {@link #advance()} completed at least one future. */
     static final int PROGRESS = 1;
@@ -221,7 +219,7 @@ final class StreamCore {
         try {
             handle.synchronize();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "synchronize after a refused marker failed", e);
+            LOG.log(System.Logger.Level.DEBUG, "synchronize after a refused marker failed", e);
         }
         return Marker.DONE;
     }
@@ -301,7 +299,7 @@ final class StreamCore {
                 try {
                     r.run();
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "internal completion action failed", e);
+                    LOG.log(System.Logger.Level.WARNING, "internal completion action failed", e);
                 }
             }
         }
@@ -440,7 +438,7 @@ final class StreamCore {
         } catch (Throwable t) {
             // CompletableFuture confines exceptions of dependent stages to those stages; anything that escapes here is a
             // bug in a stage's executor and must not stop the completion thread.
-            LOG.log(Level.WARNING, "dependent stage of " + f + " threw", t);
+            LOG.log(System.Logger.Level.WARNING, "dependent stage of " + f + " threw", t);
         }
     }
 
@@ -461,7 +459,7 @@ final class StreamCore {
             try {
                 head.fail(cause);
             } catch (Throwable t) {
-                LOG.log(Level.WARNING, "dependent stage of " + head + " threw", t);
+                LOG.log(System.Logger.Level.WARNING, "dependent stage of " + head + " threw", t);
             }
         }
     }

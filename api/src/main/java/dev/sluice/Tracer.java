@@ -14,8 +14,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +33,7 @@ final class Tracer {
     private static final long EPOCH_NANOS = 1_000_000_000L;
     private static final int DEAD = Integer.MIN_VALUE;
     private static final Set<EventFlag> TIMING = EnumSet.of(EventFlag.TIMING);
-    private static final Logger LOG = Logger.getLogger(Tracer.class.getName());
+    private static final System.Logger LOG = System.getLogger(Tracer.class.getName());
     private static final boolean JFR = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
     /** A pooled timing event and the epoch it was last recorded in. */
@@ -233,7 +231,7 @@ final class Tracer {
                 }
                 finish(p);
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
+                LOG.log(System.Logger.Level.DEBUG, "span of " + p.kind + " on " + p.stream + " dropped", e);
             }
             if (!late.isEmpty()) {
                 resolveLate();
@@ -253,7 +251,7 @@ final class Tracer {
                 }
             } catch (RuntimeException e) {
                 late.remove(p);
-                LOG.log(Level.FINE, "span of " + p.kind + " on " + p.stream + " dropped", e);
+                LOG.log(System.Logger.Level.DEBUG, "span of " + p.kind + " on " + p.stream + " dropped", e);
             }
         }
     }
@@ -322,7 +320,7 @@ final class Tracer {
         try {
             clock.destroy();
         } catch (RuntimeException ex) {
-            LOG.log(Level.FINE, "destroying the trace clock stream failed", ex);
+            LOG.log(System.Logger.Level.DEBUG, "destroying the trace clock stream failed", ex);
         }
     }
 
@@ -330,7 +328,7 @@ final class Tracer {
         try {
             event.destroy();
         } catch (RuntimeException ex) {
-            LOG.log(Level.FINE, "destroying a trace event failed", ex);
+            LOG.log(System.Logger.Level.DEBUG, "destroying a trace event failed", ex);
         }
     }
 }

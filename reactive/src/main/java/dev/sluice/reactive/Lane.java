@@ -13,8 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Lane {
 
-    private static final Logger LOG = Logger.getLogger(Lane.class.getName());
+    private static final System.Logger LOG = System.getLogger(Lane.class.getName());
 
     static final int FREE = 0;
     static final int IN_FLIGHT = 1;
@@ -458,7 +456,7 @@ public final class Lane {
             try {
                 stream.close();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "closing " + stream + " failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "closing " + stream + " failed", e);
             }
             m.lanesClosed.increment();
             pipeline.laneGone();

@@ -2,8 +2,6 @@ package dev.sluice.spi.support;
 
 import dev.sluice.ClosedResourceException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The life of one native object that several threads may use and destroy at once (an event, a graph): one atomic
@@ -15,7 +13,7 @@ import java.util.logging.Logger;
  */
 public final class Lifetime {
 
-    private static final Logger LOG = Logger.getLogger(Lifetime.class.getName());
+    private static final System.Logger LOG = System.getLogger(Lifetime.class.getName());
     private static final long CLOSED = 1;
     private static final long USER = 2;
 
@@ -51,7 +49,7 @@ public final class Lifetime {
             try {
                 destroy.run();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "destroying " + owner + " failed", e);
+                LOG.log(System.Logger.Level.DEBUG, "destroying " + owner + " failed", e);
             }
         }
     }
