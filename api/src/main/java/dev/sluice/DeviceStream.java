@@ -297,30 +297,72 @@ public final class DeviceStream implements AutoCloseable {
     // ---------------------------------------------------------------- copies
 
     /**
-     * Copies all of {@code source} to {@code destination}; both must have the same element type and count (see
+     * Copies all of {@code source} to {@code destination}. The host side is a {@link HostBuffer} (pinned: the device
+     * reads it directly), a Java array (of an element type matching the buffer's: see {@link HostData}) or untyped bytes
+     * (a {@link ByteBuffer} or {@link MemorySegment}, staged through pinned memory); make one with
+     * {@link HostData#of(float[])} and its siblings, a range of an array with {@link HostData#of(float[], int, int)}, of a
+     * host buffer with {@link HostBuffer#slice}, of the device buffer with {@link DeviceBuffer#slice}. The two sides must
+     * have the same byte size; a host buffer must also have the device buffer's element type (see
      * {@link DeviceBuffer#reinterpret} to copy bytes between element types).
+     *
+     * <p>Ordering, completion thread, cancellation and errors as in the class comment. <b>Resources:</b> a host buffer
+     * stays allocated, and an array, buffer or segment reachable, until the device has read it; do not change it until
+     * the future has completed.
+     *
+     * @throws InvalidArgumentException naming {@code source} or {@code destination}: null, of another context, of another
+     *                                  element type, of another size, or a segment of a confined or closed arena
+     * @throws ClosedResourceException  if either buffer is closed
      */
-    public DeviceFuture<Void> enqueueCopy(HostBuffer source, DeviceBuffer destination) {
-        checkBuffer("source", source);
+    public DeviceFuture<Void> enqueueCopy(HostData source, DeviceBuffer destination) {
+        if (source instanceof HostBuffer host) {
+            checkBuffer("source", host);
+            checkBuffer("destination", destination);
+            sameElementType(host.dtype(), destination.dtype());
+            Checks.sameSize("destination", host.byteSize(), destination.byteSize());
+            return hostToDevice(host.segment(), host, destination);
+        }
+        HostSegment memory = (HostSegment) Checks.notNull("source", source);
+        if (memory.isUntyped()) {
+            Checks.notConfined("source", memory.segment);
+        }
         checkBuffer("destination", destination);
-        sameElementType(source.dtype(), destination.dtype());
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return hostToDevice(source.segment(), source, destination);
+        memory.checkElementType("destination", destination);
+        Checks.sameSize("destination", memory.byteSize(), destination.byteSize());
+        return hostToDevice(memory.segment, null, destination);
     }
 
-    /** Copies all of {@code source} to {@code destination}; both must have the same element type and count. */
-    public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, HostBuffer destination) {
+    /**
+     * Copies all of {@code source} into {@code destination}: the reverse of {@link #enqueueCopy(HostData, DeviceBuffer)},
+     * with the same checks, and a read-only {@code ByteBuffer} or segment refused as the destination. Host code may read
+     * the destination once the future has completed.
+     *
+     * @throws InvalidArgumentException naming {@code source} or {@code destination}, as for the other direction, or for a
+     *                                  read-only destination
+     * @throws ClosedResourceException  if either buffer is closed
+     */
+    public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, HostData destination) {
+        if (destination instanceof HostBuffer host) {
+            checkBuffer("source", source);
+            checkBuffer("destination", host);
+            sameElementType(source.dtype(), host.dtype());
+            Checks.sameSize("destination", source.byteSize(), host.byteSize());
+            return deviceToHost(source, host.segment(), host);
+        }
+        HostSegment memory = (HostSegment) Checks.notNull("destination", destination);
         checkBuffer("source", source);
-        checkBuffer("destination", destination);
-        sameElementType(source.dtype(), destination.dtype());
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return deviceToHost(source, destination.segment(), destination);
+        memory.checkWritable();
+        if (memory.isUntyped()) {
+            Checks.notConfined("destination", memory.segment);
+        }
+        memory.checkElementType("source", source);
+        Checks.sameSize("destination", source.byteSize(), memory.byteSize());
+        return deviceToHost(source, memory.segment, null);
     }
 
     /**
      * Copies all of {@code source} to {@code destination} (same element type and count; {@link DeviceBuffer#reinterpret}
-     * one of them to copy bytes between element types). If the two belong to different
-     * contexts it is a peer copy; this stream must belong to one of them, and the other context must not
+     * one of them to copy bytes between element types, {@link DeviceBuffer#slice} either for a range). If the two belong
+     * to different contexts it is a peer copy; this stream must belong to one of them, and the other context must not
      * be closed. Peer copies between GPUs go directly over NVLink or PCIe where
      * {@link DeviceContext#enablePeerAccess} was called, and through host memory otherwise.
      */
@@ -346,7 +388,14 @@ public final class DeviceStream implements AutoCloseable {
         return deviceToDevice(source, destination, source.byteSize());
     }
 
-    /** Copies {@code count} elements from element {@code sourceOffset} of {@code source} to element {@code destinationOffset} of {@code destination}. */
+    // The per-type overloads below came before HostData; each delegates to one of the three methods above.
+
+    /**
+     * Copies {@code count} elements from element {@code sourceOffset} of {@code source} to element {@code destinationOffset} of {@code destination}.
+     *
+     * @deprecated use {@code enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(HostBuffer source, long sourceOffset, DeviceBuffer destination, long destinationOffset,
             long count) {
         checkBuffer("source", source);
@@ -357,7 +406,12 @@ public final class DeviceStream implements AutoCloseable {
         return enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count));
     }
 
-    /** Copies {@code count} elements between element ranges of the two buffers. */
+    /**
+     * Copies {@code count} elements between element ranges of the two buffers.
+     *
+     * @deprecated use {@code enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, long sourceOffset, HostBuffer destination, long destinationOffset,
             long count) {
         checkBuffer("source", source);
@@ -368,7 +422,12 @@ public final class DeviceStream implements AutoCloseable {
         return enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count));
     }
 
-    /** Copies {@code count} elements between element ranges of the two device buffers (any contexts, see above). */
+    /**
+     * Copies {@code count} elements between element ranges of the two device buffers (any contexts, see above).
+     *
+     * @deprecated use {@code enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, long sourceOffset, DeviceBuffer destination, long destinationOffset,
             long count) {
         Checks.notNull("source", source);
@@ -379,121 +438,164 @@ public final class DeviceStream implements AutoCloseable {
         return enqueueCopy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count));
     }
 
-    /** Copies the bytes of {@code source} (pageable or heap memory) to {@code destination}; sizes must match. */
+    /**
+     * Copies the bytes of {@code source} (pageable or heap memory) to {@code destination}; sizes must match.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(MemorySegment source, DeviceBuffer destination) {
-        Checks.notNull("source", source);
-        Checks.notConfined("source", source);
-        checkBuffer("destination", destination);
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return hostToDevice(source, null, destination);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
-    /** Copies {@code source} into the bytes of {@code destination}; sizes must match. */
+    /**
+     * Copies {@code source} into the bytes of {@code destination}; sizes must match.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, MemorySegment destination) {
-        checkBuffer("source", source);
-        Checks.notNull("destination", destination);
-        if (destination.isReadOnly()) {
-            throw new InvalidArgumentException("destination", "segment is read-only");
-        }
-        Checks.notConfined("destination", destination);
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return deviceToHost(source, destination, null);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies the remaining bytes of {@code source} (position to limit; the position is not moved). */
+    /**
+     * Copies the remaining bytes of {@code source} (position to limit; the position is not moved).
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(ByteBuffer source, DeviceBuffer destination) {
-        Checks.notNull("source", source);
-        return enqueueCopy(MemorySegment.ofBuffer(source), destination);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
-    /** Copies into the remaining bytes of {@code destination} (position to limit; the position is not moved). */
+    /**
+     * Copies into the remaining bytes of {@code destination} (position to limit; the position is not moved).
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, ByteBuffer destination) {
-        Checks.notNull("destination", destination);
-        if (destination.isReadOnly()) {
-            throw new InvalidArgumentException("destination", "buffer is read-only");
-        }
-        return enqueueCopy(source, MemorySegment.ofBuffer(destination));
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies a {@code float[]} to an F32 buffer of the same length. */
+    /**
+     * Copies a {@code float[]} to an F32 buffer of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(float[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination, DType.F32);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
-    /** Copies an F32 buffer to a {@code float[]} of the same length. */
+    /**
+     * Copies an F32 buffer to a {@code float[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, float[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)), DType.F32);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies a {@code double[]} to an F64 buffer of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(double[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination, DType.F64);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies an F64 buffer to a {@code double[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, double[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)), DType.F64);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies an {@code int[]} to an I32 or U32 buffer of the same length. */
+    /**
+     * Copies an {@code int[]} to an I32 or U32 buffer of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(int[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination, DType.I32, DType.U32);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies an I32 or U32 buffer to an {@code int[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, int[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)), DType.I32, DType.U32);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies a {@code long[]} to an I64 or U64 buffer of the same length. */
+    /**
+     * Copies a {@code long[]} to an I64 or U64 buffer of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(long[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination, DType.I64, DType.U64);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies an I64 or U64 buffer to a {@code long[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, long[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)), DType.I64, DType.U64);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies a {@code short[]} to an I16, U16, F16 or BF16 buffer (raw bits) of the same length. */
+    /**
+     * Copies a {@code short[]} to an I16, U16, F16 or BF16 buffer (raw bits) of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(short[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination,
-                DType.I16, DType.U16, DType.F16, DType.BF16);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies an I16, U16, F16 or BF16 buffer (raw bits) to a {@code short[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, short[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)),
-                DType.I16, DType.U16, DType.F16, DType.BF16);
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
-    /** Copies a {@code byte[]} to an I8, U8 or BOOL buffer of the same length. */
+    /**
+     * Copies a {@code byte[]} to an I8, U8 or BOOL buffer of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(byte[] source, DeviceBuffer destination) {
-        return arrayToDevice(MemorySegment.ofArray(Checks.notNull("source", source)), destination, DType.I8, DType.U8, DType.BOOL);
+        return enqueueCopy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies an I8, U8 or BOOL buffer to a {@code byte[]} of the same length.
+     *
+     * @deprecated use {@code enqueueCopy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public DeviceFuture<Void> enqueueCopy(DeviceBuffer source, byte[] destination) {
-        return deviceToArray(source, MemorySegment.ofArray(Checks.notNull("destination", destination)),
-                DType.I8, DType.U8, DType.BOOL);
-    }
-
-    private DeviceFuture<Void> arrayToDevice(MemorySegment source, DeviceBuffer destination, DType... types) {
-        checkBuffer("destination", destination);
-        checkArrayType("destination", destination, types);
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return hostToDevice(source, null, destination);
-    }
-
-    private DeviceFuture<Void> deviceToArray(DeviceBuffer source, MemorySegment destination, DType... types) {
-        checkBuffer("source", source);
-        checkArrayType("source", source, types);
-        Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return deviceToHost(source, destination, null);
-    }
-
-    private static void checkArrayType(String argument, DeviceBuffer buffer, DType... types) {
-        for (DType t : types) {
-            if (t == buffer.dtype()) {
-                return;
-            }
-        }
-        throw new InvalidArgumentException(argument, "element type " + buffer.dtype() + " of " + buffer
-                + " does not match the array's element type (one of " + java.util.Arrays.toString(types) + ")");
+        return enqueueCopy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
     /** Typed copies do not reinterpret: F32 into I32 would be bits, not values. */

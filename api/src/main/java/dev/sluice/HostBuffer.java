@@ -10,13 +10,15 @@ import java.util.StringJoiner;
  * {@link #segment()} and the typed accessors. Made by {@link DeviceContext#allocateHost},
  * {@link DeviceContext#registerHost} (existing memory pinned in place) or {@link DeviceBuffer#mapToHost()}.
  *
- * <p>Host code must not touch the range of a copy until the copy's future has completed.
+ * <p>A host buffer is the {@link HostData} of copies itself: {@code stream.enqueueCopy(hostBuffer, deviceBuffer)}
+ * copies all of it, {@code stream.enqueueCopy(hostBuffer.slice(offset, count), deviceBuffer)} a range. Host code must
+ * not touch the range of a copy until the copy's future has completed.
  *
  * <p><b>Resources:</b> {@link #close()} frees (or unregisters) the memory once every copy already
  * enqueued on it has finished; a buffer from {@code mapToHost} first copies its contents back to the
  * device buffer and waits for that. Slices own nothing; their {@code close()} does nothing.
  */
-public final class HostBuffer implements AutoCloseable {
+public final class HostBuffer implements HostData, AutoCloseable {
 
     final HostAllocation allocation;
     private final DType type;
@@ -44,6 +46,7 @@ public final class HostBuffer implements AutoCloseable {
         return count;
     }
 
+    @Override
     public long byteSize() {
         return segment.byteSize();
     }

@@ -37,99 +37,194 @@ public final class SyncStream {
         return awaitHere(blocking().enqueueAllocate(type, count).ready());
     }
 
-    public void copy(HostBuffer source, DeviceBuffer destination) {
+    /**
+     * Copies all of {@code source} to {@code destination} and waits until it is there: {@link DeviceStream#enqueueCopy(HostData,
+     * DeviceBuffer)}, with its checks. {@code source} may be changed again once this returns.
+     */
+    public void copy(HostData source, DeviceBuffer destination) {
         awaitHere(blocking().enqueueCopy(source, destination));
     }
 
-    public void copy(DeviceBuffer source, HostBuffer destination) {
+    /**
+     * Copies all of {@code source} into {@code destination} and waits until it is there, ready to read:
+     * {@link DeviceStream#enqueueCopy(DeviceBuffer, HostData)}, with its checks.
+     */
+    public void copy(DeviceBuffer source, HostData destination) {
         awaitHere(blocking().enqueueCopy(source, destination));
     }
 
+    /** Copies device to device, or between contexts of one backend, and waits: {@link DeviceStream#enqueueCopy(DeviceBuffer, DeviceBuffer)}. */
     public void copy(DeviceBuffer source, DeviceBuffer destination) {
         awaitHere(blocking().enqueueCopy(source, destination));
     }
 
+    // The per-type overloads below came before HostData; each delegates to one of the three methods above.
+
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(MemorySegment source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, MemorySegment destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(float[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, float[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(double[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, double[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(int[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, int[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(long[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, long[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(short[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, short[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
+    /**
+     * Copies {@code source} to {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(byte[] source, DeviceBuffer destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(HostData.of(Checks.notNull("source", source)), destination);
     }
 
+    /**
+     * Copies {@code source} into {@code destination} and waits.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void copy(DeviceBuffer source, byte[] destination) {
-        awaitHere(blocking().enqueueCopy(source, destination));
+        copy(source, HostData.of(Checks.notNull("destination", destination)));
     }
 
     /** Reads a whole F32 buffer into a new array. */
     public float[] toFloatArray(DeviceBuffer source) {
         float[] out = new float[Math.toIntExact(source.count())];
-        copy(source, out);
+        copy(source, HostData.of(out));
         return out;
     }
 
     /** Reads a whole F64 buffer into a new array. */
     public double[] toDoubleArray(DeviceBuffer source) {
         double[] out = new double[Math.toIntExact(source.count())];
-        copy(source, out);
+        copy(source, HostData.of(out));
         return out;
     }
 
     /** Reads a whole I32/U32 buffer into a new array. */
     public int[] toIntArray(DeviceBuffer source) {
         int[] out = new int[Math.toIntExact(source.count())];
-        copy(source, out);
+        copy(source, HostData.of(out));
         return out;
     }
 
     /** Reads a whole I64/U64 buffer into a new array. */
     public long[] toLongArray(DeviceBuffer source) {
         long[] out = new long[Math.toIntExact(source.count())];
-        copy(source, out);
+        copy(source, HostData.of(out));
         return out;
     }
 

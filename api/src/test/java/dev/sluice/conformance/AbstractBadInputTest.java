@@ -19,6 +19,7 @@ import dev.sluice.DeviceStream;
 import dev.sluice.Dim;
 import dev.sluice.EventFlag;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
 import dev.sluice.Limit;
@@ -154,35 +155,35 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     void rangeCopyBeyondTheDestinationIsRejected() {
         HostBuffer h = ctx.allocateHost(DType.I32, 10);
         DeviceBuffer d = ctx.allocate(DType.I32, 10);
-        assertInvalid("count", stream(), () -> stream().enqueueCopy(h, 0, d, 8, 5), "destination", "offset 8", "5", "10");
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(h.slice(0, 5), d.slice(8, 5)), "destination", "offset 8", "5", "10");
     }
 
     @Test
     void rangeCopyBeyondTheSourceIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 10);
         HostBuffer h = ctx.allocateHost(DType.I32, 10);
-        assertInvalid("count", stream(), () -> stream().enqueueCopy(d, 7, h, 0, 4), "source", "offset 7", "4", "10");
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(d.slice(7, 4), h.slice(0, 4)), "source", "offset 7", "4", "10");
     }
 
     @Test
     void deviceRangeCopyBeyondEitherBufferIsRejected() {
         DeviceBuffer a = ctx.allocate(DType.I32, 10);
         DeviceBuffer b = ctx.allocate(DType.I32, 4);
-        assertInvalid("count", stream(), () -> stream().enqueueCopy(a, 0, b, 1, 4), "destination", "offset 1", "4");
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(a.slice(0, 4), b.slice(1, 4)), "destination", "offset 1", "4");
     }
 
     @Test
     void rangeCopyAtANegativeOffsetIsRejected() {
         HostBuffer h = ctx.allocateHost(DType.I32, 10);
         DeviceBuffer d = ctx.allocate(DType.I32, 10);
-        assertInvalid("sourceOffset", stream(), () -> stream().enqueueCopy(h, -1, d, 0, 2), "-1");
+        assertInvalid("sourceOffset", stream(), () -> stream().enqueueCopy(h.slice(-1, 2), d.slice(0, 2)), "-1");
     }
 
     @Test
     void rangeCopyOfZeroElementsIsRejected() {
         HostBuffer h = ctx.allocateHost(DType.I32, 10);
         DeviceBuffer d = ctx.allocate(DType.I32, 10);
-        assertInvalid("count", stream(), () -> stream().enqueueCopy(h, 0, d, 0, 0), "0");
+        assertInvalid("count", stream(), () -> stream().enqueueCopy(h.slice(0, 0), d.slice(0, 0)), "0");
     }
 
     // ---------------------------------------------------------------- sizes that do not match
@@ -204,14 +205,14 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     @Test
     void arrayCopyOfADifferentLengthIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 12);
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(new int[10], d), "40 bytes", "48 bytes");
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, new int[13]), "48 bytes", "52 bytes");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(HostData.of(new int[10]), d), "40 bytes", "48 bytes");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, HostData.of(new int[13])), "48 bytes", "52 bytes");
     }
 
     @Test
     void segmentCopyOfADifferentSizeIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.F64, 4);
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(MemorySegment.ofArray(new byte[31]), d), "31 bytes",
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(HostData.of(MemorySegment.ofArray(new byte[31])), d), "31 bytes",
                 "32 bytes");
     }
 
@@ -220,20 +221,20 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     @Test
     void arrayCopyToABufferOfAnotherElementTypeIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 4);
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(new float[4], d), "I32", "F32");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(HostData.of(new float[4]), d), "I32", "F32");
     }
 
     @Test
     void arrayCopyFromABufferOfAnotherElementTypeIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.F64, 4);
-        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, new long[4]), "F64", "I64");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, HostData.of(new long[4])), "F64", "I64");
     }
 
     @Test
     void rangeCopyBetweenElementTypesIsRejected() {
         HostBuffer h = ctx.allocateHost(DType.F32, 4);
         DeviceBuffer d = ctx.allocate(DType.I32, 4);
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(h, 0, d, 0, 4), "I32", "F32");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(h.slice(0, 4), d.slice(0, 4)), "I32", "F32");
     }
 
     // ---------------------------------------------------------------- another context
@@ -248,7 +249,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     @Test
     void deviceBufferOfAnotherContextIsRejectedForHostCopies() {
         DeviceBuffer d = otherContext().allocate(DType.I32, 4);
-        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, new int[4]), "another context");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(d, HostData.of(new int[4])), "another context");
         assertInvalid("destination", stream(), () -> stream().enqueueFill(d, 1), "another context");
     }
 
@@ -318,7 +319,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
         DeviceBuffer b = ctx.allocate(DType.I32, 16);
         b.close();
         assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueFill(b, 1), "destination", "closed");
-        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy(b, new int[16]), "source", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy(b, HostData.of(new int[16])), "source", "closed");
         assertRejected(ClosedResourceException.class, stream(), () -> b.slice(0, 1), "closed");
         assertRejected(ClosedResourceException.class, stream(), b::mapToHost, "closed");
     }
@@ -523,8 +524,8 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     void readOnlyDestinationsAreRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 4);
         ByteBuffer ro = ByteBuffer.allocate(16).asReadOnlyBuffer();
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, ro), "read-only");
-        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, MemorySegment.ofArray(new int[4]).asReadOnly()),
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, HostData.of(ro)), "read-only");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, HostData.of(MemorySegment.ofArray(new int[4]).asReadOnly())),
                 "read-only");
     }
 
@@ -533,8 +534,8 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
         DeviceBuffer d = ctx.allocate(DType.I32, 4);
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             MemorySegment confined = arena.allocate(16);
-            assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, confined), "confined", "Arena.ofShared()");
-            assertInvalid("source", stream(), () -> stream().enqueueCopy(confined, d), "confined", "Arena.ofShared()");
+            assertInvalid("destination", stream(), () -> stream().enqueueCopy(d, HostData.of(confined)), "confined", "Arena.ofShared()");
+            assertInvalid("source", stream(), () -> stream().enqueueCopy(HostData.of(confined), d), "confined", "Arena.ofShared()");
             assertInvalid("segment", stream(), () -> ctx.registerHost(confined, DType.I32), "confined", "Arena.ofShared()");
         }
     }
@@ -557,7 +558,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     @Test
     void nullArgumentsAreRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 4);
-        assertInvalid("source", stream(), () -> stream().enqueueCopy((int[]) null, d), "null");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy(HostData.of((int[]) null), d), "null");
         assertInvalid("event", stream(), () -> stream().waitFor((DeviceEvent) null), "null");
         assertInvalid("value", stream(), () -> stream().enqueueFill(d, null), "null");
     }

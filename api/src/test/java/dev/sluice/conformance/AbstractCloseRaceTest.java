@@ -18,6 +18,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceGraph;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import java.util.ArrayList;
@@ -259,7 +260,7 @@ public abstract class AbstractCloseRaceTest extends ConformanceBase {
                 switch (k.getAndIncrement() % 3) {
                     case 0 -> track(s.enqueueFill(b, 7));
                     case 1 -> track(ctx.stream().enqueueCopy(b, sync));
-                    default -> track(s.enqueueCopy(new int[4096], b));
+                    default -> track(s.enqueueCopy(HostData.of(new int[4096]), b));
                 }
             });
             race(sync, () -> track(s.enqueueFill(sync, 3)));
@@ -338,7 +339,7 @@ public abstract class AbstractCloseRaceTest extends ConformanceBase {
             race(c, () -> {
                 switch (k.getAndIncrement() % 4) {
                     case 0 -> track(s.enqueueFill(b, 5));
-                    case 1 -> track(c.stream().enqueueCopy(new int[4096], b));
+                    case 1 -> track(c.stream().enqueueCopy(HostData.of(new int[4096]), b));
                     case 2 -> track(s.enqueueRecord(e));
                     default -> c.allocate(DType.I32, 256).close();
                 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,9 +30,9 @@ public abstract class AbstractClosedHostMemoryTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         DeviceBuffer b = ctx.allocate(DType.I32, 16);
         MemorySegment closed = closedSegment();
-        assertInvalid("source", s, () -> s.enqueueCopy(closed, b), "closed");
-        assertInvalid("destination", s, () -> s.enqueueCopy(b, closed), "closed");
-        assertInvalid("source", s, () -> s.sync().copy(closed, b), "closed");
+        assertInvalid("source", s, () -> s.enqueueCopy(HostData.of(closed), b), "closed");
+        assertInvalid("destination", s, () -> s.enqueueCopy(b, HostData.of(closed)), "closed");
+        assertInvalid("source", s, () -> s.sync().copy(HostData.of(closed), b), "closed");
         assertFalse(ctx.isFaulted());
     }
 
@@ -42,8 +43,8 @@ public abstract class AbstractClosedHostMemoryTest extends ConformanceBase {
         Arena arena = Arena.ofShared();
         ByteBuffer view = arena.allocate(64, 16).asByteBuffer();
         arena.close();
-        assertInvalid("source", s, () -> s.enqueueCopy(view, b), "closed");
-        assertInvalid("destination", s, () -> s.enqueueCopy(b, view), "closed");
+        assertInvalid("source", s, () -> s.enqueueCopy(HostData.of(view), b), "closed");
+        assertInvalid("destination", s, () -> s.enqueueCopy(b, HostData.of(view)), "closed");
         assertFalse(ctx.isFaulted());
     }
 

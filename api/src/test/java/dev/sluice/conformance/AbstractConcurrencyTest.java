@@ -9,6 +9,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,7 @@ public abstract class AbstractConcurrencyTest extends ConformanceBase {
         return switch (i % 4) {
             case 0 -> s.enqueueFill(slice, i);
             case 1 -> s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.of(1, SLICE), slice, (long) SLICE, 1, 1);
-            case 2 -> s.enqueueCopy(filled(SLICE, i), slice);
+            case 2 -> s.enqueueCopy(HostData.of(filled(SLICE, i)), slice);
             default -> s.enqueueMarker();
         };
     }
@@ -254,7 +255,7 @@ public abstract class AbstractConcurrencyTest extends ConformanceBase {
                     DeviceBuffer b = s.enqueueAllocate(DType.I32, 32);
                     s.enqueueFill(b, t * 1000 + i);
                     int[] out = new int[32];
-                    await(s.enqueueCopy(b, out));
+                    await(s.enqueueCopy(b, HostData.of(out)));
                     if (out[31] != t * 1000 + i) {
                         throw new AssertionError("thread " + t + " round " + i + " read " + out[31]);
                     }

@@ -10,6 +10,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -64,11 +65,11 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         byte[] p = pattern(N * type.byteSize(), 3);
         DeviceBuffer a = ctx.allocate(type, N);
         DeviceBuffer b = ctx.allocate(type, N);
-        s.enqueueCopy(MemorySegment.ofArray(p), a);
+        s.enqueueCopy(HostData.of(MemorySegment.ofArray(p)), a);
         s.enqueueCopy(a, b);
         s.enqueueMemset(a, 0);
         byte[] out = new byte[p.length];
-        await(s.enqueueCopy(b, MemorySegment.ofArray(out)));
+        await(s.enqueueCopy(b, HostData.of(MemorySegment.ofArray(out))));
         assertArrayEquals(p, out, type + " device -> device");
     }
 
@@ -86,8 +87,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     }
                 }
                 byte[] out = new byte[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
             case I16, U16, F16, BF16 -> {
@@ -100,8 +101,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     };
                 }
                 short[] out = new short[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
             case I32, U32 -> {
@@ -110,8 +111,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     in[i] = i * 123_456_789 - 7;
                 }
                 int[] out = new int[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
             case F32 -> {
@@ -120,8 +121,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     in[i] = i * 1.5f - 11.25f;
                 }
                 float[] out = new float[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
             case I64, U64 -> {
@@ -130,8 +131,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     in[i] = i * 0x0123_4567_89AB_CDEFL;
                 }
                 long[] out = new long[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
             case F64 -> {
@@ -140,8 +141,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
                     in[i] = i * Math.PI - 1e300 * (i % 2);
                 }
                 double[] out = new double[N];
-                s.enqueueCopy(in, d);
-                await(s.enqueueCopy(d, out));
+                s.enqueueCopy(HostData.of(in), d);
+                await(s.enqueueCopy(d, HostData.of(out)));
                 assertArrayEquals(in, out);
             }
         }
@@ -162,7 +163,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         }
         in.position(8).limit(8 + 4 * n);
         DeviceBuffer d = ctx.allocate(DType.I32, n);
-        await(s.enqueueCopy(in, d));
+        await(s.enqueueCopy(HostData.of(in), d));
         assertEquals(8, in.position(), "the source's position is not moved");
         int[] expected = new int[n];
         for (int i = 0; i < n; i++) {
@@ -176,7 +177,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             out.put(i, (byte) 0x77);
         }
         out.position(4).limit(4 + 4 * n);
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertEquals(4, out.position(), "the destination's position is not moved");
         out.limit(out.capacity());
         for (int i = 0; i < n; i++) {
@@ -197,8 +198,8 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             MemorySegment.copy(MemorySegment.ofArray(p), 0, in, 0, p.length);
             MemorySegment out = nativeMemory ? arena.allocate(p.length) : MemorySegment.ofArray(new long[N]);
             DeviceBuffer d = ctx.allocate(DType.F64, N);
-            s.enqueueCopy(in, d);
-            await(s.enqueueCopy(d, out));
+            s.enqueueCopy(HostData.of(in), d);
+            await(s.enqueueCopy(d, HostData.of(out)));
             assertArrayEquals(p, bytesOf(out));
         }
     }
@@ -210,7 +211,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         DeviceBuffer slice = d.slice(10, 8);
         assertEquals(8, slice.count());
         assertEquals(40, slice.byteOffset());
-        s.enqueueCopy(iota(8, 100), slice);
+        s.enqueueCopy(HostData.of(iota(8, 100)), slice);
         int[] expected = filled(32, -1);
         System.arraycopy(iota(8, 100), 0, expected, 10, 8);
         assertArrayEquals(expected, readInts(s, d));
@@ -248,7 +249,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             h.setInt(i, 50 + i);
         }
         DeviceBuffer d = intBuffer(ctx, filled(12, 0));
-        await(s.enqueueCopy(h, 3, d, 7, 4));
+        await(s.enqueueCopy(h.slice(3, 4), d.slice(7, 4)));
         assertArrayEquals(new int[] {0, 0, 0, 0, 0, 0, 0, 53, 54, 55, 56, 0}, readInts(s, d));
     }
 
@@ -257,7 +258,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         DeviceBuffer d = intBuffer(ctx, iota(12, 100));
         HostBuffer h = ctx.allocateHost(DType.I32, 6);
-        await(s.enqueueCopy(d, 9, h, 1, 3));
+        await(s.enqueueCopy(d.slice(9, 3), h.slice(1, 3)));
         int[] got = new int[6];
         for (int i = 0; i < 6; i++) {
             got[i] = h.getInt(i);
@@ -270,7 +271,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         DeviceBuffer a = intBuffer(ctx, iota(10, 0));
         DeviceBuffer b = intBuffer(ctx, filled(5, -1));
-        await(s.enqueueCopy(a, 6, b, 1, 3));
+        await(s.enqueueCopy(a.slice(6, 3), b.slice(1, 3)));
         assertArrayEquals(new int[] {-1, 6, 7, 8, -1}, readInts(s, b));
     }
 
@@ -329,9 +330,9 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             in[i] = i ^ 0x5A5A5A5A;
         }
         DeviceBuffer d = ctx.allocate(DType.I32, n);
-        s.enqueueCopy(in, d);
+        s.enqueueCopy(HostData.of(in), d);
         int[] out = new int[n];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertTrue(Arrays.equals(in, out), "16 MiB round trip");
     }
 
@@ -342,7 +343,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         DeviceBuffer bytes = d.reinterpret(DType.U8);
         assertEquals(8, bytes.count());
         byte[] out = new byte[8];
-        await(s.enqueueCopy(bytes, out));
+        await(s.enqueueCopy(bytes, HostData.of(out)));
         assertArrayEquals(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, out, "device memory is little-endian");
     }
 

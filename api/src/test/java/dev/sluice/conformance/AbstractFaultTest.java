@@ -15,6 +15,7 @@ import dev.sluice.DeviceException;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.EventFlag;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.time.Duration;
 import java.util.List;
@@ -56,7 +57,7 @@ public abstract class AbstractFaultTest extends ConformanceBase {
         CompletableFuture<Void> gate = new CompletableFuture<>();
         s.waitFor(gate);
         DeviceFuture<Void> fault = launchFault(s);
-        List<DeviceFuture<?>> later = List.of(s.enqueueFill(b, 1), s.enqueueCopy(b, new int[16]),
+        List<DeviceFuture<?>> later = List.of(s.enqueueFill(b, 1), s.enqueueCopy(b, HostData.of(new int[16])),
                 s.enqueueLaunch(fn(c, TestKernels.MUL_ADD), LaunchConfig.of(1, 16), b, 16L, 1, 1), s.enqueueMarker(),
                 s.enqueueRecord(c.createEvent()));
         gate.complete(null);
@@ -92,7 +93,7 @@ public abstract class AbstractFaultTest extends ConformanceBase {
         assertTrue(c.isFaulted());
         assertDeviceFault(assertThrows(DeviceException.class, () -> s.enqueueFill(b, 1)));
         assertDeviceFault(assertThrows(DeviceException.class, () -> s.enqueueMarker()));
-        assertDeviceFault(assertThrows(DeviceException.class, () -> c.stream().enqueueCopy(new int[16], b)));
+        assertDeviceFault(assertThrows(DeviceException.class, () -> c.stream().enqueueCopy(HostData.of(new int[16]), b)));
         assertDeviceFault(assertThrows(DeviceException.class, () -> c.allocate(DType.I32, 4)));
         assertDeviceFault(assertThrows(DeviceException.class, () -> c.createStream()));
         assertDeviceFault(assertThrows(DeviceException.class, () -> c.createEvent(EventFlag.TIMING)));

@@ -16,6 +16,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -197,7 +198,7 @@ public abstract class AbstractFutureTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         DeviceBuffer b = ctx.allocate(DType.I32, 4);
         assertNull(await(s.enqueueFill(b, 1)));
-        assertNull(await(s.enqueueCopy(b, new int[4])));
+        assertNull(await(s.enqueueCopy(b, HostData.of(new int[4]))));
         assertNull(await(s.enqueueMarker()));
     }
 

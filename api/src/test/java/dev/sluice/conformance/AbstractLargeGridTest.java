@@ -7,6 +7,7 @@ import dev.sluice.DeviceAttribute;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceStream;
 import dev.sluice.Dim;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -72,7 +73,7 @@ public abstract class AbstractLargeGridTest extends ConformanceBase {
         s.enqueueFill(out, -1L);
         await(s.enqueueLaunch(fn(MARK_FAR_BLOCKS), LaunchConfig.of(HUGE, Dim.of(1)), out));
         long[] got = new long[6];
-        await(s.enqueueCopy(out, got));
+        await(s.enqueueCopy(out, HostData.of(got)));
         assertArrayEquals(new long[] {1, Integer.MAX_VALUE, 1L << 31, HUGE.x() - 1, HUGE.y() - 1, 0}, got,
                 "blocks 0, 2^31 - 1, 2^31 and the last (x, y, z) of " + HUGE);
         assertStreamUsable(s);

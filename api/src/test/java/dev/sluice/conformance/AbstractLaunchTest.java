@@ -16,6 +16,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
 import dev.sluice.FunctionAttribute;
 import dev.sluice.Dim;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchAttribute;
@@ -94,7 +95,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
             in[i] = i;
         }
         DeviceBuffer v = ctx.allocate(DType.F32, in.length);
-        s.enqueueCopy(in, v);
+        s.enqueueCopy(HostData.of(in), v);
         s.enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.forElements(n), v, (long) n, 2.5f);
         float[] out = readFloats(s, v);
         for (int i = 0; i < in.length; i++) {
@@ -115,8 +116,8 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         DeviceBuffer da = ctx.allocate(DType.F32, n);
         DeviceBuffer db = ctx.allocate(DType.F32, n);
         DeviceBuffer dc = ctx.allocate(DType.F32, n);
-        s.enqueueCopy(a, da);
-        s.enqueueCopy(b, db);
+        s.enqueueCopy(HostData.of(a), da);
+        s.enqueueCopy(HostData.of(b), db);
         s.enqueueLaunch(fn(TestKernels.VECTOR_ADD), LaunchConfig.forElements(n), da, db, dc, (long) n);
         float[] c = readFloats(s, dc);
         for (int i = 0; i < n; i++) {
@@ -134,8 +135,8 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
                 BigInteger.TWO.pow(64).subtract(BigInteger.ONE), true, 1.25f, -2.5e300, ints, reals);
         long[] gotInts = new long[9];
         double[] gotReals = new double[2];
-        s.enqueueCopy(ints, gotInts);
-        await(s.enqueueCopy(reals, gotReals));
+        s.enqueueCopy(ints, HostData.of(gotInts));
+        await(s.enqueueCopy(reals, HostData.of(gotReals)));
         assertArrayEquals(new long[] {-5, 200, -1234, 60000, -123456789, 4_000_000_000L, Long.MIN_VALUE + 7, -1, 1}, gotInts,
                 "signed char, unsigned char, short, unsigned short, int, unsigned int, long long, unsigned long long (bits), bool");
         assertArrayEquals(new double[] {1.25, -2.5e300}, gotReals, "float, double");
@@ -166,7 +167,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         }
         DeviceBuffer din = ctx.allocate(DType.I32, in.length);
         DeviceBuffer dout = intBuffer(ctx, filled(blocks, 0));
-        s.enqueueCopy(in, din);
+        s.enqueueCopy(HostData.of(in), din);
         s.enqueueLaunch(fn(TestKernels.BLOCK_SUM), LaunchConfig.of(blocks, threads).withSharedMemory(threads * 4L), din, dout);
         assertArrayEquals(expected, readInts(s, dout), "per-block sums through shared memory and barriers");
     }
@@ -297,19 +298,19 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
             x[i] = i;
         }
         DeviceBuffer d = ctx.allocate(DType.F32, n);
-        s.enqueueCopy(x, d);
+        s.enqueueCopy(HostData.of(x), d);
         s.enqueueFill(launches, 0);
-        s.enqueueCopy(new float[] {3f, 0.5f, 0f}, affine);
+        s.enqueueCopy(HostData.of(new float[] {3f, 0.5f, 0f}), affine);
         s.enqueueLaunch(f, LaunchConfig.forElements(n), d, (long) n);
-        s.enqueueCopy(new float[] {2f, -1f, 0f}, affine); // the second launch, after it in stream order, reads these
+        s.enqueueCopy(HostData.of(new float[] {2f, -1f, 0f}), affine); // the second launch, after it in stream order, reads these
         s.enqueueLaunch(f, LaunchConfig.forElements(n), d, (long) n);
         float[] out = new float[n];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         for (int i = 0; i < n; i++) {
             assertEquals((i * 3f + 0.5f) * 2f - 1f, out[i], "element " + i);
         }
         int[] count = new int[1];
-        await(s.enqueueCopy(launches, count));
+        await(s.enqueueCopy(launches, HostData.of(count)));
         assertEquals(2, count[0], "a __device__ variable read back with a copy");
 
         InvalidArgumentException missing = assertThrows(InvalidArgumentException.class, () -> f.global("no_such_variable", DType.F32));
@@ -323,7 +324,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         DeviceFunction g = ctx.compile(TestKernels.AFFINE_FROM_CONSTANT);
         DeviceBuffer gone = g.global("affine", DType.F32);
         g.close();
-        assertThrows(ClosedResourceException.class, () -> s.enqueueCopy(new float[3], gone), "the function was closed");
+        assertThrows(ClosedResourceException.class, () -> s.enqueueCopy(HostData.of(new float[3]), gone), "the function was closed");
         assertThrows(ClosedResourceException.class, () -> g.global("affine", DType.F32));
     }
 
@@ -375,7 +376,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         s.enqueueLaunch(f, LaunchConfig.forElements(1000).withSharedMemory(60 * 1024), v, 1000L, 3, 1);
         int[] out = new int[1000];
-        await(s.enqueueCopy(v, out));
+        await(s.enqueueCopy(v, HostData.of(out)));
         assertArrayEquals(filled(1000, 7), out, "a launch asking for 60 KiB of dynamic shared memory runs");
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ public abstract class AbstractMapToHostTest extends ConformanceBase {
     @Test
     void mapToHostSeesWorkEnqueuedOnTheDefaultStream() {
         DeviceBuffer d = ctx.allocate(DType.I32, 100);
-        ctx.stream().enqueueCopy(iota(100, 0), d);
+        ctx.stream().enqueueCopy(HostData.of(iota(100, 0)), d);
         slowFill(ctx.stream(), d.slice(90, 10), -3, Duration.ofMillis(200));
         ctx.stream().enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(100), d, 100L, 2, 1);
         try (HostBuffer h = d.mapToHost()) {

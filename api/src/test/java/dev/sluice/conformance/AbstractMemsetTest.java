@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
@@ -59,7 +60,7 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
 
     private MemorySegment readBack(DeviceStream s, DeviceBuffer d) {
         byte[] out = new byte[Math.toIntExact(d.byteSize())];
-        await(s.enqueueCopy(d, MemorySegment.ofArray(out)));
+        await(s.enqueueCopy(d, HostData.of(MemorySegment.ofArray(out))));
         return MemorySegment.ofArray(out);
     }
 
@@ -101,8 +102,8 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
         s.enqueueFill(b, 0.1f);
         short[] hs = new short[4];
         short[] bs = new short[4];
-        s.enqueueCopy(h, hs);
-        await(s.enqueueCopy(b, bs));
+        s.enqueueCopy(h, HostData.of(hs));
+        await(s.enqueueCopy(b, HostData.of(bs)));
         assertEquals(0x2E66, Short.toUnsignedInt(hs[2]), "0.1 as IEEE half");
         assertEquals(0x3DCD, Short.toUnsignedInt(bs[2]), "0.1f (0x3DCCCCCD) rounded to bfloat16");
     }
@@ -113,7 +114,7 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
         DeviceBuffer d = ctx.allocate(DType.F32, 8);
         await(s.enqueueFill(d, 3));
         float[] out = new float[8];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertArrayEquals(new float[] {3, 3, 3, 3, 3, 3, 3, 3}, out);
     }
 
@@ -123,7 +124,7 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
         DeviceBuffer d = ctx.allocate(DType.U64, 4);
         await(s.enqueueFill(d, BigInteger.TWO.pow(64).subtract(BigInteger.ONE)));
         long[] out = new long[4];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertArrayEquals(new long[] {-1, -1, -1, -1}, out, "2^64 - 1 is all ones");
     }
 
@@ -146,7 +147,7 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
         s.enqueueMemset(d, 0);
         await(s.enqueueMemset(d.slice(1, 7), 0x5C));
         byte[] out = new byte[13];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertArrayEquals(new byte[] {0, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0x5C, 0, 0, 0, 0, 0}, out);
     }
 
@@ -156,7 +157,7 @@ public abstract class AbstractMemsetTest extends ConformanceBase {
         DeviceBuffer d = ctx.allocate(DType.I64, 3);
         await(s.enqueueMemset(d, -1));
         long[] out = new long[3];
-        await(s.enqueueCopy(d, out));
+        await(s.enqueueCopy(d, HostData.of(out)));
         assertArrayEquals(new long[] {-1, -1, -1}, out, "-1 sets every byte to 0xFF");
     }
 

@@ -12,6 +12,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
         s.enqueueFill(b, 0);
         slowFill(s, b, 7, Duration.ofMillis(300));
         int[] out = new int[1024];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         assertArrayEquals(filled(1024, 7), out, "the copy must run after the slow kernel enqueued before it");
     }
 
@@ -61,7 +62,7 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
         DeviceStream s = ctx.createStream();
         DeviceBuffer a = ctx.allocate(DType.I32, 64);
         DeviceBuffer c = ctx.allocate(DType.I32, 64);
-        s.enqueueCopy(iota(64, 0), a);
+        s.enqueueCopy(HostData.of(iota(64, 0)), a);
         s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(64), a, 64L, 2, 0);
         s.enqueueLaunch(fn(TestKernels.COPY_I32), LaunchConfig.forElements(64), a, c, 64L);
         s.enqueueFill(a, -1);
@@ -86,11 +87,11 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
             futures.add(slowFill(s, b, round, Duration.ofMillis(20)));
             futures.add(s.enqueueFill(b, round));
             futures.add(s.enqueueMemset(b, round));
-            futures.add(s.enqueueCopy(iota(256, round), b));
+            futures.add(s.enqueueCopy(HostData.of(iota(256, round)), b));
             futures.add(s.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(256), b, 256L, 1, 1));
             futures.add(s.enqueueRecord(e));
             futures.add(s.enqueueMarker());
-            futures.add(s.enqueueCopy(b, new int[256]));
+            futures.add(s.enqueueCopy(b, HostData.of(new int[256])));
         }
         List<Long> completed = Collections.synchronizedList(new ArrayList<>());
         for (DeviceFuture<?> f : futures) {
@@ -114,7 +115,7 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
         DeviceBuffer b = ctx.allocate(DType.I32, 4);
         DeviceFuture<Void> first = s.enqueueFill(b, 1);
         DeviceFuture<Void> second = s.enqueueMarker();
-        DeviceFuture<Void> third = s.enqueueCopy(b, new int[4]);
+        DeviceFuture<Void> third = s.enqueueCopy(b, HostData.of(new int[4]));
         assertEquals(1, first.sequence());
         assertEquals(2, second.sequence());
         assertEquals(3, third.sequence());
@@ -180,7 +181,7 @@ public abstract class AbstractOrderingTest extends ConformanceBase {
         await(ctx.stream().enqueueFill(b, 6));
         int[] out = new int[32];
         slowFill(s, ctx.allocate(DType.I32, 1), 1, Duration.ofMillis(200)); // the download waits behind it
-        DeviceFuture<Void> download = s.enqueueCopy(b, out);
+        DeviceFuture<Void> download = s.enqueueCopy(b, HostData.of(out));
         s.close();
         assertTrue(download.isDone(), "close() returned before the download's future completed");
         assertArrayEquals(filled(32, 6), out, "the result can be read as soon as close() returns");

@@ -10,6 +10,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import java.time.Duration;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,13 +48,13 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         DeviceBuffer onOther = other.allocate(DType.I32, N);
         DeviceBuffer here = ctx.allocate(DType.I32, N);
         DeviceBuffer back = other.allocate(DType.I32, N);
-        await(other.stream().enqueueCopy(expected, onOther));
+        await(other.stream().enqueueCopy(HostData.of(expected), onOther));
         await(s.enqueueCopy(onOther, here));
         await(s.enqueueCopy(here, back));
         int[] got = new int[N];
-        await(ctx.stream().enqueueCopy(here, got));
+        await(ctx.stream().enqueueCopy(here, HostData.of(got)));
         assertArrayEquals(expected, got, "device 1 → device 0");
-        await(other.stream().enqueueCopy(back, got));
+        await(other.stream().enqueueCopy(back, HostData.of(got)));
         assertArrayEquals(expected, got, "device 0 → device 1");
     }
 
@@ -79,11 +80,11 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         int[] source = pattern(3);
         DeviceBuffer onOther = other.allocate(DType.I32, N);
         DeviceBuffer here = ctx.allocate(DType.I32, N);
-        await(other.stream().enqueueCopy(source, onOther));
+        await(other.stream().enqueueCopy(HostData.of(source), onOther));
         await(ctx.stream().enqueueFill(here, -1));
-        await(ctx.stream().enqueueCopy(onOther, 1000, here, 5000, 4096));
+        await(ctx.stream().enqueueCopy(onOther.slice(1000, 4096), here.slice(5000, 4096)));
         int[] got = new int[N];
-        await(ctx.stream().enqueueCopy(here, got));
+        await(ctx.stream().enqueueCopy(here, HostData.of(got)));
         for (int i = 0; i < N; i++) {
             int want = i >= 5000 && i < 5000 + 4096 ? source[i - 5000 + 1000] : -1;
             if (got[i] != want) {
@@ -103,7 +104,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         s.waitFor(filled);
         DeviceFuture<Void> copied = s.enqueueCopy(onOther, here);
         int[] got = new int[N];
-        await(s.enqueueCopy(here, got));
+        await(s.enqueueCopy(here, HostData.of(got)));
         assertTrue(copied.isDone(), "futures of one stream complete in order");
         await(filled); // device 1's own completion thread completes it, perhaps a moment after device 0's
         for (int i = 0; i < N; i += 4099) {
@@ -117,7 +118,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
     void closingAContextWaitsForAPendingPeerCopyOfAnotherContextBeforeFreeingItsMemory() {
         DeviceContext source = open(1, ContextOptions.defaults()); // closed by the test, while the copy is pending
         DeviceBuffer onSource = source.allocate(DType.I32, N);
-        await(source.stream().enqueueCopy(pattern(5), onSource));
+        await(source.stream().enqueueCopy(HostData.of(pattern(5)), onSource));
         DeviceBuffer here = ctx.allocate(DType.I32, N);
         DeviceStream s = ctx.createStream();
         fn(TestKernels.SLOW_FILL);
@@ -127,7 +128,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         source.close(); // must not free onSource under the pending copy
         await(copy);
         int[] got = new int[N];
-        await(ctx.stream().enqueueCopy(here, got));
+        await(ctx.stream().enqueueCopy(here, HostData.of(got)));
         assertArrayEquals(pattern(5), got, "the peer copy read the closed context's memory before it was freed");
         assertFalse(ctx.isFaulted());
     }

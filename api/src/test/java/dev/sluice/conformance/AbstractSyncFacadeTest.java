@@ -11,6 +11,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SyncStream;
 import java.lang.foreign.MemorySegment;
@@ -75,49 +76,49 @@ public abstract class AbstractSyncFacadeTest extends ConformanceBase {
     void syncCopiesOfSegmentsAndEveryArrayType() {
         SyncStream sync = ctx.createStream().sync();
         DeviceBuffer f = ctx.allocate(DType.F32, 3);
-        sync.copy(new float[] {1, 2, 3}, f);
+        sync.copy(HostData.of(new float[] {1, 2, 3}), f);
         assertArrayEquals(new float[] {1, 2, 3}, sync.toFloatArray(f));
         float[] fo = new float[3];
-        sync.copy(f, fo);
+        sync.copy(f, HostData.of(fo));
         assertArrayEquals(new float[] {1, 2, 3}, fo);
 
         DeviceBuffer d = ctx.allocate(DType.F64, 2);
-        sync.copy(new double[] {-1, 4}, d);
+        sync.copy(HostData.of(new double[] {-1, 4}), d);
         assertArrayEquals(new double[] {-1, 4}, sync.toDoubleArray(d));
         double[] dout = new double[2];
-        sync.copy(d, dout);
+        sync.copy(d, HostData.of(dout));
         assertArrayEquals(new double[] {-1, 4}, dout);
 
         DeviceBuffer i = ctx.allocate(DType.U32, 2);
-        sync.copy(new int[] {-1, 7}, i);
+        sync.copy(HostData.of(new int[] {-1, 7}), i);
         assertArrayEquals(new int[] {-1, 7}, sync.toIntArray(i));
         int[] iout = new int[2];
-        sync.copy(i, iout);
+        sync.copy(i, HostData.of(iout));
         assertArrayEquals(new int[] {-1, 7}, iout);
 
         DeviceBuffer l = ctx.allocate(DType.I64, 2);
-        sync.copy(new long[] {Long.MAX_VALUE, 3}, l);
+        sync.copy(HostData.of(new long[] {Long.MAX_VALUE, 3}), l);
         assertArrayEquals(new long[] {Long.MAX_VALUE, 3}, sync.toLongArray(l));
         long[] lout = new long[2];
-        sync.copy(l, lout);
+        sync.copy(l, HostData.of(lout));
         assertArrayEquals(new long[] {Long.MAX_VALUE, 3}, lout);
 
         DeviceBuffer sh = ctx.allocate(DType.BF16, 2);
-        sync.copy(new short[] {0x3F80, (short) 0xC000}, sh);
+        sync.copy(HostData.of(new short[] {0x3F80, (short) 0xC000}), sh);
         short[] sout = new short[2];
-        sync.copy(sh, sout);
+        sync.copy(sh, HostData.of(sout));
         assertArrayEquals(new short[] {0x3F80, (short) 0xC000}, sout);
 
         DeviceBuffer by = ctx.allocate(DType.U8, 3);
-        sync.copy(new byte[] {1, (byte) 255, 3}, by);
+        sync.copy(HostData.of(new byte[] {1, (byte) 255, 3}), by);
         byte[] bout = new byte[3];
-        sync.copy(by, bout);
+        sync.copy(by, HostData.of(bout));
         assertArrayEquals(new byte[] {1, (byte) 255, 3}, bout);
 
         DeviceBuffer seg = ctx.allocate(DType.I32, 2);
-        sync.copy(MemorySegment.ofArray(new int[] {5, 6}), seg);
+        sync.copy(HostData.of(MemorySegment.ofArray(new int[] {5, 6})), seg);
         int[] segOut = new int[2];
-        sync.copy(seg, MemorySegment.ofArray(segOut));
+        sync.copy(seg, HostData.of(MemorySegment.ofArray(segOut)));
         assertArrayEquals(new int[] {5, 6}, segOut);
     }
 

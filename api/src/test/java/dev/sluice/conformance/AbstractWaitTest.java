@@ -13,6 +13,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -55,7 +56,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         producer.enqueueFill(late, 2);
         consumer.waitFor(e); // ...and the consumer must not wait for it
         int[] seen = new int[64];
-        await(consumer.enqueueCopy(b, seen)); // would hang if the wait covered the held-back work
+        await(consumer.enqueueCopy(b, HostData.of(seen))); // would hang if the wait covered the held-back work
         assertArrayEquals(filled(64, 1), seen, "the work before the record is visible");
         gate.complete(null);
         assertArrayEquals(filled(64, 2), readInts(producer, late));
@@ -89,7 +90,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         DeviceBuffer src = ctx.allocate(DType.I32, 256);
         DeviceBuffer dst = intBuffer(ctx, filled(256, 0));
         slowFill(uploads, src, 0, Duration.ofMillis(200)); // delays the copy below
-        DeviceFuture<Void> upload = uploads.enqueueCopy(iota(256, 100), src);
+        DeviceFuture<Void> upload = uploads.enqueueCopy(HostData.of(iota(256, 100)), src);
         compute.waitFor(upload);
         compute.enqueueLaunch(fn(TestKernels.COPY_I32), LaunchConfig.forElements(256), src, dst, 256L);
         assertArrayEquals(iota(256, 100), readInts(compute, dst), "the kernel must run after the awaited copy");
@@ -320,7 +321,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         DeviceFuture<Void> fill = a.enqueueFill(x, 5);
         b.waitFor(fill);
         int[] seen = new int[128];
-        DeviceFuture<Void> copy = b.enqueueCopy(x, seen);
+        DeviceFuture<Void> copy = b.enqueueCopy(x, HostData.of(seen));
         assertStaysPending(copy, 200, "b waits for a's fill, which waits for the stage");
         gate.complete(null);
         await(copy);
@@ -340,7 +341,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         assertFalse(e.query(), "the record is behind the stage");
         b.waitFor(e);
         int[] seen = new int[128];
-        DeviceFuture<Void> copy = b.enqueueCopy(x, seen);
+        DeviceFuture<Void> copy = b.enqueueCopy(x, HostData.of(seen));
         assertStaysPending(copy, 200, "b waits for the event, recorded behind the stage");
         assertFalse(e.query());
         gate.complete(null);
@@ -363,7 +364,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         a.enqueueRecord(e); // behind the stage
         c.waitFor(e); // waits for a's record, the event's last one when c waits
         int[] seen = new int[128];
-        DeviceFuture<Void> copy = c.enqueueCopy(x, seen);
+        DeviceFuture<Void> copy = c.enqueueCopy(x, HostData.of(seen));
         await(b.enqueueRecord(e)); // later by call: the event's last record now, and b had nothing before it
         assertTrue(e.query(), "the event follows its last record, b's, which has completed");
         e.synchronize(); // returns: b's record is complete
@@ -406,9 +407,9 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         CompletableFuture<Void> gate = new CompletableFuture<>();
         s.waitFor(gate);
         DeviceBuffer x = s.enqueueAllocate(DType.I32, 256);
-        s.enqueueCopy(iota(256, 3), x);
+        s.enqueueCopy(HostData.of(iota(256, 3)), x);
         int[] out = new int[256];
-        DeviceFuture<Void> back = s.enqueueCopy(x, out);
+        DeviceFuture<Void> back = s.enqueueCopy(x, HostData.of(out));
         DeviceFuture<Void> freed = s.enqueueFree(x);
         assertStaysPending(back, 100, "the copies are behind the stage");
         gate.complete(null);
@@ -426,7 +427,7 @@ public abstract class AbstractWaitTest extends ConformanceBase {
         CompletableFuture<Void> never = new CompletableFuture<>();
         DeviceFuture<Void> wait = s.waitFor(never);
         int[] out = filled(16, -1);
-        DeviceFuture<Void> download = s.enqueueCopy(b, out);
+        DeviceFuture<Void> download = s.enqueueCopy(b, HostData.of(out));
         AtomicBoolean ran = new AtomicBoolean();
         DeviceFuture<Void> host = s.enqueueHostFunction(() -> ran.set(true));
         c.close();

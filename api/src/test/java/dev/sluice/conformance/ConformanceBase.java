@@ -15,6 +15,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.LaunchConfig;
@@ -200,20 +201,20 @@ public abstract class ConformanceBase {
     /** Reads an I32/U32 buffer through {@code s} and waits. */
     protected static int[] readInts(DeviceStream s, DeviceBuffer b) {
         int[] out = new int[Math.toIntExact(b.count())];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         return out;
     }
 
     protected static float[] readFloats(DeviceStream s, DeviceBuffer b) {
         float[] out = new float[Math.toIntExact(b.count())];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         return out;
     }
 
     /** An I32 buffer on {@code c} holding {@code values}. */
     protected static DeviceBuffer intBuffer(DeviceContext c, int... values) {
         DeviceBuffer b = c.allocate(DType.I32, values.length);
-        await(c.stream().enqueueCopy(values, b));
+        await(c.stream().enqueueCopy(HostData.of(values), b));
         return b;
     }
 
@@ -237,7 +238,7 @@ public abstract class ConformanceBase {
         try (DeviceBuffer b = c.allocate(DType.I32, 16)) {
             s.enqueueFill(b, 1234);
             int[] out = new int[16];
-            await(s.enqueueCopy(b, out));
+            await(s.enqueueCopy(b, HostData.of(out)));
             assertArrayEquals(filled(16, 1234), out, "the stream must stay usable");
         }
     }

@@ -456,9 +456,9 @@ public final class OverlapBenchmark {
             DeviceStream s = streams.get(c % ns);
             long off = c * m;
             try (var l = label ? s.label("chunk " + c) : null) {
-                s.enqueueCopy(hostIn, off, device, off, m);
+                s.enqueueCopy(hostIn.slice(off, m), device.slice(off, m));
                 s.enqueueLaunch(membound, config, device.slice(off, m), m, options.passes);
-                s.enqueueCopy(device, off, hostOut, off, m);
+                s.enqueueCopy(device.slice(off, m), hostOut.slice(off, m));
             }
         }
         List<DeviceFuture<Void>> last = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.HostData;
 import java.util.SplittableRandom;
 
 /**
@@ -24,8 +25,8 @@ final class SoakWeights implements AutoCloseable {
         hostBias = random.ints(elements, 0, SoakKernel.VALUE_BOUND).toArray();
         weights = ctx.allocate(DType.I32, elements);
         bias = ctx.allocate(DType.I32, elements);
-        ctx.stream().enqueueCopy(hostWeights, weights);
-        ctx.stream().enqueueCopy(hostBias, bias).join();
+        ctx.stream().enqueueCopy(HostData.of(hostWeights), weights);
+        ctx.stream().enqueueCopy(HostData.of(hostBias), bias).join();
     }
 
     /** Elements per buffer (the kernel's {@code wn}). */

@@ -7,6 +7,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -113,11 +114,11 @@ final class SoakWorker implements Runnable, AutoCloseable {
             if (pinned) {
                 stream.enqueueCopy(stagedRequest, in);
             } else {
-                stream.enqueueCopy(request, in);
+                stream.enqueueCopy(HostData.of(request), in);
             }
             DeviceFuture<Void> launched = stream.enqueueLaunch(kernel, config, weights.weights, weights.bias,
                     weights.elements(), in, out, (long) n, seed);
-            DeviceFuture<Void> downloaded = pinned ? stream.enqueueCopy(out, stagedResult) : stream.enqueueCopy(out, result);
+            DeviceFuture<Void> downloaded = pinned ? stream.enqueueCopy(out, stagedResult) : stream.enqueueCopy(out, HostData.of(result));
             if (ordered) {
                 stream.enqueueFree(in); // after the download in stream order: the memory goes back once it is read
                 stream.enqueueFree(out);

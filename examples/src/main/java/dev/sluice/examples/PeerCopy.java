@@ -6,6 +6,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import java.util.Locale;
 
 /**
@@ -60,7 +61,7 @@ public final class PeerCopy {
         try (DeviceStream stream = ctx.createStream();
                 DeviceBuffer source = peer.allocate(DType.I32, N);
                 DeviceBuffer destination = ctx.allocate(DType.I32, N)) {
-            peer.stream().enqueueCopy(pattern, source).join();
+            peer.stream().enqueueCopy(HostData.of(pattern), source).join();
             ok = copy("peer access off:", stream, source, destination, pattern);
             if (ctx.canAccess(peer) && peer.canAccess(ctx)) {
                 ctx.enablePeerAccess(peer);
@@ -83,7 +84,7 @@ public final class PeerCopy {
             best = Math.min(best, (System.nanoTime() - t0) / 1e9);
         }
         int[] got = new int[expected.length];
-        stream.enqueueCopy(destination, got).join();
+        stream.enqueueCopy(destination, HostData.of(got)).join();
         int wrong = -1;
         for (int i = 0; i < got.length && wrong < 0; i++) {
             if (got[i] != expected[i]) {

@@ -9,6 +9,7 @@ import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -91,7 +92,7 @@ public final class TwoStreams {
             newStream.waitFor(event);
             newStream.enqueueLaunch(scalarAdd, config, data, N, 20.0f);
             float[] result = new float[N];
-            newStream.enqueueCopy(data, result).join();
+            newStream.enqueueCopy(data, HostData.of(result)).join();
             ok &= report("record_event / enqueue_wait_for: ", result);
 
             // Round 2, with a future: wait for the operation itself.
@@ -99,7 +100,7 @@ public final class TwoStreams {
             newStream.waitFor(produced);
             newStream.enqueueLaunch(scalarAdd, config, data, N, 20.0f);
             float[] again = new float[N];
-            newStream.enqueueCopy(data, again).join();
+            newStream.enqueueCopy(data, HostData.of(again)).join();
             ok &= report("waitFor(future):                 ", again);
         }
         return ok;

@@ -14,6 +14,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -47,7 +48,7 @@ class CpuBackendSmokeTest {
                 in[i] = i;
             }
             DeviceBuffer d = s.enqueueAllocate(DType.F32, in.length);
-            s.enqueueCopy(in, d);
+            s.enqueueCopy(HostData.of(in), d);
             DeviceFunction f = ctx.compile(SCALAR_ADD);
             DeviceFuture<Void> launched = s.enqueueLaunch(f, LaunchConfig.forElements(in.length), d, (long) in.length, 20f);
             HostBuffer h = ctx.allocateHost(DType.F32, in.length);
@@ -81,7 +82,7 @@ class CpuBackendSmokeTest {
         try (DeviceContext other = DeviceContext.open(Api.CPU, 0)) {
             float[] x = {1, 2, 3};
             DeviceBuffer d = other.allocate(DType.F32, 3);
-            other.sync().copy(x, d);
+            other.sync().copy(HostData.of(x), d);
             assertArrayEquals(x, other.sync().toFloatArray(d));
         }
     }

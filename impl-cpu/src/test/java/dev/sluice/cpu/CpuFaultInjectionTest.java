@@ -18,6 +18,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceOutOfMemoryException;
 import dev.sluice.DeviceStream;
 import dev.sluice.Dim;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -130,7 +131,7 @@ class CpuFaultInjectionTest {
             s.enqueueLaunch(c.compile(BLOCK_SUM), blocks(n), sums);
         }
         long[] got = new long[n];
-        await(s.enqueueCopy(sums, got));
+        await(s.enqueueCopy(sums, HostData.of(got)));
         assertArrayEquals(expectedSums(n), got);
     }
 
@@ -206,7 +207,7 @@ class CpuFaultInjectionTest {
         c.stream().enqueueFill(out, 0);
         await(c.stream().enqueueLaunch(c.compile(earlyExit), LaunchConfig.of(1, THREADS), out));
         int[] got = new int[THREADS];
-        await(c.stream().enqueueCopy(out, got));
+        await(c.stream().enqueueCopy(out, HostData.of(got)));
         assertEquals(32, Arrays.stream(got).sum());
     }
 
@@ -245,7 +246,7 @@ class CpuFaultInjectionTest {
         assertEquals(free, c.memoryInfo().free(), "nothing was allocated");
         assertFalse(c.isFaulted());
         DeviceBuffer b = c.allocate(DType.I32, 4);
-        await(c.stream().enqueueCopy(new int[] {1, 2, 3, 4}, b));
+        await(c.stream().enqueueCopy(HostData.of(new int[] {1, 2, 3, 4}), b));
     }
 
     @Test
@@ -255,14 +256,14 @@ class CpuFaultInjectionTest {
         DeviceContext c = open();
         DeviceContext bystander = open();
         DeviceBuffer b = c.allocate(DType.I32, 4);
-        DeviceFuture<Void> copy = c.stream().enqueueCopy(new int[] {1, 2, 3, 4}, b);
+        DeviceFuture<Void> copy = c.stream().enqueueCopy(HostData.of(new int[] {1, 2, 3, 4}), b);
         DeviceException e = assertInstanceOf(DeviceException.class, awaitFailure(copy));
         assertEquals("CPU_INJECTED_COPY_FAULT", e.errorName().orElseThrow());
         assertTrue(c.isFaulted());
         DeviceBuffer other = bystander.allocate(DType.I32, 4);
-        await(bystander.stream().enqueueCopy(new int[] {5, 6, 7, 8}, other));
+        await(bystander.stream().enqueueCopy(HostData.of(new int[] {5, 6, 7, 8}), other));
         int[] got = new int[4];
-        await(bystander.stream().enqueueCopy(other, got));
+        await(bystander.stream().enqueueCopy(other, HostData.of(got)));
         assertArrayEquals(new int[] {5, 6, 7, 8}, got);
         closeAll();
         assertEquals(before, CpuMemory.liveBytes());
@@ -289,7 +290,7 @@ class CpuFaultInjectionTest {
             await(f);
         }
         int[] got = new int[4];
-        await(s.enqueueCopy(b, got));
+        await(s.enqueueCopy(b, HostData.of(got)));
         assertEquals(4, got.length);
     }
 

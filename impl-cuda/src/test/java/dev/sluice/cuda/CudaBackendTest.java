@@ -21,6 +21,7 @@ import dev.sluice.DeviceGraph;
 import dev.sluice.DeviceStream;
 import dev.sluice.Dim;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -152,7 +153,7 @@ class CudaBackendTest {
             c.stream().enqueueFill(b, 41);
             c.stream().enqueueLaunch(c.compile(ADD_ONE), LaunchConfig.forElements(1000), b, 1000L);
             int[] out = new int[1000];
-            await(c.stream().enqueueCopy(b, out));
+            await(c.stream().enqueueCopy(b, HostData.of(out)));
             assertEquals(42, out[999]);
         } finally {
             // the primary context is the process's: give the next tests the flags it had
@@ -189,13 +190,13 @@ class CudaBackendTest {
             DeviceBuffer ordered = s.enqueueAllocate(DType.I32, 1 << 20);
             HostBuffer pinned = c.allocateHost(DType.F32, 4L << 20);
             float[] heap = new float[8 << 20];
-            s.enqueueCopy(heap, device.slice(0, heap.length));
-            s.enqueueCopy(device.slice(0, heap.length), heap);
+            s.enqueueCopy(HostData.of(heap), device.slice(0, heap.length));
+            s.enqueueCopy(device.slice(0, heap.length), HostData.of(heap));
             s.enqueueCopy(device.slice(0, pinned.count()), pinned);
             s.enqueueFill(ordered, 1);
             s.enqueueLaunch(c.compile(ADD_ONE), LaunchConfig.forElements(1 << 20), ordered, (long) (1 << 20));
             s.enqueueRecord(c.createEvent());
-            await(s.enqueueCopy(ordered.slice(0, 1), new int[1]));
+            await(s.enqueueCopy(ordered.slice(0, 1), HostData.of(new int[1])));
             // buffers, stream and event deliberately left open: closing the context frees them
         }
     }
@@ -217,7 +218,7 @@ class CudaBackendTest {
         assertFalse(marker.isDone(), "the marker is behind the spinning kernel and the memset");
         s.enqueueLaunch(ctx.compile(ADD_ONE), LaunchConfig.forElements(n), b, (long) n);
         int[] out = new int[n];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         assertTrue(marker.isDone());
         for (int i = 0; i < n; i += 1021) {
             assertEquals(8, out[i], "element " + i + ": the memset ran after the kernel and before the add");
@@ -234,7 +235,7 @@ class CudaBackendTest {
         s.enqueueFill(b, 41);
         s.enqueueLaunch(f, LaunchConfig.forElements(1000), b, 1000L);
         int[] out = new int[1000];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         for (int v : out) {
             assertEquals(42, v);
         }
@@ -262,7 +263,7 @@ class CudaBackendTest {
             DeviceBuffer b = ctx.allocate(DType.I32, 1);
             ctx.stream().enqueueLaunch(again, LaunchConfig.of(1, 1), b);
             int[] out = new int[1];
-            await(ctx.stream().enqueueCopy(b, out));
+            await(ctx.stream().enqueueCopy(b, HostData.of(out)));
             assertEquals(7, out[0]);
             System.out.println("second compile (from cache) took " + ms + " ms");
         } finally {
@@ -291,7 +292,7 @@ class CudaBackendTest {
         ctx.stream().enqueueFill(b, 1);
         ctx.stream().enqueueLaunch(f, LaunchConfig.of(1, 32), b, 4L);
         int[] out = new int[4];
-        await(ctx.stream().enqueueCopy(b, out));
+        await(ctx.stream().enqueueCopy(b, HostData.of(out)));
         assertArrayEquals(new int[] {2, 2, 2, 2}, out);
     }
 
@@ -301,19 +302,19 @@ class CudaBackendTest {
         DeviceBuffer l = ctx.allocate(DType.I64, 100_003);
         s.enqueueFill(l, 0x0123_4567_89AB_CDEFL);
         long[] out = new long[100_003];
-        await(s.enqueueCopy(l, out));
+        await(s.enqueueCopy(l, HostData.of(out)));
         for (long v : out) {
             assertEquals(0x0123_4567_89AB_CDEFL, v);
         }
         DeviceBuffer d = ctx.allocate(DType.F64, 17);
         s.enqueueFill(d, 2.5);
         double[] dd = new double[17];
-        await(s.enqueueCopy(d, dd));
+        await(s.enqueueCopy(d, HostData.of(dd)));
         assertEquals(2.5, dd[16]);
         DeviceBuffer h = ctx.allocate(DType.I16, 9);
         s.enqueueFill(h, (short) -2);
         short[] hh = new short[9];
-        await(s.enqueueCopy(h, hh));
+        await(s.enqueueCopy(h, HostData.of(hh)));
         assertEquals(-2, hh[8]);
     }
 
@@ -326,22 +327,22 @@ class CudaBackendTest {
         }
         DeviceStream s = ctx.createStream();
         DeviceBuffer b = ctx.allocate(DType.I32, n);
-        s.enqueueCopy(src, b);
+        s.enqueueCopy(HostData.of(src), b);
         s.enqueueLaunch(ctx.compile(ADD_ONE), LaunchConfig.forElements(n), b, (long) n);
         int[] back = new int[n];
-        await(s.enqueueCopy(b, back));
+        await(s.enqueueCopy(b, HostData.of(back)));
         for (int i = 0; i < n; i += 9973) {
             assertEquals(i * 3 + 1, back[i]);
         }
         assertEquals((n - 1) * 3 + 1, back[n - 1]);
         try (Arena a = Arena.ofShared()) {
             MemorySegment pageable = a.allocate(4L * n, 64);
-            await(s.enqueueCopy(b, pageable));
+            await(s.enqueueCopy(b, HostData.of(pageable)));
             assertEquals(4, pageable.getAtIndex(ValueLayout.JAVA_INT, 1));
             pageable.setAtIndex(ValueLayout.JAVA_INT, 0, 99);
-            await(s.enqueueCopy(pageable, b));
+            await(s.enqueueCopy(HostData.of(pageable), b));
             int[] one = new int[n];
-            await(s.enqueueCopy(b, one));
+            await(s.enqueueCopy(b, HostData.of(one)));
             assertEquals(99, one[0]);
         }
     }
@@ -371,7 +372,7 @@ class CudaBackendTest {
         DeviceFuture<Void> gate = s.waitFor(stage);
         s.enqueueFill(b, 5);
         int[] out = new int[1];
-        DeviceFuture<Void> read = s.enqueueCopy(b, out);
+        DeviceFuture<Void> read = s.enqueueCopy(b, HostData.of(out));
         Thread.sleep(200);
         assertFalse(read.isDone(), "the stream must wait for the stage");
         stage.complete("go");
@@ -387,7 +388,7 @@ class CudaBackendTest {
             DeviceFuture<Void> f = c.stream().enqueueLaunch(c.compile(SPIN), LaunchConfig.of(1, 1), b, 100_000_000L);
             await(f);
             int[] out = new int[1];
-            await(c.stream().enqueueCopy(b, out));
+            await(c.stream().enqueueCopy(b, HostData.of(out)));
             assertEquals(42, out[0]);
         }
     }
@@ -425,7 +426,7 @@ class CudaBackendTest {
         DeviceBuffer out = ctx.allocate(DType.I32, 1);
         ctx.stream().enqueueLaunch(ctx.compile(SHARED), LaunchConfig.of(1, 256).withSharedMemory(bytes), out, bytes / 4);
         int[] o = new int[1];
-        await(ctx.stream().enqueueCopy(out, o));
+        await(ctx.stream().enqueueCopy(out, HostData.of(o)));
         assertEquals(bytes / 4 - 1, o[0]);
     }
 
@@ -435,7 +436,7 @@ class CudaBackendTest {
         DeviceBuffer out = ctx.allocate(DType.I32, 8);
         ctx.stream().enqueueLaunch(ctx.compile(CLUSTER), LaunchConfig.of(8, 32).withCluster(Dim.of(4)), out);
         int[] o = new int[8];
-        await(ctx.stream().enqueueCopy(out, o));
+        await(ctx.stream().enqueueCopy(out, HostData.of(o)));
         assertArrayEquals(new int[] {0, 1, 2, 3, 0, 1, 2, 3}, o);
     }
 
@@ -453,7 +454,7 @@ class CudaBackendTest {
             g.enqueueLaunch(s);
         }
         int[] out = new int[256];
-        await(s.enqueueCopy(b, out));
+        await(s.enqueueCopy(b, HostData.of(out)));
         assertEquals(10, out[255]);
         g.close();
     }
@@ -479,7 +480,7 @@ class CudaBackendTest {
             DeviceBuffer b = s.enqueueAllocate(DType.I32, 1 << 16);
             s.enqueueFill(b, i);
             int[] out = new int[1];
-            DeviceFuture<Void> r = s.enqueueCopy(b.slice(100, 1), out);
+            DeviceFuture<Void> r = s.enqueueCopy(b.slice(100, 1), HostData.of(out));
             s.enqueueFree(b);
             await(r);
             assertEquals(i, out[0]);

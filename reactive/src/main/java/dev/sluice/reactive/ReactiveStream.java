@@ -9,6 +9,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceGraph;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -106,11 +107,20 @@ public final class ReactiveStream {
 
     // ---------------------------------------------------------------- copies
 
-    public Mono<Void> copy(HostBuffer source, DeviceBuffer destination) {
+    /**
+     * Copies all of {@code source} to {@code destination} ({@link DeviceStream#enqueueCopy(HostData, DeviceBuffer)}, its
+     * checks made at subscription): a {@link HostBuffer}, or an array, {@code ByteBuffer} or {@code MemorySegment}
+     * wrapped by {@link HostData#of}. Each subscription copies again, from the memory as it is then.
+     */
+    public Mono<Void> copy(HostData source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
-    public Mono<Void> copy(DeviceBuffer source, HostBuffer destination) {
+    /**
+     * Copies all of {@code source} into {@code destination} ({@link DeviceStream#enqueueCopy(DeviceBuffer, HostData)}, its
+     * checks made at subscription); read the destination once the {@code Mono} has completed.
+     */
+    public Mono<Void> copy(DeviceBuffer source, HostData destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
@@ -119,80 +129,213 @@ public final class ReactiveStream {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    // The per-type overloads below came before HostData; each delegates to DeviceStream's overload of the same types.
+
+    /**
+     * Copies {@code count} elements between element ranges of the two buffers.
+     *
+     * @deprecated use {@code copy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(HostBuffer source, long sourceOffset, DeviceBuffer destination, long destinationOffset, long count) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, sourceOffset, destination, destinationOffset, count));
     }
 
+    /**
+     * Copies {@code count} elements between element ranges of the two buffers.
+     *
+     * @deprecated use {@code copy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, long sourceOffset, HostBuffer destination, long destinationOffset, long count) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, sourceOffset, destination, destinationOffset, count));
     }
 
+    /**
+     * Copies {@code count} elements between element ranges of the two buffers.
+     *
+     * @deprecated use {@code copy(source.slice(sourceOffset, count), destination.slice(destinationOffset, count))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, long sourceOffset, DeviceBuffer destination, long destinationOffset, long count) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, sourceOffset, destination, destinationOffset, count));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(MemorySegment source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, MemorySegment destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
-    /** Copies the remaining bytes of {@code source}; its position is not moved. */
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(ByteBuffer source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
-    /** Copies into the remaining bytes of {@code destination}; its position is not moved. */
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, ByteBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(float[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, float[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(double[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, double[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(int[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, int[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(long[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, long[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(short[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, short[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} to {@code destination}.
+     *
+     * @deprecated use {@code copy(HostData.of(source), destination)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(byte[] source, DeviceBuffer destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies {@code source} into {@code destination}.
+     *
+     * @deprecated use {@code copy(source, HostData.of(destination))}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    @SuppressWarnings("removal") // delegates to the deprecated overload of the same types, which checks as before
     public Mono<Void> copy(DeviceBuffer source, byte[] destination) {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }

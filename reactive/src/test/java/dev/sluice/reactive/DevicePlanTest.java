@@ -10,6 +10,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
 import java.io.IOException;
@@ -68,7 +69,7 @@ class DevicePlanTest {
                 plan = plan.then(i % 2 == 0 ? s1 : s2, s -> s.enqueueLaunch(addOne, ONE, v, 1L));
             }
             float[] out = new float[1];
-            plan = plan.then(s1, s -> s.enqueueCopy(v, out));
+            plan = plan.then(s1, s -> s.enqueueCopy(v, HostData.of(out)));
             StepVerifier.create(plan.toMono())
                     .expectSubscription()
                     .then(() -> {
@@ -115,11 +116,11 @@ class DevicePlanTest {
             float[] host = {1, 2, 3, 4};
             float[] result = new float[4];
             Mono<float[]> m = DevicePlan.on(copy)
-                    .then(s -> s.enqueueCopy(host, in))
+                    .then(s -> s.enqueueCopy(HostData.of(host), in))
                     .switchTo(compute)
                     .then(s -> s.enqueueLaunch(scaleAdd, LaunchConfig.forElements(4), in, out, 4L, 10f, 0f))
                     .switchTo(copy)
-                    .then(s -> s.enqueueCopy(out, result))
+                    .then(s -> s.enqueueCopy(out, HostData.of(result)))
                     .toMono()
                     .thenReturn(result);
             StepVerifier.create(m).assertNext(r -> assertArrayEquals(new float[] {10, 20, 30, 40}, r)).verifyComplete();
@@ -136,7 +137,7 @@ class DevicePlanTest {
                     .fork(DevicePlan.on(a).then(s -> s.enqueueLaunch(addOne, ONE, x.slice(0, 1), 1L)),
                             DevicePlan.on(b).then(s -> s.enqueueLaunch(addOne, ONE, x.slice(1, 1), 1L))
                                     .then(s -> s.enqueueLaunch(addOne, ONE, x.slice(1, 1), 1L)))
-                    .then(s -> s.enqueueCopy(x, out))
+                    .then(s -> s.enqueueCopy(x, HostData.of(out)))
                     .toMono();
             StepVerifier.create(m).verifyComplete();
             assertArrayEquals(new float[] {2, 3}, out);
@@ -152,7 +153,7 @@ class DevicePlanTest {
                 Mono<Void> m = DevicePlan.on(s1)
                         .then(s -> s.waitFor(gate))
                         .then(s -> s.enqueueFill(v, 5f))
-                        .then(s -> s.enqueueCopy(new float[3], v)) // wrong size: throws at enqueue
+                        .then(s -> s.enqueueCopy(HostData.of(new float[3]), v)) // wrong size: throws at enqueue
                         .then(s -> {
                             thirdRan.incrementAndGet();
                             return s.enqueueMarker();
@@ -278,7 +279,7 @@ class DevicePlanTest {
                 long t0 = System.nanoTime();
                 chain.block(Duration.ofSeconds(30));
                 long t = System.nanoTime() - t0;
-                ReactiveStream.of(s1).copy(v, value).block(Duration.ofSeconds(30));
+                ReactiveStream.of(s1).copy(v, HostData.of(value)).block(Duration.ofSeconds(30));
                 if (r >= 0) {
                     times[c][r] = t;
                     hopCounts[c] = hops.get();

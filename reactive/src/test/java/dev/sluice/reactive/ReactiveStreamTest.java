@@ -12,6 +12,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
 import java.time.Duration;
@@ -66,9 +67,9 @@ class ReactiveStreamTest {
         float[] in = {1, 2, 3, 4, 5};
         float[] out = new float[5];
         Mono<float[]> flow = Mono.usingWhen(rx.allocate(DType.F32, 5).zipWith(rx.allocate(DType.F32, 5)),
-                bufs -> rx.copy(in, bufs.getT1())
+                bufs -> rx.copy(HostData.of(in), bufs.getT1())
                         .then(rx.launch(scaleAdd, LaunchConfig.forElements(5), bufs.getT1(), bufs.getT2(), 5L, 2f, 1f))
-                        .then(rx.copy(bufs.getT2(), out))
+                        .then(rx.copy(bufs.getT2(), HostData.of(out)))
                         .thenReturn(out),
                 bufs -> Mono.fromRunnable(() -> {
                     bufs.getT1().close();
@@ -96,7 +97,7 @@ class ReactiveStreamTest {
         try (DeviceStream s = ctx.createStream(); DeviceBuffer b = s.enqueueAllocate(DType.F32, 4)) {
             ReactiveStream rx = ReactiveStream.of(s);
             long p0 = position(s);
-            StepVerifier.create(rx.copy(new float[3], b)).expectError(InvalidArgumentException.class).verify();
+            StepVerifier.create(rx.copy(HostData.of(new float[3]), b)).expectError(InvalidArgumentException.class).verify();
             assertEquals(p0 + 1, position(s));
         }
     }
@@ -108,11 +109,11 @@ class ReactiveStreamTest {
             try {
                 s.waitFor(gate);
                 float[] src = {7, 8, 9};
-                DeviceFuture<Void> copy = s.enqueueCopy(src, b);
+                DeviceFuture<Void> copy = s.enqueueCopy(HostData.of(src), b);
                 StepVerifier.create(DeviceMonos.from(copy)).thenCancel().verify();
                 assertFalse(copy.isCancelled());
                 float[] back = new float[3];
-                DeviceFuture<Void> read = s.enqueueCopy(b, back);
+                DeviceFuture<Void> read = s.enqueueCopy(b, HostData.of(back));
                 gate.complete(null);
                 read.get(10, TimeUnit.SECONDS);
                 assertFalse(copy.isCompletedExceptionally());
@@ -173,9 +174,9 @@ class ReactiveStreamTest {
                 long free1 = ctx.memoryInfo().free();
                 user.waitFor(gate);
                 float[] back = new float[1 << 16];
-                Mono<Void> read = ReactiveStream.of(user).copy(b, back);
+                Mono<Void> read = ReactiveStream.of(user).copy(b, HostData.of(back));
                 read.subscribe().dispose(); // enqueued, then cancelled: only the signals stop
-                DeviceFuture<Void> readAgain = user.enqueueCopy(b, back);
+                DeviceFuture<Void> readAgain = user.enqueueCopy(b, HostData.of(back));
                 b.close();
                 Thread.sleep(50);
                 if (ctx.api() == dev.sluice.Api.CPU) {
@@ -201,7 +202,7 @@ class ReactiveStreamTest {
         DeviceBuffer b = rx.allocate(DType.F32, 8).block(Duration.ofSeconds(10));
         assertNotNull(b);
         float[] back = new float[8];
-        rx.fill(b, 4f).then(rx.copy(b, back)).block(Duration.ofSeconds(10));
+        rx.fill(b, 4f).then(rx.copy(b, HostData.of(back))).block(Duration.ofSeconds(10));
         assertEquals(4f, back[7]);
         b.close();
     }
@@ -213,10 +214,10 @@ class ReactiveStreamTest {
                 DeviceBuffer b = s1.enqueueAllocate(DType.F32, 3)) {
             try {
                 s1.waitFor(gate);
-                DeviceFuture<Void> upload = s1.enqueueCopy(new float[] {1, 2, 3}, b);
+                DeviceFuture<Void> upload = s1.enqueueCopy(HostData.of(new float[] {1, 2, 3}), b);
                 float[] back = new float[3];
                 ReactiveStream rx2 = ReactiveStream.of(s2);
-                Mono<float[]> read = rx2.waitFor(upload).then(rx2.copy(b, back)).thenReturn(back);
+                Mono<float[]> read = rx2.waitFor(upload).then(rx2.copy(b, HostData.of(back))).thenReturn(back);
                 StepVerifier.create(read)
                         .expectSubscription()
                         .expectNoEvent(Duration.ofMillis(50)) // s2 waits for s1, which waits for the gate

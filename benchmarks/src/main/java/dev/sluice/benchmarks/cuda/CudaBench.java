@@ -11,6 +11,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.EventFlag;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -472,7 +473,7 @@ public final class CudaBench {
                 t[r] = (t1 - t0) / 1e6;
             }
             int[] got = new int[1];
-            s.enqueueCopy(p, got).join();
+            s.enqueueCopy(p, HostData.of(got)).join();
             if (got[0] != n - 1) {
                 throw new IllegalStateException("tiny kernels: device holds " + got[0] + ", expected " + (n - 1));
             }
