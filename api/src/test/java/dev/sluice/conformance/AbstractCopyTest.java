@@ -11,6 +11,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.HostData;
+import dev.sluice.SyncStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -202,6 +203,178 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             await(s.enqueueCopy(d, HostData.of(out)));
             assertArrayEquals(p, bytesOf(out));
         }
+    }
+
+    /** A Java array of the element type's width ({@code byte[]} to {@code double[]}) holding {@code bytes}. */
+    private static Object arrayOf(DType type, byte[] bytes) {
+        MemorySegment b = MemorySegment.ofArray(bytes);
+        return switch (type) {
+            case BOOL, I8, U8 -> bytes.clone();
+            case I16, U16, F16, BF16 -> b.toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
+            case I32, U32 -> b.toArray(ValueLayout.JAVA_INT_UNALIGNED);
+            case F32 -> b.toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+            case I64, U64 -> b.toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+            case F64 -> b.toArray(ValueLayout.JAVA_DOUBLE_UNALIGNED);
+        };
+    }
+
+    private static HostData rangeOf(Object array, int from, int count) {
+        return switch (array) {
+            case byte[] a -> HostData.of(a, from, count);
+            case short[] a -> HostData.of(a, from, count);
+            case int[] a -> HostData.of(a, from, count);
+            case float[] a -> HostData.of(a, from, count);
+            case long[] a -> HostData.of(a, from, count);
+            case double[] a -> HostData.of(a, from, count);
+            default -> throw new IllegalArgumentException(array.toString());
+        };
+    }
+
+    private static byte[] bytesOfArray(Object array) {
+        MemorySegment m = switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException(array.toString());
+        };
+        return bytesOf(m);
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void javaArrayRangesCopyOnlyTheirElements(DType type) {
+        DeviceStream s = ctx.createStream();
+        int size = type.byteSize();
+        int length = N + 6;
+        byte[] p = pattern(length * size, type.ordinal());
+        DeviceBuffer d = ctx.allocate(type, N);
+        s.enqueueCopy(rangeOf(arrayOf(type, p), 4, N), d); // elements 4 .. 4 + N of the source
+        byte[] before = pattern(length * size, 99);
+        Object out = arrayOf(type, before);
+        await(s.enqueueCopy(d, rangeOf(out, 2, N))); // into elements 2 .. 2 + N of the destination
+        byte[] expected = before.clone();
+        System.arraycopy(p, 4 * size, expected, 2 * size, N * size);
+        assertArrayEquals(expected, bytesOfArray(out), type + ": the range and nothing else, both ways");
+    }
+
+    @Test
+    void memorySegmentSlicesCopyOnlyTheSlice() {
+        DeviceStream s = ctx.createStream();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment in = arena.allocate(64);
+            MemorySegment.copy(MemorySegment.ofArray(pattern(64, 2)), 0, in, 0, 64);
+            DeviceBuffer d = ctx.allocate(DType.U8, 16);
+            s.enqueueCopy(HostData.of(in.asSlice(8, 16)), d);
+            MemorySegment out = arena.allocate(64).fill((byte) 0x33);
+            await(s.enqueueCopy(d, HostData.of(out.asSlice(40, 16))));
+            byte[] expected = new byte[64];
+            Arrays.fill(expected, (byte) 0x33);
+            System.arraycopy(pattern(64, 2), 8, expected, 40, 16);
+            assertArrayEquals(expected, bytesOf(out));
+        }
+    }
+
+    @Test
+    void byteBufferSlicesCopyOnlyTheSlice() {
+        DeviceStream s = ctx.createStream();
+        ByteBuffer in = ByteBuffer.wrap(pattern(48, 4));
+        DeviceBuffer d = ctx.allocate(DType.I16, 8);
+        s.enqueueCopy(HostData.of(in.slice(16, 16)), d);
+        ByteBuffer out = ByteBuffer.allocateDirect(48);
+        await(s.enqueueCopy(d, HostData.of(out.slice(30, 16))));
+        byte[] got = new byte[48];
+        out.get(0, got);
+        byte[] expected = new byte[48];
+        System.arraycopy(pattern(48, 4), 16, expected, 30, 16);
+        assertArrayEquals(expected, got);
+    }
+
+    @Test
+    @SuppressWarnings("removal")
+    void deprecatedOverloadsStillCopyByDelegating() {
+        // The per-type overloads that came before HostData stay for a release: each must copy as its HostData form does.
+        DeviceStream s = ctx.createStream();
+        SyncStream sync = s.sync();
+        DeviceBuffer f = ctx.allocate(DType.F32, 2);
+        float[] fo = new float[2];
+        s.enqueueCopy(new float[] {1.5f, -2}, f);
+        await(s.enqueueCopy(f, fo));
+        assertArrayEquals(new float[] {1.5f, -2}, fo);
+        sync.copy(new float[] {3, 4}, f);
+        sync.copy(f, fo);
+        assertArrayEquals(new float[] {3, 4}, fo);
+
+        DeviceBuffer dd = ctx.allocate(DType.F64, 2);
+        double[] dout = new double[2];
+        s.enqueueCopy(new double[] {Math.PI, -1}, dd);
+        await(s.enqueueCopy(dd, dout));
+        assertArrayEquals(new double[] {Math.PI, -1}, dout);
+        sync.copy(new double[] {5, 6}, dd);
+        sync.copy(dd, dout);
+        assertArrayEquals(new double[] {5, 6}, dout);
+
+        DeviceBuffer i = ctx.allocate(DType.I32, 2);
+        int[] iout = new int[2];
+        s.enqueueCopy(new int[] {7, 8}, i);
+        await(s.enqueueCopy(i, iout));
+        assertArrayEquals(new int[] {7, 8}, iout);
+        sync.copy(new int[] {9, 10}, i);
+        sync.copy(i, iout);
+        assertArrayEquals(new int[] {9, 10}, iout);
+
+        DeviceBuffer l = ctx.allocate(DType.U64, 2);
+        long[] lout = new long[2];
+        s.enqueueCopy(new long[] {-1, 11}, l);
+        await(s.enqueueCopy(l, lout));
+        assertArrayEquals(new long[] {-1, 11}, lout);
+        sync.copy(new long[] {12, 13}, l);
+        sync.copy(l, lout);
+        assertArrayEquals(new long[] {12, 13}, lout);
+
+        DeviceBuffer sh = ctx.allocate(DType.F16, 2);
+        short[] sout = new short[2];
+        s.enqueueCopy(new short[] {14, 15}, sh);
+        await(s.enqueueCopy(sh, sout));
+        assertArrayEquals(new short[] {14, 15}, sout);
+        sync.copy(new short[] {16, 17}, sh);
+        sync.copy(sh, sout);
+        assertArrayEquals(new short[] {16, 17}, sout);
+
+        DeviceBuffer b = ctx.allocate(DType.I8, 4);
+        byte[] bout = new byte[4];
+        s.enqueueCopy(new byte[] {1, 2, 3, 4}, b);
+        await(s.enqueueCopy(b, bout));
+        assertArrayEquals(new byte[] {1, 2, 3, 4}, bout);
+        sync.copy(new byte[] {5, 6, 7, 8}, b);
+        sync.copy(b, bout);
+        assertArrayEquals(new byte[] {5, 6, 7, 8}, bout);
+
+        byte[] segOut = new byte[4];
+        s.enqueueCopy(MemorySegment.ofArray(new byte[] {9, 9, 9, 9}), b);
+        await(s.enqueueCopy(b, MemorySegment.ofArray(segOut)));
+        assertArrayEquals(new byte[] {9, 9, 9, 9}, segOut);
+        sync.copy(MemorySegment.ofArray(new byte[] {8, 8, 8, 8}), b);
+        sync.copy(b, MemorySegment.ofArray(segOut));
+        assertArrayEquals(new byte[] {8, 8, 8, 8}, segOut);
+        ByteBuffer bb = ByteBuffer.allocate(4);
+        s.enqueueCopy(ByteBuffer.wrap(new byte[] {4, 3, 2, 1}), b);
+        await(s.enqueueCopy(b, bb));
+        assertArrayEquals(new byte[] {4, 3, 2, 1}, bb.array());
+
+        HostBuffer h = ctx.allocateHost(DType.I32, 4);
+        DeviceBuffer di = intBuffer(ctx, iota(4, 20));
+        DeviceBuffer dj = intBuffer(ctx, filled(4, 0));
+        await(s.enqueueCopy(di, 1, h, 2, 2)); // h = 0, 0, 21, 22
+        await(s.enqueueCopy(h, 2, dj, 0, 2)); // dj = 21, 22, 0, 0
+        await(s.enqueueCopy(di, 3, dj, 3, 1)); // dj = 21, 22, 0, 23
+        assertArrayEquals(new int[] {21, 22, 0, 23}, readInts(s, dj));
+        // and they still check as they did, naming the argument of their own signature
+        assertInvalid("count", s, () -> s.enqueueCopy(h, 0, dj, 3, 2), "destination", "offset 3", "2", "4");
+        assertInvalid("source", s, () -> s.enqueueCopy((int[]) null, dj), "null");
+        assertInvalid("destination", s, () -> s.enqueueCopy(dj, ByteBuffer.allocate(16).asReadOnlyBuffer()), "read-only");
     }
 
     @Test

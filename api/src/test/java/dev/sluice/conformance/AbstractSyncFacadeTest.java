@@ -15,6 +15,8 @@ import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SyncStream;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -120,6 +122,29 @@ public abstract class AbstractSyncFacadeTest extends ConformanceBase {
         int[] segOut = new int[2];
         sync.copy(seg, HostData.of(MemorySegment.ofArray(segOut)));
         assertArrayEquals(new int[] {5, 6}, segOut);
+    }
+
+    @Test
+    void syncCopiesOfByteBuffersAndRanges() {
+        SyncStream sync = ctx.createStream().sync();
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        ByteBuffer in = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < 4; i++) {
+            in.putInt(4 * i, 10 + i);
+        }
+        sync.copy(HostData.of(in), d);
+        ByteBuffer out = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+        sync.copy(d, HostData.of(out));
+        assertEquals(13, out.getInt(12), "no wait needed: the facade returned after the copy");
+
+        sync.copy(HostData.of(iota(10, 0), 3, 4), d); // d = 3, 4, 5, 6
+        int[] back = filled(10, -1);
+        sync.copy(d.slice(1, 2), HostData.of(back, 8, 2));
+        assertArrayEquals(new int[] {-1, -1, -1, -1, -1, -1, -1, -1, 4, 5}, back);
+        HostBuffer h = ctx.allocateHost(DType.I32, 6);
+        sync.copy(d.slice(0, 3), h.slice(2, 3)); // h = 0, 0, 3, 4, 5, 0
+        sync.copy(h.slice(3, 1), d.slice(3, 1));
+        assertArrayEquals(new int[] {3, 4, 5, 4}, readInts(ctx.createStream(), d));
     }
 
     @Test
