@@ -245,4 +245,55 @@ class ReactiveStreamTest {
             StepVerifier.create(ReactiveStream.of(s1).record(ev).then(ReactiveStream.of(s2).waitFor(ev))).verifyComplete();
         }
     }
+
+    @Test
+    @SuppressWarnings("removal")
+    void deprecatedCopyOverloadsStillCopyByDelegating() {
+        // The per-type overloads that came before HostData stay for a release: each must copy as its HostData form does.
+        ReactiveStream rx = ReactiveStream.of(ctx);
+        Duration t = Duration.ofSeconds(10);
+        DeviceBuffer f = ctx.allocate(DType.F32, 2);
+        float[] fo = new float[2];
+        rx.copy(new float[] {1, 2}, f).then(rx.copy(f, fo)).block(t);
+        assertArrayEquals(new float[] {1, 2}, fo);
+        DeviceBuffer d = ctx.allocate(DType.F64, 2);
+        double[] dout = new double[2];
+        rx.copy(new double[] {3, 4}, d).then(rx.copy(d, dout)).block(t);
+        assertArrayEquals(new double[] {3, 4}, dout);
+        DeviceBuffer i = ctx.allocate(DType.I32, 2);
+        int[] iout = new int[2];
+        rx.copy(new int[] {5, 6}, i).then(rx.copy(i, iout)).block(t);
+        assertArrayEquals(new int[] {5, 6}, iout);
+        DeviceBuffer l = ctx.allocate(DType.I64, 2);
+        long[] lout = new long[2];
+        rx.copy(new long[] {7, 8}, l).then(rx.copy(l, lout)).block(t);
+        assertArrayEquals(new long[] {7, 8}, lout);
+        DeviceBuffer sh = ctx.allocate(DType.I16, 2);
+        short[] sout = new short[2];
+        rx.copy(new short[] {9, 10}, sh).then(rx.copy(sh, sout)).block(t);
+        assertArrayEquals(new short[] {9, 10}, sout);
+        DeviceBuffer b = ctx.allocate(DType.U8, 2);
+        byte[] bout = new byte[2];
+        rx.copy(new byte[] {11, 12}, b).then(rx.copy(b, bout)).block(t);
+        assertArrayEquals(new byte[] {11, 12}, bout);
+        byte[] segOut = new byte[2];
+        rx.copy(java.lang.foreign.MemorySegment.ofArray(new byte[] {13, 14}), b)
+                .then(rx.copy(b, java.lang.foreign.MemorySegment.ofArray(segOut))).block(t);
+        assertArrayEquals(new byte[] {13, 14}, segOut);
+        java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocate(2);
+        rx.copy(java.nio.ByteBuffer.wrap(new byte[] {15, 16}), b).then(rx.copy(b, bb)).block(t);
+        assertArrayEquals(new byte[] {15, 16}, bb.array());
+
+        dev.sluice.HostBuffer h = ctx.allocateHost(DType.I32, 4);
+        DeviceBuffer j = ctx.allocate(DType.I32, 4);
+        rx.fill(j, 0).then(rx.copy(i, 0, h, 1, 2)) // h = 0, 5, 6, 0
+                .then(rx.copy(h, 1, j, 2, 2)) // j = 0, 0, 5, 6
+                .then(rx.copy(i, 1, j, 0, 1)) // j = 6, 0, 5, 6
+                .block(t);
+        int[] got = new int[4];
+        ctx.stream().enqueueCopy(j, HostData.of(got)).join();
+        assertArrayEquals(new int[] {6, 0, 5, 6}, got);
+        StepVerifier.create(rx.copy((int[]) null, j)).expectErrorMatches(e -> e instanceof InvalidArgumentException ia
+                && ia.argument().equals("source")).verify();
+    }
 }
