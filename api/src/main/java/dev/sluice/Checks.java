@@ -111,7 +111,8 @@ final class Checks {
     static void sameSize(String what, long sourceBytes, long destinationBytes) {
         if (sourceBytes != destinationBytes) {
             throw new InvalidArgumentException(what, "source has " + sourceBytes + " bytes but destination has "
-                    + destinationBytes + " bytes; copy a slice or pass an explicit range");
+                    + destinationBytes + " bytes; copy a slice of the larger side (DeviceBuffer.slice, HostBuffer.slice,"
+                    + " HostData.of(array, from, count))");
         }
     }
 

@@ -50,9 +50,9 @@ public final class Quickstart {
         Arrays.fill(x, 1.0f);
         try (DeviceStream stream = ctx.createStream(); DeviceFunction scale = ctx.compile(SCALE)) {
             DeviceBuffer d = stream.enqueueAllocate(DType.F32, x.length);     // every enqueue returns at once
-            stream.enqueueCopy(HostData.of(x), d);                                          // host → device
+            stream.enqueueCopy(HostData.of(x), d);                             // host → device
             stream.enqueueLaunch(scale, LaunchConfig.forElements(x.length), d, x.length, 2.0f);
-            CompletableFuture<Void> printed = stream.enqueueCopy(d, HostData.of(y))        // device → host: its future completes
+            CompletableFuture<Void> printed = stream.enqueueCopy(d, HostData.of(y)) // device → host: its future completes
                     .thenRunAsync(() -> System.out.println("y[0] = " + y[0])); // when y holds the result
             d.close();                                                         // freed in stream order, after the copy
             printed.join();

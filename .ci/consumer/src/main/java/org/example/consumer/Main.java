@@ -6,6 +6,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -38,9 +39,9 @@ public final class Main {
         try (DeviceContext ctx = DeviceContext.open(); DeviceFunction axpb = ctx.compile(AXPB)) {
             ReactiveStream rx = ReactiveStream.of(ctx);
             DeviceBuffer d = ctx.allocate(DType.F32, x.length);
-            float[] result = rx.copy(x, d)
+            float[] result = rx.copy(HostData.of(x), d)
                     .then(rx.launch(axpb, LaunchConfig.forElements(x.length), d, (long) x.length))
-                    .then(rx.copy(d, y))
+                    .then(rx.copy(d, HostData.of(y)))
                     .then(Mono.fromCallable(() -> y))
                     .block();
             d.close();
