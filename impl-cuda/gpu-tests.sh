@@ -20,7 +20,7 @@ run_jvm() { # seconds logfile args...
   "$JAVA" --enable-native-access=ALL-UNNAMED -Xss2m -Dsluice.api=cuda ${JAVA_OPTS:-} "$@" -cp "$CP" \
     org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=verbose --disable-ansi-colors \
     --select-class=dev.sluice.cuda.CudaConformanceTest --select-class=dev.sluice.cuda.CudaBackendTest \
-    --select-class=dev.sluice.cuda.CudaProbeTest >> "$log" 2>&1 &
+    --select-class=dev.sluice.cuda.CudaProbeTest --select-class=dev.sluice.cuda.CudaFaultIsolationTest >> "$log" 2>&1 &
   local pid=$! waited=0
   while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt "$limit" ]; do sleep 1; waited=$((waited + 1)); done
   if kill -0 "$pid" 2>/dev/null; then
@@ -41,7 +41,8 @@ if [ "$WHAT" = all ] || [ "$WHAT" = faults ]; then
   [ ${#TESTS[@]} -gt 0 ] || TESTS=(faultingKernelFailsItsFutureWithADeviceException everyLaterPendingFutureOfTheStreamFails
     pendingFuturesOfOtherStreamsOfTheContextFail laterCallsOnTheContextThrowAtOnce synchronizeAfterAFaultThrowsInsteadOfHanging
     anotherContextStaysUsable hostFunctionAfterAFaultNeverRuns faultedContextClosesCleanly
-    faultFailsPendingFuturesAndLaterOpensExplainTheProcessIsPoisoned)
+    faultFailsPendingFuturesAndLaterOpensExplainTheProcessIsPoisoned
+    aFaultOnDevice0ReachesASluiceContextOfDevice1OnlyWhereItReachesARawOne)
   : > "$OUT/faults.txt"
   for t in "${TESTS[@]}"; do
     log="$(mktemp)"

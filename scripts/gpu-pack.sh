@@ -80,8 +80,14 @@ rm -rf "$GPU/lib" "$GPU/test" "$GPU/native"
 mkdir -p "$GPU/lib" "$GPU/test/lib" "$GPU/native"
 
 echo "== jars"
+# The stress module (jcstress tests of the stream core) runs on any CPU, never on the GPU machine; its
+# dependencies (jcstress, JNA) would cost 4 MiB of the pack.
+SKIP_MODULES=" stress "
+DEP_PL=()
+case " ${MVN_EXTRA[*]} " in *" -pl "*|*" --projects "*) ;; *) DEP_PL=(-pl '!stress') ;; esac
 for m in "${MODULES[@]}"; do
   [ -f "$m/pom.xml" ] && [ -d "$m/src" ] || continue # modules with code (not the BOM)
+  case "$SKIP_MODULES" in *" $m "*) continue ;; esac
   aid="$(artifact_id "$m")"
   main=""
   for j in "$m"/target/"$aid"-*.jar; do
@@ -99,9 +105,9 @@ done
 echo "== dependencies"
 # Sibling modules come from their target/ folders above; JUnit comes as the standalone launcher,
 # whose engines would be registered twice if the separate engine jars sat beside it.
-mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" -DincludeScope=runtime \
+mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" "${DEP_PL[@]}" -DincludeScope=runtime \
   -DexcludeGroupIds=dev.sluice -DoutputDirectory="$GPU/lib"
-mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" -DincludeScope=test \
+mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" "${DEP_PL[@]}" -DincludeScope=test \
   -DexcludeGroupIds=dev.sluice,org.junit.jupiter,org.junit.platform,org.junit.vintage,org.opentest4j,org.apiguardian \
   -DoutputDirectory="$GPU/test/lib"
 for j in "$GPU"/test/lib/*.jar; do # keep each jar once: what the runtime has, tests do not repeat

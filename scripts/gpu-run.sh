@@ -66,7 +66,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired|multi) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -241,6 +241,33 @@ run_paired() {
   if [ "$rc" = 0 ]; then note "paired: ok (paired.txt)"; else note "paired: FAILED"; FAILED=1; fi
 }
 
+# ---------------------------------------------------------------- multi
+# Two devices (MultiGpuBench): peer-copy bandwidth, Sluice's against C's cuMemcpyPeerAsync
+# (benchmarks/native/sluice_peer.c built as a shared library) alternating block by block in one JVM,
+# and a GpuPipeline over one device against the same over two. MULTI_ARGS are MultiGpuBench's arguments.
+# Output: multi.txt.
+run_multi() {
+  step "multi"
+  local so="$WORK/libsluice_peer.so" src=benchmarks/native/sluice_peer.c libs ok=0 found cc
+  [ -f "$src" ] || src="$GPU/native/sluice_peer.c"
+  cc="$(command -v gcc || command -v cc || true)"
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
+      "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
+    # shellcheck disable=SC2086
+    if [ -n "$cc" ] && "$cc" -O2 -std=gnu11 -Wall -Wextra -shared -fPIC -I"$CUDA_HOME/include" "$src" -o "$so" $libs; then
+      echo "built $so with: $libs"; ok=1; break
+    fi
+  done
+  local lib=()
+  if [ "$ok" = 1 ]; then lib=(--lib "$so"); else note "multi: C side not built; Sluice's side alone"; fi
+  # shellcheck disable=SC2086
+  "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench "${lib[@]}" \
+    ${MULTI_ARGS:-} 2>&1 | tee "$OUT/multi.txt"
+  local rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "multi: ok (multi.txt)"; else note "multi: FAILED rc=$rc"; FAILED=1; fi
+}
+
 # ---------------------------------------------------------------- tests
 run_tests() { # target modules api include
   local t="$1" modules="$2" api="$3" include="$4"
@@ -332,6 +359,7 @@ for s in "${SEL[@]}"; do
     percall) run_percall ;;
     sweep) run_sweep ;;
     paired) run_paired ;;
+    multi) run_multi ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;

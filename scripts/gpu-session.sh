@@ -17,8 +17,10 @@
 #                                         The machine's figures move by up to 30 % between processes: one run decides
 #                                         nothing.
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
-#   bash scripts/gpu-session.sh peers     on the two-GPU kind (about 3 minutes): the CUDA suite again (its peer area
-#                                         and the fault tests' bystander on device 1 need the second GPU), and PeerCopy
+#   bash scripts/gpu-session.sh peers     on a host with two GPUs (about 6 minutes): the CUDA suite again (its peer area
+#                                         and the fault tests' bystander on device 1 need the second GPU), PeerCopy, the
+#                                         GpuPipeline over two devices (and its fault case, in a JVM of its own), and
+#                                         MultiGpuBench (peer bandwidth against C's, one device against two)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/out}"
@@ -82,6 +84,11 @@ case "${1:-}" in
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all
     step peer-copy 120 env EXAMPLES=PeerCopy bash scripts/gpu-run.sh examples
+    step multi-device-pipeline 180 env TESTS_REACTIVE_INCLUDE='^.*MultiDevice.*Test$' bash scripts/gpu-run.sh tests-reactive
+    # the fault case poisons device 1 for the process: a JVM of its own
+    step multi-device-fault 120 env TESTS_REACTIVE_INCLUDE='^.*MultiDevice.*Test$' JAVA_OPTS=-Dsluice.reactive.faultTest=true \
+      bash scripts/gpu-run.sh tests-reactive
+    step multi-bench 300 bash scripts/gpu-run.sh multi
     ;;
   *)
     echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|peers" >&2

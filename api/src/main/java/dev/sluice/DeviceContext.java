@@ -37,6 +37,8 @@ public final class DeviceContext implements AutoCloseable {
 
     final ContextHandle handle;
     private final Api api;
+    /** The contexts this one has enabled peer access to: which peer copies go directly (see the trace's kinds). */
+    private final java.util.Set<DeviceContext> peersEnabled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final int id;
     private final ContextOptions options;
     final CompletionEngine engine;
@@ -302,6 +304,15 @@ public final class DeviceContext implements AutoCloseable {
             throw new InvalidArgumentException("peer", peer + " is " + (peer == this ? "this context" : "of another backend"));
         }
         handle.enablePeerAccess(peer.handle);
+        peersEnabled.add(peer);
+    }
+
+    /**
+     * Whether this context or {@code peer} has {@linkplain #enablePeerAccess enabled} access to the other's memory,
+     * so that a copy between them goes directly between the devices rather than through host memory.
+     */
+    boolean peerAccessEnabled(DeviceContext peer) {
+        return peersEnabled.contains(peer) || peer.peersEnabled.contains(this);
     }
 
     /**

@@ -28,7 +28,7 @@ final class DeviceOperation extends Event {
     @Nullable String stream;
 
     @Label("Kind")
-    @Description("upload, download, d2d, peer, memset, kernel <name>, record, wait, host, marker, alloc, free, graph")
+    @Description("upload, download, d2d, peer, peer-staged, memset, kernel <name>, record, wait, host, marker, alloc, free, graph")
     @Nullable String kind;
 
     @Label("Label")

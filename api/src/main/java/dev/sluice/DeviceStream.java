@@ -752,7 +752,8 @@ public final class DeviceStream implements AutoCloseable {
                 handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
                         destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
             }
-            return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE : TraceSpan.PEER);
+            return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
+                    : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
         }
     }
 

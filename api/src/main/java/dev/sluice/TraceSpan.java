@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * operation enqueued on a busy stream that is when the previous one ended, not when the call was made.
  *
  * @param stream     the stream's name in the trace: {@code "default"} or {@code "stream N"}
- * @param kind       what ran: {@code upload}, {@code download}, {@code d2d}, {@code peer}, {@code memset},
+ * @param kind       what ran: {@code upload}, {@code download}, {@code d2d}, {@code peer}, {@code peer-staged}, {@code memset},
  *                   {@code kernel <name>}, {@code record}, {@code wait}, {@code host}, {@code marker},
  *                   {@code alloc}, {@code free} or {@code graph}
  * @param label      the label in effect on the stream when the operation was enqueued
@@ -25,7 +25,13 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
     public static final String UPLOAD = "upload";
     public static final String DOWNLOAD = "download";
     public static final String DEVICE_TO_DEVICE = "d2d";
+    /** A copy between two contexts that have peer access: directly between the devices. */
     public static final String PEER = "peer";
+    /**
+     * A copy between two contexts without peer access ({@link DeviceContext#enablePeerAccess} not called either way,
+     * or impossible): the driver stages it through host memory, at host-link speed.
+     */
+    public static final String PEER_STAGED = "peer-staged";
     public static final String MEMSET = "memset";
     /** The kind of a launch is this word, a space, and the kernel's name. */
     public static final String KERNEL = "kernel";

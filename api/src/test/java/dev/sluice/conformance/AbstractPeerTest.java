@@ -1,6 +1,7 @@
 package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,6 +74,27 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         ctx.enablePeerAccess(other); // a second time is harmless
         roundTrip(ctx.createStream());
         roundTrip(other.stream());
+    }
+
+    @Test
+    void theTraceSaysWhetherAPeerCopyWentDirectlyOrThroughTheHost() {
+        DeviceContext traced = open(0, ContextOptions.defaults().withTracing(true));
+        DeviceContext tracedPeer = open(1, ContextOptions.defaults().withTracing(true));
+        DeviceBuffer there = tracedPeer.allocate(DType.I32, 1024);
+        DeviceBuffer here = traced.allocate(DType.I32, 1024);
+        await(tracedPeer.stream().enqueueMemset(there, 0));
+        DeviceStream s = traced.createStream();
+        await(s.enqueueCopy(there, here));
+        boolean direct = traced.canAccess(tracedPeer);
+        if (direct) {
+            traced.enablePeerAccess(tracedPeer);
+        }
+        await(s.enqueueCopy(there, here));
+        traced.synchronize();
+        java.util.List<String> kinds = traced.trace().spans().stream().map(dev.sluice.TraceSpan::kind)
+                .filter(k -> k.startsWith("peer")).toList();
+        assertEquals(java.util.List.of("peer-staged", direct ? "peer" : "peer-staged"), kinds,
+                "without peer access, then " + (direct ? "with it" : "still without: canAccess is false"));
     }
 
     @Test

@@ -6,10 +6,17 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.HostBuffer;
+import dev.sluice.DeviceFunction;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
 import dev.sluice.StreamOptions;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -93,6 +100,18 @@ import reactor.core.scheduler.Schedulers;
  * objects of the futures the API returns for each enqueue. {@link #metrics()} counts it all.
  * </ul>
  *
+ * <p><b>Several devices.</b> {@link #builder(List)} spreads the lanes over several contexts, typically one per
+ * GPU: {@link Builder#lanes lanes(n)} opens {@code n} lanes on every context, slot {@code i} on context
+ * {@code i % contexts}, so that lanes opened one after the other alternate between devices. Everything above
+ * holds across devices: a chunk goes to an empty lane (whichever device it is on) before it queues behind
+ * another, results keep their input order, and back-pressure counts the lanes of every device. A faulted device
+ * fails the chunks on its lanes, and so the {@code Flux}, once the chunks on the other devices have drained;
+ * the lanes of the other contexts are kept and serve the next subscription. The stage must launch, on a lane,
+ * functions of that lane's context: declare the kernels with {@link Builder#kernel} and take them with
+ * {@link Lane#function(Kernel)}. Staging buffers are allocated from the lane's context; a pinned input chunk or
+ * a {@link ChunkTarget} buffer of another of the pipeline's contexts goes through the lane's staging buffer
+ * (a host copy) instead of being copied directly.
+ *
  * <p>Thread-safe. Subscriptions to its {@code process} {@code Flux}es may run one after the other (they then
  * reuse the same lanes) or at once (each then has lanes of its own: those kept, and new ones for the rest;
  * the pipeline keeps at most {@code lanes} idle lanes and releases the others). {@link Lane#index()} is the
@@ -131,6 +150,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     record Scratch(DType type, long count) {
     }
 
+    /** The contexts lanes open on: slot {@code i} on {@code contexts.get(i % contexts.size())}. */
+    private final List<DeviceContext> contexts;
     private final DeviceContext context;
     private final int lanes;
     private final int chunksPerLane;
@@ -159,11 +180,14 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     /** Subscriptions started and not yet ended with all their lanes handed back. */
     private final AtomicInteger activeSubscriptions = new AtomicInteger();
     private final CompletableFuture<Void> released = new CompletableFuture<>();
+    /** The functions of the kernels declared with {@link Builder#kernel}: one per context, in context order. */
+    private final Map<Kernel, DeviceFunction[]> functions;
 
     private GpuPipeline(Builder b, ChunkSource<I> source, @Nullable ChunkSink<O> sink, @Nullable ChunkTarget<? super I> target,
             long outputCapacity) {
-        this.context = b.context;
-        this.lanes = b.lanes;
+        this.contexts = b.contexts;
+        this.context = b.contexts.get(0);
+        this.lanes = b.lanes * b.contexts.size();
         this.chunksPerLane = b.chunksPerLane;
         this.inputType = Objects.requireNonNull(b.inputType);
         this.chunkElements = b.chunkElements;
@@ -180,11 +204,73 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         this.sink = sink;
         this.target = target;
         this.idle = new AtomicReferenceArray<>(lanes);
+        this.functions = compile(b.kernels, contexts);
+    }
+
+    /** Loads every declared kernel on every context; on a failure, closes what was loaded and rethrows. */
+    private static Map<Kernel, DeviceFunction[]> compile(Set<Kernel> kernels, List<DeviceContext> contexts) {
+        if (kernels.isEmpty()) {
+            return Map.of();
+        }
+        Map<Kernel, DeviceFunction[]> m = new IdentityHashMap<>();
+        try {
+            for (Kernel k : kernels) {
+                DeviceFunction[] fs = new DeviceFunction[contexts.size()];
+                m.put(k, fs);
+                for (int i = 0; i < fs.length; i++) {
+                    fs[i] = contexts.get(i).compile(k);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            closeAll(m);
+            throw e;
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static void closeAll(Map<Kernel, DeviceFunction[]> m) {
+        for (DeviceFunction[] fs : m.values()) {
+            for (DeviceFunction f : fs) {
+                if (f != null) {
+                    f.close();
+                }
+            }
+        }
     }
 
     /** Starts describing a pipeline on {@code context}. */
     public static Builder builder(DeviceContext context) {
-        return new Builder(Objects.requireNonNull(context, "context"));
+        Objects.requireNonNull(context, "context");
+        return new Builder(List.of(context));
+    }
+
+    /**
+     * Starts describing a pipeline whose lanes are spread over {@code contexts} (typically one per device, of
+     * one backend or several): see "Several devices" in the class description. The pipeline does not own the
+     * contexts; close it before them.
+     *
+     * @throws NullPointerException     if {@code contexts} is null
+     * @throws InvalidArgumentException if {@code contexts} is empty, holds null or one context twice, or holds
+     *                                  more than {@value Builder#MAX_CONTEXTS} contexts
+     */
+    public static Builder builder(List<? extends DeviceContext> contexts) {
+        Objects.requireNonNull(contexts, "contexts");
+        if (contexts.isEmpty() || contexts.size() > Builder.MAX_CONTEXTS) {
+            throw new InvalidArgumentException("contexts", "holds " + contexts.size() + " contexts; a pipeline needs 1 to "
+                    + Builder.MAX_CONTEXTS);
+        }
+        Set<DeviceContext> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < contexts.size(); i++) {
+            DeviceContext c = contexts.get(i);
+            if (c == null) {
+                throw new InvalidArgumentException("contexts", "element " + i + " is null");
+            }
+            if (!seen.add(c)) {
+                throw new InvalidArgumentException("contexts", "element " + i + " (" + c + ") appears twice; each context"
+                        + " takes its lanes once");
+            }
+        }
+        return new Builder(List.copyOf(contexts));
     }
 
     /**
@@ -283,7 +369,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
      * slot is taken.
      */
     void recycleLane(Lane lane, boolean reusable) {
-        if (!reusable || !keepLanes || closed || context.isFaulted() || !idle.compareAndSet(lane.index(), null, lane)) {
+        if (!reusable || !keepLanes || closed || lane.context().isFaulted() || !idle.compareAndSet(lane.index(), null, lane)) {
             lane.release(CLOSER);
             return;
         }
@@ -303,15 +389,57 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     }
 
     private void checkReleased() {
-        if (closed && activeSubscriptions.get() == 0 && liveLanes.get() == 0) {
-            released.complete(null);
+        if (closed && activeSubscriptions.get() == 0 && liveLanes.get() == 0 && !released.isDone()) {
+            if (functions.isEmpty()) {
+                released.complete(null);
+                return;
+            }
+            // Every lane's stream is closed, so no launch of these functions is pending; unloading may wait for
+            // the driver, so not on the caller's (possibly a completion) thread.
+            CLOSER.execute(() -> {
+                try {
+                    closeAll(functions);
+                } finally {
+                    released.complete(null);
+                }
+            });
         }
     }
 
+    /** The context of the pipeline's first lane: the only one, unless it was built with {@link #builder(List)}. */
     public DeviceContext context() {
         return context;
     }
 
+    /** The contexts the lanes open on, in the order given to the builder (one element for {@link #builder(DeviceContext)}). */
+    public List<DeviceContext> contexts() {
+        return contexts;
+    }
+
+    /** The context lane slot {@code slot} opens on. */
+    DeviceContext contextFor(int slot) {
+        return contexts.get(slot % contexts.size());
+    }
+
+    /** The function of {@code kernel} on the context of lane slot {@code slot}. */
+    DeviceFunction function(Kernel kernel, int slot) {
+        DeviceFunction[] fs = kernel == null ? null : functions.get(kernel);
+        if (fs == null) {
+            throw new InvalidArgumentException("kernel", (kernel == null ? "null" : "'" + kernel.name() + "'")
+                    + " was not declared with GpuPipeline.Builder.kernel(...); declared: " + declaredKernels());
+        }
+        return fs[slot % contexts.size()];
+    }
+
+    private List<String> declaredKernels() {
+        List<String> names = new ArrayList<>();
+        for (Kernel k : functions.keySet()) {
+            names.add(k.name());
+        }
+        return names;
+    }
+
+    /** The most lanes the pipeline opens: {@link Builder#lanes lanes} on each of its {@link #contexts()}. */
     public int lanes() {
         return lanes;
     }
@@ -382,9 +510,10 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         if (b.isClosed()) {
             throw new ClosedResourceException("target " + b + " of chunk " + seq);
         }
-        if (b.context() != context) {
+        if (!contexts.contains(b.context())) {
             throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " belongs to " + b.context()
-                    + ", not to the pipeline's context " + context);
+                    + ", not to " + (contexts.size() == 1 ? "the pipeline's context " + context
+                            : "one of the pipeline's contexts " + contexts));
         }
         if (b.dtype() != outputType || b.count() != outN) {
             throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " holds " + b.count() + " x "
@@ -411,14 +540,17 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return "GpuPipeline[" + lanes + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "")
                 + ", " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x " + outputType
                 + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
-                + ", " + context + "]";
+                + ", " + (contexts.size() == 1 ? context : contexts) + "]";
     }
 
     /** Describes a {@link GpuPipeline}. Not thread-safe. */
     public static final class Builder {
         /** The most chunks one lane may hold at once ({@link #chunksPerLane}). */
         public static final int MAX_CHUNKS_PER_LANE = 64;
-        private final DeviceContext context;
+        /** The most contexts one pipeline spreads its lanes over ({@link GpuPipeline#builder(List)}). */
+        public static final int MAX_CONTEXTS = 64;
+        private final List<DeviceContext> contexts;
+        private final Set<Kernel> kernels = new LinkedHashSet<>();
         private int lanes = 3;
         private int chunksPerLane = 1;
         private @Nullable DType inputType;
@@ -432,13 +564,14 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         private @Nullable Scheduler hostScheduler;
         private boolean keepLanes = true;
 
-        private Builder(DeviceContext context) {
-            this.context = context;
+        private Builder(List<DeviceContext> contexts) {
+            this.contexts = contexts;
         }
 
         /**
-         * Lanes, each a stream of its own (default 3: one uploading, one computing, one downloading). The most
-         * chunks in flight at once is {@code lanes * chunksPerLane} (see {@link #chunksPerLane}).
+         * Lanes per context, each a stream of its own (default 3: one uploading, one computing, one downloading).
+         * A pipeline over several contexts has {@code n} on each. The most chunks in flight at once is
+         * {@code lanes * contexts * chunksPerLane} (see {@link #chunksPerLane}).
          */
         public Builder lanes(int n) {
             if (n < 1 || n > 64) {
@@ -559,6 +692,20 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
          */
         public Builder keepLanes(boolean keep) {
             this.keepLanes = keep;
+            return this;
+        }
+
+        /**
+         * Declares a kernel the stage launches: {@link #build} loads it on every context of the pipeline (on the
+         * calling thread; with source, that compiles it, or finds it in the compile cache), and the stage takes
+         * the function of its lane's context with {@link Lane#function(Kernel)}. The pipeline owns these
+         * functions: they are closed once it is {@linkplain GpuPipeline#released() released}. Declaring a kernel
+         * twice declares it once.
+         *
+         * @throws NullPointerException if {@code kernel} is null
+         */
+        public Builder kernel(Kernel kernel) {
+            kernels.add(Objects.requireNonNull(kernel, "kernel"));
             return this;
         }
 

@@ -3,9 +3,11 @@ package dev.sluice.reactive;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.Kernel;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,7 +84,7 @@ public final class Lane {
         pipeline.laneOpening();
         DeviceStream s;
         try {
-            s = pipeline.context().createStream(pipeline.streamOptions());
+            s = pipeline.contextFor(index).createStream(pipeline.streamOptions());
         } catch (RuntimeException | Error e) {
             pipeline.laneGone();
             throw e;
@@ -105,8 +107,20 @@ public final class Lane {
         return stream;
     }
 
+    /** The context of the lane's stream: one of the pipeline's {@link GpuPipeline#contexts()}. */
     public DeviceContext context() {
         return stream.context();
+    }
+
+    /**
+     * The function of {@code kernel} on this lane's context, loaded when the pipeline was built; owned by the
+     * pipeline (do not close it).
+     *
+     * @throws dev.sluice.InvalidArgumentException if {@code kernel} was not declared with
+     *         {@link GpuPipeline.Builder#kernel}
+     */
+    public DeviceFunction function(Kernel kernel) {
+        return pipeline.function(kernel, index);
     }
 
     /**
@@ -212,6 +226,8 @@ public final class Lane {
         private @Nullable DeviceFuture<?> lastUse;
         /** The caller's buffer the chunk's result is downloaded into (pipelines built with a ChunkTarget). */
         private @Nullable HostBuffer target;
+        /** Whether {@link #target} is of another context, so its result waits in the staging buffer. */
+        private boolean targetViaStaging;
         private boolean aborted;
         private @Nullable Throwable error;
         private volatile int state = FREE;
@@ -272,6 +288,7 @@ public final class Lane {
             stageFuture = null;
             lastUse = null;
             target = null;
+            targetViaStaging = false;
             aborted = false;
             error = null;
             try {
@@ -305,9 +322,16 @@ public final class Lane {
                     lastUse = stream.waitFor(sf);
                 }
                 HostBuffer result;
-                if (directTarget != null) {
+                if (directTarget != null && directTarget.context() == stream.context()) {
                     result = directTarget; // zero-copy: the caller's pinned memory
                     target = directTarget;
+                } else if (directTarget != null) {
+                    // Pinned memory of another of the pipeline's contexts: downloaded into the lane's staging, and
+                    // copied into the target on the host when the chunk's result is taken.
+                    HostBuffer staging = stagingOut();
+                    result = outN == staging.count() ? staging : staging.slice(0, outN);
+                    target = directTarget;
+                    targetViaStaging = true;
                 } else {
                     HostBuffer staging = stagingOut();
                     result = outN == staging.count() ? staging : staging.slice(0, outN);
@@ -352,7 +376,7 @@ public final class Lane {
         }
 
         private HostBuffer allocateStaging(DType type, long count) {
-            HostBuffer h = lane.pipeline.context().allocateHost(type, count);
+            HostBuffer h = lane.context().allocateHost(type, count);
             lane.pipeline.metrics.hostAllocations.increment();
             return h;
         }
@@ -382,6 +406,11 @@ public final class Lane {
         <O> O takeResult(@Nullable ChunkSink<O> sink) {
             try {
                 HostBuffer t = target;
+                if (t != null && targetViaStaging) {
+                    HostBuffer staging = java.util.Objects.requireNonNull(stagingOut);
+                    long bytes = outputElements * lane.pipeline.outputType().byteSize();
+                    MemorySegment.copy(staging.segment(), 0, t.segment(), 0, bytes); // fails if t was closed meanwhile
+                }
                 if (t != null) {
                     return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
                 }
@@ -396,12 +425,14 @@ public final class Lane {
                 return sink.read(seg, type, outputElements);
             } finally {
                 target = null;
+                targetViaStaging = false;
                 state = FREE;
             }
         }
 
         void discardResult() {
             target = null;
+            targetViaStaging = false;
             state = FREE;
         }
     }

@@ -1,0 +1,307 @@
+package dev.sluice.benchmarks.cuda;
+
+import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import dev.sluice.reactive.Chunks;
+import dev.sluice.reactive.GpuPipeline;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
+import reactor.core.publisher.Flux;
+
+/**
+ * Two devices of one host: peer-copy bandwidth, Sluice's against C's {@code cuMemcpyPeerAsync} in the same process,
+ * and a {@link GpuPipeline} over one device against the same pipeline over two.
+ *
+ * <ul>
+ * <li><b>peer</b>: {@code --peer-mib} MiB from device 1 to device 0, {@code --copies} copies back to back per block,
+ * timed on the host from the first enqueue to the end of the last copy. First Sluice's copies before peer access is
+ * enabled (the driver then stages through host memory), then, with peer access on both ways, blocks that alternate C
+ * ({@code benchmarks/native/sluice_peer.c}, called through {@code java.lang.foreign}, in the same primary contexts) and
+ * Sluice ({@link DeviceStream#enqueueCopy(DeviceBuffer, DeviceBuffer)} across contexts, a future each). Ratio: median
+ * over the blocks of Sluice's bandwidth / C's. The copied bytes are checked.
+ * <li><b>pipeline</b>: {@code --total-mib} MiB of {@code float[]} chunks ({@code --chunks} of them) through an in-place
+ * {@link GpuPipeline} whose stage runs a compute-bound kernel ({@code --passes} dependent FMAs per element, the same
+ * work for every chunk: a balanced load), with {@code --lanes} lanes per device; one device against two, alternating,
+ * {@code --reps} timed runs each after a warm-up. Ratio: one device's median time / two devices' median time. Every
+ * result is checked.
+ * </ul>
+ *
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.MultiGpuBench --lib libsluice_peer.so
+ *     [--api cuda] [--peer-mib 256] [--copies 4] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes 256]
+ *     [--lanes 3] [--reps 5] [--only peer,pipeline]</pre>
+ *
+ * Without {@code --lib} the peer part runs Sluice's side alone. Output: {@code key=value} lines ({@code multi_*}),
+ * ratios first. On the CPU simulator ({@code --api cpu}, which it gives two devices) it runs as a smoke test: its
+ * figures say nothing about GPUs.
+ */
+public final class MultiGpuBench {
+
+    /** v[i] = passes dependent FMAs of v[i]: compute-bound, the same work for every element. */
+    static final Kernel SPIN = Kernel.named("spin_fma")
+            .params(KernelParam.pointer("v", DType.F32), KernelParam.scalar("n", DType.I64), KernelParam.scalar("passes", DType.I32))
+            .cudaSource("""
+                    extern "C" __global__ void spin_fma(float* v, long long n, int passes) {
+                        for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n;
+                                i += (long long) gridDim.x * blockDim.x) {
+                            float x = v[i];
+                            for (int p = 0; p < passes; p++) x = fmaf(x, 0.5f, 0.25f);
+                            v[i] = x;
+                        }
+                    }""")
+            .java(t -> {
+                long n = t.longArg(1);
+                int passes = t.intArg(2);
+                var v = t.pointer(0);
+                for (long i = t.globalIdX(); i < n; i += (long) t.gridDim().x() * t.blockDim().x()) {
+                    float x = v.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                    for (int p = 0; p < passes; p++) {
+                        x = Math.fma(x, 0.5f, 0.25f);
+                    }
+                    v.setAtIndex(ValueLayout.JAVA_FLOAT, i, x);
+                }
+            })
+            .build();
+
+    private MultiGpuBench() {
+    }
+
+    public static void main(String[] args) throws Throwable {
+        OptionParser parser = new OptionParser();
+        OptionSpec<String> apiOpt = parser.accepts("api", "backend").withRequiredArg().defaultsTo("cuda");
+        OptionSpec<Path> libOpt = parser.accepts("lib", "libsluice_peer.so (C's side of the peer copies)").withRequiredArg()
+                .withValuesConvertedBy(new joptsimple.util.PathConverter());
+        OptionSpec<Integer> peerMib = parser.accepts("peer-mib").withRequiredArg().ofType(Integer.class).defaultsTo(256);
+        OptionSpec<Integer> copiesOpt = parser.accepts("copies").withRequiredArg().ofType(Integer.class).defaultsTo(4);
+        OptionSpec<Integer> blocksOpt = parser.accepts("blocks").withRequiredArg().ofType(Integer.class).defaultsTo(10);
+        OptionSpec<Integer> totalMib = parser.accepts("total-mib").withRequiredArg().ofType(Integer.class).defaultsTo(1024);
+        OptionSpec<Integer> chunksOpt = parser.accepts("chunks").withRequiredArg().ofType(Integer.class).defaultsTo(64);
+        OptionSpec<Integer> passesOpt = parser.accepts("passes").withRequiredArg().ofType(Integer.class).defaultsTo(256);
+        OptionSpec<Integer> lanesOpt = parser.accepts("lanes").withRequiredArg().ofType(Integer.class).defaultsTo(3);
+        OptionSpec<Integer> repsOpt = parser.accepts("reps").withRequiredArg().ofType(Integer.class).defaultsTo(5);
+        OptionSpec<String> onlyOpt = parser.accepts("only").withRequiredArg().withValuesSeparatedBy(',').defaultsTo("peer", "pipeline");
+        parser.accepts("help").forHelp();
+        OptionSet o = parser.parse(args);
+        if (o.has("help")) {
+            parser.printHelpOn(System.out);
+            return;
+        }
+        Api api = Api.of(o.valueOf(apiOpt));
+        if (api == Api.CPU && Integer.getInteger("sluice.cpu.devices", 1) < 2) {
+            System.setProperty("sluice.cpu.devices", "2");
+        }
+        int devices = DeviceContext.deviceCount(api);
+        if (devices < 2) {
+            System.out.println("multi_skipped=needs two " + api.id() + " devices; this machine has " + devices);
+            return;
+        }
+        List<String> only = o.valuesOf(onlyOpt);
+        try (DeviceContext d0 = DeviceContext.open(api, 0); DeviceContext d1 = DeviceContext.open(api, 1)) {
+            System.out.println("multi_devices=" + d0.name() + " | " + d1.name());
+            if (only.contains("peer")) {
+                peer(d0, d1, o.has(libOpt) ? o.valueOf(libOpt) : null, (long) o.valueOf(peerMib) << 20, o.valueOf(copiesOpt),
+                        o.valueOf(blocksOpt));
+            }
+            if (only.contains("pipeline")) {
+                pipeline(d0, d1, (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt), o.valueOf(passesOpt), o.valueOf(lanesOpt),
+                        o.valueOf(repsOpt));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- peer copies
+
+    private static void peer(DeviceContext d0, DeviceContext d1, Path lib, long bytes, int copies, int blocks) throws Throwable {
+        try (DeviceBuffer src = d1.allocate(DType.U8, bytes); DeviceBuffer dst = d0.allocate(DType.U8, bytes);
+             DeviceStream s = d0.createStream()) {
+            d1.stream().enqueueMemset(src, 7).join();
+            double staged = gbps(bytes * copies, sluiceCopies(s, src, dst, copies));
+            check(s, dst, "Sluice's copy without peer access");
+            boolean canPeer = d0.canAccess(d1) && d1.canAccess(d0);
+            System.out.printf(Locale.ROOT, "multi_peer_access_possible=%b%n", canPeer);
+            System.out.printf(Locale.ROOT, "multi_peer_off_sluice_GBps=%.1f%n", staged);
+            if (canPeer) {
+                d0.enablePeerAccess(d1);
+                d1.enablePeerAccess(d0);
+            }
+            CPeer c = lib == null ? null : new CPeer(lib, d1.id(), d0.id(), bytes, canPeer);
+            double[] sluice = new double[blocks];
+            double[] cs = new double[blocks];
+            double[] ratio = new double[blocks];
+            sluiceCopies(s, src, dst, copies); // warm-up
+            if (c != null) {
+                c.copies(bytes, copies);
+            }
+            for (int b = 0; b < blocks; b++) {
+                boolean cFirst = (b & 1) == 0;
+                if (c != null && cFirst) {
+                    cs[b] = gbps(bytes * copies, c.copies(bytes, copies));
+                }
+                sluice[b] = gbps(bytes * copies, sluiceCopies(s, src, dst, copies));
+                if (c != null && !cFirst) {
+                    cs[b] = gbps(bytes * copies, c.copies(bytes, copies));
+                }
+                ratio[b] = c == null ? Double.NaN : sluice[b] / cs[b];
+            }
+            check(s, dst, "Sluice's peer copy");
+            if (c != null) {
+                c.close();
+                System.out.printf(Locale.ROOT, "multi_peer_ratio_sluice_over_c=%.3f%n", median(ratio));
+                System.out.printf(Locale.ROOT, "multi_peer_c_GBps=%.1f%n", median(cs));
+            }
+            System.out.printf(Locale.ROOT, "multi_peer_%s_sluice_GBps=%.1f%n", canPeer ? "on" : "off", median(sluice));
+            System.out.printf(Locale.ROOT, "multi_peer_bytes=%d%nmulti_peer_copies_per_block=%d%nmulti_peer_blocks=%d%n", bytes,
+                    copies, blocks);
+        }
+    }
+
+    private static long sluiceCopies(DeviceStream s, DeviceBuffer src, DeviceBuffer dst, int copies) {
+        long t0 = System.nanoTime();
+        DeviceFuture<Void> last = null;
+        for (int i = 0; i < copies; i++) {
+            last = s.enqueueCopy(src, dst);
+        }
+        last.join();
+        return System.nanoTime() - t0;
+    }
+
+    private static void check(DeviceStream s, DeviceBuffer dst, String what) {
+        byte[] head = new byte[64];
+        s.enqueueCopy(dst.slice(0, head.length), head).join();
+        for (byte b : head) {
+            if (b != 7) {
+                throw new AssertionError(what + " left " + Arrays.toString(head) + " at the start of the destination");
+            }
+        }
+    }
+
+    private static double gbps(long bytes, long nanos) {
+        return bytes / (double) nanos; // bytes per ns = GB/s
+    }
+
+    /** C's side: {@code benchmarks/native/sluice_peer.c}. */
+    private static final class CPeer {
+        private final MethodHandle copies;
+        private final MethodHandle check;
+        private final MethodHandle close;
+
+        CPeer(Path lib, int source, int destination, long bytes, boolean peer) throws Throwable {
+            SymbolLookup c = SymbolLookup.libraryLookup(lib, Arena.global());
+            Linker linker = Linker.nativeLinker();
+            MethodHandle open = linker.downcallHandle(c.find("pc_open").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+            copies = linker.downcallHandle(c.find("pc_copies").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+            check = linker.downcallHandle(c.find("pc_check").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+            close = linker.downcallHandle(c.find("pc_close").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+            ok((long) open.invokeExact(source, destination, bytes, peer ? 1 : 0), "pc_open");
+        }
+
+        long copies(long bytes, int count) throws Throwable {
+            return ok((long) copies.invokeExact(bytes, count), "pc_copies");
+        }
+
+        void close() throws Throwable {
+            long first = ok((long) check.invokeExact(), "pc_check");
+            if (first != 7) {
+                throw new AssertionError("C's peer copy left " + first + " at the start of the destination");
+            }
+            ok((long) close.invokeExact(), "pc_close");
+        }
+
+        private static long ok(long r, String call) {
+            if (r < 0) {
+                throw new IllegalStateException(call + " failed: CUresult " + (-r));
+            }
+            return r;
+        }
+    }
+
+    // ---------------------------------------------------------------- one device against two
+
+    private static void pipeline(DeviceContext d0, DeviceContext d1, long totalBytes, int chunkCount, int passes, int lanes, int reps) {
+        int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
+        List<float[]> input = new ArrayList<>(chunkCount);
+        for (int i = 0; i < chunkCount; i++) {
+            float[] c = new float[chunkElements];
+            Arrays.fill(c, i);
+            input.add(c);
+        }
+        float[] expected = new float[chunkCount];
+        for (int i = 0; i < chunkCount; i++) {
+            float x = i;
+            for (int p = 0; p < passes; p++) {
+                x = Math.fma(x, 0.5f, 0.25f);
+            }
+            expected[i] = x;
+        }
+        try (GpuPipeline<float[], float[]> one = build(List.of(d0), chunkElements, passes, lanes);
+             GpuPipeline<float[], float[]> two = build(List.of(d0, d1), chunkElements, passes, lanes)) {
+            run(one, input, expected); // warm-up: lanes opened, kernels loaded
+            run(two, input, expected);
+            double[] t1 = new double[reps];
+            double[] t2 = new double[reps];
+            for (int r = 0; r < reps; r++) {
+                if ((r & 1) == 0) {
+                    t1[r] = run(one, input, expected);
+                    t2[r] = run(two, input, expected);
+                } else {
+                    t2[r] = run(two, input, expected);
+                    t1[r] = run(one, input, expected);
+                }
+            }
+            System.out.printf(Locale.ROOT, "multi_pipeline_speedup_two_over_one=%.3f%n", median(t1) / median(t2));
+            System.out.printf(Locale.ROOT, "multi_pipeline_one_device_ms=%.1f%nmulti_pipeline_two_devices_ms=%.1f%n", median(t1),
+                    median(t2));
+            System.out.printf(Locale.ROOT, "multi_pipeline_total_bytes=%d%nmulti_pipeline_chunks=%d%nmulti_pipeline_passes=%d%n"
+                    + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_reps=%d%n", totalBytes, chunkCount, passes, lanes, reps);
+        }
+    }
+
+    private static GpuPipeline<float[], float[]> build(List<DeviceContext> contexts, long chunkElements, int passes, int lanes) {
+        return GpuPipeline.builder(contexts).lanes(lanes).chunkElements(chunkElements, DType.F32).inPlace().kernel(SPIN)
+                .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SPIN),
+                        LaunchConfig.forElements(lane.elements()), in, lane.elements(), passes))
+                .build(Chunks.floats());
+    }
+
+    /** Milliseconds for all of {@code input}; checks the first and last element of every result. */
+    private static double run(GpuPipeline<float[], float[]> p, List<float[]> input, float[] expected) {
+        long t0 = System.nanoTime();
+        List<float[]> out = p.process(Flux.fromIterable(input)).collectList().block(Duration.ofMinutes(10));
+        double ms = (System.nanoTime() - t0) / 1e6;
+        for (int i = 0; i < expected.length; i++) {
+            float[] r = out.get(i);
+            if (r[0] != expected[i] || r[r.length - 1] != expected[i]) {
+                throw new AssertionError("chunk " + i + ": " + r[0] + " .. " + r[r.length - 1] + ", expected " + expected[i]);
+            }
+        }
+        return ms;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+}
