@@ -12,6 +12,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFuture;
+import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
 import dev.sluice.conformance.TestKernels;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +57,7 @@ class CudaFaultIsolationTest {
                 values[i] = i * 3 + 1;
             }
             DeviceBuffer before = bystander.allocate(DType.I32, N);
-            bystander.stream().enqueueCopy(values, before).get(10, TimeUnit.SECONDS);
+            bystander.stream().enqueueCopy(HostData.of(values), before).get(10, TimeUnit.SECONDS);
 
             DeviceFuture<Void> fault = faulty.createStream().enqueueLaunch(faulty.compile(TestKernels.FAULT), LaunchConfig.of(1, 1), 1);
             ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
@@ -67,7 +68,7 @@ class CudaFaultIsolationTest {
             Throwable sluiceAfter = null;
             int[] read = new int[N];
             try {
-                bystander.stream().enqueueCopy(before, read).get(10, TimeUnit.SECONDS);
+                bystander.stream().enqueueCopy(before, HostData.of(read)).get(10, TimeUnit.SECONDS);
             } catch (ExecutionException x) {
                 sluiceAfter = x.getCause();
             }

@@ -6,6 +6,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -186,7 +187,7 @@ public final class MultiGpuBench {
 
     private static void check(DeviceStream s, DeviceBuffer dst, String what) {
         byte[] head = new byte[64];
-        s.enqueueCopy(dst.slice(0, head.length), head).join();
+        s.enqueueCopy(dst.slice(0, head.length), HostData.of(head)).join();
         for (byte b : head) {
             if (b != 7) {
                 throw new AssertionError(what + " left " + Arrays.toString(head) + " at the start of the destination");
