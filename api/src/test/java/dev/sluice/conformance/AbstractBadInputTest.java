@@ -603,7 +603,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
 
     @Test
     void deviceIdBeyondTheDeviceCountIsRejected() {
-        Api api = target().api();
+        String api = target().backendName();
         int count = DeviceContext.deviceCount(api);
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open(api, count));
         assertEquals("deviceId", e.argument());
@@ -613,7 +613,7 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
 
     @Test
     void negativeDeviceIdIsRejected() {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open(target().api(), -1));
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceContext.open(target().backendName(), -1));
         assertEquals("deviceId", e.argument());
         assertMentions(e, "-1");
     }
