@@ -83,9 +83,6 @@ public final class DeviceFunction implements AutoCloseable {
             throw new InvalidArgumentException("value", "value " + value + " for " + attribute
                     + " is outside 0 to 100 percent (or -1 for the driver's default)");
         }
-        if (Api.CPU.id().equals(context.backendName())) {
-            return; // nothing to configure in the simulator; accepted so that portable code runs there
-        }
         handle.setAttribute(attribute.driverName, value);
     }
 

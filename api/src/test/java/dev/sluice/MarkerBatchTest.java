@@ -260,6 +260,7 @@ class MarkerBatchTest {
         s.synchronize(); // seals c's group
         assertEquals(4, count("s1:recordMarker"), calls.toString());
     }
+
     @Test
     void anExplicitMarkerBatchWinsOverTheProperty() {
         // the property is 8 here (open()): it sets the defaults' batch, never one given in code, even the default's value
