@@ -26,7 +26,7 @@ final class CompletionEngine {
      * and the idle-stream latency did not grow (docs/gpu-runs.md, session 4). {@code -Dsluice.engine.pollGapNanos}
      * changes it (0 polls back to back), a knob for measuring, not part of the API.
      */
-    private static final long POLL_GAP_NANOS = Long.getLong("sluice.engine.pollGapNanos", 1_000L);
+    private static final long POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_POLL_GAP_NANOS, 1_000L);
 
     /**
      * The least time between two rounds of polls while the caller streams work: when the last round completed futures
@@ -37,7 +37,7 @@ final class CompletionEngine {
      * tiny kernels from 1.83× to 1.60×, the idle latency stayed at 1.16–1.17×; 10 µs gained little more
      * (docs/gpu-runs.md, session 5). {@code -Dsluice.engine.streamingPollGapNanos}, a knob for measuring, not part of the API.
      */
-    private static final long STREAMING_POLL_GAP_NANOS = Long.getLong("sluice.engine.streamingPollGapNanos", 4_000L);
+    private static final long STREAMING_POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_STREAMING_POLL_GAP_NANOS, 4_000L);
 
     private final DeviceContext context;
     private final ContextOptions options;

@@ -4,7 +4,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Options for {@link DeviceContext#open(Api, int, ContextOptions)}.
+ * Options for {@link DeviceContext#open(String, int, ContextOptions)}.
  *
  * @param waitStrategy   how the completion thread waits; {@link WaitStrategy#PARK} by default
  * @param spinNanos      under PARK, how long the completion thread spins after the last progress before yielding
@@ -16,8 +16,8 @@ import java.util.Set;
  * @param contextFlags   flags of the device context ({@link ContextFlag}); none by default, which on CUDA leaves the
  *                       primary context's flags as they are
  * @param markerBatch    the most operations of a stream that may share one completion marker;
- *                       {@value #DEFAULT_MARKER_BATCH} by default, 1 for a marker per operation; see
- *                       {@link #withMarkerBatch(int)}
+ *                       {@value #DEFAULT_MARKER_BATCH} by default (or {@value SluiceProperties#MARKER_BATCH}, see
+ *                       {@link #defaults()}), 1 for a marker per operation; see {@link #withMarkerBatch(int)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
         boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch) {
@@ -59,25 +59,35 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
 
     /**
      * PARK, 50 µs of spinning, pauses up to 200 µs, primary context, tracing off, waits for the host held on the host,
-     * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy.
+     * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy, or
+     * as many as the system property {@value SluiceProperties#MARKER_BATCH} says, read at this call. The property sets
+     * only this default: options given a batch with {@link #withMarkerBatch(int)} keep it.
+     *
+     * @throws InvalidArgumentException naming {@value SluiceProperties#MARKER_BATCH} if that property is set to anything
+     *                                  but a number in 1..{@value #MAX_MARKER_BATCH}
      */
     public static ContextOptions defaults() {
         return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
-                DEFAULT_MARKER_BATCH);
+                defaultMarkerBatch());
     }
 
-    /**
-     * The marker batch streams use: {@link #markerBatch}, or, where it is the default, the system property
-     * {@code sluice.markers.batch} if set (a knob for measuring and for running test suites under another policy).
-     */
-    int effectiveMarkerBatch() {
-        if (markerBatch == DEFAULT_MARKER_BATCH) {
-            Integer p = Integer.getInteger("sluice.markers.batch");
-            if (p != null && p >= 1 && p <= MAX_MARKER_BATCH) {
-                return p;
-            }
+    /** {@value SluiceProperties#MARKER_BATCH} if set, else {@value #DEFAULT_MARKER_BATCH}. */
+    private static int defaultMarkerBatch() {
+        String value = System.getProperty(SluiceProperties.MARKER_BATCH);
+        if (value == null || value.isBlank()) {
+            return DEFAULT_MARKER_BATCH;
         }
-        return markerBatch;
+        int batch;
+        try {
+            batch = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            batch = 0;
+        }
+        if (batch < 1 || batch > MAX_MARKER_BATCH) {
+            throw new InvalidArgumentException(SluiceProperties.MARKER_BATCH, "value '" + value
+                    + "' of the system property is not a number in 1.." + MAX_MARKER_BATCH);
+        }
+        return batch;
     }
 
     /** @throws InvalidArgumentException naming {@code waitStrategy} for null */

@@ -181,6 +181,6 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public String toString() {
         return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + ", "
-                + allocation.context.api().id() + ":" + allocation.context.id() + "]";
+                + allocation.context.backendName() + ":" + allocation.context.id() + "]";
     }
 }

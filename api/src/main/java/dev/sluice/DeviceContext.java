@@ -20,10 +20,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * One device of one backend (Mojo's {@code DeviceContext}): its properties, its default stream, and the
  * factory of streams, events, buffers and compiled kernels. Open one with {@link #open()} (the best
- * backend present: CUDA, then HIP, then the CPU simulator), {@link #open(Api, int)}, or with the system
- * property {@code sluice.api} / environment variable {@code SLUICE_API} ("cuda", "hip", "cpu").
+ * backend present: CUDA, then HIP, then the CPU simulator, then backends from other jars), {@link #open(String, int)}
+ * with a backend's name ("cuda", "hip", "cpu" or that of a backend from another jar), {@link #open(Api, int)} for a
+ * built-in one, or with the system property {@value SluiceProperties#API} / environment variable
+ * {@value SluiceProperties#API_ENVIRONMENT} naming one.
  *
- * <p>Each context has one completion thread ({@code sluice-completion-<api>-<id>-<n>}, {@code n} counting the contexts
+ * <p>Each context has one completion thread ({@code sluice-completion-<backend>-<id>-<n>}, {@code n} counting the contexts
  * opened in the JVM) that completes the
  * futures of all its streams. A device fault makes the context unusable: every pending future completes
  * exceptionally with the {@link DeviceException}, and every later call throws it.
@@ -36,7 +38,9 @@ public final class DeviceContext implements AutoCloseable {
     private static final AtomicInteger CONTEXTS = new AtomicInteger();
 
     final ContextHandle handle;
-    private final Api api;
+    private final String backendName;
+    /** Null for a backend that is not built in. */
+    private final @Nullable Api api;
     /** The contexts this one has enabled peer access to: which peer copies go directly (see the trace's kinds). */
     private final java.util.Set<DeviceContext> peersEnabled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final int id;
@@ -63,16 +67,17 @@ public final class DeviceContext implements AutoCloseable {
      * stuck on the completion thread must not keep close() from returning. After it, the futures still pending fail.
      * 10 s; {@code -Dsluice.close.futuresMillis}, read when the context opens, a knob for tests.
      */
-    private final long closeFuturesNanos = Long.getLong("sluice.close.futuresMillis", 10_000L) * 1_000_000L;
+    private final long closeFuturesNanos = Long.getLong(SluiceProperties.Measurement.CLOSE_FUTURES_MILLIS, 10_000L) * 1_000_000L;
 
-    private DeviceContext(Api api, int id, ContextHandle handle, ContextOptions options) {
-        this.api = api;
+    private DeviceContext(String backendName, int id, ContextHandle handle, ContextOptions options) {
+        this.backendName = backendName;
+        this.api = Backends.builtIn(backendName);
         this.id = id;
         this.handle = handle;
         this.options = options;
         this.resources = new ContextResources(this, handle);
-        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + api.id() + ":" + id + "]") : null;
-        this.engine = new CompletionEngine(this, options, api.id() + "-" + id + "-" + CONTEXTS.incrementAndGet());
+        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + backendName + ":" + id + "]") : null;
+        this.engine = new CompletionEngine(this, options, backendName + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
     }
@@ -89,10 +94,14 @@ public final class DeviceContext implements AutoCloseable {
     // ---------------------------------------------------------------- opening
 
     /**
-     * Opens device 0 of the best backend present: the one named by {@code sluice.api} / {@code SLUICE_API}
-     * if set, else CUDA, HIP, then the CPU simulator, whichever first has a device.
+     * Opens device 0 of the best backend present: the one named by the system property {@value SluiceProperties#API} or,
+     * if that is unset or blank, the environment variable {@value SluiceProperties#API_ENVIRONMENT}; with neither, the
+     * first in {@link #backendNames()}'s order that has a device: CUDA, HIP, the CPU simulator, then backends that are
+     * not built in by their {@link Backend#preference()}, highest first, then by name.
      *
      * @throws BackendUnavailableException if the named backend is absent, or none is (listing what each tried)
+     * @throws InvalidArgumentException    naming {@code api} if the property or variable names no backend, listing the
+     *                                     known ones
      */
     public static DeviceContext open() {
         return open(ContextOptions.defaults());
@@ -100,37 +109,45 @@ public final class DeviceContext implements AutoCloseable {
 
     /** {@link #open()} with options. */
     public static DeviceContext open(ContextOptions options) {
-        String named = System.getProperty("sluice.api");
+        Checks.notNull("options", options);
+        String named = System.getProperty(SluiceProperties.API);
         if (named == null || named.isBlank()) {
-            named = System.getenv("SLUICE_API");
+            named = System.getenv(SluiceProperties.API_ENVIRONMENT);
         }
         if (named != null && !named.isBlank()) {
-            return open(Api.of(named), 0, options);
+            return open(named, 0, options);
         }
         StringBuilder why = new StringBuilder();
-        for (Api api : Api.values()) {
-            BackendProbe p = Backends.probe(api);
+        for (String name : Backends.openOrder()) {
+            BackendProbe p = Backends.probe(name);
             if (p.available() && p.deviceCount() > 0) {
-                return open(api, 0, options);
+                return open(name, 0, options);
             }
-            why.append("\n  ").append(api.id()).append(": ").append(describeAbsence(p));
+            why.append("\n  ").append(name).append(": ").append(describeAbsence(p));
         }
         throw new BackendUnavailableException("no backend has a device:" + why);
     }
 
-    /** Opens device {@code deviceId} of {@code api}. */
+    /** Opens device {@code deviceId} of the built-in backend {@code api}: {@code open(api.id(), deviceId)}. */
     public static DeviceContext open(Api api, int deviceId) {
         return open(api, deviceId, ContextOptions.defaults());
     }
 
-    /** Opens device {@code deviceId} of the backend named "cuda", "hip" or "cpu". */
+    /**
+     * Opens device {@code deviceId} of the backend named {@code api}: "cuda", "hip", "cpu" or the {@link Backend#name()}
+     * of a backend from another jar on the class path (any case, surrounding blanks ignored).
+     *
+     * @throws InvalidArgumentException    naming {@code api} for a name no backend has (listing the known ones), or
+     *                                     naming {@code deviceId} as {@link #open(String, int, ContextOptions)} does
+     * @throws BackendUnavailableException if the backend's library or devices are absent
+     */
     public static DeviceContext open(String api, int deviceId) {
-        Checks.notNull("api", api);
-        return open(Api.of(api), deviceId, ContextOptions.defaults());
+        return open(api, deviceId, ContextOptions.defaults());
     }
 
     /**
-     * Opens device {@code deviceId} of {@code api} with {@code options}.
+     * Opens device {@code deviceId} of the built-in backend {@code api} with {@code options}: the same as
+     * {@code open(api.id(), deviceId, options)}.
      *
      * @throws BackendUnavailableException if the backend's library or devices are absent (the message lists
      *                                     every library name and path tried)
@@ -138,17 +155,31 @@ public final class DeviceContext implements AutoCloseable {
      */
     public static DeviceContext open(Api api, int deviceId, ContextOptions options) {
         Checks.notNull("api", api);
+        return open(api.id(), deviceId, options);
+    }
+
+    /**
+     * Opens device {@code deviceId} of the backend named {@code api} with {@code options}; see
+     * {@link #open(String, int)} for the names.
+     *
+     * @throws InvalidArgumentException    naming {@code api} for a name no backend has (listing the known ones), or
+     *                                     {@code deviceId} if it is negative or not below the device count
+     * @throws BackendUnavailableException if the backend's library or devices are absent (the message lists
+     *                                     every library name and path tried)
+     */
+    public static DeviceContext open(String api, int deviceId, ContextOptions options) {
+        String name = Backends.known("api", api);
         Checks.notNull("options", options);
-        Backend backend = Backends.all().get(api);
-        BackendProbe probe = Backends.probe(api);
+        Backend backend = Backends.all().get(name);
+        BackendProbe probe = Backends.probe(name);
         if (backend == null || !probe.available()) {
-            throw new BackendUnavailableException(api.id() + " backend unavailable: " + describeAbsence(probe));
+            throw new BackendUnavailableException(name + " backend unavailable: " + describeAbsence(probe));
         }
         if (deviceId < 0 || deviceId >= probe.deviceCount()) {
-            throw new InvalidArgumentException("deviceId", "value " + deviceId + " but " + api.id() + " has "
+            throw new InvalidArgumentException("deviceId", "value " + deviceId + " but " + name + " has "
                     + probe.deviceCount() + " device(s)" + (probe.deviceCount() > 0 ? ", ids 0 to " + (probe.deviceCount() - 1) : ""));
         }
-        return new DeviceContext(api, deviceId, backend.open(deviceId, options), options);
+        return new DeviceContext(name, deviceId, backend.open(deviceId, options), options);
     }
 
     private static String describeAbsence(BackendProbe p) {
@@ -159,27 +190,46 @@ public final class DeviceContext implements AutoCloseable {
         return s;
     }
 
+    /**
+     * The names of the backends {@link #open()} tries, in the order it tries them: "cuda", "hip", "cpu" (always listed,
+     * present or not), then each backend from another jar on the class path by {@link Backend#preference()}, highest
+     * first, then by name. Found once per JVM.
+     */
+    public static List<String> backendNames() {
+        return List.copyOf(Backends.openOrder());
+    }
+
     /** Devices usable through {@code api}; 0 if the backend or its library is absent (Mojo's {@code number_of_devices}). */
     public static int deviceCount(Api api) {
         Checks.notNull("api", api);
-        BackendProbe p = Backends.probe(api);
+        return deviceCount(api.id());
+    }
+
+    /**
+     * Devices usable through the backend named {@code api} (as {@link #open(String, int)} takes it); 0 if its library is
+     * absent.
+     *
+     * @throws InvalidArgumentException naming {@code api} for a name no backend has, listing the known ones
+     */
+    public static int deviceCount(String api) {
+        BackendProbe p = Backends.probe(Backends.known("api", api));
         return p.available() ? p.deviceCount() : 0;
     }
 
-    /** Whether a GPU backend (CUDA or HIP) has at least one device (Numba's {@code is_available}). */
+    /** Whether a built-in GPU backend (CUDA or HIP) has at least one device (Numba's {@code is_available}). */
     public static boolean hasAccelerator() {
         return deviceCount(Api.CUDA) > 0 || deviceCount(Api.HIP) > 0;
     }
 
     /**
-     * A printable summary of every backend and device found, with library versions and, for absent
-     * backends, what was tried (Numba's {@code detect()}).
+     * A printable summary of every backend in {@link #backendNames()} and its devices, with library versions and, for
+     * absent backends, what was tried (Numba's {@code detect()}).
      */
     public static String detect() {
         StringBuilder sb = new StringBuilder("Sluice backends:\n");
-        for (Api api : Api.values()) {
-            BackendProbe p = Backends.probe(api);
-            sb.append("  ").append(api.id()).append(": ");
+        for (String name : Backends.openOrder()) {
+            BackendProbe p = Backends.probe(name);
+            sb.append("  ").append(name).append(": ");
             if (!p.available()) {
                 sb.append("unavailable: ").append(describeAbsence(p)).append('\n');
                 continue;
@@ -230,8 +280,24 @@ public final class DeviceContext implements AutoCloseable {
         return handle.name();
     }
 
+    /**
+     * The built-in backend this context belongs to.
+     *
+     * @throws UnsupportedOnBackendException for a context of a backend that is not built in (its {@link #backendName()}
+     *                                       is not "cuda", "hip" or "cpu"); such code reads {@link #backendName()}
+     */
     public Api api() {
-        return api;
+        Api a = api;
+        if (a == null) {
+            throw new UnsupportedOnBackendException("api() on a context of the backend '" + backendName
+                    + "', which is not one of the built-in cuda, hip, cpu; backendName() names every backend");
+        }
+        return a;
+    }
+
+    /** The name of this context's backend, as {@link #open(String, int)} takes it: "cuda", "hip", "cpu" or another. */
+    public String backendName() {
+        return backendName;
     }
 
     /** The device id within its backend. */
@@ -287,7 +353,7 @@ public final class DeviceContext implements AutoCloseable {
         if (peer == this) {
             return true;
         }
-        return peer.api == api && handle.canAccessPeer(peer.handle);
+        return peer.backendName.equals(backendName) && handle.canAccessPeer(peer.handle);
     }
 
     /**
@@ -300,7 +366,7 @@ public final class DeviceContext implements AutoCloseable {
         Checks.notNull("peer", peer);
         checkUsable();
         peer.checkUsable();
-        if (peer == this || peer.api != api) {
+        if (peer == this || !peer.backendName.equals(backendName)) {
             throw new InvalidArgumentException("peer", peer + " is " + (peer == this ? "this context" : "of another backend"));
         }
         handle.enablePeerAccess(peer.handle);
@@ -679,7 +745,7 @@ public final class DeviceContext implements AutoCloseable {
             synchronized (this) {
                 e = hostExecutor;
                 if (e == null) {
-                    e = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-host-" + api.id() + "-" + id + "-", 0).factory());
+                    e = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-host-" + backendName + "-" + id + "-", 0).factory());
                     hostExecutor = e;
                 }
             }
@@ -837,6 +903,6 @@ public final class DeviceContext implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceContext[" + api.id() + ":" + id + "]";
+        return "DeviceContext[" + backendName + ":" + id + "]";
     }
 }

@@ -158,6 +158,6 @@ public final class DeviceEvent implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceEvent[" + context.api().id() + ":" + context.id() + " " + flags + "]";
+        return "DeviceEvent[" + context.backendName() + ":" + context.id() + " " + flags + "]";
     }
 }

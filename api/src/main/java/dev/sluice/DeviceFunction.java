@@ -52,7 +52,7 @@ public final class DeviceFunction implements AutoCloseable {
         checkUsableOn(context);
         long v = handle.attribute(attribute.driverName);
         if (v == FunctionHandle.UNKNOWN) {
-            throw new UnsupportedOnBackendException("the function attribute " + attribute + " on " + context.api().id());
+            throw new UnsupportedOnBackendException("the function attribute " + attribute + " on " + context.backendName());
         }
         return v;
     }
@@ -82,9 +82,6 @@ public final class DeviceFunction implements AutoCloseable {
         } else if (value < -1 || value > 100) {
             throw new InvalidArgumentException("value", "value " + value + " for " + attribute
                     + " is outside 0 to 100 percent (or -1 for the driver's default)");
-        }
-        if (context.api() == Api.CPU) {
-            return; // nothing to configure in the simulator; accepted so that portable code runs there
         }
         handle.setAttribute(attribute.driverName, value);
     }
@@ -162,6 +159,6 @@ public final class DeviceFunction implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceFunction[" + kernel.name() + " on " + context.api().id() + ":" + context.id() + "]";
+        return "DeviceFunction[" + kernel.name() + " on " + context.backendName() + ":" + context.id() + "]";
     }
 }

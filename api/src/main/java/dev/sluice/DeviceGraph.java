@@ -64,6 +64,6 @@ public final class DeviceGraph implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceGraph[" + context.api().id() + ":" + context.id() + "]";
+        return "DeviceGraph[" + context.backendName() + ":" + context.id() + "]";
     }
 }

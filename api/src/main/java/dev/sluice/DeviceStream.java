@@ -66,7 +66,7 @@ public final class DeviceStream implements AutoCloseable {
         this.priority = priority;
         this.index = index;
         this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString(), context.heldRecords);
-        this.core = context.engine.newStream(this.handle, context.options().effectiveMarkerBatch());
+        this.core = context.engine.newStream(this.handle, context.options().markerBatch());
         this.tracer = context.tracer;
     }
 
@@ -611,8 +611,8 @@ public final class DeviceStream implements AutoCloseable {
             throw new ClosedResourceException(argument + " " + buffer);
         }
         buffer.context().checkUsable();
-        if (buffer.context().api() != context.api()) {
-            throw new InvalidArgumentException(argument, buffer + " belongs to a " + buffer.context().api().id()
+        if (!buffer.context().backendName().equals(context.backendName())) {
+            throw new InvalidArgumentException(argument, buffer + " belongs to a " + buffer.context().backendName()
                     + " context; peer copies need two contexts of one backend (copy through host memory instead)");
         }
     }
@@ -960,7 +960,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> waitFor(DeviceFuture<?> future) {
         Checks.notNull("future", future);
         DeviceStream origin = future.stream();
-        if (origin != null && origin.context.api() != context.api()) {
+        if (origin != null && !origin.context.backendName().equals(context.backendName())) {
             return waitForStage(future);
         }
         if (origin != this) {
@@ -1371,6 +1371,6 @@ public final class DeviceStream implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceStream[" + context.api().id() + ":" + context.id() + (isDefault ? " default" : " #" + index) + "]";
+        return "DeviceStream[" + context.backendName() + ":" + context.id() + (isDefault ? " default" : " #" + index) + "]";
     }
 }

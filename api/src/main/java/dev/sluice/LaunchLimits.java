@@ -24,7 +24,7 @@ record LaunchLimits(int maxThreadsPerBlock, Dim maxBlock, Dim maxGrid, long maxS
             Dim c = config.cluster();
             if (!clusters) {
                 throw new UnsupportedOnBackendException("thread-block clusters (cluster dims " + c + ") are not supported by "
-                        + context.name() + " on " + context.api().id());
+                        + context.name() + " on " + context.backendName());
             }
             if (c.volume() > MAX_PORTABLE_CLUSTER_SIZE) {
                 throw new InvalidArgumentException("cluster", c + " has " + c.volume() + " blocks, more than the portable "

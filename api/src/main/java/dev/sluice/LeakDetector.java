@@ -31,7 +31,7 @@ final class LeakDetector {
     /** One allocation in this many records its site under {@link Mode#SAMPLED}. */
     static final int SAMPLE_INTERVAL = 64;
 
-    static final Mode MODE = mode(System.getProperty("sluice.leakDetection", "sampled"));
+    static final Mode MODE = mode(System.getProperty(SluiceProperties.LEAK_DETECTION, "sampled"));
 
     private static final System.Logger LOG = System.getLogger("dev.sluice.leaks");
     private static final Cleaner CLEANER = Cleaner.create(Thread.ofPlatform().daemon().name("sluice-leaks").factory());
@@ -45,7 +45,7 @@ final class LeakDetector {
         try {
             return Mode.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            LOG.log(System.Logger.Level.WARNING, "sluice.leakDetection=" + value + " is not one of off, sampled, paranoid; using sampled");
+            LOG.log(System.Logger.Level.WARNING, SluiceProperties.LEAK_DETECTION + "=" + value + " is not one of off, sampled, paranoid; using sampled");
             return Mode.SAMPLED;
         }
     }

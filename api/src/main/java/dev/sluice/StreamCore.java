@@ -77,7 +77,7 @@ final class StreamCore {
      * about as soon as with a marker each. {@code -Dsluice.markers.batchIdleNanos}, read when the stream is created: a
      * knob for measuring and testing.
      */
-    private final long groupIdleNanos = Long.getLong("sluice.markers.batchIdleNanos", 2_000L);
+    private final long groupIdleNanos = Long.getLong(SluiceProperties.Measurement.MARKER_BATCH_IDLE_NANOS, 2_000L);
     /** Under the lock. */
     private long sequence;
     /** Under the lock: the future of the last operation enqueued. */

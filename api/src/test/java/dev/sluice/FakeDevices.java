@@ -53,10 +53,10 @@ final class FakeDevices {
                     default -> null;
                 });
         try {
-            Constructor<DeviceContext> c = DeviceContext.class.getDeclaredConstructor(Api.class, int.class, ContextHandle.class,
+            Constructor<DeviceContext> c = DeviceContext.class.getDeclaredConstructor(String.class, int.class, ContextHandle.class,
                     ContextOptions.class);
             c.setAccessible(true);
-            return c.newInstance(api, 0, handle, options);
+            return c.newInstance(api.id(), 0, handle, options);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }

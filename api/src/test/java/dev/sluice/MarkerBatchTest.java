@@ -260,4 +260,38 @@ class MarkerBatchTest {
         s.synchronize(); // seals c's group
         assertEquals(4, count("s1:recordMarker"), calls.toString());
     }
+
+    @Test
+    void anExplicitMarkerBatchWinsOverTheProperty() {
+        // the property is 8 here (open()): it sets the defaults' batch, never one given in code, even the default's value
+        assertEquals(8, ContextOptions.defaults().markerBatch());
+        ContextOptions explicit = ContextOptions.defaults().withMarkerBatch(ContextOptions.DEFAULT_MARKER_BATCH);
+        assertEquals(ContextOptions.DEFAULT_MARKER_BATCH, explicit.markerBatch());
+        DeviceContext own = FakeDevices.open(Api.CPU, n -> stream("x" + n), explicit);
+        DeviceFunction f = own.compile(Kernel.named("empty").java(t -> { }).build());
+        System.setProperty(SluiceProperties.Measurement.MARKER_BATCH_IDLE_NANOS, "200000000"); // no seal by the completion thread
+        DeviceStream s = own.createStream();
+        System.clearProperty(SluiceProperties.Measurement.MARKER_BATCH_IDLE_NANOS);
+        deviceDone.set(false);
+        for (int i = 0; i < 9; i++) {
+            s.enqueueLaunch(f, LaunchConfig.of(1, 1));
+        }
+        assertEquals(1, count("x1:recordMarker"), "the idle stream's first operation only; 8 more fill no group of "
+                + ContextOptions.DEFAULT_MARKER_BATCH + ": " + calls);
+        deviceDone.set(true);
+        s.synchronize();
+    }
+
+    @Test
+    void aMarkerBatchPropertyOutsideItsRangeIsRejectedNamingIt() {
+        for (String bad : List.of("0", "1025", "eight")) {
+            System.setProperty(SluiceProperties.MARKER_BATCH, bad);
+            InvalidArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidArgumentException.class,
+                    ContextOptions::defaults);
+            assertEquals(SluiceProperties.MARKER_BATCH, e.argument());
+            assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("1..1024"), e.getMessage());
+        }
+        System.clearProperty(SluiceProperties.MARKER_BATCH);
+        assertEquals(ContextOptions.DEFAULT_MARKER_BATCH, ContextOptions.defaults().markerBatch());
+    }
 }

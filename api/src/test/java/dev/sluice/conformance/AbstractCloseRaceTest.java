@@ -170,7 +170,7 @@ public abstract class AbstractCloseRaceTest extends ConformanceBase {
     /** Device memory back to {@code before}: exactly on the CPU simulator, within a memory pool's slack on GPUs. */
     private void assertMemoryBack(DeviceContext c, long before) {
         long after = freeMemory(c);
-        if (c.api() == Api.CPU) {
+        if (target().api() == Api.CPU) {
             assertEquals(before, after, "free device memory after every buffer was closed");
         } else {
             assertTrue(before - after < (64L << 20), "free device memory fell by " + ((before - after) >> 20) + " MiB");
@@ -237,7 +237,7 @@ public abstract class AbstractCloseRaceTest extends ConformanceBase {
             try {
                 g = s.capture(c -> c.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(64), v, 64L, 1, 1));
             } catch (UnsupportedOnBackendException e) {
-                Assumptions.abort("stream capture is not supported on " + ctx.api().id() + ": " + e.getMessage());
+                Assumptions.abort("stream capture is not supported on " + ctx.backendName() + ": " + e.getMessage());
                 return;
             }
             race(g, () -> track(g.enqueueLaunch(s)));

@@ -241,10 +241,10 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
         try {
             await(s.enqueueLaunch(fn(TestKernels.MUL_ADD), c, v, 32L, 1, 2));
         } catch (UnsupportedOnBackendException e) {
-            if (ctx.api() == Api.CPU) {
+            if (target().api() == Api.CPU) {
                 fail("the CPU backend accepts and ignores scheduling hints", e);
             }
-            Assumptions.abort("launch attribute Priority is not supported on " + ctx.api().id() + ": " + e.getMessage());
+            Assumptions.abort("launch attribute Priority is not supported on " + ctx.backendName() + ": " + e.getMessage());
         }
         assertArrayEquals(filled(32, 2), readInts(s, v));
     }
@@ -252,7 +252,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
     @Test
     void kernelWithoutAFormForThisBackendIsRefused() {
         Kernel.Builder b = Kernel.named("no_form_here").param(KernelParam.pointer("v", DType.I32));
-        Kernel k = ctx.api() == Api.CPU
+        Kernel k = target().api() == Api.CPU
                 ? b.cudaSource("extern \"C\" __global__ void no_form_here(int* v) { v[0] = 1; }").build()
                 : b.java(t -> { }).build();
         UnsupportedOnBackendException e = assertThrows(UnsupportedOnBackendException.class, () -> ctx.compile(k));
@@ -266,7 +266,7 @@ public abstract class AbstractLaunchTest extends ConformanceBase {
                 .cudaSource("extern \"C\" __global__ void broken(int* v) { v[0] = undeclared_name; }")
                 .java(t -> t.pointer(0).set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, 5))
                 .build();
-        if (ctx.api() == Api.CPU) {
+        if (target().api() == Api.CPU) {
             // The CPU backend runs the Java form and never compiles the source.
             DeviceBuffer v = intBuffer(ctx, 0);
             ctx.stream().enqueueLaunch(ctx.compile(k), LaunchConfig.of(1, 1), v);

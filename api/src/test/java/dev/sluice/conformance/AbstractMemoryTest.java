@@ -40,7 +40,7 @@ public abstract class AbstractMemoryTest extends ConformanceBase {
         assertSame(ctx, b.context());
         assertTrue(b.ready().isDone(), "a synchronous allocation is ready at once");
         assertSame(b, await(b.ready()));
-        if (ctx.api() == Api.CPU) {
+        if (target().api() == Api.CPU) {
             assertEquals(0, b.address(), "device memory has no host-visible address on the CPU backend");
         } else {
             assertNotEquals(0, b.address(), "GPU buffers have a device address");

@@ -14,6 +14,9 @@ import org.junit.jupiter.api.TestClassOrder;
  * }
  * }</pre>
  *
+ * A backend that is not built in also returns its name from {@link #backendName()}, and from {@link #api()} the
+ * built-in backend whose capabilities it shares.
+ *
  * Each area of the API is a {@link Nested} class here, which JUnit discovers for every subclass; the areas are
  * also public abstract classes ({@code AbstractOrderingTest}...) that a backend may subclass one by one. Tests
  * that need what a backend lacks skip with a reason naming the attribute they checked; on the CPU backend

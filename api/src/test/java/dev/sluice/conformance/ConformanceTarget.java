@@ -5,15 +5,26 @@ import dev.sluice.ContextOptions;
 import dev.sluice.DeviceContext;
 
 /**
- * What a backend tells the conformance suite: which {@link Api} it is, and (rarely needed) how to open one
- * of its devices. Implemented by {@link ConformanceSuite} subclasses; a single abstract test class can also
- * be run alone with {@code protected ConformanceTarget target() { return () -> Api.CPU; }}.
+ * What a backend tells the conformance suite: its name, which built-in {@link Api} its expectations follow, and (rarely
+ * needed) how to open one of its devices. Implemented by {@link ConformanceSuite} subclasses; a single abstract test
+ * class can also be run alone with {@code protected ConformanceTarget target() { return () -> Api.CPU; }}.
  */
 @FunctionalInterface
 public interface ConformanceTarget {
 
-    /** The backend under test. */
+    /**
+     * The built-in backend under test, or, for a backend that is not built in, the built-in one whose capabilities it
+     * shares: the suite's few capability checks (what the CPU simulator does not model, what HIP refuses) follow it.
+     */
     Api api();
+
+    /**
+     * The name of the backend under test, as {@link DeviceContext#open(String, int)} takes it; {@code api().id()} by
+     * default. A backend that is not built in returns its {@link dev.sluice.spi.Backend#name()}.
+     */
+    default String backendName() {
+        return api().id();
+    }
 
     /**
      * Opens device {@code deviceId} of the backend. Tests open a fresh context for every test, and tests
@@ -21,7 +32,7 @@ public interface ConformanceTarget {
      * on CUDA the fault does not poison the device's primary context for the tests that follow.
      */
     default DeviceContext open(int deviceId, ContextOptions options) {
-        return DeviceContext.open(api(), deviceId, options);
+        return DeviceContext.open(backendName(), deviceId, options);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceProperties;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -71,11 +72,11 @@ public class EnqueueBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-        // read by each stream when it is created (DeviceStream's marker-batching experiment)
-        System.setProperty("sluice.markers.batch", Integer.toString(markerBatch));
+        // read by ContextOptions.defaults(), which Bench.open builds the options from
+        System.setProperty(SluiceProperties.MARKER_BATCH, Integer.toString(markerBatch));
         ctx = Bench.open(tracing, waitStrategy);
         stream = ctx.createStream();
-        System.clearProperty("sluice.markers.batch");
+        System.clearProperty(SluiceProperties.MARKER_BATCH);
         empty0 = ctx.compile(BenchKernels.EMPTY0);
         empty5 = ctx.compile(BenchKernels.EMPTY5);
         a = ctx.allocate(DType.F32, 1024);

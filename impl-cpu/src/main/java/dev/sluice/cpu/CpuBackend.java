@@ -2,6 +2,7 @@ package dev.sluice.cpu;
 
 import dev.sluice.Api;
 import dev.sluice.ContextOptions;
+import dev.sluice.SluiceProperties;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
@@ -18,16 +19,16 @@ public final class CpuBackend implements Backend {
     static final long DEFAULT_MEMORY = 4L << 30;
 
     @Override
-    public Api api() {
-        return Api.CPU;
+    public String name() {
+        return Api.CPU.id();
     }
 
     static int deviceCount() {
-        return Integer.getInteger("sluice.cpu.devices", 1);
+        return Integer.getInteger(SluiceProperties.CPU_DEVICES, 1);
     }
 
     static long memoryBytes() {
-        return Long.getLong("sluice.cpu.memoryBytes", DEFAULT_MEMORY);
+        return Long.getLong(SluiceProperties.CPU_MEMORY_BYTES, DEFAULT_MEMORY);
     }
 
     @Override

@@ -16,4 +16,9 @@ record CpuFunction(Kernel kernel, JavaKernel body) implements FunctionHandle {
     @Override
     public void unload() {
     }
+
+    /** Accepted and ignored: Java kernels have no shared-memory configuration, and portable code must run here. */
+    @Override
+    public void setAttribute(String name, int value) {
+    }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.cpu;
 
 import dev.sluice.Api;
+import dev.sluice.SluiceProperties;
 import dev.sluice.conformance.ConformanceSuite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,12 +15,12 @@ class CpuMarkerPerOperationTest extends ConformanceSuite {
 
     @BeforeAll
     static void markerPerOperation() {
-        System.setProperty("sluice.markers.batch", "1"); // read when a stream is created
+        System.setProperty(SluiceProperties.MARKER_BATCH, "1"); // read by ContextOptions.defaults()
     }
 
     @AfterAll
     static void defaultPolicyAgain() {
-        System.clearProperty("sluice.markers.batch");
+        System.clearProperty(SluiceProperties.MARKER_BATCH);
     }
 
     @Override

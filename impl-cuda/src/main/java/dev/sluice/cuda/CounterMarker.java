@@ -18,7 +18,7 @@ final class CounterMarker implements Marker {
      * slowed launches on the enqueuing thread (docs/gpu-runs.md, session 4). {@code -Dsluice.cuda.faultCheckNanos}
      * changes it, a knob for measuring, not part of the API.
      */
-    static final long FAULT_CHECK_NANOS = Long.getLong("sluice.cuda.faultCheckNanos", 100_000L);
+    static final long FAULT_CHECK_NANOS = Long.getLong(dev.sluice.SluiceProperties.Measurement.CUDA_FAULT_CHECK_NANOS, 100_000L);
 
     private final CudaStream stream;
     final long sequence;

@@ -18,8 +18,8 @@ public final class CudaBackend implements Backend {
     }
 
     @Override
-    public Api api() {
-        return Api.CUDA;
+    public String name() {
+        return Api.CUDA.id();
     }
 
     @Override

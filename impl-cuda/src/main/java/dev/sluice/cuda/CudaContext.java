@@ -60,7 +60,7 @@ final class CudaContext implements ContextHandle {
      * while a gate of either kind was closed, {@code cuModuleLoadDataEx} and {@code cuStreamCreateWithPriority} in
      * the same context blocked until it opened (docs/gpu-runs.md, fourth and fifth runs).
      */
-    volatile boolean gateKernelOnly = "kernel".equalsIgnoreCase(System.getProperty("sluice.cuda.gates", ""));
+    volatile boolean gateKernelOnly = "kernel".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.CUDA_GATES, ""));
     private final String name;
     private final ComputeCapability capability;
     private final CudaStream defaultStream;
@@ -88,7 +88,7 @@ final class CudaContext implements ContextHandle {
         int[] minor = new int[1];
         Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, cu.device), "cuDeviceComputeCapability");
         this.capability = new ComputeCapability(major[0], minor[0]);
-        this.memoryPools = Cu.hasMemoryPools() && rawAttribute(115) != 0 && !Boolean.getBoolean("sluice.cuda.noMemoryPools");
+        this.memoryPools = Cu.hasMemoryPools() && rawAttribute(115) != 0 && !Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_NO_MEMORY_POOLS);
         this.allocationStream = new CUstream();
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
         this.defaultStream = createStream(StreamOptions.defaults());

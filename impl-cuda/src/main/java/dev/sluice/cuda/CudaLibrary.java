@@ -50,7 +50,7 @@ final class CudaLibrary {
     /** Names and paths where libcuda may be, in the order tried. */
     static List<String> driverCandidates() {
         Set<String> c = new LinkedHashSet<>();
-        String override = System.getProperty("sluice.cuda.driver");
+        String override = System.getProperty(dev.sluice.SluiceProperties.CUDA_DRIVER);
         if (override != null && !override.isBlank()) {
             c.add(override);
         }
@@ -150,7 +150,7 @@ final class CudaLibrary {
      * would open later. Set through libc's {@code setenv} before {@code cuInit}, which reads it.
      */
     private static void eagerModuleLoading(List<String> tried) {
-        if (System.getenv("CUDA_MODULE_LOADING") != null || Boolean.getBoolean("sluice.cuda.lazyLoading")) {
+        if (System.getenv("CUDA_MODULE_LOADING") != null || Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_LAZY_LOADING)) {
             return;
         }
         try {

@@ -30,10 +30,10 @@ final class KernelCache {
     }
 
     static @Nullable Path directory() {
-        if (Boolean.getBoolean("sluice.cache.disabled")) {
+        if (Boolean.getBoolean(dev.sluice.SluiceProperties.CACHE_DISABLED)) {
             return null;
         }
-        String dir = System.getProperty("sluice.cache.dir");
+        String dir = System.getProperty(dev.sluice.SluiceProperties.CACHE_DIR);
         Path base = dir != null && !dir.isBlank() ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".cache", "sluice");
         return base.resolve("cuda");
     }

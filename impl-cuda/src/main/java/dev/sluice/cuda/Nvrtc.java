@@ -129,7 +129,7 @@ final class Nvrtc {
     /** Library names, then paths under CUDA_HOME, CUDA_PATH and /usr/local/cuda*, in the order tried. */
     static List<String> candidates() {
         Set<String> c = new LinkedHashSet<>();
-        String p = System.getProperty("sluice.nvrtc");
+        String p = System.getProperty(dev.sluice.SluiceProperties.NVRTC);
         if (p != null && !p.isBlank()) {
             c.add(p);
         }

@@ -21,7 +21,7 @@ class CudaProbeTest {
     void backendIsRegisteredAsAService() {
         boolean found = ServiceLoader.load(Backend.class).stream().anyMatch(p -> p.type() == CudaBackend.class);
         assertTrue(found, "META-INF/services/dev.sluice.spi.Backend must list dev.sluice.cuda.CudaBackend");
-        assertEquals(Api.CUDA, new CudaBackend().api());
+        assertEquals(Api.CUDA.id(), new CudaBackend().name());
     }
 
     @Test

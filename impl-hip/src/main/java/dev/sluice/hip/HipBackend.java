@@ -62,8 +62,8 @@ public final class HipBackend implements Backend {
     }
 
     @Override
-    public Api api() {
-        return Api.HIP;
+    public String name() {
+        return Api.HIP.id();
     }
 
     @Override

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class HipLibrary {
 
-    static final String HIP_PROPERTY = "sluice.hip.library";
-    static final String HIPRTC_PROPERTY = "sluice.hiprtc.library";
+    static final String HIP_PROPERTY = dev.sluice.SluiceProperties.HIP_LIBRARY;
+    static final String HIPRTC_PROPERTY = dev.sluice.SluiceProperties.HIPRTC_LIBRARY;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final String[] HIP_NAMES = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};

@@ -39,7 +39,7 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
         builder.markAsBlocking("dev.sluice.DeviceBuffer", "mapToHost", "()Ldev/sluice/HostBuffer;");
         builder.markAsBlocking("dev.sluice.DeviceEvent", "synchronize", "()V");
 
-        if (!"false".equalsIgnoreCase(System.getProperty("sluice.blockhound.completionThreads", "true"))) {
+        if (!"false".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.BLOCKHOUND_COMPLETION_THREADS, "true"))) {
             builder.nonBlockingThreadPredicate(current -> current.or(t -> t.getName().startsWith(COMPLETION_THREAD_PREFIX)));
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
             builder.allowBlockingCallsInside("dev.sluice.CompletionEngine", "run");

@@ -1,0 +1,171 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The system properties are named once, in {@link SluiceProperties}, and documented once, in the guide's "System
+ * properties" tables: the two must list the same names in the same groups, and no main source file may spell a
+ * {@code "sluice.} property name of its own.
+ */
+class SluicePropertiesTest {
+
+    /** The repository root: surefire runs in the module's folder. */
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+    /** Where the measurement table starts within the guide's section. */
+    private static final String MEASUREMENT_HEADING = "### For measuring and testing Sluice";
+
+    /**
+     * Names main code may still spell as a literal: the switch of the CUDA counter-marker experiment, which is to be
+     * deleted with that experiment rather than documented.
+     */
+    private static final Set<String> UNDOCUMENTED = Set.of("sluice.cuda.markers");
+
+    private static final Pattern TABLE_NAME = Pattern.compile("^\\| `(sluice\\.[A-Za-z0-9.]+)` \\|");
+    private static final Pattern LITERAL = Pattern.compile("\"(sluice\\.[A-Za-z0-9.]*)");
+
+    @Test
+    void theGuideListsEveryUserSettingAndNothingElse() {
+        assertEquals(names(SluiceProperties.class), guideTable(false));
+    }
+
+    @Test
+    void theGuideListsEveryMeasurementKnobApartAndNothingElse() {
+        assertEquals(names(SluiceProperties.Measurement.class), guideTable(true));
+    }
+
+    @Test
+    void noMainSourceSpellsAPropertyNameOutsideSluiceProperties() {
+        List<String> found = new ArrayList<>();
+        for (Path file : mainSources()) {
+            if (file.getFileName().toString().equals("SluiceProperties.java")) {
+                continue;
+            }
+            List<String> lines = read(file);
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = LITERAL.matcher(lines.get(i));
+                while (m.find()) {
+                    if (!UNDOCUMENTED.contains(m.group(1))) {
+                        found.add(ROOT.relativize(file) + ":" + (i + 1) + ": " + lines.get(i).strip());
+                    }
+                }
+            }
+        }
+        assertTrue(found.isEmpty(), "use the constant of SluiceProperties instead:\n" + String.join("\n", found));
+    }
+
+    @Test
+    void everyConstantIsReadByMainCode() {
+        StringBuilder all = new StringBuilder();
+        for (Path file : mainSources()) {
+            if (!file.getFileName().toString().equals("SluiceProperties.java")) {
+                read(file).forEach(l -> all.append(l).append('\n'));
+            }
+        }
+        List<String> unused = new ArrayList<>();
+        for (Class<?> group : List.of(SluiceProperties.class, SluiceProperties.Measurement.class)) {
+            for (Field f : constants(group)) {
+                if (!Pattern.compile("\\b" + f.getName() + "\\b").matcher(all).find()) {
+                    unused.add(group.getSimpleName() + "." + f.getName());
+                }
+            }
+        }
+        assertTrue(unused.isEmpty(), "constants nothing reads (delete them, or read them): " + unused);
+    }
+
+    @Test
+    void theScanFindsALiteralWhereOneIs() {
+        // guards the scan itself: a pattern that matched nothing would pass the test above on any code
+        Matcher m = LITERAL.matcher("Long.getLong(\"sluice.engine.pollGapNanos\", 1_000L)");
+        assertTrue(m.find());
+        assertEquals("sluice.engine.pollGapNanos", m.group(1));
+        assertTrue(mainSources().size() > 100, "main sources found under " + ROOT + ": " + mainSources().size());
+    }
+
+    /** The property names in {@code group}'s public constants. */
+    private static Set<String> names(Class<?> group) {
+        Set<String> names = new TreeSet<>();
+        for (Field f : constants(group)) {
+            try {
+                String value = (String) f.get(null);
+                if (value.startsWith("sluice.")) {
+                    names.add(value);
+                }
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        assertTrue(!names.isEmpty(), group + " has no property constants");
+        return names;
+    }
+
+    private static List<Field> constants(Class<?> group) {
+        List<Field> fields = new ArrayList<>();
+        for (Field f : group.getDeclaredFields()) {
+            int m = f.getModifiers();
+            if (Modifier.isPublic(m) && Modifier.isStatic(m) && Modifier.isFinal(m) && f.getType() == String.class) {
+                fields.add(f);
+            }
+        }
+        return fields;
+    }
+
+    /** The first-column names of the guide's user table ({@code measurement} false) or measurement table. */
+    private static Set<String> guideTable(boolean measurement) {
+        List<String> lines = read(ROOT.resolve("docs/guide.md"));
+        int start = lines.indexOf("## System properties");
+        assertTrue(start >= 0, "docs/guide.md has no '## System properties' section");
+        List<String> rows = new ArrayList<>();
+        boolean inMeasurement = false;
+        for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
+            String line = lines.get(i);
+            if (line.equals(MEASUREMENT_HEADING)) {
+                inMeasurement = true;
+            }
+            Matcher m = TABLE_NAME.matcher(line);
+            if (m.find() && inMeasurement == measurement) {
+                rows.add(m.group(1));
+            }
+        }
+        Set<String> names = new TreeSet<>(rows);
+        assertEquals(rows.size(), names.size(), "a property is listed twice: " + rows);
+        return names;
+    }
+
+    private static List<Path> mainSources() {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> {
+                        String rel = ROOT.relativize(p).toString().replace('\\', '/');
+                        return rel.contains("/src/main/java/") && !rel.contains("/target/") && !rel.startsWith(".");
+                    })
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> read(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
