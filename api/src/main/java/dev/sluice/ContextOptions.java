@@ -85,10 +85,19 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
         return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
     }
 
+    /**
+     * These options with {@link #primaryContext} set: {@code true} shares the device's primary context with the other
+     * CUDA users of the process (the default), {@code false} gives the context one of its own. Backends without
+     * primary contexts ignore it.
+     */
     public ContextOptions withPrimaryContext(boolean primary) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch);
     }
 
+    /**
+     * These options with {@link #tracing} set: when on, a timing point is recorded on the device before and after
+     * every operation, for {@link DeviceContext#trace()}; when off, an enqueue pays nothing for tracing.
+     */
     public ContextOptions withTracing(boolean on) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch);
     }

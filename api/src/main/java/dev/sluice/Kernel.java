@@ -61,10 +61,12 @@ public final class Kernel {
         return new Builder(name);
     }
 
+    /** The entry point's {@code extern "C"} name, a C identifier; the name every form of the code must export. */
     public String name() {
         return name;
     }
 
+    /** The parameters in declaration order, as launches must pass them; unmodifiable, empty for none. */
     public List<KernelParam> params() {
         return params;
     }
@@ -74,14 +76,17 @@ public final class Kernel {
         return cudaSource;
     }
 
+    /** PTX for CUDA's JIT (text, as bytes), if given; a copy each call. */
     public Optional<byte[]> ptx() {
         return ptx.map(byte[]::clone);
     }
 
+    /** A cubin image for CUDA, compiled for one compute capability, if given; a copy each call. */
     public Optional<byte[]> cubin() {
         return cubin.map(byte[]::clone);
     }
 
+    /** A fatbin image for CUDA (cubins for several architectures, maybe PTX), if given; a copy each call. */
     public Optional<byte[]> fatbin() {
         return fatbin.map(byte[]::clone);
     }
@@ -91,6 +96,7 @@ public final class Kernel {
         return hipCodeObject.map(byte[]::clone);
     }
 
+    /** The Java implementation the CPU backend runs, if given. */
     public Optional<JavaKernel> java() {
         return java;
     }

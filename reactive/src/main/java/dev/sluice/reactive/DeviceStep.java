@@ -11,5 +11,10 @@ import dev.sluice.DeviceStream;
 @FunctionalInterface
 public interface DeviceStep {
 
+    /**
+     * Enqueues the operation on {@code stream}, the plan's current stream, and returns its future (not null): the
+     * next step waits on the device for it, and the plan's {@code Mono} completes only after it. An exception thrown
+     * here stops the plan: later steps are not enqueued and the {@code Mono} fails with it.
+     */
     DeviceFuture<?> enqueue(DeviceStream stream);
 }

@@ -308,10 +308,12 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
     }
 
+    /** The context whose device runs the lanes and owns their streams and buffers. */
     public DeviceContext context() {
         return context;
     }
 
+    /** The most lanes (streams) this pipeline opens at once; see {@link Builder#lanes}. */
     public int lanes() {
         return lanes;
     }
@@ -321,6 +323,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return chunksPerLane;
     }
 
+    /** The element type of each lane's input buffer, as the stage sees it. */
     public DType inputType() {
         return inputType;
     }
@@ -330,6 +333,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return chunkElements;
     }
 
+    /** The element type of each lane's output buffer; the input type for an in-place pipeline. */
     public DType outputType() {
         return outputType;
     }
@@ -339,6 +343,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return outputCapacity;
     }
 
+    /** Whether the stage writes its result into the input buffer (see {@link Builder#inPlace()}). */
     public boolean inPlace() {
         return inPlace;
     }

@@ -105,6 +105,7 @@ public final class Lane {
         return stream;
     }
 
+    /** The pipeline's context: the one to allocate on or compile for, if a stage needs to. */
     public DeviceContext context() {
         return stream.context();
     }
