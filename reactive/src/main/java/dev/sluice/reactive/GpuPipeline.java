@@ -313,7 +313,10 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return context;
     }
 
-    /** The most lanes (streams) this pipeline opens at once; see {@link Builder#lanes}. */
+    /**
+     * The most lanes (streams) one subscription uses, and the most idle lanes the pipeline keeps between them; see
+     * {@link Builder#lanes}.
+     */
     public int lanes() {
         return lanes;
     }
