@@ -39,7 +39,7 @@ public enum DType {
     F32(4, "float", true, true),
     /** Signed 64-bit integer (Java {@code long}). */
     I64(8, "long long", false, true),
-    /** Unsigned 64-bit integer, 0..2^64 - 1; Java reads its bits as a {@code long} ({@link Long#toUnsignedString(long)}). */
+    /** Unsigned 64-bit integer, 0..2^64 - 1; Java reads its bits as a {@code long} ({@link Long#toUnsignedString}). */
     U64(8, "unsigned long long", false, false),
     /** IEEE 754 double precision (Java {@code double}). */
     F64(8, "double", true, true);
@@ -74,7 +74,7 @@ public enum DType {
         return floating;
     }
 
-    /** Whether the type holds negative values: the {@code I} types and the floating-point ones; not BOOL or the {@code U} types. */
+    /** Whether the type holds negative values: the {@code I} and floating-point types, not BOOL or {@code U} ones. */
     public boolean isSigned() {
         return signed;
     }

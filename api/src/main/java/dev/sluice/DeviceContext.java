@@ -265,7 +265,14 @@ public final class DeviceContext implements AutoCloseable {
         return handle.computeCapability();
     }
 
-    /** @throws UnsupportedOnBackendException if this backend cannot report {@code attribute} */
+    /**
+     * The value of a device attribute, in the unit {@link DeviceAttribute} gives for it (yes/no attributes: 1 or 0),
+     * read from the driver on each call.
+     *
+     * @throws InvalidArgumentException      naming {@code attribute} for null
+     * @throws UnsupportedOnBackendException if this backend cannot report {@code attribute}
+     * @throws ClosedResourceException       if the context is closed
+     */
     public long attribute(DeviceAttribute attribute) {
         Checks.notNull("attribute", attribute);
         checkUsable();
