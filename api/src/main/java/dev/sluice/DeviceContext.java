@@ -266,8 +266,7 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     /**
-     * The value of a device attribute, in the unit {@link DeviceAttribute} gives for it (yes/no attributes: 1 or 0),
-     * read from the driver on each call.
+     * The value of a device attribute, in the unit {@link DeviceAttribute} gives for it (yes/no attributes: 1 or 0).
      *
      * @throws InvalidArgumentException      naming {@code attribute} for null
      * @throws UnsupportedOnBackendException if this backend cannot report {@code attribute}
