@@ -29,6 +29,8 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public static final int DEFAULT_MARKER_BATCH = 64;
 
     /**
+     * Checks every option; the flag set is copied, so later changes to the caller's set do not reach it.
+     *
      * @throws InvalidArgumentException naming the argument for a null wait strategy, host-wait mode, flag set or flag, a negative spin, a pause under 1 µs, more than one scheduling flag, or a marker
      *                                  batch outside 1..{@value #MAX_MARKER_BATCH}
      */
@@ -90,25 +92,48 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
         return batch;
     }
 
-    /** @throws InvalidArgumentException naming {@code waitStrategy} for null */
+    /**
+     * These options with {@link #waitStrategy} set: how the completion thread waits for the device.
+     *
+     * @throws InvalidArgumentException naming {@code waitStrategy} for null
+     */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
         return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
     }
 
+    /**
+     * These options with {@link #primaryContext} set: {@code true} shares the device's primary context with the other
+     * CUDA users of the process (the default), {@code false} gives the context one of its own. Backends without
+     * primary contexts ignore it.
+     */
     public ContextOptions withPrimaryContext(boolean primary) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch);
     }
 
+    /**
+     * These options with {@link #tracing} set: when on, a timing point is recorded on the device before and after
+     * every operation, for {@link DeviceContext#trace()}; when off, an enqueue pays nothing for tracing.
+     */
     public ContextOptions withTracing(boolean on) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch);
     }
 
-    /** @throws InvalidArgumentException for a negative spin or a pause under 1 µs */
+    /**
+     * These options with the completion thread's timing under {@link WaitStrategy#PARK}: it spins for {@code spin}
+     * ns after the last progress, then pauses at most {@code maxPark} ns at a time while work is pending.
+     *
+     * @throws InvalidArgumentException naming {@code spinNanos} for a negative spin or {@code maxParkNanos} for a
+     *                                  pause under 1 µs
+     */
     public ContextOptions withSpin(long spin, long maxPark) {
         return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
     }
 
-    /** @throws InvalidArgumentException naming {@code hostWaits} for null */
+    /**
+     * These options with {@link #hostWaits} set: how streams wait for work of the host.
+     *
+     * @throws InvalidArgumentException naming {@code hostWaits} for null
+     */
     public ContextOptions withHostWaits(HostWaits waits) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch);
     }

@@ -11,18 +11,37 @@ import java.util.concurrent.atomic.LongAdder;
 
 /** Element types of buffers and kernel parameters, with their C names as kernels see them. */
 public enum DType {
+    /** C++ {@code bool}, one byte holding 0 (false) or 1 (true). */
     BOOL(1, "bool", false, false),
+    /** Signed 8-bit integer, -128..127 (Java {@code byte}). */
     I8(1, "signed char", false, true),
+    /** Unsigned 8-bit integer, 0..255; Java reads its bits as a {@code byte}, so mask with {@code 0xFF}. */
     U8(1, "unsigned char", false, false),
+    /** Signed 16-bit integer, -32768..32767 (Java {@code short}). */
     I16(2, "short", false, true),
+    /** Unsigned 16-bit integer, 0..65535; Java reads its bits as a {@code short}, so mask with {@code 0xFFFF}. */
     U16(2, "unsigned short", false, false),
+    /**
+     * IEEE 754 half precision (binary16: 5-bit exponent, 10-bit fraction, largest finite value 65504). Java has no
+     * such type: values are converted with {@link Float#floatToFloat16} and {@link Float#float16ToFloat}.
+     */
     F16(2, "__half", true, true),
+    /**
+     * bfloat16: a {@code float} cut to its upper 16 bits (8-bit exponent, 7-bit fraction), so it has float's range
+     * with about 3 significant decimal digits; {@link #bits} rounds to nearest even.
+     */
     BF16(2, "__nv_bfloat16", true, true),
+    /** Signed 32-bit integer (Java {@code int}). */
     I32(4, "int", false, true),
+    /** Unsigned 32-bit integer, 0..2^32 - 1; Java reads its bits as an {@code int} ({@link Integer#toUnsignedLong}). */
     U32(4, "unsigned int", false, false),
+    /** IEEE 754 single precision (Java {@code float}). */
     F32(4, "float", true, true),
+    /** Signed 64-bit integer (Java {@code long}). */
     I64(8, "long long", false, true),
+    /** Unsigned 64-bit integer, 0..2^64 - 1; Java reads its bits as a {@code long} ({@link Long#toUnsignedString}). */
     U64(8, "unsigned long long", false, false),
+    /** IEEE 754 double precision (Java {@code double}). */
     F64(8, "double", true, true);
 
     private final int byteSize;
@@ -47,10 +66,15 @@ public enum DType {
         return cName;
     }
 
+    /**
+     * Whether this is F16, BF16, F32 or F64: {@link #bits} rounds any number to such a type, where it checks an
+     * integer type's range exactly.
+     */
     public boolean isFloatingPoint() {
         return floating;
     }
 
+    /** Whether the type holds negative values: the {@code I} and floating-point types, not BOOL or {@code U} ones. */
     public boolean isSigned() {
         return signed;
     }

@@ -61,10 +61,12 @@ public final class DeviceBuffer implements AutoCloseable {
         this.ready = future;
     }
 
+    /** The context whose device holds this memory; a buffer is used only on that context's streams. */
     public DeviceContext context() {
         return allocation.context;
     }
 
+    /** The element type, fixed for this buffer; {@link #reinterpret} gives a view with another. */
     public DType dtype() {
         return type;
     }
@@ -74,6 +76,7 @@ public final class DeviceBuffer implements AutoCloseable {
         return count;
     }
 
+    /** Size in bytes: {@link #count()} times the element type's {@link DType#byteSize()}. */
     public long byteSize() {
         return count * type.byteSize();
     }

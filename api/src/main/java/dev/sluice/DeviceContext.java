@@ -305,21 +305,40 @@ public final class DeviceContext implements AutoCloseable {
         return id;
     }
 
+    /** The options this context was opened with, as given (never null: the defaults where none were given). */
     public ContextOptions options() {
         return options;
     }
 
+    /**
+     * The version of the driver or runtime behind this context, for logs and bug reports: {@code "CUDA 12.4"},
+     * {@code "HIP 6.1"}, or the Java version on the CPU simulator. Not meant to be parsed.
+     *
+     * @throws ClosedResourceException if the context is closed
+     */
     public String driverVersion() {
         checkUsable();
         return handle.driverVersion();
     }
 
+    /**
+     * The device's compute capability: on CUDA the SM version kernels are compiled for, on HIP what the runtime
+     * reports as such, 0.0 on the CPU simulator.
+     *
+     * @throws ClosedResourceException if the context is closed
+     */
     public ComputeCapability computeCapability() {
         checkUsable();
         return handle.computeCapability();
     }
 
-    /** @throws UnsupportedOnBackendException if this backend cannot report {@code attribute} */
+    /**
+     * The value of a device attribute, in the unit {@link DeviceAttribute} gives for it (yes/no attributes: 1 or 0).
+     *
+     * @throws InvalidArgumentException      naming {@code attribute} for null
+     * @throws UnsupportedOnBackendException if this backend cannot report {@code attribute}
+     * @throws ClosedResourceException       if the context is closed
+     */
     public long attribute(DeviceAttribute attribute) {
         Checks.notNull("attribute", attribute);
         checkUsable();
@@ -332,12 +351,27 @@ public final class DeviceContext implements AutoCloseable {
         return handle.memoryInfo();
     }
 
+    /**
+     * The current value of a context limit, in the unit {@link Limit} gives for it.
+     *
+     * @throws UnsupportedOnBackendException if this backend has no such limit
+     * @throws ClosedResourceException       if the context is closed
+     */
     public long limit(Limit limit) {
         Checks.notNull("limit", limit);
         checkUsable();
         return handle.limit(limit);
     }
 
+    /**
+     * Sets a context limit for the kernels launched after this call, on every stream of the context; the driver may
+     * round {@code value} (read it back with {@link #limit}). Set limits right after opening the context: CUDA fixes
+     * {@link Limit#MALLOC_HEAP_SIZE} once a kernel that uses {@code malloc} has run.
+     *
+     * @throws InvalidArgumentException      naming {@code value} if it is negative
+     * @throws UnsupportedOnBackendException if this backend has no such limit
+     * @throws ClosedResourceException       if the context is closed
+     */
     public void setLimit(Limit limit, long value) {
         Checks.notNull("limit", limit);
         Checks.nonNegative("value", value);
@@ -607,6 +641,11 @@ public final class DeviceContext implements AutoCloseable {
     /** The work of one timed iteration, enqueued on {@code stream}. */
     @FunctionalInterface
     public interface TimedBody {
+        /**
+         * Enqueues the work of iteration {@code iteration} (0 to {@code iterations - 1}) on {@code stream}, the
+         * context's default stream; called on the thread that called {@link #executionTime}, and must not block on
+         * the work it enqueues.
+         */
         void enqueue(DeviceStream stream, int iteration);
     }
 
@@ -803,6 +842,7 @@ public final class DeviceContext implements AutoCloseable {
         resources.untrackGate(gate);
     }
 
+    /** Whether {@link #close()} has begun; a closed context refuses every new operation. */
     public boolean isClosed() {
         return closed;
     }

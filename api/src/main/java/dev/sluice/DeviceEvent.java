@@ -30,10 +30,12 @@ public final class DeviceEvent implements AutoCloseable {
         this.flags = Set.copyOf(flags);
     }
 
+    /** The context that created this event; only its streams may record or wait for it. Readable after close. */
     public DeviceContext context() {
         return context;
     }
 
+    /** The flags the event was created with; unmodifiable, empty for none. Readable after close. */
     public Set<EventFlag> flags() {
         return flags;
     }
@@ -135,6 +137,7 @@ public final class DeviceEvent implements AutoCloseable {
         context.checkUsable();
     }
 
+    /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
     public boolean isClosed() {
         return closed.get();
     }

@@ -28,10 +28,12 @@ public final class DeviceFunction implements AutoCloseable {
         this.handle = handle;
     }
 
+    /** The context the kernel was loaded on; only its streams may launch it. Readable after close. */
     public DeviceContext context() {
         return context;
     }
 
+    /** The kernel this function was compiled from: its name, source and parameter types. Readable after close. */
     public Kernel kernel() {
         return kernel;
     }

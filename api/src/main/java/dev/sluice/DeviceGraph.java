@@ -46,6 +46,7 @@ public final class DeviceGraph implements AutoCloseable {
         return stream.launchGraph(this);
     }
 
+    /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
     public boolean isClosed() {
         return closed.get();
     }

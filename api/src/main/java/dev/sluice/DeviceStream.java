@@ -70,6 +70,7 @@ public final class DeviceStream implements AutoCloseable {
         this.tracer = context.tracer;
     }
 
+    /** The context this stream belongs to; its buffers, events and functions are the only ones this stream takes. */
     public DeviceContext context() {
         return context;
     }
@@ -79,6 +80,10 @@ public final class DeviceStream implements AutoCloseable {
         return isDefault;
     }
 
+    /**
+     * The priority the stream was created with; lower numbers run first, as in CUDA, within the context's
+     * {@link DeviceContext#streamPriorityRange()}. 0 for the default stream.
+     */
     public int priority() {
         return priority;
     }
@@ -1312,6 +1317,7 @@ public final class DeviceStream implements AutoCloseable {
         return new SyncStream(this);
     }
 
+    /** Whether {@link #close()} has begun; a closed stream refuses every new operation. */
     public boolean isClosed() {
         return closed;
     }

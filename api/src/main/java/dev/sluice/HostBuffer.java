@@ -34,18 +34,22 @@ public final class HostBuffer implements HostData, AutoCloseable {
         this.owner = owner;
     }
 
+    /** The context that pinned this memory; its streams copy to and from it at full speed. */
     public DeviceContext context() {
         return allocation.context;
     }
 
+    /** The element type, which decides the typed accessors that may be used. */
     public DType dtype() {
         return type;
     }
 
+    /** Number of elements. */
     public long count() {
         return count;
     }
 
+    /** Size in bytes: {@link #count()} times the element type's {@link DType#byteSize()}. */
     @Override
     public long byteSize() {
         return segment.byteSize();
@@ -70,18 +74,47 @@ public final class HostBuffer implements HostData, AutoCloseable {
         return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, false);
     }
 
+    /**
+     * Element {@code index} of an F32 buffer. Like every accessor it reads host memory at once: do not call it on
+     * the range of a copy whose future has not completed.
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public float getFloat(long index) {
         return segment.getAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32));
     }
 
+    /**
+     * Sets element {@code index} of an F32 buffer.
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setFloat(long index, float value) {
         segment.setAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32), value);
     }
 
+    /**
+     * Element {@code index} of an F64 buffer.
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public double getDouble(long index) {
         return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64));
     }
 
+    /**
+     * Sets element {@code index} of an F64 buffer.
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setDouble(long index, double value) {
         segment.setAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64), value);
     }
@@ -91,14 +124,35 @@ public final class HostBuffer implements HostData, AutoCloseable {
         return segment.getAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32));
     }
 
+    /**
+     * Sets element {@code index} of an I32 or U32 buffer (for U32, pass the value's low 32 bits).
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setInt(long index, int value) {
         segment.setAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32), value);
     }
 
+    /**
+     * Element {@code index} of an I64 or U64 buffer (U64 values above 2^63-1 read as negative longs).
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public long getLong(long index) {
         return segment.getAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64));
     }
 
+    /**
+     * Sets element {@code index} of an I64 or U64 buffer.
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setLong(long index, long value) {
         segment.setAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64), value);
     }
@@ -108,6 +162,14 @@ public final class HostBuffer implements HostData, AutoCloseable {
         return segment.getAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
     }
 
+    /**
+     * Sets element {@code index} of a 16-bit buffer (I16, U16, or raw F16 and BF16 bits, for example from
+     * {@link Float#floatToFloat16}).
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setShort(long index, short value) {
         segment.setAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
     }
@@ -117,6 +179,13 @@ public final class HostBuffer implements HostData, AutoCloseable {
         return segment.get(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL));
     }
 
+    /**
+     * Sets element {@code index} of an 8-bit buffer (I8, U8, BOOL; a BOOL element must be 0 or 1).
+     *
+     * @throws InvalidArgumentException naming {@code index} for a buffer of another type or an index outside
+     *                                  0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public void setByte(long index, byte value) {
         segment.set(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL), value);
     }
@@ -169,6 +238,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
         }
     }
 
+    /** Whether the memory has been freed (this buffer's or, for a slice, its parent's). */
     public boolean isClosed() {
         return allocation.closed.get();
     }

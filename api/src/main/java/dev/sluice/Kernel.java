@@ -61,10 +61,12 @@ public final class Kernel {
         return new Builder(name);
     }
 
+    /** The entry point's {@code extern "C"} name, a C identifier; the name every form of the code must export. */
     public String name() {
         return name;
     }
 
+    /** The parameters in declaration order, as launches must pass them; unmodifiable, empty for none. */
     public List<KernelParam> params() {
         return params;
     }
@@ -74,14 +76,17 @@ public final class Kernel {
         return cudaSource;
     }
 
+    /** PTX for CUDA's JIT (text, as bytes), if given; a copy each call. */
     public Optional<byte[]> ptx() {
         return ptx.map(byte[]::clone);
     }
 
+    /** A cubin image for CUDA, compiled for one compute capability, if given; a copy each call. */
     public Optional<byte[]> cubin() {
         return cubin.map(byte[]::clone);
     }
 
+    /** A fatbin image for CUDA (cubins for several architectures, maybe PTX), if given; a copy each call. */
     public Optional<byte[]> fatbin() {
         return fatbin.map(byte[]::clone);
     }
@@ -91,6 +96,7 @@ public final class Kernel {
         return hipCodeObject.map(byte[]::clone);
     }
 
+    /** The Java implementation the CPU backend runs, if given. */
     public Optional<JavaKernel> java() {
         return java;
     }
@@ -164,13 +170,22 @@ public final class Kernel {
             return this;
         }
 
-        /** @throws InvalidArgumentException naming {@code source} for null */
+        /**
+         * CUDA C++ source defining the kernel as {@code extern "C"}, compiled at run time by NVRTC (CUDA) or hiprtc
+         * (HIP) with the {@link #compileOption compile options}.
+         *
+         * @throws InvalidArgumentException naming {@code source} for null
+         */
         public Builder cudaSource(String source) {
             this.cudaSource = Checks.notNull("source", source);
             return this;
         }
 
-        /** @throws InvalidArgumentException naming {@code image} for null */
+        /**
+         * PTX, as bytes of its text, for CUDA's JIT; copied.
+         *
+         * @throws InvalidArgumentException naming {@code image} for null
+         */
         public Builder ptx(byte[] image) {
             this.ptx = Checks.notNull("image", image).clone();
             return this;
@@ -185,19 +200,32 @@ public final class Kernel {
             return ptx(Checks.notNull("text", text).getBytes(StandardCharsets.UTF_8));
         }
 
-        /** @throws InvalidArgumentException naming {@code image} for null */
+        /**
+         * A cubin image for CUDA, which loads only on devices of the compute capability it was built for; copied.
+         *
+         * @throws InvalidArgumentException naming {@code image} for null
+         */
         public Builder cubin(byte[] image) {
             this.cubin = Checks.notNull("image", image).clone();
             return this;
         }
 
-        /** @throws InvalidArgumentException naming {@code image} for null */
+        /**
+         * A fatbin image for CUDA (cubins for several architectures, maybe PTX), from which the driver loads the best
+         * match for the device; copied.
+         *
+         * @throws InvalidArgumentException naming {@code image} for null
+         */
         public Builder fatbin(byte[] image) {
             this.fatbin = Checks.notNull("image", image).clone();
             return this;
         }
 
-        /** @throws InvalidArgumentException naming {@code image} for null */
+        /**
+         * An AMD code object (HSACO) for HIP's module loader, built for the device's architecture; copied.
+         *
+         * @throws InvalidArgumentException naming {@code image} for null
+         */
         public Builder hipCodeObject(byte[] image) {
             this.hipCodeObject = Checks.notNull("image", image).clone();
             return this;

@@ -7,6 +7,11 @@ package dev.sluice;
 public record KernelParam(String name, boolean isPointer, DType type) {
 
     /**
+     * A parameter; {@link #pointer} and {@link #scalar} read better.
+     *
+     * @param name      the parameter's name in the kernel's source, a C identifier; error messages name it
+     * @param isPointer whether a {@link DeviceBuffer} is passed (a {@code T*}) rather than a value
+     * @param type      the element type a pointer points to, or the scalar's type
      * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier, naming
      *                                  {@code type} for null
      */

@@ -13,6 +13,8 @@ public record LaunchConfig(Dim grid, Dim block, Dim cluster, long sharedMemoryBy
     public static final int DEFAULT_BLOCK_SIZE = 256;
 
     /**
+     * A launch as given; the attribute list is copied.
+     *
      * @throws InvalidArgumentException naming the argument for a null dim, attribute list or attribute, or a negative
      *                                  shared memory size
      */
@@ -27,12 +29,21 @@ public record LaunchConfig(Dim grid, Dim block, Dim cluster, long sharedMemoryBy
         attributes = List.of(Checks.noNulls("attributes", attributes.toArray(LaunchAttribute[]::new)));
     }
 
-    /** @throws InvalidArgumentException naming {@code grid} or {@code block} for null */
+    /**
+     * A launch of {@code grid} blocks of {@code block} threads, with no cluster, no dynamic shared memory and no
+     * attributes.
+     *
+     * @throws InvalidArgumentException naming {@code grid} or {@code block} for null
+     */
     public static LaunchConfig of(Dim grid, Dim block) {
         return new LaunchConfig(grid, block, Dim.of(1), 0, List.of());
     }
 
-    /** @throws InvalidArgumentException naming {@code dim} for a size below 1 */
+    /**
+     * A one-dimensional launch of {@code grid} blocks of {@code block} threads.
+     *
+     * @throws InvalidArgumentException naming {@code dim} for a size below 1
+     */
     public static LaunchConfig of(int grid, int block) {
         return of(Dim.of(grid), Dim.of(block));
     }
@@ -57,18 +68,32 @@ public record LaunchConfig(Dim grid, Dim block, Dim cluster, long sharedMemoryBy
         return of(Dim.of((int) grid), Dim.of(block));
     }
 
-    /** @throws InvalidArgumentException naming {@code sharedMemoryBytes} for a negative size */
+    /**
+     * This launch with {@code bytes} of dynamic shared memory per block ({@link KernelThread#sharedMemory()} on the
+     * CPU backend, {@code extern __shared__} in CUDA C++); beyond the device's per-block limit the launch is refused.
+     *
+     * @throws InvalidArgumentException naming {@code sharedMemoryBytes} for a negative size
+     */
     public LaunchConfig withSharedMemory(long bytes) {
         return new LaunchConfig(grid, block, cluster, bytes, attributes);
     }
 
-    /** @throws InvalidArgumentException naming {@code cluster} for null */
+    /**
+     * This launch with thread-block clusters of {@code clusterDim} blocks (compute capability 9.0 and later; see
+     * {@link DeviceAttribute#CLUSTER_LAUNCH}); CUDA requires each grid dimension to be a multiple of the cluster's.
+     *
+     * @throws InvalidArgumentException naming {@code cluster} for null
+     */
     public LaunchConfig withCluster(Dim clusterDim) {
         Checks.notNull("cluster", clusterDim);
         return new LaunchConfig(grid, block, clusterDim, sharedMemoryBytes, attributes);
     }
 
-    /** @throws InvalidArgumentException naming {@code attributes} for a null array or element */
+    /**
+     * This launch with {@code launchAttributes} instead of its current attributes (none: no attributes).
+     *
+     * @throws InvalidArgumentException naming {@code attributes} for a null array or element
+     */
     public LaunchConfig withAttributes(LaunchAttribute... launchAttributes) {
         Checks.noNulls("attributes", launchAttributes);
         return new LaunchConfig(grid, block, cluster, sharedMemoryBytes, List.of(launchAttributes));

@@ -28,6 +28,9 @@ public class SluiceException extends RuntimeException {
     }
 
     /**
+     * An exception carrying the backend's error, for backends translating a native status.
+     *
+     * @param message   what failed, naming the call and its arguments
      * @param errorName the backend's name of the error, or null
      * @param errorCode the backend's numeric code, or null
      */

@@ -28,6 +28,7 @@ public final class SyncStream {
         this.stream = stream;
     }
 
+    /** The stream this facade enqueues on; its asynchronous methods may be mixed with these, in one order. */
     public DeviceStream stream() {
         return stream;
     }
@@ -228,26 +229,47 @@ public final class SyncStream {
         return out;
     }
 
+    /**
+     * Sets every element of {@code destination} to {@code value} and waits until done; see
+     * {@link DeviceStream#enqueueFill}.
+     */
     public void fill(DeviceBuffer destination, Number value) {
         awaitHere(blocking().enqueueFill(destination, value));
     }
 
+    /**
+     * Sets every byte of {@code destination} to {@code byteValue} (0 to 255, or -128 to 127) and waits until done;
+     * see {@link DeviceStream#enqueueMemset}.
+     */
     public void memset(DeviceBuffer destination, int byteValue) {
         awaitHere(blocking().enqueueMemset(destination, byteValue));
     }
 
+    /**
+     * Launches {@code function} and waits until the kernel has finished; a fault in the kernel is thrown here. The
+     * arguments are checked as by {@link DeviceStream#enqueueLaunch}.
+     */
     public void launch(DeviceFunction function, LaunchConfig config, Object... arguments) {
         awaitHere(blocking().enqueueLaunch(function, config, arguments));
     }
 
+    /**
+     * Records {@code event} on the stream and waits until everything enqueued before it has finished; see
+     * {@link DeviceStream#enqueueRecord}.
+     */
     public void record(DeviceEvent event) {
         awaitHere(blocking().enqueueRecord(event));
     }
 
+    /**
+     * Runs {@code function} on a host thread of the context in stream order and waits until it has returned; what it
+     * throws is thrown here. See {@link DeviceStream#enqueueHostFunction}.
+     */
     public void hostFunction(Runnable function) {
         awaitHere(blocking().enqueueHostFunction(function));
     }
 
+    /** Frees {@code buffer} in stream order and waits until it is freed; see {@link DeviceStream#enqueueFree}. */
     public void free(DeviceBuffer buffer) {
         awaitHere(blocking().enqueueFree(buffer));
     }

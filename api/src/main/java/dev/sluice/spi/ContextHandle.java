@@ -27,16 +27,28 @@ public interface ContextHandle {
     /** The device's compute capability (the CPU simulator reports its own). */
     ComputeCapability computeCapability();
 
-    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such attribute */
+    /**
+     * The device attribute's value, read now; called only on an open context.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the backend has no such attribute
+     */
     long attribute(DeviceAttribute attribute);
 
     /** Free and total device memory, in bytes, as the driver reports them now. */
     MemoryInfo memoryInfo();
 
-    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
+    /**
+     * The context limit's current value.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit
+     */
     long limit(Limit limit);
 
-    /** @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit */
+    /**
+     * Sets the context limit; {@code value} is already checked to be non-negative.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the backend has no such limit
+     */
     void setLimit(Limit limit, long value);
 
     /** Whether this device can access {@code peer}'s memory directly. */
@@ -54,7 +66,11 @@ public interface ContextHandle {
     /** The context's default stream; created with the context, destroyed with it. */
     StreamHandle defaultStream();
 
-    /** @param options flags and a priority already checked against {@link #streamPriorityRange()} */
+    /**
+     * Creates a stream of this context; the public layer closes it.
+     *
+     * @param options flags and a priority already checked against {@link #streamPriorityRange()}
+     */
     StreamHandle createStream(StreamOptions options);
 
     /** Creates an event with {@code flags}. */

@@ -19,6 +19,13 @@ public final class LaunchArguments {
     private long[] values = new long[8];
     private int count;
 
+    /**
+     * An empty argument list. The public layer keeps one per stream and {@link #reset}s it for each launch; backends
+     * receive it through {@link StreamHandle#launch} and need not make one.
+     */
+    public LaunchArguments() {
+    }
+
     /** Starts a new argument list for {@code params}; called by the public layer. */
     public void reset(List<KernelParam> params) {
         this.params = params;

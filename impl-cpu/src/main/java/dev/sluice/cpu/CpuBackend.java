@@ -18,6 +18,13 @@ public final class CpuBackend implements Backend {
 
     static final long DEFAULT_MEMORY = 4L << 30;
 
+    /**
+     * Called by {@link java.util.ServiceLoader}, which finds this backend through {@code META-INF/services};
+     * applications open its devices with {@link dev.sluice.DeviceContext#open} rather than making one.
+     */
+    public CpuBackend() {
+    }
+
     @Override
     public String name() {
         return Api.CPU.id();

@@ -11,5 +11,11 @@ import dev.sluice.DeviceStream;
 @FunctionalInterface
 public interface DeviceStep {
 
+    /**
+     * Enqueues the operation on {@code stream}, the plan's current stream, and returns its future (not null): the
+     * next step runs after it on the device (by stream order, or a device-side wait on another stream), and the
+     * plan's {@code Mono} completes only after it. An exception thrown here stops the plan: later steps are not
+     * enqueued, and the {@code Mono} fails with it once the steps already enqueued have finished.
+     */
     DeviceFuture<?> enqueue(DeviceStream stream);
 }

@@ -439,7 +439,10 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return names;
     }
 
-    /** The most lanes the pipeline opens: {@link Builder#lanes lanes} on each of its {@link #contexts()}. */
+    /**
+     * The most lanes (streams) one subscription uses, {@link Builder#lanes lanes} on each of its {@link #contexts()},
+     * and the most idle lanes the pipeline keeps between subscriptions.
+     */
     public int lanes() {
         return lanes;
     }
@@ -449,6 +452,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return chunksPerLane;
     }
 
+    /** The element type of each lane's input buffer, as the stage sees it. */
     public DType inputType() {
         return inputType;
     }
@@ -458,6 +462,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return chunkElements;
     }
 
+    /** The element type of each lane's output buffer; the input type for an in-place pipeline. */
     public DType outputType() {
         return outputType;
     }
@@ -467,6 +472,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return outputCapacity;
     }
 
+    /** Whether the stage writes its result into the input buffer (see {@link Builder#inPlace()}). */
     public boolean inPlace() {
         return inPlace;
     }

@@ -67,10 +67,15 @@ public final class ReactiveStream {
         return of(Objects.requireNonNull(context, "context").stream());
     }
 
+    /**
+     * The stream every {@code Mono} of this face enqueues on, at subscription; its own enqueue methods may be mixed
+     * with these, in one order.
+     */
     public DeviceStream stream() {
         return stream;
     }
 
+    /** The stream's context. */
     public DeviceContext context() {
         return stream.context();
     }

@@ -26,6 +26,13 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
     /** Prefix of the names of the contexts' completion threads. */
     public static final String COMPLETION_THREAD_PREFIX = "sluice-completion-";
 
+    /**
+     * Called by {@link java.util.ServiceLoader} when {@code BlockHound.install()} runs; pass an instance to
+     * {@code BlockHound.install(...)} to apply it explicitly.
+     */
+    public SluiceBlockHoundIntegration() {
+    }
+
     @Override
     public void applyTo(BlockHound.Builder builder) {
         builder.markAsBlocking("dev.sluice.SyncStream", "await", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
