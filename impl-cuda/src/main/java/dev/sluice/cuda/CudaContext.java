@@ -79,7 +79,7 @@ final class CudaContext implements ContextHandle {
         this.markerEvents = new EventPool(blocking);
         // Event markers by default. Stream counters (cuStreamWriteValue64 into host-mapped memory) cost about 0.5 µs
         // more per call, and with them as every operation's marker the H100 ran the streams of the overlap benchmark
-        // one after another: 2 to 4 streams took as long as one (docs/gpu-runs.md, session 4).
+        // one after another: 2 to 4 streams took as long as one (docs/decisions/0002-event-markers-on-cuda.md).
         this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");

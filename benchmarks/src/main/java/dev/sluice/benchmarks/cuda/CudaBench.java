@@ -45,7 +45,7 @@ import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
 
 /**
- * The CUDA backend's targets (issue 3), measured the way {@code benchmarks/native/sluice_native_bench.c}
+ * The CUDA backend's per-call targets, measured the way {@code benchmarks/native/sluice_native_bench.c}
  * measures its C yardsticks, and printed as ratios to the C figures of the same run:
  *
  * <ol>

@@ -26,7 +26,8 @@ import joptsimple.OptionSpec;
  * {@code benchmarks/native/sluice_paired.c}, built as a shared library and called through {@code java.lang.foreign}, on the
  * same thread, the same primary context and the same PTX as Sluice's side.
  *
- * <p>Why: the GPU machine's figures move by up to 30 % from one process to the next (docs/gpu-runs.md, session 4), so the
+ * <p>Why: the H100 host's figures move by up to 30 % from one process to the next
+ * (docs/decisions/0008-per-call-ratios-in-one-process.md), so the
  * ratio of two processes' figures cannot decide a 1.3× target. Here every block of C calls is followed (or preceded, in
  * turn) by the same block through Sluice, and the ratio is taken block by block:
  * <ul>
