@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Fails where the repository speaks of how it was made instead of about the software: issue numbers, numbered work
-# periods, files that live outside the repository, the names of the machinery that lent GPU hosts. A reader of the
-# repository cannot follow any of these. Checks every tracked text file (LICENSE excepted: the Apache License's own
+# Fails where the repository speaks of how it was made instead of about the software: tracker numbers, diaries of
+# who ran what when, files that live outside the repository, the names of the infrastructure that provided GPU hosts.
+# A reader of the repository cannot follow any of these. Checks every tracked text file (LICENSE excepted: the Apache License's own
 # wording), or the files named on the command line:
 #
 #   bash .ci/wording-check.sh [FILE...]
@@ -25,11 +25,11 @@ RULES = [
     ("an issue number", r"(?i)\b[i]ssues?\s*(?:#\s*)?\d+|\b[i]ssue\s*#", "see " + "iss" + "ue 3"),
     ("an issue as a place", r"(?i)\b(?:CUDA|HIP)\s+(?:backend(?:'s)?\s+)?[i]ssue\b|\bbackend'?s\s+[i]ssue\b",
      "in the CUDA " + "iss" + "ue"),
-    ("a numbered or past work period", r"(?i)(?<!gpu-)\b[s]essions?\b(?!\.txt)", "the first " + "ses" + "sion"),
-    ("a work period", r"(?i)\b[w]ork\s+periods?\b", "a wor" + "k period"),
+    ("a diary entry", r"(?i)(?<!gpu-)\b[s]essions?\b(?!\.txt)", "the first " + "ses" + "sion"),
+    ("a diary entry", r"(?i)\b[w]ork\s+[p]eriods?\b", "a wor" + "k period"),
     ("a file outside the repository", r"\b(?:[M]EASURED|[D]ESIGN)\.md\b|\b[T]EAM-NOTES\b|\b[s]hared/[A-Z]{3}",
      "see " + "MEAS" + "URED.md"),
-    ("the lending machinery", r"(?i)\b[l]ease\b|\b[l]ent\b|\b[c]arry\s*:?\s*\[|\b[c]arry\s+\.gpu\b|\b[d]evice\s+tool\b"
+    ("the infrastructure that provided GPU hosts", r"(?i)\b[l]ease\b|\b[l]ent\b|\b[c]arry\s*:?\s*\[|\b[c]arry\s+\.gpu\b|\b[d]evice\s+tool\b"
      r"|\b[r]un\s+tool\b|the\s+`[r]un`\s+tool|/\.[d]evice/|\b[n]vidia-h\d+(?:-x\d+)?\b", "with ca" + "rry [\".gpu\"]"),
 ]
 compiled = [(what, re.compile(p), example) for what, p, example in RULES]
