@@ -58,7 +58,7 @@ final class CudaContext implements ContextHandle {
      * Host gates wait in {@code cuStreamWaitValue32} unless {@code -Dsluice.cuda.gates=kernel} (a one-thread kernel
      * polling the mapped flag), or the driver refuses stream memory operations. On the H200 with driver 580,
      * while a gate of either kind was closed, {@code cuModuleLoadDataEx} and {@code cuStreamCreateWithPriority} in
-     * the same context blocked until it opened (docs/gpu-runs.md, fourth and fifth runs).
+     * the same context blocked until it opened (docs/gpu-runs.md, 2026-11-22 03:16 and 03:22).
      */
     volatile boolean gateKernelOnly = "kernel".equalsIgnoreCase(System.getProperty("sluice.cuda.gates", ""));
     private final String name;
