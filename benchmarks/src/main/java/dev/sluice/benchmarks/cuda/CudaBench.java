@@ -40,6 +40,7 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
+import joptsimple.OptionException;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
@@ -101,9 +102,17 @@ public final class CudaBench {
         OptionSpec<Void> quickOption = parser.accepts("quick", "fewer repeats");
         OptionSpec<String> onlyOption = parser.accepts("only", "launch, latency, tiny, bandwidth, blocking, counters")
                 .withRequiredArg().withValuesSeparatedBy(',');
-        OptionSet set = parser.parse(args);
-        if (!set.nonOptionArguments().isEmpty()) {
-            throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
+        OptionSet set;
+        try {
+            set = parser.parse(args);
+            if (!set.nonOptionArguments().isEmpty()) {
+                throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
+            }
+        } catch (OptionException | IllegalArgumentException e) {
+            System.err.println("CudaBench: " + e.getMessage());
+            parser.printHelpOn(System.err);
+            System.exit(2);
+            return;
         }
         Path nativeFile = set.has(nativeOption) ? Path.of(set.valueOf(nativeOption)) : null;
         boolean quick = set.has(quickOption);

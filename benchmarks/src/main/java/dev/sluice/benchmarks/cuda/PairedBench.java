@@ -17,6 +17,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 import java.util.Locale;
+import joptsimple.OptionException;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
@@ -73,18 +74,33 @@ public final class PairedBench {
         OptionParser parser = new OptionParser(false);
         OptionSpec<Void> spinnerOption = parser.accepts("spinner", "also C's launches with and without a spinning thread");
         OptionSpec<String> libOption = parser.accepts("lib", "the path of libsluice_paired.so").withRequiredArg().required();
-        OptionSpec<Integer> blocksOption = parser.accepts("blocks").withRequiredArg().ofType(Integer.class).defaultsTo(40);
-        OptionSpec<Integer> samplesOption = parser.accepts("samples").withRequiredArg().ofType(Integer.class).defaultsTo(10_000);
-        OptionSpec<Integer> tinyOption = parser.accepts("tiny-kernels").withRequiredArg().ofType(Integer.class).defaultsTo(100_000);
-        OptionSet set = parser.parse(args);
-        if (!set.nonOptionArguments().isEmpty()) {
-            throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
+        OptionSpec<Integer> blocksOption = parser.accepts("blocks", "launch blocks of 2,000 per side")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(40);
+        OptionSpec<Integer> samplesOption = parser.accepts("samples", "latency samples per side")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(10_000);
+        OptionSpec<Integer> tinyOption = parser.accepts("tiny-kernels", "kernels per tiny block")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(100_000);
+        Path lib;
+        int blocks;
+        int samples;
+        int tinyKernels;
+        boolean spinner;
+        try {
+            OptionSet set = parser.parse(args);
+            if (!set.nonOptionArguments().isEmpty()) {
+                throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
+            }
+            lib = Path.of(set.valueOf(libOption));
+            blocks = set.valueOf(blocksOption);
+            samples = set.valueOf(samplesOption);
+            tinyKernels = set.valueOf(tinyOption);
+            spinner = set.has(spinnerOption);
+        } catch (OptionException | IllegalArgumentException e) {
+            System.err.println("PairedBench: " + e.getMessage());
+            parser.printHelpOn(System.err);
+            System.exit(2);
+            return;
         }
-        Path lib = Path.of(set.valueOf(libOption));
-        int blocks = set.valueOf(blocksOption);
-        int samples = set.valueOf(samplesOption);
-        int tinyKernels = set.valueOf(tinyOption);
-        boolean spinner = set.has(spinnerOption);
         PairedBench b = new PairedBench(lib.toAbsolutePath());
         try (DeviceContext ctx = DeviceContext.open(Api.CUDA, 0)) {
             System.out.println("device=" + ctx.name());
