@@ -70,7 +70,7 @@ STATUS=0
     case "$s" in
       overlap)
         NATIVE=()
-        # native.txt of benchmarks/native from this session (gpu-run.sh native bench): print the ratios to C
+        # native.txt of benchmarks/native from the same run (gpu-run.sh native bench): print the ratios to C
         [ -f "$OUTDIR/native.txt" ] && [[ " ${OV_OPTS[*]} " != *" --native "* ]] && NATIVE=(--native "$OUTDIR/native.txt")
         say "overlap ${OV_OPTS[*]} ${NATIVE[*]}"
         "${JVM[@]}" dev.sluice.benchmarks.OverlapBenchmark --svg "$OUTDIR/overlap-timeline.svg" \

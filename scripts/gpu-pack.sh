@@ -7,7 +7,7 @@
 #   PACK_MVN_ARGS="-pl api,impl-cpu,impl-cuda -am" scripts/gpu-pack.sh
 #                                     build and pack only some modules (when others do not build)
 #
-# Result (.gpu/ travels with `run` through carry: [".gpu"]):
+# Result (copy .gpu/ to the GPU host beside the repository's files; gpu-run.sh and gpu-session.sh run from there):
 #   .gpu/jre/          jlink runtime of JDK 25 (rebuilt only when missing or the module list changes;
 #                      java.xml is in it for the console launcher's XML reports; set JLINK_MODULES
 #                      to change the list; java.instrument and jdk.attach are there for BlockHound)
@@ -153,4 +153,4 @@ if [ "$total_mib" -gt "$LIMIT_MIB" ]; then
   echo "gpu-pack: .gpu is ${total_mib} MiB, over the ${LIMIT_MIB} MiB limit" >&2
   exit 1
 fi
-echo "gpu-pack: ok (${total_mib} MiB). On the GPU machine: run with carry [\".gpu\"], command 'bash scripts/gpu-run.sh [what...]'"
+echo "gpu-pack: ok (${total_mib} MiB). On the GPU host, with .gpu/ in the repository's root: bash scripts/gpu-run.sh [what...]"

@@ -9,7 +9,7 @@
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
 # suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
 # minutes) runs scripts/bench.sh: the overlap benchmark and the JMH benchmarks (docs/benchmarks.md).
-# percall (not in `all`: about 2 minutes) runs CudaBench for issue 3's per-call targets, with variants and a
+# percall (not in `all`: about 2 minutes) runs CudaBench for the CUDA backend's per-call targets, with variants and a
 # Flight Recorder profile (percall.txt, launch.jfr). sweep (not in `all`: about 3 minutes) runs those targets
 # SWEEP_REPS times (default 3), each time C first and then every variant of SWEEP_VARIANTS, and prints the
 # median ratio of each variant (sweep.txt): one JVM's figures vary by up to 20 % from the next one's, so a
@@ -17,7 +17,7 @@
 # minute per variant and round) measures the same targets with C and Sluice alternating inside one JVM
 # (PairedBench, benchmarks/native/sluice_paired.c), which takes the machine's drift out of the ratios.
 #
-# Reports go to ${OUT:-/tmp/out}, as at most four files (the device tool returns 8 at most):
+# Reports go to ${OUT:-/tmp/out}, as a few files (few enough to fetch from a remote GPU host at once):
 #   run.log               everything printed, all steps
 #   native.txt            the output of benchmarks/native (name=value lines, then a table)
 #   summary.txt           one line per step: status, and tests found/ok/failed/skipped
@@ -124,7 +124,7 @@ run_native() {
 }
 
 # ---------------------------------------------------------------- percall
-# Issue 3's per-call targets and what they are made of: CudaBench against the C figures of the same run, then
+# The per-call targets and what they are made of: CudaBench against the C figures of the same run, then
 # the same with the completion thread polling at most every 1 and 5 µs, and with its fault checks
 # (cuStreamQuery) at most every ms instead of 20 µs (do its driver calls slow the enqueuing thread?), with
 # completion markers in batches of 16 (DeviceStream's experiment), then the launch loop under Java Flight
@@ -167,7 +167,7 @@ print_medians() {
             printf "%-16s %-34s %8.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$1"
 }
 
-# Issue 3's per-call ratios for several settings, repeated and interleaved (see the header).
+# The per-call ratios for several settings, repeated and interleaved (see the header).
 # Output: sweep.txt (every run, then the medians).
 run_sweep() {
   step "sweep"
@@ -200,7 +200,7 @@ run_sweep() {
 }
 
 # ---------------------------------------------------------------- paired
-# Issue 3's per-call ratios with C and Sluice alternating inside one JVM (PairedBench over
+# The per-call ratios with C and Sluice alternating inside one JVM (PairedBench over
 # benchmarks/native/sluice_paired.c built as a shared library): block by block for launches and tiny
 # kernels, sample by sample for latency. PAIRED_REPS (default 3) rounds, each running every variant of
 # PAIRED_VARIANTS (as SWEEP_VARIANTS) in its own JVM. Output: paired.txt (every run, then the medians).
@@ -272,7 +272,7 @@ run_multi() {
 run_tests() { # target modules api include
   local t="$1" modules="$2" api="$3" include="$4"
   step "$t (modules: $modules, -Dsluice.api=$api, include: $include)"
-  [ -x "$JAVA" ] || { echo "no $JAVA: run scripts/gpu-pack.sh and carry .gpu"; note "$t: NO JRE"; FAILED=1; return; }
+  [ -x "$JAVA" ] || { echo "no $JAVA: run scripts/gpu-pack.sh and copy .gpu/ here"; note "$t: NO JRE"; FAILED=1; return; }
   local dirs="" m
   for m in ${modules//,/ }; do
     if [ -d "$GPU/test/$m" ]; then dirs="${dirs:+$dirs:}$GPU/test/$m"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A GPU session in three device runs, each one command (device time is short: pack here first with
-# scripts/gpu-pack.sh, then run with carry [".gpu"]). Reports go to ${OUT:-/tmp/out}; session.txt lists each
-# step with its exit status and wall time. docs/gpu-runs.md records what the runs showed.
+# The checks of a GPU host in three commands, each under 10 minutes (pack first with scripts/gpu-pack.sh on a
+# machine with a JDK, and copy .gpu/ into the repository's root on the GPU host). Reports go to ${OUT:-/tmp/out};
+# session.txt lists each step with its exit status and wall time. docs/gpu-runs.md records what the runs showed.
 #
 #   bash scripts/gpu-session.sh tests     every suite and example on one GPU (about 6 minutes): the CUDA suite in
 #                                         one JVM and its device-fault tests one JVM each (impl-cuda/gpu-tests.sh),
@@ -30,7 +30,7 @@ OVERLAP='out="$0"; exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp
 EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart Demo"
 failed=0
 
-archive() { # the device tool returns a few files only: everything in one archive, session.txt beside it
+archive() { # a few files are quicker to fetch from a remote host: everything in one archive, session.txt beside it
   local tgz
   tgz="$(mktemp)"
   (cd "$OUT" && tar czf "$tgz" --exclude=session.txt . && mv "$tgz" "$1" \
@@ -52,14 +52,14 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv > "$O
 : > "$OUT/session.txt"
 case "${1:-}" in
   tests)
-    # limits add up to under the device tool's 600 s a command; the expected total is about 400 s
+    # limits add up to under 600 s, so that the command fits a 10-minute limit; the expected total is about 400 s
     step cuda-suite-and-faults 200 env SUITE_LIMIT=120 FAULT_LIMIT=25 bash impl-cuda/gpu-tests.sh all
     step hip-faults 100 bash impl-hip/gpu-fault-tests.sh
     step hip-reactive-examples 270 env TEST_TIMEOUT=120 EXAMPLES="$EXAMPLES_ALL" \
       bash scripts/gpu-run.sh tests-hip tests-reactive examples
     ;;
   measure)
-    # limits add up to 590 s, under the device tool's 600 s; the expected total is about 450 s
+    # limits add up to 590 s, under a 10-minute limit; the expected total is about 450 s
     step paired 330 env PAIRED_REPS=3 PAIRED_VARIANTS="${PAIRED_VARIANTS:-default=;b1=-Dsluice.markers.batch=1;b256=-Dsluice.markers.batch=256}" \
       bash scripts/gpu-run.sh paired
     step overlap 125 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11

@@ -1,8 +1,8 @@
 /*
  * sluice_native_bench: native yardsticks for Sluice, written against the CUDA driver API.
  *
- * Every Sluice figure is reported as a ratio to the figure this program measures in the
- * same session (shared/MEASURED.md). Kernels are compiled at run time with NVRTC, which is
+ * Every Sluice figure is reported as a ratio to the figure this program measures on the
+ * same machine in the same run. Kernels are compiled at run time with NVRTC, which is
  * loaded with dlopen (libnvrtc.so.13, .12, ...) so that the program links only against
  * libcuda and builds without nvrtc.h.
  *
@@ -223,7 +223,7 @@ static CUmodule build_module(int major, int minor) {
     return NULL;
 }
 
-/* ------------------------------------------------------------------ the session */
+/* ------------------------------------------------------------------ options and device state */
 
 typedef struct {
     int quick;

@@ -1,5 +1,5 @@
 // Which CUDA driver calls wait while streams of the same context wait on the host (cuStreamWaitValue32 on a
-// host-mapped flag)? Sluice's host gates depend on the answer (docs/gpu-runs.md, fourth and fifth CUDA runs:
+// host-mapped flag)? Sluice's host gates depend on the answer (docs/gpu-runs.md, 2026-11-22 03:16 and 03:22:
 // module loading and stream creation blocked while a gate was closed).
 //
 //   gate_probe OP GATED PTX_FILE

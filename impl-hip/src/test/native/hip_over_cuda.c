@@ -352,7 +352,7 @@ hipError_t hipDeviceGetAttribute(int* pi, hipDeviceAttribute_t attr, int deviceI
     case hipDeviceAttributeMemoryPoolsSupported: a = CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED; break;
     case hipDeviceAttributeCanUseStreamWaitValue:
         /* CUDA's CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR reads 0 on the test machine although
-           cuStreamWaitValue32 works there (shared/MEASURED.md); the calls below are what HIP promises. */
+           cuStreamWaitValue32 works there (H200 and H100, driver 580); the calls below are what HIP promises. */
         TRY(init());
         *pi = 1;
         return hipSuccess;

@@ -8,9 +8,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * One thread per context that completes futures in stream order. Each stream has a queue of pending
  * futures, each with the completion marker recorded after its operation; the thread polls only the
- * oldest marker of each stream, and completes futures as their markers are seen done. Measured on the
- * GPU machine (MEASURED.md), a pooled marker per operation polled this way costs about 1.5 µs per
- * operation, where a driver host-function callback per operation costs 70 µs and throttles the stream.
+ * oldest marker of each stream, and completes futures as their markers are seen done. Measured on an
+ * H200, a pooled marker per operation polled this way costs about 1.5 µs per operation, where a driver
+ * host-function callback per operation costs 70 µs and throttles the stream
+ * (docs/decisions/0005-completion-thread-polls-markers.md).
  *
  * <p>While futures are pending it waits by its {@link WaitStrategy}; with nothing pending it parks until
  * an enqueue wakes it. A marker that reports a device fault fails every pending future of the context,
@@ -23,7 +24,7 @@ final class CompletionEngine {
      * The least time between two rounds of polls while markers are pending and nothing completed, under SPIN and
      * the spin phase of PARK: 1 µs. Polled back to back, event markers (a driver call each) slowed launches on the
      * enqueuing thread; with 1 µs between rounds the H100's launch + future cost fell from 7.0 to 5.5 µs in one run,
-     * and the idle-stream latency did not grow (docs/gpu-runs.md, session 4). {@code -Dsluice.engine.pollGapNanos}
+     * and the idle-stream latency did not grow (docs/decisions/0003-poll-gaps.md). {@code -Dsluice.engine.pollGapNanos}
      * changes it (0 polls back to back), a knob for measuring, not part of the API.
      */
     private static final long POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_POLL_GAP_NANOS, 1_000L);
@@ -35,7 +36,7 @@ final class CompletionEngine {
      * launches; a caller that waits for each operation before the next never streams and keeps the short gap. 4 µs: on
      * the H100, with C and Sluice alternating in one process, launch + future went from 1.75× to 1.63× C's launch and
      * tiny kernels from 1.83× to 1.60×, the idle latency stayed at 1.16–1.17×; 10 µs gained little more
-     * (docs/gpu-runs.md, session 5). {@code -Dsluice.engine.streamingPollGapNanos}, a knob for measuring, not part of the API.
+     * (docs/decisions/0003-poll-gaps.md). {@code -Dsluice.engine.streamingPollGapNanos}, a knob for measuring, not part of the API.
      */
     private static final long STREAMING_POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_STREAMING_POLL_GAP_NANOS, 4_000L);
 

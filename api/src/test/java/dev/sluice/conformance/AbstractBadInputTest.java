@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Bad input (issue 2, section 6): every public method checks its arguments before any native call and throws at
+ * Bad input: every public method checks its arguments before any native call and throws at
  * the call with a message that names the argument, the value and the bound; nothing is enqueued (the stream's
  * next sequence number follows the previous one) and the stream stays usable (a fill and a copy still work).
  */

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -186,33 +190,26 @@ public abstract class AbstractTracingTest extends ConformanceBase {
         Path file = dir.resolve("trace.json");
         c.trace().writeChromeJson(file);
 
-        Object root = MiniJson.parse(Files.readString(file));
-        @SuppressWarnings("unchecked")
-        List<Object> events = (List<Object>) ((Map<String, Object>) root).get("traceEvents");
-        Map<Object, String> threads = new LinkedHashMap<>();
-        List<Map<String, Object>> spans = new ArrayList<>();
-        for (Object o : events) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> ev = (Map<String, Object>) o;
-            if ("thread_name".equals(ev.get("name"))) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> args = (Map<String, Object>) ev.get("args");
-                threads.put(ev.get("tid"), (String) args.get("name"));
-            } else if ("X".equals(ev.get("ph"))) {
+        JsonArray events = JsonParser.parseString(Files.readString(file)).getAsJsonObject().getAsJsonArray("traceEvents");
+        Map<Long, String> threads = new LinkedHashMap<>();
+        List<JsonObject> spans = new ArrayList<>();
+        for (JsonElement e : events) {
+            JsonObject ev = e.getAsJsonObject();
+            if (ev.has("name") && ev.get("name").getAsString().equals("thread_name")) {
+                threads.put(ev.get("tid").getAsLong(), ev.getAsJsonObject("args").get("name").getAsString());
+            } else if (ev.has("ph") && ev.get("ph").getAsString().equals("X")) {
                 spans.add(ev);
             }
         }
         assertEquals(List.of("default", "stream 1"), List.copyOf(threads.values()));
         assertEquals(2, spans.size());
-        for (Map<String, Object> sp : spans) {
-            assertEquals("memset", sp.get("name"));
-            assertTrue(((Number) sp.get("dur")).doubleValue() >= 0);
-            assertTrue(threads.containsKey(sp.get("tid")), "span on a named thread: " + sp);
+        for (JsonObject sp : spans) {
+            assertEquals("memset", sp.get("name").getAsString());
+            assertTrue(sp.get("dur").getAsDouble() >= 0);
+            assertTrue(threads.containsKey(sp.get("tid").getAsLong()), "span on a named thread: " + sp);
         }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> args = (Map<String, Object>) spans.stream().filter(sp -> sp.containsKey("args")).findFirst().orElseThrow()
-                .get("args");
-        assertEquals("quote \" backslash \\ newline \n", args.get("label"));
+        JsonObject args = spans.stream().filter(sp -> sp.has("args")).findFirst().orElseThrow().getAsJsonObject("args");
+        assertEquals("quote \" backslash \\ newline \n", args.get("label").getAsString());
     }
 
     @Test
@@ -255,141 +252,6 @@ public abstract class AbstractTracingTest extends ConformanceBase {
         try (var l = ctx.stream().label("ignored")) {
             assertEquals("ignored", ctx.stream().currentLabel(), "labels work, and cost nothing, with tracing off");
             await(ctx.stream().enqueueMemset(b, 2));
-        }
-    }
-
-    /** Just enough JSON to check the trace file: objects, arrays, strings, numbers, booleans, null. */
-    static final class MiniJson {
-        private final String s;
-        private int i;
-
-        private MiniJson(String s) {
-            this.s = s;
-        }
-
-        static Object parse(String text) {
-            MiniJson p = new MiniJson(text);
-            Object v = p.value();
-            p.ws();
-            if (p.i != text.length()) {
-                throw new IllegalArgumentException("trailing text at " + p.i);
-            }
-            return v;
-        }
-
-        private void ws() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        private char expect(char c) {
-            ws();
-            if (i >= s.length() || s.charAt(i) != c) {
-                throw new IllegalArgumentException("expected '" + c + "' at " + i + ": " + s.substring(i, Math.min(s.length(), i + 40)));
-            }
-            return s.charAt(i++);
-        }
-
-        private Object value() {
-            ws();
-            char c = s.charAt(i);
-            switch (c) {
-                case '{' -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    expect('{');
-                    ws();
-                    if (s.charAt(i) == '}') {
-                        i++;
-                        return m;
-                    }
-                    do {
-                        ws();
-                        String k = string();
-                        expect(':');
-                        m.put(k, value());
-                        ws();
-                    } while (s.charAt(i++) == ',');
-                    if (s.charAt(i - 1) != '}') {
-                        throw new IllegalArgumentException("expected '}' at " + (i - 1));
-                    }
-                    return m;
-                }
-                case '[' -> {
-                    List<Object> l = new ArrayList<>();
-                    expect('[');
-                    ws();
-                    if (s.charAt(i) == ']') {
-                        i++;
-                        return l;
-                    }
-                    do {
-                        l.add(value());
-                        ws();
-                    } while (s.charAt(i++) == ',');
-                    if (s.charAt(i - 1) != ']') {
-                        throw new IllegalArgumentException("expected ']' at " + (i - 1));
-                    }
-                    return l;
-                }
-                case '"' -> {
-                    return string();
-                }
-                default -> {
-                    if (s.startsWith("true", i)) {
-                        i += 4;
-                        return Boolean.TRUE;
-                    }
-                    if (s.startsWith("false", i)) {
-                        i += 5;
-                        return Boolean.FALSE;
-                    }
-                    if (s.startsWith("null", i)) {
-                        i += 4;
-                        return null;
-                    }
-                    int start = i;
-                    while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                        i++;
-                    }
-                    if (start == i) {
-                        throw new IllegalArgumentException("unexpected '" + c + "' at " + i);
-                    }
-                    return Double.parseDouble(s.substring(start, i));
-                }
-            }
-        }
-
-        private String string() {
-            expect('"');
-            StringBuilder sb = new StringBuilder();
-            while (true) {
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return sb.toString();
-                }
-                if (c < 0x20) {
-                    throw new IllegalArgumentException("raw control character in a string at " + (i - 1));
-                }
-                if (c != '\\') {
-                    sb.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case '"', '\\', '/' -> sb.append(e);
-                    case 'n' -> sb.append('\n');
-                    case 'r' -> sb.append('\r');
-                    case 't' -> sb.append('\t');
-                    case 'b' -> sb.append('\b');
-                    case 'f' -> sb.append('\f');
-                    case 'u' -> {
-                        sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                    }
-                    default -> throw new IllegalArgumentException("bad escape \\" + e + " at " + (i - 1));
-                }
-            }
         }
     }
 }

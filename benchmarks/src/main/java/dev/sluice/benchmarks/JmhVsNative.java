@@ -1,5 +1,8 @@
 package dev.sluice.benchmarks;
 
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +11,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Prints the JMH figures next to the C figures of {@code benchmarks/native} from the same session, as
+ * Prints the JMH figures next to the C figures of {@code benchmarks/native} taken in the same run, as
  * ratios: {@code java -cp benchmarks.jar dev.sluice.benchmarks.JmhVsNative jmh.json native.txt}
  * ({@code scripts/bench.sh} runs it when both exist). A Sluice launch records a completion marker and
  * hands a future over, so it is set against C's launch followed by {@code cuEventRecord} (the marker
@@ -30,7 +34,7 @@ public final class JmhVsNative {
     }
 
     /** One JMH result: benchmark (simple class name and method), parameters, score, error, percentiles. */
-    record Result(String name, Map<String, Object> params, double score, double error, String unit, Map<String, Object> percentiles) {
+    record Result(String name, Map<String, String> params, double score, double error, String unit, Map<String, Double> percentiles) {
     }
 
     static String table(String jmhJson, List<String> nativeLines) {
@@ -46,20 +50,16 @@ public final class JmhVsNative {
             }
         }
         List<Result> results = new ArrayList<>();
-        for (Object o : (List<?>) Json.parse(jmhJson)) {
-            Map<?, ?> r = (Map<?, ?>) o;
-            String full = (String) r.get("benchmark");
-            String[] parts = full.split("\\.");
+        for (JsonElement e : JsonParser.parseString(jmhJson).getAsJsonArray()) {
+            JsonObject r = e.getAsJsonObject();
+            String[] parts = r.get("benchmark").getAsString().split("\\.");
             String name = parts[parts.length - 2] + "." + parts[parts.length - 1];
-            Map<?, ?> pm = (Map<?, ?>) r.get("primaryMetric");
-            @SuppressWarnings("unchecked")
-            Map<String, Object> params = r.get("params") == null ? Map.of() : (Map<String, Object>) r.get("params");
-            @SuppressWarnings("unchecked")
-            Map<String, Object> pct = pm.get("scorePercentiles") == null ? Map.of() : (Map<String, Object>) pm.get("scorePercentiles");
-            results.add(new Result(name, params, num(pm.get("score")), num(pm.get("scoreError")), (String) pm.get("scoreUnit"), pct));
+            JsonObject pm = r.getAsJsonObject("primaryMetric");
+            results.add(new Result(name, strings(r.getAsJsonObject("params")), num(pm.get("score")), num(pm.get("scoreError")),
+                    pm.get("scoreUnit").getAsString(), numbers(pm.getAsJsonObject("scorePercentiles"))));
         }
         StringBuilder out = new StringBuilder();
-        out.append("\nSluice (JMH, mean ± 99.9 % interval) / C (benchmarks/native, same session)\n");
+        out.append("\nSluice (JMH, mean ± 99.9 % interval) / C (benchmarks/native, same run)\n");
         out.append("| Sluice | params | Sluice µs | C | C µs | Sluice / C |\n|---|---|---:|---|---:|---:|\n");
         for (Result r : results) {
             if (!r.unit().equals("us/op")) {
@@ -100,149 +100,34 @@ public final class JmhVsNative {
 
     private static void percentile(StringBuilder out, Result r, String params, String p, String key, Map<String, Double> c) {
         Double cv = c.get(key);
-        Object v = r.percentiles().get(p);
-        if (cv == null || v == null) {
+        Double s = r.percentiles().get(p);
+        if (cv == null || s == null) {
             return;
         }
-        double s = num(v);
         out.append(String.format(Locale.ROOT, "| %s p%s | %s | %.3f | %s | %.3f | %.2f |%n", r.name(), p.replace(".0", ""), params, s,
                 key, cv, s / cv));
     }
 
-    private static double num(Object o) {
-        if (o instanceof Number n) {
-            return n.doubleValue();
-        }
-        if (o instanceof String s) {
-            return s.equals("NaN") ? Double.NaN : Double.parseDouble(s);
-        }
-        return Double.NaN;
+    /** A JMH figure: a number, or the string "NaN" where JMH could not compute one (an error bar of one iteration). */
+    private static double num(JsonElement e) {
+        return e == null || e.isJsonNull() ? Double.NaN : e.getAsDouble();
     }
 
-    /** Just enough JSON for JMH's result file: objects, arrays, strings, numbers, booleans, null. */
-    static final class Json {
-        private final String s;
-        private int i;
-
-        private Json(String s) {
-            this.s = s;
+    /** The parameters of a run, in JMH's order; none for a benchmark without {@code @Param}s. */
+    private static Map<String, String> strings(@Nullable JsonObject o) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (o != null) {
+            o.entrySet().forEach(e -> m.put(e.getKey(), e.getValue().getAsString()));
         }
+        return m;
+    }
 
-        static Object parse(String text) {
-            Json p = new Json(text);
-            Object v = p.value();
-            p.ws();
-            if (p.i != text.length()) {
-                throw new IllegalArgumentException("trailing text at " + p.i);
-            }
-            return v;
+    /** Percentiles keyed as JMH writes them ("50.0", "99.0"); none for a mode that samples no distribution. */
+    private static Map<String, Double> numbers(@Nullable JsonObject o) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        if (o != null) {
+            o.entrySet().forEach(e -> m.put(e.getKey(), num(e.getValue())));
         }
-
-        private void ws() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-        }
-
-        private void expect(char c) {
-            ws();
-            if (i >= s.length() || s.charAt(i) != c) {
-                throw new IllegalArgumentException("expected '" + c + "' at " + i);
-            }
-            i++;
-        }
-
-        private Object value() {
-            ws();
-            char c = s.charAt(i);
-            if (c == '{') {
-                Map<String, Object> m = new LinkedHashMap<>();
-                expect('{');
-                ws();
-                if (s.charAt(i) == '}') {
-                    i++;
-                    return m;
-                }
-                while (true) {
-                    ws();
-                    String k = string();
-                    expect(':');
-                    m.put(k, value());
-                    ws();
-                    char d = s.charAt(i++);
-                    if (d == '}') {
-                        return m;
-                    }
-                    if (d != ',') {
-                        throw new IllegalArgumentException("expected ',' or '}' at " + (i - 1));
-                    }
-                }
-            }
-            if (c == '[') {
-                List<Object> l = new ArrayList<>();
-                expect('[');
-                ws();
-                if (s.charAt(i) == ']') {
-                    i++;
-                    return l;
-                }
-                while (true) {
-                    l.add(value());
-                    ws();
-                    char d = s.charAt(i++);
-                    if (d == ']') {
-                        return l;
-                    }
-                    if (d != ',') {
-                        throw new IllegalArgumentException("expected ',' or ']' at " + (i - 1));
-                    }
-                }
-            }
-            if (c == '"') {
-                return string();
-            }
-            for (String w : new String[] {"true", "false", "null"}) {
-                if (s.startsWith(w, i)) {
-                    i += w.length();
-                    return w.equals("null") ? null : Boolean.valueOf(w);
-                }
-            }
-            int start = i;
-            while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
-                i++;
-            }
-            if (start == i) {
-                throw new IllegalArgumentException("unexpected '" + c + "' at " + i);
-            }
-            return Double.parseDouble(s.substring(start, i));
-        }
-
-        private String string() {
-            expect('"');
-            StringBuilder sb = new StringBuilder();
-            while (true) {
-                char c = s.charAt(i++);
-                if (c == '"') {
-                    return sb.toString();
-                }
-                if (c != '\\') {
-                    sb.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n' -> sb.append('\n');
-                    case 'r' -> sb.append('\r');
-                    case 't' -> sb.append('\t');
-                    case 'b' -> sb.append('\b');
-                    case 'f' -> sb.append('\f');
-                    case 'u' -> {
-                        sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                        i += 4;
-                    }
-                    default -> sb.append(e);
-                }
-            }
-        }
+        return m;
     }
 }

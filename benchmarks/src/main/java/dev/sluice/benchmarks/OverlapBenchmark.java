@@ -29,6 +29,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 import reactor.core.publisher.Flux;
 
 /**
@@ -53,8 +57,8 @@ import reactor.core.publisher.Flux;
  *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--quick]
  * </pre>
  *
- * Defaults: 512 MiB on a GPU, as in {@code shared/MEASURED.md} and {@code benchmarks/native} (whose
- * {@code overlap} figures are the C yardstick of the plain rows), 64 MiB on the CPU simulator. Every run is
+ * Defaults: 512 MiB on a GPU, the workload of {@code benchmarks/native}'s {@code overlap} (whose figures are the C
+ * yardstick of the plain rows), 64 MiB on the CPU simulator. Every run is
  * checked: a sample of elements is compared with the host's result of the same kernel.
  */
 public final class OverlapBenchmark {
@@ -84,44 +88,81 @@ public final class OverlapBenchmark {
         boolean quick;
 
         static Options parse(String[] args) {
+            // No abbreviations: a mistyped option is refused rather than taken for another.
+            OptionParser parser = new OptionParser(false);
+            OptionSpec<String> api = parser.accepts("api").withRequiredArg();
+            OptionSpec<Long> totalMiB = parser.accepts("total-mib").withRequiredArg().ofType(Long.class);
+            OptionSpec<Integer> chunks = parser.accepts("chunks").withRequiredArg().ofType(Integer.class).withValuesSeparatedBy(',');
+            OptionSpec<Integer> streams = parser.accepts("streams").withRequiredArg().ofType(Integer.class).withValuesSeparatedBy(',');
+            OptionSpec<Integer> passes = parser.accepts("passes").withRequiredArg().ofType(Integer.class);
+            OptionSpec<Integer> reps = parser.accepts("reps").withRequiredArg().ofType(Integer.class);
+            OptionSpec<String> modes = parser.accepts("modes").withRequiredArg().withValuesSeparatedBy(',');
+            OptionSpec<String> chunksPerLane = parser.accepts("chunks-per-lane").withRequiredArg();
+            OptionSpec<Long> maxParkMicros = parser.accepts("max-park-us").withRequiredArg().ofType(Long.class);
+            OptionSpec<String> svg = parser.accepts("svg").withRequiredArg();
+            OptionSpec<String> traceJson = parser.accepts("trace-json").withRequiredArg();
+            OptionSpec<String> nativeResults = parser.accepts("native").withRequiredArg();
+            OptionSpec<String> traceConfig = parser.accepts("trace-config").withRequiredArg();
+            OptionSpec<Void> quick = parser.accepts("quick");
+            OptionSpec<Void> help = parser.acceptsAll(List.of("h", "help")).forHelp();
             Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                String v = i + 1 < args.length ? args[i + 1] : null;
-                switch (a) {
-                    case "--api" -> o.api = need(a, v);
-                    case "--total-mib" -> o.totalMiB = Long.parseLong(need(a, v));
-                    case "--chunks" -> o.chunks = ints(need(a, v));
-                    case "--streams" -> o.streams = ints(need(a, v));
-                    case "--passes" -> o.passes = Integer.parseInt(need(a, v));
-                    case "--reps" -> o.reps = Integer.parseInt(need(a, v));
-                    case "--modes" -> o.modes = List.of(need(a, v).split(","));
-                    case "--chunks-per-lane" -> o.chunksPerLane = need(a, v).equals("all") ? 0 : Integer.parseInt(v);
-                    case "--max-park-us" -> o.maxParkMicros = Long.parseLong(need(a, v));
-                    case "--svg" -> o.svg = Path.of(need(a, v));
-                    case "--trace-json" -> o.traceJson = Path.of(need(a, v));
-                    case "--native" -> o.nativeResults = Path.of(need(a, v));
-                    case "--trace-config" -> {
-                        String[] p = need(a, v).split(":");
-                        if (p.length != 3) {
-                            throw new IllegalArgumentException("--trace-config takes MODE:STREAMS:CHUNKS, e.g. plain:3:16");
-                        }
-                        o.traceMode = p[0];
-                        o.traceStreams = Integer.parseInt(p[1]);
-                        o.traceChunks = Integer.parseInt(p[2]);
-                    }
-                    case "--quick" -> {
-                        o.quick = true;
-                        o.reps = 1;
-                        i--;
-                    }
-                    case "-h", "--help" -> {
-                        System.out.println(usage());
-                        System.exit(0);
-                    }
-                    default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
+            try {
+                OptionSet set = parser.parse(args);
+                if (set.has(help)) {
+                    System.out.println(usage());
+                    System.exit(0);
                 }
-                i++;
+                if (!set.nonOptionArguments().isEmpty()) {
+                    throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst() + "\n" + usage());
+                }
+                o.api = set.valueOf(api);
+                if (set.has(totalMiB)) {
+                    o.totalMiB = set.valueOf(totalMiB);
+                }
+                if (set.has(chunks)) {
+                    o.chunks = set.valuesOf(chunks).stream().mapToInt(Integer::intValue).toArray();
+                }
+                if (set.has(streams)) {
+                    o.streams = set.valuesOf(streams).stream().mapToInt(Integer::intValue).toArray();
+                }
+                if (set.has(passes)) {
+                    o.passes = set.valueOf(passes);
+                }
+                o.quick = set.has(quick);
+                // --quick means one timed run, unless --reps says otherwise.
+                if (set.has(reps)) {
+                    o.reps = set.valueOf(reps);
+                } else if (o.quick) {
+                    o.reps = 1;
+                }
+                if (set.has(modes)) {
+                    o.modes = List.copyOf(set.valuesOf(modes));
+                }
+                if (set.has(chunksPerLane)) {
+                    String v = set.valueOf(chunksPerLane);
+                    try {
+                        o.chunksPerLane = v.equals("all") ? 0 : Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--chunks-per-lane takes all or a number, not " + v);
+                    }
+                }
+                if (set.has(maxParkMicros)) {
+                    o.maxParkMicros = set.valueOf(maxParkMicros);
+                }
+                o.svg = set.has(svg) ? Path.of(set.valueOf(svg)) : null;
+                o.traceJson = set.has(traceJson) ? Path.of(set.valueOf(traceJson)) : null;
+                o.nativeResults = set.has(nativeResults) ? Path.of(set.valueOf(nativeResults)) : null;
+                if (set.has(traceConfig)) {
+                    String[] p = set.valueOf(traceConfig).split(":");
+                    if (p.length != 3) {
+                        throw new IllegalArgumentException("--trace-config takes MODE:STREAMS:CHUNKS, e.g. plain:3:16");
+                    }
+                    o.traceMode = p[0];
+                    o.traceStreams = Integer.parseInt(p[1]);
+                    o.traceChunks = Integer.parseInt(p[2]);
+                }
+            } catch (OptionException e) {
+                throw new IllegalArgumentException(e.getMessage() + "\n" + usage(), e);
             }
             for (String m : o.modes) {
                 if (!m.equals("plain") && !m.equals("reactive")) {
@@ -135,17 +176,6 @@ public final class OverlapBenchmark {
                 throw new IllegalArgumentException("--reps must be at least 1 and --passes at least 0");
             }
             return o;
-        }
-
-        private static String need(String a, String v) {
-            if (v == null) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            return v;
-        }
-
-        private static int[] ints(String s) {
-            return Arrays.stream(s.split(",")).mapToInt(Integer::parseInt).toArray();
         }
 
         static String usage() {
@@ -164,7 +194,7 @@ public final class OverlapBenchmark {
                                       which queues every chunk on its streams at once; 1: one chunk per lane
                       --svg           run --trace-config again with tracing on and draw it here
                       --trace-json    also write that run's Chrome trace-event JSON (Perfetto) here
-                      --native        native.txt of benchmarks/native from the same session: adds the ratios
+                      --native        native.txt of benchmarks/native from the same run: adds the ratios
                                       of the plain 16-chunk rows to C's overlap_streamsN_ms (same --passes)
                       --quick         one timed run per configuration (CI)""";
         }
@@ -358,7 +388,7 @@ public final class OverlapBenchmark {
                     }
                 }
                 double bytes = what == 2 ? 2.0 * total : total;
-                out[what] = bytes / (median(ms) / 1e3) / 1e9;
+                out[what] = bytes / (Samples.median(ms) / 1e3) / 1e9;
             }
         }
         return out;
@@ -381,7 +411,7 @@ public final class OverlapBenchmark {
                 ms[r] = millis(start, ends.get(0));
             }
         }
-        return median(ms);
+        return Samples.median(ms);
     }
 
     /**
@@ -425,8 +455,8 @@ public final class OverlapBenchmark {
             }
         }
         return new Row[] {
-            plain ? row("plain", ns, (chunks + ns - 1) / ns, chunks, m, median(wall), median(dev), idealMs) : null,
-            reactive ? row("reactive", ns, perLane, chunks, m, median(rwall), Double.NaN, idealMs) : null};
+            plain ? row("plain", ns, (chunks + ns - 1) / ns, chunks, m, Samples.median(wall), Samples.median(dev), idealMs) : null,
+            reactive ? row("reactive", ns, perLane, chunks, m, Samples.median(rwall), Double.NaN, idealMs) : null};
     }
 
     /** One run of the plain API (per chunk, upload, kernel, download on stream {@code c % ns}): wall and device ms. */
@@ -684,7 +714,7 @@ public final class OverlapBenchmark {
             System.out.println("native: cannot read " + o.nativeResults + ": " + e);
             return;
         }
-        System.out.printf(Locale.ROOT, "%nSluice / C (%s, same session; C: benchmarks/native overlap, 512 MiB, 16 chunks)%n", o.nativeResults);
+        System.out.printf(Locale.ROOT, "%nSluice / C (%s, same run; C: benchmarks/native overlap, 512 MiB, 16 chunks)%n", o.nativeResults);
         if (mib != 512) {
             System.out.println("  (this run moved " + mib + " MiB, C moved 512: ratios of times are not comparable)");
         }
@@ -724,13 +754,6 @@ public final class OverlapBenchmark {
 
     private static double millis(DeviceEvent a, DeviceEvent b) {
         return a.elapsed(b).toNanos() / 1e6;
-    }
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
     private static long attribute(DeviceContext ctx, DeviceAttribute a, long fallback) {

@@ -14,6 +14,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 
 /**
  * The soak benchmark: a server's pattern of use, kept up for minutes, to show what a short benchmark cannot: a leak
@@ -65,30 +69,70 @@ public final class Soak {
         double costTolerance = 1.5;
 
         static Options parse(String[] args) {
+            // No abbreviations: a mistyped option is refused rather than taken for another.
+            OptionParser parser = new OptionParser(false);
+            OptionSpec<String> api = parser.accepts("api").withRequiredArg();
+            OptionSpec<Double> minutes = parser.accepts("minutes").withRequiredArg().ofType(Double.class);
+            OptionSpec<Double> seconds = parser.accepts("seconds").withRequiredArg().ofType(Double.class);
+            OptionSpec<Integer> threads = parser.accepts("threads").withRequiredArg().ofType(Integer.class);
+            OptionSpec<Double> reportSeconds = parser.accepts("report-seconds").withRequiredArg().ofType(Double.class);
+            OptionSpec<Double> warmupSeconds = parser.accepts("warmup-seconds").withRequiredArg().ofType(Double.class);
+            OptionSpec<Integer> requestElements = parser.accepts("request-elements").withRequiredArg().ofType(Integer.class);
+            OptionSpec<Integer> weightsMiB = parser.accepts("weights-mib").withRequiredArg().ofType(Integer.class);
+            OptionSpec<Double> heapToleranceMiB = parser.accepts("heap-tolerance-mib").withRequiredArg().ofType(Double.class);
+            OptionSpec<Integer> threadTolerance = parser.accepts("thread-tolerance").withRequiredArg().ofType(Integer.class);
+            OptionSpec<Double> deviceToleranceMiB = parser.accepts("device-tolerance-mib").withRequiredArg().ofType(Double.class);
+            OptionSpec<Double> costTolerance = parser.accepts("cost-tolerance").withRequiredArg().ofType(Double.class);
+            OptionSpec<Void> help = parser.acceptsAll(List.of("h", "help")).forHelp();
             Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                String v = i + 1 < args.length ? args[i + 1] : null;
-                switch (a) {
-                    case "--api" -> o.api = need(a, v);
-                    case "--minutes" -> o.seconds = 60 * Double.parseDouble(need(a, v));
-                    case "--seconds" -> o.seconds = Double.parseDouble(need(a, v));
-                    case "--threads" -> o.threads = Integer.parseInt(need(a, v));
-                    case "--report-seconds" -> o.reportSeconds = Double.parseDouble(need(a, v));
-                    case "--warmup-seconds" -> o.warmupSeconds = Double.parseDouble(need(a, v));
-                    case "--request-elements" -> o.requestElements = Integer.parseInt(need(a, v));
-                    case "--weights-mib" -> o.weightsMiB = Integer.parseInt(need(a, v));
-                    case "--heap-tolerance-mib" -> o.heapToleranceMiB = Double.parseDouble(need(a, v));
-                    case "--thread-tolerance" -> o.threadTolerance = Integer.parseInt(need(a, v));
-                    case "--device-tolerance-mib" -> o.deviceToleranceMiB = Double.parseDouble(need(a, v));
-                    case "--cost-tolerance" -> o.costTolerance = Double.parseDouble(need(a, v));
-                    case "-h", "--help" -> {
-                        System.out.println(usage());
-                        System.exit(0);
-                    }
-                    default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
+            try {
+                OptionSet set = parser.parse(args);
+                if (set.has(help)) {
+                    System.out.println(usage());
+                    System.exit(0);
                 }
-                i++;
+                if (!set.nonOptionArguments().isEmpty()) {
+                    throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst() + "\n" + usage());
+                }
+                if (set.has(minutes) && set.has(seconds)) {
+                    throw new IllegalArgumentException("--minutes and --seconds both set the length: give one\n" + usage());
+                }
+                o.api = set.valueOf(api);
+                if (set.has(minutes)) {
+                    o.seconds = 60 * set.valueOf(minutes);
+                }
+                if (set.has(seconds)) {
+                    o.seconds = set.valueOf(seconds);
+                }
+                if (set.has(threads)) {
+                    o.threads = set.valueOf(threads);
+                }
+                if (set.has(reportSeconds)) {
+                    o.reportSeconds = set.valueOf(reportSeconds);
+                }
+                if (set.has(warmupSeconds)) {
+                    o.warmupSeconds = set.valueOf(warmupSeconds);
+                }
+                if (set.has(requestElements)) {
+                    o.requestElements = set.valueOf(requestElements);
+                }
+                if (set.has(weightsMiB)) {
+                    o.weightsMiB = set.valueOf(weightsMiB);
+                }
+                if (set.has(heapToleranceMiB)) {
+                    o.heapToleranceMiB = set.valueOf(heapToleranceMiB);
+                }
+                if (set.has(threadTolerance)) {
+                    o.threadTolerance = set.valueOf(threadTolerance);
+                }
+                if (set.has(deviceToleranceMiB)) {
+                    o.deviceToleranceMiB = set.valueOf(deviceToleranceMiB);
+                }
+                if (set.has(costTolerance)) {
+                    o.costTolerance = set.valueOf(costTolerance);
+                }
+            } catch (OptionException e) {
+                throw new IllegalArgumentException(e.getMessage() + "\n" + usage(), e);
             }
             if (o.reportSeconds == 0) {
                 o.reportSeconds = o.seconds < 300 ? 5 : 30;
@@ -105,13 +149,6 @@ public final class Soak {
                 throw new IllegalArgumentException("tolerances cannot be negative, and --cost-tolerance is a ratio of at least 1");
             }
             return o;
-        }
-
-        private static String need(String a, String v) {
-            if (v == null) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            return v;
         }
 
         static String usage() {

@@ -53,7 +53,7 @@ final class SoakProbe implements AutoCloseable {
         if (count == samples.length) {
             samples = Arrays.copyOf(samples, 2 * count);
         }
-        samples[count++] = OverlapBenchmark.median(batch);
+        samples[count++] = Samples.median(batch);
     }
 
     /** The median ns per enqueue of the samples taken since the last call (one taken now if there were none). */
@@ -61,7 +61,7 @@ final class SoakProbe implements AutoCloseable {
         if (count == 0) {
             sample(); // an interval shorter than the probe period still gets a figure
         }
-        double median = OverlapBenchmark.median(Arrays.copyOf(samples, count));
+        double median = Samples.median(Arrays.copyOf(samples, count));
         count = 0;
         return median;
     }

@@ -58,7 +58,7 @@ final class CudaContext implements ContextHandle {
      * Host gates wait in {@code cuStreamWaitValue32} unless {@code -Dsluice.cuda.gates=kernel} (a one-thread kernel
      * polling the mapped flag), or the driver refuses stream memory operations. On the H200 with driver 580,
      * while a gate of either kind was closed, {@code cuModuleLoadDataEx} and {@code cuStreamCreateWithPriority} in
-     * the same context blocked until it opened (docs/gpu-runs.md, fourth and fifth runs).
+     * the same context blocked until it opened (docs/gpu-runs.md, 2026-11-22 03:16 and 03:22).
      */
     volatile boolean gateKernelOnly = "kernel".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.CUDA_GATES, ""));
     private final String name;
@@ -79,7 +79,7 @@ final class CudaContext implements ContextHandle {
         this.markerEvents = new EventPool(blocking);
         // Event markers by default. Stream counters (cuStreamWriteValue64 into host-mapped memory) cost about 0.5 µs
         // more per call, and with them as every operation's marker the H100 ran the streams of the overlap benchmark
-        // one after another: 2 to 4 streams took as long as one (docs/gpu-runs.md, session 4).
+        // one after another: 2 to 4 streams took as long as one (docs/decisions/0002-event-markers-on-cuda.md).
         this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");

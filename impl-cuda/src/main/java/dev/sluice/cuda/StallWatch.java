@@ -4,7 +4,8 @@ package dev.sluice.cuda;
  * When a stream's completion thread should ask the driver whether the context faulted: only once one marker has
  * stayed not done for an interval, then again at that interval while it stays so. A faulted stream stops completing,
  * so its oldest marker stalls and the fault is seen within the interval; while markers keep completing, polls make
- * no such call, which on the H100 slowed launches on the enqueuing thread (docs/gpu-runs.md, session 4).
+ * no such call, which on the H100 slowed launches on the enqueuing thread
+ * (docs/decisions/0004-fault-checks-on-stalled-markers.md).
  *
  * <p>Not thread-safe: the completion thread is the one poller of a stream's markers. A racing {@code awaitDone} on
  * another thread costs at worst one query more, or one later.

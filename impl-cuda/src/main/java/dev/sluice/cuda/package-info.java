@@ -6,7 +6,7 @@
  * {@code KernelCache}) own native resources; the SPI implementations ({@code CudaBackend}, {@code CudaContext},
  * {@code CudaStream}, markers, gates, events, functions, graphs) sit on top.
  *
- * <p>Choices, and the runs behind them, are in {@code docs/gpu-runs.md}: launches through FFM with one reused
+ * <p>Choices, and the figures behind them, are in {@code docs/decisions/}: launches through FFM with one reused
  * argument block per stream (JCuda's marshalling cost 2.3-3× C); completion markers are pooled events recorded
  * after each operation ({@code cuStreamWriteValue64} counters cost more per call; {@code -Dsluice.cuda.markers=counters});
  * host gates are {@code cuStreamWaitValue32} on a host-mapped flag ({@code -Dsluice.cuda.gates=kernel} for a

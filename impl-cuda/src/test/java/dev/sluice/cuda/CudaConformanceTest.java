@@ -28,7 +28,7 @@ class CudaConformanceTest extends ConformanceSuite {
         return true;
     }
 
-    /** No device memory leaked across the whole suite run (issue 3). */
+    /** No device memory leaked across the whole suite run. */
     @RegisterExtension
     static final DeviceMemoryCheck MEMORY = new DeviceMemoryCheck(Api.CUDA, FaultTests.PROPERTY);
 

@@ -65,7 +65,7 @@ class HipConformanceTest extends ConformanceSuite {
         return false;
     }
 
-    /** No device memory leaked across the whole suite run (issue 3). */
+    /** No device memory leaked across the whole suite run. */
     @RegisterExtension
     static final DeviceMemoryCheck MEMORY = new DeviceMemoryCheck(Api.HIP, FAULT_TEST);
 

@@ -16,6 +16,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.WaitStrategy;
+import dev.sluice.benchmarks.Samples;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -27,7 +28,6 @@ import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,9 +41,13 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 
 /**
- * The CUDA backend's targets (issue 3), measured the way {@code benchmarks/native/sluice_native_bench.c}
+ * The CUDA backend's per-call targets, measured the way {@code benchmarks/native/sluice_native_bench.c}
  * measures its C yardsticks, and printed as ratios to the C figures of the same run:
  *
  * <ol>
@@ -92,17 +96,28 @@ public final class CudaBench {
     }
 
     public static void main(String[] args) throws Throwable {
-        Path nativeFile = null;
-        boolean quick = false;
-        List<String> only = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--native" -> nativeFile = Path.of(args[++i]);
-                case "--quick" -> quick = true;
-                case "--only" -> only.addAll(Arrays.asList(args[++i].split(",")));
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+        // No abbreviations: a mistyped option is refused rather than taken for another.
+        OptionParser parser = new OptionParser(false);
+        OptionSpec<String> nativeOption = parser.accepts("native", "native.txt of benchmarks/native, for the ratios to C")
+                .withRequiredArg();
+        OptionSpec<Void> quickOption = parser.accepts("quick", "fewer repeats");
+        OptionSpec<String> onlyOption = parser.accepts("only", "launch, latency, tiny, bandwidth, blocking, counters")
+                .withRequiredArg().withValuesSeparatedBy(',');
+        OptionSet set;
+        try {
+            set = parser.parse(args);
+            if (!set.nonOptionArguments().isEmpty()) {
+                throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
             }
+        } catch (OptionException | IllegalArgumentException e) {
+            System.err.println("CudaBench: " + e.getMessage());
+            parser.printHelpOn(System.err);
+            System.exit(2);
+            return;
         }
+        Path nativeFile = set.has(nativeOption) ? Path.of(set.valueOf(nativeOption)) : null;
+        boolean quick = set.has(quickOption);
+        List<String> only = set.valuesOf(onlyOption);
         CudaBench b = new CudaBench(quick);
         try (DeviceContext ctx = DeviceContext.open(Api.CUDA, 0)) {
             System.out.println("device=" + ctx.name());
@@ -155,19 +170,6 @@ public final class CudaBench {
         System.out.printf(Locale.ROOT, "%s=%.3f%n", name, value);
     }
 
-    static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
-    }
-
-    static double percentile(double[] v, double p) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        int i = (int) Math.min(c.length - 1, Math.max(0, Math.round(p / 100.0 * (c.length - 1))));
-        return c[i];
-    }
-
     // ---------------------------------------------------------------- 1: launch host time
 
     private void launch(DeviceContext ctx, String suffix) {
@@ -194,7 +196,7 @@ public final class CudaBench {
             }
         }
         s.synchronize();
-        result("sluice_launch5_future" + suffix + "_us", median(t));
+        result("sluice_launch5_future" + suffix + "_us", Samples.median(t));
         result("sluice_launch5_future" + suffix + "_min_us", Arrays.stream(t).min().orElseThrow());
         s.close();
     }
@@ -235,7 +237,7 @@ public final class CudaBench {
             }
         }
         JCudaDriver.cuStreamSynchronize(js);
-        result("jcuda_launch5_us", median(t));
+        result("jcuda_launch5_us", Samples.median(t));
 
         Linker linker = Linker.nativeLinker();
         SymbolLookup cuda = SymbolLookup.libraryLookup("libcuda.so.1", Arena.global());
@@ -269,7 +271,7 @@ public final class CudaBench {
                 }
             }
             JCudaDriver.cuStreamSynchronize(js);
-            result("ffm_launch5_us", median(t));
+            result("ffm_launch5_us", Samples.median(t));
 
             // Launch + the marker the backend records after it, both raw through FFM: the floor under Sluice's figure.
             MethodHandle write64 = linker.downcallHandle(cuda.find("cuStreamWriteValue64_v2").orElseThrow(),
@@ -308,7 +310,7 @@ public final class CudaBench {
                     }
                 }
                 JCudaDriver.cuStreamSynchronize(js);
-                result(mode == 0 ? "ffm_launch5_write64_us" : "ffm_launch5_event_us", median(t));
+                result(mode == 0 ? "ffm_launch5_write64_us" : "ffm_launch5_event_us", Samples.median(t));
             }
             // The floor with futures: raw launch + marker + a CompletableFuture per launch, queued for a second thread
             // that polls the oldest marker (cuEventQuery, or the mapped counter) and completes it. No api layer: what is
@@ -385,7 +387,7 @@ public final class CudaBench {
                 stop.set(true);
                 poller.join();
                 JCudaDriver.cuStreamSynchronize(js);
-                result(events ? "ffm_launch5_event_future_us" : "ffm_launch5_write64_future_us", median(t));
+                result(events ? "ffm_launch5_event_future_us" : "ffm_launch5_write64_future_us", Samples.median(t));
             }
             for (jcuda.driver.CUevent e : pool) {
                 JCudaDriver.cuEventDestroy(e);
@@ -436,8 +438,8 @@ public final class CudaBench {
                 t[i] = (t1 - t0) / 1e3;
             }
         }
-        result("sluice_latency_" + strategy + "_p50_us", percentile(t, 50));
-        result("sluice_latency_" + strategy + "_p99_us", percentile(t, 99));
+        result("sluice_latency_" + strategy + "_p50_us", Samples.percentile(t, 50));
+        result("sluice_latency_" + strategy + "_p99_us", Samples.percentile(t, 99));
         result("sluice_latency_" + strategy + "_min_us", Arrays.stream(t).min().orElseThrow());
         s.close();
     }
@@ -478,8 +480,8 @@ public final class CudaBench {
                 throw new IllegalStateException("tiny kernels: device holds " + got[0] + ", expected " + (n - 1));
             }
         }
-        result("sluice_tiny_" + n / 1000 + "k" + suffix + "_ms", median(t));
-        result("sluice_tiny_per_kernel" + suffix + "_us", median(t) * 1e3 / n);
+        result("sluice_tiny_" + n / 1000 + "k" + suffix + "_ms", Samples.median(t));
+        result("sluice_tiny_per_kernel" + suffix + "_us", Samples.median(t) * 1e3 / n);
         s.close();
     }
 
@@ -530,10 +532,10 @@ public final class CudaBench {
                         }
                     }
                 }
-                result("sluice_bw_h2d_" + mib + "MiB_GBps", median(ev[0]));
-                result("sluice_bw_d2h_" + mib + "MiB_GBps", median(ev[1]));
-                result("sluice_bw_h2d_" + mib + "MiB_wall_GBps", median(wall[0]));
-                result("sluice_bw_d2h_" + mib + "MiB_wall_GBps", median(wall[1]));
+                result("sluice_bw_h2d_" + mib + "MiB_GBps", Samples.median(ev[0]));
+                result("sluice_bw_d2h_" + mib + "MiB_GBps", Samples.median(ev[1]));
+                result("sluice_bw_h2d_" + mib + "MiB_wall_GBps", Samples.median(wall[0]));
+                result("sluice_bw_d2h_" + mib + "MiB_wall_GBps", Samples.median(wall[1]));
             }
         }
         hin.close();

@@ -8,6 +8,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.LaunchConfig;
+import dev.sluice.benchmarks.Samples;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -16,13 +17,18 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 import java.util.Locale;
+import joptsimple.OptionException;
+import joptsimple.OptionParser;
+import joptsimple.OptionSet;
+import joptsimple.OptionSpec;
 
 /**
  * The per-call figures with C and Sluice alternating in one process: the C side is
  * {@code benchmarks/native/sluice_paired.c}, built as a shared library and called through {@code java.lang.foreign}, on the
  * same thread, the same primary context and the same PTX as Sluice's side.
  *
- * <p>Why: the GPU machine's figures move by up to 30 % from one process to the next (docs/gpu-runs.md, session 4), so the
+ * <p>Why: the H100 host's figures move by up to 30 % from one process to the next
+ * (docs/decisions/0008-per-call-ratios-in-one-process.md), so the
  * ratio of two processes' figures cannot decide a 1.3× target. Here every block of C calls is followed (or preceded, in
  * turn) by the same block through Sluice, and the ratio is taken block by block:
  * <ul>
@@ -64,23 +70,36 @@ public final class PairedBench {
     }
 
     public static void main(String[] args) throws Throwable {
-        Path lib = null;
-        int blocks = 40;
-        int samples = 10_000;
-        int tinyKernels = 100_000;
-        boolean spinner = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--spinner" -> spinner = true;
-                case "--lib" -> lib = Path.of(args[++i]);
-                case "--blocks" -> blocks = Integer.parseInt(args[++i]);
-                case "--samples" -> samples = Integer.parseInt(args[++i]);
-                case "--tiny-kernels" -> tinyKernels = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+        // No abbreviations: a mistyped option is refused rather than taken for another.
+        OptionParser parser = new OptionParser(false);
+        OptionSpec<Void> spinnerOption = parser.accepts("spinner", "also C's launches with and without a spinning thread");
+        OptionSpec<String> libOption = parser.accepts("lib", "the path of libsluice_paired.so").withRequiredArg().required();
+        OptionSpec<Integer> blocksOption = parser.accepts("blocks", "launch blocks of 2,000 per side")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(40);
+        OptionSpec<Integer> samplesOption = parser.accepts("samples", "latency samples per side")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(10_000);
+        OptionSpec<Integer> tinyOption = parser.accepts("tiny-kernels", "kernels per tiny block")
+                .withRequiredArg().ofType(Integer.class).defaultsTo(100_000);
+        Path lib;
+        int blocks;
+        int samples;
+        int tinyKernels;
+        boolean spinner;
+        try {
+            OptionSet set = parser.parse(args);
+            if (!set.nonOptionArguments().isEmpty()) {
+                throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
             }
-        }
-        if (lib == null) {
-            throw new IllegalArgumentException("--lib: the path of libsluice_paired.so is required");
+            lib = Path.of(set.valueOf(libOption));
+            blocks = set.valueOf(blocksOption);
+            samples = set.valueOf(samplesOption);
+            tinyKernels = set.valueOf(tinyOption);
+            spinner = set.has(spinnerOption);
+        } catch (OptionException | IllegalArgumentException e) {
+            System.err.println("PairedBench: " + e.getMessage());
+            parser.printHelpOn(System.err);
+            System.exit(2);
+            return;
         }
         PairedBench b = new PairedBench(lib.toAbsolutePath());
         try (DeviceContext ctx = DeviceContext.open(Api.CUDA, 0)) {
@@ -142,11 +161,11 @@ public final class PairedBench {
         for (int i = 0; i < ratio.length; i++) {
             ratio[i] = t[1][i] / t[0][i];
         }
-        result("paired_" + name + "_ratio", CudaBench.median(ratio));
-        result("paired_" + name + "_c_" + unit, CudaBench.median(t[0]) / perUnit);
-        result("paired_" + name + "_sluice_" + unit, CudaBench.median(t[1]) / perUnit);
-        result("paired_" + name + "_ratio_q1", CudaBench.percentile(ratio, 25));
-        result("paired_" + name + "_ratio_q3", CudaBench.percentile(ratio, 75));
+        result("paired_" + name + "_ratio", Samples.median(ratio));
+        result("paired_" + name + "_c_" + unit, Samples.median(t[0]) / perUnit);
+        result("paired_" + name + "_sluice_" + unit, Samples.median(t[1]) / perUnit);
+        result("paired_" + name + "_ratio_q1", Samples.percentile(ratio, 25));
+        result("paired_" + name + "_ratio_q3", Samples.percentile(ratio, 75));
     }
 
     private void launch(DeviceContext ctx, DeviceFunction f, int blocks) throws Throwable {
@@ -257,12 +276,12 @@ public final class PairedBench {
         });
         s.close();
         p.close();
-        double c50 = CudaBench.percentile(t[0], 50);
-        double s50 = CudaBench.percentile(t[1], 50);
+        double c50 = Samples.median(t[0]);
+        double s50 = Samples.median(t[1]);
         result("paired_latency_p50_ratio", s50 / c50);
         result("paired_latency_c_p50_us", c50 / 1e3);
         result("paired_latency_sluice_p50_us", s50 / 1e3);
-        result("paired_latency_p99_ratio", CudaBench.percentile(t[1], 99) / CudaBench.percentile(t[0], 99));
+        result("paired_latency_p99_ratio", Samples.percentile(t[1], 99) / Samples.percentile(t[0], 99));
     }
 
     private static long check(String call, long r) {
