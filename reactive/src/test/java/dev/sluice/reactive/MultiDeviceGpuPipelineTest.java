@@ -16,6 +16,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceProperties;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -53,9 +54,9 @@ class MultiDeviceGpuPipelineTest {
             api = probe.api();
         }
         if (api == Api.CPU && DeviceContext.deviceCount(Api.CPU) < 2) {
-            cpuDevicesBefore = System.getProperty("sluice.cpu.devices");
+            cpuDevicesBefore = System.getProperty(SluiceProperties.CPU_DEVICES);
             cpuDevicesSet = true;
-            System.setProperty("sluice.cpu.devices", "2");
+            System.setProperty(SluiceProperties.CPU_DEVICES, "2");
         }
         int count = DeviceContext.deviceCount(api);
         Assumptions.assumeTrue(count >= 2, () -> "a pipeline over two devices needs two " + api.id() + " devices; this machine has "
@@ -74,9 +75,9 @@ class MultiDeviceGpuPipelineTest {
         }
         if (cpuDevicesSet) {
             if (cpuDevicesBefore == null) {
-                System.clearProperty("sluice.cpu.devices");
+                System.clearProperty(SluiceProperties.CPU_DEVICES);
             } else {
-                System.setProperty("sluice.cpu.devices", cpuDevicesBefore);
+                System.setProperty(SluiceProperties.CPU_DEVICES, cpuDevicesBefore);
             }
         }
     }

@@ -10,6 +10,7 @@ import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceProperties;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
 import java.lang.foreign.Arena;
@@ -107,8 +108,8 @@ public final class MultiGpuBench {
             return;
         }
         Api api = Api.of(o.valueOf(apiOpt));
-        if (api == Api.CPU && Integer.getInteger("sluice.cpu.devices", 1) < 2) {
-            System.setProperty("sluice.cpu.devices", "2");
+        if (api == Api.CPU && Integer.getInteger(SluiceProperties.CPU_DEVICES, 1) < 2) {
+            System.setProperty(SluiceProperties.CPU_DEVICES, "2");
         }
         int devices = DeviceContext.deviceCount(api);
         if (devices < 2) {
