@@ -70,9 +70,6 @@ final class Cu {
     private static final MethodHandle MODULE_GET_GLOBAL = fn(new String[] {"cuModuleGetGlobal_v2", "cuModuleGetGlobal"}, A, A, J, A);
     private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
     private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
-    private static final MethodHandle STREAM_WRITE_VALUE32 = fn(new String[] {"cuStreamWriteValue32_v2", "cuStreamWriteValue32"}, J, J, I, I);
-    private static final MethodHandle STREAM_WAIT_VALUE64 = optional(false, "cuStreamWaitValue64_v2", J, J, J, I);
-    private static final MethodHandle STREAM_WRITE_VALUE64 = optional(false, "cuStreamWriteValue64_v2", J, J, J, I);
     private static final MethodHandle STREAM_QUERY = critical("cuStreamQuery", J);
     private static final MethodHandle DEVICE_PRIMARY_CTX_RESET = fn(new String[] {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}, I);
     private static final MethodHandle MEM_ALLOC = fn(new String[] {"cuMemAlloc_v2", "cuMemAlloc"}, A, J);
@@ -287,36 +284,6 @@ final class Cu {
     static int streamWaitValue32(long stream, long address, int value, int flags) {
         try {
             return (int) STREAM_WAIT_VALUE32.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWriteValue32(long stream, long address, int value, int flags) {
-        try {
-            return (int) STREAM_WRITE_VALUE32.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWaitValue64(long stream, long address, long value, int flags) {
-        if (STREAM_WAIT_VALUE64 == null) {
-            return ERROR_NOT_SUPPORTED;
-        }
-        try {
-            return (int) STREAM_WAIT_VALUE64.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWriteValue64(long stream, long address, long value, int flags) {
-        if (STREAM_WRITE_VALUE64 == null) {
-            return ERROR_NOT_SUPPORTED;
-        }
-        try {
-            return (int) STREAM_WRITE_VALUE64.invokeExact(stream, address, value, flags);
         } catch (Throwable t) {
             throw fatal(t);
         }

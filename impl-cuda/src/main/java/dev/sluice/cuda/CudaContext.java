@@ -49,9 +49,6 @@ final class CudaContext implements ContextHandle {
     final ContextOptions options;
     final EventPool markerEvents;
     final MappedFlags flags = new MappedFlags();
-    final StreamCounters counters = new StreamCounters();
-    /** Completion markers are stream counters (see {@link CounterMarker}) rather than pooled events. */
-    volatile boolean counterMarkers;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -77,10 +74,6 @@ final class CudaContext implements ContextHandle {
         this.options = options;
         int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
         this.markerEvents = new EventPool(blocking);
-        // Event markers by default. Stream counters (cuStreamWriteValue64 into host-mapped memory) cost about 0.5 µs
-        // more per call, and with them as every operation's marker the H100 ran the streams of the overlap benchmark
-        // one after another: 2 to 4 streams took as long as one (docs/gpu-runs.md, session 4).
-        this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");
         this.name = CudaLibrary.cString(n);
@@ -88,7 +81,7 @@ final class CudaContext implements ContextHandle {
         int[] minor = new int[1];
         Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, cu.device), "cuDeviceComputeCapability");
         this.capability = new ComputeCapability(major[0], minor[0]);
-        this.memoryPools = Cu.hasMemoryPools() && rawAttribute(115) != 0 && !Boolean.getBoolean("sluice.cuda.noMemoryPools");
+        this.memoryPools = Cu.hasMemoryPools() && attribute(DeviceAttribute.MEMORY_POOLS_SUPPORTED) != 0 && !Boolean.getBoolean("sluice.cuda.noMemoryPools");
         this.allocationStream = new CUstream();
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
         this.defaultStream = createStream(StreamOptions.defaults());
@@ -130,16 +123,6 @@ final class CudaContext implements ContextHandle {
     @Override
     public ComputeCapability computeCapability() {
         return capability;
-    }
-
-    private int rawAttribute(int id) {
-        int[] v = new int[1];
-        int r = JCudaDriver.cuDeviceGetAttribute(v, id, cu.device);
-        if (r != Cu.SUCCESS) {
-            throw new UnsupportedOnBackendException("device attribute " + id + " is not reported by this CUDA driver: "
-                    + Cu.errorName(r));
-        }
-        return v[0];
     }
 
     @Override
@@ -507,7 +490,6 @@ final class CudaContext implements ContextHandle {
         }
         quietly("allocation stream", () -> JCudaDriver.cuStreamDestroy(allocationStream));
         quietly("flags", flags::destroy);
-        quietly("counters", counters::destroy);
         quietly("marker events", markerEvents::destroy);
         for (long m : modules) {
             quietly("module", () -> Cu.moduleUnload(m));

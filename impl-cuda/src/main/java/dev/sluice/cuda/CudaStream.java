@@ -52,19 +52,16 @@ final class CudaStream implements StreamHandle {
     private volatile boolean capturing;
     private volatile boolean destroyed;
     private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
-    /** This stream's completion counter (see {@link StreamCounters}) and the last sequence written to it. */
-    final StreamCounters.Counter counter;
+    /** The sequence number of this stream's last completion marker. */
     private long markerSequence;
     /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
-    private final StallWatch stall = new StallWatch(CounterMarker.FAULT_CHECK_NANOS);
+    private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
     private final EventRing freeEvents = new EventRing(1024);
 
     CudaStream(CudaContext context, CUstream stream) {
         this.context = context;
         this.stream = stream;
         this.address = Jc.address(stream);
-        this.counter = context.counters.acquire();
-        this.markerSequence = counter.value();
         growArguments(16);
         launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
     }
@@ -403,7 +400,7 @@ final class CudaStream implements StreamHandle {
 
     /**
      * Whether a poll that found marker {@code sequence} not done should also ask the driver whether the context
-     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link CounterMarker#FAULT_CHECK_NANOS}
+     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
      * ({@link StallWatch}). Never while capturing (a query would invalidate the capture) or once destroyed.
      */
     boolean faultCheckDue(long sequence) {
@@ -429,28 +426,11 @@ final class CudaStream implements StreamHandle {
     }
 
     /**
-     * A counter marker ({@code cuStreamWriteValue64} of the next sequence number) unless the context uses
-     * event markers (the BLOCKING wait strategy, {@code -Dsluice.cuda.markers=events}, or a driver that refuses
-     * stream memory operations).
+     * A pooled event recorded on the stream: from this stream's ring of released marker events, else the context's
+     * pool. No lock and no allocation but the marker itself while the ring has events.
      */
     @Override
     public Marker recordMarker() {
-        if (context.counterMarkers) {
-            long next = markerSequence + 1;
-            int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
-            if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
-                context.cu.bind();
-                r = Cu.streamWriteValue64(address, counter.device(), next, 0);
-            }
-            if (r == Cu.SUCCESS) {
-                markerSequence = next;
-                return staged(new CounterMarker(this, next));
-            }
-            if (r != Cu.ERROR_NOT_SUPPORTED && r != Cu.ERROR_INVALID_VALUE) {
-                throw Cu.error(r, "cuStreamWriteValue64 (completion marker)");
-            }
-            context.counterMarkers = false;
-        }
         long e = freeEvents.poll();
         if (e == 0) {
             context.cu.bind();
@@ -480,11 +460,7 @@ final class CudaStream implements StreamHandle {
         if (marker instanceof StagedMarker staged) {
             marker = staged.device; // device work needs the device's part only
         }
-        if (marker instanceof CounterMarker m) {
-            Cu.check(Cu.streamWaitValue64(address, m.counterAddress(), m.sequence, 0), "cuStreamWaitValue64 (marker)");
-        } else {
-            ((EventMarker) marker).waitOn(address);
-        }
+        ((EventMarker) marker).waitOn(address);
     }
 
     @Override
@@ -563,7 +539,6 @@ final class CudaStream implements StreamHandle {
         }
         JCudaDriver.cuStreamDestroy(stream);
         context.forget(this);
-        context.counters.release(counter);
         arena.close();
     }
 

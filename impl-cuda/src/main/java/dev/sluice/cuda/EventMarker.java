@@ -25,7 +25,7 @@ final class EventMarker implements Marker {
 
     /**
      * One {@code cuEventQuery} (events need no current context). Once the marker has stayed not done for
-     * {@link CounterMarker#FAULT_CHECK_NANOS} ({@link CudaStream#faultCheckDue}), {@code cuStreamQuery} also asks
+     * {@link StallWatch#FAULT_CHECK_NANOS} ({@link CudaStream#faultCheckDue}), {@code cuStreamQuery} also asks
      * whether the context faulted: an event behind work that will never run (a gate, a faulted kernel) may keep
      * answering "not ready".
      */
