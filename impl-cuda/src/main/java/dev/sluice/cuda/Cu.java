@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * their native addresses ({@code long}), and the status checks that turn a {@code CUresult} into a typed
  * {@link SluiceException} carrying the error's name and code. The hot path (launches, event record and query,
  * stream waits, copies, memsets, stream memory operations, context binding) lives here; JCuda covers the rest
- * of the driver API (see {@link Jc}). The class initialises only after {@link CudaLibrary#load()} found
+ * of the driver API (see {@link Jc}). The class initialises only after {@link CuLibrary#load()} found
  * {@code libcuda}, so CI machines without a driver never touch it.
  */
 final class Cu {
@@ -38,7 +38,7 @@ final class Cu {
     static final int ERROR_NOT_SUPPORTED = 801;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CudaLibrary.driverPath(), Arena.global());
+    private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CuLibrary.driverPath(), Arena.global());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
     private static final java.lang.foreign.AddressLayout A = ValueLayout.ADDRESS;
@@ -90,6 +90,8 @@ final class Cu {
     private static final MethodHandle EVENT_CREATE = fn("cuEventCreate", A, I);
     private static final MethodHandle EVENT_DESTROY = fn(new String[] {"cuEventDestroy_v2", "cuEventDestroy"}, J);
     private static final MethodHandle EVENT_SYNCHRONIZE = fn("cuEventSynchronize", J);
+    private static final MethodHandle EVENT_ELAPSED_TIME = fn("cuEventElapsedTime", A, J, J);
+    private static final MethodHandle GRAPH_LAUNCH = fn("cuGraphLaunch", J, J);
     private static final MethodHandle DEVICE_GET_DEFAULT_MEM_POOL = optional(false, "cuDeviceGetDefaultMemPool", A, I);
     private static final MethodHandle MEM_POOL_SET_ACCESS = optional(false, "cuMemPoolSetAccess", J, J, J);
 
@@ -112,7 +114,7 @@ final class Cu {
                 return h;
             }
         }
-        throw new UnsupportedOnBackendException("libcuda (" + CudaLibrary.driverPath() + ") has none of " + String.join(", ", names));
+        throw new UnsupportedOnBackendException("libcuda (" + CuLibrary.driverPath() + ") has none of " + String.join(", ", names));
     }
 
     private static @Nullable MethodHandle optional(boolean critical, String name, MemoryLayout... args) {
@@ -221,6 +223,28 @@ final class Cu {
     static int eventSynchronize(long event) {
         try {
             return (int) EVENT_SYNCHRONIZE.invokeExact(event);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** Milliseconds between two completed events recorded with timing ({@code cuEventElapsedTime}). */
+    static float eventElapsedTime(long start, long end) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) EVENT_ELAPSED_TIME.invokeExact(s, start, end);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        check(r, "cuEventElapsedTime");
+        return s.get(ValueLayout.JAVA_FLOAT, 0);
+    }
+
+    /** Enqueues an executable graph ({@code cuGraphLaunch}). */
+    static int graphLaunch(long exec, long stream) {
+        try {
+            return (int) GRAPH_LAUNCH.invokeExact(exec, stream);
         } catch (Throwable t) {
             throw fatal(t);
         }

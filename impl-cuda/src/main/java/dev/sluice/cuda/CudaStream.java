@@ -11,6 +11,13 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventMarker;
+import dev.sluice.spi.support.EventRing;
+import dev.sluice.spi.support.HostFlagGate;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.NativeGraph;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -32,7 +39,7 @@ import jcuda.driver.JCudaDriver;
  * with the argument's bits (little-endian, so a 1-, 2- or 4-byte parameter reads its low bytes). Nothing is
  * allocated per launch.
  */
-final class CudaStream implements StreamHandle {
+final class CudaStream implements StreamHandle, EventMarker.Events {
 
     private static final Logger LOG = System.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
@@ -73,10 +80,6 @@ final class CudaStream implements StreamHandle {
             argumentPointers.set(J, 8L * i, argumentValues.address() + 8L * i);
         }
         argumentCapacity = n;
-    }
-
-    private static CudaDeviceMemory mem(DeviceMemory m) {
-        return (CudaDeviceMemory) m;
     }
 
     // ---------------------------------------------------------------- copies
@@ -124,7 +127,7 @@ final class CudaStream implements StreamHandle {
         refuseStagingDuringCapture();
         // DMA into pinned chunks in stream order; a staging thread copies each chunk to the destination once its DMA
         // has finished. The stream goes on at once; the markers recorded after this copy complete only once the
-        // destination holds the data (see StagedMarker).
+        // destination holds the data (see CudaStagedMarker).
         Staging staging = context.staging();
         long ticket = ++downloadsEnqueued;
         for (long off = 0; off < bytes; off += Staging.CHUNK) {
@@ -147,7 +150,7 @@ final class CudaStream implements StreamHandle {
             // handleAsync, not thenRunAsync: one chunk's failure must not stop the chunks and downloads after it
             downloadTail = downloadTail.handleAsync((v, previous) -> {
                 try {
-                    if (context.awaitEvent(c.event) == Cu.SUCCESS) {
+                    if (staging.awaitEvent(c.event) == Cu.SUCCESS) {
                         MemorySegment.copy(c.segment, 0, destination, at, n);
                     }
                 } catch (RuntimeException e) {
@@ -248,9 +251,9 @@ final class CudaStream implements StreamHandle {
     public DeviceMemory allocate(long bytes) {
         context.cu.bind();
         if (context.memoryPools) {
-            return new CudaDeviceMemory(Cu.memAllocAsync(bytes, address), bytes, true);
+            return new DeviceAllocation(Cu.memAllocAsync(bytes, address), bytes, true, context.cu.ordinal);
         }
-        return new CudaDeviceMemory(Cu.memAlloc(bytes), bytes, false);
+        return new DeviceAllocation(Cu.memAlloc(bytes), bytes, false, context.cu.ordinal);
     }
 
     /**
@@ -260,12 +263,12 @@ final class CudaStream implements StreamHandle {
      */
     @Override
     public void free(DeviceMemory memory) {
-        CudaDeviceMemory m = mem(memory);
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the driver
         }
         context.cu.bind();
-        if (m.pooled()) {
+        if (m.streamOrdered()) {
             Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
         } else {
             Jc.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
@@ -361,33 +364,54 @@ final class CudaStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        CudaEvent e = (CudaEvent) event;
-        e.enter();
-        try {
-            context.cu.bind();
-            Cu.check(Cu.eventRecord(e.address, address), "cuEventRecord");
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).recordOn(address);
     }
 
     @Override
     public void waitEvent(EventHandle event) {
-        CudaEvent e = (CudaEvent) event;
-        e.enter();
-        try {
-            context.cu.bind();
-            Cu.check(Cu.streamWaitEvent(address, e.address), "cuStreamWaitEvent");
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).waitOn(address);
     }
 
     /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
-    void recycle(long event) {
+    @Override
+    public void recycle(long event) {
         if (destroyed || !freeEvents.offer(event)) {
             context.markerEvents.give(event);
         }
+    }
+
+    /**
+     * One {@code cuEventQuery} of a marker's event (events need no current context). Once the marker has stayed not
+     * done for {@link StallWatch#FAULT_CHECK_NANOS} ({@link #faultCheckDue}), {@code cuStreamQuery} also asks whether
+     * the context faulted: an event behind work that will never run (a gate, a faulted kernel) may keep answering
+     * "not ready".
+     */
+    @Override
+    public boolean isComplete(long event, long sequence) {
+        int r = Cu.eventQuery(event);
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // this driver wants the context bound after all
+            context.cu.bind();
+            r = Cu.eventQuery(event);
+        }
+        if (r == Cu.SUCCESS) {
+            return true;
+        }
+        if (r == Cu.ERROR_NOT_READY) {
+            return faultCheckDue(sequence) && finishedUnlessFaulted();
+        }
+        context.cu.markFaulted();
+        throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
+    }
+
+    /** Sleeps through the context's {@link MarkerWaiter} (the BLOCKING wait strategy's helper thread). */
+    @Override
+    public void await(EventMarker marker, long timeoutNanos) {
+        context.waiter().await(marker, timeoutNanos);
+    }
+
+    @Override
+    public void waitOnDevice(long stream, long event) {
+        Cu.check(Cu.streamWaitEvent(stream, event), "cuStreamWaitEvent (marker)");
     }
 
     boolean isDestroyed() {
@@ -445,19 +469,19 @@ final class CudaStream implements StreamHandle {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        return staged(new EventMarker(this, ++markerSequence, e));
+        return staged(new EventMarker(this, ++markerSequence, e, null));
     }
 
     /** {@code m}, or, while staged downloads are on their way to the host, a marker that also waits for them. */
     private Marker staged(Marker m) {
         long t = downloadsEnqueued;
-        return downloadsDone >= t ? m : new StagedMarker(m, this, t);
+        return downloadsDone >= t ? m : new CudaStagedMarker(m, this, t);
     }
 
     @Override
     public void waitMarker(Marker marker) {
         context.cu.bind();
-        if (marker instanceof StagedMarker staged) {
+        if (marker instanceof CudaStagedMarker staged) {
             marker = staged.device; // device work needs the device's part only
         }
         ((EventMarker) marker).waitOn(address);
@@ -466,8 +490,8 @@ final class CudaStream implements StreamHandle {
     @Override
     public HostGate enqueueHostGate() {
         context.cu.bind();
-        MappedFlags.Slot slot = context.flags.acquire();
-        CudaHostGate gate = new CudaHostGate(context.flags, slot);
+        HostFlagSlots.Slot slot = context.flags.acquire();
+        HostFlagGate gate = new HostFlagGate(context.flags, slot);
         if (!context.gateKernelOnly) {
             int r = Cu.streamWaitValue32(address, slot.device(), slot.target(), 0); // CU_STREAM_WAIT_VALUE_GEQ
             if (r == Cu.SUCCESS) {
@@ -521,7 +545,16 @@ final class CudaStream implements StreamHandle {
         try {
             CUgraphExec exec = new CUgraphExec();
             Jc.check(JCudaDriver.cuGraphInstantiate(exec, graph, 0), "cuGraphInstantiate");
-            return new CudaGraph(context, exec);
+            CudaContext c = context;
+            return new NativeGraph(Jc.address(exec), (x, s) -> {
+                c.cu.bind();
+                Cu.check(Cu.graphLaunch(x, s), "cuGraphLaunch");
+            }, () -> {
+                if (!c.isClosed()) { // a closed context took its graphs with it
+                    c.cu.bind();
+                    JCudaDriver.cuGraphExecDestroy(exec);
+                }
+            });
         } finally {
             JCudaDriver.cuGraphDestroy(graph);
         }

@@ -1,7 +1,7 @@
 /**
  * The CUDA backend, in three layers as in cudarc: {@link dev.sluice.cuda.Cu} and {@link dev.sluice.cuda.Jc}
  * turn driver calls ({@code java.lang.foreign} on the hot path, JCuda for the breadth of the API) and their
- * {@code CUresult}s into typed exceptions; handle classes ({@code CuContext}, {@code EventPool},
+ * {@code CUresult}s into typed exceptions; handle classes ({@code DriverContext}, {@code EventPool},
  * {@code MappedFlags}, {@code Staging}, {@code ModuleLoader}, {@code Nvrtc},
  * {@code KernelCache}) own native resources; the SPI implementations ({@code CudaBackend}, {@code CudaContext},
  * {@code CudaStream}, markers, gates, events, functions, graphs) sit on top.

@@ -3,6 +3,7 @@ package dev.sluice.cuda;
 import dev.sluice.ContextFlag;
 import dev.sluice.DeviceException;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.spi.support.DeviceFaults;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -25,19 +26,20 @@ import jcuda.driver.JCudaDriver;
  * closes (or at the next open, if it was found poisoned then); while users of a poisoned one remain, new
  * contexts on that device are created contexts instead.
  */
-final class CuContext {
+final class DriverContext {
 
-    private static final Logger LOG = System.getLogger(CuContext.class.getName());
+    private static final Logger LOG = System.getLogger(DriverContext.class.getName());
 
-    /** Per device: the retained primary context, its Sluice users, and whether it faulted. */
+    /** Per device: the retained primary context. */
     private static final class Primary {
         CUcontext context;
         long address;
-        int users;
-        boolean faulted;
     }
 
+    /** Guarded by itself, and taken before {@link #PRIMARY_USE}'s lock. */
     private static final Map<Integer, Primary> PRIMARIES = new HashMap<>();
+    /** Per device: the Sluice users of its primary context and whether that faulted (the kit's poisoning policy). */
+    private static final DeviceFaults PRIMARY_USE = new DeviceFaults();
 
     final int ordinal;
     final CUdevice device;
@@ -46,7 +48,7 @@ final class CuContext {
     final boolean primary;
     private volatile boolean faulted;
 
-    private CuContext(int ordinal, CUdevice device, CUcontext context, boolean primary) {
+    private DriverContext(int ordinal, CUdevice device, CUcontext context, boolean primary) {
         this.ordinal = ordinal;
         this.device = device;
         this.context = context;
@@ -60,7 +62,7 @@ final class CuContext {
      *
      * @throws InvalidArgumentException naming {@code contextFlags} where the primary context cannot take them
      */
-    static CuContext open(int ordinal, boolean primary, Set<ContextFlag> flags) {
+    static DriverContext open(int ordinal, boolean primary, Set<ContextFlag> flags) {
         int bits = bits(flags);
         CUdevice d = new CUdevice();
         Jc.check(JCudaDriver.cuDeviceGet(d, ordinal), "cuDeviceGet(" + ordinal + ")");
@@ -71,35 +73,36 @@ final class CuContext {
                     p = retainPrimary(ordinal, d);
                     PRIMARIES.put(ordinal, p);
                 }
-                if (!p.faulted && isSticky(healthOf(p.address))) {
+                if (!PRIMARY_USE.isFaulted(ordinal) && isSticky(healthOf(p.address))) {
                     // A fault in any context of this process (they share one address space) poisons the primary too.
-                    p.faulted = true;
+                    PRIMARY_USE.markFaulted(ordinal);
                 }
-                if (p.faulted && p.users == 0) {
+                if (PRIMARY_USE.isFaulted(ordinal) && PRIMARY_USE.users(ordinal) == 0) {
                     // No Sluice user left: reset it (the driver destroys its state) and start over.
                     int r = Cu.devicePrimaryCtxReset(ordinal);
                     if (r != Cu.SUCCESS) {
                         LOG.log(Level.DEBUG, "cuDevicePrimaryCtxReset: " + Cu.errorName(r));
                     }
+                    PRIMARY_USE.reset(ordinal);
                     p = retainPrimary(ordinal, d);
                     PRIMARIES.put(ordinal, p);
                 }
-                if (!p.faulted) {
+                if (!PRIMARY_USE.isFaulted(ordinal)) {
                     if (!flags.isEmpty()) {
                         setPrimaryFlags(ordinal, d, p, flags, bits);
                     }
-                    p.users++;
-                    CuContext c = new CuContext(ordinal, d, p.context, true);
+                    PRIMARY_USE.acquire(ordinal);
+                    DriverContext c = new DriverContext(ordinal, d, p.context, true);
                     c.bind();
                     return c;
                 }
                 LOG.log(Level.WARNING, "the primary context of CUDA device " + ordinal + " faulted and is still in use by "
-                        + p.users + " context(s); creating a context of its own instead");
+                        + PRIMARY_USE.users(ordinal) + " context(s); creating a context of its own instead");
             }
         }
         CUcontext c = new CUcontext();
         checkOpen(JCudaDriver.cuCtxCreate(c, bits, d), "cuCtxCreate", ordinal);
-        CuContext ctx = new CuContext(ordinal, d, c, false);
+        DriverContext ctx = new DriverContext(ordinal, d, c, false);
         ctx.bind();
         return ctx;
     }
@@ -149,9 +152,10 @@ final class CuContext {
         if (now.equals(flags)) {
             return;
         }
-        if (p.users > 0) {
+        int users = PRIMARY_USE.users(ordinal);
+        if (users > 0) {
             throw new InvalidArgumentException("contextFlags", "value " + flags + ": the primary context of CUDA device "
-                    + ordinal + " is in use by " + p.users + " Sluice context(s) with flags " + now
+                    + ordinal + " is in use by " + users + " Sluice context(s) with flags " + now
                     + "; open with withPrimaryContext(false) for a context of its own with these flags");
         }
         int r = JCudaDriver.cuDevicePrimaryCtxSetFlags(d, bits);
@@ -229,7 +233,7 @@ final class CuContext {
             synchronized (PRIMARIES) {
                 Primary p = PRIMARIES.get(ordinal);
                 if (p != null && p.address == address) {
-                    p.faulted = true;
+                    PRIMARY_USE.markFaulted(ordinal);
                 }
             }
         }
@@ -245,14 +249,15 @@ final class CuContext {
             synchronized (PRIMARIES) {
                 Primary p = PRIMARIES.get(ordinal);
                 if (p != null && p.address == address) {
-                    p.users--;
-                    if (p.users == 0 && (p.faulted || faulted || isSticky(healthOf(address)))) {
+                    // Only the last user asks the driver: a poisoned primary context is reset once nobody uses it.
+                    boolean last = PRIMARY_USE.users(ordinal) == 1;
+                    boolean poisoned = faulted || last && (PRIMARY_USE.isFaulted(ordinal) || isSticky(healthOf(address)));
+                    if (PRIMARY_USE.release(ordinal, poisoned)) {
                         // The last user of a poisoned primary context: reset it now, so the next open gets a clean one.
                         int r = Cu.devicePrimaryCtxReset(ordinal);
                         if (r != 0) {
                             LOG.log(Level.DEBUG, "cuDevicePrimaryCtxReset: " + Cu.errorName(r));
                         }
-                        p.faulted = false;
                         JCudaDriver.cuDevicePrimaryCtxRelease(device);
                         PRIMARIES.remove(ordinal);
                     }

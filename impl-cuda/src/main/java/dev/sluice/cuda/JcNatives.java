@@ -16,14 +16,14 @@ import org.jspecify.annotations.Nullable;
  * <p>JCuda {@value #PUBLISHED_NOTE}. sluice-cuda depends on {@code org.jcuda:jcuda-natives} only there (see its POM);
  * elsewhere it builds and runs, and the CUDA backend reports itself unavailable with {@link #missing}'s reason.
  */
-final class JCudaNatives {
+final class JcNatives {
 
     static final String PUBLISHED_NOTE = "publishes native jars for linux-x86_64 and windows-x86_64 only";
 
     /** The JCuda version sluice-cuda was built against (from the build, {@code jcuda.version}). */
     static final String VERSION = readVersion();
 
-    private JCudaNatives() {
+    private JcNatives() {
     }
 
     /** JCuda's name for an operating system: linux, apple, windows, or the name in lower case. */
@@ -109,7 +109,7 @@ final class JCudaNatives {
 
     private static String readVersion() {
         Properties p = new Properties();
-        try (InputStream in = JCudaNatives.class.getResourceAsStream("jcuda.properties")) {
+        try (InputStream in = JcNatives.class.getResourceAsStream("jcuda.properties")) {
             if (in == null) {
                 throw new IllegalStateException("dev/sluice/cuda/jcuda.properties is missing from sluice-cuda's jar");
             }

@@ -20,13 +20,13 @@ import org.jspecify.annotations.Nullable;
  * driver binding, initialises the driver and lists the devices, once per JVM. Never throws: whatever fails is
  * reported in the {@link BackendProbe}, with every library name and path tried.
  */
-final class CudaLibrary {
+final class CuLibrary {
 
     private static @Nullable BackendProbe probe;
     private static volatile @Nullable String driverPath;
     private static volatile int driverVersion;
 
-    private CudaLibrary() {
+    private CuLibrary() {
     }
 
     /** The libcuda file name or path that loaded; only valid once {@link #probe()} reported the backend available. */
@@ -74,15 +74,15 @@ final class CudaLibrary {
         List<String> tried = new ArrayList<>();
         // Before any native call: the JDK's permission (no warning printed, no IllegalCallerException swallowed),
         // then JCuda's native binding for this platform (JCuda publishes it for linux-x86_64 and windows-x86_64).
-        String refused = NativeAccess.refusal("CUDA", CudaLibrary.class, JCudaDriver.class);
+        String refused = NativeAccess.refusal("CUDA", CuLibrary.class, JCudaDriver.class);
         if (refused != null) {
             tried.add("nothing loaded (native access not granted)");
             return BackendProbe.unavailable(refused, tried);
         }
-        String noNatives = JCudaNatives.missing(System.getProperty("os.name", ""), System.getProperty("os.arch", ""),
+        String noNatives = JcNatives.missing(System.getProperty("os.name", ""), System.getProperty("os.arch", ""),
                 JCudaDriver.class.getClassLoader(), System.getProperty("java.library.path", ""));
         if (noNatives != null) {
-            tried.add("JCuda " + JCudaNatives.VERSION + " driver binding (" + noNatives + ")");
+            tried.add("JCuda " + JcNatives.VERSION + " driver binding (" + noNatives + ")");
             return BackendProbe.unavailable(noNatives, tried);
         }
         String found = null;
@@ -190,7 +190,7 @@ final class CudaLibrary {
     }
 
     private static String jcudaVersion() {
-        return JCudaNatives.VERSION;
+        return JcNatives.VERSION;
     }
 
     private static String firstLine(@Nullable String s) {

@@ -8,13 +8,13 @@ import dev.sluice.spi.Marker;
  * copied to its destination. Waits of other streams on it wait for {@link #device} only: device work does not read
  * the destination.
  */
-final class StagedMarker implements Marker {
+final class CudaStagedMarker implements Marker {
 
     final Marker device;
     private final CudaStream stream;
     private final long downloads;
 
-    StagedMarker(Marker device, CudaStream stream, long downloads) {
+    CudaStagedMarker(Marker device, CudaStream stream, long downloads) {
         this.device = device;
         this.stream = stream;
         this.downloads = downloads;
