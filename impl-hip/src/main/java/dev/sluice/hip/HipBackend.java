@@ -7,12 +7,12 @@ import dev.sluice.SluiceException;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.support.DeviceFaults;
+import dev.sluice.spi.support.KernelCache;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
@@ -39,13 +39,13 @@ public final class HipBackend implements Backend {
     private volatile @Nullable HipApi api;
     private volatile @Nullable HipCompiler compiler;
     private int runtimeVersion;
-    private final Map<Integer, Set<HipContext>> open = new HashMap<>();
+    /** Open contexts and faults per device: a fault poisons the device until its last context closes. */
+    private final DeviceFaults faults = new DeviceFaults();
     private final Map<ModuleKey, HipModule> modules = new HashMap<>();
 
     /** A code object on a device: the kernel's name and the SHA-256 of the image. */
     private record ModuleKey(int device, String kernel, String image) {
     }
-    private final Set<Integer> faulted = new HashSet<>();
 
     /** The service: the library from the system properties, or found by discovery. */
     public HipBackend() {
@@ -148,9 +148,7 @@ public final class HipBackend implements Backend {
             throw new BackendUnavailableException("hip backend unavailable: " + p.version());
         }
         HipContext c = new HipContext(this, a, deviceId, options);
-        synchronized (this) {
-            open.computeIfAbsent(deviceId, k -> new HashSet<>()).add(c);
-        }
+        faults.acquire(deviceId);
         return c;
     }
 
@@ -207,24 +205,13 @@ public final class HipBackend implements Backend {
         }
     }
 
-    synchronized void markFaulted(int device) {
-        faulted.add(device);
+    void markFaulted(int device) {
+        faults.markFaulted(device);
     }
 
     /** Called by a closing context; resets a faulted device once its last context has closed. */
     void closed(HipContext c, boolean contextFaulted) {
-        boolean reset;
-        synchronized (this) {
-            Set<HipContext> s = open.get(c.device);
-            if (s != null) {
-                s.remove(c);
-            }
-            if (contextFaulted) {
-                faulted.add(c.device);
-            }
-            reset = (s == null || s.isEmpty()) && faulted.remove(c.device);
-        }
-        if (reset) {
+        if (faults.release(c.device, contextFaulted)) {
             synchronized (modules) {
                 modules.keySet().removeIf(k -> k.device() == c.device); // a reset destroys them
             }

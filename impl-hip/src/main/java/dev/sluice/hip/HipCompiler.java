@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.sluice.CompilationException;
+import dev.sluice.spi.support.KernelCache;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import java.util.List;
 final class HipCompiler {
 
     private final HipApi api;
-    private final KernelCache cache = new KernelCache("hip", "hsaco");
+    private static final String EXTENSION = "hsaco";
+    private final KernelCache cache = new KernelCache("hip");
     private volatile String version;
 
     HipCompiler(HipApi api) {
@@ -49,7 +51,7 @@ final class HipCompiler {
         parts.add(kernelName);
         parts.add(source);
         String key = KernelCache.key(parts);
-        byte[] cached = cache.get(key);
+        byte[] cached = cache.get(key, EXTENSION);
         if (cached != null && cached.length > 0) {
             return new Image(cached, key, true);
         }
@@ -58,12 +60,12 @@ final class HipCompiler {
             context.bind();
             code = compileNow(kernelName, source, options);
         }
-        cache.put(key, code);
+        cache.put(key, EXTENSION, code);
         return new Image(code, key, false);
     }
 
     void evict(Image image) {
-        cache.evict(image.key());
+        cache.evict(image.key(), EXTENSION);
     }
 
     private byte[] compileNow(String kernelName, String source, List<String> options) {

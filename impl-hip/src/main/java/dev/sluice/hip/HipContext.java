@@ -18,6 +18,12 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventPool;
+import dev.sluice.spi.support.HostAllocation;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -38,6 +44,10 @@ import org.jspecify.annotations.Nullable;
 final class HipContext implements ContextHandle {
 
     private static final Logger LOG = System.getLogger(HipContext.class.getName());
+    /** The smallest staging buffer. */
+    static final long STAGING_SMALLEST = 64L << 10;
+    /** The largest staging buffer: a longer copy goes through several. */
+    static final long STAGING_LARGEST = 8L << 20;
 
     final HipBackend backend;
     final HipApi api;
@@ -46,9 +56,15 @@ final class HipContext implements ContextHandle {
     private final ComputeCapability capability;
     final boolean memoryPools;
     final boolean streamWaitValue;
-    final HipEventPool markerEvents;
-    final HipGateSlots gates;
-    final HipStaging staging;
+    /** The runtime's events on this device, as the kit's pool and user events call them. */
+    final RuntimeEvents events;
+    final EventPool markerEvents;
+    final HostFlagSlots gates;
+    /**
+     * Pinned buffers for copies from and to the Java heap: powers of two from 64 KiB to 8 MiB, as many as the copies
+     * in flight need (an enqueue never waits for the device: it could deadlock behind a stream gated on host work).
+     */
+    final StagingPool staging;
     final HipReaper reaper;
     private final HipStream defaultStream;
     /** Where synchronous allocations are made from the memory pool (never gated, so waiting on it is short). */
@@ -74,9 +90,11 @@ final class HipContext implements ContextHandle {
                 attr(HipConstants.hipDeviceAttributeComputeCapabilityMinor, 0));
         this.memoryPools = attr(HipConstants.hipDeviceAttributeMemoryPoolsSupported, 0) != 0;
         this.streamWaitValue = attr(HipConstants.hipDeviceAttributeCanUseStreamWaitValue, 0) != 0;
-        this.markerEvents = new HipEventPool(this);
-        this.gates = new HipGateSlots(this);
-        this.staging = new HipStaging(this);
+        this.events = new RuntimeEvents(api, device, this::noteStatus);
+        this.markerEvents = new EventPool(events);
+        RuntimePinnedMemory pinned = new RuntimePinnedMemory(api, device);
+        this.gates = new HostFlagSlots(pinned);
+        this.staging = new StagingPool(pinned, STAGING_SMALLEST, STAGING_LARGEST, Integer.MAX_VALUE);
         this.reaper = new HipReaper(this);
         this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
         this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
@@ -290,7 +308,8 @@ final class HipContext implements ContextHandle {
                 | (flags.contains(EventFlag.INTERPROCESS) ? HipConstants.hipEventInterprocess : 0);
         bind();
         try {
-            return new HipEvent(this, api.eventCreateWithFlags(f));
+            long e = api.eventCreateWithFlags(f);
+            return new NativeEvent(events, e, () -> api.eventDestroy(e));
         } catch (SluiceException e) {
             if (flags.contains(EventFlag.INTERPROCESS)) {
                 throw new UnsupportedOnBackendException("interprocess events are not supported on hip here (" + e.getMessage() + ")");
@@ -313,21 +332,21 @@ final class HipContext implements ContextHandle {
             synchronized (a) {
                 long p = a.allocatePooled(bytes);
                 api.streamSynchronize(a.handle);
-                return new HipDeviceMemory(p, bytes, true, device);
+                return new DeviceAllocation(p, bytes, true, device);
             }
         }
         bind();
-        return new HipDeviceMemory(api.malloc(bytes), bytes, false, device);
+        return new DeviceAllocation(api.malloc(bytes), bytes, false, device);
     }
 
     @Override
     public void free(DeviceMemory memory) {
-        HipDeviceMemory m = (HipDeviceMemory) memory;
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the runtime
         }
         HipStream a = allocationStream;
-        if (m.pooled() && a != null) {
+        if (m.streamOrdered() && a != null) {
             synchronized (a) {
                 api.freeAsync(m.address(), a.handle);
             }
@@ -343,7 +362,7 @@ final class HipContext implements ContextHandle {
         long p = api.hostMalloc(bytes, HipConstants.hipHostMallocPortable | HipConstants.hipHostMallocMapped);
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
-        return new HipHostMemory(s, false);
+        return new HostAllocation(s, false);
     }
 
     @Override
@@ -351,7 +370,7 @@ final class HipContext implements ContextHandle {
         bind();
         api.hostRegister(segment.address(), segment.byteSize(),
                 HipConstants.hipHostRegisterPortable | HipConstants.hipHostRegisterMapped);
-        return new HipHostMemory(segment, true);
+        return new HostAllocation(segment, true);
     }
 
     /**
@@ -361,7 +380,7 @@ final class HipContext implements ContextHandle {
      */
     @Override
     public void freeHost(HostMemory memory) {
-        HipHostMemory m = (HipHostMemory) memory;
+        HostAllocation m = HostAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already: a second free must not reach the runtime
         }

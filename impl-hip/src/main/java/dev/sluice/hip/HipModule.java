@@ -3,6 +3,7 @@ package dev.sluice.hip;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.support.DeviceAllocation;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -72,7 +73,7 @@ final class HipModule implements FunctionHandle {
                     + " names unmangled)");
         }
         api.check(r, "hipModuleGetGlobal(" + variable + ")");
-        return HipDeviceMemory.moduleVariable(found[0], found[1], device);
+        return DeviceAllocation.moduleVariable(found[0], found[1], device);
     }
 
     /** Kept loaded for the device's other contexts and later loads of the same code; see the class comment. */

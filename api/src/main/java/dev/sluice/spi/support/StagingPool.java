@@ -150,6 +150,21 @@ public final class StagingPool {
         throw new IllegalStateException("staging buffers destroyed");
     }
 
+    /**
+     * {@link #tryAcquire}, for a pool that must not wait: never null.
+     *
+     * @throws IllegalStateException naming the limit when all {@link #maxBuffers()} buffers exist and none of the size
+     *                               is free, or after {@link #destroy()}
+     */
+    public Buffer acquire(long remaining) {
+        Buffer b = tryAcquire(remaining);
+        if (b == null) {
+            throw new IllegalStateException("all " + maxBuffers + " staging buffers are in use; a piece of "
+                    + Math.min(remaining, largest) + " bytes must wait for one");
+        }
+        return b;
+    }
+
     /** Gives back a buffer whose copy has finished; dropped after {@link #destroy()}. */
     public synchronized void release(Buffer b) {
         if (!destroyed) {
