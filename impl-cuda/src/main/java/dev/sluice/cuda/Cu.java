@@ -16,7 +16,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Layer 1: the CUDA driver functions Sluice calls through {@code java.lang.foreign}, with handles passed as
+ * Bindings layer: the CUDA driver functions Sluice calls through {@code java.lang.foreign}, with handles passed as
  * their native addresses ({@code long}), and the status checks that turn a {@code CUresult} into a typed
  * {@link SluiceException} carrying the error's name and code. The hot path (launches, event record and query,
  * stream waits, copies, memsets, stream memory operations, context binding) lives here; JCuda covers the rest

@@ -36,7 +36,7 @@ import jcuda.driver.JCudaDriver;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Layer 3: one opened CUDA device. Binds its {@link DriverContext} on every thread that calls in (the completion
+ * SPI layer: one opened CUDA device. Binds its {@link DriverContext} on every thread that calls in (the completion
  * thread included, through the markers). Owns the pools behind the hot path: marker events, host-gate flags,
  * staging chunks, and the built-in kernels (64-bit fill, gate fallback).
  *

@@ -31,7 +31,7 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Layer 3: a CUDA stream. The public layer serialises every call on one stream (one lock per stream), so
+ * SPI layer: a CUDA stream. The public layer serialises every call on one stream (one lock per stream), so
  * the reusable native blocks here (kernel arguments, the {@code CUlaunchConfig}) need no lock of their own.
  *
  * <p>Launches go through {@code java.lang.foreign} to {@code cuLaunchKernel} with one argument block per

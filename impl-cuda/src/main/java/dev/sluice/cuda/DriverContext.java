@@ -16,7 +16,7 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Layer 2: a CUDA context, either the device's primary context (shared with every other library in the
+ * Handles layer: a CUDA context, either the device's primary context (shared with every other library in the
  * process, like the runtime API's) or one created for Sluice alone, and its binding to threads.
  *
  * <p>Primary contexts are retained once per device and kept: retaining and releasing one per

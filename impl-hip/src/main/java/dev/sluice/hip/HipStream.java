@@ -45,7 +45,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     private final boolean isDefault;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment scratch = arena.allocate(16, 8);
-    private final HipLaunchBlock block = new HipLaunchBlock();
+    private final LaunchBlock block = new LaunchBlock();
     private @Nullable List<Runnable> pendingHostWork;
     private boolean capturing;
     /** The number of this stream's last completion marker. */
@@ -57,8 +57,8 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         this.api = context.api;
         this.isDefault = isDefault;
         context.bind();
-        this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipConstants.hipStreamNonBlocking
-                : HipConstants.hipStreamDefault, options.priority());
+        this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipApiConstants.hipStreamNonBlocking
+                : HipApiConstants.hipStreamDefault, options.priority());
     }
 
     private void addHostWork(Runnable r) {
@@ -238,7 +238,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         var b = config.block();
         int shared = (int) config.sharedMemoryBytes();
         if (cooperative) {
-            if (!api.lib.has(HipSymbol.hipModuleLaunchCooperativeKernel)) {
+            if (!api.lib.has(HipApiSymbol.hipModuleLaunchCooperativeKernel)) {
                 throw new UnsupportedOnBackendException("cooperative launch is not supported on hip here: "
                         + context.backend.libraryName() + " has no hipModuleLaunchCooperativeKernel (HIP 6 and later)");
             }
@@ -278,14 +278,14 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     @Override
     public boolean isComplete(long event, long sequence) {
         int r = api.eventQuery(event);
-        if (r == HipConstants.hipSuccess) {
+        if (r == HipApiConstants.hipSuccess) {
             return true;
         }
-        if (r == HipConstants.hipErrorNotReady) {
+        if (r == HipApiConstants.hipErrorNotReady) {
             return false;
         }
         context.noteStatus(r);
-        throw HipErrors.exception(api, "hipEventQuery (completion marker on " + context + ")", r, -1);
+        throw HipApiErrors.exception(api, "hipEventQuery (completion marker on " + context + ")", r, -1);
     }
 
     @Override
@@ -312,7 +312,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         }
         HostFlagSlots.Slot slot = context.gates.acquire();
         try {
-            api.streamWaitValue32(handle, slot.device(), slot.target(), HipConstants.hipStreamWaitValueGte, 0xFFFF_FFFF);
+            api.streamWaitValue32(handle, slot.device(), slot.target(), HipApiConstants.hipStreamWaitValueGte, 0xFFFF_FFFF);
         } catch (RuntimeException e) {
             context.gates.open(slot); // nothing waits on it: give it back
             throw e;
@@ -335,7 +335,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     /** Relaxed capture mode: other threads (the completion thread querying markers) may go on calling HIP. */
     @Override
     public void beginCapture() {
-        api.streamBeginCapture(handle, HipConstants.hipStreamCaptureModeRelaxed);
+        api.streamBeginCapture(handle, HipApiConstants.hipStreamCaptureModeRelaxed);
         capturing = true;
     }
 

@@ -27,7 +27,7 @@ final class RuntimeEvents implements NativeEvents {
     @Override
     public long create() {
         api.setDevice(device);
-        return api.eventCreateWithFlags(HipConstants.hipEventDisableTiming);
+        return api.eventCreateWithFlags(HipApiConstants.hipEventDisableTiming);
     }
 
     @Override
@@ -38,14 +38,14 @@ final class RuntimeEvents implements NativeEvents {
     @Override
     public boolean query(long event) {
         int r = api.eventQuery(event);
-        if (r == HipConstants.hipSuccess) {
+        if (r == HipApiConstants.hipSuccess) {
             return true;
         }
-        if (r == HipConstants.hipErrorNotReady) {
+        if (r == HipApiConstants.hipErrorNotReady) {
             return false;
         }
         noteStatus.accept(r);
-        throw HipErrors.exception(api, "hipEventQuery", r, -1);
+        throw HipApiErrors.exception(api, "hipEventQuery", r, -1);
     }
 
     @Override

@@ -20,8 +20,8 @@ final class RuntimePinnedMemory implements PinnedMemory {
     @Override
     public long allocate(long bytes, boolean mapped) {
         api.setDevice(device);
-        return api.hostMalloc(bytes, mapped ? HipConstants.hipHostMallocMapped | HipConstants.hipHostMallocPortable
-                : HipConstants.hipHostMallocDefault);
+        return api.hostMalloc(bytes, mapped ? HipApiConstants.hipHostMallocMapped | HipApiConstants.hipHostMallocPortable
+                : HipApiConstants.hipHostMallocDefault);
     }
 
     @Override

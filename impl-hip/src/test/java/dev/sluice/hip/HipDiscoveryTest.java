@@ -31,9 +31,9 @@ class HipDiscoveryTest {
     @Test
     void discoveryTriesTheUsualNamesAndFolders() throws Exception {
         try {
-            HipLibrary lib = HipLibrary.load(null, null);
+            HipApiLibrary lib = HipApiLibrary.load(null, null);
             assertTrue(lib.tried().getLast().endsWith(": loaded"), lib.tried().toString());
-        } catch (HipLibrary.NotFound e) {
+        } catch (HipApiLibrary.NotFound e) {
             String all = String.join("\n", e.tried);
             for (String name : List.of("libamdhip64.so:", "libamdhip64.so.6:", "libamdhip64.so.5:", "/opt/rocm/lib/libamdhip64.so")) {
                 assertTrue(all.contains(name), name + " in " + all);

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The loaded HIP runtime ({@code libamdhip64}) and, on first use, hiprtc: library discovery and the downcall
- * handle of every {@link HipSymbol}, each looked up the first time it is called. The lowest layer of the
+ * handle of every {@link HipApiSymbol}, each looked up the first time it is called. The lowest layer of the
  * backend: {@link HipApi} calls through it and turns status codes into exceptions.
  *
  * <p>Discovery, in order: the file named by the system property {@value #HIP_PROPERTY} (alone, when set);
@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * ({@value #HIPRTC_PROPERTY}, {@code libhiprtc.so*}), falling back to the HIP runtime itself, which
  * exported the hiprtc functions up to HIP 5.2. Every attempt and its outcome is kept for error messages.
  */
-final class HipLibrary {
+final class HipApiLibrary {
 
     static final String HIP_PROPERTY = "sluice.hip.library";
     static final String HIPRTC_PROPERTY = "sluice.hiprtc.library";
@@ -52,18 +52,18 @@ final class HipLibrary {
     private final Loaded hip;
     private final List<String> tried;
     private final @Nullable String hiprtcOverride;
-    private final MethodHandle[] handles = new MethodHandle[HipSymbol.values().length];
+    private final MethodHandle[] handles = new MethodHandle[HipApiSymbol.values().length];
     private volatile @Nullable Loaded hiprtc;
     private volatile @Nullable List<String> hiprtcTried;
 
-    private HipLibrary(Loaded hip, List<String> tried, @Nullable String hiprtcOverride) {
+    private HipApiLibrary(Loaded hip, List<String> tried, @Nullable String hiprtcOverride) {
         this.hip = hip;
         this.tried = List.copyOf(tried);
         this.hiprtcOverride = hiprtcOverride;
     }
 
     /** Discovers the HIP runtime as described above, honouring the system properties. */
-    static HipLibrary load() throws NotFound {
+    static HipApiLibrary load() throws NotFound {
         return load(System.getProperty(HIP_PROPERTY), System.getProperty(HIPRTC_PROPERTY));
     }
 
@@ -71,7 +71,7 @@ final class HipLibrary {
      * Loads the HIP runtime from {@code hipFile} if not null (and only from there), else by discovery; hiprtc
      * later from {@code hiprtcFile} if not null, else by discovery.
      */
-    static HipLibrary load(@Nullable String hipFile, @Nullable String hiprtcFile) throws NotFound {
+    static HipApiLibrary load(@Nullable String hipFile, @Nullable String hiprtcFile) throws NotFound {
         List<String> tried = new ArrayList<>();
         List<String> candidates = hipFile != null && !hipFile.isBlank()
                 ? List.of(hipFile)
@@ -79,13 +79,13 @@ final class HipLibrary {
         for (String c : candidates) {
             Loaded l = tryLoad(c, tried, hipFile != null && !hipFile.isBlank() ? " (-D" + HIP_PROPERTY + ")" : "");
             if (l != null) {
-                List<String> missing = missing(l.lookup(), HipSymbol.Lib.HIP);
+                List<String> missing = missing(l.lookup(), HipApiSymbol.Lib.HIP);
                 if (!missing.isEmpty()) {
                     tried.set(tried.size() - 1, c + ": loaded, but lacks " + missing.size() + " required HIP function(s): "
                             + String.join(", ", missing));
                     continue;
                 }
-                return new HipLibrary(l, tried, hiprtcFile == null || hiprtcFile.isBlank() ? null : hiprtcFile);
+                return new HipApiLibrary(l, tried, hiprtcFile == null || hiprtcFile.isBlank() ? null : hiprtcFile);
             }
         }
         throw new NotFound("the HIP runtime library (libamdhip64) could not be loaded", tried);
@@ -126,9 +126,9 @@ final class HipLibrary {
         }
     }
 
-    private static List<String> missing(SymbolLookup lookup, HipSymbol.Lib lib) {
+    private static List<String> missing(SymbolLookup lookup, HipApiSymbol.Lib lib) {
         List<String> missing = new ArrayList<>();
-        for (HipSymbol s : HipSymbol.of(lib)) {
+        for (HipApiSymbol s : HipApiSymbol.of(lib)) {
             if (!s.optional && lookup.find(s.name()).isEmpty()) {
                 missing.add(s.name());
             }
@@ -158,17 +158,17 @@ final class HipLibrary {
     }
 
     /** Whether {@code symbol} exists in its library (for optional symbols). */
-    boolean has(HipSymbol symbol) {
+    boolean has(HipApiSymbol symbol) {
         return lookupOf(symbol).find(symbol.name()).isPresent();
     }
 
     /** The downcall handle of {@code symbol}, created on first use. */
-    MethodHandle handle(HipSymbol symbol) {
+    MethodHandle handle(HipApiSymbol symbol) {
         MethodHandle h = handles[symbol.ordinal()];
         return h != null ? h : resolve(symbol);
     }
 
-    private synchronized MethodHandle resolve(HipSymbol symbol) {
+    private synchronized MethodHandle resolve(HipApiSymbol symbol) {
         MethodHandle h = handles[symbol.ordinal()];
         if (h != null) {
             return h;
@@ -176,7 +176,7 @@ final class HipLibrary {
         SymbolLookup lookup = lookupOf(symbol);
         Optional<MemorySegment> address = lookup.find(symbol.name());
         if (address.isEmpty()) {
-            String lib = symbol.lib == HipSymbol.Lib.HIP ? hip.name() : hiprtcName();
+            String lib = symbol.lib == HipApiSymbol.Lib.HIP ? hip.name() : hiprtcName();
             throw new UnsupportedOnBackendException(symbol.name() + " (not exported by " + lib
                     + (symbol.optional ? ", which predates it" : "") + ") is not supported on hip");
         }
@@ -185,8 +185,8 @@ final class HipLibrary {
         return h;
     }
 
-    private SymbolLookup lookupOf(HipSymbol symbol) {
-        return symbol.lib == HipSymbol.Lib.HIP ? hip.lookup() : hiprtc().lookup();
+    private SymbolLookup lookupOf(HipApiSymbol symbol) {
+        return symbol.lib == HipApiSymbol.Lib.HIP ? hip.lookup() : hiprtc().lookup();
     }
 
     /** hiprtc, found on first use; the HIP runtime itself when it exports the hiprtc functions (HIP 5.2 and earlier). */
@@ -204,7 +204,7 @@ final class HipLibrary {
             for (String c : candidates) {
                 Loaded found = tryLoad(c, tried, hiprtcOverride != null ? " (-D" + HIPRTC_PROPERTY + ")" : "");
                 if (found != null) {
-                    List<String> missing = missing(found.lookup(), HipSymbol.Lib.HIPRTC);
+                    List<String> missing = missing(found.lookup(), HipApiSymbol.Lib.HIPRTC);
                     if (missing.isEmpty()) {
                         hiprtcTried = List.copyOf(tried);
                         hiprtc = found;
@@ -213,7 +213,7 @@ final class HipLibrary {
                     tried.set(tried.size() - 1, c + ": loaded, but lacks " + String.join(", ", missing));
                 }
             }
-            if (hiprtcOverride == null && missing(hip.lookup(), HipSymbol.Lib.HIPRTC).isEmpty()) {
+            if (hiprtcOverride == null && missing(hip.lookup(), HipApiSymbol.Lib.HIPRTC).isEmpty()) {
                 tried.add(hip.name() + ": exports the hiprtc functions itself (HIP 5.2 and earlier)");
                 hiprtcTried = List.copyOf(tried);
                 hiprtc = hip;

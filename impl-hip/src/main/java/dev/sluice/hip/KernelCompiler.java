@@ -17,14 +17,14 @@ import java.util.List;
  * {@code blockIdx}, {@code blockDim}, {@code __shared__}, {@code __syncthreads}) needs no header under hiprtc.
  * Compilations are serialised: hiprtc's thread safety differs between versions.
  */
-final class HipCompiler {
+final class KernelCompiler {
 
     private final HipApi api;
     private static final String EXTENSION = "hsaco";
     private final KernelCache cache = new KernelCache("hip");
     private volatile String version;
 
-    HipCompiler(HipApi api) {
+    KernelCompiler(HipApi api) {
         this.api = api;
     }
 
@@ -41,12 +41,15 @@ final class HipCompiler {
         return v;
     }
 
-    /** The code object for {@code source}, from the cache or compiled now for {@code context}'s device. */
-    Image compile(HipContext context, String kernelName, String source, List<String> options) {
+    /**
+     * The code object for {@code source}, from the cache or compiled now for device {@code device}, whose code is
+     * identified by {@code archKey} (name, compute capability, gfx number, runtime).
+     */
+    Image compile(int device, String archKey, String kernelName, String source, List<String> options) {
         List<String> parts = new ArrayList<>();
         parts.add("hip");
         parts.add("hiprtc " + version());
-        parts.add(context.archKey());
+        parts.add(archKey);
         parts.addAll(options);
         parts.add(kernelName);
         parts.add(source);
@@ -56,8 +59,8 @@ final class HipCompiler {
             return new Image(cached, key, true);
         }
         byte[] code;
-        synchronized (HipCompiler.class) {
-            context.bind();
+        synchronized (KernelCompiler.class) {
+            api.setDevice(device);
             code = compileNow(kernelName, source, options);
         }
         cache.put(key, EXTENSION, code);
@@ -72,7 +75,7 @@ final class HipCompiler {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment progOut = a.allocate(ADDRESS);
             int r = api.hiprtcCreateProgram(progOut, a.allocateFrom(source), a.allocateFrom(kernelName + ".cu"));
-            if (r != HipConstants.HIPRTC_SUCCESS) {
+            if (r != HipApiConstants.HIPRTC_SUCCESS) {
                 throw failure("hiprtcCreateProgram", kernelName, r, "");
             }
             long prog = progOut.get(JAVA_LONG, 0);
@@ -83,17 +86,17 @@ final class HipCompiler {
                 }
                 r = api.hiprtcCompileProgram(prog, options.size(), opts);
                 String log = log(a, prog);
-                if (r != HipConstants.HIPRTC_SUCCESS) {
+                if (r != HipApiConstants.HIPRTC_SUCCESS) {
                     throw failure("hiprtcCompileProgram", kernelName, r, log);
                 }
                 MemorySegment size = a.allocate(JAVA_LONG);
                 r = api.hiprtcGetCodeSize(prog, size);
-                if (r != HipConstants.HIPRTC_SUCCESS) {
+                if (r != HipApiConstants.HIPRTC_SUCCESS) {
                     throw failure("hiprtcGetCodeSize", kernelName, r, log);
                 }
                 MemorySegment code = a.allocate(Math.max(1, size.get(JAVA_LONG, 0)));
                 r = api.hiprtcGetCode(prog, code);
-                if (r != HipConstants.HIPRTC_SUCCESS) {
+                if (r != HipApiConstants.HIPRTC_SUCCESS) {
                     throw failure("hiprtcGetCode", kernelName, r, log);
                 }
                 return code.asSlice(0, size.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -105,11 +108,11 @@ final class HipCompiler {
 
     private String log(Arena a, long prog) {
         MemorySegment size = a.allocate(JAVA_LONG);
-        if (api.hiprtcGetProgramLogSize(prog, size) != HipConstants.HIPRTC_SUCCESS || size.get(JAVA_LONG, 0) <= 1) {
+        if (api.hiprtcGetProgramLogSize(prog, size) != HipApiConstants.HIPRTC_SUCCESS || size.get(JAVA_LONG, 0) <= 1) {
             return "";
         }
         MemorySegment log = a.allocate(size.get(JAVA_LONG, 0) + 1);
-        if (api.hiprtcGetProgramLog(prog, log) != HipConstants.HIPRTC_SUCCESS) {
+        if (api.hiprtcGetProgramLog(prog, log) != HipApiConstants.HIPRTC_SUCCESS) {
             return "";
         }
         return log.getString(0).strip();

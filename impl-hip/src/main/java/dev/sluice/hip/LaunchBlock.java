@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
  * slot's address as the kernel expects; a pointer argument holds the buffer's device address plus offset.
  * The runtime copies the values at the call, so the block may be rewritten as soon as it returns.
  */
-final class HipLaunchBlock implements AutoCloseable {
+final class LaunchBlock implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     private MemorySegment block = MemorySegment.NULL;

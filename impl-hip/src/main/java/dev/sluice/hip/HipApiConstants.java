@@ -3,7 +3,7 @@ package dev.sluice.hip;
 /**
  * The numeric values of the HIP enums and flags the backend passes, each field named exactly as in HIP's
  * headers ({@code hip/hip_runtime_api.h}, {@code hip/driver_types.h}, {@code hip/hiprtc.h} of HIP 5.2,
- * kept in {@code src/test/native/include}). {@code HipConstantsTest} reads those headers and checks every
+ * kept in {@code src/test/native/include}). {@code HipHeadersTest} reads those headers and checks every
  * field here against them, so a value copied wrong fails the build. The values the backend relies on did
  * not change in HIP 6 (the attribute enum grew only at its ends).
  *
@@ -11,9 +11,9 @@ package dev.sluice.hip;
  * {@code CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK} is 1): never share a table with the CUDA backend.
  */
 @SuppressWarnings("checkstyle:ConstantName")
-final class HipConstants {
+final class HipApiConstants {
 
-    private HipConstants() {
+    private HipApiConstants() {
     }
 
     // ---------------------------------------------------------------- hipError_t

@@ -21,7 +21,7 @@ import java.util.List;
  * <p>Optional symbols are those that appeared after HIP 5.2 (the version Debian ships and CI checks):
  * the backend uses them when present and reports the feature unsupported otherwise.
  */
-enum HipSymbol {
+enum HipApiSymbol {
 
     // ---------------------------------------------------------------- errors and versions
     /** {@code const char* hipGetErrorName(hipError_t)} */
@@ -209,18 +209,18 @@ enum HipSymbol {
     final boolean optional;
     final FunctionDescriptor descriptor;
 
-    HipSymbol(Lib lib, MemoryLayout result, MemoryLayout... args) {
+    HipApiSymbol(Lib lib, MemoryLayout result, MemoryLayout... args) {
         this(lib, false, result, args);
     }
 
-    HipSymbol(Lib lib, boolean optional, MemoryLayout result, MemoryLayout... args) {
+    HipApiSymbol(Lib lib, boolean optional, MemoryLayout result, MemoryLayout... args) {
         this.lib = lib;
         this.optional = optional;
         this.descriptor = FunctionDescriptor.of(result, args);
     }
 
     /** The symbols of {@code lib}, required and optional. */
-    static List<HipSymbol> of(Lib lib) {
+    static List<HipApiSymbol> of(Lib lib) {
         return java.util.Arrays.stream(values()).filter(s -> s.lib == lib).toList();
     }
 }

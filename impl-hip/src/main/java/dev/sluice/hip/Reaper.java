@@ -1,5 +1,6 @@
 package dev.sluice.hip;
 
+import dev.sluice.spi.support.EventPool;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.lang.System.Logger;
@@ -12,9 +13,9 @@ import java.lang.System.Logger.Level;
  * of memory from {@code hipMalloc} (where {@code hipFreeAsync} does not apply) records an event on the stream
  * and hands the free to this thread, which waits for the event and then frees. Started on first use.
  */
-final class HipReaper {
+final class Reaper {
 
-    private static final Logger LOG = System.getLogger(HipReaper.class.getName());
+    private static final Logger LOG = System.getLogger(Reaper.class.getName());
 
     /** A free to run once {@code event} (0: none) has completed. */
     private record Job(long event, Runnable free) {
@@ -22,21 +23,30 @@ final class HipReaper {
 
     private static final Job STOP = new Job(0, () -> { });
 
-    private final HipContext context;
+    private final HipApi api;
+    private final int device;
+    private final EventPool events;
     private final LinkedBlockingQueue<Job> jobs = new LinkedBlockingQueue<>();
     private Thread thread;
 
-    HipReaper(HipContext context) {
-        this.context = context;
+    /**
+     * @param api    the runtime
+     * @param device the device whose memory it frees
+     * @param events where it takes the events it waits on
+     */
+    Reaper(HipApi api, int device, EventPool events) {
+        this.api = api;
+        this.device = device;
+        this.events = events;
     }
 
     /** Runs {@code free} after everything enqueued on {@code stream} so far has finished. */
     void afterStream(long stream, Runnable free) {
-        long event = context.markerEvents.take();
+        long event = events.take();
         try {
-            context.api.eventRecord(event, stream);
+            api.eventRecord(event, stream);
         } catch (RuntimeException e) {
-            context.markerEvents.give(event);
+            events.give(event);
             throw e;
         }
         submit(new Job(event, free));
@@ -49,7 +59,7 @@ final class HipReaper {
 
     private synchronized void submit(Job job) {
         if (thread == null) {
-            thread = Thread.ofPlatform().daemon().name("sluice-hip-reaper-" + context.device).start(this::run);
+            thread = Thread.ofPlatform().daemon().name("sluice-hip-reaper-" + device).start(this::run);
         }
         jobs.add(job);
     }
@@ -67,13 +77,13 @@ final class HipReaper {
             }
             try {
                 if (job.event != 0) {
-                    context.api.eventSynchronize(job.event);
-                    context.markerEvents.give(job.event);
+                    api.eventSynchronize(job.event);
+                    events.give(job.event);
                 }
-                context.bind();
+                api.setDevice(device);
                 job.free.run();
             } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "deferred free on " + context + " failed", e);
+                LOG.log(Level.DEBUG, "deferred free on hip device " + device + " failed", e);
             }
         }
     }

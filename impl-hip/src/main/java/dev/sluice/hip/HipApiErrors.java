@@ -10,17 +10,17 @@ import dev.sluice.UnsupportedOnBackendException;
  * ({@code hipGetErrorName}) and its code. Codes that leave the device unusable (illegal address, kernel
  * failure, device assert...) become sticky {@link DeviceException}s, which fault the context.
  */
-final class HipErrors {
+final class HipApiErrors {
 
-    private HipErrors() {
+    private HipApiErrors() {
     }
 
     /** Whether {@code code} is an error after which the device is unusable for the process. */
     static boolean isSticky(int code) {
         return switch (code) {
-            case HipConstants.hipErrorIllegalAddress, HipConstants.hipErrorLaunchTimeOut, HipConstants.hipErrorAssert,
-                    HipConstants.hipErrorLaunchFailure, HipConstants.hipErrorECCNotCorrectable,
-                    HipConstants.hipErrorPriorLaunchFailure, HipConstants.hipErrorContextIsDestroyed,
+            case HipApiConstants.hipErrorIllegalAddress, HipApiConstants.hipErrorLaunchTimeOut, HipApiConstants.hipErrorAssert,
+                    HipApiConstants.hipErrorLaunchFailure, HipApiConstants.hipErrorECCNotCorrectable,
+                    HipApiConstants.hipErrorPriorLaunchFailure, HipApiConstants.hipErrorContextIsDestroyed,
                     714, 715, 716, 717, 718 -> true; // CUDA's hardware-exception codes, which HIP 6 also reports
             default -> false;
         };
@@ -31,11 +31,11 @@ final class HipErrors {
         String name = api.errorName(code);
         String text = api.errorString(code);
         String message = call + " failed: " + name + " (" + code + ")" + (text.isEmpty() || text.equals(name) ? "" : ": " + text);
-        if (code == HipConstants.hipErrorOutOfMemory) {
+        if (code == HipApiConstants.hipErrorOutOfMemory) {
             return new DeviceOutOfMemoryException(message + (bytes >= 0 ? "; " + bytes + " bytes were requested" : ""),
                     Math.max(bytes, 0), name, code);
         }
-        if (code == HipConstants.hipErrorNotSupported) {
+        if (code == HipApiConstants.hipErrorNotSupported) {
             return new UnsupportedOnBackendException(message + " (not supported on hip)");
         }
         return new DeviceException(message, name, code, isSticky(code), null);
