@@ -4,12 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.sluice.spi.support.LayerRule;
 import dev.sluice.spi.support.LayerRule.Layer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** The package's naming rule shows each class's layer, and no layer names a higher one (see package-info). */
@@ -23,22 +20,14 @@ class LayerNamingTest {
         return name.matches("Cuda[A-Z]\\w*") ? Layer.SPI : Layer.HANDLES;
     }
 
-    private static Map<String, Set<String>> references() throws Exception {
-        Path classes = Path.of(CudaBackend.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        return LayerRule.references(classes, "dev.sluice.cuda");
-    }
-
     @Test
     void noLayerNamesAHigherOne() throws Exception {
-        assertEquals(List.of(), LayerRule.violations(references(), LayerNamingTest::layerOf));
+        assertEquals(List.of(), LayerRule.violations(LayerRule.references(CudaBackend.class), LayerNamingTest::layerOf));
     }
 
     @Test
     void everyClassHasTheLayerItsJobSays() throws Exception {
-        Map<Layer, Set<String>> byLayer = new TreeMap<>();
-        for (String c : references().keySet()) {
-            byLayer.computeIfAbsent(layerOf(c), k -> new TreeSet<>()).add(c);
-        }
+        Map<Layer, Set<String>> byLayer = LayerRule.classesByLayer(CudaBackend.class, LayerNamingTest::layerOf);
         assertEquals(Set.of("Cu", "CuLibrary", "Jc", "JcNatives", "Nvrtc"), byLayer.get(Layer.BINDINGS));
         assertEquals(Set.of("CudaBackend", "CudaContext", "CudaFunction", "CudaStagedMarker", "CudaStream"), byLayer.get(Layer.SPI));
     }

@@ -72,6 +72,25 @@ public final class LayerRule {
         return refs;
     }
 
+    /** {@link #references(Path, String)} of the package of {@code anchor}, read where {@code anchor} was loaded from. */
+    public static Map<String, Set<String>> references(Class<?> anchor) throws IOException {
+        try {
+            Path classes = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return references(classes, anchor.getPackageName());
+        } catch (java.net.URISyntaxException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** The top-level classes of {@code anchor}'s package, grouped by the layer {@code layerOf} gives them. */
+    public static Map<Layer, Set<String>> classesByLayer(Class<?> anchor, Function<String, Layer> layerOf) throws IOException {
+        Map<Layer, Set<String>> byLayer = new TreeMap<>();
+        for (String c : references(anchor).keySet()) {
+            byLayer.computeIfAbsent(layerOf.apply(c), k -> new TreeSet<>()).add(c);
+        }
+        return byLayer;
+    }
+
     private static String topLevel(String simpleName) {
         int d = simpleName.indexOf('$');
         return d < 0 ? simpleName : simpleName.substring(0, d);
