@@ -112,9 +112,15 @@ public final class EventMarker implements Marker {
     }
 
     private void runHostWork() {
-        List<Runnable> work = hostWork;
-        if (work != null) {
+        if (hostWork == null) {
+            return; // no lock for markers without host work (CUDA's)
+        }
+        List<Runnable> work;
+        synchronized (this) { // two pollers at once (completion thread, a waiting caller) run it once
+            work = hostWork;
             hostWork = null;
+        }
+        if (work != null) {
             for (Runnable r : work) {
                 try {
                     r.run();
