@@ -209,14 +209,14 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {
         context.cu.bind();
-        CudaContext s = (CudaContext) sourceContext;
-        CudaContext d = (CudaContext) destinationContext;
+        long s = sourceContext.nativeHandle(); // the CUcontexts: no need to know the SPI classes behind them
+        long d = destinationContext.nativeHandle();
         long dst = destination.address() + destinationOffset;
         long src = source.address() + sourceOffset;
-        if (s.cu.address == d.cu.address) {
+        if (s == d) {
             Cu.check(Cu.memcpyDtoDAsync(dst, src, bytes, address), "cuMemcpyDtoDAsync");
         } else {
-            Cu.check(Cu.memcpyPeerAsync(dst, d.cu.address, src, s.cu.address, bytes, address), "cuMemcpyPeerAsync");
+            Cu.check(Cu.memcpyPeerAsync(dst, d, src, s, bytes, address), "cuMemcpyPeerAsync");
         }
     }
 
