@@ -45,7 +45,7 @@
 #   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
 #                             arguments (e.g. "--blocks 40 --samples 10000")
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
-#                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny,counters)
+#                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny)
 #   CUDA_HOME                 default /usr/local/cuda
 set -uo pipefail
 
@@ -140,14 +140,14 @@ run_percall() {
     for gap in ${PERCALL_POLL_GAPS:-1000 5000}; do
       echo; echo "== CudaBench --quick, -Dsluice.engine.pollGapNanos=$gap"
       "${j[@]}" -Dsluice.engine.pollGapNanos="$gap" dev.sluice.benchmarks.cuda.CudaBench --quick \
-        --only launch,latency,tiny,counters --native "$OUT/native.txt" || rc=1
+        --only launch,latency,tiny --native "$OUT/native.txt" || rc=1
     done
     echo; echo "== CudaBench --quick, -Dsluice.cuda.faultCheckNanos=1000000 (cuStreamQuery at most every ms)"
     "${j[@]}" -Dsluice.cuda.faultCheckNanos=1000000 dev.sluice.benchmarks.cuda.CudaBench --quick \
       --only launch,latency,tiny --native "$OUT/native.txt" || rc=1
     echo; echo "== CudaBench --quick, -Dsluice.markers.batch=16 (one completion marker per 16 operations)"
     "${j[@]}" -Dsluice.markers.batch=16 dev.sluice.benchmarks.cuda.CudaBench --quick \
-      --only launch,latency,tiny,counters --native "$OUT/native.txt" || rc=1
+      --only launch,latency,tiny --native "$OUT/native.txt" || rc=1
     echo; echo "== CudaBench --only launch under JFR"
     "${j[@]}" -XX:StartFlightRecording=filename="$OUT/launch.jfr",settings=benchmarks/profile.jfc \
       dev.sluice.benchmarks.cuda.CudaBench --only launch || rc=1
@@ -171,7 +171,7 @@ print_medians() {
 # Output: sweep.txt (every run, then the medians).
 run_sweep() {
   step "sweep"
-  local reps="${SWEEP_REPS:-3}" only="${SWEEP_ONLY:-launch,latency,tiny,counters}" rc=0 r v name opts
+  local reps="${SWEEP_REPS:-3}" only="${SWEEP_ONLY:-launch,latency,tiny}" rc=0 r v name opts
   local variants="${SWEEP_VARIANTS:-default=;gap1000=-Dsluice.engine.pollGapNanos=1000}"
   local bin="$WORK/sluice_native_bench" tsv="$WORK/sweep.tsv"
   : > "$tsv"

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,12 +29,6 @@ class SluicePropertiesTest {
 
     /** Where the measurement table starts within the guide's section. */
     private static final String MEASUREMENT_HEADING = "### For measuring and testing Sluice";
-
-    /**
-     * Names main code may still spell as a literal: the switch of the CUDA counter-marker experiment, which is to be
-     * deleted with that experiment rather than documented.
-     */
-    private static final Set<String> UNDOCUMENTED = Set.of("sluice.cuda.markers");
 
     private static final Pattern TABLE_NAME = Pattern.compile("^\\| `(sluice\\.[A-Za-z0-9.]+)` \\|");
     private static final Pattern LITERAL = Pattern.compile("\"(sluice\\.[A-Za-z0-9.]*)");
@@ -61,9 +54,7 @@ class SluicePropertiesTest {
             for (int i = 0; i < lines.size(); i++) {
                 Matcher m = LITERAL.matcher(lines.get(i));
                 while (m.find()) {
-                    if (!UNDOCUMENTED.contains(m.group(1))) {
-                        found.add(ROOT.relativize(file) + ":" + (i + 1) + ": " + lines.get(i).strip());
-                    }
+                    found.add(ROOT.relativize(file) + ":" + (i + 1) + ": " + lines.get(i).strip());
                 }
             }
         }

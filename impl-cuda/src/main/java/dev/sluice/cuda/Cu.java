@@ -16,11 +16,11 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Layer 1: the CUDA driver functions Sluice calls through {@code java.lang.foreign}, with handles passed as
+ * Bindings layer: the CUDA driver functions Sluice calls through {@code java.lang.foreign}, with handles passed as
  * their native addresses ({@code long}), and the status checks that turn a {@code CUresult} into a typed
  * {@link SluiceException} carrying the error's name and code. The hot path (launches, event record and query,
  * stream waits, copies, memsets, stream memory operations, context binding) lives here; JCuda covers the rest
- * of the driver API (see {@link Jc}). The class initialises only after {@link CudaLibrary#load()} found
+ * of the driver API (see {@link Jc}). The class initialises only after {@link CuLibrary#load()} found
  * {@code libcuda}, so CI machines without a driver never touch it.
  */
 final class Cu {
@@ -38,7 +38,7 @@ final class Cu {
     static final int ERROR_NOT_SUPPORTED = 801;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CudaLibrary.driverPath(), Arena.global());
+    private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CuLibrary.driverPath(), Arena.global());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
     private static final java.lang.foreign.AddressLayout A = ValueLayout.ADDRESS;
@@ -70,9 +70,6 @@ final class Cu {
     private static final MethodHandle MODULE_GET_GLOBAL = fn(new String[] {"cuModuleGetGlobal_v2", "cuModuleGetGlobal"}, A, A, J, A);
     private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
     private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
-    private static final MethodHandle STREAM_WRITE_VALUE32 = fn(new String[] {"cuStreamWriteValue32_v2", "cuStreamWriteValue32"}, J, J, I, I);
-    private static final MethodHandle STREAM_WAIT_VALUE64 = optional(false, "cuStreamWaitValue64_v2", J, J, J, I);
-    private static final MethodHandle STREAM_WRITE_VALUE64 = optional(false, "cuStreamWriteValue64_v2", J, J, J, I);
     private static final MethodHandle STREAM_QUERY = critical("cuStreamQuery", J);
     private static final MethodHandle DEVICE_PRIMARY_CTX_RESET = fn(new String[] {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}, I);
     private static final MethodHandle MEM_ALLOC = fn(new String[] {"cuMemAlloc_v2", "cuMemAlloc"}, A, J);
@@ -93,6 +90,8 @@ final class Cu {
     private static final MethodHandle EVENT_CREATE = fn("cuEventCreate", A, I);
     private static final MethodHandle EVENT_DESTROY = fn(new String[] {"cuEventDestroy_v2", "cuEventDestroy"}, J);
     private static final MethodHandle EVENT_SYNCHRONIZE = fn("cuEventSynchronize", J);
+    private static final MethodHandle EVENT_ELAPSED_TIME = fn("cuEventElapsedTime", A, J, J);
+    private static final MethodHandle GRAPH_LAUNCH = fn("cuGraphLaunch", J, J);
     private static final MethodHandle DEVICE_GET_DEFAULT_MEM_POOL = optional(false, "cuDeviceGetDefaultMemPool", A, I);
     private static final MethodHandle MEM_POOL_SET_ACCESS = optional(false, "cuMemPoolSetAccess", J, J, J);
 
@@ -115,7 +114,7 @@ final class Cu {
                 return h;
             }
         }
-        throw new UnsupportedOnBackendException("libcuda (" + CudaLibrary.driverPath() + ") has none of " + String.join(", ", names));
+        throw new UnsupportedOnBackendException("libcuda (" + CuLibrary.driverPath() + ") has none of " + String.join(", ", names));
     }
 
     private static @Nullable MethodHandle optional(boolean critical, String name, MemoryLayout... args) {
@@ -229,6 +228,28 @@ final class Cu {
         }
     }
 
+    /** Milliseconds between two completed events recorded with timing ({@code cuEventElapsedTime}). */
+    static float eventElapsedTime(long start, long end) {
+        MemorySegment s = SCRATCH.get();
+        int r;
+        try {
+            r = (int) EVENT_ELAPSED_TIME.invokeExact(s, start, end);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+        check(r, "cuEventElapsedTime");
+        return s.get(ValueLayout.JAVA_FLOAT, 0);
+    }
+
+    /** Enqueues an executable graph ({@code cuGraphLaunch}). */
+    static int graphLaunch(long exec, long stream) {
+        try {
+            return (int) GRAPH_LAUNCH.invokeExact(exec, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
     static int streamWaitEvent(long stream, long event) {
         try {
             return (int) STREAM_WAIT_EVENT.invokeExact(stream, event, 0);
@@ -287,36 +308,6 @@ final class Cu {
     static int streamWaitValue32(long stream, long address, int value, int flags) {
         try {
             return (int) STREAM_WAIT_VALUE32.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWriteValue32(long stream, long address, int value, int flags) {
-        try {
-            return (int) STREAM_WRITE_VALUE32.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWaitValue64(long stream, long address, long value, int flags) {
-        if (STREAM_WAIT_VALUE64 == null) {
-            return ERROR_NOT_SUPPORTED;
-        }
-        try {
-            return (int) STREAM_WAIT_VALUE64.invokeExact(stream, address, value, flags);
-        } catch (Throwable t) {
-            throw fatal(t);
-        }
-    }
-
-    static int streamWriteValue64(long stream, long address, long value, int flags) {
-        if (STREAM_WRITE_VALUE64 == null) {
-            return ERROR_NOT_SUPPORTED;
-        }
-        try {
-            return (int) STREAM_WRITE_VALUE64.invokeExact(stream, address, value, flags);
         } catch (Throwable t) {
             throw fatal(t);
         }

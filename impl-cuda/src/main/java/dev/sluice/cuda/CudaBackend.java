@@ -25,7 +25,7 @@ public final class CudaBackend implements Backend {
     @Override
     public BackendProbe probe() {
         try {
-            return CudaLibrary.probe();
+            return CuLibrary.probe();
         } catch (Throwable t) {
             return BackendProbe.unavailable("probing the CUDA driver failed: " + t, java.util.List.of());
         }

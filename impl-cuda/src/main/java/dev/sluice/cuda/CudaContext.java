@@ -18,6 +18,11 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventPool;
+import dev.sluice.spi.support.HostAllocation;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,13 +31,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import jcuda.driver.CUevent;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Layer 3: one opened CUDA device. Binds its {@link CuContext} on every thread that calls in (the completion
+ * SPI layer: one opened CUDA device. Binds its {@link DriverContext} on every thread that calls in (the completion
  * thread included, through the markers). Owns the pools behind the hot path: marker events, host-gate flags,
  * staging chunks, and the built-in kernels (64-bit fill, gate fallback).
  *
@@ -45,13 +49,14 @@ final class CudaContext implements ContextHandle {
 
     private static final Logger LOG = System.getLogger(CudaContext.class.getName());
 
-    final CuContext cu;
+    final DriverContext cu;
     final ContextOptions options;
+    /** The driver's events of this context, as the kit's pool and user events call them. */
+    final DriverEvents events;
     final EventPool markerEvents;
-    final MappedFlags flags = new MappedFlags();
-    final StreamCounters counters = new StreamCounters();
-    /** Completion markers are stream counters (see {@link CounterMarker}) rather than pooled events. */
-    volatile boolean counterMarkers;
+    /** Page-locked host memory of this context, for the host flags and the staging chunks. */
+    private final DriverPinnedMemory pinned;
+    final HostFlagSlots flags;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -72,23 +77,22 @@ final class CudaContext implements ContextHandle {
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
 
-    private CudaContext(CuContext cu, ContextOptions options) {
+    private CudaContext(DriverContext cu, ContextOptions options) {
         this.cu = cu;
         this.options = options;
         int blocking = options.waitStrategy() == WaitStrategy.BLOCKING ? 1 : 0; // CU_EVENT_BLOCKING_SYNC
-        this.markerEvents = new EventPool(blocking);
-        // Event markers by default. Stream counters (cuStreamWriteValue64 into host-mapped memory) cost about 0.5 µs
-        // more per call, and with them as every operation's marker the H100 ran the streams of the overlap benchmark
-        // one after another: 2 to 4 streams took as long as one (docs/decisions/0002-event-markers-on-cuda.md).
-        this.counterMarkers = blocking == 0 && "counters".equalsIgnoreCase(System.getProperty("sluice.cuda.markers", ""));
+        this.events = new DriverEvents(cu, blocking);
+        this.markerEvents = new EventPool(events);
+        this.pinned = new DriverPinnedMemory(cu);
+        this.flags = new HostFlagSlots(pinned);
         byte[] n = new byte[256];
         Jc.check(JCudaDriver.cuDeviceGetName(n, n.length, cu.device), "cuDeviceGetName");
-        this.name = CudaLibrary.cString(n);
+        this.name = CuLibrary.cString(n);
         int[] major = new int[1];
         int[] minor = new int[1];
         Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, cu.device), "cuDeviceComputeCapability");
         this.capability = new ComputeCapability(major[0], minor[0]);
-        this.memoryPools = Cu.hasMemoryPools() && rawAttribute(115) != 0 && !Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_NO_MEMORY_POOLS);
+        this.memoryPools = Cu.hasMemoryPools() && attribute(DeviceAttribute.MEMORY_POOLS_SUPPORTED) != 0 && !Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_NO_MEMORY_POOLS);
         this.allocationStream = new CUstream();
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
         this.defaultStream = createStream(StreamOptions.defaults());
@@ -102,7 +106,7 @@ final class CudaContext implements ContextHandle {
     }
 
     static CudaContext open(int ordinal, ContextOptions options) {
-        CuContext cu = CuContext.open(ordinal, options.primaryContext(), options.contextFlags());
+        DriverContext cu = DriverContext.open(ordinal, options.primaryContext(), options.contextFlags());
         try {
             return new CudaContext(cu, options);
         } catch (RuntimeException | Error e) {
@@ -124,22 +128,12 @@ final class CudaContext implements ContextHandle {
 
     @Override
     public String driverVersion() {
-        return "CUDA " + CudaLibrary.versionString(CudaLibrary.driverVersion());
+        return "CUDA " + CuLibrary.versionString(CuLibrary.driverVersion());
     }
 
     @Override
     public ComputeCapability computeCapability() {
         return capability;
-    }
-
-    private int rawAttribute(int id) {
-        int[] v = new int[1];
-        int r = JCudaDriver.cuDeviceGetAttribute(v, id, cu.device);
-        if (r != Cu.SUCCESS) {
-            throw new UnsupportedOnBackendException("device attribute " + id + " is not reported by this CUDA driver: "
-                    + Cu.errorName(r));
-        }
-        return v[0];
     }
 
     @Override
@@ -329,9 +323,13 @@ final class CudaContext implements ContextHandle {
         if (flags.contains(EventFlag.INTERPROCESS)) {
             f |= 4;
         }
-        CUevent e = new CUevent();
-        Jc.check(JCudaDriver.cuEventCreate(e, f), "cuEventCreate");
-        return new CudaEvent(this, e);
+        long e = Cu.eventCreate(f);
+        return new NativeEvent(events, e, () -> {
+            if (!isClosed()) { // a closed context took its events with it
+                cu.bind();
+                Cu.eventDestroy(e);
+            }
+        });
     }
 
     // ---------------------------------------------------------------- memory
@@ -349,19 +347,19 @@ final class CudaContext implements ContextHandle {
                     throw Cu.error(r, "cuStreamSynchronize (allocation)");
                 }
             }
-            return new CudaDeviceMemory(p, bytes, true);
+            return new DeviceAllocation(p, bytes, true, cu.ordinal);
         }
-        return new CudaDeviceMemory(Cu.memAlloc(bytes), bytes, false);
+        return new DeviceAllocation(Cu.memAlloc(bytes), bytes, false, cu.ordinal);
     }
 
     @Override
     public void free(DeviceMemory memory) {
-        CudaDeviceMemory m = (CudaDeviceMemory) memory;
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the driver
         }
         cu.bind();
-        if (m.pooled()) {
+        if (m.streamOrdered()) {
             Cu.check(Cu.memFreeAsync(m.address(), Jc.address(allocationStream)), "cuMemFreeAsync");
         } else {
             Cu.check(Cu.memFree(m.address()), "cuMemFree");
@@ -375,7 +373,7 @@ final class CudaContext implements ContextHandle {
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
         PinnedRanges.add(p, bytes);
-        return new CudaHostMemory(s, false);
+        return new HostAllocation(s, false);
     }
 
     @Override
@@ -387,12 +385,12 @@ final class CudaContext implements ContextHandle {
         }
         Cu.checkAlloc(r, "cuMemHostRegister", segment.byteSize());
         PinnedRanges.add(segment.address(), segment.byteSize());
-        return new CudaHostMemory(segment, true);
+        return new HostAllocation(segment, true);
     }
 
     @Override
     public void freeHost(HostMemory memory) {
-        if (!((CudaHostMemory) memory).claimFree()) {
+        if (!HostAllocation.of(memory).claimFree()) {
             return; // freed already: a second free must not reach the driver
         }
         cu.bind();
@@ -410,7 +408,9 @@ final class CudaContext implements ContextHandle {
     @Override
     public FunctionHandle load(Kernel kernel) {
         cu.bind();
-        return ModuleLoader.load(this, kernel);
+        ModuleLoader.Loaded m = ModuleLoader.load(cu, capability, description(), kernel);
+        modules.add(m.module());
+        return new CudaFunction(this, kernel.name(), m.module(), m.function(), m.ptx());
     }
 
     /** A built-in kernel's CUfunction, loading the built-in module on first use. */
@@ -418,7 +418,7 @@ final class CudaContext implements ContextHandle {
         Long f = builtins.get(function);
         if (f == null) {
             int arch = capability.major() * 10 + capability.minor();
-            long module = ModuleLoader.loadImage(this, ModuleLoader.nulTerminated(
+            long module = ModuleLoader.loadImage(cu, ModuleLoader.nulTerminated(
                     Builtins.ptx(arch).getBytes(java.nio.charset.StandardCharsets.UTF_8)), "Sluice's built-in kernels");
             modules.add(module);
             for (String n : new String[] {"sluice_fill64", "sluice_gate_wait"}) {
@@ -429,37 +429,16 @@ final class CudaContext implements ContextHandle {
         return f;
     }
 
-    /**
-     * Waits for {@code event} on a helper thread by polling with short pauses rather than in
-     * {@code cuEventSynchronize}, and gives up once the context is known to have faulted.
-     *
-     * @return the last {@code cuEventQuery} result (SUCCESS, or the error)
-     */
-    int awaitEvent(long event) {
-        long pause = 1_000;
-        while (true) {
-            int r = Cu.eventQuery(event);
-            if (r != Cu.ERROR_NOT_READY) {
-                return r;
-            }
-            if (cu.isFaulted() || closed) {
-                return 700;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(pause);
-            pause = Math.min(pause * 2, 100_000);
-        }
-    }
-
     synchronized Staging staging() {
         if (staging == null) {
-            staging = new Staging(this);
+            staging = new Staging(cu, pinned);
         }
         return staging;
     }
 
     synchronized MarkerWaiter waiter() {
         if (waiter == null) {
-            waiter = new MarkerWaiter(this);
+            waiter = new MarkerWaiter(cu);
         }
         return waiter;
     }
@@ -507,7 +486,6 @@ final class CudaContext implements ContextHandle {
         }
         quietly("allocation stream", () -> JCudaDriver.cuStreamDestroy(allocationStream));
         quietly("flags", flags::destroy);
-        quietly("counters", counters::destroy);
         quietly("marker events", markerEvents::destroy);
         for (long m : modules) {
             quietly("module", () -> Cu.moduleUnload(m));

@@ -4,6 +4,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.support.DeviceAllocation;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -61,7 +62,7 @@ final class CudaFunction implements FunctionHandle {
                     + " leaves names unmangled)");
         }
         Cu.check(r, "cuModuleGetGlobal(" + variable + ")");
-        return CudaDeviceMemory.moduleVariable(found[0], found[1]);
+        return DeviceAllocation.moduleVariable(found[0], found[1], context.cu.ordinal);
     }
 
     /** {@code cuFuncSetAttribute}; a lower dynamic-shared-memory limit is kept too, and later launches above it raise it again. */

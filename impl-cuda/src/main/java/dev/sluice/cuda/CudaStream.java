@@ -11,6 +11,13 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventMarker;
+import dev.sluice.spi.support.EventRing;
+import dev.sluice.spi.support.HostFlagGate;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.NativeGraph;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -24,7 +31,7 @@ import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Layer 3: a CUDA stream. The public layer serialises every call on one stream (one lock per stream), so
+ * SPI layer: a CUDA stream. The public layer serialises every call on one stream (one lock per stream), so
  * the reusable native blocks here (kernel arguments, the {@code CUlaunchConfig}) need no lock of their own.
  *
  * <p>Launches go through {@code java.lang.foreign} to {@code cuLaunchKernel} with one argument block per
@@ -32,7 +39,7 @@ import jcuda.driver.JCudaDriver;
  * with the argument's bits (little-endian, so a 1-, 2- or 4-byte parameter reads its low bytes). Nothing is
  * allocated per launch.
  */
-final class CudaStream implements StreamHandle {
+final class CudaStream implements StreamHandle, EventMarker.Events {
 
     private static final Logger LOG = System.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
@@ -52,19 +59,16 @@ final class CudaStream implements StreamHandle {
     private volatile boolean capturing;
     private volatile boolean destroyed;
     private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
-    /** This stream's completion counter (see {@link StreamCounters}) and the last sequence written to it. */
-    final StreamCounters.Counter counter;
+    /** The sequence number of this stream's last completion marker. */
     private long markerSequence;
     /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
-    private final StallWatch stall = new StallWatch(CounterMarker.FAULT_CHECK_NANOS);
+    private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
     private final EventRing freeEvents = new EventRing(1024);
 
     CudaStream(CudaContext context, CUstream stream) {
         this.context = context;
         this.stream = stream;
         this.address = Jc.address(stream);
-        this.counter = context.counters.acquire();
-        this.markerSequence = counter.value();
         growArguments(16);
         launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
     }
@@ -76,10 +80,6 @@ final class CudaStream implements StreamHandle {
             argumentPointers.set(J, 8L * i, argumentValues.address() + 8L * i);
         }
         argumentCapacity = n;
-    }
-
-    private static CudaDeviceMemory mem(DeviceMemory m) {
-        return (CudaDeviceMemory) m;
     }
 
     // ---------------------------------------------------------------- copies
@@ -127,7 +127,7 @@ final class CudaStream implements StreamHandle {
         refuseStagingDuringCapture();
         // DMA into pinned chunks in stream order; a staging thread copies each chunk to the destination once its DMA
         // has finished. The stream goes on at once; the markers recorded after this copy complete only once the
-        // destination holds the data (see StagedMarker).
+        // destination holds the data (see CudaStagedMarker).
         Staging staging = context.staging();
         long ticket = ++downloadsEnqueued;
         for (long off = 0; off < bytes; off += Staging.CHUNK) {
@@ -150,7 +150,7 @@ final class CudaStream implements StreamHandle {
             // handleAsync, not thenRunAsync: one chunk's failure must not stop the chunks and downloads after it
             downloadTail = downloadTail.handleAsync((v, previous) -> {
                 try {
-                    if (context.awaitEvent(c.event) == Cu.SUCCESS) {
+                    if (staging.awaitEvent(c.event) == Cu.SUCCESS) {
                         MemorySegment.copy(c.segment, 0, destination, at, n);
                     }
                 } catch (RuntimeException e) {
@@ -209,14 +209,14 @@ final class CudaStream implements StreamHandle {
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {
         context.cu.bind();
-        CudaContext s = (CudaContext) sourceContext;
-        CudaContext d = (CudaContext) destinationContext;
+        long s = sourceContext.nativeHandle(); // the CUcontexts: no need to know the SPI classes behind them
+        long d = destinationContext.nativeHandle();
         long dst = destination.address() + destinationOffset;
         long src = source.address() + sourceOffset;
-        if (s.cu.address == d.cu.address) {
+        if (s == d) {
             Cu.check(Cu.memcpyDtoDAsync(dst, src, bytes, address), "cuMemcpyDtoDAsync");
         } else {
-            Cu.check(Cu.memcpyPeerAsync(dst, d.cu.address, src, s.cu.address, bytes, address), "cuMemcpyPeerAsync");
+            Cu.check(Cu.memcpyPeerAsync(dst, d, src, s, bytes, address), "cuMemcpyPeerAsync");
         }
     }
 
@@ -251,9 +251,9 @@ final class CudaStream implements StreamHandle {
     public DeviceMemory allocate(long bytes) {
         context.cu.bind();
         if (context.memoryPools) {
-            return new CudaDeviceMemory(Cu.memAllocAsync(bytes, address), bytes, true);
+            return new DeviceAllocation(Cu.memAllocAsync(bytes, address), bytes, true, context.cu.ordinal);
         }
-        return new CudaDeviceMemory(Cu.memAlloc(bytes), bytes, false);
+        return new DeviceAllocation(Cu.memAlloc(bytes), bytes, false, context.cu.ordinal);
     }
 
     /**
@@ -263,12 +263,12 @@ final class CudaStream implements StreamHandle {
      */
     @Override
     public void free(DeviceMemory memory) {
-        CudaDeviceMemory m = mem(memory);
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the driver
         }
         context.cu.bind();
-        if (m.pooled()) {
+        if (m.streamOrdered()) {
             Cu.check(Cu.memFreeAsync(m.address(), address), "cuMemFreeAsync");
         } else {
             Jc.check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
@@ -364,33 +364,54 @@ final class CudaStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        CudaEvent e = (CudaEvent) event;
-        e.enter();
-        try {
-            context.cu.bind();
-            Cu.check(Cu.eventRecord(e.address, address), "cuEventRecord");
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).recordOn(address);
     }
 
     @Override
     public void waitEvent(EventHandle event) {
-        CudaEvent e = (CudaEvent) event;
-        e.enter();
-        try {
-            context.cu.bind();
-            Cu.check(Cu.streamWaitEvent(address, e.address), "cuStreamWaitEvent");
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).waitOn(address);
     }
 
     /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
-    void recycle(long event) {
+    @Override
+    public void recycle(long event) {
         if (destroyed || !freeEvents.offer(event)) {
             context.markerEvents.give(event);
         }
+    }
+
+    /**
+     * One {@code cuEventQuery} of a marker's event (events need no current context). Once the marker has stayed not
+     * done for {@link StallWatch#FAULT_CHECK_NANOS} ({@link #faultCheckDue}), {@code cuStreamQuery} also asks whether
+     * the context faulted: an event behind work that will never run (a gate, a faulted kernel) may keep answering
+     * "not ready".
+     */
+    @Override
+    public boolean isComplete(long event, long sequence) {
+        int r = Cu.eventQuery(event);
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // this driver wants the context bound after all
+            context.cu.bind();
+            r = Cu.eventQuery(event);
+        }
+        if (r == Cu.SUCCESS) {
+            return true;
+        }
+        if (r == Cu.ERROR_NOT_READY) {
+            return faultCheckDue(sequence) && finishedUnlessFaulted();
+        }
+        context.cu.markFaulted();
+        throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
+    }
+
+    /** Sleeps through the context's {@link MarkerWaiter} (the BLOCKING wait strategy's helper thread). */
+    @Override
+    public void await(EventMarker marker, long timeoutNanos) {
+        context.waiter().await(marker, timeoutNanos);
+    }
+
+    @Override
+    public void waitOnDevice(long stream, long event) {
+        Cu.check(Cu.streamWaitEvent(stream, event), "cuStreamWaitEvent (marker)");
     }
 
     boolean isDestroyed() {
@@ -403,7 +424,7 @@ final class CudaStream implements StreamHandle {
 
     /**
      * Whether a poll that found marker {@code sequence} not done should also ask the driver whether the context
-     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link CounterMarker#FAULT_CHECK_NANOS}
+     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
      * ({@link StallWatch}). Never while capturing (a query would invalidate the capture) or once destroyed.
      */
     boolean faultCheckDue(long sequence) {
@@ -429,28 +450,11 @@ final class CudaStream implements StreamHandle {
     }
 
     /**
-     * A counter marker ({@code cuStreamWriteValue64} of the next sequence number) unless the context uses
-     * event markers (the BLOCKING wait strategy, {@code -Dsluice.cuda.markers=events}, or a driver that refuses
-     * stream memory operations).
+     * A pooled event recorded on the stream: from this stream's ring of released marker events, else the context's
+     * pool. No lock and no allocation but the marker itself while the ring has events.
      */
     @Override
     public Marker recordMarker() {
-        if (context.counterMarkers) {
-            long next = markerSequence + 1;
-            int r = Cu.streamWriteValue64(address, counter.device(), next, 0);
-            if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
-                context.cu.bind();
-                r = Cu.streamWriteValue64(address, counter.device(), next, 0);
-            }
-            if (r == Cu.SUCCESS) {
-                markerSequence = next;
-                return staged(new CounterMarker(this, next));
-            }
-            if (r != Cu.ERROR_NOT_SUPPORTED && r != Cu.ERROR_INVALID_VALUE) {
-                throw Cu.error(r, "cuStreamWriteValue64 (completion marker)");
-            }
-            context.counterMarkers = false;
-        }
         long e = freeEvents.poll();
         if (e == 0) {
             context.cu.bind();
@@ -465,33 +469,29 @@ final class CudaStream implements StreamHandle {
             context.markerEvents.give(e);
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
-        return staged(new EventMarker(this, ++markerSequence, e));
+        return staged(new EventMarker(this, ++markerSequence, e, null));
     }
 
     /** {@code m}, or, while staged downloads are on their way to the host, a marker that also waits for them. */
     private Marker staged(Marker m) {
         long t = downloadsEnqueued;
-        return downloadsDone >= t ? m : new StagedMarker(m, this, t);
+        return downloadsDone >= t ? m : new CudaStagedMarker(m, this, t);
     }
 
     @Override
     public void waitMarker(Marker marker) {
         context.cu.bind();
-        if (marker instanceof StagedMarker staged) {
+        if (marker instanceof CudaStagedMarker staged) {
             marker = staged.device; // device work needs the device's part only
         }
-        if (marker instanceof CounterMarker m) {
-            Cu.check(Cu.streamWaitValue64(address, m.counterAddress(), m.sequence, 0), "cuStreamWaitValue64 (marker)");
-        } else {
-            ((EventMarker) marker).waitOn(address);
-        }
+        ((EventMarker) marker).waitOn(address);
     }
 
     @Override
     public HostGate enqueueHostGate() {
         context.cu.bind();
-        MappedFlags.Slot slot = context.flags.acquire();
-        CudaHostGate gate = new CudaHostGate(context.flags, slot);
+        HostFlagSlots.Slot slot = context.flags.acquire();
+        HostFlagGate gate = new HostFlagGate(context.flags, slot);
         if (!context.gateKernelOnly) {
             int r = Cu.streamWaitValue32(address, slot.device(), slot.target(), 0); // CU_STREAM_WAIT_VALUE_GEQ
             if (r == Cu.SUCCESS) {
@@ -545,7 +545,16 @@ final class CudaStream implements StreamHandle {
         try {
             CUgraphExec exec = new CUgraphExec();
             Jc.check(JCudaDriver.cuGraphInstantiate(exec, graph, 0), "cuGraphInstantiate");
-            return new CudaGraph(context, exec);
+            CudaContext c = context;
+            return new NativeGraph(Jc.address(exec), (x, s) -> {
+                c.cu.bind();
+                Cu.check(Cu.graphLaunch(x, s), "cuGraphLaunch");
+            }, () -> {
+                if (!c.isClosed()) { // a closed context took its graphs with it
+                    c.cu.bind();
+                    JCudaDriver.cuGraphExecDestroy(exec);
+                }
+            });
         } finally {
             JCudaDriver.cuGraphDestroy(graph);
         }
@@ -563,7 +572,6 @@ final class CudaStream implements StreamHandle {
         }
         JCudaDriver.cuStreamDestroy(stream);
         context.forget(this);
-        context.counters.release(counter);
         arena.close();
     }
 

@@ -6,7 +6,7 @@ import java.lang.invoke.MethodType;
 import jcuda.NativePointerObject;
 
 /**
- * Layer 1, JCuda side: JCuda (exceptions off, so every call returns its {@code CUresult}) covers the breadth of
+ * Bindings layer, JCuda side: JCuda (exceptions off, so every call returns its {@code CUresult}) covers the breadth of
  * the driver API, and this class turns its handle objects into the native addresses that {@link Cu}'s
  * {@code java.lang.foreign} calls take. {@code NativePointerObject.getNativePointer()} is protected; it is
  * looked up once with a private lookup (JCuda sits in the unnamed module, which opens every package).

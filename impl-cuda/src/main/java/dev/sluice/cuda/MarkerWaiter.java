@@ -1,5 +1,6 @@
 package dev.sluice.cuda;
 
+import dev.sluice.spi.support.EventMarker;
 import java.util.concurrent.locks.LockSupport;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -16,15 +17,15 @@ final class MarkerWaiter {
 
     private static final Logger LOG = System.getLogger(MarkerWaiter.class.getName());
 
-    private final CudaContext context;
+    private final DriverContext cu;
     private final Thread thread;
     private volatile @Nullable EventMarker target;
     private volatile @Nullable Thread requester;
     private volatile boolean stopped;
 
-    MarkerWaiter(CudaContext context) {
-        this.context = context;
-        this.thread = Thread.ofPlatform().daemon().name("sluice-cuda-waiter-" + context.cu.ordinal).unstarted(this::run);
+    MarkerWaiter(DriverContext cu) {
+        this.cu = cu;
+        this.thread = Thread.ofPlatform().daemon().name("sluice-cuda-waiter-" + cu.ordinal).unstarted(this::run);
         thread.start();
     }
 
@@ -52,7 +53,7 @@ final class MarkerWaiter {
             try {
                 long e = m.event();
                 if (e != 0) {
-                    context.cu.bind();
+                    cu.bind();
                     Cu.eventSynchronize(e); // errors surface through the marker's own query
                 }
             } catch (Throwable t) {

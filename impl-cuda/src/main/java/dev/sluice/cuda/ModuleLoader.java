@@ -1,9 +1,11 @@
 package dev.sluice.cuda;
 
 import dev.sluice.CompilationException;
+import dev.sluice.ComputeCapability;
 import dev.sluice.Kernel;
 import dev.sluice.SluiceException;
 import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.support.KernelCache;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -12,10 +14,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Layer 2: turns a {@link Kernel} into a loaded module and function on one context. Forms are tried in this
+ * Handles layer: turns a {@link Kernel} into a loaded module and function on one context. Forms are tried in this
  * order: CUDA C++ source (NVRTC for the device's exact {@code sm_XY}, cached on disk; a compile error is
  * final), fatbin, cubin, PTX. Images load with {@code cuModuleLoadDataEx} and an error-log buffer, so a bad
  * image fails with the JIT linker's message.
@@ -23,16 +26,31 @@ import org.jspecify.annotations.Nullable;
 final class ModuleLoader {
 
     private static final int LOG_BYTES = 16 * 1024;
+    /** NVRTC output, under {@code <cache>/cuda}. */
+    private static final KernelCache CACHE = new KernelCache("cuda");
+
+    /**
+     * A loaded module and its kernel; the caller owns the module (unloads it with its context).
+     *
+     * @param module   the {@code CUmodule}
+     * @param function the kernel's {@code CUfunction}
+     * @param ptx      the kernel's PTX, made on first request where the module came from a cubin
+     */
+    record Loaded(long module, long function, Supplier<@Nullable String> ptx) {
+    }
 
     private ModuleLoader() {
     }
 
-    static CudaFunction load(CudaContext ctx, Kernel kernel) {
+    /**
+     * Loads {@code kernel} on {@code cu}, a device of {@code capability} described as {@code where} in errors.
+     */
+    static Loaded load(DriverContext cu, ComputeCapability capability, String where, Kernel kernel) {
         List<String> failures = new ArrayList<>();
         boolean anyForm = false;
         if (kernel.cudaSource().isPresent()) {
             anyForm = true;
-            CudaFunction f = fromSource(ctx, kernel, failures);
+            Loaded f = fromSource(cu, capability, kernel, failures);
             if (f != null) {
                 return f;
             }
@@ -49,9 +67,9 @@ final class ModuleLoader {
             anyForm = true;
             byte[] bytes = form.equals("ptx") ? nulTerminated(image.get()) : image.get();
             try {
-                long module = loadImage(ctx, bytes, kernel.name() + " (" + form + ")");
+                long module = loadImage(cu, bytes, kernel.name() + " (" + form + ")");
                 String ptx = form.equals("ptx") ? new String(image.get(), StandardCharsets.UTF_8).strip() : null;
-                return function(ctx, kernel.name(), module, () -> ptx);
+                return function(kernel.name(), module, () -> ptx);
             } catch (SluiceException e) {
                 failures.add(form + ": " + e.getMessage());
             }
@@ -60,7 +78,7 @@ final class ModuleLoader {
             throw new UnsupportedOnBackendException("kernel " + kernel.name() + " has no form the CUDA backend can run: give CUDA C++"
                     + " source, PTX, a cubin or a fatbin (it has " + forms(kernel) + ")");
         }
-        throw new CompilationException("kernel " + kernel.name() + " could not be loaded on " + ctx.description(),
+        throw new CompilationException("kernel " + kernel.name() + " could not be loaded on " + where,
                 String.join("\n", failures), null, null);
     }
 
@@ -76,7 +94,7 @@ final class ModuleLoader {
     }
 
     /** Compiles (or finds in the cache) and loads; null with a failure noted when NVRTC is absent. */
-    private static @Nullable CudaFunction fromSource(CudaContext ctx, Kernel kernel, List<String> failures) {
+    private static @Nullable Loaded fromSource(DriverContext cu, ComputeCapability capability, Kernel kernel, List<String> failures) {
         Nvrtc nvrtc;
         try {
             nvrtc = Nvrtc.get();
@@ -87,27 +105,27 @@ final class ModuleLoader {
             }
             return null;
         }
-        int arch = ctx.computeCapability().major() * 10 + ctx.computeCapability().minor();
+        int arch = capability.major() * 10 + capability.minor();
         String source = kernel.cudaSource().orElseThrow();
         List<String> options = kernel.compileOptions();
         boolean cubin = nvrtc.canMakeCubin() && nvrtc.supports(arch);
         String archOption = cubin ? "--gpu-architecture=sm_" + arch : "--gpu-architecture=compute_" + nvrtc.bestArchAtMost(arch);
-        String key = KernelCache.key(kernel.name(), source, options, archOption, nvrtc.version(), cubin ? "cubin" : "ptx");
-        byte[] image = KernelCache.read(key, cubin ? "cubin" : "ptx");
-        byte[] cachedPtx = KernelCache.read(key, "ptx-of-cubin");
+        String key = key(kernel.name(), source, options, archOption, nvrtc.version(), cubin ? "cubin" : "ptx");
+        byte[] image = CACHE.get(key, cubin ? "cubin" : "ptx");
+        byte[] cachedPtx = CACHE.get(key, "ptx-of-cubin");
         if (image == null) {
             Nvrtc.Output out = nvrtc.compile(kernel.name(), source, options, archOption, cubin);
             image = out.image();
-            KernelCache.write(key, cubin ? "cubin" : "ptx", image);
+            CACHE.put(key, cubin ? "cubin" : "ptx", image);
             if (cubin && out.ptx() != null) {
                 cachedPtx = out.ptx().getBytes(StandardCharsets.UTF_8);
-                KernelCache.write(key, "ptx-of-cubin", cachedPtx);
+                CACHE.put(key, "ptx-of-cubin", cachedPtx);
             }
         }
-        long module = loadImage(ctx, cubin ? image : nulTerminated(image), kernel.name() + " (" + archOption + ")");
+        long module = loadImage(cu, cubin ? image : nulTerminated(image), kernel.name() + " (" + archOption + ")");
         byte[] finalImage = image;
         byte[] ptxOfCubin = cachedPtx;
-        return function(ctx, kernel.name(), module, () -> {
+        return function(kernel.name(), module, () -> {
             if (!cubin) {
                 return new String(finalImage, StandardCharsets.UTF_8).strip();
             }
@@ -115,17 +133,25 @@ final class ModuleLoader {
                 return new String(ptxOfCubin, StandardCharsets.UTF_8).strip();
             }
             // NVRTC kept no PTX next to the cubin: compile once more for the virtual architecture.
-            String ptxKey = KernelCache.key(kernel.name(), source, options, "--gpu-architecture=compute_" + arch, nvrtc.version(), "ptx");
-            byte[] p = KernelCache.read(ptxKey, "ptx");
+            String ptxKey = key(kernel.name(), source, options, "--gpu-architecture=compute_" + arch, nvrtc.version(), "ptx");
+            byte[] p = CACHE.get(ptxKey, "ptx");
             if (p == null) {
                 p = nvrtc.compile(kernel.name(), source, options, "--gpu-architecture=compute_" + arch, false).image();
-                KernelCache.write(ptxKey, "ptx", p);
+                CACHE.put(ptxKey, "ptx", p);
             }
             return new String(p, StandardCharsets.UTF_8).strip();
         });
     }
 
-    private static CudaFunction function(CudaContext ctx, String name, long module, java.util.function.Supplier<@Nullable String> ptx) {
+    /**
+     * The cache key of an NVRTC compilation: the kernel's name, source, options, target architecture, NVRTC version
+     * and output form.
+     */
+    static String key(String name, String source, List<String> options, String arch, String nvrtcVersion, String form) {
+        return KernelCache.key(List.of(name, source, String.join("\u0001", options), arch, nvrtcVersion, form));
+    }
+
+    private static Loaded function(String name, long module, Supplier<@Nullable String> ptx) {
         long f;
         try {
             f = Cu.moduleGetFunction(module, name);
@@ -134,9 +160,7 @@ final class ModuleLoader {
             throw new CompilationException("the module has no kernel named " + name + " (declare it extern \"C\" so its name is"
                     + " not mangled)", "", e.errorName().orElse(null), e.errorCode().isPresent() ? e.errorCode().getAsInt() : null);
         }
-        CudaFunction fn = new CudaFunction(ctx, name, module, f, ptx);
-        ctx.modules.add(module);
-        return fn;
+        return new Loaded(module, f, ptx);
     }
 
     static byte[] nulTerminated(byte[] text) {
@@ -147,8 +171,8 @@ final class ModuleLoader {
     }
 
     /** cuModuleLoadDataEx with an error-log buffer. The context must be bound. */
-    static long loadImage(CudaContext ctx, byte[] image, String what) {
-        ctx.cu.bind();
+    static long loadImage(DriverContext cu, byte[] image, String what) {
+        cu.bind();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment img = a.allocate(image.length, 16);
             img.copyFrom(MemorySegment.ofArray(image));

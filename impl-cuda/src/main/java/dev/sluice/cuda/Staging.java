@@ -1,9 +1,11 @@
 package dev.sluice.cuda;
 
+import dev.sluice.spi.support.PinnedMemory;
+import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * <li>host → device: the caller copies into chunks and enqueues their DMAs on the stream; a chunk is reused once
  * an event recorded after its DMA has completed;
  * <li>device → host: the DMAs into chunks are enqueued on the stream, and a staging thread copies each chunk to
- * its destination once its DMA has finished; the stream's later markers wait for that ({@link StagedMarker}), so
+ * its destination once its DMA has finished; the stream's later markers wait for that ({@link CudaStagedMarker}), so
  * the operation's future completes only once the Java array holds the data.
  * </ul>
  *
@@ -29,7 +31,9 @@ import org.jspecify.annotations.Nullable;
  * the staging copies' own stream then waited behind them; docs/gpu-runs.md.)
  *
  * Pageable copies through the driver ({@code cuMemcpyHtoDAsync} from unpinned memory) would instead wait for
- * the stream to drain inside the call, blocking the caller. At most {@link #MAX_CHUNKS} chunks are kept.
+ * the stream to drain inside the call, blocking the caller. At most {@link #MAX_CHUNKS} chunks are kept. The chunks
+ * themselves come from the backend kit's {@link StagingPool} (one size class, {@link #CHUNK}); what is CUDA's own here
+ * is the event per chunk that says when it may be reused, and the staging threads.
  */
 final class Staging {
 
@@ -38,38 +42,52 @@ final class Staging {
     static final long CHUNK = 4L << 20;
     static final int MAX_CHUNKS = 32;
 
-    /** A pinned chunk and the event that tells when its last DMA finished. */
+    /** A pinned chunk and the event that tells when its last DMA finished; one per buffer of the pool, kept. */
     static final class Chunk {
+        final StagingPool.Buffer buffer;
         final long host;
         final MemorySegment segment;
         final long event;
 
-        Chunk(long host, long event) {
-            this.host = host;
-            this.segment = MemorySegment.ofAddress(host).reinterpret(CHUNK);
+        Chunk(StagingPool.Buffer buffer, long event) {
+            this.buffer = buffer;
+            this.host = buffer.address();
+            this.segment = buffer.segment();
             this.event = event;
         }
     }
 
-    private final CudaContext context;
-    private final ArrayDeque<Chunk> free = new ArrayDeque<>();
+    private final DriverContext cu;
+    private final StagingPool pool;
+    private final Map<StagingPool.Buffer, Chunk> chunks = new IdentityHashMap<>();
     private final ArrayDeque<Chunk> busy = new ArrayDeque<>();
-    private final List<Chunk> all = new ArrayList<>();
     private final AtomicInteger threadIds = new AtomicInteger();
     private @Nullable ExecutorService workers;
-    private boolean closed;
+    private volatile boolean closed;
 
-    Staging(CudaContext context) {
-        this.context = context;
+    Staging(DriverContext cu, PinnedMemory pinned) {
+        this.cu = cu;
+        this.pool = new StagingPool(pinned, CHUNK, CHUNK, MAX_CHUNKS);
     }
 
     /** A free chunk without waiting, or null if all {@link #MAX_CHUNKS} are in flight. The context is bound. */
     private synchronized @Nullable Chunk tryTake() {
         reclaim();
-        Chunk c = free.pollFirst();
-        if (c == null && all.size() < MAX_CHUNKS && !closed) {
-            c = new Chunk(Cu.memHostAlloc(CHUNK, 1), Cu.eventCreate(2)); // PORTABLE; DISABLE_TIMING
-            all.add(c);
+        StagingPool.Buffer b = pool.tryAcquire(CHUNK);
+        if (b == null) {
+            return null;
+        }
+        Chunk c = chunks.get(b);
+        if (c == null) {
+            long event;
+            try {
+                event = Cu.eventCreate(2); // DISABLE_TIMING
+            } catch (RuntimeException e) {
+                pool.release(b);
+                throw e;
+            }
+            c = new Chunk(b, event);
+            chunks.put(b, c);
         }
         return c;
     }
@@ -89,7 +107,7 @@ final class Staging {
                 waitFor = busy.peekFirst();
             }
             if (waitFor != null) {
-                context.awaitEvent(waitFor.event);
+                awaitEvent(waitFor.event);
             } else {
                 java.util.concurrent.locks.LockSupport.parkNanos(20_000); // held by downloads still copying to the host
             }
@@ -104,7 +122,7 @@ final class Staging {
 
     /** Returns a chunk whose DMA is known to be finished. */
     synchronized void give(Chunk c) {
-        free.addFirst(c);
+        pool.release(c.buffer);
     }
 
     private void reclaim() {
@@ -115,7 +133,28 @@ final class Staging {
                 return;
             }
             busy.pollFirst();
-            free.addFirst(c);
+            pool.release(c.buffer);
+        }
+    }
+
+    /**
+     * Waits for {@code event} on a helper thread by polling with short pauses rather than in
+     * {@code cuEventSynchronize}, and gives up once the context is known to have faulted or staging has closed.
+     *
+     * @return the last {@code cuEventQuery} result (SUCCESS, or the error)
+     */
+    int awaitEvent(long event) {
+        long pause = 1_000;
+        while (true) {
+            int r = Cu.eventQuery(event);
+            if (r != Cu.ERROR_NOT_READY) {
+                return r;
+            }
+            if (cu.isFaulted() || closed) {
+                return 700;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 100_000);
         }
     }
 
@@ -125,13 +164,13 @@ final class Staging {
         synchronized (this) {
             if (workers == null) {
                 workers = Executors.newCachedThreadPool(r -> Thread.ofPlatform().daemon()
-                        .name("sluice-cuda-staging-" + context.cu.ordinal + "-" + threadIds.incrementAndGet()).unstarted(r));
+                        .name("sluice-cuda-staging-" + cu.ordinal + "-" + threadIds.incrementAndGet()).unstarted(r));
             }
             w = workers;
         }
         return task -> w.execute(() -> {
             try {
-                context.cu.bind();
+                cu.bind();
                 task.run();
             } catch (Throwable t) {
                 LOG.log(Level.WARNING, "staged copy failed", t);
@@ -155,13 +194,12 @@ final class Staging {
             }
         }
         synchronized (this) {
-            for (Chunk c : all) {
+            for (Chunk c : chunks.values()) {
                 Cu.eventDestroy(c.event);
-                Cu.memFreeHost(c.host);
             }
-            all.clear();
-            free.clear();
+            chunks.clear();
             busy.clear();
+            pool.destroy();
         }
     }
 }

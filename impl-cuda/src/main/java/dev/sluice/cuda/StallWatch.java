@@ -12,6 +12,15 @@ package dev.sluice.cuda;
  */
 final class StallWatch {
 
+    /**
+     * 100 µs: how long a marker stays not done before the completion thread asks the driver whether the context
+     * faulted, and how often it asks again while the marker stays so; a fault is seen within that of the device
+     * raising it. While markers complete, the completion thread makes no driver call at all: on the H100 its calls
+     * slowed launches on the enqueuing thread (docs/gpu-runs.md). {@code -Dsluice.cuda.faultCheckNanos}
+     * changes it, a knob for measuring, not part of the API.
+     */
+    static final long FAULT_CHECK_NANOS = Long.getLong(dev.sluice.SluiceProperties.Measurement.CUDA_FAULT_CHECK_NANOS, 100_000L);
+
     private final long intervalNanos;
     private long sequence = -1;
     private long since;

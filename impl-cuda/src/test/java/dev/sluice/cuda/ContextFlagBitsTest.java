@@ -13,19 +13,19 @@ class ContextFlagBitsTest {
     @Test
     void everyFlagSurvivesTheRoundTripThroughTheDriversBits() {
         for (ContextFlag f : ContextFlag.values()) {
-            assertEquals(Set.of(f), CuContext.flags(CuContext.bits(Set.of(f))), f.name());
+            assertEquals(Set.of(f), DriverContext.flags(DriverContext.bits(Set.of(f))), f.name());
         }
         Set<ContextFlag> several = EnumSet.of(ContextFlag.SCHEDULE_BLOCKING_SYNC, ContextFlag.LOCAL_MEMORY_RESIZE_TO_MAX,
                 ContextFlag.SYNC_MEMORY_OPERATIONS);
-        assertEquals(0x4 | 0x10 | 0x80, CuContext.bits(several));
-        assertEquals(several, CuContext.flags(CuContext.bits(several)));
+        assertEquals(0x4 | 0x10 | 0x80, DriverContext.bits(several));
+        assertEquals(several, DriverContext.flags(DriverContext.bits(several)));
     }
 
     @Test
     void theSchedulingFieldIsReadAsOneValueAndMapHostIsLeftOut() {
-        assertEquals(Set.of(), CuContext.flags(0x8), "CU_CTX_MAP_HOST, which current drivers always report");
-        assertEquals(Set.of(), CuContext.flags(0x0), "CU_CTX_SCHED_AUTO");
-        assertEquals(Set.of(ContextFlag.SCHEDULE_YIELD), CuContext.flags(0x2 | 0x8));
-        assertEquals(Set.of(ContextFlag.SCHEDULE_BLOCKING_SYNC, ContextFlag.COREDUMP_ON_EXCEPTION), CuContext.flags(0x4 | 0x20));
+        assertEquals(Set.of(), DriverContext.flags(0x8), "CU_CTX_MAP_HOST, which current drivers always report");
+        assertEquals(Set.of(), DriverContext.flags(0x0), "CU_CTX_SCHED_AUTO");
+        assertEquals(Set.of(ContextFlag.SCHEDULE_YIELD), DriverContext.flags(0x2 | 0x8));
+        assertEquals(Set.of(ContextFlag.SCHEDULE_BLOCKING_SYNC, ContextFlag.COREDUMP_ON_EXCEPTION), DriverContext.flags(0x4 | 0x20));
     }
 }

@@ -11,7 +11,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The HIP runtime and hiprtc, one Java method per native call, each checking the status it returns: a
- * failure becomes a {@link SluiceException} through {@link HipErrors} naming the call, HIP's name of the
+ * failure becomes a {@link SluiceException} through {@link HipApiErrors} naming the call, HIP's name of the
  * error and its code. Calls whose status is an answer rather than a failure ({@code hipEventQuery},
  * {@code hipGetDeviceCount}, hiprtc's) return it raw. Out-parameters go through a confined arena, or on hot
  * paths through a caller's scratch segment; nothing here allocates per call otherwise.
@@ -21,9 +21,9 @@ import java.lang.foreign.MemorySegment;
  */
 final class HipApi {
 
-    final HipLibrary lib;
+    final HipApiLibrary lib;
 
-    HipApi(HipLibrary lib) {
+    HipApi(HipApiLibrary lib) {
         this.lib = lib;
     }
 
@@ -38,8 +38,8 @@ final class HipApi {
     }
 
     void check(int status, String call) {
-        if (status != HipConstants.hipSuccess) {
-            throw HipErrors.exception(this, call, status, -1);
+        if (status != HipApiConstants.hipSuccess) {
+            throw HipApiErrors.exception(this, call, status, -1);
         }
     }
 
@@ -51,7 +51,7 @@ final class HipApi {
 
     String errorName(int code) {
         try {
-            String s = cString((MemorySegment) lib.handle(HipSymbol.hipGetErrorName).invokeExact(code));
+            String s = cString((MemorySegment) lib.handle(HipApiSymbol.hipGetErrorName).invokeExact(code));
             return s.isEmpty() ? "hipError" + code : s;
         } catch (Throwable t) {
             return "hipError " + code;
@@ -60,21 +60,21 @@ final class HipApi {
 
     String errorString(int code) {
         try {
-            return cString((MemorySegment) lib.handle(HipSymbol.hipGetErrorString).invokeExact(code));
+            return cString((MemorySegment) lib.handle(HipApiSymbol.hipGetErrorString).invokeExact(code));
         } catch (Throwable t) {
             return "";
         }
     }
 
     int runtimeVersion() {
-        return intOut(HipSymbol.hipRuntimeGetVersion);
+        return intOut(HipApiSymbol.hipRuntimeGetVersion);
     }
 
     int driverVersion() {
-        return intOut(HipSymbol.hipDriverGetVersion);
+        return intOut(HipApiSymbol.hipDriverGetVersion);
     }
 
-    private int intOut(HipSymbol s) {
+    private int intOut(HipApiSymbol s) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
             check((int) lib.handle(s).invokeExact(out), s.name());
@@ -90,8 +90,8 @@ final class HipApi {
     int deviceCountOrNegatedStatus() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
-            int status = (int) lib.handle(HipSymbol.hipGetDeviceCount).invokeExact(out);
-            return status == HipConstants.hipSuccess ? out.get(JAVA_INT, 0) : -status;
+            int status = (int) lib.handle(HipApiSymbol.hipGetDeviceCount).invokeExact(out);
+            return status == HipApiConstants.hipSuccess ? out.get(JAVA_INT, 0) : -status;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -99,7 +99,7 @@ final class HipApi {
 
     void setDevice(int device) {
         try {
-            check((int) lib.handle(HipSymbol.hipSetDevice).invokeExact(device), "hipSetDevice(" + device + ")");
+            check((int) lib.handle(HipApiSymbol.hipSetDevice).invokeExact(device), "hipSetDevice(" + device + ")");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -108,7 +108,7 @@ final class HipApi {
     String deviceName(int device) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(256);
-            check((int) lib.handle(HipSymbol.hipDeviceGetName).invokeExact(out, 256, device), "hipDeviceGetName");
+            check((int) lib.handle(HipApiSymbol.hipDeviceGetName).invokeExact(out, 256, device), "hipDeviceGetName");
             return out.getString(0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -118,7 +118,7 @@ final class HipApi {
     long deviceTotalMem(int device) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_LONG);
-            check((int) lib.handle(HipSymbol.hipDeviceTotalMem).invokeExact(out, device), "hipDeviceTotalMem");
+            check((int) lib.handle(HipApiSymbol.hipDeviceTotalMem).invokeExact(out, device), "hipDeviceTotalMem");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -129,9 +129,9 @@ final class HipApi {
     int deviceAttribute(int attribute, int device) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
-            int status = (int) lib.handle(HipSymbol.hipDeviceGetAttribute).invokeExact(out, attribute, device);
-            if (status != HipConstants.hipSuccess) {
-                throw HipErrors.exception(this, "hipDeviceGetAttribute(" + attribute + ")", status, -1);
+            int status = (int) lib.handle(HipApiSymbol.hipDeviceGetAttribute).invokeExact(out, attribute, device);
+            if (status != HipApiConstants.hipSuccess) {
+                throw HipApiErrors.exception(this, "hipDeviceGetAttribute(" + attribute + ")", status, -1);
             }
             return out.get(JAVA_INT, 0);
         } catch (Throwable t) {
@@ -144,7 +144,7 @@ final class HipApi {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment free = a.allocate(JAVA_LONG);
             MemorySegment total = a.allocate(JAVA_LONG);
-            check((int) lib.handle(HipSymbol.hipMemGetInfo).invokeExact(free, total), "hipMemGetInfo");
+            check((int) lib.handle(HipApiSymbol.hipMemGetInfo).invokeExact(free, total), "hipMemGetInfo");
             return new long[] {free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0)};
         } catch (Throwable t) {
             throw rethrow(t);
@@ -155,8 +155,8 @@ final class HipApi {
     long deviceGetLimitOrNegatedStatus(int limit) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_LONG);
-            int status = (int) lib.handle(HipSymbol.hipDeviceGetLimit).invokeExact(out, limit);
-            return status == HipConstants.hipSuccess ? out.get(JAVA_LONG, 0) : -status;
+            int status = (int) lib.handle(HipApiSymbol.hipDeviceGetLimit).invokeExact(out, limit);
+            return status == HipApiConstants.hipSuccess ? out.get(JAVA_LONG, 0) : -status;
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -165,7 +165,7 @@ final class HipApi {
     /** {@code hipDeviceSetLimit} of the current device: the raw status. */
     int deviceSetLimit(int limit, long value) {
         try {
-            return (int) lib.handle(HipSymbol.hipDeviceSetLimit).invokeExact(limit, value);
+            return (int) lib.handle(HipApiSymbol.hipDeviceSetLimit).invokeExact(limit, value);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -174,7 +174,7 @@ final class HipApi {
     boolean deviceCanAccessPeer(int device, int peer) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
-            check((int) lib.handle(HipSymbol.hipDeviceCanAccessPeer).invokeExact(out, device, peer), "hipDeviceCanAccessPeer");
+            check((int) lib.handle(HipApiSymbol.hipDeviceCanAccessPeer).invokeExact(out, device, peer), "hipDeviceCanAccessPeer");
             return out.get(JAVA_INT, 0) != 0;
         } catch (Throwable t) {
             throw rethrow(t);
@@ -184,8 +184,8 @@ final class HipApi {
     /** Enables access from the current device to {@code peer}; already enabled is not an error. */
     void deviceEnablePeerAccess(int peer) {
         try {
-            int status = (int) lib.handle(HipSymbol.hipDeviceEnablePeerAccess).invokeExact(peer, 0);
-            if (status != HipConstants.hipErrorPeerAccessAlreadyEnabled) {
+            int status = (int) lib.handle(HipApiSymbol.hipDeviceEnablePeerAccess).invokeExact(peer, 0);
+            if (status != HipApiConstants.hipErrorPeerAccessAlreadyEnabled) {
                 check(status, "hipDeviceEnablePeerAccess(" + peer + ")");
             }
         } catch (Throwable t) {
@@ -198,7 +198,7 @@ final class HipApi {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment least = a.allocate(JAVA_INT);
             MemorySegment greatest = a.allocate(JAVA_INT);
-            check((int) lib.handle(HipSymbol.hipDeviceGetStreamPriorityRange).invokeExact(least, greatest),
+            check((int) lib.handle(HipApiSymbol.hipDeviceGetStreamPriorityRange).invokeExact(least, greatest),
                     "hipDeviceGetStreamPriorityRange");
             return new int[] {least.get(JAVA_INT, 0), greatest.get(JAVA_INT, 0)};
         } catch (Throwable t) {
@@ -208,7 +208,7 @@ final class HipApi {
 
     void deviceReset() {
         try {
-            check((int) lib.handle(HipSymbol.hipDeviceReset).invokeExact(), "hipDeviceReset");
+            check((int) lib.handle(HipApiSymbol.hipDeviceReset).invokeExact(), "hipDeviceReset");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -219,7 +219,7 @@ final class HipApi {
     long streamCreateWithPriority(int flags, int priority) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipStreamCreateWithPriority).invokeExact(out, flags, priority),
+            check((int) lib.handle(HipApiSymbol.hipStreamCreateWithPriority).invokeExact(out, flags, priority),
                     "hipStreamCreateWithPriority");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -229,7 +229,7 @@ final class HipApi {
 
     void streamDestroy(long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipStreamDestroy).invokeExact(stream), "hipStreamDestroy");
+            check((int) lib.handle(HipApiSymbol.hipStreamDestroy).invokeExact(stream), "hipStreamDestroy");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -237,7 +237,7 @@ final class HipApi {
 
     void streamSynchronize(long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipStreamSynchronize).invokeExact(stream), "hipStreamSynchronize");
+            check((int) lib.handle(HipApiSymbol.hipStreamSynchronize).invokeExact(stream), "hipStreamSynchronize");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -245,7 +245,7 @@ final class HipApi {
 
     void streamWaitEvent(long stream, long event) {
         try {
-            check((int) lib.handle(HipSymbol.hipStreamWaitEvent).invokeExact(stream, event, 0), "hipStreamWaitEvent");
+            check((int) lib.handle(HipApiSymbol.hipStreamWaitEvent).invokeExact(stream, event, 0), "hipStreamWaitEvent");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -253,7 +253,7 @@ final class HipApi {
 
     void streamWaitValue32(long stream, long devicePointer, int value, int flags, int mask) {
         try {
-            check((int) lib.handle(HipSymbol.hipStreamWaitValue32).invokeExact(stream, devicePointer, value, flags, mask),
+            check((int) lib.handle(HipApiSymbol.hipStreamWaitValue32).invokeExact(stream, devicePointer, value, flags, mask),
                     "hipStreamWaitValue32");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -265,7 +265,7 @@ final class HipApi {
     long eventCreateWithFlags(int flags) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipEventCreateWithFlags).invokeExact(out, flags), "hipEventCreateWithFlags");
+            check((int) lib.handle(HipApiSymbol.hipEventCreateWithFlags).invokeExact(out, flags), "hipEventCreateWithFlags");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -274,7 +274,7 @@ final class HipApi {
 
     void eventRecord(long event, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipEventRecord).invokeExact(event, stream), "hipEventRecord");
+            check((int) lib.handle(HipApiSymbol.hipEventRecord).invokeExact(event, stream), "hipEventRecord");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -283,7 +283,7 @@ final class HipApi {
     /** {@code hipEventQuery}'s raw status: hipSuccess, hipErrorNotReady, or an error. */
     int eventQuery(long event) {
         try {
-            return (int) lib.handle(HipSymbol.hipEventQuery).invokeExact(event);
+            return (int) lib.handle(HipApiSymbol.hipEventQuery).invokeExact(event);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -291,7 +291,7 @@ final class HipApi {
 
     void eventSynchronize(long event) {
         try {
-            check((int) lib.handle(HipSymbol.hipEventSynchronize).invokeExact(event), "hipEventSynchronize");
+            check((int) lib.handle(HipApiSymbol.hipEventSynchronize).invokeExact(event), "hipEventSynchronize");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -300,7 +300,7 @@ final class HipApi {
     float eventElapsedTime(long start, long stop) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_FLOAT);
-            check((int) lib.handle(HipSymbol.hipEventElapsedTime).invokeExact(out, start, stop), "hipEventElapsedTime");
+            check((int) lib.handle(HipApiSymbol.hipEventElapsedTime).invokeExact(out, start, stop), "hipEventElapsedTime");
             return out.get(JAVA_FLOAT, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -309,7 +309,7 @@ final class HipApi {
 
     void eventDestroy(long event) {
         try {
-            check((int) lib.handle(HipSymbol.hipEventDestroy).invokeExact(event), "hipEventDestroy");
+            check((int) lib.handle(HipApiSymbol.hipEventDestroy).invokeExact(event), "hipEventDestroy");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -320,9 +320,9 @@ final class HipApi {
     long malloc(long bytes) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            int status = (int) lib.handle(HipSymbol.hipMalloc).invokeExact(out, bytes);
-            if (status != HipConstants.hipSuccess) {
-                throw HipErrors.exception(this, "hipMalloc(" + bytes + ")", status, bytes);
+            int status = (int) lib.handle(HipApiSymbol.hipMalloc).invokeExact(out, bytes);
+            if (status != HipApiConstants.hipSuccess) {
+                throw HipApiErrors.exception(this, "hipMalloc(" + bytes + ")", status, bytes);
             }
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -332,7 +332,7 @@ final class HipApi {
 
     void free(long pointer) {
         try {
-            check((int) lib.handle(HipSymbol.hipFree).invokeExact(pointer), "hipFree");
+            check((int) lib.handle(HipApiSymbol.hipFree).invokeExact(pointer), "hipFree");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -341,9 +341,9 @@ final class HipApi {
     /** Stream-ordered allocation; {@code scratch} holds at least 8 bytes and belongs to the caller's stream. */
     long mallocAsync(long bytes, long stream, MemorySegment scratch) {
         try {
-            int status = (int) lib.handle(HipSymbol.hipMallocAsync).invokeExact(scratch, bytes, stream);
-            if (status != HipConstants.hipSuccess) {
-                throw HipErrors.exception(this, "hipMallocAsync(" + bytes + ")", status, bytes);
+            int status = (int) lib.handle(HipApiSymbol.hipMallocAsync).invokeExact(scratch, bytes, stream);
+            if (status != HipApiConstants.hipSuccess) {
+                throw HipApiErrors.exception(this, "hipMallocAsync(" + bytes + ")", status, bytes);
             }
             return scratch.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -353,7 +353,7 @@ final class HipApi {
 
     void freeAsync(long pointer, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipFreeAsync).invokeExact(pointer, stream), "hipFreeAsync");
+            check((int) lib.handle(HipApiSymbol.hipFreeAsync).invokeExact(pointer, stream), "hipFreeAsync");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -362,9 +362,9 @@ final class HipApi {
     long hostMalloc(long bytes, int flags) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            int status = (int) lib.handle(HipSymbol.hipHostMalloc).invokeExact(out, bytes, flags);
-            if (status != HipConstants.hipSuccess) {
-                throw HipErrors.exception(this, "hipHostMalloc(" + bytes + ")", status, bytes);
+            int status = (int) lib.handle(HipApiSymbol.hipHostMalloc).invokeExact(out, bytes, flags);
+            if (status != HipApiConstants.hipSuccess) {
+                throw HipApiErrors.exception(this, "hipHostMalloc(" + bytes + ")", status, bytes);
             }
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -374,7 +374,7 @@ final class HipApi {
 
     void hostFree(long pointer) {
         try {
-            check((int) lib.handle(HipSymbol.hipHostFree).invokeExact(pointer), "hipHostFree");
+            check((int) lib.handle(HipApiSymbol.hipHostFree).invokeExact(pointer), "hipHostFree");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -382,9 +382,9 @@ final class HipApi {
 
     void hostRegister(long pointer, long bytes, int flags) {
         try {
-            int status = (int) lib.handle(HipSymbol.hipHostRegister).invokeExact(pointer, bytes, flags);
-            if (status != HipConstants.hipSuccess) {
-                throw HipErrors.exception(this, "hipHostRegister(" + bytes + " bytes)", status, bytes);
+            int status = (int) lib.handle(HipApiSymbol.hipHostRegister).invokeExact(pointer, bytes, flags);
+            if (status != HipApiConstants.hipSuccess) {
+                throw HipApiErrors.exception(this, "hipHostRegister(" + bytes + " bytes)", status, bytes);
             }
         } catch (Throwable t) {
             throw rethrow(t);
@@ -393,7 +393,7 @@ final class HipApi {
 
     void hostUnregister(long pointer) {
         try {
-            check((int) lib.handle(HipSymbol.hipHostUnregister).invokeExact(pointer), "hipHostUnregister");
+            check((int) lib.handle(HipApiSymbol.hipHostUnregister).invokeExact(pointer), "hipHostUnregister");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -402,7 +402,7 @@ final class HipApi {
     long hostGetDevicePointer(long hostPointer) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipHostGetDevicePointer).invokeExact(out, hostPointer, 0), "hipHostGetDevicePointer");
+            check((int) lib.handle(HipApiSymbol.hipHostGetDevicePointer).invokeExact(out, hostPointer, 0), "hipHostGetDevicePointer");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -413,7 +413,7 @@ final class HipApi {
 
     void memcpyHtoDAsync(long dst, long src, long bytes, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemcpyHtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyHtoDAsync");
+            check((int) lib.handle(HipApiSymbol.hipMemcpyHtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyHtoDAsync");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -421,7 +421,7 @@ final class HipApi {
 
     void memcpyDtoHAsync(long dst, long src, long bytes, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemcpyDtoHAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoHAsync");
+            check((int) lib.handle(HipApiSymbol.hipMemcpyDtoHAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoHAsync");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -429,7 +429,7 @@ final class HipApi {
 
     void memcpyDtoDAsync(long dst, long src, long bytes, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemcpyDtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoDAsync");
+            check((int) lib.handle(HipApiSymbol.hipMemcpyDtoDAsync).invokeExact(dst, src, bytes, stream), "hipMemcpyDtoDAsync");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -437,7 +437,7 @@ final class HipApi {
 
     void memcpyPeerAsync(long dst, int dstDevice, long src, int srcDevice, long bytes, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemcpyPeerAsync).invokeExact(dst, dstDevice, src, srcDevice, bytes, stream),
+            check((int) lib.handle(HipApiSymbol.hipMemcpyPeerAsync).invokeExact(dst, dstDevice, src, srcDevice, bytes, stream),
                     "hipMemcpyPeerAsync");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -446,7 +446,7 @@ final class HipApi {
 
     void memsetD8Async(long dst, byte value, long count, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemsetD8Async).invokeExact(dst, value, count, stream), "hipMemsetD8Async");
+            check((int) lib.handle(HipApiSymbol.hipMemsetD8Async).invokeExact(dst, value, count, stream), "hipMemsetD8Async");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -454,7 +454,7 @@ final class HipApi {
 
     void memsetD16Async(long dst, short value, long count, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemsetD16Async).invokeExact(dst, value, count, stream), "hipMemsetD16Async");
+            check((int) lib.handle(HipApiSymbol.hipMemsetD16Async).invokeExact(dst, value, count, stream), "hipMemsetD16Async");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -462,7 +462,7 @@ final class HipApi {
 
     void memsetD32Async(long dst, int value, long count, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipMemsetD32Async).invokeExact(dst, value, count, stream), "hipMemsetD32Async");
+            check((int) lib.handle(HipApiSymbol.hipMemsetD32Async).invokeExact(dst, value, count, stream), "hipMemsetD32Async");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -474,7 +474,7 @@ final class HipApi {
     long moduleLoadData(MemorySegment image) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipModuleLoadData).invokeExact(out, image), "hipModuleLoadData");
+            check((int) lib.handle(HipApiSymbol.hipModuleLoadData).invokeExact(out, image), "hipModuleLoadData");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -484,7 +484,7 @@ final class HipApi {
     long moduleGetFunction(long module, String name) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipModuleGetFunction).invokeExact(out, module, a.allocateFrom(name)),
+            check((int) lib.handle(HipApiSymbol.hipModuleGetFunction).invokeExact(out, module, a.allocateFrom(name)),
                     "hipModuleGetFunction(" + name + ")");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -500,7 +500,7 @@ final class HipApi {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment address = a.allocate(JAVA_LONG);
             MemorySegment bytes = a.allocate(JAVA_LONG);
-            int r = (int) lib.handle(HipSymbol.hipModuleGetGlobal).invokeExact(address, bytes, module, a.allocateFrom(name));
+            int r = (int) lib.handle(HipApiSymbol.hipModuleGetGlobal).invokeExact(address, bytes, module, a.allocateFrom(name));
             out[0] = address.get(JAVA_LONG, 0);
             out[1] = bytes.get(JAVA_LONG, 0);
             return r;
@@ -511,8 +511,8 @@ final class HipApi {
 
     void profiler(boolean start) {
         try {
-            check(start ? (int) lib.handle(HipSymbol.hipProfilerStart).invokeExact()
-                    : (int) lib.handle(HipSymbol.hipProfilerStop).invokeExact(), start ? "hipProfilerStart" : "hipProfilerStop");
+            check(start ? (int) lib.handle(HipApiSymbol.hipProfilerStart).invokeExact()
+                    : (int) lib.handle(HipApiSymbol.hipProfilerStop).invokeExact(), start ? "hipProfilerStart" : "hipProfilerStop");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -520,7 +520,7 @@ final class HipApi {
 
     void moduleUnload(long module) {
         try {
-            check((int) lib.handle(HipSymbol.hipModuleUnload).invokeExact(module), "hipModuleUnload");
+            check((int) lib.handle(HipApiSymbol.hipModuleUnload).invokeExact(module), "hipModuleUnload");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -529,7 +529,7 @@ final class HipApi {
     int funcGetAttribute(int attribute, long function) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
-            check((int) lib.handle(HipSymbol.hipFuncGetAttribute).invokeExact(out, attribute, function), "hipFuncGetAttribute");
+            check((int) lib.handle(HipApiSymbol.hipFuncGetAttribute).invokeExact(out, attribute, function), "hipFuncGetAttribute");
             return out.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -539,7 +539,7 @@ final class HipApi {
     void moduleLaunchKernel(long function, int gx, int gy, int gz, int bx, int by, int bz, int sharedBytes, long stream,
             long kernelParams) {
         try {
-            check((int) lib.handle(HipSymbol.hipModuleLaunchKernel).invokeExact(function, gx, gy, gz, bx, by, bz, sharedBytes,
+            check((int) lib.handle(HipApiSymbol.hipModuleLaunchKernel).invokeExact(function, gx, gy, gz, bx, by, bz, sharedBytes,
                     stream, kernelParams, 0L), "hipModuleLaunchKernel");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -549,7 +549,7 @@ final class HipApi {
     void moduleLaunchCooperativeKernel(long function, int gx, int gy, int gz, int bx, int by, int bz, int sharedBytes,
             long stream, long kernelParams) {
         try {
-            check((int) lib.handle(HipSymbol.hipModuleLaunchCooperativeKernel).invokeExact(function, gx, gy, gz, bx, by, bz,
+            check((int) lib.handle(HipApiSymbol.hipModuleLaunchCooperativeKernel).invokeExact(function, gx, gy, gz, bx, by, bz,
                     sharedBytes, stream, kernelParams), "hipModuleLaunchCooperativeKernel");
         } catch (Throwable t) {
             throw rethrow(t);
@@ -560,7 +560,7 @@ final class HipApi {
 
     void streamBeginCapture(long stream, int mode) {
         try {
-            check((int) lib.handle(HipSymbol.hipStreamBeginCapture).invokeExact(stream, mode), "hipStreamBeginCapture");
+            check((int) lib.handle(HipApiSymbol.hipStreamBeginCapture).invokeExact(stream, mode), "hipStreamBeginCapture");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -569,7 +569,7 @@ final class HipApi {
     long streamEndCapture(long stream) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipStreamEndCapture).invokeExact(stream, out), "hipStreamEndCapture");
+            check((int) lib.handle(HipApiSymbol.hipStreamEndCapture).invokeExact(stream, out), "hipStreamEndCapture");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -579,7 +579,7 @@ final class HipApi {
     long graphInstantiate(long graph) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ADDRESS);
-            check((int) lib.handle(HipSymbol.hipGraphInstantiate).invokeExact(out, graph, MemorySegment.NULL,
+            check((int) lib.handle(HipApiSymbol.hipGraphInstantiate).invokeExact(out, graph, MemorySegment.NULL,
                     MemorySegment.NULL, 0L), "hipGraphInstantiate");
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
@@ -589,7 +589,7 @@ final class HipApi {
 
     void graphLaunch(long exec, long stream) {
         try {
-            check((int) lib.handle(HipSymbol.hipGraphLaunch).invokeExact(exec, stream), "hipGraphLaunch");
+            check((int) lib.handle(HipApiSymbol.hipGraphLaunch).invokeExact(exec, stream), "hipGraphLaunch");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -597,7 +597,7 @@ final class HipApi {
 
     void graphExecDestroy(long exec) {
         try {
-            check((int) lib.handle(HipSymbol.hipGraphExecDestroy).invokeExact(exec), "hipGraphExecDestroy");
+            check((int) lib.handle(HipApiSymbol.hipGraphExecDestroy).invokeExact(exec), "hipGraphExecDestroy");
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -605,17 +605,17 @@ final class HipApi {
 
     void graphDestroy(long graph) {
         try {
-            check((int) lib.handle(HipSymbol.hipGraphDestroy).invokeExact(graph), "hipGraphDestroy");
+            check((int) lib.handle(HipApiSymbol.hipGraphDestroy).invokeExact(graph), "hipGraphDestroy");
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    // ---------------------------------------------------------------- hiprtc (raw statuses; HipCompiler checks them)
+    // ---------------------------------------------------------------- hiprtc (raw statuses; KernelCompiler checks them)
 
     String hiprtcErrorString(int result) {
         try {
-            return cString((MemorySegment) lib.handle(HipSymbol.hiprtcGetErrorString).invokeExact(result));
+            return cString((MemorySegment) lib.handle(HipApiSymbol.hiprtcGetErrorString).invokeExact(result));
         } catch (Throwable t) {
             return "hiprtcResult " + result;
         }
@@ -626,8 +626,8 @@ final class HipApi {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment major = a.allocate(JAVA_INT);
             MemorySegment minor = a.allocate(JAVA_INT);
-            int r = (int) lib.handle(HipSymbol.hiprtcVersion).invokeExact(major, minor);
-            return r == HipConstants.HIPRTC_SUCCESS ? major.get(JAVA_INT, 0) + "." + minor.get(JAVA_INT, 0) : "unknown";
+            int r = (int) lib.handle(HipApiSymbol.hiprtcVersion).invokeExact(major, minor);
+            return r == HipApiConstants.HIPRTC_SUCCESS ? major.get(JAVA_INT, 0) + "." + minor.get(JAVA_INT, 0) : "unknown";
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -635,7 +635,7 @@ final class HipApi {
 
     int hiprtcCreateProgram(MemorySegment progOut, MemorySegment source, MemorySegment name) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcCreateProgram).invokeExact(progOut, source, name, 0, MemorySegment.NULL,
+            return (int) lib.handle(HipApiSymbol.hiprtcCreateProgram).invokeExact(progOut, source, name, 0, MemorySegment.NULL,
                     MemorySegment.NULL);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -644,7 +644,7 @@ final class HipApi {
 
     int hiprtcCompileProgram(long prog, int numOptions, MemorySegment options) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcCompileProgram).invokeExact(prog, numOptions, options);
+            return (int) lib.handle(HipApiSymbol.hiprtcCompileProgram).invokeExact(prog, numOptions, options);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -652,7 +652,7 @@ final class HipApi {
 
     int hiprtcGetProgramLogSize(long prog, MemorySegment sizeOut) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcGetProgramLogSize).invokeExact(prog, sizeOut);
+            return (int) lib.handle(HipApiSymbol.hiprtcGetProgramLogSize).invokeExact(prog, sizeOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -660,7 +660,7 @@ final class HipApi {
 
     int hiprtcGetProgramLog(long prog, MemorySegment log) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcGetProgramLog).invokeExact(prog, log);
+            return (int) lib.handle(HipApiSymbol.hiprtcGetProgramLog).invokeExact(prog, log);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -668,7 +668,7 @@ final class HipApi {
 
     int hiprtcGetCodeSize(long prog, MemorySegment sizeOut) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcGetCodeSize).invokeExact(prog, sizeOut);
+            return (int) lib.handle(HipApiSymbol.hiprtcGetCodeSize).invokeExact(prog, sizeOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -676,7 +676,7 @@ final class HipApi {
 
     int hiprtcGetCode(long prog, MemorySegment code) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcGetCode).invokeExact(prog, code);
+            return (int) lib.handle(HipApiSymbol.hiprtcGetCode).invokeExact(prog, code);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -684,7 +684,7 @@ final class HipApi {
 
     int hiprtcDestroyProgram(MemorySegment progInOut) {
         try {
-            return (int) lib.handle(HipSymbol.hiprtcDestroyProgram).invokeExact(progInOut);
+            return (int) lib.handle(HipApiSymbol.hiprtcDestroyProgram).invokeExact(progInOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -7,20 +7,20 @@ import dev.sluice.SluiceException;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.support.DeviceFaults;
+import dev.sluice.spi.support.KernelCache;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The HIP backend, found by {@link java.util.ServiceLoader}. The constructor does nothing; {@link #probe()}
- * loads the library (see {@link HipLibrary} for where it looks and the system properties
- * {@value HipLibrary#HIP_PROPERTY} and {@value HipLibrary#HIPRTC_PROPERTY}), reads the versions and counts the
+ * loads the library (see {@link HipApiLibrary} for where it looks and the system properties
+ * {@value HipApiLibrary#HIP_PROPERTY} and {@value HipApiLibrary#HIPRTC_PROPERTY}), reads the versions and counts the
  * devices, once. No device (hipErrorNoDevice, or a count of 0) is reported as an unavailable backend whose
  * message names the library found and what it answered.
  *
@@ -37,15 +37,15 @@ public final class HipBackend implements Backend {
     private final boolean fromProperties;
     private volatile @Nullable BackendProbe probe;
     private volatile @Nullable HipApi api;
-    private volatile @Nullable HipCompiler compiler;
+    private volatile @Nullable KernelCompiler compiler;
     private int runtimeVersion;
-    private final Map<Integer, Set<HipContext>> open = new HashMap<>();
+    /** Open contexts and faults per device: a fault poisons the device until its last context closes. */
+    private final DeviceFaults faults = new DeviceFaults();
     private final Map<ModuleKey, HipModule> modules = new HashMap<>();
 
     /** A code object on a device: the kernel's name and the SHA-256 of the image. */
     private record ModuleKey(int device, String kernel, String image) {
     }
-    private final Set<Integer> faulted = new HashSet<>();
 
     /** The service: the library from the system properties, or found by discovery. */
     public HipBackend() {
@@ -88,11 +88,11 @@ public final class HipBackend implements Backend {
         if (refused != null) {
             return BackendProbe.unavailable(refused, List.of("nothing loaded (native access not granted)"));
         }
-        HipLibrary lib;
+        HipApiLibrary lib;
         try {
-            lib = fromProperties ? HipLibrary.load() : HipLibrary.load(hipFile, hiprtcFile);
-        } catch (HipLibrary.NotFound e) {
-            return BackendProbe.unavailable(e.getMessage() + " (set -D" + HipLibrary.HIP_PROPERTY + "=<file> to name it)", e.tried);
+            lib = fromProperties ? HipApiLibrary.load() : HipApiLibrary.load(hipFile, hiprtcFile);
+        } catch (HipApiLibrary.NotFound e) {
+            return BackendProbe.unavailable(e.getMessage() + " (set -D" + HipApiLibrary.HIP_PROPERTY + "=<file> to name it)", e.tried);
         } catch (Throwable t) {
             return BackendProbe.unavailable("loading the HIP runtime failed: " + t, List.of());
         }
@@ -132,8 +132,8 @@ public final class HipBackend implements Backend {
         try {
             String name = a.deviceName(d);
             long mem = a.deviceTotalMem(d);
-            int major = a.deviceAttribute(HipConstants.hipDeviceAttributeComputeCapabilityMajor, d);
-            int minor = a.deviceAttribute(HipConstants.hipDeviceAttributeComputeCapabilityMinor, d);
+            int major = a.deviceAttribute(HipApiConstants.hipDeviceAttributeComputeCapabilityMajor, d);
+            int minor = a.deviceAttribute(HipApiConstants.hipDeviceAttributeComputeCapabilityMinor, d);
             return d + ": " + name + ", " + (mem >> 20) + " MiB, compute capability " + major + "." + minor;
         } catch (RuntimeException e) {
             return d + ": (could not be described: " + e.getMessage() + ")";
@@ -148,9 +148,7 @@ public final class HipBackend implements Backend {
             throw new BackendUnavailableException("hip backend unavailable: " + p.version());
         }
         HipContext c = new HipContext(this, a, deviceId, options);
-        synchronized (this) {
-            open.computeIfAbsent(deviceId, k -> new HashSet<>()).add(c);
-        }
+        faults.acquire(deviceId);
         return c;
     }
 
@@ -168,13 +166,13 @@ public final class HipBackend implements Backend {
         return a == null ? "libamdhip64" : a.lib.hipName();
     }
 
-    HipCompiler compiler() {
-        HipCompiler c = compiler;
+    KernelCompiler compiler() {
+        KernelCompiler c = compiler;
         if (c == null) {
             synchronized (this) {
                 c = compiler;
                 if (c == null) {
-                    c = new HipCompiler(java.util.Objects.requireNonNull(api, "probe first"));
+                    c = new KernelCompiler(java.util.Objects.requireNonNull(api, "probe first"));
                     compiler = c;
                 }
             }
@@ -207,24 +205,13 @@ public final class HipBackend implements Backend {
         }
     }
 
-    synchronized void markFaulted(int device) {
-        faulted.add(device);
+    void markFaulted(int device) {
+        faults.markFaulted(device);
     }
 
     /** Called by a closing context; resets a faulted device once its last context has closed. */
     void closed(HipContext c, boolean contextFaulted) {
-        boolean reset;
-        synchronized (this) {
-            Set<HipContext> s = open.get(c.device);
-            if (s != null) {
-                s.remove(c);
-            }
-            if (contextFaulted) {
-                faulted.add(c.device);
-            }
-            reset = (s == null || s.isEmpty()) && faulted.remove(c.device);
-        }
-        if (reset) {
+        if (faults.release(c.device, contextFaulted)) {
             synchronized (modules) {
                 modules.keySet().removeIf(k -> k.device() == c.device); // a reset destroys them
             }

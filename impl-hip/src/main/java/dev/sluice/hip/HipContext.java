@@ -18,6 +18,12 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventPool;
+import dev.sluice.spi.support.HostAllocation;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -38,6 +44,10 @@ import org.jspecify.annotations.Nullable;
 final class HipContext implements ContextHandle {
 
     private static final Logger LOG = System.getLogger(HipContext.class.getName());
+    /** The smallest staging buffer. */
+    static final long STAGING_SMALLEST = 64L << 10;
+    /** The largest staging buffer: a longer copy goes through several. */
+    static final long STAGING_LARGEST = 8L << 20;
 
     final HipBackend backend;
     final HipApi api;
@@ -46,10 +56,16 @@ final class HipContext implements ContextHandle {
     private final ComputeCapability capability;
     final boolean memoryPools;
     final boolean streamWaitValue;
-    final HipEventPool markerEvents;
-    final HipGateSlots gates;
-    final HipStaging staging;
-    final HipReaper reaper;
+    /** The runtime's events on this device, as the kit's pool and user events call them. */
+    final RuntimeEvents events;
+    final EventPool markerEvents;
+    final HostFlagSlots gates;
+    /**
+     * Pinned buffers for copies from and to the Java heap: powers of two from 64 KiB to 8 MiB, as many as the copies
+     * in flight need (an enqueue never waits for the device: it could deadlock behind a stream gated on host work).
+     */
+    final StagingPool staging;
+    final Reaper reaper;
     private final HipStream defaultStream;
     /** Where synchronous allocations are made from the memory pool (never gated, so waiting on it is short). */
     private final @Nullable HipStream allocationStream;
@@ -70,14 +86,16 @@ final class HipContext implements ContextHandle {
         this.device = device;
         bind();
         this.name = api.deviceName(device);
-        this.capability = new ComputeCapability(attr(HipConstants.hipDeviceAttributeComputeCapabilityMajor, 0),
-                attr(HipConstants.hipDeviceAttributeComputeCapabilityMinor, 0));
-        this.memoryPools = attr(HipConstants.hipDeviceAttributeMemoryPoolsSupported, 0) != 0;
-        this.streamWaitValue = attr(HipConstants.hipDeviceAttributeCanUseStreamWaitValue, 0) != 0;
-        this.markerEvents = new HipEventPool(this);
-        this.gates = new HipGateSlots(this);
-        this.staging = new HipStaging(this);
-        this.reaper = new HipReaper(this);
+        this.capability = new ComputeCapability(attr(HipApiConstants.hipDeviceAttributeComputeCapabilityMajor, 0),
+                attr(HipApiConstants.hipDeviceAttributeComputeCapabilityMinor, 0));
+        this.memoryPools = attr(HipApiConstants.hipDeviceAttributeMemoryPoolsSupported, 0) != 0;
+        this.streamWaitValue = attr(HipApiConstants.hipDeviceAttributeCanUseStreamWaitValue, 0) != 0;
+        this.events = new RuntimeEvents(api, device, this::noteStatus);
+        this.markerEvents = new EventPool(events);
+        RuntimePinnedMemory pinned = new RuntimePinnedMemory(api, device);
+        this.gates = new HostFlagSlots(pinned);
+        this.staging = new StagingPool(pinned, STAGING_SMALLEST, STAGING_LARGEST, Integer.MAX_VALUE);
+        this.reaper = new Reaper(api, device, markerEvents);
         this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
         this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
         streams.add(defaultStream);
@@ -98,7 +116,7 @@ final class HipContext implements ContextHandle {
 
     /** Notes an error status seen anywhere on this device: a sticky one means the device must be reset. */
     void noteStatus(int status) {
-        if (HipErrors.isSticky(status)) {
+        if (HipApiErrors.isSticky(status)) {
             faulted = true;
             backend.markFaulted(device);
         }
@@ -106,7 +124,7 @@ final class HipContext implements ContextHandle {
 
     /** What identifies the device's code: name, compute capability, gfx number where HIP reports it, runtime. */
     String archKey() {
-        int gcn = attr(HipConstants.hipDeviceAttributeGcnArch, -1);
+        int gcn = attr(HipApiConstants.hipDeviceAttributeGcnArch, -1);
         return name + "|cc " + capability + "|gcn " + gcn + "|hip " + backend.runtimeVersion();
     }
 
@@ -130,39 +148,39 @@ final class HipContext implements ContextHandle {
     @Override
     public long attribute(DeviceAttribute attribute) {
         int a = switch (attribute) {
-            case MAX_THREADS_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxThreadsPerBlock;
-            case MAX_BLOCK_DIM_X -> HipConstants.hipDeviceAttributeMaxBlockDimX;
-            case MAX_BLOCK_DIM_Y -> HipConstants.hipDeviceAttributeMaxBlockDimY;
-            case MAX_BLOCK_DIM_Z -> HipConstants.hipDeviceAttributeMaxBlockDimZ;
-            case MAX_GRID_DIM_X -> HipConstants.hipDeviceAttributeMaxGridDimX;
-            case MAX_GRID_DIM_Y -> HipConstants.hipDeviceAttributeMaxGridDimY;
-            case MAX_GRID_DIM_Z -> HipConstants.hipDeviceAttributeMaxGridDimZ;
-            case MAX_SHARED_MEMORY_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxSharedMemoryPerBlock;
-            case MAX_SHARED_MEMORY_PER_BLOCK_OPTIN -> HipConstants.hipDeviceAttributeSharedMemPerBlockOptin;
-            case TOTAL_CONSTANT_MEMORY -> HipConstants.hipDeviceAttributeTotalConstantMemory;
-            case WARP_SIZE -> HipConstants.hipDeviceAttributeWarpSize;
-            case MAX_REGISTERS_PER_BLOCK -> HipConstants.hipDeviceAttributeMaxRegistersPerBlock;
-            case CLOCK_RATE_KHZ -> HipConstants.hipDeviceAttributeClockRate;
-            case MEMORY_CLOCK_RATE_KHZ -> HipConstants.hipDeviceAttributeMemoryClockRate;
-            case GLOBAL_MEMORY_BUS_WIDTH -> HipConstants.hipDeviceAttributeMemoryBusWidth;
-            case L2_CACHE_SIZE -> HipConstants.hipDeviceAttributeL2CacheSize;
-            case MULTIPROCESSOR_COUNT -> HipConstants.hipDeviceAttributeMultiprocessorCount;
-            case MAX_THREADS_PER_MULTIPROCESSOR -> HipConstants.hipDeviceAttributeMaxThreadsPerMultiProcessor;
-            case COMPUTE_CAPABILITY_MAJOR -> HipConstants.hipDeviceAttributeComputeCapabilityMajor;
-            case COMPUTE_CAPABILITY_MINOR -> HipConstants.hipDeviceAttributeComputeCapabilityMinor;
-            case ASYNC_ENGINE_COUNT -> HipConstants.hipDeviceAttributeAsyncEngineCount;
-            case CONCURRENT_KERNELS -> HipConstants.hipDeviceAttributeConcurrentKernels;
-            case INTEGRATED -> HipConstants.hipDeviceAttributeIntegrated;
-            case CAN_MAP_HOST_MEMORY -> HipConstants.hipDeviceAttributeCanMapHostMemory;
-            case UNIFIED_ADDRESSING -> HipConstants.hipDeviceAttributeUnifiedAddressing;
-            case MANAGED_MEMORY -> HipConstants.hipDeviceAttributeManagedMemory;
-            case MEMORY_POOLS_SUPPORTED -> HipConstants.hipDeviceAttributeMemoryPoolsSupported;
-            case COOPERATIVE_LAUNCH -> HipConstants.hipDeviceAttributeCooperativeLaunch;
-            case PCI_BUS_ID -> HipConstants.hipDeviceAttributePciBusId;
-            case PCI_DEVICE_ID -> HipConstants.hipDeviceAttributePciDeviceId;
-            case PCI_DOMAIN_ID -> HipConstants.hipDeviceAttributePciDomainID;
-            case ECC_ENABLED -> HipConstants.hipDeviceAttributeEccEnabled;
-            case COMPUTE_MODE -> HipConstants.hipDeviceAttributeComputeMode;
+            case MAX_THREADS_PER_BLOCK -> HipApiConstants.hipDeviceAttributeMaxThreadsPerBlock;
+            case MAX_BLOCK_DIM_X -> HipApiConstants.hipDeviceAttributeMaxBlockDimX;
+            case MAX_BLOCK_DIM_Y -> HipApiConstants.hipDeviceAttributeMaxBlockDimY;
+            case MAX_BLOCK_DIM_Z -> HipApiConstants.hipDeviceAttributeMaxBlockDimZ;
+            case MAX_GRID_DIM_X -> HipApiConstants.hipDeviceAttributeMaxGridDimX;
+            case MAX_GRID_DIM_Y -> HipApiConstants.hipDeviceAttributeMaxGridDimY;
+            case MAX_GRID_DIM_Z -> HipApiConstants.hipDeviceAttributeMaxGridDimZ;
+            case MAX_SHARED_MEMORY_PER_BLOCK -> HipApiConstants.hipDeviceAttributeMaxSharedMemoryPerBlock;
+            case MAX_SHARED_MEMORY_PER_BLOCK_OPTIN -> HipApiConstants.hipDeviceAttributeSharedMemPerBlockOptin;
+            case TOTAL_CONSTANT_MEMORY -> HipApiConstants.hipDeviceAttributeTotalConstantMemory;
+            case WARP_SIZE -> HipApiConstants.hipDeviceAttributeWarpSize;
+            case MAX_REGISTERS_PER_BLOCK -> HipApiConstants.hipDeviceAttributeMaxRegistersPerBlock;
+            case CLOCK_RATE_KHZ -> HipApiConstants.hipDeviceAttributeClockRate;
+            case MEMORY_CLOCK_RATE_KHZ -> HipApiConstants.hipDeviceAttributeMemoryClockRate;
+            case GLOBAL_MEMORY_BUS_WIDTH -> HipApiConstants.hipDeviceAttributeMemoryBusWidth;
+            case L2_CACHE_SIZE -> HipApiConstants.hipDeviceAttributeL2CacheSize;
+            case MULTIPROCESSOR_COUNT -> HipApiConstants.hipDeviceAttributeMultiprocessorCount;
+            case MAX_THREADS_PER_MULTIPROCESSOR -> HipApiConstants.hipDeviceAttributeMaxThreadsPerMultiProcessor;
+            case COMPUTE_CAPABILITY_MAJOR -> HipApiConstants.hipDeviceAttributeComputeCapabilityMajor;
+            case COMPUTE_CAPABILITY_MINOR -> HipApiConstants.hipDeviceAttributeComputeCapabilityMinor;
+            case ASYNC_ENGINE_COUNT -> HipApiConstants.hipDeviceAttributeAsyncEngineCount;
+            case CONCURRENT_KERNELS -> HipApiConstants.hipDeviceAttributeConcurrentKernels;
+            case INTEGRATED -> HipApiConstants.hipDeviceAttributeIntegrated;
+            case CAN_MAP_HOST_MEMORY -> HipApiConstants.hipDeviceAttributeCanMapHostMemory;
+            case UNIFIED_ADDRESSING -> HipApiConstants.hipDeviceAttributeUnifiedAddressing;
+            case MANAGED_MEMORY -> HipApiConstants.hipDeviceAttributeManagedMemory;
+            case MEMORY_POOLS_SUPPORTED -> HipApiConstants.hipDeviceAttributeMemoryPoolsSupported;
+            case COOPERATIVE_LAUNCH -> HipApiConstants.hipDeviceAttributeCooperativeLaunch;
+            case PCI_BUS_ID -> HipApiConstants.hipDeviceAttributePciBusId;
+            case PCI_DEVICE_ID -> HipApiConstants.hipDeviceAttributePciDeviceId;
+            case PCI_DOMAIN_ID -> HipApiConstants.hipDeviceAttributePciDomainID;
+            case ECC_ENABLED -> HipApiConstants.hipDeviceAttributeEccEnabled;
+            case COMPUTE_MODE -> HipApiConstants.hipDeviceAttributeComputeMode;
             case CLUSTER_LAUNCH -> -1; // HIP has no thread-block clusters: the honest answer is "no"
         };
         if (a < 0) {
@@ -171,7 +189,7 @@ final class HipContext implements ContextHandle {
         try {
             return api.deviceAttribute(a, device);
         } catch (SluiceException e) {
-            if (e.errorCode().orElse(-1) == HipConstants.hipErrorInvalidValue || e instanceof UnsupportedOnBackendException) {
+            if (e.errorCode().orElse(-1) == HipApiConstants.hipErrorInvalidValue || e instanceof UnsupportedOnBackendException) {
                 throw new UnsupportedOnBackendException("attribute " + attribute + " is not supported on hip (" + e.getMessage() + ")");
             }
             throw e;
@@ -188,8 +206,8 @@ final class HipContext implements ContextHandle {
     private static int limitCode(Limit limit) {
         return switch (limit) {
             case STACK_SIZE -> 0; // hipLimitStackSize: HIP 6 and later; HIP 5 answers hipErrorUnsupportedLimit
-            case PRINTF_FIFO_SIZE -> HipConstants.hipLimitPrintfFifoSize;
-            case MALLOC_HEAP_SIZE -> HipConstants.hipLimitMallocHeapSize;
+            case PRINTF_FIFO_SIZE -> HipApiConstants.hipLimitPrintfFifoSize;
+            case MALLOC_HEAP_SIZE -> HipApiConstants.hipLimitMallocHeapSize;
             default -> throw new UnsupportedOnBackendException("limit " + limit + " is not supported on hip");
         };
     }
@@ -201,12 +219,12 @@ final class HipContext implements ContextHandle {
         long v = api.deviceGetLimitOrNegatedStatus(code);
         if (v < 0) {
             int status = (int) -v;
-            if (status == HipConstants.hipErrorUnsupportedLimit || status == HipConstants.hipErrorInvalidValue
-                    || status == HipConstants.hipErrorNotSupported) {
+            if (status == HipApiConstants.hipErrorUnsupportedLimit || status == HipApiConstants.hipErrorInvalidValue
+                    || status == HipApiConstants.hipErrorNotSupported) {
                 throw new UnsupportedOnBackendException("limit " + limit + " is not supported on hip (hipDeviceGetLimit answered "
                         + api.errorName(status) + ")");
             }
-            throw HipErrors.exception(api, "hipDeviceGetLimit(" + limit + ")", status, -1);
+            throw HipApiErrors.exception(api, "hipDeviceGetLimit(" + limit + ")", status, -1);
         }
         return v;
     }
@@ -214,18 +232,18 @@ final class HipContext implements ContextHandle {
     @Override
     public void setLimit(Limit limit, long value) {
         int code = limitCode(limit);
-        if (!api.lib.has(HipSymbol.hipDeviceSetLimit)) {
+        if (!api.lib.has(HipApiSymbol.hipDeviceSetLimit)) {
             throw new UnsupportedOnBackendException("setting limit " + limit + " is not supported on hip: " + backend.libraryName()
                     + " has no hipDeviceSetLimit (HIP 5.3 and later)");
         }
         bind();
         int status = api.deviceSetLimit(code, value);
-        if (status == HipConstants.hipErrorUnsupportedLimit || status == HipConstants.hipErrorNotSupported) {
+        if (status == HipApiConstants.hipErrorUnsupportedLimit || status == HipApiConstants.hipErrorNotSupported) {
             throw new UnsupportedOnBackendException("setting limit " + limit + " is not supported on hip (hipDeviceSetLimit answered "
                     + api.errorName(status) + ")");
         }
-        if (status != HipConstants.hipSuccess) {
-            throw HipErrors.exception(api, "hipDeviceSetLimit(" + limit + ", " + value + ")", status, -1);
+        if (status != HipApiConstants.hipSuccess) {
+            throw HipApiErrors.exception(api, "hipDeviceSetLimit(" + limit + ", " + value + ")", status, -1);
         }
     }
 
@@ -285,12 +303,13 @@ final class HipContext implements ContextHandle {
 
     @Override
     public EventHandle createEvent(Set<EventFlag> flags) {
-        int f = (flags.contains(EventFlag.TIMING) ? HipConstants.hipEventDefault : HipConstants.hipEventDisableTiming)
-                | (flags.contains(EventFlag.BLOCKING_SYNC) ? HipConstants.hipEventBlockingSync : 0)
-                | (flags.contains(EventFlag.INTERPROCESS) ? HipConstants.hipEventInterprocess : 0);
+        int f = (flags.contains(EventFlag.TIMING) ? HipApiConstants.hipEventDefault : HipApiConstants.hipEventDisableTiming)
+                | (flags.contains(EventFlag.BLOCKING_SYNC) ? HipApiConstants.hipEventBlockingSync : 0)
+                | (flags.contains(EventFlag.INTERPROCESS) ? HipApiConstants.hipEventInterprocess : 0);
         bind();
         try {
-            return new HipEvent(this, api.eventCreateWithFlags(f));
+            long e = api.eventCreateWithFlags(f);
+            return new NativeEvent(events, e, () -> api.eventDestroy(e));
         } catch (SluiceException e) {
             if (flags.contains(EventFlag.INTERPROCESS)) {
                 throw new UnsupportedOnBackendException("interprocess events are not supported on hip here (" + e.getMessage() + ")");
@@ -313,21 +332,21 @@ final class HipContext implements ContextHandle {
             synchronized (a) {
                 long p = a.allocatePooled(bytes);
                 api.streamSynchronize(a.handle);
-                return new HipDeviceMemory(p, bytes, true, device);
+                return new DeviceAllocation(p, bytes, true, device);
             }
         }
         bind();
-        return new HipDeviceMemory(api.malloc(bytes), bytes, false, device);
+        return new DeviceAllocation(api.malloc(bytes), bytes, false, device);
     }
 
     @Override
     public void free(DeviceMemory memory) {
-        HipDeviceMemory m = (HipDeviceMemory) memory;
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the runtime
         }
         HipStream a = allocationStream;
-        if (m.pooled() && a != null) {
+        if (m.streamOrdered() && a != null) {
             synchronized (a) {
                 api.freeAsync(m.address(), a.handle);
             }
@@ -340,18 +359,18 @@ final class HipContext implements ContextHandle {
     @Override
     public HostMemory allocateHost(long bytes) {
         bind();
-        long p = api.hostMalloc(bytes, HipConstants.hipHostMallocPortable | HipConstants.hipHostMallocMapped);
+        long p = api.hostMalloc(bytes, HipApiConstants.hipHostMallocPortable | HipApiConstants.hipHostMallocMapped);
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
-        return new HipHostMemory(s, false);
+        return new HostAllocation(s, false);
     }
 
     @Override
     public HostMemory registerHost(MemorySegment segment) {
         bind();
         api.hostRegister(segment.address(), segment.byteSize(),
-                HipConstants.hipHostRegisterPortable | HipConstants.hipHostRegisterMapped);
-        return new HipHostMemory(segment, true);
+                HipApiConstants.hipHostRegisterPortable | HipApiConstants.hipHostRegisterMapped);
+        return new HostAllocation(segment, true);
     }
 
     /**
@@ -361,7 +380,7 @@ final class HipContext implements ContextHandle {
      */
     @Override
     public void freeHost(HostMemory memory) {
-        HipHostMemory m = (HipHostMemory) memory;
+        HostAllocation m = HostAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already: a second free must not reach the runtime
         }
@@ -381,8 +400,8 @@ final class HipContext implements ContextHandle {
             return loadImage(kernel.name(), kernel.hipCodeObject().get());
         }
         if (kernel.cudaSource().isPresent()) {
-            HipCompiler compiler = backend.compiler();
-            HipCompiler.Image image = compiler.compile(this, kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
+            KernelCompiler compiler = backend.compiler();
+            KernelCompiler.Image image = compiler.compile(device, archKey(), kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
             try {
                 return loadImage(kernel.name(), image.code());
             } catch (SluiceException e) {
@@ -391,7 +410,7 @@ final class HipContext implements ContextHandle {
                 }
                 // a stale or foreign cache entry: compile afresh once
                 compiler.evict(image);
-                image = compiler.compile(this, kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
+                image = compiler.compile(device, archKey(), kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
                 return loadImage(kernel.name(), image.code());
             }
         }
@@ -435,7 +454,7 @@ final class HipContext implements ContextHandle {
                                 for (; i < n; i += stride) p[i] = v;
                             }
                             """;
-                    HipCompiler.Image image = backend.compiler().compile(this, "sluice_fill_u64", src, List.of());
+                    KernelCompiler.Image image = backend.compiler().compile(device, archKey(), "sluice_fill_u64", src, List.of());
                     f = loadImage("sluice_fill_u64", image.code());
                     fill64 = f;
                 }

@@ -3,6 +3,7 @@ package dev.sluice.hip;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.support.DeviceAllocation;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -41,14 +42,14 @@ final class HipModule implements FunctionHandle {
     @Override
     public long attribute(String attributeName) {
         int a = switch (attributeName.toLowerCase(Locale.ROOT).replace("_", "")) {
-            case "maxthreadsperblock" -> HipConstants.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
-            case "sharedsizebytes", "staticsharedmemory" -> HipConstants.HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
-            case "constsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES;
-            case "localsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
-            case "numregs", "registers" -> HipConstants.HIP_FUNC_ATTRIBUTE_NUM_REGS;
-            case "ptxversion" -> HipConstants.HIP_FUNC_ATTRIBUTE_PTX_VERSION;
-            case "binaryversion" -> HipConstants.HIP_FUNC_ATTRIBUTE_BINARY_VERSION;
-            case "maxdynamicsharedsizebytes" -> HipConstants.HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+            case "maxthreadsperblock" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+            case "sharedsizebytes", "staticsharedmemory" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+            case "constsizebytes" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES;
+            case "localsizebytes" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES;
+            case "numregs", "registers" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_NUM_REGS;
+            case "ptxversion" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_PTX_VERSION;
+            case "binaryversion" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_BINARY_VERSION;
+            case "maxdynamicsharedsizebytes" -> HipApiConstants.HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
             default -> -1;
         };
         if (a < 0) {
@@ -66,13 +67,13 @@ final class HipModule implements FunctionHandle {
         api.setDevice(device);
         long[] found = new long[2];
         int r = api.moduleGetGlobal(module, variable, found);
-        if (r == HipConstants.hipErrorNotFound) {
+        if (r == HipApiConstants.hipErrorNotFound) {
             throw new InvalidArgumentException("name", "\"" + variable + "\": the module of " + name + " has no variable"
                     + " of that name (declare it __constant__ or __device__ at global namespace scope, where C++ leaves"
                     + " names unmangled)");
         }
         api.check(r, "hipModuleGetGlobal(" + variable + ")");
-        return HipDeviceMemory.moduleVariable(found[0], found[1], device);
+        return DeviceAllocation.moduleVariable(found[0], found[1], device);
     }
 
     /** Kept loaded for the device's other contexts and later loads of the same code; see the class comment. */

@@ -14,6 +14,13 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.EventMarker;
+import dev.sluice.spi.support.HostFlagGate;
+import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.NativeGraph;
+import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -27,10 +34,10 @@ import org.jspecify.annotations.Nullable;
  * of pending host work need no locking of their own.
  *
  * <p>Host memory on the Java heap cannot be handed to the runtime: copies from it are staged through pinned
- * buffers ({@link HipStaging}) at the call, and copies to it land in a pinned buffer and are copied into the
+ * buffers ({@link StagingPool}) at the call, and copies to it land in a pinned buffer and are copied into the
  * array by the next completion marker, before the copy's future completes.
  */
-final class HipStream implements StreamHandle {
+final class HipStream implements StreamHandle, EventMarker.Events {
 
     private final HipContext context;
     private final HipApi api;
@@ -38,9 +45,11 @@ final class HipStream implements StreamHandle {
     private final boolean isDefault;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment scratch = arena.allocate(16, 8);
-    private final HipLaunchBlock block = new HipLaunchBlock();
+    private final LaunchBlock block = new LaunchBlock();
     private @Nullable List<Runnable> pendingHostWork;
     private boolean capturing;
+    /** The number of this stream's last completion marker. */
+    private long markerSequence;
     private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
 
     HipStream(HipContext context, StreamOptions options, boolean isDefault) {
@@ -48,8 +57,8 @@ final class HipStream implements StreamHandle {
         this.api = context.api;
         this.isDefault = isDefault;
         context.bind();
-        this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipConstants.hipStreamNonBlocking
-                : HipConstants.hipStreamDefault, options.priority());
+        this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipApiConstants.hipStreamNonBlocking
+                : HipApiConstants.hipStreamDefault, options.priority());
     }
 
     private void addHostWork(Runnable r) {
@@ -76,9 +85,9 @@ final class HipStream implements StreamHandle {
             return;
         }
         refuseHeapDuringCapture();
-        HipStaging staging = context.staging;
+        StagingPool staging = context.staging;
         for (long off = 0; off < bytes; ) {
-            HipStaging.Buffer b = staging.acquire(bytes - off);
+            StagingPool.Buffer b = staging.acquire(bytes - off);
             long n = Math.min(b.capacity(), bytes - off);
             MemorySegment.copy(source, off, b.segment(), 0, n);
             try {
@@ -100,9 +109,9 @@ final class HipStream implements StreamHandle {
             return;
         }
         refuseHeapDuringCapture();
-        HipStaging staging = context.staging;
+        StagingPool staging = context.staging;
         for (long off = 0; off < bytes; ) {
-            HipStaging.Buffer b = staging.acquire(bytes - off);
+            StagingPool.Buffer b = staging.acquire(bytes - off);
             long n = Math.min(b.capacity(), bytes - off);
             try {
                 api.memcpyDtoHAsync(b.address(), src + off, n, handle);
@@ -171,7 +180,7 @@ final class HipStream implements StreamHandle {
     @Override
     public DeviceMemory allocate(long bytes) {
         if (context.memoryPools) {
-            return new HipDeviceMemory(allocatePooled(bytes), bytes, true, context.device);
+            return new DeviceAllocation(allocatePooled(bytes), bytes, true, context.device);
         }
         return context.allocate(bytes);
     }
@@ -190,11 +199,11 @@ final class HipStream implements StreamHandle {
         if (capturing) {
             throw new UnsupportedOnBackendException("freeing memory inside a captured graph is not supported on hip");
         }
-        HipDeviceMemory m = (HipDeviceMemory) memory;
+        DeviceAllocation m = DeviceAllocation.of(memory);
         if (!m.claimFree()) {
             return; // freed already (or a module variable): a second free must not reach the runtime
         }
-        if (m.pooled()) {
+        if (m.streamOrdered()) {
             api.freeAsync(m.address(), handle);
         } else {
             long p = m.address();
@@ -229,7 +238,7 @@ final class HipStream implements StreamHandle {
         var b = config.block();
         int shared = (int) config.sharedMemoryBytes();
         if (cooperative) {
-            if (!api.lib.has(HipSymbol.hipModuleLaunchCooperativeKernel)) {
+            if (!api.lib.has(HipApiSymbol.hipModuleLaunchCooperativeKernel)) {
                 throw new UnsupportedOnBackendException("cooperative launch is not supported on hip here: "
                         + context.backend.libraryName() + " has no hipModuleLaunchCooperativeKernel (HIP 6 and later)");
             }
@@ -243,24 +252,12 @@ final class HipStream implements StreamHandle {
 
     @Override
     public void record(EventHandle event) {
-        HipEvent e = (HipEvent) event;
-        e.enter();
-        try {
-            api.eventRecord(e.handle, handle);
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).recordOn(handle);
     }
 
     @Override
     public void waitEvent(EventHandle event) {
-        HipEvent e = (HipEvent) event;
-        e.enter();
-        try {
-            api.streamWaitEvent(handle, e.handle);
-        } finally {
-            e.exit();
-        }
+        NativeEvent.of(event).waitOn(handle);
     }
 
     @Override
@@ -274,12 +271,36 @@ final class HipStream implements StreamHandle {
         }
         List<Runnable> work = pendingHostWork;
         pendingHostWork = null;
-        return new HipMarker(context, event, work);
+        return new EventMarker(this, ++markerSequence, event, work);
+    }
+
+    /** One {@code hipEventQuery}; an error status is noted on the context (a sticky one faults the device) and thrown. */
+    @Override
+    public boolean isComplete(long event, long sequence) {
+        int r = api.eventQuery(event);
+        if (r == HipApiConstants.hipSuccess) {
+            return true;
+        }
+        if (r == HipApiConstants.hipErrorNotReady) {
+            return false;
+        }
+        context.noteStatus(r);
+        throw HipApiErrors.exception(api, "hipEventQuery (completion marker on " + context + ")", r, -1);
+    }
+
+    @Override
+    public void waitOnDevice(long stream, long event) {
+        api.streamWaitEvent(stream, event);
+    }
+
+    @Override
+    public void recycle(long event) {
+        context.markerEvents.give(event);
     }
 
     @Override
     public void waitMarker(Marker marker) {
-        ((HipMarker) marker).waitOn(handle);
+        ((EventMarker) marker).waitOn(handle);
     }
 
     @Override
@@ -289,14 +310,14 @@ final class HipStream implements StreamHandle {
                     + " hipStreamWaitValue32, which " + context.name() + " does not support (hipDeviceAttributeCanUseStreamWaitValue"
                     + " is 0) on hip");
         }
-        HipGateSlots.Slot slot = context.gates.acquire();
+        HostFlagSlots.Slot slot = context.gates.acquire();
         try {
-            api.streamWaitValue32(handle, slot.device(), slot.target(), HipConstants.hipStreamWaitValueGte, 0xFFFF_FFFF);
+            api.streamWaitValue32(handle, slot.device(), slot.target(), HipApiConstants.hipStreamWaitValueGte, 0xFFFF_FFFF);
         } catch (RuntimeException e) {
-            context.gates.abandon(slot);
+            context.gates.open(slot); // nothing waits on it: give it back
             throw e;
         }
-        return new HipHostGate(context.gates, slot);
+        return new HostFlagGate(context.gates, slot);
     }
 
     @Override
@@ -314,7 +335,7 @@ final class HipStream implements StreamHandle {
     /** Relaxed capture mode: other threads (the completion thread querying markers) may go on calling HIP. */
     @Override
     public void beginCapture() {
-        api.streamBeginCapture(handle, HipConstants.hipStreamCaptureModeRelaxed);
+        api.streamBeginCapture(handle, HipApiConstants.hipStreamCaptureModeRelaxed);
         capturing = true;
     }
 
@@ -329,7 +350,14 @@ final class HipStream implements StreamHandle {
             api.graphDestroy(graph);
             throw e;
         }
-        return new HipGraph(api, graph, exec);
+        HipApi a = api;
+        return new NativeGraph(exec, a::graphLaunch, () -> {
+            try {
+                a.graphExecDestroy(exec);
+            } finally {
+                a.graphDestroy(graph);
+            }
+        });
     }
 
     @Override

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Checks the binding layer against AMD's own headers (HIP 5.2, copied into src/test/native/include): every
- * constant in {@link HipConstants} has the header's value, and every {@link HipSymbol}'s downcall descriptor
+ * constant in {@link HipApiConstants} has the header's value, and every {@link HipApiSymbol}'s downcall descriptor
  * matches the header's prototype parameter by parameter. Needs no HIP library, so it runs in every build.
  */
 class HipHeadersTest {
@@ -90,7 +90,7 @@ class HipHeadersTest {
     void everyConstantHasTheHeadersValue() throws IllegalAccessException {
         int checked = 0;
         List<String> wrong = new ArrayList<>();
-        for (Field f : HipConstants.class.getDeclaredFields()) {
+        for (Field f : HipApiConstants.class.getDeclaredFields()) {
             if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class) {
                 continue;
             }
@@ -111,7 +111,7 @@ class HipHeadersTest {
     @Test
     void everySymbolMatchesItsPrototype() {
         List<String> wrong = new ArrayList<>();
-        for (HipSymbol s : HipSymbol.values()) {
+        for (HipApiSymbol s : HipApiSymbol.values()) {
             Optional<List<String>> proto = prototype(s.name());
             if (proto.isEmpty()) {
                 wrong.add(s.name() + ": no prototype in the headers");
@@ -134,14 +134,14 @@ class HipHeadersTest {
             }
         }
         assertTrue(wrong.isEmpty(), "bindings that differ from HIP's prototypes:\n  " + String.join("\n  ", wrong));
-        System.out.println("HipHeadersTest: " + HipSymbol.values().length + " downcall descriptors match HIP's prototypes");
+        System.out.println("HipHeadersTest: " + HipApiSymbol.values().length + " downcall descriptors match HIP's prototypes");
     }
 
     @Test
     void attributeNumbersAreHipsNotCudas() {
         // The classic mistake: CUDA's CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK is 1, HIP's is 56.
-        assertEquals(56, HipConstants.hipDeviceAttributeMaxThreadsPerBlock);
-        assertEquals(87, HipConstants.hipDeviceAttributeWarpSize);
+        assertEquals(56, HipApiConstants.hipDeviceAttributeMaxThreadsPerBlock);
+        assertEquals(87, HipApiConstants.hipDeviceAttributeWarpSize);
     }
 
     /** Result type, then parameter types, of the first declaration of {@code name}. */

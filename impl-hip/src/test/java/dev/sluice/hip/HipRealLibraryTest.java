@@ -27,13 +27,13 @@ class HipRealLibraryTest {
 
     static final String REAL = "libamdhip64.so.5";
 
-    private static HipLibrary lib;
+    private static HipApiLibrary lib;
 
     @BeforeAll
     static void loadRealLibrary() {
         try {
-            lib = HipLibrary.load(REAL, null);
-        } catch (HipLibrary.NotFound e) {
+            lib = HipApiLibrary.load(REAL, null);
+        } catch (HipApiLibrary.NotFound e) {
             Assumptions.abort("AMD's HIP runtime " + REAL + " is not installed here (" + String.join("; ", e.tried)
                     + "); run impl-hip/src/test/install-hip-runtime.sh (Debian's libamdhip64-5) to run this check");
         }
@@ -43,7 +43,7 @@ class HipRealLibraryTest {
     void everyBoundSymbolResolvesInTheRealLibrary() {
         List<String> missingOptional = new ArrayList<>();
         int resolved = 0;
-        for (HipSymbol s : HipSymbol.values()) {
+        for (HipApiSymbol s : HipApiSymbol.values()) {
             if (s.optional && !lib.has(s)) {
                 missingOptional.add(s.name());
                 continue;
@@ -53,9 +53,9 @@ class HipRealLibraryTest {
             assertEquals(s.descriptor.toMethodType(), h.type(), s.name());
             resolved++;
         }
-        int required = (int) java.util.Arrays.stream(HipSymbol.values()).filter(s -> !s.optional).count();
+        int required = (int) java.util.Arrays.stream(HipApiSymbol.values()).filter(s -> !s.optional).count();
         assertTrue(resolved >= required, "every required symbol resolves");
-        System.out.println("HipRealLibraryTest: " + resolved + " of " + HipSymbol.values().length + " bound symbols resolved in "
+        System.out.println("HipRealLibraryTest: " + resolved + " of " + HipApiSymbol.values().length + " bound symbols resolved in "
                 + lib.hipName() + " (hiprtc from " + lib.hiprtcName() + "); " + required + " required, all resolved"
                 + (missingOptional.isEmpty() ? "" : "; optional, absent from this HIP version: " + missingOptional));
     }
@@ -86,8 +86,8 @@ class HipRealLibraryTest {
 
     @Test
     void openingWithoutADeviceThrowsBackendUnavailable() {
-        Assumptions.assumeTrue(System.getProperty(HipLibrary.HIP_PROPERTY) == null,
-                "-D" + HipLibrary.HIP_PROPERTY + " points the HIP backend at another library");
+        Assumptions.assumeTrue(System.getProperty(HipApiLibrary.HIP_PROPERTY) == null,
+                "-D" + HipApiLibrary.HIP_PROPERTY + " points the HIP backend at another library");
         Assumptions.assumeTrue(new HipApi(lib).deviceCountOrNegatedStatus() <= 0, "an AMD GPU is present");
         BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> DeviceContext.open(Api.HIP, 0));
         assertTrue(e.getMessage().contains("hip"), e.getMessage());

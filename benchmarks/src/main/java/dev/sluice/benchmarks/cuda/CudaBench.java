@@ -61,12 +61,11 @@ import joptsimple.OptionSpec;
  * future is done; median of 5;
  * <li>{@code bandwidth}: pinned {@code HostBuffer} ↔ {@code DeviceBuffer} at 64, 256, 512 MiB, timed by timing
  * events around the copy (as C does) and by the host from enqueue to future done; median of 5;
- * <li>{@code blocking}: launch, latency and tiny on a context with the BLOCKING wait strategy;
- * <li>{@code counters}: the same with stream-counter markers ({@code -Dsluice.cuda.markers=counters}).
+ * <li>{@code blocking}: launch, latency and tiny on a context with the BLOCKING wait strategy.
  * </ol>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.CudaBench [--native native.txt] [--quick]
- *     [--only launch,latency,tiny,bandwidth,blocking,counters]</pre>
+ *     [--only launch,latency,tiny,bandwidth,blocking]</pre>
  *
  * Output: {@code key=value} lines, then a table of targets with the C figure, the Sluice figure and the ratio.
  */
@@ -149,17 +148,6 @@ public final class CudaBench {
                 b.launch(bl, "_blocking");
                 b.latency(bl, "blocking");
                 b.tiny(bl, "_blocking");
-            }
-        }
-        if (only.isEmpty() || only.contains("counters")) {
-            // The same with stream counters (cuStreamWriteValue64) as completion markers instead of events.
-            System.setProperty("sluice.cuda.markers", "counters");
-            try (DeviceContext ev = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withPrimaryContext(false))) {
-                b.launch(ev, "_counters");
-                b.latency(ev, "park_counters");
-                b.tiny(ev, "_counters");
-            } finally {
-                System.clearProperty("sluice.cuda.markers");
             }
         }
         b.report(nativeFile);
@@ -563,7 +551,6 @@ public final class CudaBench {
         System.out.println();
         System.out.println("target                                         C            Sluice       ratio   goal");
         row(c, "launch 5 args + future (host us/call)", "launch5_us", "sluice_launch5_future_us", "<= 1.30", false);
-        row(c, "  same, stream-counter markers", "launch5_us", "sluice_launch5_future_counters_us", "", false);
         row(c, "  same, BLOCKING wait strategy", "launch5_us", "sluice_launch5_future_blocking_us", "", false);
         row(c, "  raw JCuda launch 5 args (us/call)", "launch5_us", "jcuda_launch5_us", "", false);
         row(c, "  raw FFM launch 5 args (us/call)", "launch5_us", "ffm_launch5_us", "", false);
@@ -573,12 +560,10 @@ public final class CudaBench {
         row(c, "  raw FFM launch + event + future, poller", "launch5_us", "ffm_launch5_event_future_us", "", false);
         row(c, "idle latency p50, PARK (us)", "latency_event_p50_us", "sluice_latency_park_p50_us", "<= 1.30", false);
         row(c, "idle latency p50, SPIN (us)", "latency_event_p50_us", "sluice_latency_spin_p50_us", "<= 1.30", false);
-        row(c, "idle latency p50, PARK, counter markers", "latency_event_p50_us", "sluice_latency_park_counters_p50_us", "", false);
         row(c, "idle latency p50, BLOCKING", "latency_event_p50_us", "sluice_latency_blocking_p50_us", "", false);
         row(c, "idle latency p99, PARK (us)", "latency_event_p99_us", "sluice_latency_park_p99_us", "", false);
         String tinyKey = quick ? "tiny_20k_ms" : "tiny_100k_ms";
         row(c, "tiny kernels with futures (ms)", tinyKey, "sluice_" + tinyKey, "<= 1.15", false);
-        row(c, "  same, stream-counter markers", tinyKey, "sluice_" + tinyKey.replace("_ms", "_counters_ms"), "", false);
         row(c, "  same, BLOCKING wait strategy", tinyKey, "sluice_" + tinyKey.replace("_ms", "_blocking_ms"), "", false);
         for (int mib : new int[] {64, 256, 512}) {
             row(c, "pinned H2D " + mib + " MiB (GB/s, events)", "bw_h2d_" + mib + "MiB_GBps", "sluice_bw_h2d_" + mib + "MiB_GBps", ">= 0.97", true);
