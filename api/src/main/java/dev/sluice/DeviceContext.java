@@ -69,15 +69,15 @@ public final class DeviceContext implements AutoCloseable {
         this.handle = handle;
         this.options = options;
         this.resources = new ContextResources(this, handle);
-        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + api.id() + ":" + id + "]") : null;
+        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + api.id() + ":" + id + "]", options.traceCapacity()) : null;
         this.engine = new CompletionEngine(this, options, api.id() + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
     }
 
-    private static Tracer openTracer(ContextHandle handle, String name) {
+    private static Tracer openTracer(ContextHandle handle, String name, int capacity) {
         try {
-            return new Tracer(handle, name + " " + handle.name());
+            return new Tracer(handle, name + " " + handle.name(), capacity);
         } catch (RuntimeException e) {
             handle.close();
             throw e;
