@@ -235,6 +235,14 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /**
+     * This stream's name in traces, Flight Recorder events and metrics: {@code "default"} for the context's default
+     * stream, {@code "stream N"} for its N-th created stream. Unique within the context.
+     */
+    public String name() {
+        return traceName();
+    }
+
     /** This stream's name in traces. */
     String traceName() {
         return isDefault ? "default" : "stream " + index;
