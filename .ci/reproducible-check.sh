@@ -69,7 +69,7 @@ for artifact, packaging in [('sluice-bom', 'pom'), ('sluice-api', 'jar'), ('slui
         for suffix in ['.jar', '-sources.jar', '-javadoc.jar']:
             if latest(artifact, suffix) is None:
                 problems.append(f'{artifact}: no {suffix} deployed')
-for unpublished in ['sluice-benchmarks', 'sluice-examples', 'sluice-stress']:
+for unpublished in ['sluice-benchmarks', 'sluice-cli', 'sluice-examples', 'sluice-stress']:
     if os.path.isdir(os.path.join(base, unpublished)):
         problems.append(unpublished + ' was deployed, but is not published')
 if problems:
