@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Sluice's Flight Recorder events, which a running JVM switches on through JFR settings alone
- * ({@code jcmd <pid> JFR.start settings=sluice.jfc}, the profile in this jar at {@code /dev/sluice/sluice.jfc}). Loaded
+ * ({@code jcmd <pid> JFR.start settings=default settings=/path/to/sluice.jfc}, the profile in this jar at {@code /dev/sluice/sluice.jfc}). Loaded
  * only where the JDK has {@code jdk.jfr} ({@link Observers#JFR}).
  *
  * <p>The rare events (context open and close, compilations, allocations and frees, faults) are committed where they
