@@ -337,12 +337,12 @@ public final class Main {
                                 lane.elements(), 2f, 1f);
                     })
                     .build(Chunks.floats())) {
-                long[] done = {0};
+                p.onProgress(pp -> progress("chunks (" + (pp.bytesDone() >> 20) + " MiB)", pp.chunksDone(), chunks));
                 List<float[]> results = p.process(Flux.range(0, chunks).map(i -> {
                     float[] a = new float[(int) elements];
                     java.util.Arrays.fill(a, i);
                     return a;
-                })).doOnNext(r -> progress("chunks", ++done[0], chunks)).collectList().block();
+                })).collectList().block();
                 endProgress();
                 for (int i = 0; i < chunks; i++) {
                     if (results == null || results.get(i)[0] != i * 2f + 1f) {

@@ -65,6 +65,13 @@ class MainTest {
     }
 
     @Test
+    void traceShowsThePipelinesProgressOnATerminal(@TempDir Path dir) {
+        Result r = run(true, "trace", "--api", "cpu", "--chunks", "5", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.err().contains("chunks (") && r.err().contains("5/5"), "the pipeline's progress: " + r.err());
+    }
+
+    @Test
     void badUsageExitsWith2AndNamesTheProblem() {
         Result r = run(false, "bench", "--mib", "lots");
         assertEquals(2, r.status());
