@@ -2,7 +2,6 @@ package dev.sluice;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -97,11 +96,14 @@ final class Observers {
             }
         }
         Object event = jfrOperations && JFR ? JfrEvents.beginOperation() : null;
-        future.whenComplete(new Completion(ls, stream, category, kind, bytes, label, System.nanoTime(), event));
+        future.observe(new Completion(ls, stream, category, kind, bytes, label, System.nanoTime(), event));
     }
 
-    /** One observed operation: completes the listeners' view and the JFR event on the completion thread. */
-    private final class Completion implements BiConsumer<Object, Throwable> {
+    /**
+     * One observed operation: completes the listeners' view and the JFR event when the engine finishes its future (on the
+     * completion thread), without a dependent stage on the future.
+     */
+    final class Completion {
         private final DeviceListener[] listeners;
         private final DeviceStream stream;
         private final String category;
@@ -123,11 +125,8 @@ final class Observers {
             this.event = event;
         }
 
-        @Override
-        public void accept(Object value, @Nullable Throwable failure) {
+        void completed(@Nullable Throwable cause) {
             long latency = System.nanoTime() - startNanos;
-            Throwable cause = failure instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                    ? c.getCause() : failure;
             for (DeviceListener l : listeners) {
                 try {
                     l.operationCompleted(stream, category, bytes, latency, cause);

@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Host cost per operation of {@code sluice-micrometer}'s {@link DeviceMetrics}: a 256-byte copy from pinned memory to the
  * device and an event-free marker, enqueued without draining (like {@link EnqueueBenchmark}), with
- * {@code -p meters=none} (no binder) and {@code meters=simple} (a {@link SimpleMeterRegistry} bound to the context). The
+ * {@code -p meters=none} (no binder), {@code meters=simple} (a {@link SimpleMeterRegistry} bound to the context, the
+ * latency timer computing percentiles) and {@code meters=buckets} (the same with histogram buckets alone). The
  * difference of the two scores is the binder's cost on the enqueuing thread; its timer records run on the completion
  * thread, which on a machine of few cores competes for the same ones.
  */
@@ -38,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class MeterBenchmark {
 
-    @Param({"none", "simple"})
+    @Param({"none", "simple", "buckets"})
     public String meters;
 
     private DeviceContext ctx;
@@ -57,12 +58,15 @@ public class MeterBenchmark {
         pinned = ctx.allocateHost(DType.F32, 64);
         switch (meters) {
             case "none" -> { }
-            case "simple" -> {
+            case "simple", "buckets" -> {
                 registry = new SimpleMeterRegistry();
                 metrics = new DeviceMetrics(ctx);
+                if (meters.equals("buckets")) {
+                    metrics.percentiles();
+                }
                 metrics.bindTo(registry);
             }
-            default -> throw new IllegalArgumentException("meters=" + meters + ": none or simple");
+            default -> throw new IllegalArgumentException("meters=" + meters + ": none, simple or buckets");
         }
     }
 
