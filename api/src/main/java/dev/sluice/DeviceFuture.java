@@ -190,19 +190,19 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
+        if (observed != null) {
+            report(failure); // before completing: whoever sees the future done sees it counted
+        }
         if (failure != null) {
             super.completeExceptionally(failure);
         } else {
             super.complete(value);
         }
-        if (observed != null) {
-            report(failure);
-        }
     }
 
     /**
-     * Hands {@code c} the completion of this operation: from the engine when it finishes or fails the future, or at once
-     * if that happened before this call. {@code c} hears it once. A user's {@code cancel} is not a completion: the device
+     * Hands {@code c} the completion of this operation: from the engine just before it finishes or fails the future, or
+     * at once if that happened before this call. {@code c} hears it once. A user's {@code cancel} is not a completion: the device
      * still runs the operation, and {@code c} hears when the engine finishes it.
      */
     void observe(Observers.Completion c) {
@@ -236,10 +236,10 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     }
 
     void fail(Throwable cause) {
-        super.completeExceptionally(cause);
         if (observed != null) {
             report(cause);
         }
+        super.completeExceptionally(cause);
     }
 
     // ---------------------------------------------------------------- observation

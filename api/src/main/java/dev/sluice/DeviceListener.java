@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
  * future ({@code whenComplete}), which does not seal a marker group: futures complete as they would without a listener.
  *
  * <p><b>Threads:</b> {@link #operationEnqueued} runs on the enqueuing thread under the stream's enqueue lock, so other
- * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread,
- * which completes every other future of the context after it. Both must be short and must not block, enqueue, or throw:
+ * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
+ * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
+ * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw:
  * an exception they throw is logged and dropped. The memory, kernel, fault and close callbacks run on the thread that
  * allocated, freed, compiled, saw the fault, or closed.
  *
@@ -35,11 +36,13 @@ public interface DeviceListener {
     }
 
     /**
-     * The future of an operation reported by {@link #operationEnqueued} completed.
+     * The operation reported by {@link #operationEnqueued} has finished, or failed; its future completes right after.
      *
-     * @param latencyNanos from the enqueue to the completion of the future, on the host's clock; it includes the time the
-     *                     operation waited behind earlier work of its stream
-     * @param failure      why the future failed (a {@link DeviceException} for a device fault, a cancellation), or null
+     * @param latencyNanos from the enqueue to the completion, on the host's clock; it includes the time the operation
+     *                     waited behind earlier work of its stream
+     * @param failure      why the operation failed (a {@link DeviceException} for a device fault, a
+     *                     {@link ClosedResourceException} when the context closed first), or null. A user's
+     *                     {@code cancel()} of the future is not reported: the device still runs the operation
      */
     default void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
             @Nullable Throwable failure) {

@@ -29,7 +29,14 @@ final class JfrEvents {
 
     private static volatile boolean operations;
 
-    static {
+    private JfrEvents() {
+    }
+
+    /**
+     * Starts following the recorder: each recording that starts or stops re-reads whether {@code dev.sluice.Operation} is
+     * enabled. Called once, by {@link Observers}' class initialisation. Does not start the recorder.
+     */
+    static void listen() {
         FlightRecorder.addListener(new FlightRecorderListener() {
             @Override
             public void recordingStateChanged(Recording recording) {
@@ -39,9 +46,6 @@ final class JfrEvents {
         if (FlightRecorder.isInitialized()) {
             refresh();
         }
-    }
-
-    private JfrEvents() {
     }
 
     /** Whether a recording enables {@code dev.sluice.Operation} now. */

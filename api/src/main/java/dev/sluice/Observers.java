@@ -16,10 +16,27 @@ final class Observers {
 
     private static final System.Logger LOG = System.getLogger(Observers.class.getName());
     private static final DeviceListener[] NONE = {};
-    /** Whether the JDK has Flight Recorder ({@code jdk.jfr}); without it no JFR class is loaded. */
-    static final boolean JFR = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
-    /** The open contexts, for {@link JfrEvents} to switch their operation events on and off. */
+    /** The open contexts, for {@link JfrEvents} to switch their operation events on and off; before {@link #JFR}. */
     static final Set<Observers> OPEN = ConcurrentHashMap.newKeySet();
+    /**
+     * Whether Flight Recorder events are made: the JDK has {@code jdk.jfr} (without it no JFR class is loaded) and
+     * {@link JfrEvents} could listen to the recorder.
+     */
+    static final boolean JFR = jfrUsable();
+
+    private static boolean jfrUsable() {
+        if (ModuleLayer.boot().findModule("jdk.jfr").isEmpty()) {
+            return false;
+        }
+        try {
+            JfrEvents.listen();
+            return true;
+        } catch (RuntimeException | LinkageError e) {
+            // A JVM without a usable recorder: contexts must still open, without events.
+            LOG.log(System.Logger.Level.DEBUG, "Flight Recorder events off: the recorder cannot be listened to", e);
+            return false;
+        }
+    }
 
     private final DeviceContext context;
     /** Copied on write: the hook reads it without a lock. */
