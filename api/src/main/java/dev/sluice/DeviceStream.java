@@ -129,6 +129,7 @@ public final class DeviceStream implements AutoCloseable {
         return f;
     }
 
+    /** Whether {@code kind} is a copy's: the copies pass these very constants to {@code mark}, so identity suffices. */
     private static boolean isCopy(Object kind) {
         return kind == TraceSpan.UPLOAD || kind == TraceSpan.DOWNLOAD || kind == TraceSpan.DEVICE_TO_DEVICE
                 || kind == TraceSpan.PEER;
