@@ -3,6 +3,7 @@ package dev.sluice.micrometer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
+import dev.sluice.InvalidArgumentException;
 import dev.sluice.MemoryInfo;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -67,10 +68,17 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         this(context, Tags.empty());
     }
 
-    /** Meters for {@code context}, tagged {@code backend}, {@code device} and {@code extraTags} (a service's own). */
+    /**
+     * Meters for {@code context}, tagged {@code backend}, {@code device} and {@code extraTags} (a service's own).
+     *
+     * @throws InvalidArgumentException naming the argument for a null context or tags
+     */
     public DeviceMetrics(DeviceContext context, Iterable<Tag> extraTags) {
         if (context == null) {
-            throw new IllegalArgumentException("context is null");
+            throw new InvalidArgumentException("context", "is null");
+        }
+        if (extraTags == null) {
+            throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
         }
         this.context = context;
         this.tags = Tags.of(extraTags).and("backend", context.api().id(), "device", Integer.toString(context.id()));
@@ -82,13 +90,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
      * cost per operation. Call before {@link #bindTo}.
      *
      * @return this
-     * @throws IllegalArgumentException for a percentile outside 0..1
+     * @throws InvalidArgumentException naming {@code percentiles} for a value outside 0..1
      * @throws IllegalStateException    once bound
      */
     public synchronized DeviceMetrics percentiles(double... percentiles) {
         for (double p : percentiles) {
             if (!(p >= 0 && p <= 1)) {
-                throw new IllegalArgumentException("percentiles: value " + p + " is outside 0..1");
+                throw new InvalidArgumentException("percentiles", "value " + p + " is outside 0..1");
             }
         }
         if (registry != null) {

@@ -1,5 +1,6 @@
 package dev.sluice.micrometer;
 
+import dev.sluice.InvalidArgumentException;
 import dev.sluice.reactive.GpuPipeline;
 import dev.sluice.reactive.PipelineMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -30,11 +31,11 @@ public final class PipelineMeters implements MeterBinder, AutoCloseable {
     /**
      * Meters for {@code pipeline}, tagged {@code pipeline=name} and {@code extraTags}.
      *
-     * @throws IllegalArgumentException for a null pipeline or name
+     * @throws InvalidArgumentException naming the argument for a null pipeline, name or tags
      */
     public PipelineMeters(GpuPipeline<?, ?> pipeline, String name, Iterable<Tag> extraTags) {
-        if (pipeline == null || name == null) {
-            throw new IllegalArgumentException((pipeline == null ? "pipeline" : "name") + " is null");
+        if (pipeline == null || name == null || extraTags == null) {
+            throw new InvalidArgumentException(pipeline == null ? "pipeline" : name == null ? "name" : "extraTags", "is null");
         }
         this.metrics = pipeline.metrics();
         this.tags = Tags.of(extraTags).and("pipeline", name);

@@ -103,6 +103,28 @@ class DeviceMetricsTest {
     }
 
     @Test
+    void badArgumentsAreRefusedNamingThem() {
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> new DeviceMetrics(ctx).percentiles(0.5, 1.5));
+        assertEquals("percentiles", e.argument());
+        assertTrue(e.getMessage().contains("1.5") && e.getMessage().contains("0..1"), e.getMessage());
+        e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new DeviceMetrics(null));
+        assertEquals("context", e.argument());
+        DeviceMetrics bound = new DeviceMetrics(ctx);
+        bound.bindTo(registry);
+        assertThrows(IllegalStateException.class, () -> bound.percentiles(0.5));
+    }
+
+    @Test
+    void bucketsAloneLeaveNoClientPercentiles() {
+        new DeviceMetrics(ctx).percentiles().bindTo(registry);
+        ctx.stream().enqueueMarker().join();
+        Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
+        assertEquals(1, t.count());
+        assertEquals(0, t.takeSnapshot().percentileValues().length);
+    }
+
+    @Test
     void memoryGaugesReadNaNOnceTheContextIsClosed() {
         new DeviceMetrics(ctx).bindTo(registry);
         ctx.close();
