@@ -44,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * cost when off: one volatile read); {@code listener}, a {@link DeviceListener} that does nothing is registered (the
  * hook's own cost with a listener: the calls and a completion stage per operation); {@code jfr}, a Flight Recorder
  * recording enables {@code dev.sluice.Operation} at its default 1 ms threshold, so events are made but not committed.
- * The {@code sluice-micrometer} binder's cost is measured by {@code MeterBenchmark} there.
+ * The {@code sluice-micrometer} binder's cost is measured by {@link MeterBenchmark}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
