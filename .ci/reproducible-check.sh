@@ -56,7 +56,7 @@ def has(root, path):
     return e is not None and (len(e) > 0 or (e.text or '').strip())
 parent = pom('sluice-parent')
 for artifact, packaging in [('sluice-bom', 'pom'), ('sluice-api', 'jar'), ('sluice-cpu', 'jar'), ('sluice-cuda', 'jar'),
-                            ('sluice-hip', 'jar'), ('sluice-reactive', 'jar')]:
+                            ('sluice-hip', 'jar'), ('sluice-reactive', 'jar'), ('sluice-micrometer', 'jar')]:
     root = pom(artifact)
     if root is None:
         continue
@@ -69,10 +69,10 @@ for artifact, packaging in [('sluice-bom', 'pom'), ('sluice-api', 'jar'), ('slui
         for suffix in ['.jar', '-sources.jar', '-javadoc.jar']:
             if latest(artifact, suffix) is None:
                 problems.append(f'{artifact}: no {suffix} deployed')
-for unpublished in ['sluice-benchmarks', 'sluice-examples', 'sluice-stress']:
+for unpublished in ['sluice-benchmarks', 'sluice-cli', 'sluice-examples', 'sluice-stress']:
     if os.path.isdir(os.path.join(base, unpublished)):
         problems.append(unpublished + ' was deployed, but is not published')
 if problems:
     print('ci: release artifacts: FAILED\n  ' + '\n  '.join(problems), file=sys.stderr); sys.exit(1)
-print('ci: release artifacts: sluice-parent, sluice-bom and 5 modules with jar, sources, Javadoc and a complete POM')
+print('ci: release artifacts: sluice-parent, sluice-bom and 6 modules with jar, sources, Javadoc and a complete POM')
 PY

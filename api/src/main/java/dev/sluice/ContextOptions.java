@@ -20,7 +20,7 @@ import java.util.Set;
  *                       {@link #defaults()}), 1 for a marker per operation; see {@link #withMarkerBatch(int)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
-        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch) {
+        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch, int traceCapacity) {
 
     /** The largest {@link #markerBatch}: beyond it the record saved per operation is already negligible. */
     public static final int MAX_MARKER_BATCH = 1024;
@@ -28,11 +28,18 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     /** The default {@link #markerBatch}. */
     public static final int DEFAULT_MARKER_BATCH = 64;
 
+    /** The default {@link #traceCapacity}: about 100 MiB of spans at most. */
+    public static final int DEFAULT_TRACE_CAPACITY = 1 << 20;
+
+    /** The largest {@link #traceCapacity}: a trace is a snapshot in memory, so it is bounded. */
+    public static final int MAX_TRACE_CAPACITY = 1 << 26;
+
     /**
      * Checks every option; the flag set is copied, so later changes to the caller's set do not reach it.
      *
-     * @throws InvalidArgumentException naming the argument for a null wait strategy, host-wait mode, flag set or flag, a negative spin, a pause under 1 µs, more than one scheduling flag, or a marker
-     *                                  batch outside 1..{@value #MAX_MARKER_BATCH}
+     * @throws InvalidArgumentException naming the argument for a null wait strategy, host-wait mode, flag set or flag, a negative spin, a pause under 1 µs, more than one scheduling flag, a marker
+     *                                  batch outside 1..{@value #MAX_MARKER_BATCH}, or a trace capacity outside
+     *                                  1..{@value #MAX_TRACE_CAPACITY}
      */
     public ContextOptions {
         Checks.notNull("waitStrategy", waitStrategy);
@@ -57,20 +64,24 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
         if (markerBatch < 1 || markerBatch > MAX_MARKER_BATCH) {
             throw new InvalidArgumentException("markerBatch", "value " + markerBatch + " is outside 1.." + MAX_MARKER_BATCH);
         }
+        if (traceCapacity < 1 || traceCapacity > MAX_TRACE_CAPACITY) {
+            throw new InvalidArgumentException("traceCapacity", "value " + traceCapacity + " is outside 1.." + MAX_TRACE_CAPACITY);
+        }
     }
 
     /**
      * PARK, 50 µs of spinning, pauses up to 200 µs, primary context, tracing off, waits for the host held on the host,
      * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy, or
-     * as many as the system property {@value SluiceProperties#MARKER_BATCH} says, read at this call. The property sets
-     * only this default: options given a batch with {@link #withMarkerBatch(int)} keep it.
+     * as many as the system property {@value SluiceProperties#MARKER_BATCH} says, read at this call (the property sets
+     * only this default: options given a batch with {@link #withMarkerBatch(int)} keep it), the latest
+     * {@value #DEFAULT_TRACE_CAPACITY} spans kept when tracing is switched on.
      *
      * @throws InvalidArgumentException naming {@value SluiceProperties#MARKER_BATCH} if that property is set to anything
      *                                  but a number in 1..{@value #MAX_MARKER_BATCH}
      */
     public static ContextOptions defaults() {
         return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
-                defaultMarkerBatch());
+                defaultMarkerBatch(), DEFAULT_TRACE_CAPACITY);
     }
 
     /** {@value SluiceProperties#MARKER_BATCH} if set, else {@value #DEFAULT_MARKER_BATCH}. */
@@ -98,7 +109,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code waitStrategy} for null
      */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
-        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
     }
 
     /**
@@ -107,7 +118,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * primary contexts ignore it.
      */
     public ContextOptions withPrimaryContext(boolean primary) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
     }
 
     /**
@@ -115,7 +126,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * every operation, for {@link DeviceContext#trace()}; when off, an enqueue pays nothing for tracing.
      */
     public ContextOptions withTracing(boolean on) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch, traceCapacity);
     }
 
     /**
@@ -126,7 +137,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      *                                  pause under 1 µs
      */
     public ContextOptions withSpin(long spin, long maxPark) {
-        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
     }
 
     /**
@@ -135,7 +146,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code hostWaits} for null
      */
     public ContextOptions withHostWaits(HostWaits waits) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch, traceCapacity);
     }
 
     /**
@@ -146,7 +157,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public ContextOptions withContextFlags(ContextFlag... flags) {
         Checks.notNull("contextFlags", flags);
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits,
-                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch);
+                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity);
     }
 
     /**
@@ -174,6 +185,19 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withMarkerBatch(int operations) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
-                operations);
+                operations, traceCapacity);
+    }
+
+    /**
+     * Tracing on, keeping the latest {@code spans} spans: the trace is a ring, and once it is full each new span lets
+     * the oldest go ({@link Trace#dropped()} counts them). Bounds the memory a long-running traced service spends on its
+     * timeline: a span takes about 100 bytes.
+     *
+     * @param spans 1 to {@value #MAX_TRACE_CAPACITY}; {@value #DEFAULT_TRACE_CAPACITY} by default
+     * @throws InvalidArgumentException naming {@code traceCapacity} for a value outside 1..{@value #MAX_TRACE_CAPACITY}
+     */
+    public ContextOptions withTraceCapacity(int spans) {
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, true, hostWaits, contextFlags,
+                markerBatch, spans);
     }
 }

@@ -58,6 +58,13 @@ public final class DeviceContext implements AutoCloseable {
     private volatile @Nullable ExecutorService hostExecutor;
     private volatile @Nullable Throwable fault;
     private volatile boolean closed;
+    /** The listeners and Flight Recorder events of this context. */
+    final Observers observers = new Observers(this);
+    /**
+     * {@link #observers} while a listener or a recording wants operations, else null: the enqueue hook's one volatile
+     * read ({@code DeviceStream.mark}).
+     */
+    volatile @Nullable Observers observing;
     /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
@@ -76,15 +83,16 @@ public final class DeviceContext implements AutoCloseable {
         this.handle = handle;
         this.options = options;
         this.resources = new ContextResources(this, handle);
-        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + backendName + ":" + id + "]") : null;
+        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + backendName + ":" + id + "]", options.traceCapacity()) : null;
         this.engine = new CompletionEngine(this, options, backendName + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
+        observers.opened();
     }
 
-    private static Tracer openTracer(ContextHandle handle, String name) {
+    private static Tracer openTracer(ContextHandle handle, String name, int capacity) {
         try {
-            return new Tracer(handle, name + " " + handle.name());
+            return new Tracer(handle, name + " " + handle.name(), capacity);
         } catch (RuntimeException e) {
             handle.close();
             throw e;
@@ -514,6 +522,7 @@ public final class DeviceContext implements AutoCloseable {
         DeviceBuffer buffer = new DeviceBuffer(a, type, count);
         buffer.ready(DeviceFuture.completed(null, buffer));
         track(a);
+        observers.allocated(bytes);
         return buffer;
     }
 
@@ -598,7 +607,16 @@ public final class DeviceContext implements AutoCloseable {
     public DeviceFunction compile(Kernel kernel) {
         Checks.notNull("kernel", kernel);
         checkUsable();
-        DeviceFunction f = new DeviceFunction(this, kernel, handle.load(kernel));
+        long start = System.nanoTime();
+        Object token = observers.beginCompile();
+        DeviceFunction f;
+        try {
+            f = new DeviceFunction(this, kernel, handle.load(kernel));
+        } catch (RuntimeException e) {
+            observers.compiled(kernel, start, token, e);
+            throw e;
+        }
+        observers.compiled(kernel, start, token, null);
         resources.add(f);
         return f;
     }
@@ -686,6 +704,22 @@ public final class DeviceContext implements AutoCloseable {
         return t.snapshot();
     }
 
+    /**
+     * Registers {@code listener} for this context's operations, memory, kernels and faults, until the returned
+     * registration is closed or the context closes. Listeners are called in the order of registration; see
+     * {@link DeviceListener} for the threads they run on and what they cost.
+     *
+     * @throws InvalidArgumentException naming {@code listener} for null
+     * @throws ClosedResourceException  if the context is closed
+     */
+    public DeviceListener.Registration addListener(DeviceListener listener) {
+        Checks.notNull("listener", listener);
+        if (closed) {
+            throw new ClosedResourceException(toString());
+        }
+        return observers.add(listener);
+    }
+
     /** Whether this context records a {@link #trace()}. */
     public boolean isTracing() {
         return tracer != null;
@@ -734,6 +768,7 @@ public final class DeviceContext implements AutoCloseable {
         if (fault == null) {
             fault = cause;
             LOG.log(System.Logger.Level.WARNING, this + " faulted: " + cause.getMessage());
+            observers.faulted(cause);
         }
     }
 
@@ -926,6 +961,7 @@ public final class DeviceContext implements AutoCloseable {
             e.shutdown();
         }
         handle.close();
+        observers.closed();
     }
 
     /** Waits for {@code s}'s work on the device, then for its futures until {@code deadline}; failures are logged. */

@@ -62,10 +62,12 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     private final @Nullable DeviceStream stream;
     private final long sequence;
     private static final VarHandle NEXT;
+    private static final VarHandle OBSERVED;
 
     static {
         try {
             NEXT = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "next", DeviceFuture.class);
+            OBSERVED = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "observed", Observers.Completion.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -88,7 +90,14 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
      */
     @Nullable Object keepAlive;
     final @Nullable T value;
-    /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
+    /**
+     * The listeners' view of this operation ({@link Observers}), told once when the engine finishes or fails the future;
+     * null when nobody observes. Set after the future is published, so whichever of the engine and the enqueuing thread
+     * takes it (getAndSet to null) reports it: see {@link #observe}.
+     */
+    @SuppressWarnings("unused") // through OBSERVED
+    private volatile Observers.@Nullable Completion observed;
+        /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
 
     DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value) {
@@ -181,10 +190,44 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
+        if (observed != null) {
+            report(failure); // before completing: whoever sees the future done sees it counted
+        }
         if (failure != null) {
             super.completeExceptionally(failure);
         } else {
             super.complete(value);
+        }
+    }
+
+    /**
+     * Hands {@code c} the completion of this operation: from the engine just before it finishes or fails the future, or
+     * at once if that happened before this call. {@code c} hears it once. A user's {@code cancel} is not a completion: the device
+     * still runs the operation, and {@code c} hears when the engine finishes it.
+     */
+    void observe(Observers.Completion c) {
+        observed = c;
+        // Finished or failed by the engine before the observer was set (the caller has not had the future yet, so it
+        // cannot have been cancelled): report it here, unless finish() took the observer meanwhile.
+        if (super.isDone() && (Object) OBSERVED.getAndSet(this, (Observers.Completion) null) instanceof Observers.Completion mine) {
+            mine.completed(super.isCompletedExceptionally() ? failureOf() : null);
+        }
+    }
+
+    private @Nullable Throwable failureOf() {
+        try {
+            super.getNow(null);
+            return null;
+        } catch (java.util.concurrent.CompletionException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        } catch (java.util.concurrent.CancellationException e) {
+            return e;
+        }
+    }
+
+    private void report(@Nullable Throwable failure) {
+        if ((Object) OBSERVED.getAndSet(this, (Observers.Completion) null) instanceof Observers.Completion c) {
+            c.completed(failure);
         }
     }
 
@@ -193,6 +236,9 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     }
 
     void fail(Throwable cause) {
+        if (observed != null) {
+            report(cause);
+        }
         super.completeExceptionally(cause);
     }
 

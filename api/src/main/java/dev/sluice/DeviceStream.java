@@ -55,6 +55,8 @@ public final class DeviceStream implements AutoCloseable {
     private final @Nullable Tracer tracer;
     /** Under the lock, tracing on: the timing point recorded by {@code begin} before the operation. */
     private Tracer.@Nullable Point traceStart;
+    /** Under the lock: the bytes of the copy being marked, for {@link DeviceListener}s; set by each copy before its mark. */
+    private long copyBytes;
     /** Under the lock: the label of {@link #label(String)}'s innermost open scope. */
     private @Nullable String label;
     private volatile boolean closed;
@@ -123,10 +125,19 @@ public final class DeviceStream implements AutoCloseable {
             return DeviceFuture.failed(this, new IllegalStateException(
                     "operation was captured into a graph: it runs, and completes, when the graph is launched"));
         }
-        if (tracer != null) {
-            return markTraced(tracer, value, kind, keepAlive);
+        DeviceFuture<T> f = tracer != null ? markTraced(tracer, value, kind, keepAlive) : core.mark(this, value, keepAlive);
+        // The observation hook: one volatile read while nobody listens and no recording wants operation events.
+        Observers o = context.observing;
+        if (o != null && kind != null) {
+            o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, f);
         }
-        return core.mark(this, value, keepAlive);
+        return f;
+    }
+
+    /** Whether {@code kind} is a copy's: the copies pass these very constants to {@code mark}, so identity suffices. */
+    private static boolean isCopy(Object kind) {
+        return kind == TraceSpan.UPLOAD || kind == TraceSpan.DOWNLOAD || kind == TraceSpan.DEVICE_TO_DEVICE
+                || kind == TraceSpan.PEER;
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
@@ -230,6 +241,14 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /**
+     * This stream's name in traces, Flight Recorder events and metrics: {@code "default"} for the context's default
+     * stream, {@code "stream N"} for its N-th created stream. Unique within the context.
+     */
+    public String name() {
+        return traceName();
+    }
+
     /** This stream's name in traces. */
     String traceName() {
         return isDefault ? "default" : "stream " + index;
@@ -261,6 +280,7 @@ public final class DeviceStream implements AutoCloseable {
             DeviceBuffer buffer = new DeviceBuffer(allocation, type, count);
             buffer.ready(mark(buffer, TraceSpan.ALLOC));
             context.track(allocation);
+            context.observers.allocated(bytes);
             return buffer;
         } finally {
             end();
@@ -293,6 +313,7 @@ public final class DeviceStream implements AutoCloseable {
             }
             handle.free(allocation.memory);
             context.untrack(allocation);
+            context.observers.freed(allocation.memory.byteSize());
             return mark(null, TraceSpan.FREE);
         } finally {
             end();
@@ -635,6 +656,7 @@ public final class DeviceStream implements AutoCloseable {
             DeviceFuture<Void> f;
             try {
                 handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
+                copyBytes = destination.byteSize();
                 f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
             } catch (RuntimeException e) {
                 destination.allocation.uses.unclaim();
@@ -706,6 +728,7 @@ public final class DeviceStream implements AutoCloseable {
             DeviceFuture<Void> f;
             try {
                 handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
+                copyBytes = source.byteSize();
                 f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
             } catch (RuntimeException e) {
                 source.allocation.uses.unclaim();
@@ -757,6 +780,7 @@ public final class DeviceStream implements AutoCloseable {
                 handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
                         destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
             }
+            copyBytes = bytes;
             return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
                     : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
         }

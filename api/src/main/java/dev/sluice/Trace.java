@@ -7,9 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +26,8 @@ import org.jspecify.annotations.Nullable;
  * {@link DeviceContext#synchronize()} every span is resolved. Operations whose future failed (a device
  * fault) leave no span; a cancelled future's operation gets its span once the device has finished it.
  *
- * <p>A context keeps the last {@value Tracer#MAX_SPANS} spans; {@link #dropped()} counts older ones let
- * go. JDK Flight Recorder receives every span, as a {@code dev.sluice.DeviceOperation} event, while it
+ * <p>A context keeps the latest {@link ContextOptions#traceCapacity()} spans (a ring, {@value
+ * ContextOptions#DEFAULT_TRACE_CAPACITY} by default); {@link #dropped()} counts older ones let go. JDK Flight Recorder receives every span, as a {@code dev.sluice.DeviceOperation} event, while it
  * records.
  */
 public final class Trace {
@@ -72,7 +75,7 @@ public final class Trace {
         return spans.stream().filter(s -> s.stream().equals(stream)).toList();
     }
 
-    /** Spans let go because the context held {@value Tracer#MAX_SPANS} newer ones. */
+    /** Spans let go because the context held {@link ContextOptions#traceCapacity()} newer ones. */
     public long dropped() {
         return dropped;
     }
@@ -133,6 +136,126 @@ public final class Trace {
             out.append('}');
         }
         out.append("\n]}\n");
+    }
+
+    /**
+     * This snapshot's spans that {@code filter} accepts, as a snapshot of their own (same context and
+     * {@link #dropped()}, the streams that keep a span): the spans after a warm-up, or of one label, for
+     * {@link #toSvg(SvgOptions)}. Its {@link #completed()} is itself.
+     *
+     * @throws InvalidArgumentException naming {@code filter} for null
+     */
+    public Trace select(Predicate<? super TraceSpan> filter) {
+        Checks.notNull("filter", filter);
+        List<TraceSpan> kept = spans.stream().filter(filter).toList();
+        List<String> keptStreams = streams.stream().filter(st -> kept.stream().anyMatch(sp -> sp.stream().equals(st))).toList();
+        return new Trace(context, kept, keptStreams, dropped, null, () -> {
+            throw new AssertionError("a selection has nothing pending");
+        });
+    }
+
+    /**
+     * How {@link #toSvg(SvgOptions)} draws: a title and subtitle (empty: the context, and a count of spans), the span
+     * categories drawn (empty: every category present), and dashed vertical marks at milliseconds from the first span
+     * drawn, by label (an ideal time, a deadline).
+     *
+     * @param title      the first line; empty for the context's name
+     * @param subtitle   the second line; empty for a count of spans and streams
+     * @param categories the {@link TraceSpan#category()} values drawn, in legend order; empty for all present
+     * @param marks      vertical lines, label to milliseconds from the first span drawn; iterated in its order
+     */
+    public record SvgOptions(String title, String subtitle, List<String> categories, Map<String, Double> marks) {
+
+        /**
+         * @throws InvalidArgumentException naming the argument for a null title, subtitle, list, map or element, or a
+         *                                  mark that is negative or not finite
+         */
+        public SvgOptions {
+            Checks.notNull("title", title);
+            Checks.notNull("subtitle", subtitle);
+            Checks.notNull("categories", categories);
+            Checks.notNull("marks", marks);
+            for (String c : categories) {
+                Checks.notNull("categories", c);
+            }
+            for (Map.Entry<String, Double> m : marks.entrySet()) {
+                Checks.notNull("marks", m.getKey());
+                Checks.notNull("marks", m.getValue());
+                if (!(m.getValue() >= 0) || m.getValue().isInfinite()) {
+                    throw new InvalidArgumentException("marks", "mark " + m.getKey() + " at " + m.getValue()
+                            + " ms is not a finite time at or after 0");
+                }
+            }
+            categories = List.copyOf(categories);
+            marks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(marks));
+        }
+
+        /** The context's name as title, a span count as subtitle, every category, no marks. */
+        public static SvgOptions defaults() {
+            return new SvgOptions("", "", List.of(), Map.of());
+        }
+
+        /** These options with {@code title} and {@code subtitle} (empty for the defaults). */
+        public SvgOptions withTitle(String title, String subtitle) {
+            return new SvgOptions(title, subtitle, categories, marks);
+        }
+
+        /** These options drawing only spans of {@code categories} ({@code "upload"}, {@code "kernel"}...). */
+        public SvgOptions withCategories(String... categories) {
+            Checks.notNull("categories", categories);
+            return new SvgOptions(title, subtitle, List.of(categories), marks);
+        }
+
+        /** These options with one more mark, a dashed line labelled {@code label} at {@code millis} from the start. */
+        public SvgOptions withMark(String label, double millis) {
+            Map<String, Double> m = new LinkedHashMap<>(marks);
+            m.put(label, millis);
+            return new SvgOptions(title, subtitle, categories, m);
+        }
+    }
+
+    /**
+     * The spans as an SVG timeline with {@link SvgOptions#defaults()}: one lane per stream in {@link #streams()} order,
+     * each span a bar coloured by category (copies, kernels, waits...), its kind, label and times in a tooltip.
+     */
+    public String toSvg() {
+        return toSvg(SvgOptions.defaults());
+    }
+
+    /**
+     * The spans as an SVG 1.1 timeline drawn as {@code options} say: one lane ({@code <g class="lane">}) per stream,
+     * one bar ({@code <rect class="span">}) per span of a drawn category, a millisecond axis from the first span drawn,
+     * a legend.
+     *
+     * @throws InvalidArgumentException naming {@code options} for null
+     */
+    public String toSvg(SvgOptions options) {
+        Checks.notNull("options", options);
+        return TraceSvg.render(this, options);
+    }
+
+    /**
+     * Writes {@link #toSvg(SvgOptions)} to {@code path} as UTF-8, creating its parent folders.
+     *
+     * @throws UncheckedIOException if writing fails
+     */
+    public void writeSvg(Path path, SvgOptions options) {
+        Checks.notNull("path", path);
+        String svg = toSvg(options);
+        try {
+            Path parent = path.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(path, svg, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing " + path, e);
+        }
+    }
+
+    /** Writes {@link #toSvg()} to {@code path}; see {@link #writeSvg(Path, SvgOptions)}. */
+    public void writeSvg(Path path) {
+        writeSvg(path, SvgOptions.defaults());
     }
 
     /** The JSON of {@link #writeChromeJson(Path)} as a string. */

@@ -29,7 +29,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class Tracer {
 
-    static final int MAX_SPANS = 1 << 20;
     private static final long EPOCH_NANOS = 1_000_000_000L;
     private static final int DEAD = Integer.MIN_VALUE;
     private static final Set<EventFlag> TIMING = EnumSet.of(EventFlag.TIMING);
@@ -91,6 +90,8 @@ final class Tracer {
 
     private final ContextHandle context;
     private final String contextName;
+    /** The most spans kept: the ring's size ({@link ContextOptions#traceCapacity()}). */
+    private final int capacity;
     private final StreamHandle clock;
     private final ConcurrentLinkedQueue<Point> pool = new ConcurrentLinkedQueue<>();
     private final List<Point> created = new ArrayList<>();
@@ -104,9 +105,10 @@ final class Tracer {
     private volatile Epoch epoch;
     private volatile boolean closed;
 
-    Tracer(ContextHandle context, String contextName) {
+    Tracer(ContextHandle context, String contextName, int capacity) {
         this.context = context;
         this.contextName = contextName;
+        this.capacity = capacity;
         this.clock = context.createStream(StreamOptions.defaults());
         this.epoch = newEpoch(null);
     }
@@ -267,7 +269,7 @@ final class Tracer {
         release(p.start);
         release(p.end);
         spans.add(span);
-        if (spanCount.incrementAndGet() > MAX_SPANS && spans.poll() != null) {
+        if (spanCount.incrementAndGet() > capacity && spans.poll() != null) {
             spanCount.decrementAndGet();
             dropped.incrementAndGet();
         }
@@ -295,7 +297,14 @@ final class Tracer {
         }
         List<Pending> waiting = List.copyOf(pending);
         CompletableFuture<?> done = waiting.isEmpty() ? null : CompletableFuture.allOf(waiting.toArray(CompletableFuture[]::new));
-        return new Trace(contextName, List.copyOf(spans), List.copyOf(streams.values()), dropped.get(), done, this::snapshot);
+        long droppedNow = dropped.get();
+        List<TraceSpan> kept = List.copyOf(spans);
+        if (kept.size() > capacity) {
+            // A span added and its oldest not yet polled by a racing finish(): the snapshot still honours the bound.
+            droppedNow += kept.size() - capacity;
+            kept = kept.subList(kept.size() - capacity, kept.size());
+        }
+        return new Trace(contextName, kept, List.copyOf(streams.values()), droppedNow, done, this::snapshot);
     }
 
     /** Destroys the events; called after the context's work has finished. Spans already resolved stay readable. */

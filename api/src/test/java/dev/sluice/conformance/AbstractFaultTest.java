@@ -1,6 +1,7 @@
 package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -162,6 +163,35 @@ public abstract class AbstractFaultTest extends ConformanceBase {
         gate.complete(null);
         assertDeviceFault(awaitFailure(host));
         assertFalse(ran.get(), "a host function behind a fault never runs");
+    }
+
+    @Test
+    void aListenerHearsOfTheFaultOnceAndOfTheFailedOperation() {
+        DeviceContext c = openIsolated();
+        List<Throwable> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        c.addListener(new dev.sluice.DeviceListener() {
+            @Override
+            public void faulted(DeviceContext context, Throwable fault) {
+                faults.add(fault);
+            }
+
+            @Override
+            public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                    @org.jspecify.annotations.Nullable Throwable failure) {
+                if (failure != null) {
+                    failed.add(failure);
+                }
+            }
+        });
+        DeviceStream s = c.createStream();
+        assertDeviceFault(awaitFailure(launchFault(s)));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while ((faults.isEmpty() || failed.isEmpty()) && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // the listener runs on the completion thread, maybe after the waiter woke
+        }
+        assertEquals(1, faults.size(), faults.toString());
+        assertTrue(failed.stream().anyMatch(f -> f instanceof DeviceException), "the kernel's failure, unwrapped: " + failed);
     }
 
     @Test

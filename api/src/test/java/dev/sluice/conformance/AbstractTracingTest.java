@@ -18,6 +18,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
 import dev.sluice.Trace;
 import dev.sluice.TraceSpan;
@@ -240,6 +241,91 @@ public abstract class AbstractTracingTest extends ConformanceBase {
         assertEquals("stream 1", e.getString("stream"));
         assertNotNull(e.getString("context"));
         assertTrue(e.getLong("deviceEnd") >= e.getLong("deviceStart"));
+    }
+
+    @Test
+    void aTraceCapacityKeepsOnlyTheLatestSpansAndCountsTheRest() {
+        DeviceContext c = open(ContextOptions.defaults().withTraceCapacity(8));
+        assertTrue(c.isTracing(), "a capacity switches tracing on");
+        DeviceBuffer b = c.allocate(DType.I32, 64);
+        for (int i = 0; i < 30; i++) {
+            try (var l = c.stream().label("op " + i)) {
+                c.stream().enqueueMemset(b, i);
+            }
+        }
+        c.synchronize();
+        Trace t = c.trace();
+        assertEquals(8, t.spans().size(), t.spans().toString());
+        assertTrue(t.dropped() >= 22, "the allocation and 22 memsets let go: " + t.dropped());
+        assertEquals("op 29", t.spans().get(7).label(), "the newest span is kept");
+        assertEquals(List.of("op 22", "op 23", "op 24", "op 25", "op 26", "op 27", "op 28", "op 29"),
+                t.spans().stream().map(TraceSpan::label).toList(), "the latest eight, oldest first");
+    }
+
+    @Test
+    void svgParsesWithOneLanePerStreamAndEverySpanDrawn(@TempDir Path dir) throws Exception {
+        DeviceContext c = traced();
+        DeviceStream s = c.createStream();
+        DeviceStream s2 = c.createStream();
+        DeviceBuffer b = c.allocate(DType.F32, 1024);
+        HostBuffer h = c.allocateHost(DType.F32, 1024);
+        DeviceEvent e = c.createEvent();
+        try (var l = s.label("<chunk & \"0\">")) {
+            s.enqueueCopy(h, b);
+            s.enqueueLaunch(fn(c, TestKernels.SCALAR_ADD), LaunchConfig.forElements(1024), b, 1024L, 1f);
+            s.enqueueRecord(e);
+        }
+        s2.waitFor(e);
+        s2.enqueueCopy(b, h);
+        c.synchronize();
+        Trace t = c.trace();
+        Path file = dir.resolve("trace.svg");
+        t.writeSvg(file);
+
+        javax.xml.parsers.DocumentBuilderFactory f = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        f.setNamespaceAware(true);
+        org.w3c.dom.Document doc = f.newDocumentBuilder().parse(file.toFile());
+        assertEquals("svg", doc.getDocumentElement().getLocalName());
+        org.w3c.dom.NodeList groups = doc.getElementsByTagNameNS("http://www.w3.org/2000/svg", "g");
+        List<String> lanes = new ArrayList<>();
+        int bars = 0;
+        List<String> tips = new ArrayList<>();
+        for (int i = 0; i < groups.getLength(); i++) {
+            org.w3c.dom.Element g = (org.w3c.dom.Element) groups.item(i);
+            if (!"lane".equals(g.getAttribute("class"))) {
+                continue;
+            }
+            lanes.add(g.getAttribute("data-stream"));
+            org.w3c.dom.NodeList rects = g.getElementsByTagNameNS("http://www.w3.org/2000/svg", "rect");
+            for (int j = 0; j < rects.getLength(); j++) {
+                org.w3c.dom.Element r = (org.w3c.dom.Element) rects.item(j);
+                if ("span".equals(r.getAttribute("class"))) {
+                    bars++;
+                    assertTrue(Double.parseDouble(r.getAttribute("width")) > 0, "a bar has a width: " + r.getTextContent());
+                    tips.add(r.getTextContent());
+                }
+            }
+        }
+        assertEquals(t.streams(), lanes, "one lane per stream, in trace order");
+        assertEquals(t.spans().size(), bars, "every span drawn: " + tips);
+        assertTrue(tips.stream().anyMatch(x -> x.startsWith("kernel ") && x.contains("[<chunk & \"0\">]")),
+                "the label survives escaping: " + tips);
+        assertTrue(tips.stream().anyMatch(x -> x.startsWith("wait")), "waits are drawn: " + tips);
+
+        Trace kernels = t.select(sp -> sp.category().equals(TraceSpan.KERNEL));
+        assertEquals(List.of("stream 1"), kernels.streams(), "a selection keeps the streams it draws");
+        String only = kernels.toSvg(Trace.SvgOptions.defaults().withTitle("kernels", "").withMark("deadline", 1.0));
+        assertEquals(1, only.split("class=\"span\"", -1).length - 1, only);
+        assertTrue(only.contains(">deadline<") && only.contains(">kernels<"), only);
+    }
+
+    @Test
+    void badTraceCapacityAndSvgOptionsAreRefusedNamingTheArgument() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> ContextOptions.defaults().withTraceCapacity(0));
+        assertMentions(e, "traceCapacity", "0", "1.." + ContextOptions.MAX_TRACE_CAPACITY);
+        e = assertThrows(InvalidArgumentException.class, () -> Trace.SvgOptions.defaults().withMark("late", Double.NaN));
+        assertMentions(e, "marks", "late", "NaN");
     }
 
     @Test

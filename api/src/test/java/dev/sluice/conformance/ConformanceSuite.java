@@ -201,6 +201,15 @@ public abstract class ConformanceSuite implements ConformanceTarget {
 
     @Nested
     @Order(16)
+    public class Observation extends AbstractObservationTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(16)
     public class Cancellation extends AbstractCancellationTest {
         @Override
         protected ConformanceTarget target() {

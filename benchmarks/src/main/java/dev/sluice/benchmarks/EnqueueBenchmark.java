@@ -6,11 +6,15 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import jdk.jfr.Recording;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -36,6 +40,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * sets the completion thread's wait strategy (on a machine of few cores, {@code BLOCKING} keeps it from
  * competing with the enqueuing thread for a core); {@code -p markerBatch=1,16} compares a completion marker per
  * operation with one per 16 (marker batches, ContextOptions.withMarkerBatch, docs/architecture.md).
+ *
+ * <p>{@code -p observe=none,listener,jfr} measures the observation hook: {@code none}, nobody observes (the hook's
+ * cost when off: one volatile read); {@code listener}, a {@link DeviceListener} that does nothing is registered (the
+ * hook's own cost with a listener: the calls and a completion stage per operation); {@code jfr}, a Flight Recorder
+ * recording enables {@code dev.sluice.Operation} at its default 1 ms threshold, so events are made but not committed.
+ * The {@code sluice-micrometer} binder's cost is measured by {@link MeterBenchmark}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,6 +65,10 @@ public class EnqueueBenchmark {
     @Param({"1"})
     public int markerBatch;
 
+    @Param({"none"})
+    public String observe;
+
+    private @Nullable Recording recording;
     private DeviceContext ctx;
     private DeviceStream stream;
     private DeviceFunction empty0;
@@ -77,6 +91,16 @@ public class EnqueueBenchmark {
         ctx = Bench.open(tracing, waitStrategy);
         stream = ctx.createStream();
         System.clearProperty(SluiceProperties.MARKER_BATCH);
+        switch (observe) {
+            case "none" -> { }
+            case "listener" -> ctx.addListener(new DeviceListener() { });
+            case "jfr" -> {
+                recording = new Recording();
+                recording.enable("dev.sluice.Operation").withThreshold(Duration.ofMillis(1));
+                recording.start();
+            }
+            default -> throw new IllegalArgumentException("observe=" + observe + ": none, listener or jfr");
+        }
         empty0 = ctx.compile(BenchKernels.EMPTY0);
         empty5 = ctx.compile(BenchKernels.EMPTY5);
         a = ctx.allocate(DType.F32, 1024);
@@ -95,6 +119,9 @@ public class EnqueueBenchmark {
     @TearDown(Level.Trial)
     public void close() {
         ctx.close();
+        if (recording != null) {
+            recording.close();
+        }
     }
 
     @Benchmark

@@ -624,13 +624,6 @@ public final class OverlapBenchmark {
                     spans.size());
             System.out.printf(Locale.ROOT, "traced_%s_streams%d_chunks%d_ms=%.3f%n", o.traceMode, ns, chunks, wall);
             if (o.svg != null) {
-                List<String> streamNames = new ArrayList<>();
-                for (TraceSpan s : spans) {
-                    if (!streamNames.contains(s.stream())) {
-                        streamNames.add(s.stream());
-                    }
-                }
-                streamNames.sort(OverlapBenchmark::byStreamNumber);
                 long first = spans.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
                 long lastEnd = spans.stream().mapToLong(TraceSpan::endNanos).max().orElse(first);
                 double span = (lastEnd - first) / 1e6;
@@ -640,12 +633,12 @@ public final class OverlapBenchmark {
                         "upload -> membound kernel (%d passes) -> download; %.2f ms on the device, ideal %.2f ms (%.0f%%); %s, %s",
                         o.passes, span, idealMs, 100 * idealMs / span, ctx.api() == Api.CPU ? "CPU simulator, not a GPU" : ctx.driverVersion(),
                         java.time.LocalDate.now());
-                Map<String, Double> marks = new LinkedHashMap<>();
+                Trace.SvgOptions svg = Trace.SvgOptions.defaults().withTitle(title, subtitle)
+                        .withCategories("upload", "kernel", "download");
                 if (Double.isFinite(idealMs)) {
-                    marks.put("ideal", idealMs);
+                    svg = svg.withMark("ideal", idealMs);
                 }
-                SvgTimeline.write(o.svg, SvgTimeline.render(title, subtitle, spans, streamNames,
-                        List.of("upload", "kernel", "download"), marks));
+                trace.select(s -> s.startNanos() >= after).writeSvg(o.svg, svg);
                 System.out.println("svg=" + o.svg);
             }
             if (o.traceJson != null) {
@@ -653,14 +646,6 @@ public final class OverlapBenchmark {
                 System.out.println("trace_json=" + o.traceJson);
             }
         }
-    }
-
-    private static int byStreamNumber(String a, String b) {
-        return Integer.compare(streamNumber(a), streamNumber(b));
-    }
-
-    private static int streamNumber(String s) {
-        return s.startsWith("stream ") ? Integer.parseInt(s.substring(7)) : 0;
     }
 
     // ---------------------------------------------------------------- output

@@ -32,8 +32,8 @@ class OverlapSmokeTest {
         assertTrue(out.contains("| reactive | 2 | 8 |"), out);
         assertTrue(out.contains("bw_both_GBps="), out);
         String picture = Files.readString(svg);
-        assertTrue(picture.startsWith("<svg") && picture.contains("stream 2 download"), picture);
-        assertTrue(picture.split("<rect", -1).length > 8 * 3, "a rectangle per upload, kernel and download");
+        assertTrue(picture.startsWith("<svg") && picture.contains("data-stream=\"stream 2\""), "a lane per stream: " + picture);
+        assertTrue(picture.split("class=\"span\"", -1).length - 1 >= 8 * 3, "a bar per upload, kernel and download");
         assertTrue(Files.readString(json).contains("\"traceEvents\""));
     }
 }

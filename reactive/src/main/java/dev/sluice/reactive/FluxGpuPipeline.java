@@ -487,6 +487,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 if (flight.aborted() || flight.error() != null) {
                     break; // firstFailure() reports it on the next pass
                 }
+                long resultElements = flight.outputElements(); // read before takeResult frees the flight
                 O result;
                 try {
                     result = flight.takeResult(pipeline.sink());
@@ -501,6 +502,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                 e++;
                 replenish++;
                 pipeline.metrics.chunksEmitted.increment();
+                pipeline.progressed(resultElements);
                 actual.onNext(result);
                 r = requested;
             }

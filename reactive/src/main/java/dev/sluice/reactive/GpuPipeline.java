@@ -171,6 +171,9 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     private final @Nullable ChunkSink<O> sink;
     private final @Nullable ChunkTarget<? super I> target;
     final PipelineMetrics metrics = new PipelineMetrics();
+    /** Bytes of the results emitted; see {@link #onProgress}. */
+    private final java.util.concurrent.atomic.LongAdder bytesDone = new java.util.concurrent.atomic.LongAdder();
+    private volatile java.util.function.@Nullable Consumer<? super PipelineProgress> progress;
 
     /** Idle lanes kept for the next subscription, by slot ({@link Lane#index()}). */
     private final AtomicReferenceArray<@Nullable Lane> idle;
@@ -293,6 +296,33 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     /** Counters of allocations, releases and chunks over every subscription. */
     public PipelineMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * Calls {@code listener} each time a result is emitted downstream, with the chunks and bytes done so far over every
+     * subscription: a progress bar, a log line every N chunks. Replaces an earlier listener; null removes it.
+     *
+     * <p>Called on the thread that emits the result, just before {@code onNext}, so it must be short and must not
+     * block: it delays the result. An exception it throws is logged and dropped. Costs one volatile read per chunk
+     * while no listener is set.
+     */
+    public void onProgress(java.util.function.@Nullable Consumer<? super PipelineProgress> listener) {
+        this.progress = listener;
+    }
+
+    /** Counts a result of {@code elements} output elements as done and tells the progress listener. */
+    void progressed(long elements) {
+        java.util.function.Consumer<? super PipelineProgress> l = progress;
+        long bytes = elements * outputType.byteSize();
+        bytesDone.add(bytes);
+        if (l != null) {
+            try {
+                l.accept(new PipelineProgress(metrics.chunksEmitted(), bytesDone.sum()));
+            } catch (RuntimeException e) {
+                System.getLogger(GpuPipeline.class.getName()).log(System.Logger.Level.WARNING,
+                        "progress listener " + l + " threw; ignored", e);
+            }
+        }
     }
 
     /**

@@ -248,6 +248,11 @@ public final class Lane {
             return sequence;
         }
 
+        /** The output elements of the chunk in flight (its result's size). */
+        long outputElements() {
+            return outputElements;
+        }
+
         boolean aborted() {
             return aborted;
         }

@@ -1,0 +1,85 @@
+package dev.sluice;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Observes one context's operations, memory, kernels and faults, for metrics ({@code sluice-micrometer}'s binder) and
+ * monitoring. Register it with {@link DeviceContext#addListener(DeviceListener)}; every method has an empty default, so
+ * a listener overrides only what it needs.
+ *
+ * <p><b>Cost:</b> while a context has no listener (and no Flight Recorder recording enables {@code dev.sluice.Operation}),
+ * an enqueue pays one volatile read for this hook. With one, each operation pays its calls plus a completion stage on its
+ * future ({@code whenComplete}), which does not seal a marker group: futures complete as they would without a listener.
+ *
+ * <p><b>Threads:</b> {@link #operationEnqueued} runs on the enqueuing thread under the stream's enqueue lock, so other
+ * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
+ * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
+ * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw:
+ * an exception they throw is logged and dropped. The memory, kernel, fault and close callbacks run on the thread that
+ * allocated, freed, compiled, saw the fault, or closed.
+ *
+ * <p>Operations enqueued while a stream captures a graph are not reported: they run when the graph is launched, which is
+ * reported as one {@code graph} operation.
+ */
+public interface DeviceListener {
+
+    /**
+     * An operation was handed to the device.
+     *
+     * @param stream   the stream it was enqueued on
+     * @param category its {@link TraceSpan#category()}: {@code upload}, {@code download}, {@code d2d}, {@code peer},
+     *                 {@code memset}, {@code kernel}, {@code record}, {@code wait}, {@code host}, {@code marker},
+     *                 {@code alloc}, {@code free} or {@code graph}
+     * @param bytes    the bytes a copy moves ({@code upload}, {@code download}, {@code d2d}, {@code peer}); 0 otherwise
+     */
+    default void operationEnqueued(DeviceStream stream, String category, long bytes) {
+    }
+
+    /**
+     * The operation reported by {@link #operationEnqueued} has finished, or failed; its future completes right after.
+     *
+     * @param latencyNanos from the enqueue to the completion, on the host's clock; it includes the time the operation
+     *                     waited behind earlier work of its stream
+     * @param failure      why the operation failed (a {@link DeviceException} for a device fault, a
+     *                     {@link ClosedResourceException} when the context closed first), or null. A user's
+     *                     {@code cancel()} of the future is not reported: the device still runs the operation
+     */
+    default void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+            @Nullable Throwable failure) {
+    }
+
+    /** {@code bytes} of device memory were allocated, by {@link DeviceContext#allocate} or {@link DeviceStream#enqueueAllocate}. */
+    default void memoryAllocated(DeviceContext context, long bytes) {
+    }
+
+    /** An allocation of {@code bytes} was handed back to the device, in stream order after its last use. */
+    default void memoryFreed(DeviceContext context, long bytes) {
+    }
+
+    /**
+     * {@link DeviceContext#compile(Kernel)} finished, having taken {@code nanos}.
+     *
+     * @param failure the {@link CompilationException} or other reason it failed, or null
+     */
+    default void kernelCompiled(DeviceContext context, String kernel, long nanos, @Nullable Throwable failure) {
+    }
+
+    /** The context faulted ({@link DeviceContext#isFaulted()}): it stays unusable. Called once. */
+    default void faulted(DeviceContext context, Throwable fault) {
+    }
+
+    /** The context closed; no callback follows. */
+    default void closed(DeviceContext context) {
+    }
+
+    /** A listener's registration; {@link #close()} removes it. */
+    interface Registration extends AutoCloseable {
+
+        /**
+         * Removes the listener: operations enqueued afterwards are not reported, and those already reported may still
+         * report their completion. Idempotent.
+         */
+        @Override
+        void close();
+    }
+}

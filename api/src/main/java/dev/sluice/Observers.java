@@ -1,0 +1,239 @@
+package dev.sluice;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A context's {@link DeviceListener}s and its Flight Recorder events: what {@link DeviceContext#addListener} registers
+ * and what the hook in {@code DeviceStream.mark} calls.
+ *
+ * <p>The hook's cost when nobody observes is one volatile read of {@link DeviceContext#observing}, which is this object
+ * while a listener is registered or a recording enables {@code dev.sluice.Operation}, and null otherwise. The recording's
+ * state reaches every open context through {@link JfrEvents}, which listens to the Flight Recorder.
+ */
+final class Observers {
+
+    private static final System.Logger LOG = System.getLogger(Observers.class.getName());
+    private static final DeviceListener[] NONE = {};
+    /** The open contexts, for {@link JfrEvents} to switch their operation events on and off; before {@link #JFR}. */
+    static final Set<Observers> OPEN = ConcurrentHashMap.newKeySet();
+    /**
+     * Whether Flight Recorder events are made: the JDK has {@code jdk.jfr} (without it no JFR class is loaded) and
+     * {@link JfrEvents} could listen to the recorder.
+     */
+    static final boolean JFR = jfrUsable();
+
+    private static boolean jfrUsable() {
+        if (ModuleLayer.boot().findModule("jdk.jfr").isEmpty()) {
+            return false;
+        }
+        try {
+            JfrEvents.listen();
+            return true;
+        } catch (RuntimeException | LinkageError e) {
+            // A JVM without a usable recorder: contexts must still open, without events.
+            LOG.log(System.Logger.Level.DEBUG, "Flight Recorder events off: the recorder cannot be listened to", e);
+            return false;
+        }
+    }
+
+    private final DeviceContext context;
+    /** Copied on write: the hook reads it without a lock. */
+    private volatile DeviceListener[] listeners = NONE;
+    private volatile boolean jfrOperations;
+
+    Observers(DeviceContext context) {
+        this.context = context;
+    }
+
+    // ---------------------------------------------------------------- registration
+
+    void opened() {
+        OPEN.add(this);
+        if (JFR) {
+            jfrOperations = JfrEvents.operationsEnabled();
+            publish();
+            JfrEvents.contextOpened(context);
+        }
+    }
+
+    DeviceListener.Registration add(DeviceListener listener) {
+        synchronized (this) {
+            DeviceListener[] old = listeners;
+            DeviceListener[] n = java.util.Arrays.copyOf(old, old.length + 1);
+            n[old.length] = listener;
+            listeners = n;
+            publish();
+        }
+        return new DeviceListener.Registration() {
+            private boolean removed;
+
+            @Override
+            public void close() {
+                synchronized (Observers.this) {
+                    if (removed) {
+                        return;
+                    }
+                    removed = true;
+                    listeners = java.util.Arrays.stream(listeners).filter(l -> l != listener).toArray(DeviceListener[]::new);
+                    publish();
+                }
+            }
+        };
+    }
+
+    /** Called by {@link JfrEvents} when a recording starts or stops. */
+    void jfrOperations(boolean on) {
+        synchronized (this) {
+            jfrOperations = on;
+            publish();
+        }
+    }
+
+    private synchronized void publish() {
+        context.observing = listeners.length > 0 || jfrOperations ? this : null;
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    /**
+     * Reports an operation just enqueued (under {@code stream}'s lock) and observes its future's completion.
+     *
+     * @param kind a {@link TraceSpan} kind or the {@link DeviceFunction} launched
+     */
+    void enqueued(DeviceStream stream, Object kind, long bytes, @Nullable String label, DeviceFuture<?> future) {
+        DeviceListener[] ls = listeners;
+        String category = kind instanceof DeviceFunction ? TraceSpan.KERNEL : kind.toString();
+        for (DeviceListener l : ls) {
+            try {
+                l.operationEnqueued(stream, category, bytes);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on an enqueue; ignored", e);
+            }
+        }
+        Object event = jfrOperations && JFR ? JfrEvents.beginOperation() : null;
+        future.observe(new Completion(ls, stream, category, kind, bytes, label, System.nanoTime(), event));
+    }
+
+    /**
+     * One observed operation: completes the listeners' view and the JFR event when the engine finishes its future (on the
+     * completion thread), without a dependent stage on the future.
+     */
+    final class Completion {
+        private final DeviceListener[] listeners;
+        private final DeviceStream stream;
+        private final String category;
+        private final Object kind;
+        private final long bytes;
+        private final @Nullable String label;
+        private final long startNanos;
+        private final @Nullable Object event;
+
+        Completion(DeviceListener[] listeners, DeviceStream stream, String category, Object kind, long bytes,
+                @Nullable String label, long startNanos, @Nullable Object event) {
+            this.listeners = listeners;
+            this.stream = stream;
+            this.category = category;
+            this.kind = kind;
+            this.bytes = bytes;
+            this.label = label;
+            this.startNanos = startNanos;
+            this.event = event;
+        }
+
+        void completed(@Nullable Throwable cause) {
+            long latency = System.nanoTime() - startNanos;
+            for (DeviceListener l : listeners) {
+                try {
+                    l.operationCompleted(stream, category, bytes, latency, cause);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a completion; ignored", e);
+                }
+            }
+            if (event != null) {
+                String name = kind instanceof DeviceFunction f ? TraceSpan.KERNEL + " " + f.kernel().name() : category;
+                JfrEvents.endOperation(event, context, stream, name, label, bytes, cause);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- memory, kernels, faults, close
+
+    void allocated(long bytes) {
+        for (DeviceListener l : listeners) {
+            try {
+                l.memoryAllocated(context, bytes);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on an allocation; ignored", e);
+            }
+        }
+        if (JFR) {
+            JfrEvents.allocated(context, bytes);
+        }
+    }
+
+    void freed(long bytes) {
+        for (DeviceListener l : listeners) {
+            try {
+                l.memoryFreed(context, bytes);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a free; ignored", e);
+            }
+        }
+        if (JFR) {
+            JfrEvents.freed(context, bytes);
+        }
+    }
+
+    /** A token for {@link #compiled}: the started JFR event, if any. */
+    @Nullable Object beginCompile() {
+        return JFR ? JfrEvents.beginCompilation() : null;
+    }
+
+    void compiled(Kernel kernel, long startNanos, @Nullable Object token, @Nullable Throwable failure) {
+        long nanos = System.nanoTime() - startNanos;
+        for (DeviceListener l : listeners) {
+            try {
+                l.kernelCompiled(context, kernel.name(), nanos, failure);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a compilation; ignored", e);
+            }
+        }
+        if (token != null) {
+            JfrEvents.endCompilation(token, context, kernel, failure);
+        }
+    }
+
+    void faulted(Throwable fault) {
+        for (DeviceListener l : listeners) {
+            try {
+                l.faulted(context, fault);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a fault; ignored", e);
+            }
+        }
+        if (JFR) {
+            JfrEvents.faulted(context, fault);
+        }
+    }
+
+    void closed() {
+        OPEN.remove(this);
+        for (DeviceListener l : listeners) {
+            try {
+                l.closed(context);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on close; ignored", e);
+            }
+        }
+        if (JFR) {
+            JfrEvents.contextClosed(context);
+        }
+        synchronized (this) {
+            listeners = NONE;
+            jfrOperations = false;
+            publish();
+        }
+    }
+}

@@ -1,0 +1,320 @@
+package dev.sluice.micrometer;
+
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceListener;
+import dev.sluice.DeviceStream;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.MemoryInfo;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Binds one {@link DeviceContext}'s meters to a {@link MeterRegistry}: operations enqueued and completed, in flight,
+ * their completion latency (a timer with percentiles and a histogram), bytes copied by direction, device memory, kernel
+ * compilations and faults, tagged {@code backend}, {@code device} and, per stream, {@code stream} (its
+ * {@link DeviceStream#name()}) and {@code category} (the operation's {@link dev.sluice.TraceSpan#category()}).
+ *
+ * <pre>{@code
+ * DeviceMetrics metrics = new DeviceMetrics(context);
+ * metrics.bindTo(registry);          // registers a DeviceListener on the context
+ * ...
+ * metrics.close();                   // removes the listener and the meters
+ * }</pre>
+ *
+ * <p>It observes through {@link DeviceContext#addListener}: per operation, a lookup of its stream's meters, a counter
+ * increment on the enqueuing thread (under the stream's lock), and a timer record on the completion thread. Meters are
+ * made the first time a stream enqueues an operation of a category, so tags stay bounded by streams times 13
+ * categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the registry is scraped; they read NaN
+ * once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
+ */
+public final class DeviceMetrics implements MeterBinder, AutoCloseable {
+
+    /** The operation categories, each with a fixed index into a stream's meter arrays. */
+    private static final List<String> CATEGORIES = List.of("upload", "download", "d2d", "peer", "memset", "kernel",
+            "record", "wait", "host", "marker", "alloc", "free", "graph");
+
+    private final DeviceContext context;
+    private final Tags tags;
+    private final AtomicLong enqueued = new AtomicLong();
+    private final LongAdder completed = new LongAdder();
+    private final AtomicLong allocatedBytes = new AtomicLong();
+    private final Map<DeviceStream, StreamMeters> streams = new ConcurrentHashMap<>();
+    private final List<Meter> meters = new CopyOnWriteArrayList<>();
+    private double[] percentiles = {0.5, 0.9, 0.99};
+    private @Nullable MeterRegistry registry;
+    private DeviceListener.@Nullable Registration registration;
+    private @Nullable Counter faults;
+    private @Nullable Counter allocations;
+    private @Nullable Counter frees;
+
+    /** Meters for {@code context}, tagged {@code backend} and {@code device}. */
+    public DeviceMetrics(DeviceContext context) {
+        this(context, Tags.empty());
+    }
+
+    /**
+     * Meters for {@code context}, tagged {@code backend}, {@code device} and {@code extraTags} (a service's own).
+     *
+     * @throws InvalidArgumentException naming the argument for a null context or tags
+     */
+    public DeviceMetrics(DeviceContext context, Iterable<Tag> extraTags) {
+        if (context == null) {
+            throw new InvalidArgumentException("context", "is null");
+        }
+        if (extraTags == null) {
+            throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
+        }
+        this.context = context;
+        this.tags = Tags.of(extraTags).and("backend", context.api().id(), "device", Integer.toString(context.id()));
+    }
+
+    /**
+     * The percentiles {@code sluice.operation.latency} computes in the process (0.5, 0.9 and 0.99 by default); none
+     * leaves only its histogram buckets, from which Prometheus computes them ({@code histogram_quantile}) at a smaller
+     * cost per operation. Call before {@link #bindTo}.
+     *
+     * @return this
+     * @throws InvalidArgumentException naming {@code percentiles} for a value outside 0..1
+     * @throws IllegalStateException    once bound
+     */
+    public synchronized DeviceMetrics percentiles(double... percentiles) {
+        for (double p : percentiles) {
+            if (!(p >= 0 && p <= 1)) {
+                throw new InvalidArgumentException("percentiles", "value " + p + " is outside 0..1");
+            }
+        }
+        if (registry != null) {
+            throw new IllegalStateException("percentiles are set before bindTo");
+        }
+        this.percentiles = percentiles.clone();
+        return this;
+    }
+
+    /**
+     * Registers the meters in {@code registry} and starts listening to the context.
+     *
+     * @throws IllegalStateException if already bound
+     */
+    @Override
+    public synchronized void bindTo(MeterRegistry registry) {
+        if (this.registry != null) {
+            throw new IllegalStateException("DeviceMetrics of " + context + " is already bound to " + this.registry
+                    + "; bind a CompositeMeterRegistry to report to several");
+        }
+        this.registry = registry;
+        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> m.enqueued.get() - m.completed.sum())
+                .tags(tags).description("Operations enqueued whose futures have not completed").register(registry));
+        meters.add(FunctionCounter.builder("sluice.operations.completed", completed, LongAdder::sum)
+                .tags(tags).description("Operations whose futures completed, normally or not").register(registry));
+        meters.add(Gauge.builder("sluice.memory.device.free", this, m -> m.memory(true)).tags(tags).baseUnit("bytes")
+                .description("Free memory of the device, as the driver reports it").register(registry));
+        meters.add(Gauge.builder("sluice.memory.device.used", this, m -> m.memory(false)).tags(tags).baseUnit("bytes")
+                .description("Used memory of the device (total minus free), by every process").register(registry));
+        meters.add(Gauge.builder("sluice.memory.allocated", allocatedBytes, AtomicLong::get).tags(tags).baseUnit("bytes")
+                .description("Device memory this context has allocated and not freed").register(registry));
+        allocations = Counter.builder("sluice.memory.allocations").tags(tags).description("Device allocations").register(registry);
+        frees = Counter.builder("sluice.memory.frees").tags(tags).description("Device frees").register(registry);
+        faults = Counter.builder("sluice.faults").tags(tags).description("Device faults (the context stays unusable)")
+                .register(registry);
+        meters.add(allocations);
+        meters.add(frees);
+        meters.add(faults);
+        registration = context.addListener(new Listener());
+    }
+
+    private double memory(boolean free) {
+        if (context.isClosed() || context.isFaulted()) {
+            return Double.NaN;
+        }
+        try {
+            MemoryInfo m = context.memoryInfo();
+            return free ? m.free() : m.total() - m.free();
+        } catch (RuntimeException e) {
+            return Double.NaN; // closed between the check and the call: a gauge must not throw into the scrape
+        }
+    }
+
+    /** Stops listening and removes every meter this binder registered. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (registration != null) {
+            registration.close();
+            registration = null;
+        }
+        MeterRegistry r = registry;
+        if (r != null) {
+            for (Meter m : meters) {
+                r.remove(m);
+            }
+        }
+        meters.clear();
+        streams.clear();
+    }
+
+    /** One stream's meters, made on first use per category. */
+    private final class StreamMeters {
+        final Tags streamTags;
+        final AtomicReferenceArray<Counter> enqueuedBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        final AtomicReferenceArray<Counter> bytesBy = new AtomicReferenceArray<>(4);
+
+        StreamMeters(DeviceStream stream) {
+            this.streamTags = tags.and("stream", stream.name());
+        }
+
+        Counter enqueued(int c) {
+            Counter m = enqueuedBy.get(c);
+            if (m == null) {
+                m = register(Counter.builder("sluice.operations.enqueued").tags(streamTags).tag("category", CATEGORIES.get(c))
+                        .description("Operations handed to the device"));
+                enqueuedBy.set(c, m);
+            }
+            return m;
+        }
+
+        Timer latency(int c, boolean failed) {
+            AtomicReferenceArray<Timer> by = failed ? failedBy : latencyBy;
+            Timer m = by.get(c);
+            if (m == null) {
+                m = register(Timer.builder("sluice.operation.latency").tags(streamTags).tag("category", CATEGORIES.get(c))
+                        .tag("outcome", failed ? "failure" : "success")
+                        .description("From an operation's enqueue to its future's completion, waiting behind earlier work included")
+                        .publishPercentiles(percentiles).publishPercentileHistogram());
+                by.set(c, m);
+            }
+            return m;
+        }
+
+        Counter bytes(int c) {
+            Counter m = bytesBy.get(c);
+            if (m == null) {
+                m = register(Counter.builder("sluice.copy.bytes").tags(streamTags).tag("direction", CATEGORIES.get(c))
+                        .baseUnit("bytes").description("Bytes copied, by direction: upload, download, d2d, peer"));
+                bytesBy.set(c, m);
+            }
+            return m;
+        }
+    }
+
+    /** Registers a meter, keeping it for {@link #close()}; racing first uses get the same meter from the registry. */
+    private Counter register(Counter.Builder b) {
+        Counter c = b.register(registryOrThrow());
+        meters.add(c);
+        return c;
+    }
+
+    private Timer register(Timer.Builder b) {
+        Timer t = b.register(registryOrThrow());
+        meters.add(t);
+        return t;
+    }
+
+    private MeterRegistry registryOrThrow() {
+        MeterRegistry r = registry;
+        if (r == null) {
+            throw new IllegalStateException("not bound");
+        }
+        return r;
+    }
+
+    private static int index(String category) {
+        return switch (category) {
+            case "upload" -> 0;
+            case "download" -> 1;
+            case "d2d" -> 2;
+            case "peer" -> 3;
+            case "memset" -> 4;
+            case "kernel" -> 5;
+            case "record" -> 6;
+            case "wait" -> 7;
+            case "host" -> 8;
+            case "marker" -> 9;
+            case "alloc" -> 10;
+            case "free" -> 11;
+            default -> 12;
+        };
+    }
+
+    private StreamMeters meters(DeviceStream stream) {
+        StreamMeters m = streams.get(stream);
+        return m != null ? m : streams.computeIfAbsent(stream, StreamMeters::new);
+    }
+
+    /** The context's listener: the only code on the operations' path. */
+    private final class Listener implements DeviceListener {
+
+        @Override
+        public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+            enqueued.incrementAndGet();
+            int c = index(category);
+            StreamMeters m = meters(stream);
+            m.enqueued(c).increment();
+            if (bytes > 0 && c < 4) {
+                m.bytes(c).increment(bytes);
+            }
+        }
+
+        @Override
+        public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                @Nullable Throwable failure) {
+            completed.increment();
+            meters(stream).latency(index(category), failure != null).record(latencyNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void memoryAllocated(DeviceContext c, long bytes) {
+            allocatedBytes.addAndGet(bytes);
+            Counter a = allocations;
+            if (a != null) {
+                a.increment();
+            }
+        }
+
+        @Override
+        public void memoryFreed(DeviceContext c, long bytes) {
+            allocatedBytes.addAndGet(-bytes);
+            Counter f = frees;
+            if (f != null) {
+                f.increment();
+            }
+        }
+
+        @Override
+        public void kernelCompiled(DeviceContext c, String kernel, long nanos, @Nullable Throwable failure) {
+            MeterRegistry r = registry;
+            if (r != null) {
+                Timer t = Timer.builder("sluice.kernel.compilations").tags(tags).tag("outcome", failure == null ? "success" : "failure")
+                        .description("DeviceContext.compile: compiling or loading a kernel").register(r);
+                if (!meters.contains(t)) {
+                    meters.add(t);
+                }
+                t.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void faulted(DeviceContext c, Throwable fault) {
+            Counter f = faults;
+            if (f != null) {
+                f.increment();
+            }
+        }
+    }
+}

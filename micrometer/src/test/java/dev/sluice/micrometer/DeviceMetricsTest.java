@@ -1,0 +1,152 @@
+package dev.sluice.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceStream;
+import dev.sluice.reactive.Chunks;
+import dev.sluice.reactive.GpuPipeline;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+class DeviceMetricsTest {
+
+    private DeviceContext ctx;
+    private SimpleMeterRegistry registry;
+
+    @BeforeEach
+    void open() {
+        ctx = DeviceContext.open(Api.CPU, 0, ContextOptions.defaults());
+        registry = new SimpleMeterRegistry();
+    }
+
+    @AfterEach
+    void close() {
+        ctx.close();
+        registry.close();
+    }
+
+    @Test
+    void operationsCopiesAndMemoryAreCountedPerStreamAndCategory() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx, Tags.of("service", "test"));
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer b = ctx.allocate(DType.F32, 1024);
+        float[] host = new float[1024];
+        for (int i = 0; i < 3; i++) {
+            s.enqueueCopy(host, b);
+        }
+        s.enqueueCopy(b, host);
+        s.enqueueMemset(b, 0).join();
+        ctx.synchronize();
+
+        String backend = Api.CPU.id();
+        assertEquals(3, registry.get("sluice.operations.enqueued")
+                .tags("backend", backend, "device", "0", "service", "test", "stream", "stream 1", "category", "upload")
+                .counter().count());
+        assertEquals(3 * 4096, registry.get("sluice.copy.bytes").tags("stream", "stream 1", "direction", "upload").counter().count());
+        assertEquals(4096, registry.get("sluice.copy.bytes").tags("direction", "download").counter().count());
+        assertNull(registry.find("sluice.copy.bytes").tags("direction", "memset").counter(), "memsets copy nothing");
+        Timer uploads = registry.get("sluice.operation.latency").tags("stream", "stream 1", "category", "upload", "outcome", "success")
+                .timer();
+        assertEquals(3, uploads.count());
+        assertTrue(uploads.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS) > 0);
+        ValueAtPercentile[] p = uploads.takeSnapshot().percentileValues();
+        assertEquals(List.of(0.5, 0.9, 0.99), Arrays.stream(p).map(ValueAtPercentile::percentile).toList());
+        assertEquals(5, registry.get("sluice.operations.completed").functionCounter().count());
+        assertEquals(0, registry.get("sluice.operations.in.flight").gauge().value());
+        assertEquals(4096, registry.get("sluice.memory.allocated").gauge().value());
+        assertEquals(1, registry.get("sluice.memory.allocations").counter().count());
+        double free = registry.get("sluice.memory.device.free").gauge().value();
+        double used = registry.get("sluice.memory.device.used").gauge().value();
+        assertTrue(free >= 0 && used >= 0, free + " free, " + used + " used");
+
+        b.close();
+        ctx.synchronize();
+        assertEquals(0, registry.get("sluice.memory.allocated").gauge().value(), "freed in stream order");
+        assertEquals(1, registry.get("sluice.memory.frees").counter().count());
+
+        metrics.close();
+        assertNull(registry.find("sluice.operations.enqueued").meter(), "close() removes the meters");
+        assertNull(registry.find("sluice.memory.allocated").meter());
+    }
+
+    @Test
+    void kernelCompilationsAreTimed() {
+        new DeviceMetrics(ctx).bindTo(registry);
+        ctx.compile(dev.sluice.Kernel.named("noop").java(t -> { }).build());
+        assertEquals(1, registry.get("sluice.kernel.compilations").tags("outcome", "success").timer().count());
+    }
+
+    @Test
+    void bindingTwiceIsRefused() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> metrics.bindTo(new SimpleMeterRegistry()));
+        assertTrue(e.getMessage().contains("already bound"), e.getMessage());
+    }
+
+    @Test
+    void badArgumentsAreRefusedNamingThem() {
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> new DeviceMetrics(ctx).percentiles(0.5, 1.5));
+        assertEquals("percentiles", e.argument());
+        assertTrue(e.getMessage().contains("1.5") && e.getMessage().contains("0..1"), e.getMessage());
+        e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new DeviceMetrics(null));
+        assertEquals("context", e.argument());
+        DeviceMetrics bound = new DeviceMetrics(ctx);
+        bound.bindTo(registry);
+        assertThrows(IllegalStateException.class, () -> bound.percentiles(0.5));
+    }
+
+    @Test
+    void bucketsAloneLeaveNoClientPercentiles() {
+        new DeviceMetrics(ctx).percentiles().bindTo(registry);
+        ctx.stream().enqueueMarker().join();
+        Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
+        assertEquals(1, t.count());
+        assertEquals(0, t.takeSnapshot().percentileValues().length);
+    }
+
+    @Test
+    void memoryGaugesReadNaNOnceTheContextIsClosed() {
+        new DeviceMetrics(ctx).bindTo(registry);
+        ctx.close();
+        assertTrue(Double.isNaN(registry.get("sluice.memory.device.free").gauge().value()));
+    }
+
+    @Test
+    void pipelineChunksAndLanesAreReadFromItsCounters() {
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
+                .build(Chunks.floats())) {
+            PipelineMeters meters = new PipelineMeters(p, "copy");
+            meters.bindTo(registry);
+            List<float[]> out = p.process(Flux.range(0, 10).map(i -> new float[256])).collectList().block();
+            assertNotNull(out);
+            assertEquals(10, out.size());
+            assertEquals(10, registry.get("sluice.pipeline.chunks.done").tags("pipeline", "copy").functionCounter().count());
+            assertEquals(10, registry.get("sluice.pipeline.chunks.started").functionCounter().count());
+            assertEquals(0, registry.get("sluice.pipeline.chunks.in.flight").gauge().value());
+            assertEquals(2, registry.get("sluice.pipeline.lanes.open").gauge().value(), "two lanes kept for reuse");
+            meters.close();
+            assertNull(registry.find("sluice.pipeline.chunks.done").meter());
+        }
+    }
+}
