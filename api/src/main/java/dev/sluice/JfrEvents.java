@@ -92,7 +92,7 @@ final class JfrEvents {
         ContextOpen e = new ContextOpen();
         if (e.shouldCommit()) {
             e.context = context.toString();
-            e.backend = context.api().id();
+            e.backend = context.backendName();
             e.device = context.id();
             e.deviceName = context.name();
             e.commit();

@@ -1,6 +1,5 @@
 package dev.sluice.cli;
 
-import dev.sluice.Api;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -110,10 +109,10 @@ public final class Main {
     }
 
     /** The options after the command. */
-    record Options(@Nullable Api api, int device, long mib, int chunks, Path out) {
+    record Options(@Nullable String api, int device, long mib, int chunks, Path out) {
 
         static Options parse(String[] args) {
-            Api api = null;
+            String api = null;
             int device = 0;
             long mib = 64;
             int chunks = 32;
@@ -125,7 +124,7 @@ public final class Main {
                 }
                 String v = args[++i];
                 switch (a) {
-                    case "--api" -> api = Api.of(v);
+                    case "--api" -> api = v;
                     case "--device" -> device = positiveOrZero(a, v, Integer.MAX_VALUE);
                     case "--mib" -> mib = positiveOrZero(a, v, 1 << 16);
                     case "--chunks" -> chunks = positiveOrZero(a, v, 1 << 20);
@@ -161,7 +160,7 @@ public final class Main {
     private int detect() {
         out.print(DeviceContext.detect());
         try (DeviceContext c = DeviceContext.open()) {
-            out.println("default: " + c.api().id() + " device " + c.id() + " (" + c.name() + ")");
+            out.println("default: " + c.backendName() + " device " + c.id() + " (" + c.name() + ")");
         }
         return 0;
     }
@@ -171,7 +170,7 @@ public final class Main {
     private int check(Options o) {
         int failures = 0;
         try (DeviceContext c = o.open(ContextOptions.defaults())) {
-            out.println("check on " + c.api().id() + " device " + c.id() + " (" + c.name() + ")");
+            out.println("check on " + c.backendName() + " device " + c.id() + " (" + c.name() + ")");
             int n = 1 << 16;
             DeviceStream s = c.createStream();
             float[] input = new float[n];
@@ -231,7 +230,7 @@ public final class Main {
         long bytes = o.mib() << 20;
         Map<String, String> rows = new LinkedHashMap<>();
         try (DeviceContext c = o.open(ContextOptions.defaults().withTraceCapacity(1 << 16))) {
-            out.println("bench on " + c.api().id() + " device " + c.id() + " (" + c.name() + "), " + o.mib() + " MiB");
+            out.println("bench on " + c.backendName() + " device " + c.id() + " (" + c.name() + "), " + o.mib() + " MiB");
             DeviceStream s = c.createStream();
             HostBuffer host = c.allocateHost(DType.F32, bytes / 4);
             DeviceBuffer dev = c.allocate(DType.F32, bytes / 4);
@@ -273,7 +272,7 @@ public final class Main {
             Path svg = o.out().resolve("bench.svg");
             t.select(sp -> sp.label() != null && sp.label().startsWith("overlap, 4") && sp.startNanos() >= start)
                     .writeSvg(svg, Trace.SvgOptions.defaults().withTitle("sluice bench: 4 streams, " + chunks + " chunks of "
-                            + (bytes / chunks >> 10) + " KiB, " + c.api().id() + " " + c.name(), ""));
+                            + (bytes / chunks >> 10) + " KiB, " + c.backendName() + " " + c.name(), ""));
             int width = rows.keySet().stream().mapToInt(String::length).max().orElse(10);
             for (Map.Entry<String, String> r : rows.entrySet()) {
                 out.printf(Locale.ROOT, "  %-" + width + "s  %s%n", r.getKey(), r.getValue());
@@ -327,7 +326,7 @@ public final class Main {
         int chunks = o.chunks();
         long elements = 1 << 16;
         try (DeviceContext c = o.open(ContextOptions.defaults().withTracing(true))) {
-            out.println("trace on " + c.api().id() + " device " + c.id() + " (" + c.name() + "): " + chunks + " chunks of "
+            out.println("trace on " + c.backendName() + " device " + c.id() + " (" + c.name() + "): " + chunks + " chunks of "
                     + elements + " f32 through a 3-lane pipeline");
             DeviceFunction scale = c.compile(CliKernels.SCALE_ADD);
             try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(c).lanes(3).chunkElements(elements, DType.F32)

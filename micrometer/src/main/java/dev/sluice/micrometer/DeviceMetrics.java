@@ -81,7 +81,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
         }
         this.context = context;
-        this.tags = Tags.of(extraTags).and("backend", context.api().id(), "device", Integer.toString(context.id()));
+        this.tags = Tags.of(extraTags).and("backend", context.backendName(), "device", Integer.toString(context.id()));
     }
 
     /**
