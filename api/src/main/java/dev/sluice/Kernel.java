@@ -61,6 +61,27 @@ public final class Kernel {
         return new Builder(name);
     }
 
+    /**
+     * Starts an elementwise kernel written once in Sluice's kernel language, from which both the CUDA C++ and the Java
+     * implementation are generated:
+     *
+     * <pre>{@code
+     * Kernel axpb = Kernel.elementwise("axpb")
+     *     .input(KernelParam.scalar("a", DType.F32))
+     *     .input(KernelParam.pointer("x", DType.F32))
+     *     .input(KernelParam.scalar("b", DType.F32))
+     *     .output(KernelParam.pointer("y", DType.F32))
+     *     .body("y = a * x + b")
+     *     .build();
+     * stream.enqueueLaunch(ctx.compile(axpb), LaunchConfig.forElements(n), 2f, x, 1f, y, n);
+     * }</pre>
+     *
+     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     */
+    public static dev.sluice.kernel.ElementwiseBuilder elementwise(String name) {
+        return dev.sluice.kernel.ElementwiseBuilder.named(name);
+    }
+
     public String name() {
         return name;
     }

@@ -1,0 +1,10 @@
+/**
+ * Kernels written once: {@link dev.sluice.kernel.ElementwiseBuilder} declares a kernel by a body in a small C-like
+ * language, from which Sluice generates the CUDA C++ that NVRTC and hiprtc compile and the Java bytecode the CPU
+ * backend runs. The result is an ordinary {@link dev.sluice.Kernel}. The parser, type checker and code generators are
+ * package-private; errors in the source are {@link dev.sluice.CompilationException}s raised when the kernel is built.
+ */
+@NullMarked
+package dev.sluice.kernel;
+
+import org.jspecify.annotations.NullMarked;
