@@ -85,11 +85,12 @@ final class KernelMath {
     }
 
     static float pow(float x, float y) {
-        return (float) Math.pow(x, y);
+        return (float) pow((double) x, (double) y);
     }
 
+    // C's pow, which CUDA follows: 1 to any power, and -1 to an infinite one, is 1; Math.pow says NaN for some.
     static double pow(double x, double y) {
-        return Math.pow(x, y);
+        return x == 1 || (x == -1 && Double.isInfinite(y)) ? 1 : Math.pow(x, y);
     }
 
     static float fma(float a, float b, float c) {
