@@ -82,6 +82,29 @@ public final class Kernel {
         return dev.sluice.kernel.ElementwiseBuilder.named(name);
     }
 
+    /**
+     * Starts a reduction written once in Sluice's kernel language, as CuPy's {@code ReductionKernel}: a map expression,
+     * an associative reduce expression with its identity, and a post-map. Over a whole buffer or the rows or columns
+     * of a 2-D one:
+     *
+     * <pre>{@code
+     * Reduction norm = Kernel.reduction("norm")
+     *     .input(KernelParam.pointer("x", DType.F32))
+     *     .output(KernelParam.pointer("y", DType.F32))
+     *     .accumulator(DType.F32)
+     *     .map("x * x").reduce("a + b").identity("0.0f").postMap("y = sqrt(a)")
+     *     .build();
+     * try (DeviceReduction r = norm.compile(ctx)) {
+     *     r.enqueue(stream, n, x, y);
+     * }
+     * }</pre>
+     *
+     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     */
+    public static dev.sluice.kernel.ReductionBuilder reduction(String name) {
+        return dev.sluice.kernel.ReductionBuilder.named(name);
+    }
+
     public String name() {
         return name;
     }

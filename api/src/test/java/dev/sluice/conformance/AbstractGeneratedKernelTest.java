@@ -11,6 +11,8 @@ import dev.sluice.DeviceStream;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Reduction;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -27,7 +29,9 @@ import org.junit.jupiter.api.TestFactory;
  * element type of the kernel language, over edge values (NaN, infinities, negative zero, the limits of each integer
  * type, so that overflow wraps, and zero divisors). Integers and exactly rounded float operations must match bit for
  * bit; the transcendental functions ({@code exp}, {@code log}, {@code sin}, {@code cos}, {@code pow}) within a few
- * units in the last place, since GPU math libraries round them differently from the JDK.
+ * units in the last place, since GPU math libraries round them differently from the JDK. Reductions
+ * ({@link Kernel#reduction}) over whole buffers, rows and columns match exactly for integers and within rounding for
+ * float sums, whose order of combination differs between backends.
  */
 public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
@@ -179,6 +183,152 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         List<Number> got = download(s, y);
         for (int k = 0; k < n; k++) {
             assertEquals(3f * (k * 0.25f) + -5, got.get(k).floatValue(), "element " + k);
+        }
+    }
+
+    // ---------------------------------------------------------------- reductions
+
+    private static final Reduction SUM_OF_SQUARES = Kernel.reduction("sumsq")
+            .input(KernelParam.pointer("x", DType.F32))
+            .input(KernelParam.scalar("scale", DType.F32))
+            .output(KernelParam.pointer("norm", DType.F32))
+            .output(KernelParam.pointer("sum", DType.F64))
+            .accumulator(DType.F32)
+            .map("x * x * scale")
+            .reduce("a + b")
+            .identity("0.0f")
+            .postMap("norm = sqrt(a);\nsum = a")
+            .build();
+
+    private static final Reduction MAX_AND_WRAPPING_SUM = Kernel.reduction("extremes")
+            .input(KernelParam.pointer("x", DType.I32))
+            .output(KernelParam.pointer("biggest", DType.I32))
+            .accumulator(DType.I32)
+            .map("x > 0 ? x : -x")
+            .reduce("max(a, b)")
+            .identity("-2147483647 - 1")
+            .postMap("biggest = a")
+            .build();
+
+    private static final Reduction INTEGER_SUM = Kernel.reduction("isum")
+            .input(KernelParam.pointer("x", DType.I32))
+            .output(KernelParam.pointer("total", DType.I32))
+            .output(KernelParam.pointer("wide", DType.I64))
+            .accumulator(DType.I32)
+            .map("x")
+            .reduce("a + b")
+            .identity("0")
+            .postMap("total = a; wide = a")
+            .build();
+
+    @Test
+    void aWholeBufferFloatSumMatchesTheHostWithinRounding() {
+        for (int n : new int[] {1, 255, 256, 257, 100_003, 1_000_000}) {
+            float[] values = new float[n];
+            double expected = 0;
+            java.util.Random random = new java.util.Random(n);
+            for (int k = 0; k < n; k++) {
+                values[k] = random.nextFloat() * 2 - 1;
+                expected += (double) values[k] * values[k] * 0.5;
+            }
+            DeviceStream s = ctx.stream();
+            DeviceBuffer x = closeLater(ctx.allocate(DType.F32, n));
+            await(s.enqueueCopy(MemorySegment.ofArray(values), x));
+            DeviceBuffer norm = closeLater(ctx.allocate(DType.F32, 1));
+            DeviceBuffer sum = closeLater(ctx.allocate(DType.F64, 1));
+            try (DeviceReduction r = SUM_OF_SQUARES.compile(ctx)) {
+                await(r.enqueue(s, n, x, 0.5f, norm, sum));
+            }
+            double got = download(s, sum).get(0).doubleValue();
+            // Float partial sums are combined in a backend's own order: compare within a bound on their rounding.
+            assertEquals(expected, got, 1e-5 * expected + 1e-6, "sum of squares of " + n + " floats");
+            assertEquals((float) Math.sqrt((float) got), download(s, norm).get(0).floatValue(), "the post-map's sqrt");
+        }
+    }
+
+    @Test
+    void integerReductionsAreExactAndWrapOnOverflow() {
+        int n = 70_001;
+        List<Number> xs = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            xs.add((long) (k % 7 == 0 ? Integer.MAX_VALUE - k : -k * 31));
+        }
+        xs.set(n / 2, (long) Integer.MIN_VALUE); // |MIN| wraps to MIN in the map, as in C and Java
+        long sum = 0;
+        long biggest = Long.MIN_VALUE;
+        for (Number x : xs) {
+            int v = x.intValue();
+            sum += v;
+            biggest = Math.max(biggest, v > 0 ? v : -v);
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, DType.I32, xs);
+        DeviceBuffer total = closeLater(ctx.allocate(DType.I32, 1));
+        DeviceBuffer wide = closeLater(ctx.allocate(DType.I64, 1));
+        DeviceBuffer max = closeLater(ctx.allocate(DType.I32, 1));
+        try (DeviceReduction r = INTEGER_SUM.compile(ctx); DeviceReduction m = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            await(r.enqueue(s, n, x, total, wide));
+            await(m.enqueue(s, n, x, max));
+        }
+        assertEquals((int) sum, download(s, total).get(0).intValue(), "the i32 sum wraps");
+        assertEquals((long) (int) sum, download(s, wide).get(0).longValue(), "the wrapped sum, widened");
+        assertEquals(biggest, download(s, max).get(0).longValue(), "max of |x|");
+    }
+
+    @Test
+    void rowsAndColumnsOfARowMajorBufferReduceSeparately() {
+        Reduction sum = Kernel.reduction("axis_sum")
+                .input(KernelParam.pointer("x", DType.F64))
+                .output(KernelParam.pointer("y", DType.F64))
+                .accumulator(DType.F64)
+                .map("x + (f64) (i % 3L)")
+                .reduce("a + b")
+                .identity("0.0")
+                .postMap("y = a")
+                .build();
+        int rows = 37;
+        int cols = 1029;
+        List<Number> xs = new ArrayList<>();
+        double[] rowSums = new double[rows];
+        double[] colSums = new double[cols];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                long i = (long) r * cols + c;
+                double v = r * 1000 + c; // integers: every order of summation is exact
+                xs.add(v);
+                rowSums[r] += v + i % 3;
+                colSums[c] += v + i % 3;
+            }
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, DType.F64, xs);
+        DeviceBuffer byRow = closeLater(ctx.allocate(DType.F64, rows));
+        DeviceBuffer byColumn = closeLater(ctx.allocate(DType.F64, cols));
+        try (DeviceReduction r = sum.compile(ctx)) {
+            await(r.enqueueRows(s, rows, cols, x, byRow));
+            await(r.enqueueColumns(s, rows, cols, x, byColumn));
+        }
+        List<Number> gotRows = download(s, byRow);
+        for (int r = 0; r < rows; r++) {
+            assertEquals(rowSums[r], gotRows.get(r).doubleValue(), "row " + r);
+        }
+        List<Number> gotCols = download(s, byColumn);
+        for (int c = 0; c < cols; c++) {
+            assertEquals(colSums[c], gotCols.get(c).doubleValue(), "column " + c);
+        }
+    }
+
+    @Test
+    void reductionArgumentsAreCheckedBeforeAnyLaunch() {
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 10));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 1));
+        try (DeviceReduction r = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            assertInvalid("arguments", s, () -> r.enqueue(s, 10, x), "1 given", "takes 2");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 11, x, y), "holds 10 elements", "reads 11");
+            assertInvalid("n", s, () -> r.enqueue(s, 0, x, y), "value 0");
+            assertInvalid("arguments", s, () -> r.enqueueRows(s, 2, 5, x, y), "holds 1 elements", "writes 2");
+            assertInvalid("cols", s, () -> r.enqueueColumns(s, 2, 0, x, y), "value 0");
         }
     }
 
