@@ -169,12 +169,16 @@ public final class ElementwiseBuilder {
                     JavaCode.storeElement(b, slots[s.index()], i, s.type());
                 }
             });
+            // The first element is peeled off the grid-stride loop: with a thread per element (the usual launch) the
+            // loop is never entered, the JIT's profile says so, and the body compiles as straight-line code.
             Label loop = cb.newLabel();
             Label end = cb.newLabel();
-            cb.labelBinding(loop);
             cb.lload(i).lload(n).lcmp().ifge(end);
             code.statements(statements);
+            cb.labelBinding(loop);
             cb.lload(i).lload(stride).ladd().lstore(i);
+            cb.lload(i).lload(n).lcmp().ifge(end);
+            code.statements(statements);
             cb.goto_(loop);
             cb.labelBinding(end);
             cb.return_();
