@@ -17,6 +17,9 @@
 #                                         The machine's figures move by up to 30 % between processes: one run decides
 #                                         nothing.
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
+#   bash scripts/gpu-session.sh kernels   generated kernels against hand-written CUDA C++ over 512 MiB (about 1 minute):
+#                                         y = a*x + b (target: within 5 %) and a float sum (target: within 10 %),
+#                                         side by side (GeneratedKernelBench)
 #   bash scripts/gpu-session.sh peers     on the two-GPU kind (about 3 minutes): the CUDA suite again (its peer area
 #                                         and the fault tests' bystander on device 1 need the second GPU), and PeerCopy
 set -uo pipefail
@@ -79,12 +82,17 @@ case "${1:-}" in
     grep -h '^pinned' "$OUT"/bandwidth-*.txt
     archive measure-more.tgz
     ;;
+  kernels)
+    step generated-kernels 300 bash -c 'exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
+      dev.sluice.benchmarks.cuda.GeneratedKernelBench --reps 30 > "$1" 2>&1' _ "$OUT/generated-kernels.txt"
+    cat "$OUT/generated-kernels.txt"
+    ;;
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all
     step peer-copy 120 env EXAMPLES=PeerCopy bash scripts/gpu-run.sh examples
     ;;
   *)
-    echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|peers" >&2
+    echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|kernels|peers" >&2
     exit 2
     ;;
 esac
