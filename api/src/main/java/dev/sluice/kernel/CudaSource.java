@@ -119,9 +119,10 @@ final class CudaSource {
             case BOOL -> l.bits != 0 ? "true" : "false";
             case I32 -> l.bits == Integer.MIN_VALUE ? "(-2147483647 - 1)" : "(" + l.bits + ")";
             case I64 -> l.bits == Long.MIN_VALUE ? "(-9223372036854775807LL - 1)" : "(" + l.bits + "LL)";
-            // Hexadecimal floating literals (C++17) hold the value exactly.
-            case F32 -> Float.toHexString((float) l.real) + "f";
-            case F64 -> Double.toHexString(l.real);
+            // Java prints the shortest decimal that reads back as the same value, and C reads decimals correctly
+            // rounded; hexadecimal literals would need C++17, which not every NVRTC and hiprtc default to.
+            case F32 -> Float.toString((float) l.real) + "f";
+            case F64 -> Double.toString(l.real);
             default -> throw new AssertionError(l.type);
         };
     }
