@@ -9,6 +9,7 @@ import dev.sluice.DType;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Errors in kernel source are found when the kernel is built, at the position they are at; no device is touched. */
@@ -125,5 +126,58 @@ class KernelLanguageTest {
         assertTrue(cuda.contains("sl_i += sl_stride"), "grid-stride loop: " + cuda);
         assertEquals(4, k.params().size());
         assertEquals(KernelParam.scalar("n", DType.I64), k.params().get(3));
+    }
+
+    private static ReductionBuilder sum() {
+        return Kernel.reduction("total")
+                .input(KernelParam.pointer("x", DType.F32))
+                .output(KernelParam.pointer("y", DType.F32))
+                .accumulator(DType.F32)
+                .map("x")
+                .reduce("a + b")
+                .identity("0.0f")
+                .postMap("y = a");
+    }
+
+    private static void assertReductionError(ReductionBuilder r, String part, int line, int column, String expected) {
+        String message = assertThrows(CompilationException.class, r::build).getMessage();
+        assertTrue(message.startsWith("kernel total, " + part + ", line " + line + ", column " + column + ": "),
+                "position in: " + message);
+        assertTrue(message.contains(expected), "'" + expected + "' in: " + message);
+    }
+
+    @Test
+    void reductionErrorsNameThePartTheyAreIn() {
+        assertReductionError(sum().map("x * q"), "map", 1, 5, "unknown name 'q'; the names here are [x, i, n]");
+        assertReductionError(sum().map("y"), "map", 1, 1, "unknown name 'y'");
+        assertReductionError(sum().reduce("a + x"), "reduce", 1, 5, "unknown name 'x'; the names here are [a, b]");
+        assertReductionError(sum().reduce("a +"), "reduce", 1, 4, "expected an expression, found the end of the source");
+        assertReductionError(sum().identity("0.0"), "identity", 1, 1, "the identity is of type f64 but the accumulator is f32");
+        assertReductionError(sum().identity("0.0f 1"), "identity", 1, 6, "expected the end of the expression, found '1'");
+        assertReductionError(sum().postMap("y = a;\ny = x"), "postMap", 2, 5, "unknown name 'x'");
+    }
+
+    @Test
+    void reductionDeclarationsAreChecked() {
+        InvalidArgumentException acc = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").accumulator(DType.I16));
+        assertEquals("type", acc.argument());
+        InvalidArgumentException incomplete = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").input(KernelParam.pointer("x", DType.F32)).map("x").build());
+        assertTrue(incomplete.getMessage().contains("call accumulator(...), reduce(...), identity(...), postMap(...), output(...)"),
+                incomplete.getMessage());
+        InvalidArgumentException reserved = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").input(KernelParam.pointer("a", DType.F32)));
+        assertTrue(reserved.getMessage().contains("the name 'a' is reserved"), reserved.getMessage());
+    }
+
+    @Test
+    void theReductionSourceSpellsTheWarpShuffleForBothCompilers() {
+        String cuda = sum().build().kernels().getFirst().cudaSource().orElseThrow();
+        assertTrue(cuda.contains("__shfl_down_sync(0xffffffffu, (v), (offset))"), cuda);
+        assertTrue(cuda.contains("#if defined(__HIPCC_RTC__) || defined(__HIP__)"), cuda);
+        assertTrue(cuda.contains("__shfl_down((v), (offset))"), cuda);
+        assertEquals(List.of("total_partials", "total_final", "total_segments"),
+                sum().build().kernels().stream().map(Kernel::name).toList());
     }
 }
