@@ -70,7 +70,10 @@ final class ReductionCode {
         Symbol b = new Symbol("b", acc, Role.ACCUMULATOR, 1);
         postNames.put("a", a);
         this.map = expression("map", mapSource, mapNames);
-        this.reduce = expression("reduce", reduceSource, Map.of("a", a, "b", b));
+        Map<String, Symbol> pair = new LinkedHashMap<>(); // in order, for the list of names an error gives
+        pair.put("a", a);
+        pair.put("b", b);
+        this.reduce = expression("reduce", reduceSource, pair);
         this.identity = expression("identity", identitySource, Map.of());
         this.postMap = new Parser(name, "postMap", postMapSource).statements();
         new Checker(name, "postMap", postMapSource, postNames, 0).statements(postMap);
