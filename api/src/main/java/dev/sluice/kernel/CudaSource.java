@@ -46,6 +46,20 @@ final class CudaSource {
             static __device__ __forceinline__ int sl_max_i32(int a, int b) { return a > b ? a : b; }
             static __device__ __forceinline__ long long sl_min_i64(long long a, long long b) { return a < b ? a : b; }
             static __device__ __forceinline__ long long sl_max_i64(long long a, long long b) { return a > b ? a : b; }
+            // fminf and fmaxf leave the sign of a zero result to the implementation: -0 is the smaller zero here, as in
+            // Java (for zeros, -(-a - b) is -0 unless both are +0, and a + b is +0 unless both are -0).
+            static __device__ __forceinline__ float sl_min_f32(float a, float b) {
+                return a != a ? b : b != b ? a : a < b ? a : b < a ? b : a == 0.0f ? -(-a - b) : a;
+            }
+            static __device__ __forceinline__ float sl_max_f32(float a, float b) {
+                return a != a ? b : b != b ? a : a > b ? a : b > a ? b : a == 0.0f ? a + b : a;
+            }
+            static __device__ __forceinline__ double sl_min_f64(double a, double b) {
+                return a != a ? b : b != b ? a : a < b ? a : b < a ? b : a == 0.0 ? -(-a - b) : a;
+            }
+            static __device__ __forceinline__ double sl_max_f64(double a, double b) {
+                return a != a ? b : b != b ? a : a > b ? a : b > a ? b : a == 0.0 ? a + b : a;
+            }
             static __device__ __forceinline__ int sl_abs_i32(int a) { return a < 0 ? (int) (0u - (unsigned int) a) : a; }
             static __device__ __forceinline__ long long sl_abs_i64(long long a) {
                 return a < 0 ? (long long) (0ull - (unsigned long long) a) : a;
@@ -166,8 +180,7 @@ final class CudaSource {
             args.append(args.isEmpty() ? "" : ", ").append(converted(a, t));
         }
         String f = switch (c.function) {
-            case "min", "max" -> t.isFloat() ? (t == Ty.F32 ? "f" + c.function + "f" : "f" + c.function)
-                    : "sl_" + c.function + "_" + t;
+            case "min", "max" -> "sl_" + c.function + "_" + t;
             case "abs" -> t.isFloat() ? (t == Ty.F32 ? "fabsf" : "fabs") : "sl_abs_" + t;
             default -> t == Ty.F32 ? c.function + "f" : c.function;
         };

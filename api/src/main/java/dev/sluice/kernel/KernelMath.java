@@ -101,7 +101,7 @@ final class KernelMath {
         return Math.fma(a, b, c);
     }
 
-    // min and max of floats follow C's fminf/fmaxf: a NaN operand is ignored unless both are NaN.
+    // min and max of floats follow C's fminf/fmaxf: a NaN operand is ignored unless both are NaN; -0 is below +0.
     static float min(float a, float b) {
         return a != a ? b : b != b ? a : Math.min(a, b);
     }
