@@ -20,7 +20,8 @@ import java.util.List;
  * <p><b>Ordering:</b> the launches are enqueued on the given stream, after the work already there.
  * <b>Completion thread:</b> the future completes as launch futures do (see {@link DeviceStream#enqueueLaunch}).
  * <b>Cancellation:</b> cancelling the future does not stop the launches. <b>Resources:</b> the buffers stay the
- * caller's; a whole-buffer reduction allocates a scratch buffer of partial values and frees it after its launches.
+ * caller's; a whole-buffer reduction allocates a scratch buffer of partial values in stream order and frees it after
+ * its launches.
  */
 public final class DeviceReduction implements AutoCloseable {
 
@@ -57,7 +58,8 @@ public final class DeviceReduction implements AutoCloseable {
         checkSizes(arguments, n, 1);
         int blocks = (int) Math.min(MAX_PARTIALS, (n + BLOCK - 1) / BLOCK);
         long chunk = (n + blocks - 1) / blocks;
-        DeviceBuffer scratch = stream.context().allocate(reduction.accumulator(), blocks);
+        // Stream-ordered: no device-wide synchronisation, and the memory is reused once the launches are done.
+        DeviceBuffer scratch = stream.enqueueAllocate(reduction.accumulator(), blocks);
         try {
             List<Object> first = new ArrayList<>();
             List<Object> second = new ArrayList<>(List.of(scratch));

@@ -150,7 +150,6 @@ public final class ElementwiseBuilder {
             cb.aload(1).loadConstant(paramSymbols.size())
                     .invokeinterface(Generated.KERNEL_THREAD, "longArg", MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int))
                     .lstore(n);
-            gridStride(cb, stride);
             cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "globalIdX", MethodTypeDesc.of(ConstantDescs.CD_long)).lstore(i);
             JavaCode code = new JavaCode(cb, new JavaCode.Access() {
                 @Override
@@ -175,6 +174,7 @@ public final class ElementwiseBuilder {
             Label end = cb.newLabel();
             cb.lload(i).lload(n).lcmp().ifge(end);
             code.statements(statements);
+            gridStride(cb, stride);
             cb.labelBinding(loop);
             cb.lload(i).lload(stride).ladd().lstore(i);
             cb.lload(i).lload(n).lcmp().ifge(end);
