@@ -1,6 +1,5 @@
 package dev.sluice.kernel;
 
-import dev.sluice.CompilationException;
 import dev.sluice.JavaKernel;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
@@ -83,9 +82,8 @@ final class ReductionCode {
         Expr e = new Parser(name, part, source).wholeExpression();
         Ty t = new Checker(name, part, source, names, 0).expression(e);
         if (!t.widensTo(acc)) {
-            CompilationException error = SourceError.at(name, part, source, e.line, e.column, "the " + part
-                    + " is of type " + t + " but the accumulator is " + acc + "; cast it, e.g. (" + acc + ") ...");
-            throw error;
+            throw SourceError.at(name, part, source, e.line, e.column, "the " + part + " is of type " + t
+                    + " but the accumulator is " + acc + "; cast it, e.g. (" + acc + ") ...");
         }
         return e;
     }
