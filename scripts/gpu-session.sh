@@ -17,6 +17,9 @@
 #                                         The machine's figures move by up to 30 % between processes: one run decides
 #                                         nothing.
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
+#   bash scripts/gpu-session.sh kernels   generated kernels against hand-written CUDA C++ over 512 MiB (about 1 minute):
+#                                         y = a*x + b (target: within 5 %) and a float sum (target: within 10 %),
+#                                         side by side (GeneratedKernelBench)
 #   bash scripts/gpu-session.sh peers     on a host with two GPUs (about 6 minutes): the CUDA suite again (its peer area
 #                                         and the fault tests' bystander on device 1 need the second GPU), PeerCopy, the
 #                                         GpuPipeline over two devices (and its fault case, in a JVM of its own), and
@@ -27,7 +30,7 @@ OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
 # the overlap benchmark with its arguments after the output file
 OVERLAP='out="$0"; exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" dev.sluice.benchmarks.OverlapBenchmark "$@" > "$out" 2>&1'
-EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart Demo"
+EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart WrittenOnce Demo"
 failed=0
 
 archive() { # a few files are quicker to fetch from a remote host: everything in one archive, session.txt beside it
@@ -81,6 +84,11 @@ case "${1:-}" in
     grep -h '^pinned' "$OUT"/bandwidth-*.txt
     archive measure-more.tgz
     ;;
+  kernels)
+    step generated-kernels 300 bash -c 'exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
+      dev.sluice.benchmarks.cuda.GeneratedKernelBench --reps 30 > "$1" 2>&1' _ "$OUT/generated-kernels.txt"
+    cat "$OUT/generated-kernels.txt"
+    ;;
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all
     step peer-copy 120 env EXAMPLES=PeerCopy bash scripts/gpu-run.sh examples
@@ -91,7 +99,7 @@ case "${1:-}" in
     step multi-bench 300 bash scripts/gpu-run.sh multi
     ;;
   *)
-    echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|peers" >&2
+    echo "usage: bash scripts/gpu-session.sh tests|measure|measure-more|kernels|peers" >&2
     exit 2
     ;;
 esac

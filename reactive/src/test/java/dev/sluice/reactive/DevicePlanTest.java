@@ -12,6 +12,8 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -293,5 +295,28 @@ class DevicePlanTest {
             out[c] = new Run(names[c], hopCounts[c], times[c][reps / 2], values[c]);
         }
         return out;
+    }
+
+    @Test
+    void aGeneratedKernelIsAStepLikeAnyOther() {
+        Kernel affine = Kernel.elementwise("affine")
+                .input(KernelParam.pointer("x", DType.F32))
+                .output(KernelParam.pointer("y", DType.F32))
+                .body("y = 2.0f * x + 1.0f")
+                .build();
+        int n = 1000;
+        try (DeviceFunction f = ctx.compile(affine); DeviceStream s = ctx.createStream();
+                DeviceBuffer x = s.enqueueAllocate(DType.F32, n); DeviceBuffer y = s.enqueueAllocate(DType.F32, n)) {
+            s.enqueueFill(x, 3f);
+            float[] out = new float[n];
+            DevicePlan.on(s)
+                    .then(s, t -> t.enqueueLaunch(f, LaunchConfig.forElements(n), x, y, (long) n))
+                    .then(s, t -> t.enqueueCopy(y, out))
+                    .toMono()
+                    .block(Duration.ofSeconds(30));
+            float[] expected = new float[n];
+            Arrays.fill(expected, 7f);
+            assertArrayEquals(expected, out);
+        }
     }
 }

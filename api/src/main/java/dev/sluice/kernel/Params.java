@@ -1,0 +1,82 @@
+package dev.sluice.kernel;
+
+import dev.sluice.DType;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.KernelParam;
+import dev.sluice.kernel.Ast.Role;
+import dev.sluice.kernel.Ast.Symbol;
+import java.lang.classfile.CodeBuilder;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.MethodTypeDesc;
+import java.util.List;
+import java.util.Set;
+
+/** Checks and emits the declared parameters of generated kernels. */
+final class Params {
+
+    /** Names the language gives a meaning of its own. */
+    static final Set<String> RESERVED = Set.of("i", "n", "true", "false", "bool", "i8", "u8", "i16", "i32", "i64", "f32", "f64");
+
+    private Params() {
+    }
+
+    /** The language type of {@code param}, refusing a type or name it does not allow. */
+    static Ty check(String kernel, KernelParam param, Set<String> reserved) {
+        if (param == null) {
+            throw new InvalidArgumentException("param", "must not be null");
+        }
+        if (reserved.contains(param.name())) {
+            throw new InvalidArgumentException("param", "kernel " + kernel + ": the name '" + param.name()
+                    + "' is reserved by the kernel language (reserved: " + reserved.stream().sorted().toList() + ")");
+        }
+        DType t = param.type();
+        return Ty.of(t).orElseThrow(() -> new InvalidArgumentException("param", "kernel " + kernel + ": " + param
+                + " has type " + t + ", which generated kernels do not support; supported: " + Ty.supported()));
+    }
+
+    /** The C declaration of a parameter: inputs are {@code const}. */
+    static String cDeclaration(Symbol s) {
+        return switch (s.role()) {
+            case INPUT_POINTER -> "const " + CudaSource.c(s.type()) + "* p_" + s.name();
+            case OUTPUT_POINTER -> CudaSource.c(s.type()) + "* p_" + s.name();
+            default -> CudaSource.c(s.type()) + " p_" + s.name();
+        };
+    }
+
+    /**
+     * Emits the reads of the parameters from the kernel thread in slot 1: each pointer's segment and each scalar's
+     * value into a slot of its own; returns the slots, by parameter index.
+     */
+    static int[] load(CodeBuilder cb, List<Symbol> params) {
+        int[] slots = new int[params.size()];
+        for (Symbol p : params) {
+            int k = p.index();
+            cb.aload(1);
+            cb.loadConstant(k);
+            if (p.isPointer()) {
+                cb.invokeinterface(Generated.KERNEL_THREAD, "pointer", MethodTypeDesc.of(JavaCode.MEMORY_SEGMENT, ConstantDescs.CD_int));
+                slots[k] = cb.allocateLocal(java.lang.classfile.TypeKind.REFERENCE);
+                cb.astore(slots[k]);
+            } else {
+                String getter = switch (p.type()) {
+                    case I64 -> "longArg";
+                    case F32 -> "floatArg";
+                    case F64 -> "doubleArg";
+                    default -> "intArg";
+                };
+                cb.invokeinterface(Generated.KERNEL_THREAD, getter, MethodTypeDesc.of(JavaCode.desc(p.type()), ConstantDescs.CD_int));
+                // intArg gives the raw bits of narrow types: normalise them as the language keeps them.
+                if (p.type() != Ty.I32 && p.type().isIntLike()) {
+                    JavaCode.convert(cb, Ty.I32, p.type());
+                }
+                slots[k] = cb.allocateLocal(JavaCode.kind(p.type()));
+                cb.storeLocal(JavaCode.kind(p.type()), slots[k]);
+            }
+        }
+        return slots;
+    }
+
+    static Role role(KernelParam p, boolean output) {
+        return output ? Role.OUTPUT_POINTER : p.isPointer() ? Role.INPUT_POINTER : Role.SCALAR;
+    }
+}

@@ -1,0 +1,297 @@
+package dev.sluice.kernel;
+
+import dev.sluice.JavaKernel;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.DType;
+import dev.sluice.kernel.Ast.Expr;
+import dev.sluice.kernel.Ast.Role;
+import dev.sluice.kernel.Ast.Statement;
+import dev.sluice.kernel.Ast.Symbol;
+import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.Label;
+import java.lang.classfile.TypeKind;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.MethodTypeDesc;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks a reduction's expressions and generates its three kernels. Each is a segment reduction: block {@code o}
+ * reduces the elements {@code o * outer + k * inner} for {@code k < length} (and below {@code total}), for segments
+ * {@code o < count}, and writes one value. The "partials" kernel reduces chunks of a whole buffer to one value per
+ * block, the "final" kernel reduces those to the outputs, and the "segments" kernel reduces rows or columns of a 2-D
+ * buffer to the outputs directly.
+ *
+ * <p>On GPUs a block's threads reduce in a strided loop, then within each warp with shuffles, then across warps in
+ * shared memory. On the CPU backend thread 0 of each block reduces its segment in order and the other threads
+ * return, so the blocks of a launch are what runs in parallel.
+ */
+final class ReductionCode {
+
+    /** The names of the five I64 parameters every reduction kernel ends with. */
+    static final List<String> GEOMETRY = List.of("sl_count", "sl_length", "sl_outer", "sl_inner", "sl_total");
+    private static final String PARTIALS = "sl_partials";
+
+    private final String name;
+    private final List<KernelParam> params;
+    private final List<Boolean> outputs;
+    private final Ty acc;
+    private final Expr map;
+    private final Expr reduce;
+    private final Expr identity;
+    private final List<Statement> postMap;
+
+    ReductionCode(String name, List<KernelParam> params, List<Boolean> outputs, Ty acc, String mapSource, String reduceSource,
+            String identitySource, String postMapSource) {
+        this.name = name;
+        this.params = List.copyOf(params);
+        this.outputs = List.copyOf(outputs);
+        this.acc = acc;
+        Map<String, Symbol> mapNames = new LinkedHashMap<>();
+        Map<String, Symbol> postNames = new LinkedHashMap<>();
+        for (int k = 0; k < params.size(); k++) {
+            KernelParam p = params.get(k);
+            Symbol s = new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), Params.role(p, outputs.get(k)), k);
+            if (s.role() != Role.OUTPUT_POINTER) {
+                mapNames.put(p.name(), s);
+            }
+            if (s.role() != Role.INPUT_POINTER) {
+                postNames.put(p.name(), s);
+            }
+        }
+        mapNames.put("i", new Symbol("i", Ty.I64, Role.INDEX, 0));
+        mapNames.put("n", new Symbol("n", Ty.I64, Role.COUNT, 0));
+        Symbol a = new Symbol("a", acc, Role.ACCUMULATOR, 0);
+        Symbol b = new Symbol("b", acc, Role.ACCUMULATOR, 1);
+        postNames.put("a", a);
+        this.map = expression("map", mapSource, mapNames);
+        Map<String, Symbol> pair = new LinkedHashMap<>(); // in order, for the list of names an error gives
+        pair.put("a", a);
+        pair.put("b", b);
+        this.reduce = expression("reduce", reduceSource, pair);
+        this.identity = expression("identity", identitySource, Map.of());
+        this.postMap = new Parser(name, "postMap", postMapSource).statements();
+        new Checker(name, "postMap", postMapSource, postNames, 0).statements(postMap);
+    }
+
+    private Expr expression(String part, String source, Map<String, Symbol> names) {
+        Expr e = new Parser(name, part, source).wholeExpression();
+        Ty t = new Checker(name, part, source, names, 0).expression(e);
+        if (!t.widensTo(acc)) {
+            throw SourceError.at(name, part, source, e.line, e.column, "the " + part + " is of type " + t
+                    + " but the accumulator is " + acc + "; cast it, e.g. (" + acc + ") ...");
+        }
+        return e;
+    }
+
+    Reduction build() {
+        KernelParam partials = KernelParam.pointer(PARTIALS, acc.dtype);
+        List<KernelParam> first = new ArrayList<>();
+        List<Role> firstRoles = new ArrayList<>();
+        List<KernelParam> last = new ArrayList<>(List.of(partials));
+        List<Role> lastRoles = new ArrayList<>(List.of(Role.INPUT_POINTER));
+        List<Role> userRoles = new ArrayList<>();
+        for (int k = 0; k < params.size(); k++) {
+            KernelParam p = params.get(k);
+            Role role = Params.role(p, outputs.get(k));
+            userRoles.add(role);
+            if (role != Role.OUTPUT_POINTER) {
+                first.add(p);
+                firstRoles.add(role);
+            }
+            if (role != Role.INPUT_POINTER) {
+                last.add(p);
+                lastRoles.add(role);
+            }
+        }
+        first.add(partials);
+        firstRoles.add(Role.OUTPUT_POINTER);
+        Kernel partialsKernel = kernel(name + "_partials", first, firstRoles, false, true);
+        Kernel segmentsKernel = kernel(name + "_segments", params, userRoles, false, false);
+        Kernel finalKernel = kernel(name + "_final", last, lastRoles, true, false);
+        return new Reduction(name, params, outputs, acc.dtype, partialsKernel, finalKernel, segmentsKernel);
+    }
+
+    /**
+     * A segment kernel over {@code kernelParams} (then the geometry): its map reads the partials if {@code fromPartials},
+     * else is the user's; it stores the reduced value into the partials if {@code toPartials}, else runs the post-map.
+     */
+    private Kernel kernel(String kernelName, List<KernelParam> kernelParams, List<Role> roles, boolean fromPartials,
+            boolean toPartials) {
+        List<Symbol> symbols = new ArrayList<>();
+        Map<String, Integer> position = new HashMap<>();
+        for (int k = 0; k < kernelParams.size(); k++) {
+            KernelParam p = kernelParams.get(k);
+            symbols.add(new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), roles.get(k), k));
+            position.put(p.name(), k);
+        }
+        Kernel.Builder b = Kernel.named(kernelName);
+        kernelParams.forEach(b::param);
+        for (String g : GEOMETRY) {
+            b.param(KernelParam.scalar(g, DType.I64));
+        }
+        return b.cudaSource(cuda(kernelName, symbols, fromPartials, toPartials))
+                .java(java(kernelName, symbols, position, fromPartials, toPartials))
+                .build();
+    }
+
+    // ---------------------------------------------------------------- CUDA C++
+
+    private String cuda(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials) {
+        CudaSource gen = new CudaSource(s -> switch (s.role()) {
+            case INPUT_POINTER -> "p_" + s.name() + "[sl_i]";
+            case OUTPUT_POINTER -> "p_" + s.name() + "[sl_o]";
+            case SCALAR -> "p_" + s.name();
+            case LOCAL -> "v_" + s.name();
+            case INDEX -> "sl_i";
+            case COUNT -> "sl_total";
+            case ACCUMULATOR -> s.index() == 0 ? "sl_a" : "sl_b";
+        });
+        String t = CudaSource.c(acc);
+        String id = gen.converted(identity, acc);
+        String combine = "sl_a = " + gen.converted(reduce, acc) + ";";
+        StringBuilder out = new StringBuilder(CudaSource.PRELUDE);
+        // hiprtc spells the warp shuffle without a mask (its wavefronts may be 64 wide); NVRTC needs __shfl_down_sync.
+        out.append("""
+                #if defined(__HIPCC_RTC__) || defined(__HIP__)
+                #define SL_SHFL_DOWN(v, offset) __shfl_down((v), (offset))
+                #else
+                #define SL_SHFL_DOWN(v, offset) __shfl_down_sync(0xffffffffu, (v), (offset))
+                #endif
+                """);
+        out.append("\nextern \"C\" __global__ void ").append(kernelName).append('(');
+        for (Symbol p : symbols) {
+            out.append(Params.cDeclaration(p)).append(", ");
+        }
+        out.append(String.join(", ", GEOMETRY.stream().map(g -> "long long " + g).toList())).append(") {\n");
+        out.append("    __shared__ ").append(t).append(" sl_warps[32];\n");
+        out.append("    const int sl_lane = threadIdx.x % warpSize;\n");
+        out.append("    const int sl_warp = threadIdx.x / warpSize;\n");
+        out.append("    for (long long sl_o = blockIdx.x; sl_o < sl_count; sl_o += gridDim.x) {\n");
+        out.append("        ").append(t).append(" sl_a = ").append(id).append(";\n");
+        out.append("        for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {\n");
+        out.append("            const long long sl_i = sl_o * sl_outer + sl_k * sl_inner;\n");
+        out.append("            if (sl_i >= sl_total) break;\n");
+        out.append("            ").append(t).append(" sl_b = ")
+                .append(fromPartials ? "p_" + PARTIALS + "[sl_i]" : gen.converted(map, acc)).append(";\n");
+        out.append("            ").append(combine).append("\n");
+        out.append("        }\n");
+        // Within a warp: lanes fold the upper half onto the lower, halving the distance (a lane past the block's end
+        // has nothing to give).
+        String warpReduce = """
+                        for (int sl_d = warpSize / 2; sl_d > 0; sl_d /= 2) {
+                            %s sl_b = SL_SHFL_DOWN(sl_a, sl_d);
+                            if (sl_lane + sl_d < warpSize && threadIdx.x + sl_d < blockDim.x) %s
+                        }
+                """.formatted(t, combine);
+        out.append(warpReduce.indent(0));
+        out.append("        if (sl_lane == 0) sl_warps[sl_warp] = sl_a;\n");
+        out.append("        __syncthreads();\n");
+        out.append("        if (sl_warp == 0) {\n");
+        out.append("            const int sl_count_warps = (blockDim.x + warpSize - 1) / warpSize;\n");
+        out.append("            sl_a = sl_lane < sl_count_warps ? sl_warps[sl_lane] : ").append(id).append(";\n");
+        out.append(warpReduce.indent(4).replace("threadIdx.x + sl_d < blockDim.x", "sl_lane + sl_d < sl_count_warps"));
+        out.append("            if (sl_lane == 0) {\n");
+        if (toPartials) {
+            out.append("                p_").append(PARTIALS).append("[sl_o] = sl_a;\n");
+        } else {
+            out.append(gen.statements(postMap, "                "));
+        }
+        out.append("            }\n");
+        out.append("        }\n");
+        out.append("        __syncthreads(); // sl_warps is reused by the next segment\n");
+        out.append("    }\n}\n");
+        return out.toString();
+    }
+
+    // ---------------------------------------------------------------- Java
+
+    private JavaKernel java(String kernelName, List<Symbol> symbols, Map<String, Integer> position, boolean fromPartials,
+            boolean toPartials) {
+        MethodTypeDesc longArg = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int);
+        MethodTypeDesc intGetter = MethodTypeDesc.of(ConstantDescs.CD_int);
+        TypeKind k = JavaCode.kind(acc);
+        return Generated.kernel(kernelName, cb -> {
+            Label end = cb.newLabel();
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            int[] slots = Params.load(cb, symbols);
+            int[] geometry = new int[GEOMETRY.size()];
+            for (int g = 0; g < geometry.length; g++) {
+                geometry[g] = cb.allocateLocal(TypeKind.LONG);
+                cb.aload(1).loadConstant(symbols.size() + g).invokeinterface(Generated.KERNEL_THREAD, "longArg", longArg)
+                        .lstore(geometry[g]);
+            }
+            int count = geometry[0];
+            int length = geometry[1];
+            int outer = geometry[2];
+            int inner = geometry[3];
+            int total = geometry[4];
+            int o = cb.allocateLocal(TypeKind.LONG);
+            int step = cb.allocateLocal(TypeKind.LONG);
+            int kk = cb.allocateLocal(TypeKind.LONG);
+            int i = cb.allocateLocal(TypeKind.LONG);
+            int a = cb.allocateLocal(k);
+            int b = cb.allocateLocal(k);
+            MethodTypeDesc dim = MethodTypeDesc.of(Generated.DIM);
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxX", intGetter).i2l().lstore(o);
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "gridDim", dim)
+                    .invokevirtual(Generated.DIM, "x", intGetter).i2l().lstore(step);
+            JavaCode code = new JavaCode(cb, new JavaCode.Access() {
+                @Override
+                public void load(CodeBuilder c, Symbol s) {
+                    switch (s.role()) {
+                        case INPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], i, s.type());
+                        case OUTPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], o, s.type());
+                        case SCALAR -> c.loadLocal(JavaCode.kind(s.type()), slots[position.get(s.name())]);
+                        case INDEX -> c.lload(i);
+                        case COUNT -> c.lload(total);
+                        case ACCUMULATOR -> c.loadLocal(k, s.index() == 0 ? a : b);
+                        default -> throw new AssertionError(s);
+                    }
+                }
+
+                @Override
+                public void store(CodeBuilder c, Symbol s) {
+                    JavaCode.storeElement(c, slots[position.get(s.name())], o, s.type());
+                }
+            });
+            Label segments = cb.newLabel();
+            Label elements = cb.newLabel();
+            Label segmentDone = cb.newLabel();
+            cb.labelBinding(segments);
+            cb.lload(o).lload(count).lcmp().ifge(end);
+            code.converted(identity, acc);
+            cb.storeLocal(k, a);
+            cb.lconst_0().lstore(kk);
+            cb.labelBinding(elements);
+            cb.lload(kk).lload(length).lcmp().ifge(segmentDone);
+            cb.lload(o).lload(outer).lmul().lload(kk).lload(inner).lmul().ladd().lstore(i);
+            cb.lload(i).lload(total).lcmp().ifge(segmentDone);
+            if (fromPartials) {
+                JavaCode.loadElement(cb, slots[position.get(PARTIALS)], i, acc);
+            } else {
+                code.converted(map, acc);
+            }
+            cb.storeLocal(k, b);
+            code.converted(reduce, acc);
+            cb.storeLocal(k, a);
+            cb.lload(kk).lconst_1().ladd().lstore(kk);
+            cb.goto_(elements);
+            cb.labelBinding(segmentDone);
+            if (toPartials) {
+                cb.loadLocal(k, a);
+                JavaCode.storeElement(cb, slots[position.get(PARTIALS)], o, acc);
+            } else {
+                code.statements(postMap);
+            }
+            cb.lload(o).lload(step).ladd().lstore(o);
+            cb.goto_(segments);
+            cb.labelBinding(end);
+            cb.return_();
+        });
+    }
+}

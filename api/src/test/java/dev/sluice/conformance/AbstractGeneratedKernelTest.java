@@ -1,0 +1,537 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceStream;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Reduction;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Kernels generated from one definition ({@link Kernel#elementwise}) compute, on this backend, what a reference
+ * written on the host in plain Java computes: a table of bodies covering every operator, every function and every
+ * element type of the kernel language, over edge values (NaN, infinities, negative zero, the limits of each integer
+ * type, so that overflow wraps, and zero divisors). Integers and exactly rounded float operations must match bit for
+ * bit; the transcendental functions ({@code exp}, {@code log}, {@code sin}, {@code cos}, {@code pow}) within a few
+ * units in the last place, since GPU math libraries round them differently from the JDK. Reductions
+ * ({@link Kernel#reduction}) over whole buffers, rows and columns match exactly for integers and within rounding for
+ * float sums, whose order of combination differs between backends.
+ */
+public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
+
+    private static final List<DType> NUMBERS = List.of(DType.I8, DType.U8, DType.I16, DType.I32, DType.I64, DType.F32, DType.F64);
+    private static final List<DType> TYPES = List.of(DType.BOOL, DType.I8, DType.U8, DType.I16, DType.I32, DType.I64, DType.F32,
+            DType.F64);
+
+    /** A body over inputs x (and y) of one type, the output z's type, and the host reference for one element. */
+    private record Case(String body, DType in, int inputs, DType out, Function<Number[], Number> reference, boolean approximate) {
+        @Override
+        public String toString() {
+            return in + " -> " + out + ": " + body;
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyOperatorFunctionAndTypeMatchesTheHostReference() {
+        return cases().stream().map(c -> DynamicTest.dynamicTest(c.toString(), () -> run(c)));
+    }
+
+    private static List<Case> cases() {
+        List<Case> cases = new ArrayList<>();
+        for (DType t : NUMBERS) {
+            DType p = promoted(t);
+            for (String op : List.of("+", "-", "*", "/", "%")) {
+                cases.add(new Case("z = x " + op + " y", t, 2, p, v -> arithmetic(op, p, v[0], v[1]), false));
+            }
+            for (String op : List.of("<", "<=", ">", ">=", "==", "!=")) {
+                cases.add(new Case("z = x " + op + " y", t, 2, DType.BOOL, v -> compare(op, v[0], v[1]) ? 1L : 0L, false));
+            }
+            cases.add(new Case("z = -x", t, 1, p, v -> negate(p, v[0]), false));
+            cases.add(new Case("z = x > y ? x : y", t, 2, t, v -> compare(">", v[0], v[1]) ? v[0] : v[1], false));
+            cases.add(new Case("z = min(x, y)", t, 2, p, v -> minMax(true, p, v[0], v[1]), false));
+            cases.add(new Case("z = max(x, y)", t, 2, p, v -> minMax(false, p, v[0], v[1]), false));
+            cases.add(new Case("z = abs(x)", t, 1, p, v -> p.isFloatingPoint() ? (Number) Math.abs(v[0].doubleValue())
+                    : wrap(p, Math.abs(v[0].longValue())), false));
+            for (DType to : TYPES) {
+                cases.add(new Case("z = (" + word(to) + ") x", t, 1, to, v -> convert(v[0], to), false));
+            }
+        }
+        for (DType f : List.of(DType.F32, DType.F64)) {
+            boolean single = f == DType.F32;
+            cases.add(new Case("z = sqrt(x)", f, 1, f, v -> round(f, Math.sqrt(v[0].doubleValue())), false));
+            cases.add(new Case("z = floor(x)", f, 1, f, v -> Math.floor(v[0].doubleValue()), false));
+            cases.add(new Case("z = ceil(x)", f, 1, f, v -> Math.ceil(v[0].doubleValue()), false));
+            cases.add(new Case("z = exp(x)", f, 1, f, v -> round(f, Math.exp(v[0].doubleValue())), true));
+            cases.add(new Case("z = log(x)", f, 1, f, v -> round(f, Math.log(v[0].doubleValue())), true));
+            cases.add(new Case("z = sin(x)", f, 1, f, v -> round(f, Math.sin(v[0].doubleValue())), true));
+            cases.add(new Case("z = cos(x)", f, 1, f, v -> round(f, Math.cos(v[0].doubleValue())), true));
+            cases.add(new Case("z = pow(x, y)", f, 2, f, v -> round(f, cPow(v[0].doubleValue(), v[1].doubleValue())), true));
+            cases.add(new Case("z = fma(x, y, x)", f, 2, f, v -> single
+                    ? (Number) (double) Math.fma(v[0].floatValue(), v[1].floatValue(), v[0].floatValue())
+                    : Math.fma(v[0].doubleValue(), v[1].doubleValue(), v[0].doubleValue()), false));
+        }
+        // Logic on bools, and locals, literals and the index.
+        cases.add(new Case("z = x && y", DType.BOOL, 2, DType.BOOL, v -> v[0].longValue() & v[1].longValue(), false));
+        cases.add(new Case("z = x || y", DType.BOOL, 2, DType.BOOL, v -> v[0].longValue() | v[1].longValue(), false));
+        cases.add(new Case("z = !x", DType.BOOL, 1, DType.BOOL, v -> 1 - v[0].longValue(), false));
+        cases.add(new Case("z = x == y", DType.BOOL, 2, DType.BOOL, v -> v[0].longValue() == v[1].longValue() ? 1L : 0L, false));
+        cases.add(new Case("z = x ? 2 : -3", DType.BOOL, 1, DType.I32, v -> v[0].longValue() != 0 ? 2L : -3L, false));
+        for (DType to : TYPES) {
+            cases.add(new Case("z = (" + word(to) + ") x", DType.BOOL, 1, to, v -> convert(v[0], to), false));
+        }
+        cases.add(new Case("i32 t = x * 3 + 2147483647; // wraps\ni64 u = (i64) t * 5L;\nz = u - 9223372036854775807L - 1L",
+                DType.I32, 1, DType.I64, v -> {
+                    long t = (int) (v[0].longValue() * 3 + Integer.MAX_VALUE);
+                    return t * 5L - Long.MAX_VALUE - 1L;
+                }, false));
+        cases.add(new Case("f32 h = 0.5f;\nf64 d = x * h + 1.5e300;\nz = (f32) (d - 1.5e300) + -2147483648", DType.F32, 1,
+                DType.F32, v -> (double) ((float) ((v[0].floatValue() * 0.5f + 1.5e300) - 1.5e300) + -2147483648f), false));
+        cases.add(new Case("z = x + (i64) i * n - n * n", DType.I64, 1, DType.I64, null, false));
+        cases.add(new Case("z = !(x < y) && x == x || false ? 1.0 : -0.0", DType.F64, 2, DType.F64,
+                v -> (!(v[0].doubleValue() < v[1].doubleValue()) && v[0].doubleValue() == v[0].doubleValue()) ? 1.0 : -0.0, false));
+        return cases;
+    }
+
+    private void run(Case c) {
+        List<Number> xs = new ArrayList<>();
+        List<Number> ys = new ArrayList<>();
+        List<Number> edges = edges(c.in);
+        for (Number a : edges) {
+            for (Number b : c.inputs == 2 ? edges : List.<Number>of(0L)) {
+                xs.add(normalise(c.in, a));
+                ys.add(normalise(c.in, b));
+            }
+        }
+        int n = xs.size();
+        var builder = Kernel.elementwise("table").input(KernelParam.pointer("x", c.in));
+        if (c.inputs == 2) {
+            builder.input(KernelParam.pointer("y", c.in));
+        }
+        Kernel kernel = builder.output(KernelParam.pointer("z", c.out)).body(c.body).build();
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, c.in, xs);
+        DeviceBuffer y = upload(s, c.in, ys);
+        DeviceBuffer z = closeLater(ctx.allocate(c.out, n));
+        DeviceFunction f = fn(kernel);
+        // A small grid, so that threads also take the grid-stride loop's later turns.
+        LaunchConfig config = LaunchConfig.of(3, 32);
+        await(c.inputs == 2 ? s.enqueueLaunch(f, config, x, y, z, (long) n) : s.enqueueLaunch(f, config, x, z, (long) n));
+        List<Number> got = download(s, z);
+        List<String> wrong = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            Number expected = c.reference == null ? (Number) (xs.get(k).longValue() + (long) k * n - (long) n * n)
+                    : c.reference.apply(new Number[] {xs.get(k), ys.get(k)});
+            expected = normalise(c.out, expected);
+            if (!same(c, expected, got.get(k))) {
+                wrong.add("x=" + xs.get(k) + (c.inputs == 2 ? " y=" + ys.get(k) : "") + ": expected " + expected + ", got " + got.get(k));
+            }
+        }
+        assertTrue(wrong.isEmpty(), c + " differs from the host reference in " + wrong.size() + " of " + n + " elements:\n"
+                + String.join("\n", wrong.subList(0, Math.min(20, wrong.size()))) + "\nCUDA C++:\n" + kernel.cudaSource().orElse(""));
+    }
+
+    @Test
+    void elementsBeyondOneThreadPerElementAreAllWritten() {
+        Kernel iota = Kernel.elementwise("iota").output(KernelParam.pointer("y", DType.I64)).body("y = i * 2L + n").build();
+        int n = 10_000;
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I64, n));
+        DeviceStream s = ctx.stream();
+        for (LaunchConfig config : List.of(LaunchConfig.forElements(n), LaunchConfig.of(1, 1), LaunchConfig.of(7, 64))) {
+            await(s.enqueueMemset(y, (byte) 0));
+            await(s.enqueueLaunch(fn(iota), config, y, (long) n));
+            List<Number> got = download(s, y);
+            for (int k = 0; k < n; k++) {
+                assertEquals(k * 2L + n, got.get(k).longValue(), "element " + k + " with " + config);
+            }
+        }
+    }
+
+    @Test
+    void scalarsAreBroadcastAndTheSyncFacadeLaunchesGeneratedKernels() {
+        Kernel axpb = Kernel.elementwise("axpb")
+                .input(KernelParam.scalar("a", DType.F32))
+                .input(KernelParam.pointer("x", DType.F32))
+                .input(KernelParam.scalar("b", DType.I8))
+                .output(KernelParam.pointer("y", DType.F32))
+                .body("y = a * x + b")
+                .build();
+        int n = 1000;
+        DeviceStream s = ctx.stream();
+        List<Number> xs = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            xs.add((double) (k * 0.25f));
+        }
+        DeviceBuffer x = upload(s, DType.F32, xs);
+        DeviceBuffer y = closeLater(ctx.allocate(DType.F32, n));
+        ctx.sync().launch(fn(axpb), LaunchConfig.forElements(n), 3f, x, (byte) -5, y, (long) n);
+        List<Number> got = download(s, y);
+        for (int k = 0; k < n; k++) {
+            assertEquals(3f * (k * 0.25f) + -5, got.get(k).floatValue(), "element " + k);
+        }
+    }
+
+    // ---------------------------------------------------------------- reductions
+
+    private static final Reduction SUM_OF_SQUARES = Kernel.reduction("sumsq")
+            .input(KernelParam.pointer("x", DType.F32))
+            .input(KernelParam.scalar("scale", DType.F32))
+            .output(KernelParam.pointer("norm", DType.F32))
+            .output(KernelParam.pointer("sum", DType.F64))
+            .accumulator(DType.F32)
+            .map("x * x * scale")
+            .reduce("a + b")
+            .identity("0.0f")
+            .postMap("norm = sqrt(a);\nsum = a")
+            .build();
+
+    private static final Reduction MAX_AND_WRAPPING_SUM = Kernel.reduction("extremes")
+            .input(KernelParam.pointer("x", DType.I32))
+            .output(KernelParam.pointer("biggest", DType.I32))
+            .accumulator(DType.I32)
+            .map("x > 0 ? x : -x")
+            .reduce("max(a, b)")
+            .identity("-2147483647 - 1")
+            .postMap("biggest = a")
+            .build();
+
+    private static final Reduction INTEGER_SUM = Kernel.reduction("isum")
+            .input(KernelParam.pointer("x", DType.I32))
+            .output(KernelParam.pointer("total", DType.I32))
+            .output(KernelParam.pointer("wide", DType.I64))
+            .accumulator(DType.I32)
+            .map("x")
+            .reduce("a + b")
+            .identity("0")
+            .postMap("total = a; wide = a")
+            .build();
+
+    @Test
+    void aWholeBufferFloatSumMatchesTheHostWithinRounding() {
+        for (int n : new int[] {1, 255, 256, 257, 100_003, 1_000_000}) {
+            float[] values = new float[n];
+            double expected = 0;
+            java.util.Random random = new java.util.Random(n);
+            for (int k = 0; k < n; k++) {
+                values[k] = random.nextFloat() * 2 - 1;
+                expected += (double) values[k] * values[k] * 0.5;
+            }
+            DeviceStream s = ctx.stream();
+            DeviceBuffer x = closeLater(ctx.allocate(DType.F32, n));
+            await(s.enqueueCopy(MemorySegment.ofArray(values), x));
+            DeviceBuffer norm = closeLater(ctx.allocate(DType.F32, 1));
+            DeviceBuffer sum = closeLater(ctx.allocate(DType.F64, 1));
+            try (DeviceReduction r = SUM_OF_SQUARES.compile(ctx)) {
+                await(r.enqueue(s, n, x, 0.5f, norm, sum));
+            }
+            double got = download(s, sum).get(0).doubleValue();
+            // Float partial sums are combined in a backend's own order: compare within a bound on their rounding.
+            assertEquals(expected, got, 1e-5 * expected + 1e-6, "sum of squares of " + n + " floats");
+            assertEquals((float) Math.sqrt((float) got), download(s, norm).get(0).floatValue(), "the post-map's sqrt");
+        }
+    }
+
+    @Test
+    void integerReductionsAreExactAndWrapOnOverflow() {
+        int n = 70_001;
+        List<Number> xs = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            xs.add((long) (k % 7 == 0 ? Integer.MAX_VALUE - k : -k * 31));
+        }
+        xs.set(n / 2, (long) Integer.MIN_VALUE); // |MIN| wraps to MIN in the map, as in C and Java
+        long sum = 0;
+        long biggest = Long.MIN_VALUE;
+        for (Number x : xs) {
+            int v = x.intValue();
+            sum += v;
+            biggest = Math.max(biggest, v > 0 ? v : -v);
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, DType.I32, xs);
+        DeviceBuffer total = closeLater(ctx.allocate(DType.I32, 1));
+        DeviceBuffer wide = closeLater(ctx.allocate(DType.I64, 1));
+        DeviceBuffer max = closeLater(ctx.allocate(DType.I32, 1));
+        try (DeviceReduction r = INTEGER_SUM.compile(ctx); DeviceReduction m = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            await(r.enqueue(s, n, x, total, wide));
+            await(m.enqueue(s, n, x, max));
+        }
+        assertEquals((int) sum, download(s, total).get(0).intValue(), "the i32 sum wraps");
+        assertEquals((long) (int) sum, download(s, wide).get(0).longValue(), "the wrapped sum, widened");
+        assertEquals(biggest, download(s, max).get(0).longValue(), "max of |x|");
+    }
+
+    @Test
+    void rowsAndColumnsOfARowMajorBufferReduceSeparately() {
+        Reduction sum = Kernel.reduction("axis_sum")
+                .input(KernelParam.pointer("x", DType.F64))
+                .output(KernelParam.pointer("y", DType.F64))
+                .accumulator(DType.F64)
+                .map("x + (f64) (i % 3L)")
+                .reduce("a + b")
+                .identity("0.0")
+                .postMap("y = a")
+                .build();
+        int rows = 37;
+        int cols = 1029;
+        List<Number> xs = new ArrayList<>();
+        double[] rowSums = new double[rows];
+        double[] colSums = new double[cols];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                long i = (long) r * cols + c;
+                double v = r * 1000 + c; // integers: every order of summation is exact
+                xs.add(v);
+                rowSums[r] += v + i % 3;
+                colSums[c] += v + i % 3;
+            }
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, DType.F64, xs);
+        DeviceBuffer byRow = closeLater(ctx.allocate(DType.F64, rows));
+        DeviceBuffer byColumn = closeLater(ctx.allocate(DType.F64, cols));
+        try (DeviceReduction r = sum.compile(ctx)) {
+            await(r.enqueueRows(s, rows, cols, x, byRow));
+            await(r.enqueueColumns(s, rows, cols, x, byColumn));
+        }
+        List<Number> gotRows = download(s, byRow);
+        for (int r = 0; r < rows; r++) {
+            assertEquals(rowSums[r], gotRows.get(r).doubleValue(), "row " + r);
+        }
+        List<Number> gotCols = download(s, byColumn);
+        for (int c = 0; c < cols; c++) {
+            assertEquals(colSums[c], gotCols.get(c).doubleValue(), "column " + c);
+        }
+    }
+
+    @Test
+    void reductionArgumentsAreCheckedBeforeAnyLaunch() {
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 10));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 1));
+        try (DeviceReduction r = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            assertInvalid("arguments", s, () -> r.enqueue(s, 10, x), "1 given", "takes 2");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 11, x, y), "holds 10 elements", "reads 11");
+            assertInvalid("n", s, () -> r.enqueue(s, 0, x, y), "value 0");
+            assertInvalid("arguments", s, () -> r.enqueueRows(s, 2, 5, x, y), "holds 1 elements", "writes 2");
+            assertInvalid("cols", s, () -> r.enqueueColumns(s, 2, 0, x, y), "value 0");
+        }
+    }
+
+    // ---------------------------------------------------------------- the host reference
+
+    private static String word(DType t) {
+        return t == DType.BOOL ? "bool" : t.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static DType promoted(DType t) {
+        return t == DType.I8 || t == DType.U8 || t == DType.I16 ? DType.I32 : t;
+    }
+
+    private static List<Number> edges(DType t) {
+        return switch (t) {
+            case BOOL -> List.of(0L, 1L);
+            case I8 -> List.of(0L, 1L, -1L, 7L, -7L, 127L, -128L, 100L);
+            case U8 -> List.of(0L, 1L, 7L, 128L, 200L, 255L);
+            case I16 -> List.of(0L, 1L, -1L, 7L, -7L, 32767L, -32768L, 300L);
+            case I32 -> List.of(0L, 1L, -1L, 7L, -7L, (long) Integer.MAX_VALUE, (long) Integer.MIN_VALUE, 65536L, 123456789L);
+            case I64 -> List.of(0L, 1L, -1L, 7L, -7L, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 32, -(1L << 40) + 3);
+            case F32 -> List.of(0.0, -0.0, 1.0, -1.0, 2.5, -0.75, (double) Float.NaN, (double) Float.POSITIVE_INFINITY,
+                    (double) Float.NEGATIVE_INFINITY, (double) Float.MAX_VALUE, (double) Float.MIN_VALUE, 3.0e9, -2.5e10, 1e-3f + 0.0);
+            case F64 -> List.of(0.0, -0.0, 1.0, -1.0, 2.5, -0.75, Double.NaN, Double.POSITIVE_INFINITY,
+                    Double.NEGATIVE_INFINITY, Double.MAX_VALUE, Double.MIN_VALUE, 3.0e9, -1e19, 1e-3);
+            default -> throw new AssertionError(t);
+        };
+    }
+
+    /** {@code v} wrapped to integer type {@code t}, two's complement. */
+    private static long wrap(DType t, long v) {
+        return switch (t) {
+            case BOOL -> v != 0 ? 1 : 0;
+            case I8 -> (byte) v;
+            case U8 -> v & 0xFF;
+            case I16 -> (short) v;
+            case I32 -> (int) v;
+            default -> v;
+        };
+    }
+
+    private static Number round(DType f, double v) {
+        return f == DType.F32 ? (double) (float) v : v;
+    }
+
+    private static Number normalise(DType t, Number v) {
+        return t.isFloatingPoint() ? round(t, v.doubleValue()) : wrap(t, v.longValue());
+    }
+
+    private static Number arithmetic(String op, DType t, Number x, Number y) {
+        if (t.isFloatingPoint()) {
+            if (t == DType.F32) {
+                float a = x.floatValue();
+                float b = y.floatValue();
+                return (double) switch (op) {
+                    case "+" -> a + b;
+                    case "-" -> a - b;
+                    case "*" -> a * b;
+                    case "/" -> a / b;
+                    default -> a % b;
+                };
+            }
+            double a = x.doubleValue();
+            double b = y.doubleValue();
+            return switch (op) {
+                case "+" -> a + b;
+                case "-" -> a - b;
+                case "*" -> a * b;
+                case "/" -> a / b;
+                default -> a % b;
+            };
+        }
+        long a = x.longValue();
+        long b = y.longValue();
+        // Division by zero is defined: the quotient is 0 and the remainder the dividend.
+        return wrap(t, switch (op) {
+            case "+" -> a + b;
+            case "-" -> a - b;
+            case "*" -> a * b;
+            case "/" -> b == 0 ? 0 : a / b;
+            default -> b == 0 ? a : a % b;
+        });
+    }
+
+    private static boolean compare(String op, Number x, Number y) {
+        if (x instanceof Double || y instanceof Double) {
+            double a = x.doubleValue();
+            double b = y.doubleValue();
+            return switch (op) {
+                case "<" -> a < b;
+                case "<=" -> a <= b;
+                case ">" -> a > b;
+                case ">=" -> a >= b;
+                case "==" -> a == b;
+                default -> a != b;
+            };
+        }
+        long a = x.longValue();
+        long b = y.longValue();
+        return switch (op) {
+            case "<" -> a < b;
+            case "<=" -> a <= b;
+            case ">" -> a > b;
+            case ">=" -> a >= b;
+            case "==" -> a == b;
+            default -> a != b;
+        };
+    }
+
+    private static Number negate(DType t, Number x) {
+        return t.isFloatingPoint() ? (Number) (-x.doubleValue()) : wrap(t, -x.longValue());
+    }
+
+    /** C's fmin/fmax for floats: a NaN operand is ignored unless both are NaN. */
+    private static Number minMax(boolean min, DType t, Number x, Number y) {
+        if (t.isFloatingPoint()) {
+            double a = x.doubleValue();
+            double b = y.doubleValue();
+            return Double.isNaN(a) ? b : Double.isNaN(b) ? a : min ? Math.min(a, b) : Math.max(a, b);
+        }
+        return min ? Math.min(x.longValue(), y.longValue()) : Math.max(x.longValue(), y.longValue());
+    }
+
+    /** C's pow: 1 to any power, and -1 to an infinite one, is 1 (Java's Math.pow says NaN for some of them). */
+    private static double cPow(double x, double y) {
+        if (x == 1 || y == 0 || (x == -1 && Double.isInfinite(y))) {
+            return 1;
+        }
+        return Math.pow(x, y);
+    }
+
+    /** A value of a language type converted to {@code to}: float-to-integer saturates, NaN gives 0, integers wrap. */
+    private static Number convert(Number v, DType to) {
+        boolean fromFloat = v instanceof Double;
+        if (to == DType.BOOL) {
+            return fromFloat ? (v.doubleValue() != 0 ? 1L : 0L) : (v.longValue() != 0 ? 1L : 0L);
+        }
+        if (to.isFloatingPoint()) {
+            double d = fromFloat ? v.doubleValue() : (to == DType.F32 ? (double) (float) v.longValue() : (double) v.longValue());
+            return round(to, d);
+        }
+        if (fromFloat) {
+            return to == DType.I64 ? (long) v.doubleValue() : wrap(to, (int) v.doubleValue());
+        }
+        return wrap(to, v.longValue());
+    }
+
+    private static boolean same(Case c, Number expected, Number got) {
+        if (!c.out.isFloatingPoint()) {
+            return expected.longValue() == got.longValue();
+        }
+        double e = expected.doubleValue();
+        double g = got.doubleValue();
+        if (Double.isNaN(e) || Double.isNaN(g)) {
+            return Double.isNaN(e) && Double.isNaN(g);
+        }
+        if (!c.approximate || Double.isInfinite(e) || e == g) {
+            return Double.doubleToLongBits(e) == Double.doubleToLongBits(g);
+        }
+        double tolerance = c.out == DType.F32 ? 4e-6 : 1e-14;
+        return Math.abs(e - g) <= tolerance * Math.max(1, Math.abs(e));
+    }
+
+    // ---------------------------------------------------------------- moving values
+
+    private DeviceBuffer upload(DeviceStream s, DType t, List<Number> values) {
+        byte[] bytes = new byte[values.size() * t.byteSize()];
+        MemorySegment m = MemorySegment.ofArray(bytes);
+        for (int k = 0; k < values.size(); k++) {
+            Number v = values.get(k);
+            switch (t) {
+                case BOOL, I8, U8 -> m.set(ValueLayout.JAVA_BYTE, k, (byte) v.longValue());
+                case I16 -> m.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, k, (short) v.longValue());
+                case I32 -> m.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, k, (int) v.longValue());
+                case I64 -> m.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k, v.longValue());
+                case F32 -> m.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, k, v.floatValue());
+                case F64 -> m.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, k, v.doubleValue());
+                default -> fail("no upload of " + t);
+            }
+        }
+        DeviceBuffer b = closeLater(ctx.allocate(t, values.size()));
+        await(s.enqueueCopy(m, b));
+        return b;
+    }
+
+    private static List<Number> download(DeviceStream s, DeviceBuffer b) {
+        DType t = b.dtype();
+        byte[] bytes = new byte[Math.toIntExact(b.byteSize())];
+        MemorySegment m = MemorySegment.ofArray(bytes);
+        await(s.enqueueCopy(b, m));
+        List<Number> out = new ArrayList<>();
+        for (int k = 0; k < b.count(); k++) {
+            out.add(switch (t) {
+                case BOOL, U8 -> (long) (m.get(ValueLayout.JAVA_BYTE, k) & 0xFF);
+                case I8 -> (long) m.get(ValueLayout.JAVA_BYTE, k);
+                case I16 -> (long) m.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, k);
+                case I32 -> (long) m.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, k);
+                case I64 -> m.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k);
+                case F32 -> (double) m.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, k);
+                case F64 -> m.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, k);
+                default -> throw new AssertionError(t);
+            });
+        }
+        return out;
+    }
+}

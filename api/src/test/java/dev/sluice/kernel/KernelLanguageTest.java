@@ -1,0 +1,183 @@
+package dev.sluice.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.CompilationException;
+import dev.sluice.DType;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Errors in kernel source are found when the kernel is built, at the position they are at; no device is touched. */
+class KernelLanguageTest {
+
+    private static ElementwiseBuilder axpb() {
+        return Kernel.elementwise("axpb")
+                .input(KernelParam.scalar("a", DType.F32))
+                .input(KernelParam.pointer("x", DType.F32))
+                .input(KernelParam.scalar("k", DType.I32))
+                .output(KernelParam.pointer("y", DType.F32));
+    }
+
+    private static String error(String body) {
+        CompilationException e = assertThrows(CompilationException.class, () -> axpb().body(body).build());
+        return e.getMessage();
+    }
+
+    private static void assertError(String body, int line, int column, String expected) {
+        String message = error(body);
+        assertTrue(message.startsWith("kernel axpb, body, line " + line + ", column " + column + ": "),
+                "position in: " + message);
+        assertTrue(message.contains(expected), "'" + expected + "' in: " + message);
+    }
+
+    @Test
+    void aMissingOperandIsReportedWhereTheExpressionWasExpected() {
+        assertError("y = a * ;", 1, 9, "expected an expression, found ';'");
+    }
+
+    @Test
+    void positionsCountLinesAndColumnsFromOne() {
+        assertError("f32 t = x;\n  y = t +* a", 2, 10, "expected an expression, found '*'");
+    }
+
+    @Test
+    void anUnknownNameIsAnErrorThatListsTheKnownOnes() {
+        assertError("y = a * z + 1.0f", 1, 9, "unknown name 'z'; the names here are [a, x, k, y, i, n]");
+    }
+
+    @Test
+    void anUnknownFunctionIsAnErrorThatListsTheFunctions() {
+        assertError("y = tanh(x)", 1, 5, "unknown function 'tanh'; the functions are [abs, ceil, cos, exp, floor, fma, log, max, min, pow, sin, sqrt]");
+    }
+
+    @Test
+    void narrowingWithoutACastIsATypeError() {
+        assertError("y = x * 2.0", 1, 1, "cannot assign a value of type f64 to the output y of type f32 without a cast, e.g. (f32) ...");
+        assertError("y = (f32) k;\nf32 t = 1;\ni32 u = t", 3, 5, "cannot assign a value of type f32 to the local u of type i32");
+    }
+
+    @Test
+    void floatFunctionsRefuseIntegers() {
+        assertError("y = sqrt(k)", 1, 10, "sqrt takes f32 or f64, found i32; cast it");
+    }
+
+    @Test
+    void arityAndOperandTypesAreChecked() {
+        assertError("y = pow(x)", 1, 5, "pow takes 2 arguments, found 1");
+        assertError("y = x < a + 1.0f", 1, 1, "cannot assign a value of type bool");
+        assertError("y = (x && a) ? 1.0f : 0.0f", 1, 8, "operator && takes bools, found f32 and f32");
+        assertError("y = k > 0 ? x : true", 1, 11, "the branches of ?: must both be numbers or both bools");
+        assertError("y = x ? a : x", 1, 5, "the condition of ?: must be a bool, found f32");
+    }
+
+    @Test
+    void inputsCannotBeAssignedNorNamesDeclaredTwice() {
+        assertError("x = a", 1, 1, "cannot assign to 'x' (an input of type f32)");
+        assertError("f32 x = a;\ny = x", 1, 5, "'x' is already declared (an input of type f32)");
+    }
+
+    @Test
+    void badLiteralsAndCharactersAreReported() {
+        assertError("y = x + 2147483648", 1, 9, "the literal 2147483648 does not fit i32 (add L for i64)");
+        assertError("y = x # 1", 1, 7, "unexpected character '#'");
+        assertError("y = x + 1.5q", 1, 12, "unexpected 'q' after the number 1.5");
+    }
+
+    @Test
+    void aMissingSemicolonBetweenStatementsIsReported() {
+        assertError("f32 t = x y = t", 1, 11, "expected ';' between statements, found 'y'");
+    }
+
+    @Test
+    void unsupportedTypesAndReservedNamesAreRefusedAtDeclaration() {
+        InvalidArgumentException t = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.elementwise("k").input(KernelParam.pointer("h", DType.F16)));
+        assertEquals("param", t.argument());
+        assertTrue(t.getMessage().contains("has type F16, which generated kernels do not support"), t.getMessage());
+        InvalidArgumentException r = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.elementwise("k").input(KernelParam.scalar("n", DType.I64)));
+        assertTrue(r.getMessage().contains("the name 'n' is reserved"), r.getMessage());
+        InvalidArgumentException s = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.elementwise("k").output(KernelParam.scalar("y", DType.F32)));
+        assertTrue(s.getMessage().contains("is a scalar; outputs are pointers"), s.getMessage());
+        InvalidArgumentException none = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.elementwise("k").input(KernelParam.pointer("x", DType.F32)).body("x").build());
+        assertEquals("kernel", none.argument());
+    }
+
+    @Test
+    void theGeneratedCudaSourceSpellsOutWhatCLeavesUndefined() {
+        Kernel k = Kernel.elementwise("ops")
+                .input(KernelParam.pointer("x", DType.I32))
+                .input(KernelParam.pointer("f", DType.F32))
+                .output(KernelParam.pointer("y", DType.I32))
+                .body("y = x * x / x + (i32) f")
+                .build();
+        String cuda = k.cudaSource().orElseThrow();
+        assertTrue(cuda.contains("extern \"C\" __global__ void ops(const int* p_x, const float* p_f, int* p_y, long long sl_n)"), cuda);
+        assertTrue(cuda.contains("(unsigned int) p_x[sl_i] * (unsigned int) p_x[sl_i]"), "wrapping multiplication: " + cuda);
+        assertTrue(cuda.contains("sl_div_i32("), "defined division: " + cuda);
+        assertTrue(cuda.contains("sl_f2i((double) (p_f[sl_i]))"), "saturating conversion: " + cuda);
+        assertTrue(cuda.contains("sl_i += sl_stride"), "grid-stride loop: " + cuda);
+        assertEquals(4, k.params().size());
+        assertEquals(KernelParam.scalar("n", DType.I64), k.params().get(3));
+    }
+
+    private static ReductionBuilder sum() {
+        return Kernel.reduction("total")
+                .input(KernelParam.pointer("x", DType.F32))
+                .output(KernelParam.pointer("y", DType.F32))
+                .accumulator(DType.F32)
+                .map("x")
+                .reduce("a + b")
+                .identity("0.0f")
+                .postMap("y = a");
+    }
+
+    private static void assertReductionError(ReductionBuilder r, String part, int line, int column, String expected) {
+        String message = assertThrows(CompilationException.class, r::build).getMessage();
+        assertTrue(message.startsWith("kernel total, " + part + ", line " + line + ", column " + column + ": "),
+                "position in: " + message);
+        assertTrue(message.contains(expected), "'" + expected + "' in: " + message);
+    }
+
+    @Test
+    void reductionErrorsNameThePartTheyAreIn() {
+        assertReductionError(sum().map("x * q"), "map", 1, 5, "unknown name 'q'; the names here are [x, i, n]");
+        assertReductionError(sum().map("y"), "map", 1, 1, "unknown name 'y'");
+        assertReductionError(sum().reduce("a + x"), "reduce", 1, 5, "unknown name 'x'; the names here are [a, b]");
+        assertReductionError(sum().reduce("a +"), "reduce", 1, 4, "expected an expression, found the end of the source");
+        assertReductionError(sum().identity("0.0"), "identity", 1, 1, "the identity is of type f64 but the accumulator is f32");
+        assertReductionError(sum().identity("0.0f 1"), "identity", 1, 6, "expected the end of the expression, found '1'");
+        assertReductionError(sum().postMap("y = a;\ny = x"), "postMap", 2, 5, "unknown name 'x'");
+    }
+
+    @Test
+    void reductionDeclarationsAreChecked() {
+        InvalidArgumentException acc = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").accumulator(DType.I16));
+        assertEquals("type", acc.argument());
+        InvalidArgumentException incomplete = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").input(KernelParam.pointer("x", DType.F32)).map("x").build());
+        assertTrue(incomplete.getMessage().contains("call accumulator(...), reduce(...), identity(...), postMap(...), output(...)"),
+                incomplete.getMessage());
+        InvalidArgumentException reserved = assertThrows(InvalidArgumentException.class,
+                () -> Kernel.reduction("r").input(KernelParam.pointer("a", DType.F32)));
+        assertTrue(reserved.getMessage().contains("the name 'a' is reserved"), reserved.getMessage());
+    }
+
+    @Test
+    void theReductionSourceSpellsTheWarpShuffleForBothCompilers() {
+        String cuda = sum().build().kernels().getFirst().cudaSource().orElseThrow();
+        assertTrue(cuda.contains("__shfl_down_sync(0xffffffffu, (v), (offset))"), cuda);
+        assertTrue(cuda.contains("#if defined(__HIPCC_RTC__) || defined(__HIP__)"), cuda);
+        assertTrue(cuda.contains("__shfl_down((v), (offset))"), cuda);
+        assertEquals(List.of("total_partials", "total_final", "total_segments"),
+                sum().build().kernels().stream().map(Kernel::name).toList());
+    }
+}

@@ -1,0 +1,215 @@
+package dev.sluice.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceStream;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CUDA C++ that {@link Kernel#elementwise} generates, compiled for the host by the machine's C++ compiler (with
+ * CUDA's built-in names stubbed, the grid walked by a loop) and run on edge values, computes bit for bit what the Java
+ * the CPU backend runs computes: so the C++ spells out wrapping, division by zero, saturating conversions and the rest
+ * as the language defines them, even where no GPU is at hand. Skipped where there is no {@code c++} or {@code g++}.
+ * Exactly rounded operations only: the host's {@code expf} and friends are not the GPU's.
+ */
+class GeneratedSourceOnHostTest {
+
+    private static final String SHIM = """
+            #include <math.h>
+            #include <stdio.h>
+            #include <string.h>
+            #define __global__
+            #define __device__
+            #define __forceinline__ inline
+            struct sl_dim3 { unsigned x, y, z; };
+            static sl_dim3 threadIdx, blockIdx, blockDim, gridDim;
+            """;
+
+    private static final List<DType> TYPES = List.of(DType.I8, DType.U8, DType.I16, DType.I32, DType.I64, DType.F32, DType.F64);
+
+    private static final List<String> BODIES = List.of("z = x + y", "z = x - y", "z = x * y", "z = x / y", "z = x % y", "z = -x",
+            "z = min(x, y)", "z = max(x, y)", "z = abs(x)", "z = x < y", "z = x != y", "z = x >= y ? x : y",
+            "z = (i8) x", "z = (u8) x", "z = (i16) x", "z = (i32) x", "z = (i64) x", "z = (f32) x", "z = (f64) x", "z = (bool) x");
+
+    private static final List<String> FLOAT_BODIES = List.of("z = sqrt(x)", "z = floor(x)", "z = ceil(x)", "z = fma(x, y, x)");
+
+    private record Case(String name, Kernel kernel, DType in, DType out, byte[] x, byte[] y, int n) {
+    }
+
+    @Test
+    void theGeneratedCudaSourceComputesWhatTheCpuBackendComputes() throws Exception {
+        String compiler = findCompiler();
+        assumeTrue(compiler != null, "no c++ or g++ on the PATH");
+        List<Case> cases = new ArrayList<>();
+        for (DType t : TYPES) {
+            List<String> bodies = new ArrayList<>(BODIES);
+            if (t.isFloatingPoint()) {
+                bodies.addAll(FLOAT_BODIES);
+            }
+            for (String body : bodies) {
+                String name = "k" + cases.size();
+                DType out = outputType(body, t);
+                Kernel k = Kernel.elementwise(name).input(KernelParam.pointer("x", t)).input(KernelParam.pointer("y", t))
+                        .output(KernelParam.pointer("z", out)).body(body).build();
+                cases.add(pairs(name, k, t, out));
+            }
+        }
+        StringBuilder program = new StringBuilder(SHIM);
+        StringBuilder main = new StringBuilder("int main() {\n    gridDim.x = 3; blockDim.x = 32;\n");
+        boolean first = true;
+        for (Case c : cases) {
+            String source = c.kernel.cudaSource().orElseThrow();
+            // The helpers come once; every kernel's source starts with the same ones.
+            program.append(first ? source : source.substring(source.indexOf("extern \"C\"")));
+            first = false;
+            String in = c.in.cName();
+            String out = c.out.cName();
+            main.append("    {\n")
+                    .append("        static const unsigned char xb[] = {").append(bytes(c.x)).append("};\n")
+                    .append("        static const unsigned char yb[] = {").append(bytes(c.y)).append("};\n")
+                    .append("        static ").append(in).append(" x[").append(c.n).append("], y[").append(c.n).append("];\n")
+                    .append("        static ").append(out).append(" z[").append(c.n).append("];\n")
+                    .append("        memcpy(x, xb, sizeof x); memcpy(y, yb, sizeof y);\n")
+                    .append("        for (unsigned b = 0; b < 3; b++) for (unsigned t = 0; t < 32; t++) {\n")
+                    .append("            blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    .append("        }\n")
+                    .append("        const unsigned char* zb = (const unsigned char*) z;\n")
+                    .append("        printf(\"").append(c.name).append(" \");\n")
+                    .append("        for (unsigned k = 0; k < sizeof z; k++) printf(\"%02x\", zb[k]);\n")
+                    .append("        printf(\"\\n\");\n")
+                    .append("    }\n");
+        }
+        main.append("    return 0;\n}\n");
+        program.append(main);
+        Path dir = Files.createTempDirectory("sluice-generated-cuda");
+        Path source = dir.resolve("kernels.cpp");
+        Path binary = dir.resolve("kernels");
+        Files.writeString(source, program);
+        // No contraction of a * b + c into fma: the JVM rounds twice, and so may a GPU told --fmad=false.
+        String compiled = run(List.of(compiler, "-std=c++14", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-o",
+                binary.toString(), source.toString()));
+        List<String> lines = run(List.of(binary.toString())).lines().toList();
+        assertEquals(cases.size(), lines.size(), "one line per kernel: " + compiled);
+
+        List<String> wrong = new ArrayList<>();
+        try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0)) {
+            DeviceStream s = ctx.stream();
+            for (int k = 0; k < cases.size(); k++) {
+                Case c = cases.get(k);
+                DeviceBuffer x = ctx.allocate(c.in, c.n);
+                DeviceBuffer y = ctx.allocate(c.in, c.n);
+                DeviceBuffer z = ctx.allocate(c.out, c.n);
+                s.enqueueCopy(MemorySegment.ofArray(c.x), x);
+                s.enqueueCopy(MemorySegment.ofArray(c.y), y);
+                s.enqueueLaunch(ctx.compile(c.kernel), LaunchConfig.of(3, 32), x, y, z, (long) c.n);
+                byte[] java = new byte[Math.toIntExact(z.byteSize())];
+                s.enqueueCopy(z, MemorySegment.ofArray(java)).get(30, TimeUnit.SECONDS);
+                String expected = c.name + " " + HexFormat.of().formatHex(java);
+                if (!expected.equals(lines.get(k))) {
+                    wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()
+                            .filter(l -> l.contains("p_z[sl_i] =")).findFirst().orElse("?").strip()
+                            + "\n  Java: " + expected + "\n  C++:  " + lines.get(k));
+                }
+            }
+        }
+        assertTrue(wrong.isEmpty(), wrong.size() + " of " + cases.size() + " kernels differ:\n" + String.join("\n", wrong));
+    }
+
+    /** Every pair of edge values of {@code t}, as raw little-endian elements. */
+    private static Case pairs(String name, Kernel kernel, DType t, DType out) {
+        List<Double> edges = switch (t) {
+            case I8 -> List.of(0d, 1d, -1d, 7d, -128d, 127d);
+            case U8 -> List.of(0d, 1d, 7d, 128d, 255d);
+            case I16 -> List.of(0d, 1d, -1d, 7d, -32768d, 32767d);
+            case I32 -> List.of(0d, 1d, -1d, -7d, -2147483648d, 2147483647d);
+            case I64 -> List.of(0d, 1d, -1d, 7d, (double) Long.MIN_VALUE, 1e18);
+            default -> List.of(0d, -0d, 1.5d, -2.5d, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+                    3e9, -1e20, 1e-40, Double.MIN_VALUE);
+        };
+        int n = edges.size() * edges.size();
+        MemorySegment x = MemorySegment.ofArray(new byte[n * t.byteSize()]);
+        MemorySegment y = MemorySegment.ofArray(new byte[n * t.byteSize()]);
+        int k = 0;
+        for (double a : edges) {
+            for (double b : edges) {
+                put(x, t, k, a);
+                put(y, t, k, b);
+                k++;
+            }
+        }
+        return new Case(name, kernel, t, out, x.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                y.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), n);
+    }
+
+    private static void put(MemorySegment m, DType t, int k, double v) {
+        switch (t) {
+            case I8, U8 -> m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, k, (byte) (long) v);
+            case I16 -> m.setAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, k, (short) (long) v);
+            case I32 -> m.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, k, (int) (long) v);
+            case I64 -> m.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, k, v == 1e18 ? Long.MAX_VALUE : (long) v);
+            case F32 -> m.setAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, k, (float) v);
+            default -> m.setAtIndex(java.lang.foreign.ValueLayout.JAVA_DOUBLE_UNALIGNED, k, v);
+        }
+    }
+
+    /** The output type of {@code body} over inputs of type {@code t}: as the language types it. */
+    private static DType outputType(String body, DType t) {
+        if (body.contains("<") || body.contains("!=") || body.contains("(bool)")) {
+            return DType.BOOL;
+        }
+        for (DType d : TYPES) {
+            if (body.contains("(" + d.name().toLowerCase(java.util.Locale.ROOT) + ")")) {
+                return d;
+            }
+        }
+        if (body.contains("?")) {
+            return t;
+        }
+        return t == DType.I8 || t == DType.U8 || t == DType.I16 ? DType.I32 : t;
+    }
+
+    private static String bytes(byte[] b) {
+        StringBuilder s = new StringBuilder();
+        for (byte v : b) {
+            s.append(s.isEmpty() ? "" : ",").append(v & 0xFF);
+        }
+        return s.toString();
+    }
+
+    private static String findCompiler() {
+        for (String name : List.of("c++", "g++")) {
+            for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+                if (Files.isExecutable(Path.of(dir, name))) {
+                    return Path.of(dir, name).toString();
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "took over 120 s: " + command);
+        assertEquals(0, p.exitValue(), String.join(" ", command) + ":\n" + out);
+        return out;
+    }
+}
