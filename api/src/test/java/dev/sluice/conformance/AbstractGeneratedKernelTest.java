@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.sluice.HostData;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFunction;
@@ -233,7 +234,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
             }
             DeviceStream s = ctx.stream();
             DeviceBuffer x = closeLater(ctx.allocate(DType.F32, n));
-            await(s.enqueueCopy(MemorySegment.ofArray(values), x));
+            await(s.enqueueCopy(HostData.of(MemorySegment.ofArray(values)), x));
             DeviceBuffer norm = closeLater(ctx.allocate(DType.F32, 1));
             DeviceBuffer sum = closeLater(ctx.allocate(DType.F64, 1));
             try (DeviceReduction r = SUM_OF_SQUARES.compile(ctx)) {
@@ -510,7 +511,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
             }
         }
         DeviceBuffer b = closeLater(ctx.allocate(t, values.size()));
-        await(s.enqueueCopy(m, b));
+        await(s.enqueueCopy(HostData.of(m), b));
         return b;
     }
 
@@ -518,7 +519,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         DType t = b.dtype();
         byte[] bytes = new byte[Math.toIntExact(b.byteSize())];
         MemorySegment m = MemorySegment.ofArray(bytes);
-        await(s.enqueueCopy(b, m));
+        await(s.enqueueCopy(b, HostData.of(m)));
         List<Number> out = new ArrayList<>();
         for (int k = 0; k < b.count(); k++) {
             out.add(switch (t) {

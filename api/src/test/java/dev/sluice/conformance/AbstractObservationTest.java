@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.HostData;
 import dev.sluice.ClosedResourceException;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
@@ -105,10 +106,10 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         DeviceBuffer b = c.allocate(DType.F32, 256);
         DeviceBuffer b2 = s.enqueueAllocate(DType.F32, 256);
         float[] host = new float[256];
-        s.enqueueCopy(host, b);
+        s.enqueueCopy(HostData.of(host), b);
         s.enqueueLaunch(fn(c, TestKernels.SCALAR_ADD), LaunchConfig.forElements(256), b, 256L, 1f);
         s.enqueueCopy(b, b2);
-        s.enqueueCopy(b2, host);
+        s.enqueueCopy(b2, HostData.of(host));
         s.enqueueMemset(b, 0);
         s.enqueueFree(b2);
         await(s.enqueueMarker());
@@ -193,7 +194,7 @@ public abstract class AbstractObservationTest extends ConformanceBase {
             DeviceContext c = open(ContextOptions.defaults()); // opened after the recording started
             try (var l = c.stream().label("jfr")) {
                 DeviceBuffer b = c.allocate(DType.F32, 64);
-                c.stream().enqueueCopy(new float[64], b);
+                c.stream().enqueueCopy(HostData.of(new float[64]), b);
                 c.stream().enqueueLaunch(fn(c, TestKernels.SCALAR_ADD), LaunchConfig.forElements(64), b, 64L, 1f);
                 b.close();
             }

@@ -1,5 +1,6 @@
 package dev.sluice.cli;
 
+import dev.sluice.HostData;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -179,12 +180,12 @@ public final class Main {
             }
             DeviceBuffer a = step("allocate " + n + " f32", () -> c.allocate(DType.F32, n));
             DeviceBuffer b = step("allocate in stream order", () -> s.enqueueAllocate(DType.F32, n));
-            step("upload", () -> s.enqueueCopy(input, a).join());
+            step("upload", () -> s.enqueueCopy(HostData.of(input), a).join());
             DeviceFunction f = step("compile " + CliKernels.SCALE_ADD.name(), () -> c.compile(CliKernels.SCALE_ADD));
             step("launch", () -> s.enqueueLaunch(f, LaunchConfig.forElements(n), a, (long) n, 2f, 1f).join());
             step("device-to-device copy", () -> s.enqueueCopy(a, b).join());
             float[] result = new float[n];
-            step("download", () -> s.enqueueCopy(b, result).join());
+            step("download", () -> s.enqueueCopy(b, HostData.of(result)).join());
             int wrong = 0;
             for (int i = 0; i < n; i++) {
                 if (result[i] != input[i] * 2f + 1f) {
@@ -198,7 +199,7 @@ public final class Main {
             step("memset and verify", () -> {
                 s.enqueueMemset(b, 0).join();
                 float[] zeros = new float[n];
-                s.enqueueCopy(b, zeros).join();
+                s.enqueueCopy(b, HostData.of(zeros)).join();
                 for (float z : zeros) {
                     if (z != 0f) {
                         throw new IllegalStateException("memset left " + z);
@@ -306,9 +307,9 @@ public final class Main {
         for (int k = 0; k < chunks; k++) {
             DeviceStream s = ss.get(k % streams);
             try (var l = s.label(label + ", chunk " + k)) {
-                s.enqueueCopy(host, k * elements, dev, k * elements, elements);
+                s.enqueueCopy(host.slice(k * elements, elements), dev.slice(k * elements, elements));
                 s.enqueueLaunch(scale, LaunchConfig.forElements(elements), dev.slice(k * elements, elements), elements, 1f, 0f);
-                last.add(s.enqueueCopy(dev, k * elements, host, k * elements, elements));
+                last.add(s.enqueueCopy(dev.slice(k * elements, elements), host.slice(k * elements, elements)));
             }
         }
         for (int k = 0; k < last.size(); k++) {

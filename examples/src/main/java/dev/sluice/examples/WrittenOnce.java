@@ -1,5 +1,6 @@
 package dev.sluice.examples;
 
+import dev.sluice.HostData;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
@@ -61,11 +62,11 @@ public final class WrittenOnce {
                 DeviceReduction normOf = NORM.compile(ctx);
                 DeviceBuffer dx = ctx.allocate(DType.F32, n); DeviceBuffer dy = ctx.allocate(DType.F32, n);
                 DeviceBuffer dn = ctx.allocate(DType.F64, 1)) {
-            stream.enqueueCopy(MemorySegment.ofArray(x), dx);
+            stream.enqueueCopy(HostData.of(x), dx);
             stream.enqueueLaunch(axpb, LaunchConfig.forElements(n), 3.0f, dx, 4.0f, dy, (long) n);
             normOf.enqueue(stream, n, dy, dn);
-            stream.enqueueCopy(dy, MemorySegment.ofArray(y));
-            stream.enqueueCopy(dn, MemorySegment.ofArray(norm)).join();
+            stream.enqueueCopy(dy, HostData.of(y));
+            stream.enqueueCopy(dn, HostData.of(norm)).join();
         }
         System.out.println("y[3] = " + y[3]);
         System.out.println(String.format(Locale.ROOT, "|y| = %.1f", norm[0]));

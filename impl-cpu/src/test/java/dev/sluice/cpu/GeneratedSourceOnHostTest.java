@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.sluice.HostData;
 import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -117,11 +118,11 @@ class GeneratedSourceOnHostTest {
                 DeviceBuffer x = ctx.allocate(c.in, c.n);
                 DeviceBuffer y = ctx.allocate(c.in, c.n);
                 DeviceBuffer z = ctx.allocate(c.out, c.n);
-                s.enqueueCopy(MemorySegment.ofArray(c.x), x);
-                s.enqueueCopy(MemorySegment.ofArray(c.y), y);
+                s.enqueueCopy(HostData.of(MemorySegment.ofArray(c.x)), x);
+                s.enqueueCopy(HostData.of(MemorySegment.ofArray(c.y)), y);
                 s.enqueueLaunch(ctx.compile(c.kernel), LaunchConfig.of(3, 32), x, y, z, (long) c.n);
                 byte[] java = new byte[Math.toIntExact(z.byteSize())];
-                s.enqueueCopy(z, MemorySegment.ofArray(java)).get(30, TimeUnit.SECONDS);
+                s.enqueueCopy(z, HostData.of(MemorySegment.ofArray(java))).get(30, TimeUnit.SECONDS);
                 String expected = c.name + " " + HexFormat.of().formatHex(java);
                 if (!expected.equals(lines.get(k))) {
                     wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()

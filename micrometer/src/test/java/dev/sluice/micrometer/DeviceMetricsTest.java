@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.HostData;
 import dev.sluice.Api;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
@@ -50,9 +51,9 @@ class DeviceMetricsTest {
         DeviceBuffer b = ctx.allocate(DType.F32, 1024);
         float[] host = new float[1024];
         for (int i = 0; i < 3; i++) {
-            s.enqueueCopy(host, b);
+            s.enqueueCopy(HostData.of(host), b);
         }
-        s.enqueueCopy(b, host);
+        s.enqueueCopy(b, HostData.of(host));
         s.enqueueMemset(b, 0).join();
         ctx.synchronize();
 

@@ -311,7 +311,7 @@ class DevicePlanTest {
             float[] out = new float[n];
             DevicePlan.on(s)
                     .then(s, t -> t.enqueueLaunch(f, LaunchConfig.forElements(n), x, y, (long) n))
-                    .then(s, t -> t.enqueueCopy(y, out))
+                    .then(s, t -> t.enqueueCopy(y, HostData.of(out)))
                     .toMono()
                     .block(Duration.ofSeconds(30));
             float[] expected = new float[n];
