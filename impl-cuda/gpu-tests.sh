@@ -40,7 +40,7 @@ if [ "$WHAT" = all ] || [ "$WHAT" = faults ]; then
   TESTS=("$@")
   [ ${#TESTS[@]} -gt 0 ] || TESTS=(faultingKernelFailsItsFutureWithADeviceException everyLaterPendingFutureOfTheStreamFails
     pendingFuturesOfOtherStreamsOfTheContextFail laterCallsOnTheContextThrowAtOnce synchronizeAfterAFaultThrowsInsteadOfHanging
-    anotherContextStaysUsable hostFunctionAfterAFaultNeverRuns faultedContextClosesCleanly
+    anotherContextStaysUsable hostFunctionAfterAFaultNeverRuns faultedContextClosesCleanly aListenerHearsOfTheFaultOnceAndOfTheFailedOperation
     faultFailsPendingFuturesAndLaterOpensExplainTheProcessIsPoisoned
     aFaultOnDevice0ReachesASluiceContextOfDevice1OnlyWhereItReachesARawOne)
   : > "$OUT/faults.txt"

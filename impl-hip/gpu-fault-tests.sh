@@ -12,7 +12,7 @@ JAVA="$GPU/jre/bin/java"
 TESTS=("$@")
 [ ${#TESTS[@]} -gt 0 ] || TESTS=(faultingKernelFailsItsFutureWithADeviceException everyLaterPendingFutureOfTheStreamFails
   pendingFuturesOfOtherStreamsOfTheContextFail laterCallsOnTheContextThrowAtOnce synchronizeAfterAFaultThrowsInsteadOfHanging
-  hostFunctionAfterAFaultNeverRuns faultedContextClosesCleanly)
+  hostFunctionAfterAFaultNeverRuns faultedContextClosesCleanly aListenerHearsOfTheFaultOnceAndOfTheFailedOperation)
 mkdir -p "$OUT"
 OPTS=""
 if [ "${HIP_SHIM:-1}" != 0 ]; then
