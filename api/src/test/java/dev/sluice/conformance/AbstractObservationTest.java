@@ -219,7 +219,7 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         assertTrue(byName.getOrDefault("dev.sluice.Free", List.of()).stream().anyMatch(e -> e.getLong("bytes") == 256),
                 byName.keySet().toString());
         RecordedEvent opened = byName.get("dev.sluice.ContextOpen").get(0);
-        assertEquals(target().api().id(), opened.getString("backend"));
+        assertEquals(target().backendName(), opened.getString("backend"));
         assertNotNull(byName.get("dev.sluice.ContextClose"), byName.keySet().toString());
     }
 
