@@ -18,9 +18,12 @@ import java.util.Set;
  * @param markerBatch    the most operations of a stream that may share one completion marker;
  *                       {@value #DEFAULT_MARKER_BATCH} by default, 1 for a marker per operation; see
  *                       {@link #withMarkerBatch(int)}
+ * @param autoOrdering   whether operations on buffers order themselves after racing operations of other streams (on
+ *                       by default); see {@link #withAutoOrdering(boolean)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
-        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch) {
+        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch,
+        boolean autoOrdering) {
 
     /** The largest {@link #markerBatch}: beyond it the record saved per operation is already negligible. */
     public static final int MAX_MARKER_BATCH = 1024;
@@ -59,11 +62,12 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
 
     /**
      * PARK, 50 µs of spinning, pauses up to 200 µs, primary context, tracing off, waits for the host held on the host,
-     * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy.
+     * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy,
+     * automatic ordering across streams on.
      */
     public static ContextOptions defaults() {
         return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
-                DEFAULT_MARKER_BATCH);
+                DEFAULT_MARKER_BATCH, true);
     }
 
     /**
@@ -82,25 +86,30 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
 
     /** @throws InvalidArgumentException naming {@code waitStrategy} for null */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
-        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch,
+                autoOrdering);
     }
 
     public ContextOptions withPrimaryContext(boolean primary) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch,
+                autoOrdering);
     }
 
     public ContextOptions withTracing(boolean on) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch,
+                autoOrdering);
     }
 
     /** @throws InvalidArgumentException for a negative spin or a pause under 1 µs */
     public ContextOptions withSpin(long spin, long maxPark) {
-        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch,
+                autoOrdering);
     }
 
     /** @throws InvalidArgumentException naming {@code hostWaits} for null */
     public ContextOptions withHostWaits(HostWaits waits) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch,
+                autoOrdering);
     }
 
     /**
@@ -111,7 +120,8 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public ContextOptions withContextFlags(ContextFlag... flags) {
         Checks.notNull("contextFlags", flags);
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits,
-                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch);
+                new java.util.HashSet<>(java.util.Arrays.asList(flags)),
+                markerBatch, autoOrdering);
     }
 
     /**
@@ -139,6 +149,27 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withMarkerBatch(int operations) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
-                operations);
+                operations, autoOrdering);
+    }
+
+    /**
+     * Whether operations order themselves across streams (cudarc's habit; on by default). With it on, every operation
+     * notes, per buffer and byte range, whether it reads or writes the memory; an operation on another stream that
+     * would race with one not yet finished (a read after a write, a write after a read or a write) first waits for it
+     * on the device, with no host thread blocked: copies (the device side; for a peer copy, the buffer of the other
+     * context too, the wait being made by the copying stream), fills, memsets, launches (by each pointer parameter's
+     * {@link KernelParam.Access}) and graph launches (as writes of all the memory they captured). Reads after reads
+     * never wait, and slices are tracked by their byte range. Ordering follows the order of the enqueue calls: an
+     * operation waits for those whose enqueue returned before its own began; two calls racing on two threads are
+     * ordered in neither direction. Not ordered: host memory ({@link HostBuffer}s, arrays), memory used through
+     * {@link DeviceBuffer#address()} by other libraries, and {@link DeviceBuffer#unordered()} views. Frees wait for
+     * every use either way.
+     *
+     * <p>Off, streams order only by {@link DeviceStream#waitFor} and events, as CUDA streams do, and an enqueue
+     * saves the bookkeeping (a few tens of nanoseconds per buffer argument, docs/guide.md).
+     */
+    public ContextOptions withAutoOrdering(boolean on) {
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
+                markerBatch, on);
     }
 }
