@@ -240,4 +240,13 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(21)
+    public class AutoOrdering extends AbstractAutoOrderingTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }
