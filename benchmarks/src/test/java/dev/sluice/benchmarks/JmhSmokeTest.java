@@ -27,7 +27,7 @@ class JmhSmokeTest {
 
     /** The benchmark methods of this package (not of subpackages such as {@code cuda}, which need a GPU). */
     static final String INCLUDE = "^dev\\.sluice\\.benchmarks\\.[A-Z]\\w*\\.\\w+$";
-    static final int BENCHMARKS = 4 + 3 + 2 + 6;
+    static final int BENCHMARKS = 4 + 3 + 2 + 6 + 2;
 
     @Test
     void everyBenchmarkRunsOnceOnTheCpuBackend() throws RunnerException {
