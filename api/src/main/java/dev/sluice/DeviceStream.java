@@ -20,14 +20,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * An in-order queue of device work (Mojo's {@code DeviceStream}, CUDA's stream). Operations enqueued on
  * one stream run one after another in the order of the calls; operations on different streams may run
- * concurrently, unless ordered by {@link #waitFor} calls.
+ * concurrently, unless ordered by {@link #waitFor} calls or by the memory they share: an operation that would race
+ * with unfinished work of another stream on the same bytes of a {@link DeviceBuffer} waits for it on the device
+ * first ({@link ContextOptions#autoOrdering()}, on by default).
  *
  * <p>Every {@code enqueue*} and {@code waitFor} method checks its arguments, enqueues, and returns at once
  * with a {@link DeviceFuture}. The same block applies to all of them:
  * <ul>
  * <li><b>Ordering:</b> the operation runs after everything enqueued on this stream before the call, and
  * before everything enqueued after it. Calls from several threads are serialised; each call's position is
- * its future's {@link DeviceFuture#sequence()}.
+ * its future's {@link DeviceFuture#sequence()}. With automatic ordering, it also runs after the operations of other
+ * streams, enqueued before the call, that it would race with on a device buffer (a read after their write, a write
+ * after their read or write); the wait is on the device.
  * <li><b>Completion thread:</b> the future completes on the context's completion thread, in stream order,
  * after the device has finished the operation: at once for an operation enqueued on an idle stream, and otherwise
  * at the latest when the last operation of its marker group has (see {@link DeviceFuture}, "When it completes").
@@ -721,6 +725,9 @@ public final class DeviceStream implements AutoCloseable {
                         throw new ClosedResourceException(toString());
                     }
                     context.checkUsable();
+                    if (capturing) {
+                        return; // another thread began a capture meanwhile: captured work waits at the graph's launch
+                    }
                 }
                 if (waitMarkerLocked(use)) {
                     automaticWaits++;
