@@ -122,4 +122,43 @@ class UseTrackerTest {
         assertEquals(3, w.automaticWaits(), "then a wait for a and one for c");
         deviceDone.set(true);
     }
+
+    @Test
+    void orderingAfterAnUnsealedGroupWhoseStreamIsLockedLetsItsOwnLockGoInsteadOfDeadlocking() throws Exception {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        DeviceStream a = ctx.createStream();
+        DeviceStream reader = ctx.createStream();
+        deviceDone.set(false);
+        a.enqueueFill(b, 1); // a marker of its own: the stream was idle
+        DeviceFuture<Void> grouped = a.enqueueFill(b, 2); // joins the open group: no marker until sealed
+        assertTrue(grouped.marker() == null, "the second fill's group is still open");
+        // Another thread holds a's lock and then wants the reader's: if the reader's enqueue kept its own lock while
+        // waiting for a's to seal the group, the two would wait for each other for ever.
+        java.util.concurrent.CountDownLatch aLocked = new java.util.concurrent.CountDownLatch(1);
+        Thread other = Thread.ofPlatform().daemon().start(() -> {
+            a.core.lock();
+            try {
+                aLocked.countDown();
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                reader.core.lock();
+                reader.core.unlock();
+            } finally {
+                a.core.unlock();
+            }
+        });
+        aLocked.await();
+        // On a thread of its own, so that a deadlock fails the test instead of hanging it (lock() ignores interrupts)
+        Thread enqueue = Thread.ofPlatform().daemon().start(() -> reader.enqueueCopy(b, HostData.of(new int[16])));
+        enqueue.join(10_000);
+        other.join(10_000);
+        assertTrue(!enqueue.isAlive() && !other.isAlive(), "the enqueue and the thread holding a's lock deadlocked");
+        assertEquals(1, reader.automaticWaits(), "one wait, on a's sealed group");
+        assertTrue(grouped.marker() != null, "the group was sealed for the wait");
+        deviceDone.set(true);
+    }
 }
