@@ -217,7 +217,8 @@ public final class DeviceBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + ", "
+        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + (ordered ? "" : " unordered")
+                + ", "
                 + allocation.context.api().id() + ":" + allocation.context.id() + "]";
     }
 }
