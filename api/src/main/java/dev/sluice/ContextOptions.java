@@ -18,9 +18,13 @@ import java.util.Set;
  * @param markerBatch    the most operations of a stream that may share one completion marker;
  *                       {@value #DEFAULT_MARKER_BATCH} by default (or {@value SluiceProperties#MARKER_BATCH}, see
  *                       {@link #defaults()}), 1 for a marker per operation; see {@link #withMarkerBatch(int)}
+ * @param traceCapacity  the most spans a trace keeps (the latest ones); see {@link #withTraceCapacity(int)}
+ * @param autoOrdering   whether operations on buffers order themselves after racing operations of other streams (on
+ *                       by default); see {@link #withAutoOrdering(boolean)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
-        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch, int traceCapacity) {
+        boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch, int traceCapacity,
+        boolean autoOrdering) {
 
     /** The largest {@link #markerBatch}: beyond it the record saved per operation is already negligible. */
     public static final int MAX_MARKER_BATCH = 1024;
@@ -74,14 +78,14 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * no context flags, up to {@value #DEFAULT_MARKER_BATCH} operations per completion marker while a stream is busy, or
      * as many as the system property {@value SluiceProperties#MARKER_BATCH} says, read at this call (the property sets
      * only this default: options given a batch with {@link #withMarkerBatch(int)} keep it), the latest
-     * {@value #DEFAULT_TRACE_CAPACITY} spans kept when tracing is switched on.
+     * {@value #DEFAULT_TRACE_CAPACITY} spans kept when tracing is switched on, automatic ordering across streams on.
      *
      * @throws InvalidArgumentException naming {@value SluiceProperties#MARKER_BATCH} if that property is set to anything
      *                                  but a number in 1..{@value #MAX_MARKER_BATCH}
      */
     public static ContextOptions defaults() {
         return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
-                defaultMarkerBatch(), DEFAULT_TRACE_CAPACITY);
+                defaultMarkerBatch(), DEFAULT_TRACE_CAPACITY, true);
     }
 
     /** {@value SluiceProperties#MARKER_BATCH} if set, else {@value #DEFAULT_MARKER_BATCH}. */
@@ -109,7 +113,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code waitStrategy} for null
      */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
-        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
+        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -118,7 +122,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * primary contexts ignore it.
      */
     public ContextOptions withPrimaryContext(boolean primary) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -126,7 +130,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * every operation, for {@link DeviceContext#trace()}; when off, an enqueue pays nothing for tracing.
      */
     public ContextOptions withTracing(boolean on) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch, traceCapacity);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -137,7 +141,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      *                                  pause under 1 µs
      */
     public ContextOptions withSpin(long spin, long maxPark) {
-        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity);
+        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -146,7 +150,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code hostWaits} for null
      */
     public ContextOptions withHostWaits(HostWaits waits) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch, traceCapacity);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -157,7 +161,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public ContextOptions withContextFlags(ContextFlag... flags) {
         Checks.notNull("contextFlags", flags);
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits,
-                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity);
+                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity, autoOrdering);
     }
 
     /**
@@ -185,7 +189,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withMarkerBatch(int operations) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
-                operations, traceCapacity);
+                operations, traceCapacity, autoOrdering);
     }
 
     /**
@@ -198,6 +202,27 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withTraceCapacity(int spans) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, true, hostWaits, contextFlags,
-                markerBatch, spans);
+                markerBatch, spans, autoOrdering);
+    }
+
+    /**
+     * Whether operations order themselves across streams (cudarc's habit; on by default). With it on, every operation
+     * notes, per buffer and byte range, whether it reads or writes the memory; an operation on another stream that
+     * would race with one not yet finished (a read after a write, a write after a read or a write) first waits for it
+     * on the device, with no host thread blocked: copies (the device side; for a peer copy, the buffer of the other
+     * context too, the wait being made by the copying stream), fills, memsets, launches (by each pointer parameter's
+     * {@link KernelParam.Access}) and graph launches (as writes of all the memory they captured). Reads after reads
+     * never wait, and slices are tracked by their byte range. Ordering follows the order of the enqueue calls: an
+     * operation waits for those whose enqueue returned before its own began; two calls racing on two threads are
+     * ordered in neither direction. Not ordered: host memory ({@link HostBuffer}s, arrays), memory used through
+     * {@link DeviceBuffer#address()} by other libraries, and {@link DeviceBuffer#unordered()} views. Frees wait for
+     * every use either way.
+     *
+     * <p>Off, streams order only by {@link DeviceStream#waitFor} and events, as CUDA streams do, and an enqueue
+     * saves the bookkeeping (a few tens of nanoseconds per buffer argument, docs/guide.md).
+     */
+    public ContextOptions withAutoOrdering(boolean on) {
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
+                markerBatch, traceCapacity, on);
     }
 }

@@ -12,6 +12,12 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Resources:</b> the buffer returned by an allocation owns its memory; {@link #close()} frees it in
  * stream order after every operation already enqueued on it, on any stream, has finished. Slices own
  * nothing and their {@code close()} does nothing. Thread-safe.
+ *
+ * <p><b>Ordering across streams:</b> unless its context has {@link ContextOptions#autoOrdering()} off, an operation
+ * that uses a buffer waits, on the device, for the operations of other streams it would race with on the same bytes:
+ * a read for the last write, a write for the last reads and write. Reads after reads never wait, and slices are
+ * tracked by their byte range, so disjoint slices used by two streams do not wait for each other. A view made by
+ * {@link #unordered()} opts out.
  */
 public final class DeviceBuffer implements AutoCloseable {
 
@@ -20,6 +26,8 @@ public final class DeviceBuffer implements AutoCloseable {
     private final long byteOffset;
     private final long count;
     private final boolean owner;
+    /** Whether operations through this buffer take part in automatic ordering; false for {@link #unordered()} views. */
+    final boolean ordered;
     /**
      * Shared by the buffer that owns the memory and every view of it, and held by nothing inside Sluice: once it is
      * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. Null for
@@ -38,19 +46,29 @@ public final class DeviceBuffer implements AutoCloseable {
         this.byteOffset = 0;
         this.count = count;
         this.owner = true;
+        this.ordered = true;
         this.liveness = new Object();
         this.cleanable = LeakDetector.watch(liveness, allocation.closed,
                 () -> "DeviceBuffer[" + type + " x " + count + ", " + allocation.context + "]",
                 () -> allocation.context.release(allocation));
     }
 
-    /** A view (slice, reinterpretation) of {@code of}'s memory, or, with {@code of} null, of memory nobody frees. */
+    /**
+     * A view (slice, reinterpretation) of {@code of}'s memory, ordered as {@code of} is, or, with {@code of} null, of
+     * memory nobody frees.
+     */
     DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, @Nullable DeviceBuffer of) {
+        this(allocation, type, byteOffset, count, of, of == null || of.ordered);
+    }
+
+    private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, @Nullable DeviceBuffer of,
+            boolean ordered) {
         this.allocation = allocation;
         this.type = type;
         this.byteOffset = byteOffset;
         this.count = count;
         this.owner = false;
+        this.ordered = ordered;
         this.liveness = of == null ? null : of.liveness;
         this.cleanable = null;
         this.ready = of == null ? null : of.ready;
@@ -131,6 +149,25 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     /**
+     * A view of this buffer's memory that opts out of automatic ordering across streams: operations through it neither
+     * wait for other streams' operations on the memory nor make later operations wait for them, as if the context had
+     * {@link ContextOptions#autoOrdering()} off; order them yourself with {@link DeviceStream#waitFor} (for a buffer
+     * that a kernel on another stream keeps writing on purpose, say, or to save the bookkeeping on a hot path). Slices
+     * and reinterpretations of the view are unordered too. Frees still wait for every use, through any view.
+     *
+     * @throws ClosedResourceException if the memory has been freed
+     */
+    public DeviceBuffer unordered() {
+        checkOpen();
+        return new DeviceBuffer(allocation, type, byteOffset, count, this, false);
+    }
+
+    /** Whether operations through this buffer take part in automatic ordering (false for {@link #unordered()} views). */
+    public boolean isOrdered() {
+        return ordered;
+    }
+
+    /**
      * Completes with this buffer once its memory exists on the device. Synchronous allocations return an
      * already completed future; stream-ordered ones complete in their stream's order.
      */
@@ -183,7 +220,8 @@ public final class DeviceBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + ", "
+        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + (ordered ? "" : " unordered")
+                + ", "
                 + allocation.context.backendName() + ":" + allocation.context.id() + "]";
     }
 }

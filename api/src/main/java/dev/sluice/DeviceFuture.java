@@ -148,6 +148,14 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     }
 
     /**
+     * {@link #seal()} without waiting for its stream's lock: false if another thread holds it (then nothing is sealed).
+     */
+    boolean trySeal() {
+        StreamCore.Group g = group;
+        return g == null || g.marker != null || g.core.trySeal(g);
+    }
+
+    /**
      * Whether the device has finished this future's operation, by its stream's completed sequence: what Sluice itself
      * goes by. The future's own state may say more (cancelled) or less (its stages still running).
      */

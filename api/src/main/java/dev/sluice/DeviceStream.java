@@ -20,14 +20,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * An in-order queue of device work (Mojo's {@code DeviceStream}, CUDA's stream). Operations enqueued on
  * one stream run one after another in the order of the calls; operations on different streams may run
- * concurrently, unless ordered by {@link #waitFor} calls.
+ * concurrently, unless ordered by {@link #waitFor} calls or by the memory they share: an operation that would race
+ * with unfinished work of another stream on the same bytes of a {@link DeviceBuffer} waits for it on the device
+ * first ({@link ContextOptions#autoOrdering()}, on by default).
  *
  * <p>Every {@code enqueue*} and {@code waitFor} method checks its arguments, enqueues, and returns at once
  * with a {@link DeviceFuture}. The same block applies to all of them:
  * <ul>
  * <li><b>Ordering:</b> the operation runs after everything enqueued on this stream before the call, and
  * before everything enqueued after it. Calls from several threads are serialised; each call's position is
- * its future's {@link DeviceFuture#sequence()}.
+ * its future's {@link DeviceFuture#sequence()}. With automatic ordering, it also runs after the operations of other
+ * streams, enqueued before the call, that it would race with on a device buffer (a read after their write, a write
+ * after their read or write); the wait is on the device.
  * <li><b>Completion thread:</b> the future completes on the context's completion thread, in stream order,
  * after the device has finished the operation: at once for an operation enqueued on an idle stream, and otherwise
  * at the latest when the last operation of its marker group has (see {@link DeviceFuture}, "When it completes").
@@ -61,6 +65,12 @@ public final class DeviceStream implements AutoCloseable {
     private @Nullable String label;
     private volatile boolean closed;
     private boolean capturing;
+    /** Whether operations order themselves after racing ones of other streams ({@link ContextOptions#autoOrdering()}). */
+    private final boolean ordering;
+    /** Under the lock: what the enqueue in progress must wait for; reused. */
+    private final UseTracker.Hazards hazards = new UseTracker.Hazards();
+    /** Under the lock: the device-side waits automatic ordering inserted. */
+    private long automaticWaits;
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
@@ -70,6 +80,7 @@ public final class DeviceStream implements AutoCloseable {
         this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString(), context.heldRecords);
         this.core = context.engine.newStream(this.handle, context.options().markerBatch());
         this.tracer = context.tracer;
+        this.ordering = context.options().autoOrdering();
     }
 
     /** The context this stream belongs to; its buffers, events and functions are the only ones this stream takes. */
@@ -100,6 +111,7 @@ public final class DeviceStream implements AutoCloseable {
                 throw new ClosedResourceException(toString());
             }
             context.checkUsable();
+            hazards.clear(); // left over if an earlier enqueue failed between its claims and its waits
             if (tracer != null && !capturing) {
                 traceStart = tracer.record(handle, traceStart);
             }
@@ -278,7 +290,12 @@ public final class DeviceStream implements AutoCloseable {
             DeviceMemory memory = handle.allocate(bytes);
             Allocation allocation = new Allocation(context, memory, this);
             DeviceBuffer buffer = new DeviceBuffer(allocation, type, count);
-            buffer.ready(mark(buffer, TraceSpan.ALLOC));
+            DeviceFuture<DeviceBuffer> ready = mark(buffer, TraceSpan.ALLOC);
+            buffer.ready(ready);
+            if (ordering && !capturing) {
+                // Other streams' first uses wait for the memory to exist, as if the allocation wrote it
+                allocation.uses.noteWrite(core, ready, 0, bytes);
+            }
             context.track(allocation);
             context.observers.allocated(bytes);
             return buffer;
@@ -646,24 +663,24 @@ public final class DeviceStream implements AutoCloseable {
     private DeviceFuture<Void> hostToDevice(MemorySegment source, @Nullable HostBuffer sourceBuffer, DeviceBuffer destination) {
         begin();
         try {
-            claim("destination", destination);
-            try {
-                claim("source", sourceBuffer);
-            } catch (RuntimeException e) {
-                destination.allocation.uses.unclaim();
-                throw e;
-            }
+            claim("destination", destination, true);
             DeviceFuture<Void> f;
             try {
-                handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-                copyBytes = destination.byteSize();
-                f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
+                claim("source", sourceBuffer);
+                try {
+                    orderAfterHazards();
+                    handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
+                    copyBytes = destination.byteSize();
+                    f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
+                } catch (RuntimeException e) {
+                    unclaim(sourceBuffer);
+                    throw e;
+                }
             } catch (RuntimeException e) {
                 destination.allocation.uses.unclaim();
-                unclaim(sourceBuffer);
                 throw e;
             }
-            used(destination, f);
+            used(destination, f, true);
             if (sourceBuffer != null) {
                 used(sourceBuffer, f);
             }
@@ -676,9 +693,23 @@ public final class DeviceStream implements AutoCloseable {
     /**
      * Under the lock, before the backend call: claims a buffer's memory for this enqueue, refused if another thread closed
      * it since the argument check (a free waits for claimed enqueues to note their use, so close() never frees under one).
+     * With automatic ordering, also collects the accesses of other streams this one, a write if {@code writes}, would race
+     * with ({@link #orderAfterHazards} waits for them).
      */
-    private static void claim(String argument, DeviceBuffer buffer) {
-        buffer.allocation.uses.claim(buffer.allocation.closed, argument, buffer);
+    private void claim(String argument, DeviceBuffer buffer, boolean writes) {
+        if (!claimAccess(buffer, writes)) {
+            throw new ClosedResourceException(argument + " " + buffer);
+        }
+    }
+
+    /** {@link #claim(String, DeviceBuffer, boolean)} without the exception: false if the memory was closed. */
+    private boolean claimAccess(DeviceBuffer buffer, boolean writes) {
+        Allocation a = buffer.allocation;
+        if (ordering && buffer.ordered && !capturing) {
+            long start = buffer.byteOffset();
+            return a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
+        }
+        return a.uses.claimIfOpen(a.closed);
     }
 
     private static void claim(String argument, @Nullable HostBuffer buffer) {
@@ -693,49 +724,114 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /**
+     * Under the lock, after the claims and before the backend call: a device-side wait before the operation on each
+     * operation of another stream that its claims found it would race with (at most one per stream: the latest). No host
+     * thread waits for the device. Sealing that operation's marker group takes the other stream's lock; if a thread holds
+     * it (maybe waiting for this stream's lock, to order itself after this stream), this stream's lock is let go while
+     * waiting for it: an enqueue of another thread may then take its place first, as if it had been called first.
+     *
+     * @throws ClosedResourceException if this stream was closed while its lock was let go
+     */
+    private void orderAfterHazards() {
+        UseTracker.Hazards h = hazards;
+        if (h.size() == 0) {
+            return;
+        }
+        try {
+            for (int i = 0; i < h.size(); i++) {
+                DeviceFuture<?> use = h.get(i);
+                if (!use.trySeal()) {
+                    core.unlock();
+                    try {
+                        use.seal();
+                    } finally {
+                        core.lock();
+                    }
+                    if (closed) {
+                        throw new ClosedResourceException(toString());
+                    }
+                    context.checkUsable();
+                    if (capturing) {
+                        return; // another thread began a capture meanwhile: captured work waits at the graph's launch
+                    }
+                }
+                if (waitMarkerLocked(use)) {
+                    automaticWaits++;
+                }
+            }
+        } finally {
+            h.clear();
+        }
+    }
+
+    /**
+     * How many device-side waits automatic ordering has inserted before operations on this stream so far: one per other
+     * stream whose unfinished work an operation would have raced with (see {@link ContextOptions#autoOrdering()}). None
+     * for reads after reads, for operations on one stream, or with ordering off. For tests and diagnostics; any thread.
+     */
+    public long automaticWaits() {
+        core.lock();
+        try {
+            return automaticWaits;
+        } finally {
+            core.unlock();
+        }
+    }
+
     /** Memory a graph's captured work uses: a replay claims it and notes its use, as an enqueue does. */
-    record CapturedUse(UseTracker uses, java.util.concurrent.atomic.AtomicBoolean closed, Object what) {
+    record CapturedUse(UseTracker uses, java.util.concurrent.atomic.AtomicBoolean closed, Object what, boolean ordered) {
     }
 
     /** Under the lock, while capturing: the memory the captured work uses, for the graph's replays. */
     private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
 
-    /** Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim. Under the lock. */
-    private void used(DeviceBuffer buffer, DeviceFuture<?> f) {
-        buffer.allocation.uses.noteUse(core, f);
+    /**
+     * Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim; with automatic ordering, as its
+     * last access (a write if {@code writes}) of the buffer's byte range. Under the lock.
+     */
+    private void used(DeviceBuffer buffer, DeviceFuture<?> f, boolean writes) {
+        Allocation a = buffer.allocation;
+        if (ordering && buffer.ordered && !capturing) {
+            long start = buffer.byteOffset();
+            a.uses.noteOrdered(core, f, start, start + buffer.byteSize(), writes);
+        } else {
+            a.uses.noteUse(core, f);
+        }
         if (captured != null) {
-            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed, buffer));
+            captured.putIfAbsent(a.uses, new CapturedUse(a.uses, a.closed, buffer, ordering && buffer.ordered));
         }
     }
 
     private void used(HostBuffer buffer, DeviceFuture<?> f) {
         buffer.allocation.uses.noteUse(core, f);
         if (captured != null) {
-            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed, buffer));
+            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed,
+                    buffer, false));
         }
     }
 
     private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer) {
         begin();
         try {
-            claim("source", source);
-            try {
-                claim("destination", destinationBuffer);
-            } catch (RuntimeException e) {
-                source.allocation.uses.unclaim();
-                throw e;
-            }
+            claim("source", source, false);
             DeviceFuture<Void> f;
             try {
-                handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-                copyBytes = source.byteSize();
-                f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
+                claim("destination", destinationBuffer);
+                try {
+                    orderAfterHazards();
+                    handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
+                    copyBytes = source.byteSize();
+                    f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
+                } catch (RuntimeException e) {
+                    unclaim(destinationBuffer);
+                    throw e;
+                }
             } catch (RuntimeException e) {
                 source.allocation.uses.unclaim();
-                unclaim(destinationBuffer);
                 throw e;
             }
-            used(source, f);
+            used(source, f, false);
             if (destinationBuffer != null) {
                 used(destinationBuffer, f);
             }
@@ -748,23 +844,23 @@ public final class DeviceStream implements AutoCloseable {
     private DeviceFuture<Void> deviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
         begin();
         try {
-            claim("source", source);
-            try {
-                claim("destination", destination);
-            } catch (RuntimeException e) {
-                source.allocation.uses.unclaim();
-                throw e;
-            }
+            claim("source", source, false);
             DeviceFuture<Void> f;
             try {
-                f = copyDeviceToDevice(source, destination, bytes);
+                claim("destination", destination, true);
+                try {
+                    orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
+                    f = copyDeviceToDevice(source, destination, bytes);
+                } catch (RuntimeException e) {
+                    destination.allocation.uses.unclaim();
+                    throw e;
+                }
             } catch (RuntimeException e) {
                 source.allocation.uses.unclaim();
-                destination.allocation.uses.unclaim();
                 throw e;
             }
-            used(source, f);
-            used(destination, f);
+            used(source, f, false);
+            used(destination, f, true);
             return f;
         } finally {
             end();
@@ -773,17 +869,15 @@ public final class DeviceStream implements AutoCloseable {
 
     /** The backend call and marker of {@link #deviceToDevice}. Under the lock. */
     private DeviceFuture<Void> copyDeviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
-        {
-            if (source.context() == destination.context()) {
-                handle.copyDeviceToDevice(source.memory(), source.byteOffset(), destination.memory(), destination.byteOffset(), bytes);
-            } else {
-                handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
-                        destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
-            }
-            copyBytes = bytes;
-            return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
-                    : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
+        if (source.context() == destination.context()) {
+            handle.copyDeviceToDevice(source.memory(), source.byteOffset(), destination.memory(), destination.byteOffset(), bytes);
+        } else {
+            handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
+                    destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
         }
+        copyBytes = bytes;
+        return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
+                : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
     }
 
     // ---------------------------------------------------------------- memset
@@ -799,16 +893,17 @@ public final class DeviceStream implements AutoCloseable {
         long bits = t.bits("value", value);
         begin();
         try {
-            claim("destination", destination);
+            claim("destination", destination, true);
             DeviceFuture<Void> f;
             try {
+                orderAfterHazards();
                 handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
                 f = mark(null, TraceSpan.MEMSET);
             } catch (RuntimeException e) {
                 destination.allocation.uses.unclaim();
                 throw e;
             }
-            used(destination, f);
+            used(destination, f, true);
             return f;
         } finally {
             end();
@@ -823,16 +918,17 @@ public final class DeviceStream implements AutoCloseable {
         }
         begin();
         try {
-            claim("destination", destination);
+            claim("destination", destination, true);
             DeviceFuture<Void> f;
             try {
+                orderAfterHazards();
                 handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
                 f = mark(null, TraceSpan.MEMSET);
             } catch (RuntimeException e) {
                 destination.allocation.uses.unclaim();
                 throw e;
             }
-            used(destination, f);
+            used(destination, f, true);
             return f;
         } finally {
             end();
@@ -844,7 +940,8 @@ public final class DeviceStream implements AutoCloseable {
     /**
      * Launches {@code function} with {@code config} and {@code arguments}, one per declared parameter: a
      * {@link DeviceBuffer} of the declared element type for a pointer, a {@link Number} (or {@link Boolean})
-     * that fits the declared type for a scalar.
+     * that fits the declared type for a scalar. A pointer parameter's {@link KernelParam.Access} says whether the kernel
+     * reads, writes or does both to its buffer, for automatic ordering (see {@link ContextOptions#autoOrdering()}).
      *
      * @throws InvalidArgumentException for a count or type mismatch (naming the parameter), or for dims,
      *                                  cluster dims or shared memory over the device's limits
@@ -865,8 +962,6 @@ public final class DeviceStream implements AutoCloseable {
         }
         begin();
         try {
-            LaunchArguments a = launchArguments;
-            a.reset(params);
             int claimed = 0;
             DeviceFuture<Void> f;
             try {
@@ -874,11 +969,19 @@ public final class DeviceStream implements AutoCloseable {
                     KernelParam p = params.get(i);
                     if (p.isPointer()) {
                         DeviceBuffer b = (DeviceBuffer) arguments[i];
-                        if (b.allocation.uses.claimIfOpen(b.allocation.closed)) {
-                            claimed = i + 1;
-                        } else {
+                        if (!claimAccess(b, p.access().writes())) {
                             throw new ClosedResourceException(argumentName(p, i) + " " + b);
                         }
+                        claimed = i + 1;
+                    }
+                }
+                orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
+                LaunchArguments a = launchArguments;
+                a.reset(params);
+                for (int i = 0; i < arguments.length; i++) {
+                    KernelParam p = params.get(i);
+                    if (p.isPointer()) {
+                        DeviceBuffer b = (DeviceBuffer) arguments[i];
                         a.setPointer(i, b.memory(), b.byteOffset());
                     } else {
                         Object v = arguments[i];
@@ -897,7 +1000,7 @@ public final class DeviceStream implements AutoCloseable {
             }
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
-                    used(b, f);
+                    used(b, f, params.get(i).access().writes());
                 }
             }
             return f;
@@ -1006,11 +1109,12 @@ public final class DeviceStream implements AutoCloseable {
 
     /**
      * Device-side wait on the marker of {@code future} unless the device has finished it, by its stream's completed
-     * sequence (not by the future's state: a cancelled future's operation may still run). Under the lock.
+     * sequence (not by the future's state: a cancelled future's operation may still run). Under the lock. Returns whether
+     * it enqueued a wait.
      */
-    private void waitMarkerLocked(DeviceFuture<?> future) {
+    private boolean waitMarkerLocked(DeviceFuture<?> future) {
         if (future.stream() == this || future.deviceFinished()) {
-            return; // ordered by this stream already, or finished (the engine may already have recycled its marker)
+            return false; // ordered by this stream already, or finished (the engine may already have recycled its marker)
         }
         Marker m = future.marker();
         if (m == null) {
@@ -1018,6 +1122,7 @@ public final class DeviceStream implements AutoCloseable {
         }
         core.sealLocked(); // this wait may hold the stream (on another stream's held work): earlier work first gets its marker
         handle.waitMarker(m);
+        return true;
     }
 
     /**
@@ -1196,12 +1301,17 @@ public final class DeviceStream implements AutoCloseable {
             DeviceFuture<Void> f;
             try {
                 for (CapturedUse u : uses) {
-                    if (!u.uses().claimIfOpen(u.closed())) {
+                    // A replay may read and write all it captured: ordered as a write of the whole allocation.
+                    boolean open = u.ordered() && ordering
+                            ? u.uses().claimOrdered(u.closed(), core, 0, Long.MAX_VALUE, true, hazards)
+                            : u.uses().claimIfOpen(u.closed());
+                    if (!open) {
                         throw new ClosedResourceException(u.what() + ", which " + graph + " uses (close the graph before the"
                                 + " memory its work captured)");
                     }
                     claimed++;
                 }
+                orderAfterHazards();
                 handle.launchGraph(graph.handle);
                 f = mark(null, TraceSpan.GRAPH);
             } catch (RuntimeException e) {
@@ -1211,7 +1321,11 @@ public final class DeviceStream implements AutoCloseable {
                 throw e;
             }
             for (CapturedUse u : uses) {
-                u.uses().noteUse(core, f);
+                if (u.ordered() && ordering) {
+                    u.uses().noteOrdered(core, f, 0, Long.MAX_VALUE, true);
+                } else {
+                    u.uses().noteUse(core, f);
+                }
             }
             return f;
         } finally {

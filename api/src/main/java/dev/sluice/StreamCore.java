@@ -239,6 +239,27 @@ final class StreamCore {
         }
     }
 
+    /**
+     * {@link #seal(Group)} without waiting: false if another thread holds this stream's lock. For a thread that holds
+     * another stream's lock, which must not wait for this one (the holder of this one may be waiting for that one).
+     */
+    boolean trySeal(Group g) {
+        if (g.marker != null) {
+            return true;
+        }
+        if (!lock.tryLock()) {
+            return false;
+        }
+        try {
+            if (open == g) {
+                sealLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+        return true;
+    }
+
     /** The future of the last operation enqueued, or null. */
     @Nullable DeviceFuture<?> last() {
         lock();

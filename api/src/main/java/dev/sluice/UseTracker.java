@@ -15,8 +15,26 @@ import org.jspecify.annotations.Nullable;
  * read from the stream's completed sequence ({@link StreamCore#completed()}). Finished uses are dropped when a new
  * stream would not fit, so memory used by many short-lived streams over its life remembers only those with work still
  * pending. Cheap on the hot path: a short array scanned under the tracker's own monitor.
+ *
+ * <p><b>Automatic ordering.</b> Beside the last use per stream, the tracker keeps the <em>accesses</em> that order later
+ * operations: per stream, byte range of the allocation and kind (read or write), the last operation that made it. An
+ * operation on another stream that would race with one of them (a read after a write, a write after a read or a write)
+ * is handed that access's future, for a device-side wait before it ({@link #claimOrdered}); reads after reads never
+ * conflict. The accesses live in parallel arrays reused in place (an access replaces the same stream's earlier access
+ * of the same range and kind, and a write the same stream's accesses inside its range), so a buffer used by one stream
+ * costs one scanned entry per operation and no allocation; entries of finished operations are dropped when the arrays
+ * are full. Another stream's unfinished access is never dropped, even when a later write covers it: the later write
+ * may have been enqueued concurrently, without waiting for it.
  */
 final class UseTracker {
+
+    /** The accesses, in parallel arrays: byte range [start, end), stream, operation, and whether it writes. */
+    private long[] accessStart = new long[1];
+    private long[] accessEnd = new long[1];
+    private StreamCore[] accessStream = new StreamCore[1];
+    private DeviceFuture<?>[] accessUse = new DeviceFuture<?>[1];
+    private boolean[] accessWrites = new boolean[1];
+    private int accesses;
 
     private StreamCore[] streams = new StreamCore[2];
     private DeviceFuture<?>[] lastUses = new DeviceFuture<?>[2];
@@ -46,6 +64,171 @@ final class UseTracker {
         }
         claims++;
         return true;
+    }
+
+    /**
+     * {@link #claimIfOpen}, and, for an operation on {@code stream} that reads or writes bytes [start, end) of the
+     * allocation, adds to {@code hazards} the last access of each other stream it would race with, unless the device has
+     * finished it. Under the enqueuing stream's lock.
+     */
+    synchronized boolean claimOrdered(java.util.concurrent.atomic.AtomicBoolean closed, StreamCore stream, long start,
+            long end, boolean writes, Hazards hazards) {
+        if (closed.get()) {
+            return false;
+        }
+        claims++;
+        for (int i = 0; i < accesses; i++) {
+            StreamCore other = accessStream[i];
+            if (other != stream && (writes || accessWrites[i]) && start < accessEnd[i] && accessStart[i] < end) {
+                DeviceFuture<?> use = accessUse[i];
+                if (!other.hasCompleted(use.sequence())) {
+                    hazards.add(other, use);
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@link #noteUse}, and notes the operation as the last access of bytes [start, end) by {@code stream}, of the kind
+     * given, for {@link #claimOrdered} of later operations.
+     */
+    synchronized void noteOrdered(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+        if (--claims == 0) {
+            notifyAll();
+        }
+        record(stream, use);
+        noteAccess(stream, use, start, end, writes);
+    }
+
+    /** Notes an access that needs no claim (the allocation itself, a write by its stream). */
+    synchronized void noteWrite(StreamCore stream, DeviceFuture<?> use, long start, long end) {
+        noteAccess(stream, use, start, end, true);
+    }
+
+    /** Under the monitor. */
+    private void noteAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+        int slot = -1;
+        int kept = 0;
+        for (int i = 0; i < accesses; i++) {
+            if (accessStream[i] == stream) {
+                boolean same = accessStart[i] == start && accessEnd[i] == end && accessWrites[i] == writes;
+                // This stream runs its operations in order: a later access of its own stands for an earlier one that
+                // every later conflicting operation would also conflict with (the same range and kind; or anything
+                // inside a write's range, since a write conflicts with everything).
+                if (same || writes && start <= accessStart[i] && accessEnd[i] <= end) {
+                    if (slot < 0) {
+                        slot = kept;
+                    } else {
+                        continue; // dropped: the slot already found stands for it
+                    }
+                }
+            }
+            if (kept != i) {
+                move(i, kept);
+            }
+            kept++;
+        }
+        clearFrom(kept);
+        accesses = kept;
+        if (slot < 0) {
+            if (accesses == accessStream.length) {
+                dropFinishedAccesses();
+                if (accesses == accessStream.length) {
+                    int n = accesses * 2;
+                    accessStart = Arrays.copyOf(accessStart, n);
+                    accessEnd = Arrays.copyOf(accessEnd, n);
+                    accessStream = Arrays.copyOf(accessStream, n);
+                    accessUse = Arrays.copyOf(accessUse, n);
+                    accessWrites = Arrays.copyOf(accessWrites, n);
+                }
+            }
+            slot = accesses++;
+        }
+        accessStart[slot] = start;
+        accessEnd[slot] = end;
+        accessStream[slot] = stream;
+        accessUse[slot] = use;
+        accessWrites[slot] = writes;
+    }
+
+    private void move(int from, int to) {
+        accessStart[to] = accessStart[from];
+        accessEnd[to] = accessEnd[from];
+        accessStream[to] = accessStream[from];
+        accessUse[to] = accessUse[from];
+        accessWrites[to] = accessWrites[from];
+    }
+
+    private void clearFrom(int from) {
+        for (int i = from; i < accesses; i++) {
+            accessStream[i] = null;
+            accessUse[i] = null;
+        }
+    }
+
+    /** Removes the accesses the device has finished; under the monitor. */
+    private void dropFinishedAccesses() {
+        int kept = 0;
+        for (int i = 0; i < accesses; i++) {
+            if (!accessStream[i].hasCompleted(accessUse[i].sequence())) {
+                if (kept != i) {
+                    move(i, kept);
+                }
+                kept++;
+            }
+        }
+        clearFrom(kept);
+        accesses = kept;
+    }
+
+    /** How many accesses this tracker remembers (for tests of its bound). */
+    synchronized int rememberedAccesses() {
+        return accesses;
+    }
+
+    /**
+     * The operations one enqueue must wait for before it runs, collected by {@link #claimOrdered} over its buffers: per
+     * other stream only the latest (waiting for it waits for that stream's earlier work too). One per stream, reused by
+     * every enqueue under the stream's lock, so an enqueue without hazards allocates nothing.
+     */
+    static final class Hazards {
+        private StreamCore[] streams = new StreamCore[2];
+        private DeviceFuture<?>[] uses = new DeviceFuture<?>[2];
+        private int size;
+
+        void add(StreamCore stream, DeviceFuture<?> use) {
+            for (int i = 0; i < size; i++) {
+                if (streams[i] == stream) {
+                    if (use.sequence() > uses[i].sequence()) {
+                        uses[i] = use;
+                    }
+                    return;
+                }
+            }
+            if (size == streams.length) {
+                streams = Arrays.copyOf(streams, size * 2);
+                uses = Arrays.copyOf(uses, size * 2);
+            }
+            streams[size] = stream;
+            uses[size++] = use;
+        }
+
+        int size() {
+            return size;
+        }
+
+        DeviceFuture<?> get(int i) {
+            return uses[i];
+        }
+
+        void clear() {
+            for (int i = 0; i < size; i++) {
+                streams[i] = null;
+                uses[i] = null;
+            }
+            size = 0;
+        }
     }
 
     /** Drops a claim whose enqueue failed before it was noted. */

@@ -69,4 +69,96 @@ class UseTrackerTest {
         assertTrue(released.get(), "released once the device finished");
         assertEquals(0, b.allocation.uses.pendingUses(null).size());
     }
+
+    @Test
+    void oneStreamUsingABufferOverAndOverKeepsOneAccessPerRangeAndKind() {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        DeviceStream s = ctx.createStream();
+        deviceDone.set(false); // nothing finishes, so nothing is dropped as finished: only replacement bounds the accesses
+        for (int i = 0; i < 1_000; i++) {
+            s.enqueueFill(b, i);
+        }
+        assertEquals(1, b.allocation.uses.rememberedAccesses(), "each write of the whole buffer replaces the last");
+        for (int i = 0; i < 100; i++) {
+            s.enqueueCopy(b, HostData.of(new int[16]));
+            s.enqueueCopy(b.slice(0, 8), HostData.of(new int[8]));
+        }
+        assertEquals(3, b.allocation.uses.rememberedAccesses(), "the write, and one read per range");
+        s.enqueueFill(b, 0);
+        assertEquals(1, b.allocation.uses.rememberedAccesses(), "a write of the whole buffer stands for the reads inside it");
+        assertEquals(0, s.automaticWaits());
+        deviceDone.set(true);
+    }
+
+    @Test
+    void accessesOfFinishedWorkAreDroppedWhenTheArraysAreFull() {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer b = ctx.allocate(DType.I32, 1024);
+        for (int i = 0; i < 1_000; i++) {
+            try (DeviceStream s = ctx.createStream()) {
+                s.enqueueFill(b.slice(i, 1), i);
+            }
+        }
+        assertTrue(b.allocation.uses.rememberedAccesses() <= 2,
+                "1000 finished writes of distinct slices: " + b.allocation.uses.rememberedAccesses() + " remembered");
+    }
+
+    @Test
+    void aWriteOnAnotherStreamWaitsOnceForTheLatestPendingUseOfEachStream() {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        DeviceStream a = ctx.createStream();
+        DeviceStream c = ctx.createStream();
+        DeviceStream w = ctx.createStream();
+        deviceDone.set(false);
+        a.enqueueFill(b, 1);
+        a.enqueueCopy(b, HostData.of(new int[16]));
+        c.enqueueCopy(b.slice(0, 4), HostData.of(new int[4]));
+        assertEquals(1, c.automaticWaits(), "the read on c waits for a's fill");
+        w.enqueueFill(b.slice(8, 8), 2);
+        assertEquals(1, w.automaticWaits(), "one wait for a (its latest use), none for c's read of other bytes");
+        w.enqueueFill(b, 3);
+        assertEquals(3, w.automaticWaits(), "then a wait for a and one for c");
+        deviceDone.set(true);
+    }
+
+    @Test
+    void orderingAfterAnUnsealedGroupWhoseStreamIsLockedLetsItsOwnLockGoInsteadOfDeadlocking() throws Exception {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        DeviceStream a = ctx.createStream();
+        DeviceStream reader = ctx.createStream();
+        deviceDone.set(false);
+        a.enqueueFill(b, 1); // a marker of its own: the stream was idle
+        DeviceFuture<Void> grouped = a.enqueueFill(b, 2); // joins the open group: no marker until sealed
+        assertTrue(grouped.marker() == null, "the second fill's group is still open");
+        // Another thread holds a's lock and then wants the reader's: if the reader's enqueue kept its own lock while
+        // waiting for a's to seal the group, the two would wait for each other for ever.
+        java.util.concurrent.CountDownLatch aLocked = new java.util.concurrent.CountDownLatch(1);
+        Thread other = Thread.ofPlatform().daemon().start(() -> {
+            a.core.lock();
+            try {
+                aLocked.countDown();
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                reader.core.lock();
+                reader.core.unlock();
+            } finally {
+                a.core.unlock();
+            }
+        });
+        aLocked.await();
+        // On a thread of its own, so that a deadlock fails the test instead of hanging it (lock() ignores interrupts)
+        Thread enqueue = Thread.ofPlatform().daemon().start(() -> reader.enqueueCopy(b, HostData.of(new int[16])));
+        enqueue.join(10_000);
+        other.join(10_000);
+        assertTrue(!enqueue.isAlive() && !other.isAlive(), "the enqueue and the thread holding a's lock deadlocked");
+        assertEquals(1, reader.automaticWaits(), "one wait, on a's sealed group");
+        assertTrue(grouped.marker() != null, "the group was sealed for the wait");
+        deviceDone.set(true);
+    }
 }

@@ -63,6 +63,7 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             Map.entry(Dim.class, () -> Dim.of(1)),
             Map.entry(DType.class, () -> DType.I32),
             Map.entry(KernelParam.class, () -> KernelParam.scalar("p", DType.I32)),
+            Map.entry(KernelParam.Access.class, () -> KernelParam.Access.READ),
             Map.entry(KernelParam[].class, () -> new KernelParam[] {KernelParam.scalar("q", DType.I32)}),
             Map.entry(byte[].class, () -> new byte[] {1}),
             Map.entry(JavaKernel.class, () -> (JavaKernel) t -> { }),

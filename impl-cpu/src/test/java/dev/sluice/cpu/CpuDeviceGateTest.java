@@ -4,6 +4,7 @@ import dev.sluice.Api;
 import dev.sluice.ContextOptions;
 import dev.sluice.DeviceContext;
 import dev.sluice.HostWaits;
+import dev.sluice.conformance.AbstractAutoOrderingTest;
 import dev.sluice.conformance.AbstractHostFunctionTest;
 import dev.sluice.conformance.AbstractOrderingTest;
 import dev.sluice.conformance.AbstractWaitTest;
@@ -44,6 +45,14 @@ class CpuDeviceGateTest implements ConformanceTarget {
 
     @Nested
     class Ordering extends AbstractOrderingTest {
+        @Override
+        protected ConformanceTarget target() {
+            return CpuDeviceGateTest.this;
+        }
+    }
+
+    @Nested
+    class AutoOrdering extends AbstractAutoOrderingTest {
         @Override
         protected ConformanceTarget target() {
             return CpuDeviceGateTest.this;
