@@ -114,7 +114,9 @@ public final class ElementwiseBuilder {
         new Checker(name, "body", body, symbols, 0).statements(statements);
 
         Kernel.Builder kernel = Kernel.named(name);
-        params.forEach(kernel::param);
+        for (Symbol s : paramSymbols) {
+            kernel.param(Params.withAccess(params.get(s.index()), s.role())); // what the kernel reads, for automatic ordering
+        }
         kernel.param(KernelParam.scalar("n", DType.I64));
         return kernel.cudaSource(cuda(paramSymbols, statements)).java(java(paramSymbols, statements)).build();
     }

@@ -34,6 +34,18 @@ final class Params {
                 + " has type " + t + ", which generated kernels do not support; supported: " + Ty.supported()));
     }
 
+    /**
+     * {@code param} with the access its role gives it, which automatic ordering across streams goes by: an input pointer
+     * is only read, an output pointer written and possibly read (the body may read what it assigned).
+     */
+    static KernelParam withAccess(KernelParam param, Role role) {
+        return switch (role) {
+            case INPUT_POINTER -> KernelParam.pointer(param.name(), param.type(), KernelParam.Access.READ);
+            case OUTPUT_POINTER -> KernelParam.pointer(param.name(), param.type(), KernelParam.Access.READ_WRITE);
+            default -> param;
+        };
+    }
+
     /** The C declaration of a parameter: inputs are {@code const}. */
     static String cDeclaration(Symbol s) {
         return switch (s.role()) {

@@ -130,7 +130,9 @@ final class ReductionCode {
             position.put(p.name(), k);
         }
         Kernel.Builder b = Kernel.named(kernelName);
-        kernelParams.forEach(b::param);
+        for (int k = 0; k < kernelParams.size(); k++) {
+            b.param(Params.withAccess(kernelParams.get(k), roles.get(k))); // what the kernel reads, for automatic ordering
+        }
         for (String g : GEOMETRY) {
             b.param(KernelParam.scalar(g, DType.I64));
         }

@@ -36,6 +36,13 @@ class KernelLanguageTest {
     }
 
     @Test
+    void inputPointersAreReadsAndOutputsWritesForAutomaticOrdering() {
+        Kernel k = axpb().body("y = a * x").build();
+        assertEquals(KernelParam.Access.READ, k.params().get(1).access(), "x is an input pointer");
+        assertEquals(KernelParam.Access.READ_WRITE, k.params().get(3).access(), "y is an output pointer");
+    }
+
+    @Test
     void aMissingOperandIsReportedWhereTheExpressionWasExpected() {
         assertError("y = a * ;", 1, 9, "expected an expression, found ';'");
     }
