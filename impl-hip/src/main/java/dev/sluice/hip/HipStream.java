@@ -134,6 +134,40 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         api.memcpyDtoDAsync(destination.address() + destinationOffset, source.address() + sourceOffset, bytes, handle);
     }
 
+    // Native host memory (pinned, registered or pageable: HIP copies from all of them) and device memory take one
+    // hipMemcpy2DAsync. Java heap memory keeps the staged row path of the default (one staged copy per row).
+
+    @Override
+    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        if (!source.isNative()) {
+            StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
+                    widthBytes, height);
+            return;
+        }
+        api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address(), sourcePitch,
+                widthBytes, height, HipApi.MEMCPY_HOST_TO_DEVICE, handle);
+    }
+
+    @Override
+    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        if (!destination.isNative()) {
+            StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
+                    height);
+            return;
+        }
+        api.memcpy2DAsync(destination.address(), destinationPitch, source.address() + sourceOffset, sourcePitch, widthBytes,
+                height, HipApi.MEMCPY_DEVICE_TO_HOST, handle);
+    }
+
+    @Override
+    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address() + sourceOffset,
+                sourcePitch, widthBytes, height, HipApi.MEMCPY_DEVICE_TO_DEVICE, handle);
+    }
+
     @Override
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {
