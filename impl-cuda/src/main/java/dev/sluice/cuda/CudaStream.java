@@ -226,12 +226,17 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
 
     // Pinned host memory and device memory take one cuMemcpy2DAsync. Memory that is not pinned keeps the staged row path of
     // the default (one staged copy per row): packing the rectangle into staging chunks would save calls for many short
-    // rows, but the native path is the one pipelines that care use, with a HostBuffer.
+    // rows, but the native path is the one pipelines that care use, with a HostBuffer. Pitches past the driver's limit
+    // (CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2^31 - 1 bytes on current GPUs) take the row path too.
+
+    private static boolean nativePitches(long sourcePitch, long destinationPitch) {
+        return sourcePitch <= Integer.MAX_VALUE && destinationPitch <= Integer.MAX_VALUE;
+    }
 
     @Override
     public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
             long destinationPitch, long widthBytes, long height) {
-        if (!PinnedRanges.contains(source)) {
+        if (!PinnedRanges.contains(source) || !nativePitches(sourcePitch, destinationPitch)) {
             StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
@@ -244,7 +249,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
             long destinationPitch, long widthBytes, long height) {
-        if (!PinnedRanges.contains(destination)) {
+        if (!PinnedRanges.contains(destination) || !nativePitches(sourcePitch, destinationPitch)) {
             StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
@@ -257,6 +262,11 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
             long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        if (!nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+                    destinationPitch, widthBytes, height);
+            return;
+        }
         context.cu.bind();
         Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, source.address() + sourceOffset, sourcePitch,
                 Cu.MEMORYTYPE_DEVICE, destination.address() + destinationOffset, destinationPitch, widthBytes, height, address),

@@ -135,12 +135,17 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     }
 
     // Native host memory (pinned, registered or pageable: HIP copies from all of them) and device memory take one
-    // hipMemcpy2DAsync. Java heap memory keeps the staged row path of the default (one staged copy per row).
+    // hipMemcpy2DAsync. Java heap memory keeps the staged row path of the default (one staged copy per row), and so do
+    // pitches past the runtime's limit (hipDeviceAttributeMaxPitch, 2^31 - 1 bytes on current GPUs).
+
+    private static boolean nativePitches(long sourcePitch, long destinationPitch) {
+        return sourcePitch <= Integer.MAX_VALUE && destinationPitch <= Integer.MAX_VALUE;
+    }
 
     @Override
     public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
             long destinationPitch, long widthBytes, long height) {
-        if (!source.isNative()) {
+        if (!source.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
             StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
@@ -152,7 +157,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
             long destinationPitch, long widthBytes, long height) {
-        if (!destination.isNative()) {
+        if (!destination.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
             StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
@@ -164,6 +169,11 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
             long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        if (!nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+                    destinationPitch, widthBytes, height);
+            return;
+        }
         api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address() + sourceOffset,
                 sourcePitch, widthBytes, height, HipApi.MEMCPY_DEVICE_TO_DEVICE, handle);
     }
