@@ -453,7 +453,9 @@ public final class DeviceStream implements AutoCloseable {
      * another stream's use of a gap waits as for an overlap). <b>Resources:</b> as for
      * {@link #enqueueCopy(HostData, DeviceBuffer)}: the source stays reachable, or allocated, until the device has read it.
      *
+     * @param source           host memory holding the rectangle from its first element
      * @param sourcePitch      elements from the start of one source row to the start of the next; at least {@code width}
+     * @param destination      device buffer receiving the rectangle from its first element
      * @param destinationPitch elements from the start of one destination row to the next; at least {@code width}
      * @param width            elements per row, positive
      * @param height           rows, positive
@@ -525,8 +527,9 @@ public final class DeviceStream implements AutoCloseable {
     /**
      * Copies a rectangle between two device buffers of this stream's context (same element type), as
      * {@link #enqueueCopy2D(HostData, long, DeviceBuffer, long, long, long)} does from host memory. For automatic ordering
-     * it reads the source's extent and writes the destination's. The two extents must not overlap in one allocation.
-     * Peer 2-D copies are not offered: copy through a contiguous buffer of the other context.
+     * it reads the source's extent and writes the destination's. Rectangles in one allocation may interleave (their
+     * extents may overlap) but must not share an element: the result would then be undefined, as for CUDA's, and it is
+     * not checked. Peer 2-D copies are not offered: copy through a contiguous buffer of the other context.
      *
      * @throws InvalidArgumentException as for the other directions, or if a buffer belongs to another context
      */

@@ -666,6 +666,22 @@ public abstract class AbstractCopyTest extends ConformanceBase {
     }
 
     @Test
+    void copy2DBetweenInterleavedRectanglesOfOneBufferCopiesEveryRow() {
+        // even rows of a 6-row, 5-wide image onto the odd rows: the extents overlap, the rectangles share no element
+        int[] image = new int[30];
+        Arrays.setAll(image, i -> i);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = ctx.allocate(DType.I32, 30);
+        s.enqueueCopy(HostData.of(image), d);
+        s.enqueueCopy2D(d, 10, d.slice(5, 25), 10, 5, 3);
+        int[] want = image.clone();
+        for (int row = 1; row < 6; row += 2) {
+            System.arraycopy(image, (row - 1) * 5, want, row * 5, 5);
+        }
+        assertArrayEquals(want, readInts(s, d));
+    }
+
+    @Test
     void tileOfAnImageArrayGoesToTheDeviceAndBackIntoAnotherImage() {
         int pitch = 1920;
         int rows = 160;
