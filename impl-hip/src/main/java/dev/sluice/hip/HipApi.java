@@ -435,12 +435,10 @@ final class HipApi {
         }
     }
 
-    /** {@code hipMemcpyKind}s of {@link #memcpy2DAsync}. */
-    static final int MEMCPY_HOST_TO_DEVICE = 1;
-    static final int MEMCPY_DEVICE_TO_HOST = 2;
-    static final int MEMCPY_DEVICE_TO_DEVICE = 3;
-
-    /** {@code height} rows of {@code widthBytes}, rows {@code sourcePitch} and {@code destinationPitch} bytes apart. */
+    /**
+     * {@code height} rows of {@code widthBytes}, rows {@code sourcePitch} and {@code destinationPitch} bytes apart;
+     * {@code kind} is a {@code hipMemcpyKind} of {@link HipApiConstants}.
+     */
     void memcpy2DAsync(long destination, long destinationPitch, long source, long sourcePitch, long widthBytes, long height,
             int kind, long stream) {
         try {

@@ -151,7 +151,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
             return;
         }
         api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address(), sourcePitch,
-                widthBytes, height, HipApi.MEMCPY_HOST_TO_DEVICE, handle);
+                widthBytes, height, HipApiConstants.hipMemcpyHostToDevice, handle);
     }
 
     @Override
@@ -163,7 +163,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
             return;
         }
         api.memcpy2DAsync(destination.address(), destinationPitch, source.address() + sourceOffset, sourcePitch, widthBytes,
-                height, HipApi.MEMCPY_DEVICE_TO_HOST, handle);
+                height, HipApiConstants.hipMemcpyDeviceToHost, handle);
     }
 
     @Override
@@ -175,7 +175,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
             return;
         }
         api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address() + sourceOffset,
-                sourcePitch, widthBytes, height, HipApi.MEMCPY_DEVICE_TO_DEVICE, handle);
+                sourcePitch, widthBytes, height, HipApiConstants.hipMemcpyDeviceToDevice, handle);
     }
 
     @Override
