@@ -149,7 +149,7 @@ public final class DeviceStream implements AutoCloseable {
     /** Whether {@code kind} is a copy's: the copies pass these very constants to {@code mark}, so identity suffices. */
     private static boolean isCopy(Object kind) {
         return kind == TraceSpan.UPLOAD || kind == TraceSpan.DOWNLOAD || kind == TraceSpan.DEVICE_TO_DEVICE
-                || kind == TraceSpan.PEER;
+                || kind == TraceSpan.PEER || kind == TraceSpan.PEER_STAGED;
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
