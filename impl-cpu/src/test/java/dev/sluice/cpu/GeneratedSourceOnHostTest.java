@@ -89,13 +89,18 @@ class GeneratedSourceOnHostTest {
                     .append("        static ").append(in).append(" x[").append(c.n).append("], y[").append(c.n).append("];\n")
                     .append("        static ").append(out).append(" z[").append(c.n).append("];\n")
                     .append("        memcpy(x, xb, sizeof x); memcpy(y, yb, sizeof y);\n")
-                    .append("        for (unsigned b = 0; b < 3; b++) for (unsigned t = 0; t < 32; t++) {\n")
-                    .append("            blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    // A grid smaller than the elements (the grid-stride loop), then one covering them (a thread each).
+                    .append("        const unsigned grids[2] = {3u, ").append((c.n + 31) / 32).append("u};\n")
+                    .append("        for (int g = 0; g < 2; g++) {\n")
+                    .append("            memset(z, 0, sizeof z); gridDim.x = grids[g];\n")
+                    .append("            for (unsigned b = 0; b < grids[g]; b++) for (unsigned t = 0; t < 32; t++) {\n")
+                    .append("                blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    .append("            }\n")
+                    .append("            const unsigned char* zb = (const unsigned char*) z;\n")
+                    .append("            printf(\"").append(c.name).append(" \");\n")
+                    .append("            for (unsigned k = 0; k < sizeof z; k++) printf(\"%02x\", zb[k]);\n")
+                    .append("            printf(\"\\n\");\n")
                     .append("        }\n")
-                    .append("        const unsigned char* zb = (const unsigned char*) z;\n")
-                    .append("        printf(\"").append(c.name).append(" \");\n")
-                    .append("        for (unsigned k = 0; k < sizeof z; k++) printf(\"%02x\", zb[k]);\n")
-                    .append("        printf(\"\\n\");\n")
                     .append("    }\n");
         }
         main.append("    return 0;\n}\n");
@@ -108,7 +113,7 @@ class GeneratedSourceOnHostTest {
         String compiled = run(List.of(compiler, "-std=c++14", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-o",
                 binary.toString(), source.toString()));
         List<String> lines = run(List.of(binary.toString())).lines().toList();
-        assertEquals(cases.size(), lines.size(), "one line per kernel: " + compiled);
+        assertEquals(2 * cases.size(), lines.size(), "two lines per kernel: " + compiled);
 
         List<String> wrong = new ArrayList<>();
         try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0)) {
@@ -124,10 +129,14 @@ class GeneratedSourceOnHostTest {
                 byte[] java = new byte[Math.toIntExact(z.byteSize())];
                 s.enqueueCopy(z, HostData.of(MemorySegment.ofArray(java))).get(30, TimeUnit.SECONDS);
                 String expected = c.name + " " + HexFormat.of().formatHex(java);
-                if (!expected.equals(lines.get(k))) {
-                    wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()
-                            .filter(l -> l.contains("p_z[sl_i] =")).findFirst().orElse("?").strip()
-                            + "\n  Java: " + expected + "\n  C++:  " + lines.get(k));
+                for (int g = 0; g < 2; g++) {
+                    String line = lines.get(2 * k + g);
+                    if (!expected.equals(line)) {
+                        wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()
+                                .filter(l -> l.contains("p_z[sl_i] =")).findFirst().orElse("?").strip()
+                                + (g == 0 ? " (grid-stride loop)" : " (a thread per element)")
+                                + "\n  Java: " + expected + "\n  C++:  " + line);
+                    }
                 }
             }
         }
