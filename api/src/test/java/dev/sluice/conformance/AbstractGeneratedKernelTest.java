@@ -277,6 +277,47 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
     }
 
     @Test
+    void oneReductionServesBackToBackCallsOnTwoStreamsWithoutMixingTheirPartials() {
+        // Sizes launching different numbers of blocks, so a final pass reading another call's partials is wrong.
+        int[] sizes = {70_001, 1, 256 * 1024 + 3, 999, 300_000};
+        DeviceStream[] streams = {closeLater(ctx.createStream()), closeLater(ctx.createStream())};
+        List<DeviceBuffer> inputs = new ArrayList<>();
+        List<Integer> expected = new ArrayList<>();
+        for (int n : sizes) {
+            List<Number> xs = new ArrayList<>();
+            int sum = 0;
+            for (int k = 0; k < n; k++) {
+                int v = (k * 7919 + n) % 1000 - 500;
+                xs.add((long) v);
+                sum += v;
+            }
+            inputs.add(upload(ctx.stream(), DType.I32, xs));
+            expected.add(sum);
+        }
+        List<DeviceBuffer> totals = new ArrayList<>();
+        List<DeviceBuffer> wides = new ArrayList<>();
+        List<dev.sluice.DeviceFuture<Void>> done = new ArrayList<>();
+        try (DeviceReduction r = INTEGER_SUM.compile(ctx)) {
+            for (int round = 0; round < 2; round++) {
+                for (int k = 0; k < sizes.length; k++) {
+                    DeviceStream s = streams[(k + round) % 2];
+                    DeviceBuffer total = closeLater(ctx.allocate(DType.I32, 1));
+                    DeviceBuffer wide = closeLater(ctx.allocate(DType.I64, 1));
+                    done.add(r.enqueue(s, sizes[k], inputs.get(k), total, wide));
+                    totals.add(total);
+                    wides.add(wide);
+                }
+            }
+        } // closed with its passes in flight: the kept scratch buffer is freed after them
+        done.forEach(ConformanceBase::await);
+        for (int j = 0; j < totals.size(); j++) {
+            int k = j % sizes.length;
+            assertEquals(expected.get(k), download(ctx.stream(), totals.get(j)).get(0).intValue(), "sum of " + sizes[k]);
+            assertEquals((long) expected.get(k), download(ctx.stream(), wides.get(j)).get(0).longValue(), "sum of " + sizes[k]);
+        }
+    }
+
+    @Test
     void rowsAndColumnsOfARowMajorBufferReduceSeparately() {
         Reduction sum = Kernel.reduction("axis_sum")
                 .input(KernelParam.pointer("x", DType.F64))
