@@ -26,7 +26,9 @@ import java.util.Map;
  *
  * <p>The {@link Kernel} it builds takes the declared parameters in the order they were declared, then {@code n}, the
  * element count, as an {@link DType#I64}. In the body, a pointer parameter's name means its element {@code i}, a
- * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count.
+ * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count. An input may be
+ * the same buffer as an output of its type (an update in place): a read of it after the output is assigned sees the value
+ * assigned, on every backend.
  */
 public final class ElementwiseBuilder {
 

@@ -27,8 +27,9 @@ import java.util.Map;
  * buffer to the outputs directly.
  *
  * <p>On GPUs a block's threads reduce in a strided loop, then within each warp with shuffles, then across warps in
- * shared memory. On the CPU backend thread 0 of each block reduces its segment in order and the other threads
- * return, so the blocks of a launch are what runs in parallel.
+ * shared memory; the partials kernel's C++ has a loop of its own, striding the whole grid over the buffer (only its
+ * element count is read of the geometry). On the CPU backend thread 0 of each block reduces its segment in order and
+ * the other threads return, so the blocks of a launch are what runs in parallel.
  */
 final class ReductionCode {
 

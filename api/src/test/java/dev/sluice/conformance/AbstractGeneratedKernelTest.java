@@ -164,6 +164,30 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
     }
 
     @Test
+    void anInputThatIsAlsoAnOutputIsReadAfterItsAssignmentAsAssigned() {
+        Kernel inPlace = Kernel.elementwise("in_place").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I32)).output(KernelParam.pointer("z", DType.I32))
+                .body("y = x + 1; z = x * 2").build();
+        int n = 1_000;
+        List<Number> start = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            start.add((long) k);
+        }
+        DeviceStream s = ctx.stream();
+        for (LaunchConfig config : List.of(LaunchConfig.forElements(n), LaunchConfig.of(3, 64))) {
+            DeviceBuffer xy = upload(s, DType.I32, start);
+            DeviceBuffer z = closeLater(ctx.allocate(DType.I32, n));
+            await(s.enqueueLaunch(fn(inPlace), config, xy, xy, z, (long) n)); // x and y the same buffer
+            List<Number> updated = download(s, xy);
+            List<Number> doubled = download(s, z);
+            for (int k = 0; k < n; k++) {
+                assertEquals(k + 1, updated.get(k).intValue(), "x = y, element " + k + " with " + config);
+                assertEquals((k + 1) * 2, doubled.get(k).intValue(), "z reads x after y = x + 1, element " + k + " with " + config);
+            }
+        }
+    }
+
+    @Test
     void scalarsAreBroadcastAndTheSyncFacadeLaunchesGeneratedKernels() {
         Kernel axpb = Kernel.elementwise("axpb")
                 .input(KernelParam.scalar("a", DType.F32))
