@@ -145,7 +145,7 @@ final class ReductionCode {
     // ---------------------------------------------------------------- CUDA C++
 
     /** Accumulators per thread in the whole-buffer pass: loads in flight per thread, to cover memory latency. */
-    static final int LANES = 4;
+    private static final int LANES = 4;
 
     /**
      * A generator that reads the inputs at {@code index} and spells the reduce expression's {@code a} and {@code b} as
@@ -186,9 +186,9 @@ final class ReductionCode {
         out.append("\nextern \"C\" __global__ void ").append(kernelName).append('(');
         for (Symbol p : symbols) {
             // The whole-buffer pass writes only the scratch partials, which no argument can be, and the final pass
-            // reads them: there no pointer the kernel writes can alias one it reads, so inputs may be __restrict__
-            // (read through the non-coherent read-only path). The segments kernel writes the user's outputs, which
-            // the user may pass as inputs too, so it keeps plain pointers.
+            // reads only them: in these two no pointer the kernel writes can alias one it reads, so they may be
+            // __restrict__ (inputs then read through the non-coherent read-only path). The segments kernel writes the
+            // user's outputs, which the user may also pass as inputs, so it keeps plain pointers.
             boolean restricted = wholeBuffer || fromPartials && p.role() == Role.INPUT_POINTER;
             out.append(Params.cDeclaration(p, restricted)).append(", ");
         }
@@ -279,11 +279,13 @@ final class ReductionCode {
                 .append(";\n");
         out.append("        ").append(combine("sl_a0", "sl_a0", "sl_b0")).append("\n");
         out.append("    }\n");
-        // ((a0 . a1) . (a2 . a3)): a fixed order.
-        out.append("    ").append(combine("sl_a0", "sl_a0", "sl_a1")).append("\n");
-        out.append("    ").append(combine("sl_a2", "sl_a2", "sl_a3")).append("\n");
-        out.append("    ").append(t).append(" sl_a;\n");
-        out.append("    ").append(combine("sl_a", "sl_a0", "sl_a2")).append("\n");
+        // A fixed tree, ((a0 . a1) . (a2 . a3)) for four: neighbours first, then pairs of pairs.
+        for (int step = 1; step < LANES; step *= 2) {
+            for (int j = 0; j + step < LANES; j += 2 * step) {
+                out.append("    ").append(combine("sl_a" + j, "sl_a" + j, "sl_a" + (j + step))).append("\n");
+            }
+        }
+        out.append("    ").append(t).append(" sl_a = sl_a0;\n");
         return out.toString();
     }
 

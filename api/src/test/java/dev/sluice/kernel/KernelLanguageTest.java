@@ -204,7 +204,8 @@ class KernelLanguageTest {
         assertTrue(partials.contains("p_x[sl_i3]"), partials);
         assertTrue(partials.contains("sl_i3))"), partials);
         assertTrue(partials.contains("sl_a3 = sl_max_i64(sl_a3, sl_b3);"), partials);
-        assertTrue(partials.contains("sl_a = sl_max_i64(sl_a0, sl_a2);"), partials);
+        assertTrue(partials.contains("sl_a0 = sl_max_i64(sl_a0, sl_a1);\n    sl_a2 = sl_max_i64(sl_a2, sl_a3);\n"
+                + "    sl_a0 = sl_max_i64(sl_a0, sl_a2);\n"), partials);
         assertFalse(partials.contains("sl_o * sl_outer"), "no per-element chunk arithmetic: " + partials);
     }
 
