@@ -9,6 +9,7 @@ import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A {@link Reduction} compiled on one context: launches it over a whole buffer or along an axis of a 2-D buffer.
@@ -20,8 +21,9 @@ import java.util.List;
  * <p><b>Ordering:</b> the launches are enqueued on the given stream, after the work already there.
  * <b>Completion thread:</b> the future completes as launch futures do (see {@link DeviceStream#enqueueLaunch}).
  * <b>Cancellation:</b> cancelling the future does not stop the launches. <b>Resources:</b> the buffers stay the
- * caller's; a whole-buffer reduction allocates a scratch buffer of partial values in stream order and frees it after
- * its launches.
+ * caller's. A whole-buffer reduction needs a scratch buffer of partial values: the first stream it runs on gets one
+ * that this object keeps (allocated in that stream's order, freed by {@link #close()} after the launches enqueued),
+ * and a reduction on any other stream allocates one in stream order and frees it after its launches.
  */
 public final class DeviceReduction implements AutoCloseable {
 
@@ -35,6 +37,16 @@ public final class DeviceReduction implements AutoCloseable {
     private final DeviceFunction partials;
     private final DeviceFunction last;
     private final DeviceFunction segments;
+
+    /**
+     * Guards the kept scratch buffer, and is held while both passes that use it are enqueued: two callers on its stream
+     * must not interleave their passes, or one's final pass would read the other's partials.
+     */
+    private final ReentrantLock scratchLock = new ReentrantLock();
+    /** The stream the kept scratch buffer belongs to: calls on it are ordered after one another by the stream itself. */
+    private DeviceStream scratchStream;
+    private DeviceBuffer scratch;
+    private boolean closed;
 
     DeviceReduction(Reduction reduction, DeviceFunction partials, DeviceFunction last, DeviceFunction segments) {
         this.reduction = reduction;
@@ -57,29 +69,65 @@ public final class DeviceReduction implements AutoCloseable {
         }
         checkSizes(arguments, n, 1);
         int blocks = (int) Math.min(MAX_PARTIALS, (n + BLOCK - 1) / BLOCK);
-        long chunk = (n + blocks - 1) / blocks;
-        // Stream-ordered: no device-wide synchronisation, and the memory is reused once the launches are done.
-        DeviceBuffer scratch = stream.enqueueAllocate(reduction.accumulator(), blocks);
+        scratchLock.lock();
         try {
-            List<Object> first = new ArrayList<>();
-            List<Object> second = new ArrayList<>(List.of(scratch));
-            for (int k = 0; k < arguments.length; k++) {
-                boolean pointer = reduction.params().get(k).isPointer();
-                if (!reduction.isOutput(k)) {
-                    first.add(arguments[k]);
-                }
-                if (reduction.isOutput(k) || !pointer) {
-                    second.add(arguments[k]);
-                }
+            DeviceBuffer kept = keptScratch(stream);
+            if (kept != null) {
+                return enqueuePasses(stream, n, blocks, kept, arguments);
             }
-            first.add(scratch);
-            first.addAll(List.of(blocks, chunk, chunk, 1L, n).stream().map(Number::longValue).toList());
-            second.addAll(List.of(1L, (long) blocks, 0L, 1L, (long) blocks));
-            stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first.toArray());
-            return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second.toArray());
         } finally {
-            scratch.close(); // freed after the launches above, in stream order
+            scratchLock.unlock();
         }
+        // Another stream holds the kept buffer. Stream-ordered: no device-wide synchronisation, and the memory is
+        // reused once the launches are done.
+        DeviceBuffer own = stream.enqueueAllocate(reduction.accumulator(), blocks);
+        try {
+            return enqueuePasses(stream, n, blocks, own, arguments);
+        } finally {
+            own.close(); // freed after the launches above, in stream order
+        }
+    }
+
+    /**
+     * The kept scratch buffer if {@code stream} may use it, allocating it for {@code stream} if no open stream holds
+     * it; null if another stream does or this object is closed. Called with the lock held.
+     */
+    private DeviceBuffer keptScratch(DeviceStream stream) {
+        if (closed || stream.context() != partials.context()) {
+            return null; // the launches refuse closed functions and a stream of another context
+        }
+        if (scratch != null && scratchStream != stream && scratchStream.isClosed()) {
+            scratch.close(); // its stream's work is done: freed on the default stream
+            scratch = null;
+        }
+        if (scratch == null) {
+            // Room for the most partials any call launches, so that every later call on this stream can use it.
+            scratch = stream.enqueueAllocate(reduction.accumulator(), MAX_PARTIALS);
+            scratchStream = stream;
+        }
+        return scratchStream == stream ? scratch : null;
+    }
+
+    /** The partials pass into {@code partialValues}, then the final pass; returns the final pass's future. */
+    private DeviceFuture<Void> enqueuePasses(DeviceStream stream, long n, int blocks, DeviceBuffer partialValues,
+            Object[] arguments) {
+        long chunk = (n + blocks - 1) / blocks;
+        List<Object> first = new ArrayList<>();
+        List<Object> second = new ArrayList<>(List.of(partialValues));
+        for (int k = 0; k < arguments.length; k++) {
+            boolean pointer = reduction.params().get(k).isPointer();
+            if (!reduction.isOutput(k)) {
+                first.add(arguments[k]);
+            }
+            if (reduction.isOutput(k) || !pointer) {
+                second.add(arguments[k]);
+            }
+        }
+        first.add(partialValues);
+        first.addAll(List.of(blocks, chunk, chunk, 1L, n).stream().map(Number::longValue).toList());
+        second.addAll(List.of(1L, (long) blocks, 0L, 1L, (long) blocks));
+        stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first.toArray());
+        return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second.toArray());
     }
 
     /**
@@ -147,9 +195,19 @@ public final class DeviceReduction implements AutoCloseable {
         }
     }
 
-    /** Unloads the kernels, after the launches already enqueued. Idempotent. */
+    /** Unloads the kernels and frees the kept scratch buffer, after the launches already enqueued. Idempotent. */
     @Override
     public void close() {
+        scratchLock.lock();
+        try {
+            closed = true;
+            if (scratch != null) {
+                scratch.close(); // in stream order, after every pass already enqueued on it
+                scratch = null;
+            }
+        } finally {
+            scratchLock.unlock();
+        }
         partials.close();
         last.close();
         segments.close();

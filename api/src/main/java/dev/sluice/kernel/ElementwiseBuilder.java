@@ -26,7 +26,9 @@ import java.util.Map;
  *
  * <p>The {@link Kernel} it builds takes the declared parameters in the order they were declared, then {@code n}, the
  * element count, as an {@link DType#I64}. In the body, a pointer parameter's name means its element {@code i}, a
- * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count.
+ * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count. An input may be
+ * the same buffer as an output of its type (an update in place): a read of it after the output is assigned sees the value
+ * assigned, on every backend.
  */
 public final class ElementwiseBuilder {
 
@@ -136,8 +138,17 @@ public final class ElementwiseBuilder {
             out.append(Params.cDeclaration(p)).append(", ");
         }
         out.append("long long sl_n) {\n");
+        out.append("    const long long sl_first = (long long) blockIdx.x * blockDim.x + threadIdx.x;\n");
         out.append("    const long long sl_stride = (long long) gridDim.x * blockDim.x;\n");
-        out.append("    for (long long sl_i = (long long) blockIdx.x * blockDim.x + threadIdx.x; sl_i < sl_n; sl_i += sl_stride) {\n");
+        // The usual launch (LaunchConfig.forElements) has a thread per element: that path is straight-line code with
+        // one bounds check, as a hand-written kernel is; smaller grids take the grid-stride loop.
+        out.append("    if (sl_stride >= sl_n) {\n");
+        out.append("        if (sl_first >= sl_n) return;\n");
+        out.append("        const long long sl_i = sl_first;\n");
+        out.append(gen.statements(statements, "        "));
+        out.append("        return;\n");
+        out.append("    }\n");
+        out.append("    for (long long sl_i = sl_first; sl_i < sl_n; sl_i += sl_stride) {\n");
         out.append(gen.statements(statements, "        "));
         out.append("    }\n}\n");
         return out.toString();

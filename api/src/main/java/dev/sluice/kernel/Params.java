@@ -46,11 +46,27 @@ final class Params {
         };
     }
 
-    /** The C declaration of a parameter: inputs are {@code const}. */
+    /**
+     * The C declaration of a parameter: inputs are {@code const}. Elementwise kernels declare no pointer
+     * {@code __restrict__}: an in-place update passes one buffer as an input and an output, and a body such as
+     * {@code y = x + 1; z = x * 2} with x and y the same buffer must read x after the store to y, as the CPU backend
+     * does, where {@code __restrict__} would let the compiler reuse the first load.
+     */
     static String cDeclaration(Symbol s) {
+        return cDeclaration(s, false);
+    }
+
+    /**
+     * The C declaration of a parameter, {@code __restrict__} if {@code restricted}: only for a pointer that no pointer
+     * the kernel writes can be the same memory as, whatever the caller passes (a scratch buffer the kernel's owner
+     * allocates, or an input of a kernel that writes only such a buffer). A restricted input can then be read through
+     * the non-coherent read-only path.
+     */
+    static String cDeclaration(Symbol s, boolean restricted) {
+        String qualifier = restricted ? "* __restrict__ p_" : "* p_";
         return switch (s.role()) {
-            case INPUT_POINTER -> "const " + CudaSource.c(s.type()) + "* p_" + s.name();
-            case OUTPUT_POINTER -> CudaSource.c(s.type()) + "* p_" + s.name();
+            case INPUT_POINTER -> "const " + CudaSource.c(s.type()) + qualifier + s.name();
+            case OUTPUT_POINTER -> CudaSource.c(s.type()) + qualifier + s.name();
             default -> CudaSource.c(s.type()) + " p_" + s.name();
         };
     }

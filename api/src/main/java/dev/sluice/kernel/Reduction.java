@@ -13,11 +13,12 @@ import java.util.List;
  * A reduction declared with {@link Kernel#reduction(String)}: its generated kernels, ready to be compiled on a context
  * with {@link #compile(DeviceContext)}. Immutable and thread-safe.
  *
- * <p>How the result is produced: a whole buffer in two passes (each block reduces a contiguous chunk to one partial
- * value, then one block reduces the partials and runs the post-map); the rows or the columns of a 2-D buffer in one
- * pass, one block per row or column. No atomics are used, so a result is the same from run to run on one backend with
- * the same sizes; but GPUs (a tree over warps) and the CPU backend (each chunk in order) combine values in different
- * orders, so float sums may differ between backends in the last bits.
+ * <p>How the result is produced: a whole buffer in two passes (each block reduces its share to one partial value,
+ * then one block reduces the partials and runs the post-map); the rows or the columns of a 2-D buffer in one pass, one
+ * block per row or column. On GPUs a block's share of a whole buffer is grid-strided, with four accumulators per
+ * thread, and blocks combine over a tree of warps; on the CPU backend a block reduces a contiguous chunk in order. No
+ * atomics are used, so a result is the same from run to run on one backend with the same sizes; but the backends
+ * combine values in different orders, so float sums may differ between backends in the last bits.
  */
 public final class Reduction {
 

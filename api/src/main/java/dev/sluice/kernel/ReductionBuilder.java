@@ -93,8 +93,8 @@ public final class ReductionBuilder {
     }
 
     /**
-     * How two values combine, an associative expression of {@code a} and {@code b}: {@code a + b}, {@code max(a, b)}.
-     * The order in which values are combined differs between backends and launch sizes.
+     * How two values combine, an associative and commutative expression of {@code a} and {@code b}: {@code a + b},
+     * {@code max(a, b)}. The order in which values are combined differs between backends and launch sizes.
      *
      * @throws InvalidArgumentException naming {@code expression} for null or blank source
      */

@@ -27,8 +27,9 @@ import java.util.Map;
  * buffer to the outputs directly.
  *
  * <p>On GPUs a block's threads reduce in a strided loop, then within each warp with shuffles, then across warps in
- * shared memory. On the CPU backend thread 0 of each block reduces its segment in order and the other threads
- * return, so the blocks of a launch are what runs in parallel.
+ * shared memory; the partials kernel's C++ has a loop of its own, striding the whole grid over the buffer (only its
+ * element count is read of the geometry). On the CPU backend thread 0 of each block reduces its segment in order and
+ * the other threads return, so the blocks of a launch are what runs in parallel.
  */
 final class ReductionCode {
 
@@ -143,19 +144,36 @@ final class ReductionCode {
 
     // ---------------------------------------------------------------- CUDA C++
 
-    private String cuda(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials) {
-        CudaSource gen = new CudaSource(s -> switch (s.role()) {
-            case INPUT_POINTER -> "p_" + s.name() + "[sl_i]";
+    /** Accumulators per thread in the whole-buffer pass: loads in flight per thread, to cover memory latency. */
+    private static final int LANES = 4;
+
+    /**
+     * A generator that reads the inputs at {@code index} and spells the reduce expression's {@code a} and {@code b} as
+     * {@code a} and {@code b}.
+     */
+    private static CudaSource cudaNames(String index, String a, String b) {
+        return new CudaSource(s -> switch (s.role()) {
+            case INPUT_POINTER -> "p_" + s.name() + "[" + index + "]";
             case OUTPUT_POINTER -> "p_" + s.name() + "[sl_o]";
             case SCALAR -> "p_" + s.name();
             case LOCAL -> "v_" + s.name();
-            case INDEX -> "sl_i";
+            case INDEX -> index;
             case COUNT -> "sl_total";
-            case ACCUMULATOR -> s.index() == 0 ? "sl_a" : "sl_b";
+            case ACCUMULATOR -> s.index() == 0 ? a : b;
         });
+    }
+
+    /** {@code into = reduce(a, b);} */
+    private String combine(String into, String a, String b) {
+        return into + " = " + cudaNames("sl_i", a, b).converted(reduce, acc) + ";";
+    }
+
+    private String cuda(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials) {
+        CudaSource gen = cudaNames("sl_i", "sl_a", "sl_b");
         String t = CudaSource.c(acc);
         String id = gen.converted(identity, acc);
-        String combine = "sl_a = " + gen.converted(reduce, acc) + ";";
+        String combine = combine("sl_a", "sl_a", "sl_b");
+        boolean wholeBuffer = toPartials;
         StringBuilder out = new StringBuilder(CudaSource.PRELUDE);
         // hiprtc spells the warp shuffle without a mask (its wavefronts may be 64 wide); NVRTC needs __shfl_down_sync.
         out.append("""
@@ -167,21 +185,25 @@ final class ReductionCode {
                 """);
         out.append("\nextern \"C\" __global__ void ").append(kernelName).append('(');
         for (Symbol p : symbols) {
-            out.append(Params.cDeclaration(p)).append(", ");
+            // The whole-buffer pass writes only the scratch partials, which no argument can be, and the final pass
+            // reads only them: in these two no pointer the kernel writes can alias one it reads, so they may be
+            // __restrict__ (inputs then read through the non-coherent read-only path). The segments kernel writes the
+            // user's outputs, which the user may also pass as inputs, so it keeps plain pointers.
+            boolean restricted = wholeBuffer || fromPartials && p.role() == Role.INPUT_POINTER;
+            out.append(Params.cDeclaration(p, restricted)).append(", ");
         }
         out.append(String.join(", ", GEOMETRY.stream().map(g -> "long long " + g).toList())).append(") {\n");
         out.append("    __shared__ ").append(t).append(" sl_warps[32];\n");
         out.append("    const int sl_lane = threadIdx.x % warpSize;\n");
         out.append("    const int sl_warp = threadIdx.x / warpSize;\n");
-        out.append("    for (long long sl_o = blockIdx.x; sl_o < sl_count; sl_o += gridDim.x) {\n");
-        out.append("        ").append(t).append(" sl_a = ").append(id).append(";\n");
-        out.append("        for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {\n");
-        out.append("            const long long sl_i = sl_o * sl_outer + sl_k * sl_inner;\n");
-        out.append("            if (sl_i >= sl_total) break;\n");
-        out.append("            ").append(t).append(" sl_b = ")
-                .append(fromPartials ? "p_" + PARTIALS + "[sl_i]" : gen.converted(map, acc)).append(";\n");
-        out.append("            ").append(combine).append("\n");
-        out.append("        }\n");
+        if (wholeBuffer) {
+            out.append(wholeBufferLoop(t, id));
+        }
+        out.append(wholeBuffer ? "    {\n        const long long sl_o = blockIdx.x;\n"
+                : "    for (long long sl_o = blockIdx.x; sl_o < sl_count; sl_o += gridDim.x) {\n");
+        if (!wholeBuffer) {
+            out.append(segmentLoop(t, id, gen, fromPartials, combine));
+        }
         // Within a warp: lanes fold the upper half onto the lower, halving the distance (a lane past the block's end
         // has nothing to give).
         String warpReduce = """
@@ -205,8 +227,65 @@ final class ReductionCode {
         }
         out.append("            }\n");
         out.append("        }\n");
-        out.append("        __syncthreads(); // sl_warps is reused by the next segment\n");
+        if (!wholeBuffer) {
+            out.append("        __syncthreads(); // sl_warps is reused by the next segment\n");
+        }
         out.append("    }\n}\n");
+        return out.toString();
+    }
+
+    /** Thread-strided reduction of segment {@code sl_o} into {@code sl_a}: element k at {@code o * outer + k * inner}. */
+    private String segmentLoop(String t, String id, CudaSource gen, boolean fromPartials, String combine) {
+        return "        " + t + " sl_a = " + id + ";\n"
+                + "        for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {\n"
+                + "            const long long sl_i = sl_o * sl_outer + sl_k * sl_inner;\n"
+                + "            if (sl_i >= sl_total) break;\n"
+                + "            " + t + " sl_b = " + (fromPartials ? "p_" + PARTIALS + "[sl_i]" : gen.converted(map, acc)) + ";\n"
+                + "            " + combine + "\n"
+                + "        }\n";
+    }
+
+    /**
+     * The whole-buffer pass's own loop, into {@code sl_a}: the grid strides over all {@code sl_total} elements (each
+     * warp's loads are contiguous, and the index is one addition per element, with no per-element bounds break), and
+     * each thread keeps {@value #LANES} accumulators so that as many loads are in flight. Accumulator {@code j} takes the
+     * {@code j}-th element of each group of {@value #LANES} strides, the rest go to accumulator 0, and they combine in
+     * a fixed tree: for given sizes the order never changes, so results are the same from run to run. Only the element
+     * count is used of the geometry; the blocks' chunks are the CPU backend's order.
+     */
+    private String wholeBufferLoop(String t, String id) {
+        StringBuilder out = new StringBuilder();
+        out.append("    const long long sl_stride = (long long) gridDim.x * blockDim.x;\n");
+        out.append("    long long sl_i = (long long) blockIdx.x * blockDim.x + threadIdx.x;\n");
+        for (int j = 0; j < LANES; j++) {
+            out.append("    ").append(t).append(" sl_a").append(j).append(" = ").append(id).append(";\n");
+        }
+        out.append("    for (; sl_i + ").append(LANES - 1).append(" * sl_stride < sl_total; sl_i += ").append(LANES)
+                .append(" * sl_stride) {\n");
+        for (int j = 0; j < LANES; j++) { // every load first, then the combines: the loads do not wait on each other
+            String index = j == 0 ? "sl_i" : "sl_i" + j;
+            if (j > 0) {
+                out.append("        const long long ").append(index).append(" = sl_i + ").append(j).append(" * sl_stride;\n");
+            }
+            out.append("        const ").append(t).append(" sl_b").append(j).append(" = ")
+                    .append(cudaNames(index, "sl_a", "sl_b").converted(map, acc)).append(";\n");
+        }
+        for (int j = 0; j < LANES; j++) {
+            out.append("        ").append(combine("sl_a" + j, "sl_a" + j, "sl_b" + j)).append("\n");
+        }
+        out.append("    }\n");
+        out.append("    for (; sl_i < sl_total; sl_i += sl_stride) {\n");
+        out.append("        const ").append(t).append(" sl_b0 = ").append(cudaNames("sl_i", "sl_a", "sl_b").converted(map, acc))
+                .append(";\n");
+        out.append("        ").append(combine("sl_a0", "sl_a0", "sl_b0")).append("\n");
+        out.append("    }\n");
+        // A fixed tree, ((a0 . a1) . (a2 . a3)) for four: neighbours first, then pairs of pairs.
+        for (int step = 1; step < LANES; step *= 2) {
+            for (int j = 0; j + step < LANES; j += 2 * step) {
+                out.append("    ").append(combine("sl_a" + j, "sl_a" + j, "sl_a" + (j + step))).append("\n");
+            }
+        }
+        out.append("    ").append(t).append(" sl_a = sl_a0;\n");
         return out.toString();
     }
 

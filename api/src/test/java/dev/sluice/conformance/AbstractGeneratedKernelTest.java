@@ -164,6 +164,30 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
     }
 
     @Test
+    void anInputThatIsAlsoAnOutputIsReadAfterItsAssignmentAsAssigned() {
+        Kernel inPlace = Kernel.elementwise("in_place").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I32)).output(KernelParam.pointer("z", DType.I32))
+                .body("y = x + 1; z = x * 2").build();
+        int n = 1_000;
+        List<Number> start = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            start.add((long) k);
+        }
+        DeviceStream s = ctx.stream();
+        for (LaunchConfig config : List.of(LaunchConfig.forElements(n), LaunchConfig.of(3, 64))) {
+            DeviceBuffer xy = upload(s, DType.I32, start);
+            DeviceBuffer z = closeLater(ctx.allocate(DType.I32, n));
+            await(s.enqueueLaunch(fn(inPlace), config, xy, xy, z, (long) n)); // x and y the same buffer
+            List<Number> updated = download(s, xy);
+            List<Number> doubled = download(s, z);
+            for (int k = 0; k < n; k++) {
+                assertEquals(k + 1, updated.get(k).intValue(), "x = y, element " + k + " with " + config);
+                assertEquals((k + 1) * 2, doubled.get(k).intValue(), "z reads x after y = x + 1, element " + k + " with " + config);
+            }
+        }
+    }
+
+    @Test
     void scalarsAreBroadcastAndTheSyncFacadeLaunchesGeneratedKernels() {
         Kernel axpb = Kernel.elementwise("axpb")
                 .input(KernelParam.scalar("a", DType.F32))
@@ -274,6 +298,47 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         assertEquals((int) sum, download(s, total).get(0).intValue(), "the i32 sum wraps");
         assertEquals((long) (int) sum, download(s, wide).get(0).longValue(), "the wrapped sum, widened");
         assertEquals(biggest, download(s, max).get(0).longValue(), "max of |x|");
+    }
+
+    @Test
+    void oneReductionServesBackToBackCallsOnTwoStreamsWithoutMixingTheirPartials() {
+        // Sizes launching different numbers of blocks, so a final pass reading another call's partials is wrong.
+        int[] sizes = {70_001, 1, 256 * 1024 + 3, 999, 300_000};
+        DeviceStream[] streams = {closeLater(ctx.createStream()), closeLater(ctx.createStream())};
+        List<DeviceBuffer> inputs = new ArrayList<>();
+        List<Integer> expected = new ArrayList<>();
+        for (int n : sizes) {
+            List<Number> xs = new ArrayList<>();
+            int sum = 0;
+            for (int k = 0; k < n; k++) {
+                int v = (k * 7919 + n) % 1000 - 500;
+                xs.add((long) v);
+                sum += v;
+            }
+            inputs.add(upload(ctx.stream(), DType.I32, xs));
+            expected.add(sum);
+        }
+        List<DeviceBuffer> totals = new ArrayList<>();
+        List<DeviceBuffer> wides = new ArrayList<>();
+        List<dev.sluice.DeviceFuture<Void>> done = new ArrayList<>();
+        try (DeviceReduction r = INTEGER_SUM.compile(ctx)) {
+            for (int round = 0; round < 2; round++) {
+                for (int k = 0; k < sizes.length; k++) {
+                    DeviceStream s = streams[(k + round) % 2];
+                    DeviceBuffer total = closeLater(ctx.allocate(DType.I32, 1));
+                    DeviceBuffer wide = closeLater(ctx.allocate(DType.I64, 1));
+                    done.add(r.enqueue(s, sizes[k], inputs.get(k), total, wide));
+                    totals.add(total);
+                    wides.add(wide);
+                }
+            }
+        } // closed with its passes in flight: the kept scratch buffer is freed after them
+        done.forEach(ConformanceBase::await);
+        for (int j = 0; j < totals.size(); j++) {
+            int k = j % sizes.length;
+            assertEquals(expected.get(k), download(ctx.stream(), totals.get(j)).get(0).intValue(), "sum of " + sizes[k]);
+            assertEquals((long) expected.get(k), download(ctx.stream(), wides.get(j)).get(0).longValue(), "sum of " + sizes[k]);
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.sluice.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -131,6 +132,8 @@ class KernelLanguageTest {
         assertTrue(cuda.contains("sl_div_i32("), "defined division: " + cuda);
         assertTrue(cuda.contains("sl_f2i((double) (p_f[sl_i]))"), "saturating conversion: " + cuda);
         assertTrue(cuda.contains("sl_i += sl_stride"), "grid-stride loop: " + cuda);
+        assertTrue(cuda.contains("if (sl_stride >= sl_n) {"), "a thread per element without a loop: " + cuda);
+        assertFalse(cuda.contains("__restrict__"), "an input may be the same buffer as an output: " + cuda);
         assertEquals(4, k.params().size());
         assertEquals(KernelParam.scalar("n", DType.I64), k.params().get(3));
     }
@@ -176,6 +179,34 @@ class KernelLanguageTest {
         InvalidArgumentException reserved = assertThrows(InvalidArgumentException.class,
                 () -> Kernel.reduction("r").input(KernelParam.pointer("a", DType.F32)));
         assertTrue(reserved.getMessage().contains("the name 'a' is reserved"), reserved.getMessage());
+    }
+
+    @Test
+    void onlyPointersNoWrittenPointerCanAliasAreRestricted() {
+        List<Kernel> kernels = sum().build().kernels();
+        String partials = kernels.get(0).cudaSource().orElseThrow();
+        String last = kernels.get(1).cudaSource().orElseThrow();
+        String segments = kernels.get(2).cudaSource().orElseThrow();
+        assertTrue(partials.contains("total_partials(const float* __restrict__ p_x, float* __restrict__ p_sl_partials,"),
+                partials);
+        assertTrue(last.contains("total_final(const float* __restrict__ p_sl_partials, float* p_y,"), last);
+        assertTrue(segments.contains("total_segments(const float* p_x, float* p_y,"), segments);
+    }
+
+    @Test
+    void theWholeBufferPassKeepsFourAccumulatorsCombinedInAFixedOrder() {
+        String partials = Kernel.reduction("total").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * i").reduce("max(a, b)")
+                .identity("0").postMap("y = a").build().kernels().getFirst().cudaSource().orElseThrow();
+        assertTrue(partials.contains("for (; sl_i + 3 * sl_stride < sl_total; sl_i += 4 * sl_stride) {"), partials);
+        assertTrue(partials.contains("const long long sl_i3 = sl_i + 3 * sl_stride;"), partials);
+        // The map sees each accumulator's own index, for the element and for i.
+        assertTrue(partials.contains("p_x[sl_i3]"), partials);
+        assertTrue(partials.contains("sl_i3))"), partials);
+        assertTrue(partials.contains("sl_a3 = sl_max_i64(sl_a3, sl_b3);"), partials);
+        assertTrue(partials.contains("sl_a0 = sl_max_i64(sl_a0, sl_a1);\n    sl_a2 = sl_max_i64(sl_a2, sl_a3);\n"
+                + "    sl_a0 = sl_max_i64(sl_a0, sl_a2);\n"), partials);
+        assertFalse(partials.contains("sl_o * sl_outer"), "no per-element chunk arithmetic: " + partials);
     }
 
     @Test

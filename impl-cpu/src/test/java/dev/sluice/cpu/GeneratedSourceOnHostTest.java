@@ -13,6 +13,8 @@ import dev.sluice.DeviceStream;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Reduction;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CUDA C++ that {@link Kernel#elementwise} generates, compiled for the host by the machine's C++ compiler (with
+ * The CUDA C++ that {@link Kernel#elementwise} (and {@link Kernel#reduction}) generates, compiled for the host by the machine's C++ compiler (with
  * CUDA's built-in names stubbed, the grid walked by a loop) and run on edge values, computes bit for bit what the Java
  * the CPU backend runs computes: so the C++ spells out wrapping, division by zero, saturating conversions and the rest
  * as the language defines them, even where no GPU is at hand. Skipped where there is no {@code c++} or {@code g++}.
@@ -89,13 +91,18 @@ class GeneratedSourceOnHostTest {
                     .append("        static ").append(in).append(" x[").append(c.n).append("], y[").append(c.n).append("];\n")
                     .append("        static ").append(out).append(" z[").append(c.n).append("];\n")
                     .append("        memcpy(x, xb, sizeof x); memcpy(y, yb, sizeof y);\n")
-                    .append("        for (unsigned b = 0; b < 3; b++) for (unsigned t = 0; t < 32; t++) {\n")
-                    .append("            blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    // A grid smaller than the elements (the grid-stride loop), then one covering them (a thread each).
+                    .append("        const unsigned grids[2] = {3u, ").append((c.n + 31) / 32).append("u};\n")
+                    .append("        for (int g = 0; g < 2; g++) {\n")
+                    .append("            memset(z, 0, sizeof z); gridDim.x = grids[g];\n")
+                    .append("            for (unsigned b = 0; b < grids[g]; b++) for (unsigned t = 0; t < 32; t++) {\n")
+                    .append("                blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    .append("            }\n")
+                    .append("            const unsigned char* zb = (const unsigned char*) z;\n")
+                    .append("            printf(\"").append(c.name).append(" \");\n")
+                    .append("            for (unsigned k = 0; k < sizeof z; k++) printf(\"%02x\", zb[k]);\n")
+                    .append("            printf(\"\\n\");\n")
                     .append("        }\n")
-                    .append("        const unsigned char* zb = (const unsigned char*) z;\n")
-                    .append("        printf(\"").append(c.name).append(" \");\n")
-                    .append("        for (unsigned k = 0; k < sizeof z; k++) printf(\"%02x\", zb[k]);\n")
-                    .append("        printf(\"\\n\");\n")
                     .append("    }\n");
         }
         main.append("    return 0;\n}\n");
@@ -108,7 +115,7 @@ class GeneratedSourceOnHostTest {
         String compiled = run(List.of(compiler, "-std=c++14", "-O1", "-ffp-contract=off", "-fno-fast-math", "-w", "-o",
                 binary.toString(), source.toString()));
         List<String> lines = run(List.of(binary.toString())).lines().toList();
-        assertEquals(cases.size(), lines.size(), "one line per kernel: " + compiled);
+        assertEquals(2 * cases.size(), lines.size(), "two lines per kernel: " + compiled);
 
         List<String> wrong = new ArrayList<>();
         try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0)) {
@@ -124,14 +131,86 @@ class GeneratedSourceOnHostTest {
                 byte[] java = new byte[Math.toIntExact(z.byteSize())];
                 s.enqueueCopy(z, HostData.of(MemorySegment.ofArray(java))).get(30, TimeUnit.SECONDS);
                 String expected = c.name + " " + HexFormat.of().formatHex(java);
-                if (!expected.equals(lines.get(k))) {
-                    wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()
-                            .filter(l -> l.contains("p_z[sl_i] =")).findFirst().orElse("?").strip()
-                            + "\n  Java: " + expected + "\n  C++:  " + lines.get(k));
+                for (int g = 0; g < 2; g++) {
+                    String line = lines.get(2 * k + g);
+                    if (!expected.equals(line)) {
+                        wrong.add(c.in + " " + c.kernel.cudaSource().orElseThrow().lines()
+                                .filter(l -> l.contains("p_z[sl_i] =")).findFirst().orElse("?").strip()
+                                + (g == 0 ? " (grid-stride loop)" : " (a thread per element)")
+                                + "\n  Java: " + expected + "\n  C++:  " + line);
+                    }
                 }
             }
         }
         assertTrue(wrong.isEmpty(), wrong.size() + " of " + cases.size() + " kernels differ:\n" + String.join("\n", wrong));
+    }
+
+    /**
+     * The whole-buffer reduction's first pass strides the grid with several accumulators per thread: run with one
+     * thread per block (so the warp and block folds are identities) over sizes around its unrolled step, a weighted
+     * integer sum (exact in any order) shows that every element is counted once, at its own index.
+     */
+    @Test
+    void theGeneratedWholeBufferReductionCountsEveryElementOnce() throws Exception {
+        String compiler = findCompiler();
+        assumeTrue(compiler != null, "no c++ or g++ on the PATH");
+        Reduction weighted = Kernel.reduction("weighted").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * (i + 1)")
+                .reduce("a + b").identity("0").postMap("y = a").build();
+        int[] sizes = {1, 3, 4, 5, 15, 16, 17, 31, 32, 33, 100, 1001};
+        int[] grids = {1, 4, 7};
+        int most = 1001;
+        StringBuilder program = new StringBuilder(SHIM).append("""
+                #define __shared__
+                #define __syncthreads()
+                #define __shfl_down_sync(mask, v, offset) (v)
+                static const int warpSize = 32;
+                """);
+        String partials = weighted.kernels().get(0).cudaSource().orElseThrow();
+        String last = weighted.kernels().get(1).cudaSource().orElseThrow();
+        program.append(partials).append(last.substring(last.indexOf("extern \"C\""))).append("int main() {\n")
+                .append("    static int x[").append(most).append("];\n")
+                .append("    for (int k = 0; k < ").append(most).append("; k++) x[k] = (int) (2654435761u * (unsigned) k);\n")
+                .append("    static long long partials[8], y[1];\n")
+                .append("    blockDim.x = 1; threadIdx.x = 0;\n");
+        for (int n : sizes) {
+            for (int g : grids) {
+                program.append("    gridDim.x = ").append(g).append(";\n")
+                        .append("    for (unsigned b = 0; b < ").append(g).append("; b++) { blockIdx.x = b; weighted_partials(x, partials, ")
+                        .append(g).append(", 0, 0, 1, ").append(n).append("); }\n")
+                        .append("    gridDim.x = 1; blockIdx.x = 0; weighted_final(partials, y, 1, ").append(g).append(", 0, 1, ")
+                        .append(g).append(");\n")
+                        .append("    printf(\"%lld\\n\", y[0]);\n");
+            }
+        }
+        program.append("    return 0;\n}\n");
+        Path dir = Files.createTempDirectory("sluice-generated-reduction");
+        Path source = dir.resolve("reduction.cpp");
+        Path binary = dir.resolve("reduction");
+        Files.writeString(source, program);
+        String compiled = run(List.of(compiler, "-std=c++14", "-O1", "-w", "-o", binary.toString(), source.toString()));
+        List<String> lines = run(List.of(binary.toString())).lines().toList();
+        assertEquals(sizes.length * grids.length, lines.size(), "one line per launch: " + compiled);
+
+        try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0); DeviceReduction r = weighted.compile(ctx)) {
+            DeviceStream s = ctx.stream();
+            int[] values = new int[most];
+            for (int k = 0; k < most; k++) {
+                values[k] = (int) (2654435761L * k);
+            }
+            DeviceBuffer x = ctx.allocate(DType.I32, most);
+            DeviceBuffer y = ctx.allocate(DType.I64, 1);
+            s.enqueueCopy(HostData.of(MemorySegment.ofArray(values)), x);
+            int line = 0;
+            for (int n : sizes) {
+                long[] java = new long[1];
+                r.enqueue(s, n, x, y);
+                s.enqueueCopy(y, HostData.of(MemorySegment.ofArray(java))).get(30, TimeUnit.SECONDS);
+                for (int g : grids) {
+                    assertEquals(Long.toString(java[0]), lines.get(line++), "n = " + n + " over " + g + " blocks");
+                }
+            }
+        }
     }
 
     /** Every pair of edge values of {@code t}, as raw little-endian elements. */
