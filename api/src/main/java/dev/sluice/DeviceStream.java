@@ -785,6 +785,8 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Under the lock, while capturing: the memory the captured work uses, for the graph's replays. */
     private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
+    /** Under the lock, while capturing: the captured host functions and host waits; null until the first. */
+    private @Nullable GraphHostSteps capturedSteps;
 
     /**
      * Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim; with automatic ordering, as its
@@ -1149,7 +1151,10 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         begin();
         try {
-            refuseDuringCapture("waitFor(CompletionStage)");
+            if (capturing) {
+                handle.captureHostStep(capturedHostSteps().hostWait(stage));
+                return mark(null, TraceSpan.WAIT);
+            }
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
@@ -1212,7 +1217,10 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> after;
         begin();
         try {
-            refuseDuringCapture("enqueueHostFunction");
+            if (capturing) {
+                handle.captureHostStep(capturedHostSteps().hostFunction(function));
+                return mark(null, TraceSpan.HOST);
+            }
             before = mark(null, null);
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
@@ -1235,10 +1243,14 @@ public final class DeviceStream implements AutoCloseable {
         return after;
     }
 
-    private void refuseDuringCapture(String what) {
-        if (capturing) {
-            throw new IllegalStateException(what + " cannot be captured into a graph: it needs the host while the stream runs");
+    /** Under the lock, while capturing: the host steps of the graph being captured, created with the first one. */
+    private GraphHostSteps capturedHostSteps() {
+        GraphHostSteps steps = capturedSteps;
+        if (steps == null) {
+            steps = new GraphHostSteps(context);
+            capturedSteps = steps;
         }
+        return steps;
     }
 
     // ---------------------------------------------------------------- graphs
@@ -1247,10 +1259,13 @@ public final class DeviceStream implements AutoCloseable {
      * Captures the work {@code body} enqueues on this stream into a graph instead of running it, and returns
      * the graph, to launch many times with {@link DeviceGraph#enqueueLaunch(DeviceStream)}. During capture
      * the enqueue methods return futures already failed with {@link IllegalStateException} (the work has not
-     * run), and host gates ({@code waitFor(CompletionStage)}, host functions) are refused. Work enqueued by
-     * other threads on this stream during the capture is captured too.
+     * run). Host functions and waits for a {@link CompletionStage} are captured as host steps of the graph, run once
+     * per replay on the backend's thread (see {@link DeviceGraph}, "Host steps"). Work enqueued by other threads on
+     * this stream during the capture is captured too.
      *
-     * @throws UnsupportedOnBackendException if the backend cannot capture
+     * @throws UnsupportedOnBackendException if the backend cannot capture; thrown by the enqueue call in
+     *                                       {@code body} for an operation the backend cannot capture (host steps on a
+     *                                       HIP runtime without {@code hipLaunchHostFunc}, say), with nothing enqueued
      */
     public DeviceGraph capture(Consumer<DeviceStream> body) {
         Checks.notNull("body", body);
@@ -1263,6 +1278,7 @@ public final class DeviceStream implements AutoCloseable {
             handle.beginCapture();
             capturing = true;
             captured = new java.util.LinkedHashMap<>();
+            capturedSteps = null;
         } finally {
             end();
         }
@@ -1274,11 +1290,14 @@ public final class DeviceStream implements AutoCloseable {
         }
         dev.sluice.spi.GraphHandle graph;
         List<CapturedUse> uses;
+        GraphHostSteps steps;
         core.lock();
         try {
             capturing = false;
             uses = List.copyOf(captured.values());
             captured = null;
+            steps = capturedSteps;
+            capturedSteps = null;
             graph = handle.endCapture();
         } finally {
             core.unlock();
@@ -1287,7 +1306,7 @@ public final class DeviceStream implements AutoCloseable {
             graph.destroy();
             throw failure;
         }
-        return new DeviceGraph(context, graph, uses);
+        return new DeviceGraph(context, graph, uses, steps);
     }
 
     /** Launches {@code graph} here; used by {@link DeviceGraph#enqueueLaunch}. */
@@ -1312,8 +1331,16 @@ public final class DeviceStream implements AutoCloseable {
                     claimed++;
                 }
                 orderAfterHazards();
-                handle.launchGraph(graph.handle);
-                f = mark(null, TraceSpan.GRAPH);
+                GraphHostSteps steps = graph.hostSteps;
+                if (steps == null) {
+                    handle.launchGraph(graph.handle);
+                    f = mark(null, TraceSpan.GRAPH);
+                } else {
+                    // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
+                    GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                    handle.launchGraph(steps.launching(graph.handle, replay));
+                    f = mark(null, TraceSpan.GRAPH, replay);
+                }
             } catch (RuntimeException e) {
                 for (int i = 0; i < claimed; i++) {
                     uses.get(i).uses().unclaim();
