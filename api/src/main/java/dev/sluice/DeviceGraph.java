@@ -67,6 +67,9 @@ public final class DeviceGraph implements AutoCloseable {
         if (closed.get()) {
             throw new ClosedResourceException(toString());
         }
+        if (context.isClosed()) {
+            throw new ClosedResourceException(this + ": its context is closed, and the native graph went with it");
+        }
         if (stream.context() != context) {
             throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
