@@ -1299,6 +1299,12 @@ public final class DeviceStream implements AutoCloseable {
             steps = capturedSteps;
             capturedSteps = null;
             graph = handle.endCapture();
+        } catch (RuntimeException e) {
+            if (failure != null) { // a refused operation may have invalidated the capture: report the refusal
+                failure.addSuppressed(e);
+                throw failure;
+            }
+            throw e;
         } finally {
             core.unlock();
         }

@@ -587,6 +587,19 @@ final class HipApi {
         }
     }
 
+    /**
+     * {@code hipLaunchHostFunc}: the raw status, so that a runtime that cannot capture it can be told apart.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the runtime does not export it
+     */
+    int launchHostFunc(long stream, long function, long userData) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipLaunchHostFunc).invokeExact(stream, function, userData);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     void graphLaunch(long exec, long stream) {
         try {
             check((int) lib.handle(HipApiSymbol.hipGraphLaunch).invokeExact(exec, stream), "hipGraphLaunch");
