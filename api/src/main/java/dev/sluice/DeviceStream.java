@@ -1137,6 +1137,10 @@ public final class DeviceStream implements AutoCloseable {
      * the returned future completes exceptionally with that exception; a stage that never completes holds the
      * stream forever (closing the context releases it, failing the wait with {@link ClosedResourceException}). A
      * {@link DeviceFuture} of this backend is waited for on the device (see {@link #waitFor(DeviceFuture)}).
+     *
+     * <p>During {@link #capture}, the wait becomes a host step of the graph instead, which blocks the backend's thread
+     * (CUDA and HIP: the driver's callback thread) on each replay until the stage completes (see {@link DeviceGraph},
+     * "Host steps").
      */
     public DeviceFuture<Void> waitFor(CompletionStage<?> stage) {
         Checks.notNull("stage", stage);
@@ -1209,6 +1213,10 @@ public final class DeviceStream implements AutoCloseable {
      * executor (virtual threads) once the preceding work's marker completes. If the function throws, the
      * returned future completes exceptionally with its exception and the stream continues. A device fault
      * before it means it never runs.
+     *
+     * <p>During {@link #capture}, the function becomes a host step of the graph instead: it runs once per replay, on
+     * the backend's thread rather than the host executor, and what it throws fails the replay's future (see
+     * {@link DeviceGraph}, "Host steps").
      */
     public DeviceFuture<Void> enqueueHostFunction(Runnable function) {
         Checks.notNull("function", function);
