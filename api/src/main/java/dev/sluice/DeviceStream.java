@@ -1327,6 +1327,11 @@ public final class DeviceStream implements AutoCloseable {
     DeviceFuture<Void> launchGraph(DeviceGraph graph) {
         begin();
         try {
+            if (capturing && graph.hostSteps != null) {
+                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
+                throw new IllegalStateException(graph + " has host steps and cannot be launched while " + this
+                        + " is capturing");
+            }
             // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
             // and noted as used, so a close() waits for the replay instead of freeing memory under it.
             List<CapturedUse> uses = graph.uses;

@@ -75,7 +75,14 @@ final class GraphHostSteps {
      */
     Runnable hostWait(CompletionStage<?> stage) {
         steps++;
-        CompletableFuture<?> s = stage.toCompletableFuture();
+        CompletableFuture<Object> s = new CompletableFuture<>(); // not toCompletableFuture(): a stage may refuse it
+        stage.whenComplete((v, e) -> {
+            if (e != null) {
+                s.completeExceptionally(e);
+            } else {
+                s.complete(v);
+            }
+        });
         return () -> step(() -> {
             CompletableFuture.anyOf(s, context.closing).join(); // throws the failure of either
         });
@@ -108,8 +115,11 @@ final class GraphHostSteps {
             }
         }
         if (destroy != null) {
-            // Not on this thread: CUDA and HIP forbid driver calls inside a host node.
-            context.hostExecutor().execute(destroy);
+            try {
+                context.hostExecutor().execute(destroy); // not on this thread: CUDA and HIP forbid driver calls in a host node
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the context has closed, and its native graphs went with it
+            }
         }
     }
 

@@ -177,6 +177,38 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         assertEquals(expected, order, "each replay runs both steps once, in capture order, replays in launch order");
     }
 
+    /** Without memory to order them by, replays of one graph on two streams still run one after another. */
+    @Test
+    void replaysOfAGraphOfHostStepsOnlyDoNotOverlapAcrossStreams() {
+        DeviceStream s = ctx.createStream();
+        DeviceStream other = ctx.createStream();
+        AtomicInteger started = new AtomicInteger();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.enqueueHostFunction(() -> {
+                int k = started.incrementAndGet();
+                try {
+                    Thread.sleep(5); // room for a replay on the other stream to overlap, were it allowed to
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                order.add(k);
+            });
+            c.enqueueHostFunction(() -> order.add(-started.get()));
+        });
+        List<DeviceFuture<Void>> replays = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            replays.add(g.enqueueLaunch(k % 2 == 0 ? s : other));
+        }
+        replays.forEach(ConformanceBase::await);
+        List<Integer> expected = new ArrayList<>();
+        for (int k = 1; k <= 10; k++) {
+            expected.add(k);
+            expected.add(-k);
+        }
+        assertEquals(expected, order);
+    }
+
     @Test
     void aHostFunctionThatThrowsFailsItsReplayAndTheReplayGoesOn() {
         DeviceStream s = ctx.createStream();
@@ -257,6 +289,18 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(s));
         assertMentions(e, "closed");
         assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(os), "a stream of another, open context");
+    }
+
+    @Test
+    void aGraphWithHostStepsCannotBeLaunchedInsideACapture() {
+        DeviceStream s = ctx.createStream();
+        AtomicInteger runs = new AtomicInteger();
+        DeviceGraph g = captureOrSkip(s, c -> c.enqueueHostFunction(runs::incrementAndGet));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> s.capture(c -> g.enqueueLaunch(c)));
+        assertMentions(e, "host steps", "capturing");
+        assertStreamUsable(s);
+        await(g.enqueueLaunch(s));
+        assertEquals(1, runs.get(), "the refused launch left no replay behind: the next one runs its step as its own");
     }
 
     @Test
