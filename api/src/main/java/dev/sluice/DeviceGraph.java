@@ -23,9 +23,11 @@ import org.jspecify.annotations.Nullable;
  * node and stream callback, so a slow step delays all of them), the simulator's stream thread on the CPU backend.
  * <li><b>Errors:</b> a step cannot fail the device graph: what a host function throws, or the failure of an awaited
  * stage, fails that replay's future (the first such failure), and the replay and its later steps go on.
- * <li><b>Blocking:</b> a step must not call blocking Sluice API on its context ({@code synchronize}, {@code join} of a
- * future of it...): those calls are refused with {@link IllegalStateException}, as in host functions outside graphs;
- * nor may it call CUDA or HIP itself.
+ * <li><b>Blocking and driver calls:</b> a step must not call blocking Sluice API on its context ({@code synchronize},
+ * {@code join} of a future of it...): those calls are refused with {@link IllegalStateException}, as in host functions
+ * outside graphs. Nor may it enqueue work or call anything else that reaches the driver: CUDA and HIP forbid driver
+ * calls in a host node (the call may fail or hang; the CPU backend does not detect it). To start device work from a
+ * step, hand it to another thread, or complete a stage that an enqueued {@code waitFor} holds work behind.
  * <li><b>Host waits:</b> a captured wait blocks the driver's thread until its stage completes (the stage is the one
  * passed at capture, so replays after it has completed pass at once); while it blocks, no other host step or
  * stream callback of that driver thread runs. Closing the context releases a wait, failing its replay with
