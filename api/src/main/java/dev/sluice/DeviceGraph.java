@@ -75,7 +75,26 @@ public final class DeviceGraph implements AutoCloseable {
         if (stream.context() != context) {
             throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
-        return stream.launchGraph(this);
+        GraphHostSteps steps = hostSteps;
+        if (steps == null) {
+            return stream.launchGraph(this, null);
+        }
+        // Host steps find their replay by launch order, so replays must not overlap: CUDA orders the launches of one
+        // graph, HIP does not say it does; a replay on another stream than the last waits for it on the device.
+        steps.launchOrder.lock();
+        try {
+            DeviceFuture<Void> previous = steps.lastReplay;
+            if (previous != null && previous.stream() != stream) {
+                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
+            } else {
+                previous = null;
+            }
+            DeviceFuture<Void> f = stream.launchGraph(this, previous);
+            steps.lastReplay = f;
+            return f;
+        } finally {
+            steps.launchOrder.unlock();
+        }
     }
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */

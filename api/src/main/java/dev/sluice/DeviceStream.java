@@ -1323,8 +1323,11 @@ public final class DeviceStream implements AutoCloseable {
         return new DeviceGraph(context, graph, uses, steps);
     }
 
-    /** Launches {@code graph} here; used by {@link DeviceGraph#enqueueLaunch}. */
-    DeviceFuture<Void> launchGraph(DeviceGraph graph) {
+    /**
+     * Launches {@code graph} here, after {@code after} (a sealed future of another stream) if not null; used by
+     * {@link DeviceGraph#enqueueLaunch}.
+     */
+    DeviceFuture<Void> launchGraph(DeviceGraph graph, @Nullable DeviceFuture<?> after) {
         begin();
         try {
             if (capturing && graph.hostSteps != null) {
@@ -1348,6 +1351,9 @@ public final class DeviceStream implements AutoCloseable {
                                 + " memory its work captured)");
                     }
                     claimed++;
+                }
+                if (after != null) {
+                    waitMarkerLocked(after);
                 }
                 orderAfterHazards();
                 GraphHostSteps steps = graph.hostSteps;

@@ -51,6 +51,10 @@ final class GraphHostSteps {
     private final ConcurrentLinkedDeque<Replay> running = new ConcurrentLinkedDeque<>();
     /** Held across queueing a replay and its native launch, so that the queue has the backend's launch order. */
     private final ReentrantLock launching = new ReentrantLock();
+    /** Held by {@link DeviceGraph#enqueueLaunch} across a launch, so that each replay can wait for the one before. */
+    final ReentrantLock launchOrder = new ReentrantLock();
+    /** Under {@link #launchOrder}: the future of the last replay enqueued, or null. */
+    @Nullable DeviceFuture<Void> lastReplay;
     /** Set once the graph is closed while replays were running: the last step hands it to the host executor. */
     private @Nullable Runnable destroyWhenIdle;
 
