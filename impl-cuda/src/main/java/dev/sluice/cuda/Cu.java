@@ -252,6 +252,11 @@ final class Cu {
         }
     }
 
+    /** An upcall stub that lives as long as the process: the callback of host nodes ({@code HostNodes}). */
+    static MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type) {
+        return LINKER.upcallStub(target, type, Arena.global());
+    }
+
     static int launchHostFunc(long stream, long function, long userData) {
         try {
             return (int) LAUNCH_HOST_FUNC.invokeExact(stream, function, userData);

@@ -554,7 +554,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
         }
         long key = context.hostNodes.add(step);
         context.cu.bind();
-        int r = Cu.launchHostFunc(address, HostNodes.callback().address(), key);
+        int r = Cu.launchHostFunc(address, HostNodes.callback(Cu::upcallStub).address(), key);
         if (r != Cu.SUCCESS) {
             context.hostNodes.remove(List.of(key));
             throw Cu.error(r, "cuLaunchHostFunc");

@@ -7,7 +7,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.sluice.SluiceException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 
 /**
  * The HIP runtime and hiprtc, one Java method per native call, each checking the status it returns: a
@@ -592,6 +595,11 @@ final class HipApi {
      *
      * @throws dev.sluice.UnsupportedOnBackendException if the runtime does not export it
      */
+    /** An upcall stub that lives as long as the process: the callback of host nodes ({@code HostNodes}). */
+    static MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type) {
+        return Linker.nativeLinker().upcallStub(target, type, Arena.global());
+    }
+
     int launchHostFunc(long stream, long function, long userData) {
         try {
             return (int) lib.handle(HipApiSymbol.hipLaunchHostFunc).invokeExact(stream, function, userData);

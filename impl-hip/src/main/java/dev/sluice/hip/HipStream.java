@@ -357,7 +357,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         long key = context.hostNodes.add(step);
         int status;
         try {
-            status = api.launchHostFunc(handle, HostNodes.callback().address(), key);
+            status = api.launchHostFunc(handle, HostNodes.callback(HipApi::upcallStub).address(), key);
         } catch (RuntimeException e) {
             context.hostNodes.remove(List.of(key));
             throw e;

@@ -1,10 +1,10 @@
 package dev.sluice.spi.support;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.Map;
@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * costs nothing, a freed stub crashes the process.
  *
  * <p>For backend authors: the CUDA and HIP backends keep one per context; a stream registers each step it captures
- * with {@link #add}, passes {@link #callback()} and the key to the driver's capturable host-function call, and
+ * with {@link #add}, passes {@link #callback(UpcallLinker)} and the key to the driver's capturable host-function call, and
  * removes its graph's keys with {@link #remove} when the graph is destroyed; {@link #removeAll()} when the context
  * closes. Thread-safe.
  */
@@ -42,24 +42,35 @@ public final class HostNodes {
     }
 
     /**
-     * The native callback, {@code void (*)(void* userData)}, created on first use and never freed. It runs the step
-     * registered under {@code userData} on the calling (driver) thread; one that throws is logged, never thrown into
-     * the driver (an exception may not cross an upcall); a key removed meanwhile runs nothing.
+     * Makes an upcall stub: the backend's own call of {@link Linker#upcallStub}, which is restricted, so that native
+     * access is needed by the backend's module only, as for its downcalls.
      */
-    public static MemorySegment callback() {
+    @FunctionalInterface
+    public interface UpcallLinker {
+
+        /** {@code Linker.nativeLinker().upcallStub(target, type, Arena.global())}, called once per process. */
+        MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type);
+    }
+
+    /**
+     * The native callback, {@code void (*)(void* userData)}, linked by {@code linker} on first use and never freed. It
+     * runs the step registered under {@code userData} on the calling (driver) thread; one that throws is logged, never
+     * thrown into the driver (an exception may not cross an upcall); a key removed meanwhile runs nothing.
+     */
+    public static MemorySegment callback(UpcallLinker linker) {
         MemorySegment c = callback;
         if (c == null) {
             synchronized (HostNodes.class) {
                 c = callback;
                 if (c == null) {
+                    MethodHandle target;
                     try {
-                        var target = MethodHandles.lookup().findStatic(HostNodes.class, "run",
+                        target = MethodHandles.lookup().findStatic(HostNodes.class, "run",
                                 MethodType.methodType(void.class, MemorySegment.class));
-                        c = Linker.nativeLinker().upcallStub(target, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS),
-                                Arena.global());
                     } catch (ReflectiveOperationException e) {
-                        throw new IllegalStateException("internal: the host node callback cannot be linked", e);
+                        throw new IllegalStateException("internal: the host node callback cannot be found", e);
                     }
+                    c = linker.upcallStub(target, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
                     callback = c;
                 }
             }

@@ -2,6 +2,7 @@ package dev.sluice.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +17,8 @@ class HostNodesTest {
 
     /** Calls the native callback as a driver would. */
     private static void callAsTheDriver(long userData) throws Throwable {
-        MethodHandle h = Linker.nativeLinker().downcallHandle(HostNodes.callback(), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+        MemorySegment callback = HostNodes.callback((target, type) -> Linker.nativeLinker().upcallStub(target, type, Arena.global()));
+        MethodHandle h = Linker.nativeLinker().downcallHandle(callback, FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
         h.invokeExact(MemorySegment.ofAddress(userData));
     }
 
