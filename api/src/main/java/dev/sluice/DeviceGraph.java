@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * step, hand it to another thread, or complete a stage that an enqueued {@code waitFor} holds work behind.
  * <li><b>Host waits:</b> a captured wait blocks the driver's thread until its stage completes (the stage is the one
  * passed at capture, so replays after it has completed pass at once); while it blocks, no other host step or
- * stream callback of that driver thread runs. Closing the context releases a wait, failing its replay with
+ * stream callback of that driver thread runs, and the stream waits on the device as under
+ * {@link HostWaits#GATE_ON_DEVICE} (on CUDA, module loading and freeing memory may wait for it too: do not make the
+ * stage's completion wait for those). Closing the context releases a wait, failing its replay with
  * {@link ClosedResourceException}.
  * </ul>
  */
