@@ -90,7 +90,7 @@ public final class HostNodes {
         }
     }
 
-    /** Registers {@code step} and returns its key, the {@code userData} to capture with {@link #callback()}. */
+    /** Registers {@code step} and returns its key, the {@code userData} to capture with {@link #callback(UpcallLinker)}. */
     public long add(Runnable step) {
         long key = NEXT_KEY.getAndIncrement();
         keys.add(key);
