@@ -628,6 +628,25 @@ hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int s
     return hipSuccess;
 }
 
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            hipMemcpyKind kind, hipStream_t stream) {
+    CUDA_MEMCPY2D p;
+    memset(&p, 0, sizeof p);
+    int fromHost = kind == hipMemcpyHostToDevice || kind == hipMemcpyHostToHost;
+    int toHost = kind == hipMemcpyDeviceToHost || kind == hipMemcpyHostToHost;
+    p.srcMemoryType = fromHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (fromHost) p.srcHost = src; else p.srcDevice = DPTR(src);
+    p.srcPitch = spitch;
+    p.dstMemoryType = toHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (toHost) p.dstHost = dst; else p.dstDevice = DPTR(dst);
+    p.dstPitch = dpitch;
+    p.WidthInBytes = width;
+    p.Height = height;
+    TRY(bind_stream(stream));
+    TRY(cuMemcpy2DAsync(&p, (CUstream) stream));
+    return hipSuccess;
+}
+
 hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream) {
     TRY(bind_stream(stream));
     TRY(cuMemsetD8Async(DPTR(dest), value, count, (CUstream) stream));

@@ -149,7 +149,7 @@ public final class DeviceStream implements AutoCloseable {
     /** Whether {@code kind} is a copy's: the copies pass these very constants to {@code mark}, so identity suffices. */
     private static boolean isCopy(Object kind) {
         return kind == TraceSpan.UPLOAD || kind == TraceSpan.DOWNLOAD || kind == TraceSpan.DEVICE_TO_DEVICE
-                || kind == TraceSpan.PEER;
+                || kind == TraceSpan.PEER || kind == TraceSpan.PEER_STAGED;
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
@@ -362,7 +362,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", destination);
             sameElementType(host.dtype(), destination.dtype());
             Checks.sameSize("destination", host.byteSize(), destination.byteSize());
-            return hostToDevice(host.segment(), host, destination);
+            return hostToDevice(host.segment(), host, destination, null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("source", source);
         if (memory.isUntyped()) {
@@ -371,7 +371,7 @@ public final class DeviceStream implements AutoCloseable {
         checkBuffer("destination", destination);
         memory.checkElementType("destination", destination);
         Checks.sameSize("destination", memory.byteSize(), destination.byteSize());
-        return hostToDevice(memory.segment, null, destination);
+        return hostToDevice(memory.segment, null, destination, null);
     }
 
     /**
@@ -389,7 +389,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", host);
             sameElementType(source.dtype(), host.dtype());
             Checks.sameSize("destination", source.byteSize(), host.byteSize());
-            return deviceToHost(source, host.segment(), host);
+            return deviceToHost(source, host.segment(), host, null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("destination", destination);
         checkBuffer("source", source);
@@ -399,7 +399,7 @@ public final class DeviceStream implements AutoCloseable {
         }
         memory.checkElementType("source", source);
         Checks.sameSize("destination", source.byteSize(), memory.byteSize());
-        return deviceToHost(source, memory.segment, null);
+        return deviceToHost(source, memory.segment, null, null);
     }
 
     /**
@@ -428,10 +428,125 @@ public final class DeviceStream implements AutoCloseable {
         }
         sameElementType(source.dtype(), destination.dtype());
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return deviceToDevice(source, destination, source.byteSize());
+        return deviceToDevice(source, destination, source.byteSize(), null);
     }
 
-    // The per-type overloads below came before HostData; each delegates to one of the three methods above.
+    // ---------------------------------------------------------------- pitched 2-D copies
+
+    /**
+     * Copies a rectangle of {@code height} rows of {@code width} elements from {@code source}, whose rows start
+     * {@code sourcePitch} elements apart, to {@code destination}, whose rows start {@code destinationPitch} elements apart:
+     * one operation and one future for the whole rectangle (CUDA's {@code cuMemcpy2DAsync}). The rectangle starts at the
+     * first element of each side, so a tile at an origin is a range starting there; for the 64 &times; 48 tile at row 100,
+     * column 200 of a 1920-wide {@code float[]} image:
+     * <pre>{@code
+     * int origin = 100 * 1920 + 200;
+     * stream.enqueueCopy2D(HostData.of(image, origin, image.length - origin), 1920, tile, 64, 64, 48);
+     * }</pre>
+     * Counts are in elements of the device buffer's type, also for untyped host bytes (a {@code ByteBuffer} or
+     * {@code MemorySegment}). Each side must hold the rectangle's extent, {@code (height - 1) * pitch + width} elements,
+     * and may be longer; the elements between the rows, and after the extent, are left as they are. Element types are
+     * checked as for {@link #enqueueCopy(HostData, DeviceBuffer)}.
+     *
+     * <p>Ordering, completion thread, cancellation and errors as in the class comment; for automatic ordering the copy
+     * writes the destination's bytes from the first to the last of the rectangle, the rows' gaps included (conservative:
+     * another stream's use of a gap waits as for an overlap). <b>Resources:</b> as for
+     * {@link #enqueueCopy(HostData, DeviceBuffer)}: the source stays reachable, or allocated, until the device has read it.
+     *
+     * @param source           host memory holding the rectangle from its first element
+     * @param sourcePitch      elements from the start of one source row to the start of the next; at least {@code width}
+     * @param destination      device buffer receiving the rectangle from its first element
+     * @param destinationPitch elements from the start of one destination row to the next; at least {@code width}
+     * @param width            elements per row, positive
+     * @param height           rows, positive
+     * @throws InvalidArgumentException naming the argument: null, of another context, of another element type, a size or
+     *                                  pitch that is not positive, a pitch less than {@code width}, an extent that
+     *                                  overflows a {@code long} of bytes or passes the end of its side, or a segment of a
+     *                                  confined or closed arena
+     * @throws ClosedResourceException  if either buffer is closed
+     */
+    public DeviceFuture<Void> enqueueCopy2D(HostData source, long sourcePitch, DeviceBuffer destination, long destinationPitch,
+            long width, long height) {
+        Checks.notNull("source", source);
+        checkBuffer("destination", destination);
+        MemorySegment memory;
+        HostBuffer host = null;
+        if (source instanceof HostBuffer h) {
+            checkBuffer("source", h);
+            sameElementType(h.dtype(), destination.dtype());
+            memory = h.segment();
+            host = h;
+        } else {
+            HostSegment m = (HostSegment) source;
+            if (m.isUntyped()) {
+                Checks.notConfined("source", m.segment);
+            }
+            m.checkElementType("destination", destination);
+            memory = m.segment;
+        }
+        int e = destination.dtype().byteSize();
+        PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
+        shape.fits("source", shape.sourceSpan(), memory.byteSize(), shape.sourcePitch(), e, source);
+        shape.fits("destination", shape.destinationSpan(), destination.byteSize(), shape.destinationPitch(), e, destination);
+        return hostToDevice(memory, host, destination.slice(0, shape.destinationSpan() / e), shape);
+    }
+
+    /**
+     * Copies a rectangle from {@code source} into {@code destination}: the reverse of
+     * {@link #enqueueCopy2D(HostData, long, DeviceBuffer, long, long, long)}, with the same checks and contract, and a
+     * read-only {@code ByteBuffer} or segment refused as the destination. Host code may read the destination once the
+     * future has completed; the elements between the rows keep their contents.
+     */
+    public DeviceFuture<Void> enqueueCopy2D(DeviceBuffer source, long sourcePitch, HostData destination, long destinationPitch,
+            long width, long height) {
+        checkBuffer("source", source);
+        Checks.notNull("destination", destination);
+        MemorySegment memory;
+        HostBuffer host = null;
+        if (destination instanceof HostBuffer h) {
+            checkBuffer("destination", h);
+            sameElementType(source.dtype(), h.dtype());
+            memory = h.segment();
+            host = h;
+        } else {
+            HostSegment m = (HostSegment) destination;
+            m.checkWritable();
+            if (m.isUntyped()) {
+                Checks.notConfined("destination", m.segment);
+            }
+            m.checkElementType("source", source);
+            memory = m.segment;
+        }
+        int e = source.dtype().byteSize();
+        PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
+        shape.fits("source", shape.sourceSpan(), source.byteSize(), shape.sourcePitch(), e, source);
+        shape.fits("destination", shape.destinationSpan(), memory.byteSize(), shape.destinationPitch(), e, destination);
+        return deviceToHost(source.slice(0, shape.sourceSpan() / e), memory, host, shape);
+    }
+
+    /**
+     * Copies a rectangle between two device buffers of this stream's context (same element type), as
+     * {@link #enqueueCopy2D(HostData, long, DeviceBuffer, long, long, long)} does from host memory. For automatic ordering
+     * it reads the source's extent and writes the destination's. Rectangles in one allocation may interleave (their
+     * extents may overlap) but must not share an element: the result would then be undefined, as for CUDA's, and it is
+     * not checked. Peer 2-D copies are not offered: copy through a contiguous buffer of the other context.
+     *
+     * @throws InvalidArgumentException as for the other directions, or if a buffer belongs to another context
+     */
+    public DeviceFuture<Void> enqueueCopy2D(DeviceBuffer source, long sourcePitch, DeviceBuffer destination,
+            long destinationPitch, long width, long height) {
+        checkBuffer("source", source);
+        checkBuffer("destination", destination);
+        sameElementType(source.dtype(), destination.dtype());
+        int e = source.dtype().byteSize();
+        PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
+        shape.fits("source", shape.sourceSpan(), source.byteSize(), shape.sourcePitch(), e, source);
+        shape.fits("destination", shape.destinationSpan(), destination.byteSize(), shape.destinationPitch(), e, destination);
+        return deviceToDevice(source.slice(0, shape.sourceSpan() / e), destination.slice(0, shape.destinationSpan() / e),
+                shape.bytes(), shape);
+    }
+
+    // The per-type overloads below came before HostData; each delegates to one of the three enqueueCopy methods above.
 
     /**
      * Copies {@code count} elements from element {@code sourceOffset} of {@code source} to element {@code destinationOffset} of {@code destination}.
@@ -660,7 +775,9 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    private DeviceFuture<Void> hostToDevice(MemorySegment source, @Nullable HostBuffer sourceBuffer, DeviceBuffer destination) {
+    /** @param shape a 2-D copy's rectangle, {@code destination} spanning it; null for a copy of all of {@code destination} */
+    private DeviceFuture<Void> hostToDevice(MemorySegment source, @Nullable HostBuffer sourceBuffer, DeviceBuffer destination,
+            @Nullable PitchedCopy shape) {
         begin();
         try {
             claim("destination", destination, true);
@@ -669,8 +786,14 @@ public final class DeviceStream implements AutoCloseable {
                 claim("source", sourceBuffer);
                 try {
                     orderAfterHazards();
-                    handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-                    copyBytes = destination.byteSize();
+                    if (shape == null) {
+                        handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
+                        copyBytes = destination.byteSize();
+                    } else {
+                        handle.copyHostToDevice2D(source, shape.sourcePitch(), destination.memory(), destination.byteOffset(),
+                                shape.destinationPitch(), shape.widthBytes(), shape.height());
+                        copyBytes = shape.bytes();
+                    }
                     f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
                 } catch (RuntimeException e) {
                     unclaim(sourceBuffer);
@@ -813,7 +936,9 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer) {
+    /** @param shape a 2-D copy's rectangle, {@code source} spanning it; null for a copy of all of {@code source} */
+    private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer,
+            @Nullable PitchedCopy shape) {
         begin();
         try {
             claim("source", source, false);
@@ -822,8 +947,14 @@ public final class DeviceStream implements AutoCloseable {
                 claim("destination", destinationBuffer);
                 try {
                     orderAfterHazards();
-                    handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-                    copyBytes = source.byteSize();
+                    if (shape == null) {
+                        handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
+                        copyBytes = source.byteSize();
+                    } else {
+                        handle.copyDeviceToHost2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination,
+                                shape.destinationPitch(), shape.widthBytes(), shape.height());
+                        copyBytes = shape.bytes();
+                    }
                     f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
                 } catch (RuntimeException e) {
                     unclaim(destinationBuffer);
@@ -843,7 +974,9 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    private DeviceFuture<Void> deviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
+    /** @param shape a 2-D copy's rectangle, both buffers spanning it, of one context; null for a copy of {@code bytes} */
+    private DeviceFuture<Void> deviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes,
+            @Nullable PitchedCopy shape) {
         begin();
         try {
             claim("source", source, false);
@@ -852,7 +985,7 @@ public final class DeviceStream implements AutoCloseable {
                 claim("destination", destination, true);
                 try {
                     orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
-                    f = copyDeviceToDevice(source, destination, bytes);
+                    f = shape == null ? copyDeviceToDevice(source, destination, bytes) : copyDeviceToDevice2D(source, destination, shape);
                 } catch (RuntimeException e) {
                     destination.allocation.uses.unclaim();
                     throw e;
@@ -880,6 +1013,14 @@ public final class DeviceStream implements AutoCloseable {
         copyBytes = bytes;
         return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
                 : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
+    }
+
+    /** The backend call and marker of a 2-D {@link #deviceToDevice}, within one context. Under the lock. */
+    private DeviceFuture<Void> copyDeviceToDevice2D(DeviceBuffer source, DeviceBuffer destination, PitchedCopy shape) {
+        handle.copyDeviceToDevice2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination.memory(),
+                destination.byteOffset(), shape.destinationPitch(), shape.widthBytes(), shape.height());
+        copyBytes = shape.bytes();
+        return mark(null, TraceSpan.DEVICE_TO_DEVICE);
     }
 
     // ---------------------------------------------------------------- memset

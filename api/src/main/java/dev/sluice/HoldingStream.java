@@ -384,6 +384,34 @@ final class HoldingStream implements StreamHandle {
     }
 
     @Override
+    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyHostToDevice2D(source, sourcePitch, destination,
+                destinationOffset, destinationPitch, widthBytes, height)))) {
+            device.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch, widthBytes, height);
+        }
+    }
+
+    @Override
+    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination,
+                destinationPitch, widthBytes, height)))) {
+            device.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes, height);
+        }
+    }
+
+    @Override
+    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToDevice2D(source, sourceOffset, sourcePitch,
+                destination, destinationOffset, destinationPitch, widthBytes, height)))) {
+            device.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset, destinationPitch,
+                    widthBytes, height);
+        }
+    }
+
+    @Override
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {
         if (!holding || !enqueueIfHolding(new Op(() -> device.copyPeer(sourceContext, source, sourceOffset,

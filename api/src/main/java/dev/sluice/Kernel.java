@@ -2,8 +2,12 @@ package dev.sluice;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A kernel declaration: its name, its parameter list, and one or more forms of its code, so that one
@@ -41,7 +45,7 @@ public final class Kernel {
 
     private Kernel(Builder b) {
         this.name = b.name;
-        this.params = List.copyOf(b.params);
+        this.params = b.cudaSource == null ? List.copyOf(b.params) : constPointersRead(b.name, b.params, b.cudaSource);
         this.cudaSource = Optional.ofNullable(b.cudaSource);
         this.ptx = Optional.ofNullable(b.ptx);
         this.cubin = Optional.ofNullable(b.cubin);
@@ -50,6 +54,39 @@ public final class Kernel {
         this.java = Optional.ofNullable(b.java);
         this.javaUsesBarriers = b.javaUsesBarriers;
         this.compileOptions = List.copyOf(b.compileOptions);
+    }
+
+    /**
+     * {@code params}, with each read-write pointer that the CUDA source's signature of {@code name} declares
+     * {@code const} ({@code const float* x}, {@code float const* x}) marked {@link KernelParam.Access#READ}: the kernel
+     * cannot write through it, so automatic ordering may let other readers share it. Parameters are matched by name;
+     * a source whose signature is not found leaves them as declared.
+     */
+    private static List<KernelParam> constPointersRead(String name, List<KernelParam> params, String source) {
+        Matcher m = Pattern.compile("\\b" + Pattern.quote(name)
+                + "\\s*\\(([^)]*)\\)").matcher(source);
+        if (!m.find()) {
+            return List.copyOf(params);
+        }
+        Set<String> constPointers = new HashSet<>();
+        for (String declaration : m.group(1).split(",")) {
+            String d = declaration.strip();
+            int star = d.lastIndexOf('*');
+            if (star < 0) {
+                continue;
+            }
+            String parameter = d.substring(star + 1).replaceAll("__restrict__|\\brestrict\\b", "").strip();
+            String type = d.substring(0, star);
+            if (type.matches(".*\\bconst\\b.*") && !type.contains("*")) { // const T* or T const*, not T* const*
+                constPointers.add(parameter);
+            }
+        }
+        List<KernelParam> result = new ArrayList<>(params.size());
+        for (KernelParam p : params) {
+            result.add(p.isPointer() && p.access() == KernelParam.Access.READ_WRITE && constPointers.contains(p.name())
+                    ? KernelParam.pointer(p.name(), p.type(), KernelParam.Access.READ) : p);
+        }
+        return List.copyOf(result);
     }
 
     /**

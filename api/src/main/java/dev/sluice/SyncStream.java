@@ -59,7 +59,36 @@ public final class SyncStream {
         awaitHere(blocking().enqueueCopy(source, destination));
     }
 
-    // The per-type overloads below came before HostData; each delegates to one of the three methods above.
+    /**
+     * Copies a rectangle of {@code height} rows of {@code width} elements, rows {@code sourcePitch} and
+     * {@code destinationPitch} elements apart, and waits until it is there:
+     * {@link DeviceStream#enqueueCopy2D(HostData, long, DeviceBuffer, long, long, long)}, with its checks.
+     * {@code source} may be changed again once this returns.
+     */
+    public void copy2D(HostData source, long sourcePitch, DeviceBuffer destination, long destinationPitch, long width,
+            long height) {
+        awaitHere(blocking().enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
+    /**
+     * Copies a rectangle into host memory and waits until it is there, ready to read:
+     * {@link DeviceStream#enqueueCopy2D(DeviceBuffer, long, HostData, long, long, long)}, with its checks.
+     */
+    public void copy2D(DeviceBuffer source, long sourcePitch, HostData destination, long destinationPitch, long width,
+            long height) {
+        awaitHere(blocking().enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
+    /**
+     * Copies a rectangle between two device buffers of this context and waits:
+     * {@link DeviceStream#enqueueCopy2D(DeviceBuffer, long, DeviceBuffer, long, long, long)}, with its checks.
+     */
+    public void copy2D(DeviceBuffer source, long sourcePitch, DeviceBuffer destination, long destinationPitch, long width,
+            long height) {
+        awaitHere(blocking().enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
+    // The per-type overloads below came before HostData; each delegates to one of the three copy methods above.
 
     /**
      * Copies {@code source} to {@code destination} and waits.

@@ -28,6 +28,40 @@ public interface StreamHandle {
     void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes);
 
+    /**
+     * Copies a rectangle of {@code height} rows of {@code widthBytes} bytes from host memory, whose rows start
+     * {@code sourcePitch} bytes apart from byte 0 of {@code source}, to {@code destination}, whose rows start
+     * {@code destinationPitch} bytes apart from {@code destinationOffset}, in stream order; the bytes between rows are
+     * left as they are. The public layer has checked that both rectangles lie inside their memory and that each pitch
+     * is at least {@code widthBytes}. The default enqueues one {@link #copyHostToDevice} per row, so every backend has
+     * it; backends with a native pitched copy override it.
+     */
+    default void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        for (long row = 0; row < height; row++) {
+            copyHostToDevice(source.asSlice(row * sourcePitch, widthBytes), destination, destinationOffset + row * destinationPitch,
+                    widthBytes);
+        }
+    }
+
+    /** {@link #copyHostToDevice2D} the other way: from device memory to host memory; the default copies row by row. */
+    default void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        for (long row = 0; row < height; row++) {
+            copyDeviceToHost(source, sourceOffset + row * sourcePitch, destination.asSlice(row * destinationPitch, widthBytes),
+                    widthBytes);
+        }
+    }
+
+    /** {@link #copyHostToDevice2D} between two buffers of this context; the default copies row by row. */
+    default void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        for (long row = 0; row < height; row++) {
+            copyDeviceToDevice(source, sourceOffset + row * sourcePitch, destination, destinationOffset + row * destinationPitch,
+                    widthBytes);
+        }
+    }
+
     /** Sets {@code count} elements of {@code elementBytes} (1, 2, 4 or 8) to the low bits of {@code bits}. */
     void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits);
 

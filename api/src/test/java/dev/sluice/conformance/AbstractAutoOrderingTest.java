@@ -305,6 +305,51 @@ public abstract class AbstractAutoOrderingTest extends ConformanceBase {
         assertEquals(5, out[0]);
     }
 
+    // ---------------------------------------------------------------- pitched 2-D copies
+
+    // A rectangle of 3 rows of 4 elements, 8 apart, from element 16: its extent is elements 16 to 35 (3 * 8 - 4 = 20).
+
+    @Test
+    void copy2DWaitsForAWriteOfTheLastElementOfItsRectangleOnAnotherStream() {
+        DeviceBuffer x = buffer(ctx, 5);
+        int[] out = new int[12];
+        race(ctx, a -> a.enqueueFill(x.slice(35, 1), 8), b -> b.enqueueCopy2D(x.slice(16, N - 16), 8, HostData.of(out), 4, 4, 3));
+        assertArrayEquals(new int[] {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 8}, out);
+    }
+
+    @Test
+    void copy2DWaitsForAWriteBetweenItsRowsOnAnotherStream() {
+        // conservative: the gap between two rows lies inside the extent, so a write there is waited for too
+        DeviceBuffer x = buffer(ctx, 5);
+        int[] out = new int[12];
+        race(ctx, a -> a.enqueueFill(x.slice(20, 4), 8), b -> b.enqueueCopy2D(x.slice(16, N - 16), 8, HostData.of(out), 4, 4, 3));
+        assertArrayEquals(filled(12, 5), out);
+    }
+
+    @Test
+    void copy2DDoesNotWaitForWritesOutsideItsExtent() {
+        DeviceBuffer x = buffer(ctx, 5);
+        int[] out = new int[12];
+        noWait(ctx, a -> {
+            a.enqueueFill(x.slice(0, 16), 1);
+            a.enqueueFill(x.slice(36, N - 36), 2);
+        }, b -> b.enqueueCopy2D(x.slice(16, N - 16), 8, HostData.of(out), 4, 4, 3));
+        assertArrayEquals(filled(12, 5), out);
+    }
+
+    @Test
+    void downloadWaitsForA2DUploadOfAnotherStream() {
+        DeviceBuffer x = buffer(ctx, 5);
+        int[] out = new int[N];
+        race(ctx, a -> a.enqueueCopy2D(HostData.of(filled(12, 7)), 4, x.slice(16, N - 16), 8, 4, 3),
+                b -> b.enqueueCopy(x, HostData.of(out)));
+        int[] expected = filled(N, 5);
+        for (int row = 0; row < 3; row++) {
+            java.util.Arrays.fill(expected, 16 + row * 8, 20 + row * 8, 7);
+        }
+        assertArrayEquals(expected, out);
+    }
+
     // ---------------------------------------------------------------- what never waits
 
     @Test

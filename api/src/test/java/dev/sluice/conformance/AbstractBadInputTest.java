@@ -546,6 +546,109 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
         assertInvalid("value", stream(), () -> stream().enqueueFill(d, 0.5), "0.5", "I64");
     }
 
+    // ---------------------------------------------------------------- pitched 2-D copies
+
+    @Test
+    void copy2DOfZeroOrNegativeSizesIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F32, 64);
+        HostData h = HostData.of(new float[64]);
+        assertInvalid("width", stream(), () -> stream().enqueueCopy2D(h, 8, d, 8, 0, 4), "0", "positive");
+        assertInvalid("height", stream(), () -> stream().enqueueCopy2D(h, 8, d, 8, 4, -2), "-2", "positive");
+        assertInvalid("width", stream(), () -> stream().enqueueCopy2D(d, 8, h, 8, -1, 4), "-1", "positive");
+        assertInvalid("height", stream(), () -> stream().enqueueCopy2D(d, 8, d.slice(0, 32), 8, 4, 0), "0", "positive");
+        assertInvalid("sourcePitch", stream(), () -> stream().enqueueCopy2D(h, -8, d, 8, 4, 4), "-8", "width 4");
+    }
+
+    @Test
+    void copy2DWithAPitchLessThanTheWidthIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 64);
+        HostData h = HostData.of(new int[64]);
+        assertInvalid("sourcePitch", stream(), () -> stream().enqueueCopy2D(h, 3, d, 8, 4, 4), "3", "less than the width 4");
+        assertInvalid("destinationPitch", stream(), () -> stream().enqueueCopy2D(d, 8, h, 5, 6, 2), "5", "width 6");
+        assertInvalid("destinationPitch", stream(), () -> stream().enqueueCopy2D(d, 8, d.slice(0, 8), 7, 8, 1), "7", "width 8");
+    }
+
+    @Test
+    void copy2DRectanglePastTheEndIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I16, 40);
+        HostData h = HostData.of(new short[40]);
+        // 4 rows of 6, 10 apart: the extent is 3 * 10 + 6 = 36 elements; from element 8 only 32 remain
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(HostData.of(new short[40], 8, 32), 10, d, 10, 6, 4),
+                "4 rows of 6", "10 elements apart", "spans 36", "of 32 elements");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(h, 10, d.slice(8, 32), 10, 6, 4), "spans 36",
+                "of 32 elements");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(d.slice(8, 32), 10, h, 10, 6, 4), "spans 36");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(d, 10, HostData.of(new short[40], 5, 35), 10, 6, 4),
+                "spans 36", "of 35 elements");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(d, 10, ctx.allocate(DType.I16, 40), 12, 6, 4),
+                "12 elements apart", "spans 42", "of 40 elements");
+        // untyped bytes count in the device buffer's elements: 70 bytes are 35 I16
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(HostData.of(MemorySegment.ofArray(new byte[70])), 10, d,
+                10, 6, 4), "of 35 elements");
+    }
+
+    @Test
+    void copy2DWhoseExtentOverflowsIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.F64, 16);
+        long huge = Long.MAX_VALUE / 4;
+        assertInvalid("sourcePitch", stream(), () -> stream().enqueueCopy2D(HostData.of(new double[16]), huge, d, 4, 4, 3),
+                "height 3", String.valueOf(huge), "overflows");
+        assertInvalid("destinationPitch", stream(), () -> stream().enqueueCopy2D(d, 4, d.slice(0, 4), huge, 4, 1 << 20),
+                "overflows");
+        // the element count fits a long, its bytes do not
+        assertInvalid("sourcePitch", stream(), () -> stream().enqueueCopy2D(d, Long.MAX_VALUE / 8, d, 4, 4, 2), "overflows");
+    }
+
+    @Test
+    void copy2DBetweenElementTypesIsRejected() {
+        DeviceBuffer f = ctx.allocate(DType.F32, 16);
+        DeviceBuffer i = ctx.allocate(DType.I32, 16);
+        HostBuffer h = ctx.allocateHost(DType.I32, 16);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(f, 4, i, 4, 4, 4), "I32", "F32", "reinterpret");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(h, 4, f, 4, 4, 4), "F32", "I32");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(f, 4, h, 4, 4, 4), "I32", "F32");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(HostData.of(new int[16]), 4, f, 4, 4, 4), "F32", "I32");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(f, 4, HostData.of(new long[16]), 4, 4, 2), "F32", "I64");
+    }
+
+    @Test
+    void copy2DOfClosedBuffersIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 16);
+        DeviceBuffer closed = ctx.allocate(DType.I32, 16);
+        HostBuffer h = ctx.allocateHost(DType.I32, 16);
+        closed.close();
+        h.close();
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy2D(closed, 4, d, 4, 4, 4), "source", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy2D(d, 4, closed, 4, 4, 4), "destination",
+                "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy2D(HostData.of(new int[16]), 4, closed, 4, 4, 4),
+                "destination", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy2D(h, 4, d, 4, 4, 4), "source", "closed");
+        assertRejected(ClosedResourceException.class, stream(), () -> stream().enqueueCopy2D(d, 4, h, 4, 4, 4), "destination", "closed");
+    }
+
+    @Test
+    void copy2DWithBuffersOfAnotherContextIsRejected() {
+        DeviceContext o = otherContext();
+        DeviceBuffer mine = ctx.allocate(DType.I32, 16);
+        DeviceBuffer theirs = o.allocate(DType.I32, 16);
+        HostBuffer theirHost = o.allocateHost(DType.I32, 16);
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(mine, 4, theirs, 4, 4, 4), "another context");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(theirs, 4, mine, 4, 4, 4), "another context");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D(theirHost, 4, mine, 4, 4, 4), "another context");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(mine, 4, theirHost, 4, 4, 4), "another context");
+    }
+
+    @Test
+    void copy2DIntoReadOnlyOrNullHostMemoryIsRejected() {
+        DeviceBuffer d = ctx.allocate(DType.I32, 16);
+        ByteBuffer ro = ByteBuffer.allocate(64).asReadOnlyBuffer();
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(d, 4, HostData.of(ro), 4, 4, 4), "read-only");
+        assertInvalid("source", stream(), () -> stream().enqueueCopy2D((HostData) null, 4, d, 4, 4, 4), "null");
+        assertInvalid("destination", stream(), () -> stream().enqueueCopy2D(d, 4, (HostData) null, 4, 4, 4), "null");
+        await(stream().enqueueCopy2D(HostData.of(ro), 4, d, 4, 4, 4)); // read-only is refused as a destination only
+    }
+
     @Test
     void readOnlyDestinationsAreRejected() {
         DeviceBuffer d = ctx.allocate(DType.I32, 4);

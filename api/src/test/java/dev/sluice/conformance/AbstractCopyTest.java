@@ -535,4 +535,186 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         u.setInt(0, -1);
         assertEquals(4294967295.0, u.getAsDouble(0), "unsigned types widen");
     }
+
+    // ---------------------------------------------------------------- pitched 2-D copies
+
+    /**
+     * A rectangle of one 2-D copy, in elements: {@code height} rows of {@code width}, from (row, column) of a source whose
+     * rows are {@code sourcePitch} apart to (row, column) of a destination whose rows are {@code destinationPitch} apart;
+     * each side holds {@code rows} rows of its pitch, so there are bytes around the rectangle to stay untouched.
+     */
+    private record Rect(String name, int sourcePitch, int sourceRow, int sourceColumn, int destinationPitch,
+            int destinationRow, int destinationColumn, int width, int height, int rows) {
+
+        int sourceOrigin() {
+            return sourceRow * sourcePitch + sourceColumn;
+        }
+
+        int destinationOrigin() {
+            return destinationRow * destinationPitch + destinationColumn;
+        }
+
+        int sourceCount() {
+            return rows * sourcePitch;
+        }
+
+        int destinationCount() {
+            return rows * destinationPitch;
+        }
+
+        /** {@code destination} with the rectangle of {@code source} written in, computed on the host; element size e. */
+        byte[] expected(byte[] source, byte[] destination, int e) {
+            byte[] out = destination.clone();
+            for (int r = 0; r < height; r++) {
+                System.arraycopy(source, (sourceOrigin() + r * sourcePitch) * e, out, (destinationOrigin() + r * destinationPitch) * e,
+                        width * e);
+            }
+            return out;
+        }
+    }
+
+    /** Sub-rectangles at an origin with different pitches, pitch equal to width, one column, one row. */
+    private static final Rect[] RECTS = {
+        new Rect("tile at an origin", 13, 2, 3, 9, 1, 2, 5, 4, 7),
+        new Rect("pitch == width", 7, 1, 0, 7, 2, 0, 7, 5, 8),
+        new Rect("width 1", 11, 0, 10, 3, 1, 1, 1, 6, 8),
+        new Rect("height 1", 13, 3, 4, 9, 0, 1, 8, 1, 4),
+    };
+
+    /** A device buffer of {@code type} holding {@code bytes}. */
+    private DeviceBuffer deviceHolding(DeviceStream s, DType type, byte[] bytes) {
+        DeviceBuffer d = ctx.allocate(type, bytes.length / type.byteSize());
+        s.enqueueCopy(HostData.of(MemorySegment.ofArray(bytes)), d);
+        return d;
+    }
+
+    private static byte[] read(DeviceStream s, DeviceBuffer d) {
+        byte[] out = new byte[(int) d.byteSize()];
+        await(s.enqueueCopy(d, HostData.of(MemorySegment.ofArray(out))));
+        return out;
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void copy2DFromHostWritesTheRectangleAndLeavesTheBytesBetweenRowsUntouched(DType type) {
+        DeviceStream s = ctx.createStream();
+        int e = type.byteSize();
+        for (Rect r : RECTS) {
+            for (boolean pinned : new boolean[] {true, false}) {
+                byte[] src = pattern(r.sourceCount() * e, 1);
+                byte[] dst = pattern(r.destinationCount() * e, 2);
+                DeviceBuffer d = deviceHolding(s, type, dst);
+                HostData source;
+                if (pinned) {
+                    HostBuffer h = ctx.allocateHost(type, r.sourceCount());
+                    MemorySegment.copy(MemorySegment.ofArray(src), 0, h.segment(), 0, src.length);
+                    source = h.slice(r.sourceOrigin(), r.sourceCount() - r.sourceOrigin());
+                } else {
+                    source = HostData.of(MemorySegment.ofArray(src).asSlice((long) r.sourceOrigin() * e));
+                }
+                s.enqueueCopy2D(source, r.sourcePitch(), d.slice(r.destinationOrigin(), r.destinationCount() - r.destinationOrigin()),
+                        r.destinationPitch(), r.width(), r.height());
+                assertArrayEquals(r.expected(src, dst, e), read(s, d), type + ", " + r.name() + (pinned ? ", pinned" : ", heap"));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void copy2DToHostWritesTheRectangleAndLeavesTheBytesBetweenRowsUntouched(DType type) {
+        DeviceStream s = ctx.createStream();
+        int e = type.byteSize();
+        for (Rect r : RECTS) {
+            for (boolean pinned : new boolean[] {true, false}) {
+                byte[] src = pattern(r.sourceCount() * e, 3);
+                byte[] dst = pattern(r.destinationCount() * e, 4);
+                DeviceBuffer d = deviceHolding(s, type, src);
+                DeviceBuffer from = d.slice(r.sourceOrigin(), r.sourceCount() - r.sourceOrigin());
+                byte[] out;
+                if (pinned) {
+                    HostBuffer h = ctx.allocateHost(type, r.destinationCount());
+                    MemorySegment.copy(MemorySegment.ofArray(dst), 0, h.segment(), 0, dst.length);
+                    await(s.enqueueCopy2D(from, r.sourcePitch(), h.slice(r.destinationOrigin(),
+                            r.destinationCount() - r.destinationOrigin()), r.destinationPitch(), r.width(), r.height()));
+                    out = bytesOf(h.segment());
+                } else {
+                    out = dst.clone();
+                    await(s.enqueueCopy2D(from, r.sourcePitch(), HostData.of(MemorySegment.ofArray(out)
+                            .asSlice((long) r.destinationOrigin() * e)), r.destinationPitch(), r.width(), r.height()));
+                }
+                assertArrayEquals(r.expected(src, dst, e), out, type + ", " + r.name() + (pinned ? ", pinned" : ", heap"));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void copy2DBetweenDeviceBuffersWritesTheRectangleAndLeavesTheBytesBetweenRowsUntouched(DType type) {
+        DeviceStream s = ctx.createStream();
+        int e = type.byteSize();
+        for (Rect r : RECTS) {
+            byte[] src = pattern(r.sourceCount() * e, 5);
+            byte[] dst = pattern(r.destinationCount() * e, 6);
+            DeviceBuffer a = deviceHolding(s, type, src);
+            DeviceBuffer b = deviceHolding(s, type, dst);
+            s.enqueueCopy2D(a.slice(r.sourceOrigin(), r.sourceCount() - r.sourceOrigin()), r.sourcePitch(),
+                    b.slice(r.destinationOrigin(), r.destinationCount() - r.destinationOrigin()), r.destinationPitch(), r.width(),
+                    r.height());
+            assertArrayEquals(src, read(s, a), type + ", " + r.name() + ": the source is unchanged");
+            assertArrayEquals(r.expected(src, dst, e), read(s, b), type + ", " + r.name());
+        }
+    }
+
+    @Test
+    void copy2DBetweenInterleavedRectanglesOfOneBufferCopiesEveryRow() {
+        // even rows of a 6-row, 5-wide image onto the odd rows: the extents overlap, the rectangles share no element
+        int[] image = new int[30];
+        Arrays.setAll(image, i -> i);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer d = ctx.allocate(DType.I32, 30);
+        s.enqueueCopy(HostData.of(image), d);
+        s.enqueueCopy2D(d, 10, d.slice(5, 25), 10, 5, 3);
+        int[] want = image.clone();
+        for (int row = 1; row < 6; row += 2) {
+            System.arraycopy(image, (row - 1) * 5, want, row * 5, 5);
+        }
+        assertArrayEquals(want, readInts(s, d));
+    }
+
+    @Test
+    void tileOfAnImageArrayGoesToTheDeviceAndBackIntoAnotherImage() {
+        int pitch = 1920;
+        int rows = 160;
+        float[] image = new float[pitch * rows];
+        for (int i = 0; i < image.length; i++) {
+            image[i] = i;
+        }
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer tile = ctx.allocate(DType.F32, 64 * 48);
+        int origin = 100 * pitch + 200;
+        s.enqueueCopy2D(HostData.of(image, origin, image.length - origin), pitch, tile, 64, 64, 48);
+        float[] back = new float[pitch * rows];
+        int at = 10 * pitch + 30;
+        await(s.enqueueCopy2D(tile, 64, HostData.of(back, at, back.length - at), pitch, 64, 48));
+        for (int row = 0; row < rows; row++) {
+            for (int column = 0; column < pitch; column++) {
+                boolean inside = row >= 10 && row < 58 && column >= 30 && column < 94;
+                float want = inside ? (row - 10 + 100) * pitch + (column - 30 + 200) : 0;
+                assertEquals(want, back[row * pitch + column], "row " + row + ", column " + column);
+            }
+        }
+    }
+
+    @Test
+    void syncFacadeCopiesARectangleAndWaits() {
+        int[] src = new int[6 * 10];
+        Arrays.setAll(src, i -> i + 1);
+        int[] out = new int[4 * 3];
+        SyncStream sync = ctx.createStream().sync();
+        try (DeviceBuffer d = ctx.allocate(DType.I32, 4 * 3)) {
+            sync.copy2D(HostData.of(src, 2 * 10 + 5, 3 * 10), 10, d, 4, 4, 3);
+            sync.copy2D(d, 4, HostData.of(out), 4, 4, 3);
+        }
+        assertArrayEquals(new int[] {26, 27, 28, 29, 36, 37, 38, 39, 46, 47, 48, 49}, out);
+    }
 }

@@ -14,6 +14,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceListener;
+import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
@@ -95,6 +96,29 @@ public abstract class AbstractObservationTest extends ConformanceBase {
             AtomicLong v = m.get(category);
             return v == null ? 0 : v.get();
         }
+    }
+
+    @Test
+    void a2DCopyIsOneOperationCountingTheRectanglesBytesNotItsExtent() {
+        DeviceContext c = open(ContextOptions.defaults());
+        Recorder r = new Recorder();
+        c.addListener(r);
+        DeviceStream s = c.createStream();
+        DeviceBuffer a = c.allocate(DType.F32, 100);
+        DeviceBuffer b = c.allocate(DType.F32, 100);
+        float[] host = new float[100];
+        // 5 rows of 3 elements, 20 apart: 60 bytes moved, an extent of 4 * 20 + 3 = 83 elements
+        s.enqueueCopy2D(HostData.of(host), 20, a, 20, 3, 5);
+        s.enqueueCopy2D(a, 20, b, 10, 3, 5);
+        DeviceFuture<Void> last = s.enqueueCopy2D(b, 10, HostData.of(host), 20, 3, 5);
+        assertEquals(last.sequence() + 1, s.enqueueMarker().sequence(), "one operation each, no row-by-row markers");
+        c.synchronize();
+        assertEquals(1, r.count(r.enqueued, "upload"));
+        assertEquals(1, r.count(r.enqueued, "d2d"));
+        assertEquals(1, r.count(r.enqueued, "download"));
+        assertEquals(60, r.count(r.bytes, "upload"));
+        assertEquals(60, r.count(r.bytes, "d2d"));
+        assertEquals(60, r.count(r.bytes, "download"));
     }
 
     @Test

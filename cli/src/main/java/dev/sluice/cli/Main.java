@@ -125,7 +125,14 @@ public final class Main {
                 }
                 String v = args[++i];
                 switch (a) {
-                    case "--api" -> api = v;
+                    case "--api" -> {
+                        String name = v.strip().toLowerCase(java.util.Locale.ROOT);
+                        if (!DeviceContext.backendNames().contains(name)) {
+                            throw new IllegalArgumentException("--api: unknown backend '" + v + "'; known: "
+                                    + DeviceContext.backendNames());
+                        }
+                        api = name;
+                    }
                     case "--device" -> device = positiveOrZero(a, v, Integer.MAX_VALUE);
                     case "--mib" -> mib = positiveOrZero(a, v, 1 << 16);
                     case "--chunks" -> chunks = positiveOrZero(a, v, 1 << 20);

@@ -161,6 +161,40 @@ final class CpuStream implements StreamHandle {
         submit(() -> copy(src, sourceOffset, dst, destinationOffset, bytes));
     }
 
+    /** One fault check for the whole rectangle, as a GPU's 2-D copy is one operation; then one copy per row. */
+    private void copy2D(MemorySegment src, long srcOffset, long srcPitch, MemorySegment dst, long dstOffset, long dstPitch,
+            long widthBytes, long height) {
+        CpuFaults faults = context.faults;
+        if (faults != null) {
+            faults.beforeCopy(widthBytes * height);
+        }
+        for (long row = 0; row < height; row++) {
+            MemorySegment.copy(src, srcOffset + row * srcPitch, dst, dstOffset + row * dstPitch, widthBytes);
+        }
+    }
+
+    @Override
+    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        MemorySegment dst = ((CpuMemory) destination).segment;
+        submit(() -> copy2D(source, 0, sourcePitch, dst, destinationOffset, destinationPitch, widthBytes, height));
+    }
+
+    @Override
+    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        MemorySegment src = ((CpuMemory) source).segment;
+        submit(() -> copy2D(src, sourceOffset, sourcePitch, destination, 0, destinationPitch, widthBytes, height));
+    }
+
+    @Override
+    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        MemorySegment src = ((CpuMemory) source).segment;
+        MemorySegment dst = ((CpuMemory) destination).segment;
+        submit(() -> copy2D(src, sourceOffset, sourcePitch, dst, destinationOffset, destinationPitch, widthBytes, height));
+    }
+
     @Override
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {

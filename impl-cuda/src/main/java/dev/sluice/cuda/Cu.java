@@ -63,6 +63,7 @@ final class Cu {
     private static final MethodHandle MEMCPY_DTOH_ASYNC = fn(new String[] {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync"}, J, J, J, J);
     private static final MethodHandle MEMCPY_DTOD_ASYNC = fn(new String[] {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync"}, J, J, J, J);
     private static final MethodHandle MEMCPY_PEER_ASYNC = fn("cuMemcpyPeerAsync", J, J, J, J, J, J);
+    private static final MethodHandle MEMCPY_2D_ASYNC = fn(new String[] {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync"}, J, J);
     private static final MethodHandle MEMSET_D8_ASYNC = fn("cuMemsetD8Async", J, I, J, J);
     private static final MethodHandle MEMSET_D16_ASYNC = fn("cuMemsetD16Async", J, I, J, J);
     private static final @Nullable MethodHandle PROFILER_START = optional(false, "cuProfilerStart");
@@ -300,6 +301,39 @@ final class Cu {
     static int memcpyPeerAsync(long dst, long dstCtx, long src, long srcCtx, long bytes, long stream) {
         try {
             return (int) MEMCPY_PEER_ASYNC.invokeExact(dst, dstCtx, src, srcCtx, bytes, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** {@code CU_MEMORYTYPE_HOST} and {@code CU_MEMORYTYPE_DEVICE}: where a side of {@link #memcpy2DAsync} lies. */
+    static final int MEMORYTYPE_HOST = 1;
+    static final int MEMORYTYPE_DEVICE = 2;
+    /** {@code sizeof(CUDA_MEMCPY2D)} on 64-bit platforms: 13 {@code size_t}s and pointers, 2 padded enums. */
+    static final long MEMCPY2D_BYTES = 128;
+
+    /**
+     * {@code cuMemcpy2DAsync} of {@code height} rows of {@code widthBytes}: fills {@code params} (a
+     * {@code CUDA_MEMCPY2D} of {@link #MEMCPY2D_BYTES}, owned by the caller's stream and reused) and makes the call. A
+     * side of {@link #MEMORYTYPE_HOST} reads its address as a host pointer, of {@link #MEMORYTYPE_DEVICE} as a
+     * {@code CUdeviceptr}.
+     */
+    static int memcpy2DAsync(MemorySegment params, int sourceType, long source, long sourcePitch, int destinationType,
+            long destination, long destinationPitch, long widthBytes, long height, long stream) {
+        params.fill((byte) 0);
+        // field offsets of CUDA_MEMCPY2D: srcXInBytes 0, srcY 8, srcMemoryType 16, srcHost 24, srcDevice 32, srcArray 40,
+        // srcPitch 48, dstXInBytes 56, dstY 64, dstMemoryType 72, dstHost 80, dstDevice 88, dstArray 96, dstPitch 104,
+        // WidthInBytes 112, Height 120
+        params.set(I, 16, sourceType);
+        params.set(J, sourceType == MEMORYTYPE_HOST ? 24 : 32, source);
+        params.set(J, 48, sourcePitch);
+        params.set(I, 72, destinationType);
+        params.set(J, destinationType == MEMORYTYPE_HOST ? 80 : 88, destination);
+        params.set(J, 104, destinationPitch);
+        params.set(J, 112, widthBytes);
+        params.set(J, 120, height);
+        try {
+            return (int) MEMCPY_2D_ASYNC.invokeExact(params.address(), stream);
         } catch (Throwable t) {
             throw fatal(t);
         }

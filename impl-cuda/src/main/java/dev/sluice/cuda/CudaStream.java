@@ -76,6 +76,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
         this.address = Jc.address(stream);
         growArguments(16);
         launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
+        copy2D = arena.allocate(Cu.MEMCPY2D_BYTES, 8);
     }
 
     private void growArguments(int n) {
@@ -223,6 +224,58 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
         } else {
             Cu.check(Cu.memcpyPeerAsync(dst, d, src, s, bytes, address), "cuMemcpyPeerAsync");
         }
+    }
+
+    /** The {@code CUDA_MEMCPY2D} of 2-D copies, reused: enqueues are serialised by the public stream's lock. */
+    private final MemorySegment copy2D;
+
+    // Pinned host memory and device memory take one cuMemcpy2DAsync. Memory that is not pinned keeps the staged row path of
+    // the default (one staged copy per row): packing the rectangle into staging chunks would save calls for many short
+    // rows, but the native path is the one pipelines that care use, with a HostBuffer. Pitches past the driver's limit
+    // (CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2^31 - 1 bytes on current GPUs) take the row path too.
+
+    private static boolean nativePitches(long sourcePitch, long destinationPitch) {
+        return sourcePitch <= Integer.MAX_VALUE && destinationPitch <= Integer.MAX_VALUE;
+    }
+
+    @Override
+    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        if (!PinnedRanges.contains(source) || !nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
+                    widthBytes, height);
+            return;
+        }
+        context.cu.bind();
+        Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_HOST, source.address(), sourcePitch, Cu.MEMORYTYPE_DEVICE,
+                destination.address() + destinationOffset, destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+    }
+
+    @Override
+    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        if (!PinnedRanges.contains(destination) || !nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
+                    height);
+            return;
+        }
+        context.cu.bind();
+        Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, source.address() + sourceOffset, sourcePitch,
+                Cu.MEMORYTYPE_HOST, destination.address(), destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+    }
+
+    @Override
+    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        if (!nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+                    destinationPitch, widthBytes, height);
+            return;
+        }
+        context.cu.bind();
+        Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, source.address() + sourceOffset, sourcePitch,
+                Cu.MEMORYTYPE_DEVICE, destination.address() + destinationOffset, destinationPitch, widthBytes, height, address),
+                "cuMemcpy2DAsync");
     }
 
     // ---------------------------------------------------------------- memset

@@ -438,6 +438,20 @@ final class HipApi {
         }
     }
 
+    /**
+     * {@code height} rows of {@code widthBytes}, rows {@code sourcePitch} and {@code destinationPitch} bytes apart;
+     * {@code kind} is a {@code hipMemcpyKind} of {@link HipApiConstants}.
+     */
+    void memcpy2DAsync(long destination, long destinationPitch, long source, long sourcePitch, long widthBytes, long height,
+            int kind, long stream) {
+        try {
+            check((int) lib.handle(HipApiSymbol.hipMemcpy2DAsync).invokeExact(destination, destinationPitch, source,
+                    sourcePitch, widthBytes, height, kind, stream), "hipMemcpy2DAsync");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     void memcpyPeerAsync(long dst, int dstDevice, long src, int srcDevice, long bytes, long stream) {
         try {
             check((int) lib.handle(HipApiSymbol.hipMemcpyPeerAsync).invokeExact(dst, dstDevice, src, srcDevice, bytes, stream),

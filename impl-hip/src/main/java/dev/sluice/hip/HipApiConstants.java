@@ -111,6 +111,11 @@ final class HipApiConstants {
     static final int hipHostRegisterMapped = 0x2;
     static final int hipStreamWaitValueGte = 0x0;
 
+    // ---------------------------------------------------------------- hipMemcpyKind
+    static final int hipMemcpyHostToDevice = 1;
+    static final int hipMemcpyDeviceToHost = 2;
+    static final int hipMemcpyDeviceToDevice = 3;
+
     // ---------------------------------------------------------------- hipStreamCaptureMode
     static final int hipStreamCaptureModeRelaxed = 2;
 }

@@ -120,6 +120,11 @@ enum HipApiSymbol {
      * size_t sizeBytes, hipStream_t stream)}
      */
     hipMemcpyPeerAsync(Lib.HIP, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG),
+    /**
+     * {@code hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+     * size_t height, hipMemcpyKind kind, hipStream_t stream)}
+     */
+    hipMemcpy2DAsync(Lib.HIP, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG),
     /** {@code hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)} */
     hipMemsetD8Async(Lib.HIP, JAVA_INT, JAVA_LONG, JAVA_BYTE, JAVA_LONG, JAVA_LONG),
     /** {@code hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)} */

@@ -137,6 +137,50 @@ final class HipStream implements StreamHandle, EventMarker.Events {
         api.memcpyDtoDAsync(destination.address() + destinationOffset, source.address() + sourceOffset, bytes, handle);
     }
 
+    // Native host memory (pinned, registered or pageable: HIP copies from all of them) and device memory take one
+    // hipMemcpy2DAsync. Java heap memory keeps the staged row path of the default (one staged copy per row), and so do
+    // pitches past the runtime's limit (hipDeviceAttributeMaxPitch, 2^31 - 1 bytes on current GPUs).
+
+    private static boolean nativePitches(long sourcePitch, long destinationPitch) {
+        return sourcePitch <= Integer.MAX_VALUE && destinationPitch <= Integer.MAX_VALUE;
+    }
+
+    @Override
+    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) {
+        if (!source.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
+                    widthBytes, height);
+            return;
+        }
+        api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address(), sourcePitch,
+                widthBytes, height, HipApiConstants.hipMemcpyHostToDevice, handle);
+    }
+
+    @Override
+    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) {
+        if (!destination.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
+                    height);
+            return;
+        }
+        api.memcpy2DAsync(destination.address(), destinationPitch, source.address() + sourceOffset, sourcePitch, widthBytes,
+                height, HipApiConstants.hipMemcpyDeviceToHost, handle);
+    }
+
+    @Override
+    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) {
+        if (!nativePitches(sourcePitch, destinationPitch)) {
+            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+                    destinationPitch, widthBytes, height);
+            return;
+        }
+        api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address() + sourceOffset,
+                sourcePitch, widthBytes, height, HipApiConstants.hipMemcpyDeviceToDevice, handle);
+    }
+
     @Override
     public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
             DeviceMemory destination, long destinationOffset, long bytes) {

@@ -145,7 +145,11 @@ class DeviceMetricsTest {
             assertEquals(10, registry.get("sluice.pipeline.chunks.done").tags("pipeline", "copy").functionCounter().count());
             assertEquals(10, registry.get("sluice.pipeline.chunks.started").functionCounter().count());
             assertEquals(0, registry.get("sluice.pipeline.chunks.in.flight").gauge().value());
-            assertEquals(2, registry.get("sluice.pipeline.lanes.open").gauge().value(), "two lanes kept for reuse");
+            // How many lanes opened depends on how fast chunks finished (a second lane opens only while the first is
+            // busy); the gauge must say what the pipeline's own counters say, and the lanes are kept for reuse.
+            long open = p.metrics().lanesOpened() - p.metrics().lanesClosed();
+            assertTrue(open >= 1 && open <= 2, "lanes open: " + open);
+            assertEquals(open, registry.get("sluice.pipeline.lanes.open").gauge().value(), "the lanes kept for reuse");
             meters.close();
             assertNull(registry.find("sluice.pipeline.chunks.done").meter());
         }

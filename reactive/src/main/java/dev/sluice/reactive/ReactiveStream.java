@@ -134,6 +134,35 @@ public final class ReactiveStream {
         return DeviceMonos.enqueue(() -> stream.enqueueCopy(source, destination));
     }
 
+    /**
+     * Copies a rectangle of {@code height} rows of {@code width} elements, rows {@code sourcePitch} and
+     * {@code destinationPitch} elements apart, in one operation
+     * ({@link DeviceStream#enqueueCopy2D(HostData, long, DeviceBuffer, long, long, long)}, its checks made at
+     * subscription). Each subscription copies again, from the memory as it is then.
+     */
+    public Mono<Void> copy2D(HostData source, long sourcePitch, DeviceBuffer destination, long destinationPitch, long width,
+            long height) {
+        return DeviceMonos.enqueue(() -> stream.enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
+    /**
+     * Copies a rectangle into host memory ({@link DeviceStream#enqueueCopy2D(DeviceBuffer, long, HostData, long, long, long)},
+     * its checks made at subscription); read the destination once the {@code Mono} has completed.
+     */
+    public Mono<Void> copy2D(DeviceBuffer source, long sourcePitch, HostData destination, long destinationPitch, long width,
+            long height) {
+        return DeviceMonos.enqueue(() -> stream.enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
+    /**
+     * Copies a rectangle between two device buffers of this context
+     * ({@link DeviceStream#enqueueCopy2D(DeviceBuffer, long, DeviceBuffer, long, long, long)}, its checks made at subscription).
+     */
+    public Mono<Void> copy2D(DeviceBuffer source, long sourcePitch, DeviceBuffer destination, long destinationPitch,
+            long width, long height) {
+        return DeviceMonos.enqueue(() -> stream.enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
+    }
+
     // The per-type overloads below came before HostData; each delegates to DeviceStream's overload of the same types.
 
     /**

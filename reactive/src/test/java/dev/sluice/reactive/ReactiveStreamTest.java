@@ -80,6 +80,26 @@ class ReactiveStreamTest {
     }
 
     @Test
+    void copy2DMovesATileInAndOutAndSignalsBadPitchesAsOnError() {
+        ReactiveStream rx = ReactiveStream.of(ctx.createStream());
+        float[] image = new float[4 * 6];
+        for (int i = 0; i < image.length; i++) {
+            image[i] = i;
+        }
+        float[] out = new float[2 * 3];
+        try (DeviceBuffer tile = ctx.allocate(DType.F32, 6)) {
+            // the 3 x 2 tile at row 1, column 2 of a 6-wide image
+            StepVerifier.create(rx.copy2D(HostData.of(image, 8, 16), 6, tile, 3, 3, 2)
+                    .then(rx.copy2D(tile, 3, HostData.of(out), 3, 3, 2))).verifyComplete();
+            assertArrayEquals(new float[] {8, 9, 10, 14, 15, 16}, out);
+            long p0 = position(rx.stream());
+            StepVerifier.create(rx.copy2D(tile, 2, HostData.of(out), 3, 3, 2)).expectError(InvalidArgumentException.class).verify();
+            assertEquals(p0 + 1, position(rx.stream()), "nothing enqueued for the refused copy");
+        }
+        rx.stream().close();
+    }
+
+    @Test
     void signalsArriveOnTheCompletionThread() {
         ReactiveStream rx = ReactiveStream.of(ctx.stream());
         CompletableFuture<Void> gate = new CompletableFuture<>();

@@ -1,6 +1,7 @@
 package dev.sluice.benchmarks.cuda;
 
 import dev.sluice.Api;
+import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
@@ -80,11 +81,14 @@ public final class PairedBench {
                 .withRequiredArg().ofType(Integer.class).defaultsTo(10_000);
         OptionSpec<Integer> tinyOption = parser.accepts("tiny-kernels", "kernels per tiny block")
                 .withRequiredArg().ofType(Integer.class).defaultsTo(100_000);
+        OptionSpec<Void> unorderedOption = parser.accepts("no-auto-ordering",
+                "Sluice's side with automatic ordering across streams off (ContextOptions.withAutoOrdering(false))");
         Path lib;
         int blocks;
         int samples;
         int tinyKernels;
         boolean spinner;
+        boolean autoOrdering;
         try {
             OptionSet set = parser.parse(args);
             if (!set.nonOptionArguments().isEmpty()) {
@@ -95,6 +99,7 @@ public final class PairedBench {
             samples = set.valueOf(samplesOption);
             tinyKernels = set.valueOf(tinyOption);
             spinner = set.has(spinnerOption);
+            autoOrdering = !set.has(unorderedOption);
         } catch (OptionException | IllegalArgumentException e) {
             System.err.println("PairedBench: " + e.getMessage());
             parser.printHelpOn(System.err);
@@ -102,8 +107,8 @@ public final class PairedBench {
             return;
         }
         PairedBench b = new PairedBench(lib.toAbsolutePath());
-        try (DeviceContext ctx = DeviceContext.open(Api.CUDA, 0)) {
-            System.out.println("device=" + ctx.name());
+        try (DeviceContext ctx = DeviceContext.open(Api.CUDA, 0, ContextOptions.defaults().withAutoOrdering(autoOrdering))) {
+            System.out.println("device=" + ctx.name() + (autoOrdering ? "" : ", automatic ordering off"));
             DeviceFunction empty5 = ctx.compile(CudaBench.EMPTY5);
             DeviceFunction writeOne = ctx.compile(CudaBench.WRITE_ONE);
             try (Arena arena = Arena.ofConfined()) {
