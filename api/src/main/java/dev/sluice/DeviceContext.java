@@ -58,6 +58,8 @@ public final class DeviceContext implements AutoCloseable {
     private volatile @Nullable ExecutorService hostExecutor;
     private volatile @Nullable Throwable fault;
     private volatile boolean closed;
+    /** Fails when {@link #close()} begins: releases the host waits of graphs, which block a driver thread. */
+    final java.util.concurrent.CompletableFuture<Void> closing = new java.util.concurrent.CompletableFuture<>();
     /** The listeners and Flight Recorder events of this context. */
     final Observers observers = new Observers(this);
     /**
@@ -926,6 +928,7 @@ public final class DeviceContext implements AutoCloseable {
 
     private void closeOnce() {
         ClosedResourceException closing = new ClosedResourceException(toString());
+        this.closing.completeExceptionally(closing);
         // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
         // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
         List<DeviceStream> streams = resources.streams();

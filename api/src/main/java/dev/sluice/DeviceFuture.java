@@ -190,8 +190,12 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     // Completion by the engine only.
     void finish() {
+        Object kept = keepAlive;
         keepAlive = null;
         Throwable failure = presetFailure;
+        if (failure == null && kept instanceof GraphHostSteps.Replay replay) {
+            failure = replay.failure(); // a host step of the graph threw during this replay
+        }
         if (failure == null && group != null) {
             failure = group.failure; // the backend refused the group's marker
         }

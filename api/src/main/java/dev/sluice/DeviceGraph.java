@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.spi.GraphHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Work captured from a stream with {@link DeviceStream#capture}, replayable many times at the cost of one
@@ -9,6 +10,31 @@ import dev.sluice.spi.GraphHandle;
  * {@link ClosedResourceException}. The functions it launches must stay open while it may be launched.
  * {@link #close()} destroys it. Thread-safe: launches and {@link #close()} may be called from any
  * thread, at the same time as each other.
+ *
+ * <p><b>Host steps.</b> Host functions ({@link DeviceStream#enqueueHostFunction}) and waits for a
+ * {@link java.util.concurrent.CompletionStage} ({@link DeviceStream#waitFor(java.util.concurrent.CompletionStage)})
+ * enqueued during capture become steps of the graph (CUDA and HIP: host nodes, {@code cuLaunchHostFunc} /
+ * {@code hipLaunchHostFunc} captured). Each replay runs each of them exactly once, in capture order, after the work
+ * captured before it and before the work captured after it; the replays of one graph run one after another, also when
+ * launched on different streams.
+ * <ul>
+ * <li><b>Thread:</b> a step runs on the backend's thread, not on the host executor that runs host functions outside
+ * graphs: CUDA's and HIP's driver thread for host nodes (one per context or process, shared with every other host
+ * node and stream callback, so a slow step delays all of them), the simulator's stream thread on the CPU backend.
+ * <li><b>Errors:</b> a step cannot fail the device graph: what a host function throws, or the failure of an awaited
+ * stage, fails that replay's future (the first such failure), and the replay and its later steps go on.
+ * <li><b>Blocking and driver calls:</b> a step must not call blocking Sluice API on its context ({@code synchronize},
+ * {@code join} of a future of it...): those calls are refused with {@link IllegalStateException}, as in host functions
+ * outside graphs. Nor may it enqueue work or call anything else that reaches the driver: CUDA and HIP forbid driver
+ * calls in a host node (the call may fail or hang; the CPU backend does not detect it). To start device work from a
+ * step, hand it to another thread, or complete a stage that an enqueued {@code waitFor} holds work behind.
+ * <li><b>Host waits:</b> a captured wait blocks the driver's thread until its stage completes (the stage is the one
+ * passed at capture, so replays after it has completed pass at once); while it blocks, no other host step or
+ * stream callback of that driver thread runs, and the stream waits on the device as under
+ * {@link HostWaits#GATE_ON_DEVICE} (on CUDA, module loading and freeing memory may wait for it too: do not make the
+ * stage's completion wait for those). Closing the context releases a wait, failing its replay with
+ * {@link ClosedResourceException}.
+ * </ul>
  */
 public final class DeviceGraph implements AutoCloseable {
 
@@ -18,11 +44,15 @@ public final class DeviceGraph implements AutoCloseable {
 
     /** The memory the captured work uses: each replay claims it and notes its use, so it is not freed under a replay. */
     final java.util.List<DeviceStream.CapturedUse> uses;
+    /** The host functions and host waits captured, and the replays running them; null if none was captured. */
+    final @Nullable GraphHostSteps hostSteps;
 
-    DeviceGraph(DeviceContext context, GraphHandle handle, java.util.List<DeviceStream.CapturedUse> uses) {
+    DeviceGraph(DeviceContext context, GraphHandle handle, java.util.List<DeviceStream.CapturedUse> uses,
+            @Nullable GraphHostSteps hostSteps) {
         this.context = context;
         this.handle = handle;
         this.uses = uses;
+        this.hostSteps = hostSteps;
     }
 
     /**
@@ -30,7 +60,8 @@ public final class DeviceGraph implements AutoCloseable {
      * completion thread and cancellation as for every enqueue (see {@link DeviceStream}): the replay runs after the
      * work enqueued before it on {@code stream}, its future completes on the context's completion thread once the
      * replay has finished, and cancelling the future does not stop the replay. The graph may be closed while replays
-     * are pending: they still run. Never blocks.
+     * are pending: they still run. Never blocks. If a host step of the graph throws (see the class comment), the
+     * future fails with its exception once the replay has finished.
      *
      * @throws ClosedResourceException if the graph, the stream, the context or a buffer the captured work uses is closed
      *                                 (a launch racing with {@link #close()} either is enqueued, or throws this)
@@ -40,10 +71,32 @@ public final class DeviceGraph implements AutoCloseable {
         if (closed.get()) {
             throw new ClosedResourceException(toString());
         }
+        if (context.isClosed()) {
+            throw new ClosedResourceException(this + ": its context is closed, and the native graph went with it");
+        }
         if (stream.context() != context) {
             throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
-        return stream.launchGraph(this);
+        GraphHostSteps steps = hostSteps;
+        if (steps == null) {
+            return stream.launchGraph(this, null);
+        }
+        // Host steps find their replay by launch order, so replays must not overlap: CUDA orders the launches of one
+        // graph, HIP does not say it does; a replay on another stream than the last waits for it on the device.
+        steps.launchOrder.lock();
+        try {
+            DeviceFuture<Void> previous = steps.lastReplay;
+            if (previous != null && previous.stream() != stream) {
+                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
+            } else {
+                previous = null;
+            }
+            DeviceFuture<Void> f = stream.launchGraph(this, previous);
+            steps.lastReplay = f;
+            return f;
+        } finally {
+            steps.launchOrder.unlock();
+        }
     }
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
@@ -59,7 +112,16 @@ public final class DeviceGraph implements AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true) && !context.isClosed()) {
-            handle.destroy();
+            if (hostSteps == null) {
+                handle.destroy();
+            } else {
+                // The native graph goes with the callbacks of its steps: not while a replay still runs them.
+                hostSteps.destroyWhenIdle(() -> {
+                    if (!context.isClosed()) {
+                        handle.destroy();
+                    }
+                });
+            }
         }
     }
 

@@ -908,6 +908,8 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Under the lock, while capturing: the memory the captured work uses, for the graph's replays. */
     private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
+    /** Under the lock, while capturing: the captured host functions and host waits; null until the first. */
+    private @Nullable GraphHostSteps capturedSteps;
 
     /**
      * Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim; with automatic ordering, as its
@@ -1276,6 +1278,10 @@ public final class DeviceStream implements AutoCloseable {
      * the returned future completes exceptionally with that exception; a stage that never completes holds the
      * stream forever (closing the context releases it, failing the wait with {@link ClosedResourceException}). A
      * {@link DeviceFuture} of this backend is waited for on the device (see {@link #waitFor(DeviceFuture)}).
+     *
+     * <p>During {@link #capture}, the wait becomes a host step of the graph instead, which blocks the backend's thread
+     * (CUDA and HIP: the driver's callback thread) on each replay until the stage completes (see {@link DeviceGraph},
+     * "Host steps").
      */
     public DeviceFuture<Void> waitFor(CompletionStage<?> stage) {
         Checks.notNull("stage", stage);
@@ -1290,7 +1296,10 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> f;
         begin();
         try {
-            refuseDuringCapture("waitFor(CompletionStage)");
+            if (capturing) {
+                handle.captureHostStep(capturedHostSteps().hostWait(stage));
+                return mark(null, TraceSpan.WAIT);
+            }
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
@@ -1345,6 +1354,10 @@ public final class DeviceStream implements AutoCloseable {
      * executor (virtual threads) once the preceding work's marker completes. If the function throws, the
      * returned future completes exceptionally with its exception and the stream continues. A device fault
      * before it means it never runs.
+     *
+     * <p>During {@link #capture}, the function becomes a host step of the graph instead: it runs once per replay, on
+     * the backend's thread rather than the host executor, and what it throws fails the replay's future (see
+     * {@link DeviceGraph}, "Host steps").
      */
     public DeviceFuture<Void> enqueueHostFunction(Runnable function) {
         Checks.notNull("function", function);
@@ -1353,7 +1366,10 @@ public final class DeviceStream implements AutoCloseable {
         DeviceFuture<Void> after;
         begin();
         try {
-            refuseDuringCapture("enqueueHostFunction");
+            if (capturing) {
+                handle.captureHostStep(capturedHostSteps().hostFunction(function));
+                return mark(null, TraceSpan.HOST);
+            }
             before = mark(null, null);
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
@@ -1376,10 +1392,14 @@ public final class DeviceStream implements AutoCloseable {
         return after;
     }
 
-    private void refuseDuringCapture(String what) {
-        if (capturing) {
-            throw new IllegalStateException(what + " cannot be captured into a graph: it needs the host while the stream runs");
+    /** Under the lock, while capturing: the host steps of the graph being captured, created with the first one. */
+    private GraphHostSteps capturedHostSteps() {
+        GraphHostSteps steps = capturedSteps;
+        if (steps == null) {
+            steps = new GraphHostSteps(context);
+            capturedSteps = steps;
         }
+        return steps;
     }
 
     // ---------------------------------------------------------------- graphs
@@ -1388,10 +1408,13 @@ public final class DeviceStream implements AutoCloseable {
      * Captures the work {@code body} enqueues on this stream into a graph instead of running it, and returns
      * the graph, to launch many times with {@link DeviceGraph#enqueueLaunch(DeviceStream)}. During capture
      * the enqueue methods return futures already failed with {@link IllegalStateException} (the work has not
-     * run), and host gates ({@code waitFor(CompletionStage)}, host functions) are refused. Work enqueued by
-     * other threads on this stream during the capture is captured too.
+     * run). Host functions and waits for a {@link CompletionStage} are captured as host steps of the graph, run once
+     * per replay on the backend's thread (see {@link DeviceGraph}, "Host steps"). Work enqueued by other threads on
+     * this stream during the capture is captured too.
      *
-     * @throws UnsupportedOnBackendException if the backend cannot capture
+     * @throws UnsupportedOnBackendException if the backend cannot capture; thrown by the enqueue call in
+     *                                       {@code body} for an operation the backend cannot capture (host steps on a
+     *                                       HIP runtime without {@code hipLaunchHostFunc}, say), with nothing enqueued
      */
     public DeviceGraph capture(Consumer<DeviceStream> body) {
         Checks.notNull("body", body);
@@ -1404,6 +1427,7 @@ public final class DeviceStream implements AutoCloseable {
             handle.beginCapture();
             capturing = true;
             captured = new java.util.LinkedHashMap<>();
+            capturedSteps = null;
         } finally {
             end();
         }
@@ -1415,12 +1439,21 @@ public final class DeviceStream implements AutoCloseable {
         }
         dev.sluice.spi.GraphHandle graph;
         List<CapturedUse> uses;
+        GraphHostSteps steps;
         core.lock();
         try {
             capturing = false;
             uses = List.copyOf(captured.values());
             captured = null;
+            steps = capturedSteps;
+            capturedSteps = null;
             graph = handle.endCapture();
+        } catch (RuntimeException e) {
+            if (failure != null) { // a refused operation may have invalidated the capture: report the refusal
+                failure.addSuppressed(e);
+                throw failure;
+            }
+            throw e;
         } finally {
             core.unlock();
         }
@@ -1428,13 +1461,21 @@ public final class DeviceStream implements AutoCloseable {
             graph.destroy();
             throw failure;
         }
-        return new DeviceGraph(context, graph, uses);
+        return new DeviceGraph(context, graph, uses, steps);
     }
 
-    /** Launches {@code graph} here; used by {@link DeviceGraph#enqueueLaunch}. */
-    DeviceFuture<Void> launchGraph(DeviceGraph graph) {
+    /**
+     * Launches {@code graph} here, after {@code after} (a sealed future of another stream) if not null; used by
+     * {@link DeviceGraph#enqueueLaunch}.
+     */
+    DeviceFuture<Void> launchGraph(DeviceGraph graph, @Nullable DeviceFuture<?> after) {
         begin();
         try {
+            if (capturing && graph.hostSteps != null) {
+                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
+                throw new IllegalStateException(graph + " has host steps and cannot be launched while " + this
+                        + " is capturing");
+            }
             // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
             // and noted as used, so a close() waits for the replay instead of freeing memory under it.
             List<CapturedUse> uses = graph.uses;
@@ -1452,9 +1493,20 @@ public final class DeviceStream implements AutoCloseable {
                     }
                     claimed++;
                 }
+                if (after != null) {
+                    waitMarkerLocked(after);
+                }
                 orderAfterHazards();
-                handle.launchGraph(graph.handle);
-                f = mark(null, TraceSpan.GRAPH);
+                GraphHostSteps steps = graph.hostSteps;
+                if (steps == null) {
+                    handle.launchGraph(graph.handle);
+                    f = mark(null, TraceSpan.GRAPH);
+                } else {
+                    // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
+                    GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                    handle.launchGraph(steps.launching(graph.handle, replay));
+                    f = mark(null, TraceSpan.GRAPH, replay);
+                }
             } catch (RuntimeException e) {
                 for (int i = 0; i < claimed; i++) {
                     uses.get(i).uses().unclaim();

@@ -693,6 +693,13 @@ final class HoldingStream implements StreamHandle {
     }
 
     @Override
+    public void captureHostStep(Runnable step) {
+        if (!holding || !enqueueIfHolding(new Op(() -> device.captureHostStep(step)))) {
+            device.captureHostStep(step);
+        }
+    }
+
+    @Override
     public GraphHandle endCapture() {
         return device.endCapture();
     }

@@ -128,7 +128,7 @@ class CloseOnceTest {
                     destroyed.incrementAndGet();
                 }
             };
-            DeviceGraph g = new DeviceGraph(ctx, h, java.util.List.of());
+            DeviceGraph g = new DeviceGraph(ctx, h, java.util.List.of(), null);
             closeFromManyThreads(g);
             assertEquals(1, destroyed.get(), "cuGraphExecDestroy calls in round " + r);
             assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(ctx.stream()));

@@ -97,6 +97,21 @@ public interface StreamHandle {
         throw new dev.sluice.UnsupportedOnBackendException("stream capture", null);
     }
 
+    /**
+     * While capturing: captures {@code step} as a host step of the graph (CUDA and HIP: a captured
+     * {@code cuLaunchHostFunc} / {@code hipLaunchHostFunc}, which becomes a host node). Each replay runs it once on a
+     * thread of the backend, after the work captured before it and before the work captured after it; it never
+     * throws. The backend keeps it callable until the graph is destroyed, which the public layer does only once no
+     * replay is running its steps. The public layer makes each replay of such a graph wait for the one before, on the
+     * device, when it is launched on another stream, so the replays run one after another in launch order.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the backend cannot run host code inside a graph, with
+     *                                                  nothing captured
+     */
+    default void captureHostStep(Runnable step) {
+        throw new dev.sluice.UnsupportedOnBackendException("host functions and host waits inside a captured graph", null);
+    }
+
     /** Ends capture and returns the executable graph. */
     default GraphHandle endCapture() {
         throw new dev.sluice.UnsupportedOnBackendException("stream capture", null);

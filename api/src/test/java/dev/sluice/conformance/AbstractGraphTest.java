@@ -1,6 +1,7 @@
 package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,11 +18,15 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceGraph;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -91,13 +96,223 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         assertArrayEquals(new int[] {-1, -1, -1, -1, 4, 5, 6, 7}, readInts(s, a));
     }
 
+    /**
+     * copy → kernel → copy → host function → copy, replayed ten times: the host function runs once per replay, after
+     * the download before it (it sees this replay's kernel result) and before the upload after it (which uploads what it
+     * wrote into pinned memory), and what it writes feeds the next replay's first upload.
+     */
     @Test
-    void hostGatesAreRefusedDuringCaptureAndTheStreamRecovers() {
+    void hostFunctionInAGraphRunsOncePerReplayBetweenTheCopiesAroundIt() {
+        int n = 256;
         DeviceStream s = ctx.createStream();
-        captureOrSkip(s, c -> c.enqueueMarker()); // skips where capture is unsupported
-        assertThrows(IllegalStateException.class, () -> s.capture(c -> c.waitFor(new CompletableFuture<Void>())));
-        assertThrows(IllegalStateException.class, () -> s.capture(c -> c.enqueueHostFunction(() -> { })));
+        HostBuffer in = closeLater(ctx.allocateHost(DType.I32, n));
+        HostBuffer mid = closeLater(ctx.allocateHost(DType.I32, n));
+        HostBuffer staged = closeLater(ctx.allocateHost(DType.I32, n));
+        DeviceBuffer d = closeLater(ctx.allocate(DType.I32, n));
+        DeviceBuffer e = closeLater(ctx.allocate(DType.I32, n));
+        for (int i = 0; i < n; i++) {
+            in.setInt(i, i);
+        }
+        AtomicInteger runs = new AtomicInteger();
+        List<String> wrong = new CopyOnWriteArrayList<>();
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.enqueueCopy(in, d);
+            c.enqueueLaunch(mulAdd, LaunchConfig.forElements(n), d, (long) n, 2, 1);
+            c.enqueueCopy(d, mid);
+            c.enqueueHostFunction(() -> {
+                int k = runs.incrementAndGet();
+                for (int i = 0; i < n; i++) {
+                    int expected = (i + (k - 1) * 1000) * 2 + 1;
+                    if (mid.getInt(i) != expected) {
+                        wrong.add("replay " + k + ": mid[" + i + "] = " + mid.getInt(i) + ", expected " + expected);
+                        break;
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    staged.setInt(i, mid.getInt(i) * 10 + k);
+                    in.setInt(i, i + k * 1000); // the next replay's first upload
+                }
+            });
+            c.enqueueCopy(staged, e);
+        });
+        assertEquals(0, runs.get(), "capture runs no host function");
+        for (int k = 1; k <= 10; k++) {
+            await(g.enqueueLaunch(s));
+            assertEquals(k, runs.get(), "host function runs exactly once per replay");
+            int[] got = readInts(s, e);
+            for (int i = 0; i < n; i++) {
+                int expected = ((i + (k - 1) * 1000) * 2 + 1) * 10 + k;
+                if (got[i] != expected) {
+                    fail("replay " + k + ": e[" + i + "] = " + got[i] + ", expected " + expected);
+                }
+            }
+        }
+        assertEquals(List.of(), wrong, "the host function saw the kernel result of its own replay");
+    }
+
+    @Test
+    void replaysEnqueuedBackToBackRunTheirHostStepsInReplayOrder() {
+        DeviceStream s = ctx.createStream();
+        DeviceStream other = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(16, 0));
+        HostBuffer seen = closeLater(ctx.allocateHost(DType.I32, 16));
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(16), v, 16L, 1, 1);
+            c.enqueueCopy(v, seen);
+            c.enqueueHostFunction(() -> order.add(seen.getInt(0)));
+            c.enqueueHostFunction(() -> order.add(-seen.getInt(0)));
+        });
+        List<DeviceFuture<Void>> replays = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            replays.add(g.enqueueLaunch(k % 2 == 0 ? s : other)); // one graph's replays run one after another
+        }
+        replays.forEach(ConformanceBase::await);
+        List<Integer> expected = new ArrayList<>();
+        for (int k = 1; k <= 10; k++) {
+            expected.add(k);
+            expected.add(-k);
+        }
+        assertEquals(expected, order, "each replay runs both steps once, in capture order, replays in launch order");
+    }
+
+    /** Without memory to order them by, replays of one graph on two streams still run one after another. */
+    @Test
+    void replaysOfAGraphOfHostStepsOnlyDoNotOverlapAcrossStreams() {
+        DeviceStream s = ctx.createStream();
+        DeviceStream other = ctx.createStream();
+        AtomicInteger started = new AtomicInteger();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.enqueueHostFunction(() -> {
+                int k = started.incrementAndGet();
+                try {
+                    Thread.sleep(5); // room for a replay on the other stream to overlap, were it allowed to
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                order.add(k);
+            });
+            c.enqueueHostFunction(() -> order.add(-started.get()));
+        });
+        List<DeviceFuture<Void>> replays = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            replays.add(g.enqueueLaunch(k % 2 == 0 ? s : other));
+        }
+        replays.forEach(ConformanceBase::await);
+        List<Integer> expected = new ArrayList<>();
+        for (int k = 1; k <= 10; k++) {
+            expected.add(k);
+            expected.add(-k);
+        }
+        assertEquals(expected, order);
+    }
+
+    @Test
+    void aHostFunctionThatThrowsFailsItsReplayAndTheReplayGoesOn() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(8, 0));
+        AtomicInteger runs = new AtomicInteger();
+        IllegalStateException boom = new IllegalStateException("boom");
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.enqueueHostFunction(() -> {
+                if (runs.incrementAndGet() == 1) {
+                    throw boom;
+                }
+            });
+            c.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(8), v, 8L, 1, 1);
+        });
+        assertEquals(boom, awaitFailure(g.enqueueLaunch(s)), "the replay reports what its host function threw");
+        assertArrayEquals(filled(8, 1), readInts(s, v), "the work after the host function still ran");
+        await(g.enqueueLaunch(s));
+        assertArrayEquals(filled(8, 2), readInts(s, v));
+        assertFalse(ctx.isFaulted(), "a host step cannot fault the device");
         assertStreamUsable(s);
+    }
+
+    @Test
+    void aHostFunctionInAGraphMayNotBlockOnItsContext() {
+        DeviceStream s = ctx.createStream();
+        DeviceGraph g = captureOrSkip(s, c -> c.enqueueHostFunction(s::synchronize));
+        Throwable t = awaitFailure(g.enqueueLaunch(s));
+        assertInstanceOf(IllegalStateException.class, t);
+        assertMentions(t, "DeviceStream.synchronize", "host function");
+        assertStreamUsable(s);
+    }
+
+    @Test
+    void aHostWaitInAGraphHoldsTheReplayUntilItsStageCompletes() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(8, 0));
+        CompletableFuture<String> stage = new CompletableFuture<>();
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.waitFor(stage);
+            c.enqueueLaunch(fn(TestKernels.MUL_ADD), LaunchConfig.forElements(8), v, 8L, 1, 5);
+        });
+        DeviceFuture<Void> replay = g.enqueueLaunch(s);
+        assertStaysPending(replay, 300, "the replay waits for the stage");
+        stage.complete("go");
+        await(replay);
+        assertArrayEquals(filled(8, 5), readInts(s, v));
+        await(g.enqueueLaunch(s)); // the stage has completed: later replays pass the wait at once
+        assertArrayEquals(filled(8, 10), readInts(s, v));
+    }
+
+    @Test
+    void aHostWaitOnAFailedStageFailsTheReplayWhichStillRuns() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(8, 0));
+        IllegalArgumentException cause = new IllegalArgumentException("stage failed");
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.waitFor(CompletableFuture.failedFuture(cause));
+            c.enqueueFill(v, 3);
+        });
+        assertEquals(cause, awaitFailure(g.enqueueLaunch(s)));
+        assertArrayEquals(filled(8, 3), readInts(s, v));
+    }
+
+    @Test
+    void closingTheContextReleasesAHostWaitOfAGraphAndLaterReplaysAreRefused() {
+        DeviceContext other = open(ContextOptions.defaults());
+        DeviceStream s = other.createStream();
+        DeviceBuffer v = other.allocate(DType.I32, 4);
+        DeviceGraph g = captureOrSkip(s, c -> {
+            c.waitFor(new CompletableFuture<Void>()); // never completes
+            c.enqueueFill(v, 1);
+        });
+        DeviceFuture<Void> replay = g.enqueueLaunch(s);
+        assertStaysPending(replay, 100, "the replay waits for the stage");
+        other.close(); // must not hang on the blocked step
+        assertInstanceOf(ClosedResourceException.class, awaitFailure(replay));
+        DeviceStream os = ctx.createStream();
+        ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(s));
+        assertMentions(e, "closed");
+        assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(os), "a stream of another, open context");
+    }
+
+    @Test
+    void aGraphWithHostStepsCannotBeLaunchedInsideACapture() {
+        DeviceStream s = ctx.createStream();
+        AtomicInteger runs = new AtomicInteger();
+        DeviceGraph g = captureOrSkip(s, c -> c.enqueueHostFunction(runs::incrementAndGet));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> s.capture(c -> g.enqueueLaunch(c)));
+        assertMentions(e, "host steps", "capturing");
+        assertStreamUsable(s);
+        await(g.enqueueLaunch(s));
+        assertEquals(1, runs.get(), "the refused launch left no replay behind: the next one runs its step as its own");
+    }
+
+    @Test
+    void nullHostStepsAndStreamsAreRejectedAndTheCaptureRecovers() {
+        DeviceStream s = ctx.createStream();
+        DeviceGraph g = captureOrSkip(s, c -> c.enqueueHostFunction(() -> { }));
+        assertInvalid("body", s, () -> s.capture(null));
+        assertInvalid("function", s, () -> s.capture(c -> c.enqueueHostFunction(null)));
+        assertInvalid("stage", s, () -> s.capture(c -> c.waitFor((CompletionStage<?>) null)));
+        assertInvalid("stream", s, () -> g.enqueueLaunch(null));
+        assertStreamUsable(s);
+        await(g.enqueueLaunch(s));
     }
 
     @Test

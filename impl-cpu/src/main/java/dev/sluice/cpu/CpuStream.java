@@ -313,17 +313,49 @@ final class CpuStream implements StreamHandle {
         capture = new ArrayList<>();
     }
 
+    /** A host step of a graph: runs on this simulator's stream thread, as a host node runs on the driver's thread. */
+    private record HostStep(Runnable step) implements Op {
+        @Override
+        public void run() {
+            step.run();
+        }
+    }
+
+    @Override
+    public void captureHostStep(Runnable step) {
+        if (capture == null) {
+            throw new IllegalStateException("internal: a host step outside capture");
+        }
+        capture.add(new HostStep(step));
+    }
+
     @Override
     public GraphHandle endCapture() {
         List<Op> ops = List.copyOf(capture == null ? List.of() : capture);
         capture = null;
         return new GraphHandle() {
+            /** Reached when the last replay launched has run: the next waits for it, as CUDA orders launches of one graph. */
+            private @Nullable CompletableFuture<?> lastReplay;
+
             @Override
-            public void launch(StreamHandle stream) {
+            public synchronized void launch(StreamHandle stream) {
                 CpuStream s = (CpuStream) stream;
+                if (s.capture != null) { // launched while capturing: its operations join the other graph
+                    for (Op op : ops) {
+                        s.submit(op);
+                    }
+                    return;
+                }
+                CompletableFuture<?> previous = lastReplay;
+                if (previous != null && !previous.isDone()) {
+                    s.gateOn(previous);
+                }
                 for (Op op : ops) {
                     s.submit(op);
                 }
+                CpuMarker done = new CpuMarker(context); // a marker: reached even after a fault, so no replay waits for ever
+                s.submit(done);
+                lastReplay = done.reached();
             }
 
             @Override

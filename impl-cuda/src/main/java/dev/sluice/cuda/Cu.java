@@ -93,6 +93,8 @@ final class Cu {
     private static final MethodHandle EVENT_SYNCHRONIZE = fn("cuEventSynchronize", J);
     private static final MethodHandle EVENT_ELAPSED_TIME = fn("cuEventElapsedTime", A, J, J);
     private static final MethodHandle GRAPH_LAUNCH = fn("cuGraphLaunch", J, J);
+    /** {@code cuLaunchHostFunc(CUstream, CUhostFn, void* userData)}: capturable; a host node in a graph. */
+    private static final MethodHandle LAUNCH_HOST_FUNC = fn("cuLaunchHostFunc", J, J, J);
     private static final MethodHandle DEVICE_GET_DEFAULT_MEM_POOL = optional(false, "cuDeviceGetDefaultMemPool", A, I);
     private static final MethodHandle MEM_POOL_SET_ACCESS = optional(false, "cuMemPoolSetAccess", J, J, J);
 
@@ -246,6 +248,19 @@ final class Cu {
     static int graphLaunch(long exec, long stream) {
         try {
             return (int) GRAPH_LAUNCH.invokeExact(exec, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /** An upcall stub that lives as long as the process: the callback of host nodes ({@code HostNodes}). */
+    static MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type) {
+        return LINKER.upcallStub(target, type, Arena.global());
+    }
+
+    static int launchHostFunc(long stream, long function, long userData) {
+        try {
+            return (int) LAUNCH_HOST_FUNC.invokeExact(stream, function, userData);
         } catch (Throwable t) {
             throw fatal(t);
         }

@@ -21,6 +21,7 @@ import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
 import dev.sluice.spi.support.HostAllocation;
+import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.NativeEvent;
 import java.lang.foreign.MemorySegment;
@@ -54,6 +55,8 @@ final class CudaContext implements ContextHandle {
     /** The driver's events of this context, as the kit's pool and user events call them. */
     final DriverEvents events;
     final EventPool markerEvents;
+    /** The host steps of this context's graphs, found by the driver's host-node callback; forgotten at close. */
+    final HostNodes hostNodes = new HostNodes();
     /** Page-locked host memory of this context, for the host flags and the staging chunks. */
     private final DriverPinnedMemory pinned;
     final HostFlagSlots flags;
@@ -492,6 +495,7 @@ final class CudaContext implements ContextHandle {
         }
         modules.clear();
         cu.close();
+        hostNodes.removeAll(); // after the native context, with its graphs, is gone: no host node calls a step after this
     }
 
     private static void quietly(String what, Runnable r) {

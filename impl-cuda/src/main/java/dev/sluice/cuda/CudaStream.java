@@ -16,13 +16,16 @@ import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.EventRing;
 import dev.sluice.spi.support.HostFlagGate;
 import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.NativeGraph;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import jcuda.driver.CUgraph;
@@ -57,6 +60,8 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     private int argumentCapacity;
     private MemorySegment launchConfig;
     private volatile boolean capturing;
+    /** While capturing: the {@link HostNodes} keys of the host steps captured, released with the graph. */
+    private @Nullable List<Long> capturedSteps;
     private volatile boolean destroyed;
     private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
     /** The sequence number of this stream's last completion marker. */
@@ -586,30 +591,63 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     public void beginCapture() {
         context.cu.bind();
         Jc.check(JCudaDriver.cuStreamBeginCapture(stream, 2), "cuStreamBeginCapture"); // CU_STREAM_CAPTURE_MODE_RELAXED
+        capturedSteps = new ArrayList<>();
         capturing = true;
+    }
+
+    /**
+     * A captured {@code cuLaunchHostFunc}, which becomes a host node: each replay calls the step on the driver's
+     * callback thread, through {@link HostNodes}.
+     */
+    @Override
+    public void captureHostStep(Runnable step) {
+        List<Long> steps = capturedSteps;
+        if (steps == null) {
+            throw new IllegalStateException("internal: a host step outside capture on " + this);
+        }
+        long key = context.hostNodes.add(step);
+        context.cu.bind();
+        int r = Cu.launchHostFunc(address, HostNodes.callback(Cu::upcallStub).address(), key);
+        if (r != Cu.SUCCESS) {
+            context.hostNodes.remove(List.of(key));
+            throw Cu.error(r, "cuLaunchHostFunc");
+        }
+        steps.add(key);
     }
 
     @Override
     public GraphHandle endCapture() {
         context.cu.bind();
         capturing = false;
+        List<Long> steps = capturedSteps == null ? List.of() : capturedSteps;
+        capturedSteps = null;
+        CudaContext c = context;
         CUgraph graph = new CUgraph();
-        Jc.check(JCudaDriver.cuStreamEndCapture(stream, graph), "cuStreamEndCapture");
+        boolean made = false;
         try {
-            CUgraphExec exec = new CUgraphExec();
-            Jc.check(JCudaDriver.cuGraphInstantiate(exec, graph, 0), "cuGraphInstantiate");
-            CudaContext c = context;
-            return new NativeGraph(Jc.address(exec), (x, s) -> {
-                c.cu.bind();
-                Cu.check(Cu.graphLaunch(x, s), "cuGraphLaunch");
-            }, () -> {
-                if (!c.isClosed()) { // a closed context took its graphs with it
+            Jc.check(JCudaDriver.cuStreamEndCapture(stream, graph), "cuStreamEndCapture");
+            try {
+                CUgraphExec exec = new CUgraphExec();
+                Jc.check(JCudaDriver.cuGraphInstantiate(exec, graph, 0), "cuGraphInstantiate");
+                NativeGraph g = new NativeGraph(Jc.address(exec), (x, s) -> {
                     c.cu.bind();
-                    JCudaDriver.cuGraphExecDestroy(exec);
-                }
-            });
+                    Cu.check(Cu.graphLaunch(x, s), "cuGraphLaunch");
+                }, () -> {
+                    if (!c.isClosed()) { // a closed context took its graphs with it
+                        c.cu.bind();
+                        JCudaDriver.cuGraphExecDestroy(exec);
+                    }
+                    c.hostNodes.remove(steps); // the public layer destroys a graph only once no replay runs its steps
+                });
+                made = true;
+                return g;
+            } finally {
+                JCudaDriver.cuGraphDestroy(graph);
+            }
         } finally {
-            JCudaDriver.cuGraphDestroy(graph);
+            if (!made) {
+                c.hostNodes.remove(steps);
+            }
         }
     }
 

@@ -7,7 +7,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.sluice.SluiceException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 
 /**
  * The HIP runtime and hiprtc, one Java method per native call, each checking the status it returns: a
@@ -596,6 +599,24 @@ final class HipApi {
             check((int) lib.handle(HipApiSymbol.hipGraphInstantiate).invokeExact(out, graph, MemorySegment.NULL,
                     MemorySegment.NULL, 0L), "hipGraphInstantiate");
             return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code hipLaunchHostFunc}: the raw status, so that a runtime that cannot capture it can be told apart.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the runtime does not export it
+     */
+    /** An upcall stub that lives as long as the process: the callback of host nodes ({@code HostNodes}). */
+    static MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type) {
+        return Linker.nativeLinker().upcallStub(target, type, Arena.global());
+    }
+
+    int launchHostFunc(long stream, long function, long userData) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipLaunchHostFunc).invokeExact(stream, function, userData);
         } catch (Throwable t) {
             throw rethrow(t);
         }

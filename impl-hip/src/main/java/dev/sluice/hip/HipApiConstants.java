@@ -39,6 +39,7 @@ final class HipApiConstants {
     static final int hipErrorHostMemoryAlreadyRegistered = 712;
     static final int hipErrorLaunchFailure = 719;
     static final int hipErrorNotSupported = 801;
+    static final int hipErrorStreamCaptureUnsupported = 900;
 
     // ---------------------------------------------------------------- hiprtcResult
     static final int HIPRTC_SUCCESS = 0;

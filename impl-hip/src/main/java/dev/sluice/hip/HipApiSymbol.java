@@ -172,6 +172,11 @@ enum HipApiSymbol {
      * char* pLogBuffer, size_t bufferSize)}
      */
     hipGraphInstantiate(Lib.HIP, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG),
+    /**
+     * {@code hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData)}: in HIP 5.2, but optional
+     * all the same, as only graphs with host steps need it: a runtime without it refuses those at capture, not at load.
+     */
+    hipLaunchHostFunc(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
     /** {@code hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)} */
     hipGraphLaunch(Lib.HIP, JAVA_INT, JAVA_LONG, JAVA_LONG),
     /** {@code hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)} */

@@ -22,6 +22,7 @@ import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
 import dev.sluice.spi.support.HostAllocation;
 import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
@@ -51,6 +52,8 @@ final class HipContext implements ContextHandle {
 
     final HipBackend backend;
     final HipApi api;
+    /** The host steps of this context's graphs, found by the runtime's host-node callback; forgotten at close. */
+    final HostNodes hostNodes = new HostNodes();
     final int device;
     private final String name;
     private final ComputeCapability capability;
@@ -496,6 +499,7 @@ final class HipContext implements ContextHandle {
         reaper.later(() -> quietly(staging::destroy));
         reaper.later(() -> quietly(markerEvents::destroy));
         reaper.drainAndStop();
+        hostNodes.removeAll(); // its streams, and the graphs launched on them, have finished
         backend.closed(this, faulted);
     }
 

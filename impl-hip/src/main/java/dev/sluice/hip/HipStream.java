@@ -18,6 +18,7 @@ import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.HostFlagGate;
 import dev.sluice.spi.support.HostFlagSlots;
+import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.NativeGraph;
 import dev.sluice.spi.support.StagingPool;
@@ -48,6 +49,8 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     private final LaunchBlock block = new LaunchBlock();
     private @Nullable List<Runnable> pendingHostWork;
     private boolean capturing;
+    /** While capturing: the {@link HostNodes} keys of the host steps captured, released with the graph. */
+    private @Nullable List<Long> capturedSteps;
     /** The number of this stream's last completion marker. */
     private long markerSequence;
     private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
@@ -380,18 +383,58 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     @Override
     public void beginCapture() {
         api.streamBeginCapture(handle, HipApiConstants.hipStreamCaptureModeRelaxed);
+        capturedSteps = new ArrayList<>();
         capturing = true;
+    }
+
+    /**
+     * A captured {@code hipLaunchHostFunc}, which becomes a host node: each replay calls the step on the runtime's
+     * callback thread, through {@link HostNodes}. A runtime without it, or one that refuses it during capture, is
+     * reported as unsupported.
+     */
+    @Override
+    public void captureHostStep(Runnable step) {
+        List<Long> steps = capturedSteps;
+        if (steps == null) {
+            throw new IllegalStateException("internal: a host step outside capture on " + this);
+        }
+        long key = context.hostNodes.add(step);
+        int status;
+        try {
+            status = api.launchHostFunc(handle, HostNodes.callback(HipApi::upcallStub).address(), key);
+        } catch (RuntimeException e) {
+            context.hostNodes.remove(List.of(key));
+            throw e;
+        }
+        if (status != HipApiConstants.hipSuccess) {
+            context.hostNodes.remove(List.of(key));
+            if (status == HipApiConstants.hipErrorStreamCaptureUnsupported || status == HipApiConstants.hipErrorNotSupported) {
+                throw new UnsupportedOnBackendException("host functions and host waits inside a captured graph are not"
+                        + " supported on hip: this runtime refuses hipLaunchHostFunc during stream capture (error " + status + ")");
+            }
+            api.check(status, "hipLaunchHostFunc");
+        }
+        steps.add(key);
     }
 
     @Override
     public GraphHandle endCapture() {
         capturing = false;
-        long graph = api.streamEndCapture(handle);
+        List<Long> steps = capturedSteps == null ? List.of() : capturedSteps;
+        capturedSteps = null;
+        HipContext c = context;
+        long graph;
         long exec;
         try {
-            exec = api.graphInstantiate(graph);
+            graph = api.streamEndCapture(handle);
+            try {
+                exec = api.graphInstantiate(graph);
+            } catch (RuntimeException e) {
+                api.graphDestroy(graph);
+                throw e;
+            }
         } catch (RuntimeException e) {
-            api.graphDestroy(graph);
+            c.hostNodes.remove(steps);
             throw e;
         }
         HipApi a = api;
@@ -400,6 +443,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
                 a.graphExecDestroy(exec);
             } finally {
                 a.graphDestroy(graph);
+                c.hostNodes.remove(steps); // the public layer destroys a graph only once no replay runs its steps
             }
         });
     }

@@ -184,7 +184,7 @@ class HipHeadersTest {
             case "unsigned char" -> "byte";
             case "unsigned short" -> "short";
             case "hipStream_t", "hipEvent_t", "hipModule_t", "hipFunction_t", "hipGraph_t", "hipGraphExec_t", "hipDeviceptr_t",
-                    "hiprtcProgram", "hipGraphNode_t", "hipCtx_t" -> "pointer";
+                    "hiprtcProgram", "hipGraphNode_t", "hipCtx_t", "hipHostFn_t" -> "pointer";
             default -> null;
         };
     }

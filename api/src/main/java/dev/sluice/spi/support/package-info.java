@@ -22,6 +22,8 @@
  * at most once, whichever path frees it;
  * <li>{@link dev.sluice.spi.support.NativeEvent}, {@link dev.sluice.spi.support.NativeGraph} and
  * {@link dev.sluice.spi.support.Lifetime}: user events and graphs destroyed exactly once, never under a call on them;
+ * <li>{@link dev.sluice.spi.support.HostNodes}: the host steps of captured graphs, called by the driver through one
+ * native callback;
  * <li>{@link dev.sluice.spi.support.KernelCache}: the on-disk cache of kernels compiled at run time.
  * </ul>
  * What stays in a backend is what is truly its own: the native calls, their status codes and error names, and the
