@@ -468,6 +468,13 @@ hipError_t hipStreamSynchronize(hipStream_t stream) {
     return hipSuccess;
 }
 
+/* A host function in stream order; captured as a host node while the stream is capturing, as on ROCm. */
+hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData) {
+    TRY(bind_stream(stream));
+    TRY(cuLaunchHostFunc((CUstream) stream, (CUhostFn) fn, userData));
+    return hipSuccess;
+}
+
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
     (void) flags;
     TRY(bind_stream(stream));
