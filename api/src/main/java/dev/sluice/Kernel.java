@@ -121,7 +121,7 @@ public final class Kernel {
 
     /**
      * Starts a reduction written once in Sluice's kernel language, as CuPy's {@code ReductionKernel}: a map expression,
-     * an associative reduce expression with its identity, and a post-map. Over a whole buffer or the rows or columns
+     * an associative and commutative reduce expression with its identity, and a post-map. Over a whole buffer or the rows or columns
      * of a 2-D one:
      *
      * <pre>{@code
