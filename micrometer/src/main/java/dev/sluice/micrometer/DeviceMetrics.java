@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,7 +52,6 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
     private final DeviceContext context;
     private final Tags tags;
-    private final LongAdder completed = new LongAdder();
     private final AtomicLong allocatedBytes = new AtomicLong();
     private final Map<DeviceStream, StreamMeters> streams = new ConcurrentHashMap<>();
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
@@ -147,9 +145,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
         this.registry = registry;
         // Completed is read first: every completion counted was enqueued before, so the difference is never negative.
-        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> -m.completed.sum() + m.enqueuedTotal())
+        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> -m.completedTotal() + m.enqueuedTotal())
                 .tags(tags).description("Operations enqueued whose futures have not completed").register(registry));
-        meters.add(FunctionCounter.builder("sluice.operations.completed", completed, LongAdder::sum)
+        meters.add(FunctionCounter.builder("sluice.operations.completed", this, DeviceMetrics::completedTotal)
                 .tags(tags).description("Operations whose futures completed, normally or not").register(registry));
         meters.add(Gauge.builder("sluice.memory.device.free", this, m -> m.memory(true)).tags(tags).baseUnit("bytes")
                 .description("Free memory of the device, as the driver reports it").register(registry));
@@ -207,7 +205,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         final Tags streamTags;
         final AtomicLongArray enqueuedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicLongArray bytesBy = new AtomicLongArray(4);
-        /** Completions per category, for the latency sampling: completions may be reported on more than one thread. */
+        /**
+         * Completions per category: atomic, because a completion is reported on the enqueuing thread when the operation
+         * finished before its enqueue returned, and on the completion thread otherwise.
+         */
         final AtomicLongArray completedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
@@ -244,11 +245,20 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             return sum;
         }
 
-        /** Records a completion's latency: every failure, and of successes the first and then every {@code oneIn}-th. */
+        /** Counts a completion and records its latency: every failure, and of successes the first and then every {@code oneIn}-th. */
         void completed(int c, long latencyNanos, boolean failed) {
-            if (failed || oneIn == 1 || completedBy.getAndIncrement(c) % oneIn == 0) {
+            long n = completedBy.getAndIncrement(c);
+            if (failed || n % oneIn == 0) {
                 latency(c, failed).record(latencyNanos, TimeUnit.NANOSECONDS);
             }
+        }
+
+        long completed() {
+            long sum = 0;
+            for (int c = 0; c < completedBy.length(); c++) {
+                sum += completedBy.get(c);
+            }
+            return sum;
         }
 
         Timer latency(int c, boolean failed) {
@@ -315,6 +325,14 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         return sum;
     }
 
+    private long completedTotal() {
+        long sum = 0;
+        for (StreamMeters m : streams.values()) {
+            sum += m.completed();
+        }
+        return sum;
+    }
+
     /**
      * The context's listener: the only code on the operations' path. Each of its two operation callbacks remembers the
      * last stream's meters (a plain field: {@link StreamMeters} is immutable but for its atomics), so a thread feeding one
@@ -343,7 +361,6 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             if (closed) {
                 return; // completions of operations reported before close() may still arrive
             }
-            completed.increment();
             StreamMeters m = lastCompleted;
             if (m == null || m.stream != stream) {
                 m = meters(stream);
