@@ -41,8 +41,8 @@ import org.jspecify.annotations.Nullable;
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
  * thread adds to the completed count and records the latency timer, for every operation or a sample of them
  * ({@link #latencySampling}). Meters are made the first time a stream enqueues an operation of a category, so tags stay
- * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the registry is scraped; they read NaN
- * once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
+ * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
+ * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
