@@ -248,7 +248,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         /** Counts a completion and records its latency: every failure, and of successes the first and then every {@code oneIn}-th. */
         void completed(int c, long latencyNanos, boolean failed) {
             long n = completedBy.getAndIncrement(c);
-            if (failed || n % oneIn == 0) {
+            if (failed || oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
                 latency(c, failed).record(latencyNanos, TimeUnit.NANOSECONDS);
             }
         }
