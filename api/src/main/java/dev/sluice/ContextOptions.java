@@ -1,7 +1,9 @@
 package dev.sluice;
 
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Options for {@link DeviceContext#open(String, int, ContextOptions)}.
@@ -18,13 +20,15 @@ import java.util.Set;
  * @param markerBatch    the most operations of a stream that may share one completion marker;
  *                       {@value #DEFAULT_MARKER_BATCH} by default (or {@value SluiceProperties#MARKER_BATCH}, see
  *                       {@link #defaults()}), 1 for a marker per operation; see {@link #withMarkerBatch(int)}
- * @param traceCapacity  the most spans a trace keeps (the latest ones); see {@link #withTraceCapacity(int)}
+ * @param traceCapacity  the most spans a trace keeps in memory; see {@link #withTraceCapacity(int)}
  * @param autoOrdering   whether operations on buffers order themselves after racing operations of other streams (on
  *                       by default); see {@link #withAutoOrdering(boolean)}
+ * @param traceFile      with tracing on, the file every span is also written to as it resolves, or null (the default)
+ *                       for none; see {@link #withTraceFile(Path)}
  */
 public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long maxParkNanos, boolean primaryContext,
         boolean tracing, HostWaits hostWaits, Set<ContextFlag> contextFlags, int markerBatch, int traceCapacity,
-        boolean autoOrdering) {
+        boolean autoOrdering, @Nullable Path traceFile) {
 
     /** The largest {@link #markerBatch}: beyond it the record saved per operation is already negligible. */
     public static final int MAX_MARKER_BATCH = 1024;
@@ -85,7 +89,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public static ContextOptions defaults() {
         return new ContextOptions(WaitStrategy.PARK, 50_000, 200_000, true, false, HostWaits.HOLD_ON_HOST, Set.of(),
-                defaultMarkerBatch(), DEFAULT_TRACE_CAPACITY, true);
+                defaultMarkerBatch(), DEFAULT_TRACE_CAPACITY, true, null);
     }
 
     /** {@value SluiceProperties#MARKER_BATCH} if set, else {@value #DEFAULT_MARKER_BATCH}. */
@@ -113,7 +117,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code waitStrategy} for null
      */
     public ContextOptions withWaitStrategy(WaitStrategy strategy) {
-        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
+        return new ContextOptions(strategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -122,7 +126,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * primary contexts ignore it.
      */
     public ContextOptions withPrimaryContext(boolean primary) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primary, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -130,7 +134,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * every operation, for {@link DeviceContext#trace()}; when off, an enqueue pays nothing for tracing.
      */
     public ContextOptions withTracing(boolean on) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, on, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -141,7 +145,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      *                                  pause under 1 µs
      */
     public ContextOptions withSpin(long spin, long maxPark) {
-        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering);
+        return new ContextOptions(waitStrategy, spin, maxPark, primaryContext, tracing, hostWaits, contextFlags, markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -150,7 +154,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * @throws InvalidArgumentException naming {@code hostWaits} for null
      */
     public ContextOptions withHostWaits(HostWaits waits) {
-        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch, traceCapacity, autoOrdering);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, waits, contextFlags, markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -161,7 +165,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public ContextOptions withContextFlags(ContextFlag... flags) {
         Checks.notNull("contextFlags", flags);
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits,
-                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity, autoOrdering);
+                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -189,7 +193,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withMarkerBatch(int operations) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
-                operations, traceCapacity, autoOrdering);
+                operations, traceCapacity, autoOrdering, traceFile);
     }
 
     /**
@@ -202,7 +206,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withTraceCapacity(int spans) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, true, hostWaits, contextFlags,
-                markerBatch, spans, autoOrdering);
+                markerBatch, spans, autoOrdering, traceFile);
     }
 
     /**
@@ -223,6 +227,26 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      */
     public ContextOptions withAutoOrdering(boolean on) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,
-                markerBatch, traceCapacity, on);
+                markerBatch, traceCapacity, on, traceFile);
+    }
+
+    /**
+     * Tracing on, and every span also written to {@code file} as it resolves, in Chrome trace-event JSON (its array
+     * form: one event per line), which Perfetto and {@code chrome://tracing} open. {@link DeviceContext#open} creates or
+     * truncates the file; the context's close, or the JVM's normal exit for a context left open, closes the array, so
+     * the file is then valid JSON. Spans are written by a thread of their own, off the completion thread: while that
+     * writer is {@value TraceFile#QUEUE_CAPACITY} spans behind, further spans are left out of the file and counted in
+     * its last event, {@code sluice_unwritten_spans}. A crash leaves the batches written so far, whole lines without the
+     * closing {@code ]}, which the trace viewers accept and a strict JSON parser needs appended. The in-memory ring
+     * ({@link #traceCapacity()}, {@link DeviceContext#trace()}) is kept as before: the file is not bounded by it.
+     *
+     * @param file the file to write; opened when the context opens
+     * @throws InvalidArgumentException naming {@code traceFile} for null (and, at {@link DeviceContext#open}, for a file
+     *                                  that cannot be opened for writing)
+     */
+    public ContextOptions withTraceFile(Path file) {
+        Checks.notNull("traceFile", file);
+        return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, true, hostWaits, contextFlags,
+                markerBatch, traceCapacity, autoOrdering, file);
     }
 }

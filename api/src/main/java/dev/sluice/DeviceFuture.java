@@ -210,6 +210,11 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         } else {
             super.complete(value);
         }
+        if (observed != null) {
+            // observe() stored its observer after the read above and read this future not yet done: it is now, and
+            // nobody else will report it (report() hands it over once either way).
+            report(failure);
+        }
     }
 
     /**
@@ -252,6 +257,9 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
             report(cause);
         }
         super.completeExceptionally(cause);
+        if (observed != null) {
+            report(cause); // an observer stored meanwhile, as in finish()
+        }
     }
 
     // ---------------------------------------------------------------- observation

@@ -111,31 +111,47 @@ public final class Trace {
         out.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"Sluice\",\"context\":");
         string(out, context);
         out.append(",\"droppedSpans\":").append(Long.toString(dropped)).append("},\"traceEvents\":[\n");
+        appendContextEvent(out, context);
+        for (int i = 0; i < streams.size(); i++) {
+            out.append(",\n");
+            appendStreamEvents(out, streams.get(i), i + 1);
+        }
+        for (TraceSpan s : spans) {
+            out.append(",\n");
+            appendSpanEvent(out, s, streams.indexOf(s.stream()) + 1);
+        }
+        out.append("\n]}\n");
+    }
+
+    /** The metadata events naming thread {@code tid} after {@code stream} and sorting it in creation order. */
+    static void appendStreamEvents(Appendable out, String stream, int tid) throws IOException {
+        out.append("{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(tid))
+                .append(",\"name\":\"thread_name\",\"args\":{\"name\":");
+        string(out, stream);
+        out.append("}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(tid))
+                .append(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").append(Integer.toString(tid - 1)).append("}}");
+    }
+
+    /** The metadata event naming the process after the context. */
+    static void appendContextEvent(Appendable out, String context) throws IOException {
         out.append("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
         string(out, context);
         out.append("}}");
-        for (int i = 0; i < streams.size(); i++) {
-            out.append(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(i + 1))
-                    .append(",\"name\":\"thread_name\",\"args\":{\"name\":");
-            string(out, streams.get(i));
-            out.append("}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(i + 1))
-                    .append(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").append(Integer.toString(i)).append("}}");
-        }
-        for (TraceSpan s : spans) {
-            out.append(",\n{\"ph\":\"X\",\"pid\":1,\"tid\":").append(Integer.toString(streams.indexOf(s.stream()) + 1))
-                    .append(",\"name\":");
-            string(out, s.kind());
-            out.append(",\"cat\":");
-            string(out, s.category());
-            out.append(",\"ts\":").append(micros(s.startNanos())).append(",\"dur\":").append(micros(s.durationNanos()));
-            if (s.label() != null) {
-                out.append(",\"args\":{\"label\":");
-                string(out, s.label());
-                out.append('}');
-            }
+    }
+
+    /** One complete ({@code "X"}) event for {@code s} on thread {@code tid}. */
+    static void appendSpanEvent(Appendable out, TraceSpan s, int tid) throws IOException {
+        out.append("{\"ph\":\"X\",\"pid\":1,\"tid\":").append(Integer.toString(tid)).append(",\"name\":");
+        string(out, s.kind());
+        out.append(",\"cat\":");
+        string(out, s.category());
+        out.append(",\"ts\":").append(micros(s.startNanos())).append(",\"dur\":").append(micros(s.durationNanos()));
+        if (s.label() != null) {
+            out.append(",\"args\":{\"label\":");
+            string(out, s.label());
             out.append('}');
         }
-        out.append("\n]}\n");
+        out.append('}');
     }
 
     /**
@@ -273,7 +289,7 @@ public final class Trace {
         return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
     }
 
-    private static void string(Appendable out, String s) throws IOException {
+    static void string(Appendable out, String s) throws IOException {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.StreamHandle;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -102,15 +103,26 @@ final class Tracer {
     private final AtomicLong dropped = new AtomicLong();
     private final ConcurrentSkipListMap<Integer, String> streams = new ConcurrentSkipListMap<>();
     private final Set<Epoch> liveEpochs = ConcurrentHashMap.newKeySet();
+    /** Where every span also goes as it resolves ({@link ContextOptions#traceFile()}), or null. */
+    private final @Nullable TraceFile file;
     private volatile Epoch epoch;
     private volatile boolean closed;
 
-    Tracer(ContextHandle context, String contextName, int capacity) {
+    /** @throws InvalidArgumentException naming {@code traceFile} if {@code file} cannot be written */
+    Tracer(ContextHandle context, String contextName, int capacity, @Nullable Path file) {
         this.context = context;
         this.contextName = contextName;
         this.capacity = capacity;
-        this.clock = context.createStream(StreamOptions.defaults());
-        this.epoch = newEpoch(null);
+        this.file = file != null ? new TraceFile(file, contextName) : null;
+        try {
+            this.clock = context.createStream(StreamOptions.defaults());
+            this.epoch = newEpoch(null);
+        } catch (RuntimeException e) {
+            if (this.file != null) {
+                this.file.close();
+            }
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- recording (under a stream's lock)
@@ -273,6 +285,9 @@ final class Tracer {
             spanCount.decrementAndGet();
             dropped.incrementAndGet();
         }
+        if (file != null) {
+            file.add(span);
+        }
         if (JFR) {
             DeviceOperation.emit(contextName, span);
         }
@@ -330,6 +345,9 @@ final class Tracer {
             clock.destroy();
         } catch (RuntimeException ex) {
             LOG.log(System.Logger.Level.DEBUG, "destroying the trace clock stream failed", ex);
+        }
+        if (file != null) {
+            file.close(); // after the last span: closed is set, so finish() adds none
         }
     }
 

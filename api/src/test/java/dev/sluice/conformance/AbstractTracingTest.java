@@ -263,6 +263,59 @@ public abstract class AbstractTracingTest extends ConformanceBase {
     }
 
     @Test
+    void aTraceFileHoldsEverySpanAsJsonWhileTheRingKeepsItsBound(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("trace.json");
+        DeviceContext c = open(ContextOptions.defaults().withTraceCapacity(8).withTraceFile(file));
+        DeviceStream s2 = c.createStream();
+        DeviceBuffer b = c.allocate(DType.I32, 64);
+        for (int i = 0; i < 30; i++) {
+            DeviceStream s = i % 2 == 0 ? c.stream() : s2;
+            try (var l = s.label("op " + i)) {
+                s.enqueueMemset(b, i);
+            }
+        }
+        c.synchronize();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!Files.readString(file).contains("\"op 29\"") && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(Files.readString(file).contains("\"op 29\""), "spans reach the file while the context is open");
+        assertEquals(8, c.trace().spans().size(), "the ring keeps its bound");
+        c.close();
+
+        JsonArray events = JsonParser.parseString(Files.readString(file)).getAsJsonArray();
+        List<String> labels = new ArrayList<>();
+        Map<Integer, String> threads = new LinkedHashMap<>();
+        for (JsonElement el : events) {
+            JsonObject e = el.getAsJsonObject();
+            if (e.get("ph").getAsString().equals("X") && e.has("args")) {
+                labels.add(e.getAsJsonObject("args").get("label").getAsString());
+                assertTrue(e.get("dur").getAsDouble() >= 0);
+            } else if (e.get("name").getAsString().equals("thread_name")) {
+                threads.put(e.get("tid").getAsInt(), e.getAsJsonObject("args").get("name").getAsString());
+            }
+            assertFalse(e.get("name").getAsString().equals("sluice_unwritten_spans"), "nothing left out: " + e);
+        }
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            expected.add("op " + i);
+        }
+        assertEquals(expected, labels.stream().sorted(java.util.Comparator.comparingInt(l -> Integer.parseInt(l.substring(3)))).toList(),
+                "every labelled span, once");
+        assertTrue(threads.containsValue(s2.name()) && threads.size() >= 2, "a thread per stream: " + threads);
+    }
+
+    @Test
+    void aTraceFileThatCannotBeOpenedIsRefusedNamingIt(@TempDir Path dir) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> ContextOptions.defaults().withTraceFile(null));
+        assertMentions(e, "traceFile", "null");
+        Path missing = dir.resolve("no such folder").resolve("trace.json");
+        e = assertThrows(InvalidArgumentException.class, () -> open(ContextOptions.defaults().withTraceFile(missing)));
+        assertMentions(e, "traceFile", missing.toString());
+    }
+
+    @Test
     void svgParsesWithOneLanePerStreamAndEverySpanDrawn(@TempDir Path dir) throws Exception {
         DeviceContext c = traced();
         DeviceStream s = c.createStream();

@@ -72,7 +72,8 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             Map.entry(Set.class, () -> Set.of()),
             Map.entry(ContextFlag[].class, () -> new ContextFlag[] {ContextFlag.SCHEDULE_SPIN}),
             Map.entry(WaitStrategy.class, () -> WaitStrategy.PARK),
-            Map.entry(HostWaits.class, () -> HostWaits.HOLD_ON_HOST));
+            Map.entry(HostWaits.class, () -> HostWaits.HOLD_ON_HOST),
+            Map.entry(java.nio.file.Path.class, () -> java.nio.file.Path.of("trace.json")));
 
     /** Every value type with its public methods and constructors, and a fresh receiver for the instance methods. */
     private static final Map<Class<?>, Supplier<Object>> TYPES = Map.of(

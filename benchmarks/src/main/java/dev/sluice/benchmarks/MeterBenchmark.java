@@ -4,6 +4,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.micrometer.DeviceMetrics;
@@ -26,8 +27,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Host cost per operation of {@code sluice-micrometer}'s {@link DeviceMetrics}: a 256-byte copy from pinned memory to the
  * device and an event-free marker, enqueued without draining (like {@link EnqueueBenchmark}), with
- * {@code -p meters=none} (no binder), {@code meters=simple} (a {@link SimpleMeterRegistry} bound to the context, the
- * latency timer computing percentiles) and {@code meters=buckets} (the same with histogram buckets alone). The
+ * {@code -p meters=none} (no binder), {@code meters=listener} (a {@link DeviceListener} that does nothing: the hook's own
+ * cost), {@code meters=simple} (a {@link SimpleMeterRegistry} bound to the context, the latency timer computing
+ * percentiles), {@code meters=buckets} (the same with histogram buckets alone) and {@code meters=sampled} (percentiles,
+ * the timer fed one operation in {@value #SAMPLING}, {@link DeviceMetrics#latencySampling}). The
  * difference of the two scores is the binder's cost on the enqueuing thread; its timer records run on the completion
  * thread, which on a machine of few cores competes for the same ones.
  */
@@ -39,7 +42,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
 public class MeterBenchmark {
 
-    @Param({"none", "simple", "buckets"})
+    /** {@code meters=sampled}: the timer records one operation in this many of each stream and category. */
+    static final int SAMPLING = 16;
+
+    @Param({"none", "listener", "simple", "buckets", "sampled"})
     public String meters;
 
     private DeviceContext ctx;
@@ -48,6 +54,7 @@ public class MeterBenchmark {
     private HostBuffer pinned;
     private SimpleMeterRegistry registry;
     private DeviceMetrics metrics;
+    private DeviceListener.Registration listening;
     private final Backlog backlog = new Backlog(4096);
 
     @Setup(Level.Trial)
@@ -58,15 +65,19 @@ public class MeterBenchmark {
         pinned = ctx.allocateHost(DType.F32, 64);
         switch (meters) {
             case "none" -> { }
-            case "simple", "buckets" -> {
+            case "listener" -> listening = ctx.addListener(new DeviceListener() { });
+            case "simple", "buckets", "sampled" -> {
                 registry = new SimpleMeterRegistry();
                 metrics = new DeviceMetrics(ctx);
                 if (meters.equals("buckets")) {
                     metrics.percentiles();
                 }
+                if (meters.equals("sampled")) {
+                    metrics.latencySampling(SAMPLING);
+                }
                 metrics.bindTo(registry);
             }
-            default -> throw new IllegalArgumentException("meters=" + meters + ": none, simple or buckets");
+            default -> throw new IllegalArgumentException("meters=" + meters + ": none, listener, simple, buckets or sampled");
         }
     }
 
@@ -80,6 +91,9 @@ public class MeterBenchmark {
     public void close() {
         if (metrics != null) {
             metrics.close();
+        }
+        if (listening != null) {
+            listening.close();
         }
         ctx.close();
     }

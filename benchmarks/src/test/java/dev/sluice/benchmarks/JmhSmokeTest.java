@@ -27,7 +27,7 @@ class JmhSmokeTest {
 
     /** The benchmark methods of this package (not of subpackages such as {@code cuda}, which need a GPU). */
     static final String INCLUDE = "^dev\\.sluice\\.benchmarks\\.[A-Z]\\w*\\.\\w+$";
-    static final int BENCHMARKS = 4 + 3 + 2 + 6 + 2 * 3 + 2 + 2; // MeterBenchmark: 2 methods x 3 meter settings; GeneratedKernelBenchmark: 2; OrderingBenchmark: 2
+    static final int BENCHMARKS = 4 + 3 + 2 + 6 + 2 * 5 + 2 + 2; // MeterBenchmark: 2 methods x 5 meter settings; GeneratedKernelBenchmark: 2; OrderingBenchmark: 2
 
     @Test
     void everyBenchmarkRunsOnceOnTheCpuBackend() throws RunnerException {

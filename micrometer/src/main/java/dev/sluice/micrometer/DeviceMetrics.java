@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,11 +37,12 @@ import org.jspecify.annotations.Nullable;
  * metrics.close();                   // removes the listener and the meters
  * }</pre>
  *
- * <p>It observes through {@link DeviceContext#addListener}: per operation, a lookup of its stream's meters, a counter
- * increment on the enqueuing thread (under the stream's lock), and a timer record on the completion thread. Meters are
- * made the first time a stream enqueues an operation of a category, so tags stay bounded by streams times 13
- * categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the registry is scraped; they read NaN
- * once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
+ * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
+ * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
+ * thread adds to the completed count and records the latency timer, for every operation or a sample of them
+ * ({@link #latencySampling}). Meters are made the first time a stream enqueues an operation of a category, so tags stay
+ * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
+ * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
@@ -51,12 +52,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
     private final DeviceContext context;
     private final Tags tags;
-    private final AtomicLong enqueued = new AtomicLong();
-    private final LongAdder completed = new LongAdder();
     private final AtomicLong allocatedBytes = new AtomicLong();
     private final Map<DeviceStream, StreamMeters> streams = new ConcurrentHashMap<>();
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
     private double[] percentiles = {0.5, 0.9, 0.99};
+    /** Of each stream and category, every {@code oneIn}-th successful operation's latency goes to the timer. */
+    private int oneIn = 1; // set before bindTo, whose listener registration publishes it
+    private volatile boolean closed;
     private @Nullable MeterRegistry registry;
     private DeviceListener.@Nullable Registration registration;
     private @Nullable Counter faults;
@@ -107,6 +109,30 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
+     * Records the latency of one successful operation in {@code oneIn} of each stream and category in
+     * {@code sluice.operation.latency} (its first, then every {@code oneIn}-th), and of every failed one; 1, the
+     * default, records all. The timer is the binder's dearest part per operation (its histogram and percentiles), so a
+     * service that enqueues millions of operations a second samples to bound it. The timer's count and total are then
+     * those of the sampled operations: rates of operations come from {@code sluice.operations.enqueued} and
+     * {@code sluice.operations.completed}, which count every one. A workload whose operations of one stream and
+     * category alternate in a period that divides {@code oneIn} is sampled unevenly. Call before {@link #bindTo}.
+     *
+     * @return this
+     * @throws InvalidArgumentException naming {@code oneIn} for a value below 1
+     * @throws IllegalStateException    once bound
+     */
+    public synchronized DeviceMetrics latencySampling(int oneIn) {
+        if (oneIn < 1) {
+            throw new InvalidArgumentException("oneIn", "is " + oneIn + "; at least 1 (1 records every operation)");
+        }
+        if (registry != null) {
+            throw new IllegalStateException("latency sampling is set before bindTo");
+        }
+        this.oneIn = oneIn;
+        return this;
+    }
+
+    /**
      * Registers the meters in {@code registry} and starts listening to the context.
      *
      * @throws IllegalStateException if already bound
@@ -118,9 +144,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                     + "; bind a CompositeMeterRegistry to report to several");
         }
         this.registry = registry;
-        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> m.enqueued.get() - m.completed.sum())
+        // Completed is read first: every completion counted was enqueued before, so the difference is never negative.
+        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> -m.completedTotal() + m.enqueuedTotal())
                 .tags(tags).description("Operations enqueued whose futures have not completed").register(registry));
-        meters.add(FunctionCounter.builder("sluice.operations.completed", completed, LongAdder::sum)
+        meters.add(FunctionCounter.builder("sluice.operations.completed", this, DeviceMetrics::completedTotal)
                 .tags(tags).description("Operations whose futures completed, normally or not").register(registry));
         meters.add(Gauge.builder("sluice.memory.device.free", this, m -> m.memory(true)).tags(tags).baseUnit("bytes")
                 .description("Free memory of the device, as the driver reports it").register(registry));
@@ -153,6 +180,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     /** Stops listening and removes every meter this binder registered. Idempotent. */
     @Override
     public synchronized void close() {
+        closed = true;
         if (registration != null) {
             registration.close();
             registration = null;
@@ -167,26 +195,70 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         streams.clear();
     }
 
-    /** One stream's meters, made on first use per category. */
+    /**
+     * One stream's counts and meters. The enqueue counts are written only by the listener's enqueue callback, which runs
+     * under the stream's enqueue lock: a plain increment published by a release store is exact and costs no atomic
+     * instruction, and the function counters read them (acquire) at each scrape.
+     */
     private final class StreamMeters {
+        final DeviceStream stream;
         final Tags streamTags;
-        final AtomicReferenceArray<Counter> enqueuedBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        final AtomicLongArray enqueuedBy = new AtomicLongArray(CATEGORIES.size());
+        final AtomicLongArray bytesBy = new AtomicLongArray(4);
+        /**
+         * Completions per category: atomic, because a completion is reported on the enqueuing thread when the operation
+         * finished before its enqueue returned, and on the completion thread otherwise.
+         */
+        final AtomicLongArray completedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
-        final AtomicReferenceArray<Counter> bytesBy = new AtomicReferenceArray<>(4);
 
         StreamMeters(DeviceStream stream) {
+            this.stream = stream;
             this.streamTags = tags.and("stream", stream.name());
         }
 
-        Counter enqueued(int c) {
-            Counter m = enqueuedBy.get(c);
-            if (m == null) {
-                m = register(Counter.builder("sluice.operations.enqueued").tags(streamTags).tag("category", CATEGORIES.get(c))
-                        .description("Operations handed to the device"));
-                enqueuedBy.set(c, m);
+        /** Under the stream's lock. The first operation of a category registers its counter. */
+        void enqueued(int c, long bytes) {
+            long n = enqueuedBy.getPlain(c);
+            if (n == 0) {
+                register(FunctionCounter.builder("sluice.operations.enqueued", enqueuedBy, a -> a.get(c))
+                        .tags(streamTags).tag("category", CATEGORIES.get(c)).description("Operations handed to the device"));
             }
-            return m;
+            enqueuedBy.setRelease(c, n + 1);
+            if (bytes > 0 && c < 4) {
+                long b = bytesBy.getPlain(c);
+                if (b == 0) {
+                    register(FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
+                            .tag("direction", CATEGORIES.get(c)).baseUnit("bytes")
+                            .description("Bytes copied, by direction: upload, download, d2d, peer"));
+                }
+                bytesBy.setRelease(c, b + bytes);
+            }
+        }
+
+        long enqueued() {
+            long sum = 0;
+            for (int c = 0; c < enqueuedBy.length(); c++) {
+                sum += enqueuedBy.get(c);
+            }
+            return sum;
+        }
+
+        /** Counts a completion and records its latency: every failure, and of successes the first and then every {@code oneIn}-th. */
+        void completed(int c, long latencyNanos, boolean failed) {
+            long n = completedBy.getAndIncrement(c);
+            if (failed || oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
+                latency(c, failed).record(latencyNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        long completed() {
+            long sum = 0;
+            for (int c = 0; c < completedBy.length(); c++) {
+                sum += completedBy.get(c);
+            }
+            return sum;
         }
 
         Timer latency(int c, boolean failed) {
@@ -201,23 +273,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             }
             return m;
         }
-
-        Counter bytes(int c) {
-            Counter m = bytesBy.get(c);
-            if (m == null) {
-                m = register(Counter.builder("sluice.copy.bytes").tags(streamTags).tag("direction", CATEGORIES.get(c))
-                        .baseUnit("bytes").description("Bytes copied, by direction: upload, download, d2d, peer"));
-                bytesBy.set(c, m);
-            }
-            return m;
-        }
     }
 
     /** Registers a meter, keeping it for {@link #close()}; racing first uses get the same meter from the registry. */
-    private Counter register(Counter.Builder b) {
-        Counter c = b.register(registryOrThrow());
-        meters.add(c);
-        return c;
+    private void register(FunctionCounter.Builder<?> b) {
+        meters.add(b.register(registryOrThrow()));
     }
 
     private Timer register(Timer.Builder b) {
@@ -257,25 +317,56 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         return m != null ? m : streams.computeIfAbsent(stream, StreamMeters::new);
     }
 
-    /** The context's listener: the only code on the operations' path. */
+    private long enqueuedTotal() {
+        long sum = 0;
+        for (StreamMeters m : streams.values()) {
+            sum += m.enqueued();
+        }
+        return sum;
+    }
+
+    private long completedTotal() {
+        long sum = 0;
+        for (StreamMeters m : streams.values()) {
+            sum += m.completed();
+        }
+        return sum;
+    }
+
+    /**
+     * The context's listener: the only code on the operations' path. Each of its two operation callbacks remembers the
+     * last stream's meters (a plain field: {@link StreamMeters} is immutable but for its atomics), so a thread feeding one
+     * stream skips the map lookup; the enqueue side and the completion side run on different threads, hence two.
+     */
     private final class Listener implements DeviceListener {
+        private @Nullable StreamMeters lastEnqueued;
+        private @Nullable StreamMeters lastCompleted;
 
         @Override
         public void operationEnqueued(DeviceStream stream, String category, long bytes) {
-            enqueued.incrementAndGet();
-            int c = index(category);
-            StreamMeters m = meters(stream);
-            m.enqueued(c).increment();
-            if (bytes > 0 && c < 4) {
-                m.bytes(c).increment(bytes);
+            if (closed) {
+                return; // an enqueue racing close(): registering its meters now would leave them behind
             }
+            StreamMeters m = lastEnqueued;
+            if (m == null || m.stream != stream) {
+                m = meters(stream);
+                lastEnqueued = m;
+            }
+            m.enqueued(index(category), bytes);
         }
 
         @Override
         public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
                 @Nullable Throwable failure) {
-            completed.increment();
-            meters(stream).latency(index(category), failure != null).record(latencyNanos, TimeUnit.NANOSECONDS);
+            if (closed) {
+                return; // completions of operations reported before close() may still arrive
+            }
+            StreamMeters m = lastCompleted;
+            if (m == null || m.stream != stream) {
+                m = meters(stream);
+                lastCompleted = m;
+            }
+            m.completed(index(category), latencyNanos, failure != null);
         }
 
         @Override

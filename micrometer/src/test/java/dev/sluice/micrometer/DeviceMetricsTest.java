@@ -60,10 +60,10 @@ class DeviceMetricsTest {
         String backend = Api.CPU.id();
         assertEquals(3, registry.get("sluice.operations.enqueued")
                 .tags("backend", backend, "device", "0", "service", "test", "stream", "stream 1", "category", "upload")
-                .counter().count());
-        assertEquals(3 * 4096, registry.get("sluice.copy.bytes").tags("stream", "stream 1", "direction", "upload").counter().count());
-        assertEquals(4096, registry.get("sluice.copy.bytes").tags("direction", "download").counter().count());
-        assertNull(registry.find("sluice.copy.bytes").tags("direction", "memset").counter(), "memsets copy nothing");
+                .functionCounter().count());
+        assertEquals(3 * 4096, registry.get("sluice.copy.bytes").tags("stream", "stream 1", "direction", "upload").functionCounter().count());
+        assertEquals(4096, registry.get("sluice.copy.bytes").tags("direction", "download").functionCounter().count());
+        assertNull(registry.find("sluice.copy.bytes").tags("direction", "memset").meter(), "memsets copy nothing");
         Timer uploads = registry.get("sluice.operation.latency").tags("stream", "stream 1", "category", "upload", "outcome", "success")
                 .timer();
         assertEquals(3, uploads.count());
@@ -123,6 +123,46 @@ class DeviceMetricsTest {
         Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
         assertEquals(1, t.count());
         assertEquals(0, t.takeSnapshot().percentileValues().length);
+    }
+
+    @Test
+    void latencySamplingTimesEveryNthOperationWhileCountersCountAll() {
+        new DeviceMetrics(ctx).latencySampling(10).bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        for (int i = 0; i < 95; i++) {
+            s.enqueueMarker();
+        }
+        ctx.synchronize();
+        Timer t = registry.get("sluice.operation.latency").tags("stream", s.name(), "category", "marker").timer();
+        assertEquals(10, t.count(), "the 1st, 11th, ..., 91st");
+        assertEquals(95, registry.get("sluice.operations.enqueued").tags("stream", s.name(), "category", "marker")
+                .functionCounter().count());
+        assertEquals(95, registry.get("sluice.operations.completed").functionCounter().count());
+        assertEquals(0, registry.get("sluice.operations.in.flight").gauge().value());
+    }
+
+    @Test
+    void latencySamplingBelowOneIsRefusedNamingIt() {
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> new DeviceMetrics(ctx).latencySampling(0));
+        assertEquals("oneIn", e.argument());
+        assertTrue(e.getMessage().contains("0") && e.getMessage().contains("at least 1"), e.getMessage());
+        DeviceMetrics bound = new DeviceMetrics(ctx);
+        bound.bindTo(registry);
+        assertThrows(IllegalStateException.class, () -> bound.latencySampling(4));
+    }
+
+    @Test
+    void closedBinderRegistersNothingForLateCompletions() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        s.enqueueMarker();
+        metrics.close();
+        ctx.synchronize();
+        s.enqueueMarker();
+        ctx.synchronize();
+        assertTrue(registry.getMeters().isEmpty(), "left behind: " + registry.getMeters());
     }
 
     @Test

@@ -1,0 +1,201 @@
+package dev.sluice;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Streams a traced context's spans to a file as they resolve ({@link ContextOptions#withTraceFile(Path)}), in the JSON
+ * array form of the Chrome trace-event format: {@code [}, then one event per line, then {@code ]} when the context
+ * closes or, for a context left open, when the JVM exits normally (a shutdown hook).
+ *
+ * <p>The completion thread only queues each span ({@link #add}); a writer thread of its own formats them and writes each
+ * batch with one write call, so the file holds whole lines only. The queue is bounded ({@link #QUEUE_CAPACITY}): while
+ * the writer is behind by that many spans, further spans are not written and are counted, never waited for; the count
+ * closes the file as a metadata event named {@code sluice_unwritten_spans}, and a warning is logged.
+ */
+final class TraceFile {
+
+    /** The most spans waiting for the writer; beyond it spans are counted and not written. */
+    static final int QUEUE_CAPACITY = 1 << 16;
+    /** The longest the idle writer sleeps; a queued span wakes it sooner. */
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long CLOSE_WAIT_MILLIS = 10_000;
+    private static final System.Logger LOG = System.getLogger(TraceFile.class.getName());
+
+    private final Path path;
+    private final FileChannel channel;
+    private final ConcurrentLinkedQueue<TraceSpan> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicLong unwritten = new AtomicLong();
+    private final Thread writer;
+    private final Thread shutdownHook;
+    /** The writer's thread ids by stream name, in order of first span: the writer thread's alone. */
+    private final Map<String, Integer> tids = new HashMap<>();
+    private final StringBuilder batch = new StringBuilder(1 << 16);
+    /** Set by the writer before it parks, so that {@link #add} wakes it only then. */
+    private volatile boolean idle;
+    private volatile boolean closing;
+    private boolean failed;
+
+    /**
+     * Creates (or truncates) {@code path} and writes the array's opening and the context's name.
+     *
+     * @throws InvalidArgumentException naming {@code traceFile} if the file cannot be opened or written
+     */
+    TraceFile(Path path, String context) {
+        this.path = path;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE);
+        } catch (IOException | RuntimeException e) {
+            throw new InvalidArgumentException("traceFile", "value " + path + " cannot be opened for writing: " + e);
+        }
+        try {
+            batch.append("[\n");
+            Trace.appendContextEvent(batch, context);
+            flushBatch();
+        } catch (IOException e) {
+            closeQuietly();
+            throw new InvalidArgumentException("traceFile", "value " + path + " cannot be written: " + e);
+        }
+        writer = Thread.ofPlatform().daemon().name("sluice-trace-file " + context).unstarted(this::run);
+        shutdownHook = Thread.ofPlatform().name("sluice-trace-file-close " + context).unstarted(this::finish);
+        writer.start();
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** Queues {@code span} for the writer, or counts it if the writer is {@link #QUEUE_CAPACITY} spans behind. Never blocks. */
+    void add(TraceSpan span) {
+        if (queued.incrementAndGet() > QUEUE_CAPACITY) {
+            queued.decrementAndGet();
+            unwritten.incrementAndGet();
+            return;
+        }
+        queue.add(span);
+        if (idle) {
+            LockSupport.unpark(writer);
+        }
+    }
+
+    /**
+     * Writes what is queued, closes the array and the file, and waits for that (up to {@value #CLOSE_WAIT_MILLIS} ms).
+     * After the context's last span; idempotent.
+     */
+    void close() {
+        finish();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // The JVM is exiting: the hook runs finish() too, which has nothing left to do.
+        }
+    }
+
+    private void finish() {
+        closing = true;
+        LockSupport.unpark(writer);
+        try {
+            writer.join(CLOSE_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- the writer thread
+
+    private void run() {
+        try {
+            while (true) {
+                boolean last = closing; // read before draining: a span queued before close() is written
+                if (drain()) {
+                    continue;
+                }
+                if (last) {
+                    break;
+                }
+                idle = true;
+                if (queue.isEmpty() && !closing) {
+                    LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+                }
+                idle = false;
+            }
+            long lost = unwritten.get();
+            if (lost > 0) {
+                batch.append(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"sluice_unwritten_spans\",\"args\":{\"count\":")
+                        .append(lost).append("}}");
+                LOG.log(System.Logger.Level.WARNING, lost + " spans were not written to the trace file " + path
+                        + ": its writer fell " + QUEUE_CAPACITY + " spans behind");
+            }
+            batch.append("\n]\n");
+            write();
+        } finally {
+            closeQuietly();
+        }
+    }
+
+    /** Writes the queued spans as one batch; whether there were any. */
+    private boolean drain() {
+        TraceSpan s;
+        int n = 0;
+        while (n < 4096 && (s = queue.poll()) != null) {
+            n++;
+            try {
+                Integer tid = tids.get(s.stream());
+                if (tid == null) {
+                    tid = tids.size() + 1;
+                    tids.put(s.stream(), tid);
+                    batch.append(",\n");
+                    Trace.appendStreamEvents(batch, s.stream(), tid);
+                }
+                batch.append(",\n");
+                Trace.appendSpanEvent(batch, s, tid);
+            } catch (IOException e) {
+                throw new AssertionError("a StringBuilder does not throw", e);
+            }
+        }
+        if (n > 0) {
+            queued.addAndGet(-n);
+            write();
+        }
+        return n > 0;
+    }
+
+    private void write() {
+        if (failed) {
+            batch.setLength(0);
+            return;
+        }
+        try {
+            flushBatch();
+        } catch (IOException e) {
+            failed = true; // the rest would fail too, or leave a file with a hole: stop writing, keep the thread draining
+            LOG.log(System.Logger.Level.WARNING, "writing the trace file " + path + " failed; no further spans go to it", e);
+        }
+    }
+
+    private void flushBatch() throws IOException {
+        ByteBuffer bytes = StandardCharsets.UTF_8.encode(java.nio.CharBuffer.wrap(batch));
+        batch.setLength(0);
+        while (bytes.hasRemaining()) {
+            channel.write(bytes);
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing the trace file " + path + " failed", e);
+        }
+    }
+}
