@@ -15,6 +15,10 @@ import java.util.Map;
  */
 public final class DeviceFaults {
 
+    /** An empty registry: no device has users or faults yet. */
+    public DeviceFaults() {
+    }
+
     private static final class Device {
         int users;
         boolean faulted;
