@@ -27,11 +27,25 @@ import java.util.Locale;
  * partials), both with 1,024 blocks of 256 threads. Target: within 10 %.
  * </ul>
  * Each figure is the median device time (events) of {@code --reps} launches, the two forms alternating launch by
- * launch so that clocks and temperature treat them alike. Without a CUDA device it says so and exits 0.
+ * launch so that clocks and temperature treat them alike. Before each timed start event the stream gets a kernel that
+ * keeps the device busy for about a millisecond, so that the host's enqueue of the timed work (for the generated
+ * reduction: building its two launches' arguments) overlaps that kernel and the events time the device's work alone;
+ * the host's cost per call is what {@code PairedBench} measures. Without a CUDA device it says so and exits 0.
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.GeneratedKernelBench [--reps 30] [--mib 512]</pre>
  */
 public final class GeneratedKernelBench {
+
+    /** Keeps one thread of the device busy for {@code cycles} clock cycles: the stream's work ahead of a timed span. */
+    static final Kernel BUSY = Kernel.named("busy_cycles")
+            .params(KernelParam.scalar("cycles", DType.I64))
+            .cudaSource("""
+                    extern "C" __global__ void busy_cycles(long long cycles) {
+                        long long start = clock64();
+                        while (clock64() - start < cycles) { }
+                    }
+                    """)
+            .build();
 
     static final Kernel HAND_AXPB = Kernel.named("hand_axpb")
             .params(KernelParam.scalar("a", DType.F32), KernelParam.pointer("x", DType.F32), KernelParam.scalar("b", DType.F32),
@@ -136,6 +150,8 @@ public final class GeneratedKernelBench {
             DeviceFunction generatedAxpb = ctx.compile(GENERATED_AXPB);
             DeviceFunction handPartials = ctx.compile(HAND_SUM_PARTIALS);
             DeviceFunction handFinal = ctx.compile(HAND_SUM_FINAL);
+            DeviceFunction busy = ctx.compile(BUSY);
+            long busyCycles = 2_000_000L; // about 1 ms at 2 GHz: longer than any enqueue below
             LaunchConfig all = LaunchConfig.forElements(n);
             double[][] axpb = new double[2][reps];
             double[][] sum = new double[2][reps];
@@ -145,12 +161,14 @@ public final class GeneratedKernelBench {
                 for (int r = -3; r < reps; r++) { // three rounds of warm-up
                     for (int form = 0; form < 2; form++) {
                         int f = (r & 1) == 0 ? form : 1 - form; // alternate which goes first
+                        s.enqueueLaunch(busy, LaunchConfig.of(1, 1), busyCycles);
                         s.enqueueRecord(start);
                         s.enqueueLaunch(f == 0 ? handAxpb : generatedAxpb, all, 2f, x, 1f, y, n);
                         s.enqueueRecord(end).join();
                         if (r >= 0) {
                             axpb[f][r] = start.elapsed(end).toNanos() / 1e6;
                         }
+                        s.enqueueLaunch(busy, LaunchConfig.of(1, 1), busyCycles);
                         s.enqueueRecord(start);
                         if (f == 0) {
                             s.enqueueLaunch(handPartials, LaunchConfig.of(1024, 256), x, n, partials);
