@@ -108,6 +108,13 @@ final class UseTracker {
 
     /** Under the monitor. */
     private void noteAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+        // The usual case, a buffer one stream uses over and over the same way: the one access remembered is this
+        // stream's, of the same bytes and kind, and this operation takes its place (what the loop below would do).
+        if (accesses == 1 && accessStream[0] == stream && accessStart[0] == start && accessEnd[0] == end
+                && accessWrites[0] == writes) {
+            accessUse[0] = use;
+            return;
+        }
         int slot = -1;
         int kept = 0;
         for (int i = 0; i < accesses; i++) {
