@@ -199,6 +199,25 @@ run_sweep() {
   if [ "$rc" = 0 ]; then note "sweep: ok (sweep.txt)"; else note "sweep: FAILED"; FAILED=1; fi
 }
 
+# ---------------------------------------------------------------- native libraries
+# Builds benchmarks/native/$1 (or its packed copy) as the shared library $2 against the driver's libcuda, trying the
+# usual places of libcuda.so.1, then the toolkit's stub. Fails if no compiler or no libcuda links.
+build_native_lib() {
+  local src="benchmarks/native/$1" so="$2" libs found cc
+  [ -f "$src" ] || src="$GPU/native/$1"
+  cc="$(command -v gcc || command -v cc || true)"
+  [ -n "$cc" ] || return 1
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
+      "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
+    # shellcheck disable=SC2086
+    if "$cc" -O2 -std=gnu11 -Wall -Wextra -shared -fPIC -I"$CUDA_HOME/include" "$src" -o "$so" $libs; then
+      echo "built $so with: $libs"; return 0
+    fi
+  done
+  return 1
+}
+
 # ---------------------------------------------------------------- paired
 # The per-call ratios with C and Sluice alternating inside one JVM (PairedBench over
 # benchmarks/native/sluice_paired.c built as a shared library): block by block for launches and tiny
@@ -206,20 +225,9 @@ run_sweep() {
 # PAIRED_VARIANTS (as SWEEP_VARIANTS) in its own JVM. Output: paired.txt (every run, then the medians).
 run_paired() {
   step "paired"
-  local reps="${PAIRED_REPS:-3}" variants="${PAIRED_VARIANTS:-default=}" rc=0 r v name opts libs ok=0
-  local so="$WORK/libsluice_paired.so" tsv="$WORK/paired.tsv" src=benchmarks/native/sluice_paired.c
-  [ -f "$src" ] || src="$GPU/native/sluice_paired.c"
-  local found cc
-  cc="$(command -v gcc || command -v cc || true)"
-  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
-  for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
-      "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
-    # shellcheck disable=SC2086
-    if [ -n "$cc" ] && "$cc" -O2 -std=gnu11 -Wall -Wextra -shared -fPIC -I"$CUDA_HOME/include" "$src" -o "$so" $libs; then
-      echo "built $so with: $libs"; ok=1; break
-    fi
-  done
-  [ "$ok" = 1 ] || { note "paired: BUILD FAILED"; FAILED=1; return; }
+  local reps="${PAIRED_REPS:-3}" variants="${PAIRED_VARIANTS:-default=}" rc=0 r v name opts
+  local so="$WORK/libsluice_paired.so" tsv="$WORK/paired.tsv"
+  build_native_lib sluice_paired.c "$so" || { note "paired: BUILD FAILED"; FAILED=1; return; }
   : > "$tsv"
   ( for r in $(seq 1 "$reps"); do
       IFS=';' read -r -a vs <<< "$variants"
@@ -248,19 +256,8 @@ run_paired() {
 # Output: multi.txt.
 run_multi() {
   step "multi"
-  local so="$WORK/libsluice_peer.so" src=benchmarks/native/sluice_peer.c libs ok=0 found cc
-  [ -f "$src" ] || src="$GPU/native/sluice_peer.c"
-  cc="$(command -v gcc || command -v cc || true)"
-  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
-  for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
-      "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
-    # shellcheck disable=SC2086
-    if [ -n "$cc" ] && "$cc" -O2 -std=gnu11 -Wall -Wextra -shared -fPIC -I"$CUDA_HOME/include" "$src" -o "$so" $libs; then
-      echo "built $so with: $libs"; ok=1; break
-    fi
-  done
-  local lib=()
-  if [ "$ok" = 1 ]; then lib=(--lib "$so"); else note "multi: C side not built; Sluice's side alone"; fi
+  local so="$WORK/libsluice_peer.so" lib=()
+  if build_native_lib sluice_peer.c "$so"; then lib=(--lib "$so"); else note "multi: C side not built; Sluice's side alone"; fi
   # shellcheck disable=SC2086
   "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench "${lib[@]}" \
     ${MULTI_ARGS:-} 2>&1 | tee "$OUT/multi.txt"

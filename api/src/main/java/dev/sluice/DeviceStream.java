@@ -469,26 +469,42 @@ public final class DeviceStream implements AutoCloseable {
             long width, long height) {
         Checks.notNull("source", source);
         checkBuffer("destination", destination);
-        MemorySegment memory;
-        HostBuffer host = null;
-        if (source instanceof HostBuffer h) {
-            checkBuffer("source", h);
-            sameElementType(h.dtype(), destination.dtype());
-            memory = h.segment();
-            host = h;
-        } else {
-            HostSegment m = (HostSegment) source;
-            if (m.isUntyped()) {
-                Checks.notConfined("source", m.segment);
-            }
-            m.checkElementType("destination", destination);
-            memory = m.segment;
-        }
+        MemorySegment memory = checkedHostSide(source, destination, true);
+        HostBuffer host = source instanceof HostBuffer h ? h : null;
         int e = destination.dtype().byteSize();
         PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
         shape.fits("source", shape.sourceSpan(), memory.byteSize(), shape.sourcePitch(), e, source);
         shape.fits("destination", shape.destinationSpan(), destination.byteSize(), shape.destinationPitch(), e, destination);
         return hostToDevice(memory, host, destination.slice(0, shape.destinationSpan() / e), shape);
+    }
+
+    /**
+     * The memory of {@code host}, the host side of a 2-D copy with {@code device}, once checked: an open
+     * {@link HostBuffer} of this context of the device buffer's element type, or host memory of a matching element type
+     * (writable if it is the destination; of a shared arena if untyped). {@code toDevice}: whether {@code host} is the
+     * source.
+     */
+    private MemorySegment checkedHostSide(HostData host, DeviceBuffer device, boolean toDevice) {
+        String hostArgument = toDevice ? "source" : "destination";
+        String deviceArgument = toDevice ? "destination" : "source";
+        if (host instanceof HostBuffer h) {
+            checkBuffer(hostArgument, h);
+            if (toDevice) {
+                sameElementType(h.dtype(), device.dtype());
+            } else {
+                sameElementType(device.dtype(), h.dtype());
+            }
+            return h.segment();
+        }
+        HostSegment m = (HostSegment) host;
+        if (!toDevice) {
+            m.checkWritable();
+        }
+        if (m.isUntyped()) {
+            Checks.notConfined(hostArgument, m.segment);
+        }
+        m.checkElementType(deviceArgument, device);
+        return m.segment;
     }
 
     /**
@@ -501,22 +517,8 @@ public final class DeviceStream implements AutoCloseable {
             long width, long height) {
         checkBuffer("source", source);
         Checks.notNull("destination", destination);
-        MemorySegment memory;
-        HostBuffer host = null;
-        if (destination instanceof HostBuffer h) {
-            checkBuffer("destination", h);
-            sameElementType(source.dtype(), h.dtype());
-            memory = h.segment();
-            host = h;
-        } else {
-            HostSegment m = (HostSegment) destination;
-            m.checkWritable();
-            if (m.isUntyped()) {
-                Checks.notConfined("destination", m.segment);
-            }
-            m.checkElementType("source", source);
-            memory = m.segment;
-        }
+        MemorySegment memory = checkedHostSide(destination, source, false);
+        HostBuffer host = destination instanceof HostBuffer h ? h : null;
         int e = source.dtype().byteSize();
         PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
         shape.fits("source", shape.sourceSpan(), source.byteSize(), shape.sourcePitch(), e, source);
