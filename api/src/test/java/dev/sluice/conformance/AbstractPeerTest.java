@@ -98,6 +98,32 @@ public abstract class AbstractPeerTest extends ConformanceBase {
     }
 
     @Test
+    void listenersHearThePeerCopysBytesWhetherItWentDirectlyOrThroughTheHost() {
+        DeviceContext watched = open(0, ContextOptions.defaults());
+        DeviceContext peer = open(1, ContextOptions.defaults());
+        java.util.List<String> heard = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        watched.addListener(new dev.sluice.DeviceListener() {
+            @Override
+            public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+                if (category.startsWith("peer")) {
+                    heard.add(category + " " + bytes);
+                }
+            }
+        });
+        DeviceBuffer there = peer.allocate(DType.I32, 1024);
+        DeviceBuffer here = watched.allocate(DType.I32, 1024);
+        await(peer.stream().enqueueMemset(there, 0));
+        DeviceStream s = watched.createStream();
+        await(s.enqueueCopy(there, here));
+        boolean direct = watched.canAccess(peer);
+        if (direct) {
+            watched.enablePeerAccess(peer);
+        }
+        await(s.enqueueCopy(there, here));
+        assertEquals(java.util.List.of("peer-staged 4096", (direct ? "peer" : "peer-staged") + " 4096"), heard);
+    }
+
+    @Test
     void peerCopyOfSlicesTouchesOnlyTheRange() {
         int[] source = pattern(3);
         DeviceBuffer onOther = other.allocate(DType.I32, N);
