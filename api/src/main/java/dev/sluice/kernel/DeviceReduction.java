@@ -43,12 +43,17 @@ public final class DeviceReduction implements AutoCloseable {
      * must not interleave their passes, or one's final pass would read the other's partials.
      */
     private final ReentrantLock scratchLock = new ReentrantLock();
+    /** The argument counts of the partials and the final pass's kernels. */
+    private final int firstCount;
+    private final int secondCount;
     /** The stream the kept scratch buffer belongs to: calls on it are ordered after one another by the stream itself. */
     private DeviceStream scratchStream;
     private DeviceBuffer scratch;
     private boolean closed;
 
     DeviceReduction(Reduction reduction, DeviceFunction partials, DeviceFunction last, DeviceFunction segments) {
+        this.firstCount = partials.kernel().params().size();
+        this.secondCount = last.kernel().params().size();
         this.reduction = reduction;
         this.partials = partials;
         this.last = last;
@@ -108,26 +113,41 @@ public final class DeviceReduction implements AutoCloseable {
         return scratchStream == stream ? scratch : null;
     }
 
-    /** The partials pass into {@code partialValues}, then the final pass; returns the final pass's future. */
+    /**
+     * The partials pass into {@code partialValues}, then the final pass; returns the final pass's future. Each pass's
+     * argument array is filled in place, sized once: this runs on every call (the launches take the arrays as they are).
+     */
     private DeviceFuture<Void> enqueuePasses(DeviceStream stream, long n, int blocks, DeviceBuffer partialValues,
             Object[] arguments) {
         long chunk = (n + blocks - 1) / blocks;
-        List<Object> first = new ArrayList<>();
-        List<Object> second = new ArrayList<>(List.of(partialValues));
+        Object[] first = new Object[firstCount];
+        Object[] second = new Object[secondCount];
+        int f = 0;
+        int l = 0;
+        second[l++] = partialValues;
         for (int k = 0; k < arguments.length; k++) {
-            boolean pointer = reduction.params().get(k).isPointer();
-            if (!reduction.isOutput(k)) {
-                first.add(arguments[k]);
+            boolean output = reduction.isOutput(k);
+            if (!output) {
+                first[f++] = arguments[k];
             }
-            if (reduction.isOutput(k) || !pointer) {
-                second.add(arguments[k]);
+            if (output || !reduction.params().get(k).isPointer()) {
+                second[l++] = arguments[k];
             }
         }
-        first.add(partialValues);
-        first.addAll(List.of(blocks, chunk, chunk, 1L, n).stream().map(Number::longValue).toList());
-        second.addAll(List.of(1L, (long) blocks, 0L, 1L, (long) blocks));
-        stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first.toArray());
-        return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second.toArray());
+        first[f++] = partialValues;
+        // the geometry: segments, segment length, its outer stride, its inner stride, the element count
+        first[f++] = (long) blocks;
+        first[f++] = chunk;
+        first[f++] = chunk;
+        first[f++] = 1L;
+        first[f] = n;
+        second[l++] = 1L;
+        second[l++] = (long) blocks;
+        second[l++] = 0L;
+        second[l++] = 1L;
+        second[l] = (long) blocks;
+        stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first);
+        return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second);
     }
 
     /**
