@@ -52,10 +52,12 @@ if [ "$WHAT" = all ] || [ "$WHAT" = faults ]; then
     if [ "$rc" != 0 ]; then
       failed=1
       { echo "---- $line"; grep -v -E 'SKIPPED|Reason:|^\s*$|display name|JUnit Jupiter|=> Exception' "$log" | tail -150; } >> "$OUT/faults.txt"
+      cp "$log" "$OUT/fault-$t.log" # the whole run: the failure's trace may lie above the last lines
     else
       echo "---- $line" >> "$OUT/faults.txt"
     fi
     echo "$line"
+    grep -h -E '^after a fault|Assumption failed: the CUDA driver' "$log" | tee -a "$OUT/faults.txt" # what a test found out
     rm -f "$log"
   done
 fi

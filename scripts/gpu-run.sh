@@ -259,8 +259,8 @@ run_multi() {
   local so="$WORK/libsluice_peer.so" lib=()
   if build_native_lib sluice_peer.c "$so"; then lib=(--lib "$so"); else note "multi: C side not built; Sluice's side alone"; fi
   # shellcheck disable=SC2086
-  "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench "${lib[@]}" \
-    ${MULTI_ARGS:-} 2>&1 | tee "$OUT/multi.txt"
+  "$JAVA" ${MULTI_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench \
+    "${lib[@]}" ${MULTI_ARGS:-} 2>&1 | tee "$OUT/multi.txt"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" = 0 ]; then note "multi: ok (multi.txt)"; else note "multi: FAILED rc=$rc"; FAILED=1; fi
 }

@@ -47,6 +47,8 @@ final class CompletionEngine {
     private volatile boolean sleeping;
     private volatile boolean stopping;
     private volatile @Nullable Throwable fault;
+    /** A sticky error reported by an enqueuing call, for the thread to fault the context with ({@link #report}). */
+    private volatile @Nullable Throwable reported;
     /**
      * When the completion thread last completed a future or found new work after having none, for the spin phase of
      * PARK. Only the completion thread reads or writes it: enqueuing threads do not touch it, so an enqueue costs no
@@ -96,6 +98,18 @@ final class CompletionEngine {
         }
     }
 
+    /**
+     * A sticky error that the backend returned to an enqueuing call (the driver answers every call with the error once
+     * it has poisoned the context, before any marker of it is polled): the completion thread faults the context with
+     * it, listeners and pending futures included, as it does for a marker's.
+     */
+    void report(Throwable cause) {
+        if (reported == null) {
+            reported = cause;
+        }
+        LockSupport.unpark(thread);
+    }
+
     /** Fails every pending future with {@code cause}; later tracked futures fail as they arrive. */
     void failAll(Throwable cause) {
         if (fault == null) {
@@ -132,6 +146,11 @@ final class CompletionEngine {
                     return;
                 }
                 LockSupport.park(this);
+                continue;
+            }
+            Throwable byCall = reported;
+            if (byCall != null) {
+                onFault(byCall);
                 continue;
             }
             boolean progress = false;
@@ -184,7 +203,7 @@ final class CompletionEngine {
                     continue;
                 }
                 sleeping = true;
-                if (anyQueued() || fault != null || stopping) {
+                if (anyQueued() || fault != null || reported != null || stopping) {
                     sleeping = false;
                     continue;
                 }

@@ -169,6 +169,17 @@ public final class DeviceStream implements AutoCloseable {
         core.unlock();
     }
 
+    /**
+     * A sticky error that the driver returned to an enqueuing call faults the context as a marker's would (its
+     * listeners hear of it, its pending futures fail, later calls are refused), on its completion thread, at once.
+     */
+    private DeviceException faultedAtEnqueue(DeviceException e) {
+        if (e.isSticky()) {
+            context.engine.report(e);
+        }
+        return e;
+    }
+
     private void checkBuffer(String argument, DeviceBuffer buffer) {
         Checks.notNull(argument, buffer);
         if (buffer.isClosed()) {
@@ -299,6 +310,8 @@ public final class DeviceStream implements AutoCloseable {
             context.track(allocation);
             context.observers.allocated(bytes);
             return buffer;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -332,6 +345,8 @@ public final class DeviceStream implements AutoCloseable {
             context.untrack(allocation);
             context.observers.freed(allocation.memory.byteSize());
             return mark(null, TraceSpan.FREE);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -810,6 +825,8 @@ public final class DeviceStream implements AutoCloseable {
                 used(sourceBuffer, f);
             }
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -971,6 +988,8 @@ public final class DeviceStream implements AutoCloseable {
                 used(destinationBuffer, f);
             }
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -999,6 +1018,8 @@ public final class DeviceStream implements AutoCloseable {
             used(source, f, false);
             used(destination, f, true);
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1050,6 +1071,8 @@ public final class DeviceStream implements AutoCloseable {
             }
             used(destination, f, true);
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1075,6 +1098,8 @@ public final class DeviceStream implements AutoCloseable {
             }
             used(destination, f, true);
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1149,6 +1174,8 @@ public final class DeviceStream implements AutoCloseable {
                 }
             }
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1203,6 +1230,8 @@ public final class DeviceStream implements AutoCloseable {
             handle.record(event.handle);
             event.recorded = true;
             return mark(null, TraceSpan.RECORD);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1221,6 +1250,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
             handle.waitEvent(event.handle);
             return mark(null, TraceSpan.WAIT);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1247,6 +1278,8 @@ public final class DeviceStream implements AutoCloseable {
         try {
             waitMarkerLocked(future);
             return mark(null, TraceSpan.WAIT);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1305,6 +1338,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1344,6 +1379,8 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             return mark(null, kind);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1376,6 +1413,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             after = mark(null, TraceSpan.HOST);
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1430,6 +1469,8 @@ public final class DeviceStream implements AutoCloseable {
             capturing = true;
             captured = new java.util.LinkedHashMap<>();
             capturedSteps = null;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }
@@ -1523,6 +1564,8 @@ public final class DeviceStream implements AutoCloseable {
                 }
             }
             return f;
+        } catch (DeviceException e) {
+            throw faultedAtEnqueue(e);
         } finally {
             end();
         }

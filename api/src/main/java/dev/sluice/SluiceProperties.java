@@ -113,6 +113,13 @@ public final class SluiceProperties {
     public static final String BLOCKHOUND_COMPLETION_THREADS = "sluice.blockhound.completionThreads";
 
     /**
+     * {@value}: the size in bytes from which a {@code GpuPipeline} copies a chunk into its staging buffer, and a result
+     * out of it, on the common fork-join pool, several at once, instead of on
+     * its drain loop one at a time; 1048576 (1 MiB) by default, {@code 0} for every chunk. Read when a pipeline is built.
+     */
+    public static final String PIPELINE_PARALLEL_COPY_BYTES = "sluice.pipeline.parallelCopyBytes";
+
+    /**
      * Knobs for measuring and testing Sluice itself, not part of the API: each sets a constant that was chosen by
      * measurement (the default says what was chosen), so that a benchmark can compare against another value or a test
      * can make a timing deterministic. They may change or go without notice.

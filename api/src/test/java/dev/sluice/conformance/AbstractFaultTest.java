@@ -132,6 +132,27 @@ public abstract class AbstractFaultTest extends ConformanceBase {
         DeviceContext c = openIsolated();
         DeviceBuffer before = intBuffer(bystander, iota(32, 0));
         assertDeviceFault(awaitFailure(launchFault(c.createStream())));
+        if (target().faultPoisonsProcess()) {
+            // The driver fails the bystander too: Sluice must say so as a device fault, at once or through the future,
+            // never hang, and close it cleanly.
+            assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), () -> {
+                Throwable failure;
+                try {
+                    failure = awaitFailure(bystander.stream().enqueueCopy(before, HostData.of(new int[32])));
+                } catch (DeviceException refused) {
+                    failure = refused;
+                }
+                assertDeviceFault(failure);
+                assertThrows(DeviceException.class, bystander::synchronize);
+            });
+            long until = System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos();
+            while (!bystander.isFaulted() && System.nanoTime() - until < 0) {
+                Thread.onSpinWait(); // a sticky error returned to a call faults the context on its completion thread
+            }
+            assertTrue(bystander.isFaulted(), "the bystander knows it faulted");
+            assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), bystander::close);
+            return;
+        }
         assertFalse(bystander.isFaulted());
         assertArrayEquals(iota(32, 0), readInts(bystander.stream(), before), "memory of the other context is intact");
         assertStreamUsable(bystander.stream());

@@ -45,6 +45,16 @@ public interface ConformanceTarget {
     }
 
     /**
+     * Whether a device fault leaves every context of every device unusable for the rest of the process: the CUDA
+     * driver keeps an illegal address's sticky error process-wide ("the process must be terminated and relaunched").
+     * Then the fault tests' bystander on another device must fail cleanly (a sticky {@link dev.sluice.DeviceException}
+     * at its next operation, no hang, a clean close) instead of staying usable.
+     */
+    default boolean faultPoisonsProcess() {
+        return false;
+    }
+
+    /**
      * Whether the backend opens a context with {@link dev.sluice.ContextFlag}s of its own choosing; HIP sets such
      * flags once per process and device, and refuses them (saying so).
      */

@@ -188,16 +188,17 @@ final class DriverContext {
     }
 
     /**
-     * A sticky error at open means an earlier fault poisoned the device for this whole process: the CUDA driver
-     * keeps errors such as an illegal address until the process ends ("the process must be terminated and
-     * relaunched"), in every context of the device, new ones included. Say so rather than only naming the error.
+     * A sticky error at open means an earlier fault poisoned this whole process: the CUDA driver keeps errors such as
+     * an illegal address until the process ends ("the process must be terminated and relaunched"), in every context
+     * of every device, new ones included (on two H200s, a context of device 1 that the driver API made outside Sluice
+     * fails with a fault on device 0: CudaFaultIsolationTest). Say so rather than only naming the error.
      */
     private static void checkOpen(int r, String call, int ordinal) {
         if (r != Cu.SUCCESS && Cu.isSticky(r)) {
             String name = Cu.errorName(r);
-            throw new DeviceException(call + " failed: " + name + " (" + r + "): CUDA device " + ordinal
-                    + " faulted earlier in this process, and the CUDA driver keeps that error for the life of the process"
-                    + " in every context of the device; restart the process to use the device again", name, r, true, null);
+            throw new DeviceException(call + " failed: " + name + " (" + r + ") opening CUDA device " + ordinal
+                    + ": a device faulted earlier in this process, and the CUDA driver keeps that error for the life of the"
+                    + " process in every context of every device; restart the process to use a GPU again", name, r, true, null);
         }
         Jc.check(r, call);
     }

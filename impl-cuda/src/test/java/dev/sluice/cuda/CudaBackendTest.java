@@ -395,7 +395,7 @@ class CudaBackendTest {
 
     /**
      * A fault fails the pending futures with the driver's sticky error, and later calls fail fast. On CUDA the
-     * error stays in every context of the device for the rest of the process (the driver's rule for an illegal
+     * error stays in every context of every device for the rest of the process (the driver's rule for an illegal
      * address), so opening another context afterwards fails too, with a message that says to restart.
      */
     @Test

@@ -4,7 +4,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * Device-fault tests on CUDA run one per JVM: a fault (an illegal address, say) leaves the CUDA driver's sticky
- * error in every context of the device for the rest of the process, so one fault test would fail every test
+ * error in every context of every device for the rest of the process, so one fault test would fail every test
  * after it. Without {@code -Dsluice.cuda.faultTest=NAME} fault tests skip; with it, only the fault test whose
  * method is NAME runs and everything else skips. {@code impl-cuda/gpu-tests.sh} runs each in a JVM of its own.
  */

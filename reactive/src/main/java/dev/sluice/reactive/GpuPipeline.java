@@ -71,7 +71,11 @@ import reactor.core.scheduler.Schedulers;
  * the chunk or the demand, or on the completion thread when a place in a lane becomes free; results are read out of
  * staging and emitted on the completion thread ({@code sluice-completion-*}) or on the thread calling
  * {@code request}. With {@link Builder#hostScheduler} all of that runs on a worker of that scheduler
- * instead. Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
+ * instead. Chunks of 1 MiB or more ({@code sluice.pipeline.parallelCopyBytes}) are copied into staging, and their
+ * results read out of it, on the common {@link java.util.concurrent.ForkJoinPool}, several at once, so that one
+ * thread's memory copies do not cap a pipeline over several lanes or devices; such a result is emitted from there
+ * (or from the host scheduler's worker when there is one).
+ * Nothing blocks. Put {@code publishOn(Schedulers.parallel())} after the pipeline when the
  * subscriber's work per result is more than a few microseconds, so that completions of other lanes are not
  * delayed by it.
  * <li><b>Errors:</b> an error in one chunk (thrown by the stage, a {@link ChunkSource} or a
@@ -165,6 +169,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     private final Stage stage;
     private final StreamOptions streamOptions;
     private final @Nullable Scheduler hostScheduler;
+    /** Chunks of at least this many bytes are copied to and from staging off the drain loop ({@link #hostCopy}). */
+    private final long parallelCopyBytes;
     private final boolean keepLanes;
     private final ChunkSource<I> source;
     /** Exactly one of sink and target is set. */
@@ -202,6 +208,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         this.stage = Objects.requireNonNull(b.stage);
         this.streamOptions = b.streamOptions;
         this.hostScheduler = b.hostScheduler;
+        this.parallelCopyBytes = Long.getLong(dev.sluice.SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, 1L << 20);
         this.keepLanes = b.keepLanes;
         this.source = source;
         this.sink = sink;
@@ -523,6 +530,20 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     /** Where the host side of the pipeline runs, or null for inline (see {@link Builder#hostScheduler}). */
     public @Nullable Scheduler hostScheduler() {
         return hostScheduler;
+    }
+
+    /** Whether a host copy of {@code bytes} to or from staging runs off the drain loop, in parallel with others. */
+    boolean copiesInParallel(long bytes) {
+        return bytes >= parallelCopyBytes;
+    }
+
+    /**
+     * Runs a large host copy (a chunk into staging, a result out of it) on the common fork-join pool: one drain loop
+     * copying every chunk would cap the pipeline at one core's memcpy, whatever the lanes and devices. Not on the host
+     * scheduler: a copy must run whatever that scheduler does (a dropped copy would hold its lane's stream for ever).
+     */
+    static void hostCopy(Runnable copy) {
+        java.util.concurrent.ForkJoinPool.commonPool().execute(copy);
     }
 
     ChunkSource<I> source() {

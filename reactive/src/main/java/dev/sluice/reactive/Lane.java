@@ -233,6 +233,12 @@ public final class Lane {
         private volatile int state = FREE;
         private @Nullable HostBuffer stagingIn;
         private @Nullable HostBuffer stagingOut;
+        /** The copy of a large chunk into staging, running off the drain loop; the stream waits for it. */
+        private @Nullable CompletableFuture<Void> encoded;
+        /** Whether the result was read out of staging when the chunk finished (a large one, in parallel with others). */
+        private boolean readEarly;
+        private @Nullable Object earlyResult;
+        private @Nullable Throwable earlyFailure;
         /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
         private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
@@ -296,6 +302,10 @@ public final class Lane {
             targetViaStaging = false;
             aborted = false;
             error = null;
+            encoded = null;
+            readEarly = false;
+            earlyResult = null;
+            earlyFailure = null;
             try {
                 // Asked first, so that a bad target fails the chunk before anything of it is enqueued.
                 HostBuffer directTarget = p.targetFor(chunk, seq, outN);
@@ -311,7 +321,24 @@ public final class Lane {
                     HostBuffer staging = stagingIn();
                     MemorySegment seg = staging.segment();
                     long bytes = n * l.deviceIn.dtype().byteSize();
-                    source.copyTo(chunk, bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes));
+                    MemorySegment into = bytes == seg.byteSize() ? seg : seg.asSlice(0, bytes);
+                    if (p.copiesInParallel(bytes)) {
+                        // Copied on another thread while this one goes on with other chunks; the stream holds the
+                        // upload until the copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
+                        CompletableFuture<Void> copied = new CompletableFuture<>();
+                        encoded = copied;
+                        GpuPipeline.hostCopy(() -> {
+                            try {
+                                source.copyTo(chunk, into);
+                                copied.complete(null);
+                            } catch (Throwable t) {
+                                copied.completeExceptionally(t);
+                            }
+                        });
+                        lastUse = stream.waitFor(copied);
+                    } else {
+                        source.copyTo(chunk, into);
+                    }
                     lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
                 }
                 DeviceFuture<?> sf = p.stage().enqueue(l, in, out);
@@ -397,6 +424,35 @@ public final class Lane {
                 e = sf.state() == java.util.concurrent.Future.State.FAILED ? sf.exceptionNow()
                         : new java.util.concurrent.CancellationException("the stage's future was cancelled");
             }
+            CompletableFuture<Void> copied = encoded;
+            if (e == null && copied != null && copied.isCompletedExceptionally()) {
+                e = copied.exceptionNow(); // the stream went on after the failed copy: the result is not the chunk's
+            }
+            GpuPipeline<?, ?> p = lane.pipeline;
+            ChunkSink<?> sink = p.sink();
+            HostBuffer staging = stagingOut;
+            long bytes = outputElements * p.outputType().byteSize();
+            if (e == null && !aborted && target == null && sink != null && staging != null && p.copiesInParallel(bytes)) {
+                // A large result is read out of staging now, off the completion thread and in parallel with other
+                // chunks' (the drain loop would otherwise read every result itself, one at a time, when it emits it).
+                readEarly = true;
+                GpuPipeline.hostCopy(() -> {
+                    try {
+                        MemorySegment whole = staging.segment();
+                        earlyResult = sink.read(bytes == whole.byteSize() ? whole : whole.asSlice(0, bytes), p.outputType(),
+                                outputElements);
+                    } catch (Throwable t) {
+                        earlyFailure = t;
+                    }
+                    finish(null);
+                });
+                return;
+            }
+            finish(e);
+        }
+
+        /** Publishes the chunk's end; the volatile write of {@code state} publishes the fields written before it. */
+        private void finish(@Nullable Throwable e) {
             error = e;
             lane.pipeline.metrics.chunkFinished();
             state = DONE;
@@ -419,6 +475,16 @@ public final class Lane {
                 if (t != null) {
                     return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
                 }
+                if (readEarly) {
+                    Throwable f = earlyFailure;
+                    if (f != null) {
+                        if (f instanceof Error err) {
+                            throw err;
+                        }
+                        throw f instanceof RuntimeException r ? r : new CompletionException(f);
+                    }
+                    return (O) earlyResult;
+                }
                 HostBuffer staging = stagingOut;
                 if (sink == null || staging == null) {
                     throw new IllegalStateException("no result to read in " + lane);
@@ -431,6 +497,8 @@ public final class Lane {
             } finally {
                 target = null;
                 targetViaStaging = false;
+                readEarly = false;
+                earlyResult = null;
                 state = FREE;
             }
         }
@@ -438,6 +506,8 @@ public final class Lane {
         void discardResult() {
             target = null;
             targetViaStaging = false;
+            readEarly = false;
+            earlyResult = null;
             state = FREE;
         }
     }

@@ -54,6 +54,10 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // A stream held behind a wait for the host is submitted under its lock by the thread that ended the wait;
             // an enqueue meanwhile waits for those few submissions (microseconds), never for the device.
             builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "enqueueIfHolding");
+            // The same for a stream's enqueue lock: its holder submits to the driver (or seals a group of markers) and
+            // lets go; a contended enqueue spins, then parks, for that. Two contexts' completion threads meet there when
+            // a pipeline's lanes span devices. A wait for the device under the lock is still reported where it happens.
+            builder.allowBlockingCallsInside("dev.sluice.StreamCore", "lock");
             builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "hold");
             builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "fail");
         }

@@ -65,6 +65,14 @@ class MultiDeviceGpuPipelineTest {
         second = DeviceContext.open(api, 1);
     }
 
+    /** A JVM run for the fault case runs only that: after a device fault, a GPU's every context fails for the process. */
+    @org.junit.jupiter.api.BeforeEach
+    void onlyTheFaultCaseInAFaultRun(org.junit.jupiter.api.TestInfo test) {
+        String name = test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("");
+        Assumptions.assumeFalse(Boolean.getBoolean("sluice.reactive.faultTest") && !name.equals("aFaultOnOneDeviceFailsTheFluxAndTheOtherDeviceGoesOn"),
+                () -> "this JVM runs only the device-fault case (-Dsluice.reactive.faultTest=true)");
+    }
+
     @AfterAll
     static void close() {
         if (first != null) {
@@ -281,16 +289,31 @@ class MultiDeviceGpuPipelineTest {
                     .blockLast(java.time.Duration.ofSeconds(60));
             assertInstanceOf(DeviceException.class, error.get(), () -> "the fault fails the Flux: " + error.get());
             assertTrue(faulty.isFaulted());
-            assertFalse(healthy.isFaulted());
             p.close();
             p.released().get(30, TimeUnit.SECONDS);
 
-            // The healthy device goes on, in a pipeline of its own.
+            // The healthy device goes on, in a pipeline of its own. Except on CUDA: its driver keeps an illegal address
+            // in every context of every device for the rest of the process (CudaFaultIsolationTest shows it with a
+            // context that Sluice never touched), so there the healthy device's pipeline must fail cleanly instead.
+            boolean processPoisoned = api == Api.CUDA;
+            if (!processPoisoned) {
+                assertFalse(healthy.isFaulted());
+            }
+            AtomicReference<Throwable> later = new AtomicReference<>();
+            List<float[]> results = null;
             try (GpuPipeline<float[], float[]> alone = GpuPipeline.builder(List.of(healthy)).lanes(2)
                     .chunkElements(N, DType.F32).kernel(TestDevice.SCALE_ADD).kernel(TestDevice.DELAY)
                     .stage(scaling(new ConcurrentHashMap<>())).build(Chunks.floats())) {
-                List<float[]> results = alone.process(Flux.range(0, 6).map(MultiDeviceGpuPipelineTest::chunk)).collectList()
-                        .block(java.time.Duration.ofSeconds(60));
+                results = alone.process(Flux.range(0, 6).map(MultiDeviceGpuPipelineTest::chunk)).doOnError(later::set)
+                        .onErrorComplete().collectList().block(java.time.Duration.ofSeconds(60));
+            } catch (DeviceException refused) { // the pipeline could not even open its lanes
+                later.set(refused);
+            }
+            if (processPoisoned) {
+                assertInstanceOf(DeviceException.class, later.get(), () -> "the poisoned process fails the healthy device's"
+                        + " pipeline as a device fault: " + later.get());
+            } else {
+                assertEquals(null, later.get());
                 for (int i = 0; i < 6; i++) {
                     assertResult(i, results.get(i));
                 }

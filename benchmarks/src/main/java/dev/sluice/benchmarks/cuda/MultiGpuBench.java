@@ -42,14 +42,16 @@ import reactor.core.publisher.Flux;
  * Sluice ({@link DeviceStream#enqueueCopy(DeviceBuffer, DeviceBuffer)} across contexts, a future each). Ratio: median
  * over the blocks of Sluice's bandwidth / C's. The copied bytes are checked.
  * <li><b>pipeline</b>: {@code --total-mib} MiB of {@code float[]} chunks ({@code --chunks} of them) through an in-place
- * {@link GpuPipeline} whose stage runs a compute-bound kernel ({@code --passes} dependent FMAs per element, the same
- * work for every chunk: a balanced load), with {@code --lanes} lanes per device; one device against two, alternating,
- * {@code --reps} timed runs each after a warm-up. Ratio: one device's median time / two devices' median time. Every
- * result is checked.
+ * {@link GpuPipeline} whose stage runs a kernel of {@code passes} dependent FMAs per element (the same work for every
+ * chunk), with {@code --lanes} lanes per device; one device against two, alternating, {@code --reps} timed runs each
+ * after a warm-up. Ratio: one device's median time / two devices' median time. Every result is checked. The load is
+ * balanced: first the pipeline runs on one device with one pass (its time is the transfers': host copies and DMA),
+ * then the kernel alone times a pass on one chunk, and {@code passes} is chosen so that the kernels of all chunks take
+ * on one device as long as those transfers ({@code --passes N} sets it instead).
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.MultiGpuBench --lib libsluice_peer.so
- *     [--api cuda] [--peer-mib 256] [--copies 4] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes 256]
+ *     [--api cuda] [--peer-mib 256] [--copies 4] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes balanced]
  *     [--lanes 3] [--reps 5] [--only peer,pipeline]</pre>
  *
  * Without {@code --lib} the peer part runs Sluice's side alone. Output: {@code key=value} lines ({@code multi_*}),
@@ -97,7 +99,7 @@ public final class MultiGpuBench {
         OptionSpec<Integer> blocksOpt = parser.accepts("blocks").withRequiredArg().ofType(Integer.class).defaultsTo(10);
         OptionSpec<Integer> totalMib = parser.accepts("total-mib").withRequiredArg().ofType(Integer.class).defaultsTo(1024);
         OptionSpec<Integer> chunksOpt = parser.accepts("chunks").withRequiredArg().ofType(Integer.class).defaultsTo(64);
-        OptionSpec<Integer> passesOpt = parser.accepts("passes").withRequiredArg().ofType(Integer.class).defaultsTo(256);
+        OptionSpec<Integer> passesOpt = parser.accepts("passes").withRequiredArg().ofType(Integer.class);
         OptionSpec<Integer> lanesOpt = parser.accepts("lanes").withRequiredArg().ofType(Integer.class).defaultsTo(3);
         OptionSpec<Integer> repsOpt = parser.accepts("reps").withRequiredArg().ofType(Integer.class).defaultsTo(5);
         OptionSpec<String> onlyOpt = parser.accepts("only").withRequiredArg().withValuesSeparatedBy(',').defaultsTo("peer", "pipeline");
@@ -124,8 +126,8 @@ public final class MultiGpuBench {
                         o.valueOf(blocksOpt));
             }
             if (only.contains("pipeline")) {
-                pipeline(d0, d1, (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt), o.valueOf(passesOpt), o.valueOf(lanesOpt),
-                        o.valueOf(repsOpt));
+                pipeline(d0, d1, (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt), o.has(passesOpt) ? o.valueOf(passesOpt) : 0,
+                        o.valueOf(lanesOpt), o.valueOf(repsOpt));
             }
         }
     }
@@ -240,6 +242,7 @@ public final class MultiGpuBench {
 
     // ---------------------------------------------------------------- one device against two
 
+    /** {@code passes} 0: balanced, see the class comment. */
     private static void pipeline(DeviceContext d0, DeviceContext d1, long totalBytes, int chunkCount, int passes, int lanes, int reps) {
         int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
         List<float[]> input = new ArrayList<>(chunkCount);
@@ -248,14 +251,22 @@ public final class MultiGpuBench {
             Arrays.fill(c, i);
             input.add(c);
         }
-        float[] expected = new float[chunkCount];
-        for (int i = 0; i < chunkCount; i++) {
-            float x = i;
-            for (int p = 0; p < passes; p++) {
-                x = Math.fma(x, 0.5f, 0.25f);
+        if (passes == 0) {
+            double transferMs;
+            try (GpuPipeline<float[], float[]> one = build(List.of(d0), chunkElements, 1, lanes)) {
+                run(one, input, expected(chunkCount, 1));
+                double[] t = new double[3];
+                for (int r = 0; r < t.length; r++) {
+                    t[r] = run(one, input, expected(chunkCount, 1));
+                }
+                transferMs = median(t);
             }
-            expected[i] = x;
+            double passMs = kernelPassMillis(d0, chunkElements);
+            passes = (int) Math.max(1, Math.round(transferMs / chunkCount / passMs));
+            System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_ms=%.1f%nmulti_pipeline_kernel_pass_us_per_chunk=%.3f%n",
+                    transferMs, passMs * 1e3);
         }
+        float[] expected = expected(chunkCount, passes);
         try (GpuPipeline<float[], float[]> one = build(List.of(d0), chunkElements, passes, lanes);
              GpuPipeline<float[], float[]> two = build(List.of(d0, d1), chunkElements, passes, lanes)) {
             run(one, input, expected); // warm-up: lanes opened, kernels loaded
@@ -276,6 +287,37 @@ public final class MultiGpuBench {
                     median(t2));
             System.out.printf(Locale.ROOT, "multi_pipeline_total_bytes=%d%nmulti_pipeline_chunks=%d%nmulti_pipeline_passes=%d%n"
                     + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_reps=%d%n", totalBytes, chunkCount, passes, lanes, reps);
+        }
+    }
+
+    /** What {@code passes} FMAs make of chunk {@code i}'s value {@code i}, as the kernel computes it. */
+    private static float[] expected(int chunkCount, int passes) {
+        float[] expected = new float[chunkCount];
+        for (int i = 0; i < chunkCount; i++) {
+            float x = i;
+            for (int p = 0; p < passes; p++) {
+                x = Math.fma(x, 0.5f, 0.25f);
+            }
+            expected[i] = x;
+        }
+        return expected;
+    }
+
+    /** Milliseconds of one pass of the kernel over one chunk on {@code context}: 1,024 passes timed, median of 5. */
+    private static double kernelPassMillis(DeviceContext context, int chunkElements) {
+        int probe = 1024;
+        try (DeviceBuffer v = context.allocate(DType.F32, chunkElements); DeviceStream s = context.createStream();
+             dev.sluice.DeviceFunction f = context.compile(SPIN)) {
+            s.enqueueFill(v, 1f);
+            LaunchConfig config = LaunchConfig.forElements(chunkElements);
+            s.enqueueLaunch(f, config, v, (long) chunkElements, probe).join(); // warm-up
+            double[] t = new double[5];
+            for (int r = 0; r < t.length; r++) {
+                long t0 = System.nanoTime();
+                s.enqueueLaunch(f, config, v, (long) chunkElements, probe).join();
+                t[r] = (System.nanoTime() - t0) / 1e6 / probe;
+            }
+            return median(t);
         }
     }
 

@@ -1,0 +1,114 @@
+package dev.sluice.reactive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceContext;
+import dev.sluice.SluiceProperties;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+/**
+ * Every pipeline test again with every chunk copied into staging, and every result out of it, off the drain loop
+ * ({@code sluice.pipeline.parallelCopyBytes} 0; by default only chunks of 1 MiB or more are), BlockHound included; and
+ * what is particular to those copies: they run on several threads at once, and a codec that throws there fails the
+ * {@code Flux} with its exception, as it does on the drain loop.
+ */
+class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
+
+    private static @Nullable String before;
+
+    @BeforeAll
+    static void open() { // hides GpuPipelineTest.open: JUnit runs this one for this class
+        before = System.getProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES);
+        System.setProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, "0");
+        ctx = DeviceContext.open();
+        compileKernels();
+    }
+
+    @AfterAll
+    static void restore() {
+        if (before == null) {
+            System.clearProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES);
+        } else {
+            System.setProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, before);
+        }
+    }
+
+    /** Copies a float[] chunk, noting the thread; throws for the chunk whose first element is {@code failOn}. */
+    private record Watched(Set<String> threads, float failOn) implements ChunkCodec<float[]> {
+        @Override
+        public boolean accepts(DType type) {
+            return Chunks.floats().accepts(type);
+        }
+
+        @Override
+        public long elements(float[] chunk, DType type) {
+            return Chunks.floats().elements(chunk, type);
+        }
+
+        @Override
+        public void copyTo(float[] chunk, MemorySegment staging) {
+            threads.add(Thread.currentThread().getName());
+            if (chunk[0] == failOn) {
+                throw new IllegalStateException("codec refuses chunk " + chunk[0]);
+            }
+            Chunks.floats().copyTo(chunk, staging);
+        }
+
+        @Override
+        public float[] read(MemorySegment result, DType type, long elements) {
+            threads.add(Thread.currentThread().getName());
+            return Chunks.floats().read(result, type, elements);
+        }
+    }
+
+    private static List<float[]> chunks(int count, int n) {
+        return java.util.stream.IntStream.range(0, count).mapToObj(i -> {
+            float[] c = new float[n];
+            java.util.Arrays.fill(c, i);
+            return c;
+        }).toList();
+    }
+
+    @Test
+    void copiesRunOffTheDrainLoopAndResultsKeepTheirOrder() {
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(4096, DType.F32).inPlace()
+                .stage((lane, in, out) -> null).build(new Watched(threads, -1))) {
+            List<float[]> out = p.process(Flux.fromIterable(chunks(48, 4096))).collectList().block(Duration.ofSeconds(60));
+            assertEquals(48, out.size());
+            for (int i = 0; i < 48; i++) {
+                assertEquals(i, out.get(i)[0]);
+                assertEquals(i, out.get(i)[4095]);
+            }
+        }
+        assertTrue(threads.stream().allMatch(t -> t.startsWith("ForkJoinPool.commonPool")), () -> "copied on " + threads);
+    }
+
+    @Test
+    void aCodecThatThrowsOffTheDrainLoopFailsTheFlux() {
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(1024, DType.F32).inPlace()
+                .stage((lane, in, out) -> null).build(new Watched(ConcurrentHashMap.newKeySet(), 5))) {
+            List<float[]> out = p.process(Flux.fromIterable(chunks(20, 1024))).doOnError(error::set).onErrorComplete()
+                    .collectList().block(Duration.ofSeconds(60));
+            assertInstanceOf(IllegalStateException.class, error.get(), () -> "the codec's exception: " + error.get());
+            assertTrue(out.size() <= 5, () -> out.size() + " results: none from chunk 5 on");
+            for (int i = 0; i < out.size(); i++) {
+                assertEquals(i, out.get(i)[0]);
+            }
+        }
+    }
+}
