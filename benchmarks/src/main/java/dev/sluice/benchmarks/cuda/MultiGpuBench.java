@@ -51,14 +51,17 @@ import reactor.core.publisher.Flux;
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.MultiGpuBench --lib libsluice_peer.so
- *     [--api cuda] [--peer-mib 256] [--copies 4] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes balanced]
- *     [--lanes 3] [--reps 5] [--only peer,pipeline]</pre>
+ *     [--api cuda] [--peer-mib 256] [--copies 16] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes balanced]
+ *     [--lanes 3] [--chunks-per-lane 2] [--reps 5] [--only peer,pipeline]</pre>
  *
  * Without {@code --lib} the peer part runs Sluice's side alone. Output: {@code key=value} lines ({@code multi_*}),
  * ratios first. On the CPU simulator ({@code --api cpu}, which it gives two devices) it runs as a smoke test: its
  * figures say nothing about GPUs.
  */
 public final class MultiGpuBench {
+
+    /** {@code --chunks-per-lane}: chunks a lane holds at once, so host copies that may run at once per lane. */
+    private static int chunksPerLane = 2;
 
     /** v[i] = passes dependent FMAs of v[i]: compute-bound, the same work for every element. */
     static final Kernel SPIN = Kernel.named("spin_fma")
@@ -95,12 +98,13 @@ public final class MultiGpuBench {
         OptionSpec<Path> libOpt = parser.accepts("lib", "libsluice_peer.so (C's side of the peer copies)").withRequiredArg()
                 .withValuesConvertedBy(new joptsimple.util.PathConverter());
         OptionSpec<Integer> peerMib = parser.accepts("peer-mib").withRequiredArg().ofType(Integer.class).defaultsTo(256);
-        OptionSpec<Integer> copiesOpt = parser.accepts("copies").withRequiredArg().ofType(Integer.class).defaultsTo(4);
+        OptionSpec<Integer> copiesOpt = parser.accepts("copies").withRequiredArg().ofType(Integer.class).defaultsTo(16);
         OptionSpec<Integer> blocksOpt = parser.accepts("blocks").withRequiredArg().ofType(Integer.class).defaultsTo(10);
         OptionSpec<Integer> totalMib = parser.accepts("total-mib").withRequiredArg().ofType(Integer.class).defaultsTo(1024);
         OptionSpec<Integer> chunksOpt = parser.accepts("chunks").withRequiredArg().ofType(Integer.class).defaultsTo(64);
         OptionSpec<Integer> passesOpt = parser.accepts("passes").withRequiredArg().ofType(Integer.class);
         OptionSpec<Integer> lanesOpt = parser.accepts("lanes").withRequiredArg().ofType(Integer.class).defaultsTo(3);
+        OptionSpec<Integer> perLaneOpt = parser.accepts("chunks-per-lane").withRequiredArg().ofType(Integer.class).defaultsTo(2);
         OptionSpec<Integer> repsOpt = parser.accepts("reps").withRequiredArg().ofType(Integer.class).defaultsTo(5);
         OptionSpec<String> onlyOpt = parser.accepts("only").withRequiredArg().withValuesSeparatedBy(',').defaultsTo("peer", "pipeline");
         parser.accepts("help").forHelp();
@@ -119,6 +123,7 @@ public final class MultiGpuBench {
             return;
         }
         List<String> only = o.valuesOf(onlyOpt);
+        chunksPerLane = o.valueOf(perLaneOpt);
         try (DeviceContext d0 = DeviceContext.open(api, 0); DeviceContext d1 = DeviceContext.open(api, 1)) {
             System.out.println("multi_devices=" + d0.name() + " | " + d1.name());
             if (only.contains("peer")) {
@@ -286,7 +291,8 @@ public final class MultiGpuBench {
             System.out.printf(Locale.ROOT, "multi_pipeline_one_device_ms=%.1f%nmulti_pipeline_two_devices_ms=%.1f%n", median(t1),
                     median(t2));
             System.out.printf(Locale.ROOT, "multi_pipeline_total_bytes=%d%nmulti_pipeline_chunks=%d%nmulti_pipeline_passes=%d%n"
-                    + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_reps=%d%n", totalBytes, chunkCount, passes, lanes, reps);
+                    + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_chunks_per_lane=%d%nmulti_pipeline_reps=%d%n", totalBytes,
+                    chunkCount, passes, lanes, chunksPerLane, reps);
         }
     }
 
@@ -303,9 +309,12 @@ public final class MultiGpuBench {
         return expected;
     }
 
-    /** Milliseconds of one pass of the kernel over one chunk on {@code context}: 1,024 passes timed, median of 5. */
+    /**
+     * Milliseconds of one pass of the kernel over one chunk on {@code context}: 16,384 passes timed (milliseconds, so
+     * that a wait's own latency does not count), median of 5.
+     */
     private static double kernelPassMillis(DeviceContext context, int chunkElements) {
-        int probe = 1024;
+        int probe = 16_384;
         try (DeviceBuffer v = context.allocate(DType.F32, chunkElements); DeviceStream s = context.createStream();
              dev.sluice.DeviceFunction f = context.compile(SPIN)) {
             s.enqueueFill(v, 1f);
@@ -322,7 +331,8 @@ public final class MultiGpuBench {
     }
 
     private static GpuPipeline<float[], float[]> build(List<DeviceContext> contexts, long chunkElements, int passes, int lanes) {
-        return GpuPipeline.builder(contexts).lanes(lanes).chunkElements(chunkElements, DType.F32).inPlace().kernel(SPIN)
+        return GpuPipeline.builder(contexts).lanes(lanes).chunksPerLane(chunksPerLane).chunkElements(chunkElements, DType.F32)
+                .inPlace().kernel(SPIN)
                 .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SPIN),
                         LaunchConfig.forElements(lane.elements()), in, lane.elements(), passes))
                 .build(Chunks.floats());
