@@ -266,6 +266,15 @@ public final class MultiGpuBench {
                 }
                 transferMs = median(t);
             }
+            try (GpuPipeline<float[], float[]> two = build(List.of(d0, d1), chunkElements, 1, lanes)) {
+                run(two, input, expected(chunkCount, 1));
+                double[] t = new double[3];
+                for (int r = 0; r < t.length; r++) {
+                    t[r] = run(two, input, expected(chunkCount, 1));
+                }
+                // What two devices cannot beat whatever the load: the host side and the DMA over two links.
+                System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_two_devices_ms=%.1f%n", median(t));
+            }
             double passMs = kernelPassMillis(d0, chunkElements);
             passes = (int) Math.max(1, Math.round(transferMs / chunkCount / passMs));
             System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_ms=%.1f%nmulti_pipeline_kernel_pass_us_per_chunk=%.3f%n",
