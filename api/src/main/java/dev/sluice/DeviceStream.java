@@ -69,6 +69,8 @@ public final class DeviceStream implements AutoCloseable {
     private final boolean ordering;
     /** Under the lock: what the enqueue in progress must wait for; reused. */
     private final UseTracker.Hazards hazards = new UseTracker.Hazards();
+    /** Under the lock: the claims of the enqueue in progress, given back together if it fails ({@link #failed}). */
+    private final UseTracker.Claims claims = new UseTracker.Claims();
     /** Under the lock: the device-side waits automatic ordering inserted. */
     private long automaticWaits;
 
@@ -133,16 +135,19 @@ public final class DeviceStream implements AutoCloseable {
 
     /** {@link #mark(Object, Object)}, keeping {@code keepAlive} reachable until the device has finished the operation. */
     private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind, @Nullable Object keepAlive) {
+        DeviceFuture<T> f;
         if (capturing) {
-            return DeviceFuture.failed(this, new IllegalStateException(
+            f = DeviceFuture.failed(this, new IllegalStateException(
                     "operation was captured into a graph: it runs, and completes, when the graph is launched"));
+        } else {
+            f = tracer != null ? markTraced(tracer, value, kind, keepAlive) : core.mark(this, value, keepAlive);
+            // The observation hook: one volatile read while nobody listens and no recording wants operation events.
+            Observers o = context.observing;
+            if (o != null && kind != null) {
+                o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, f);
+            }
         }
-        DeviceFuture<T> f = tracer != null ? markTraced(tracer, value, kind, keepAlive) : core.mark(this, value, keepAlive);
-        // The observation hook: one volatile read while nobody listens and no recording wants operation events.
-        Observers o = context.observing;
-        if (o != null && kind != null) {
-            o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, f);
-        }
+        claims.clear(); // the operation is the stream's now: its uses are noted next, each ending its claim
         return f;
     }
 
@@ -170,12 +175,15 @@ public final class DeviceStream implements AutoCloseable {
     }
 
     /**
-     * A sticky error that the driver returned to an enqueuing call faults the context as a marker's would (its
-     * listeners hear of it, its pending futures fail, later calls are refused), on its completion thread, at once.
+     * An enqueue that failed under the lock: gives back the claims it made before its marker (so a close() does not wait
+     * for a use that never came), and a sticky error that the driver returned to its call faults the context as a
+     * marker's would (its listeners hear of it, its pending futures fail, later calls are refused), on its completion
+     * thread, at once.
      */
-    private DeviceException faultedAtEnqueue(DeviceException e) {
-        if (e.isSticky()) {
-            context.engine.report(e);
+    private RuntimeException failed(RuntimeException e) {
+        claims.unclaimAll();
+        if (e instanceof DeviceException d && d.isSticky()) {
+            context.engine.report(d);
         }
         return e;
     }
@@ -310,8 +318,8 @@ public final class DeviceStream implements AutoCloseable {
             context.track(allocation);
             context.observers.allocated(bytes);
             return buffer;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -345,8 +353,8 @@ public final class DeviceStream implements AutoCloseable {
             context.untrack(allocation);
             context.observers.freed(allocation.memory.byteSize());
             return mark(null, TraceSpan.FREE);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -798,35 +806,24 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             claim("destination", destination, true);
-            DeviceFuture<Void> f;
-            try {
-                claim("source", sourceBuffer);
-                try {
-                    orderAfterHazards();
-                    if (shape == null) {
-                        handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-                        copyBytes = destination.byteSize();
-                    } else {
-                        handle.copyHostToDevice2D(source, shape.sourcePitch(), destination.memory(), destination.byteOffset(),
-                                shape.destinationPitch(), shape.widthBytes(), shape.height());
-                        copyBytes = shape.bytes();
-                    }
-                    f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
-                } catch (RuntimeException e) {
-                    unclaim(sourceBuffer);
-                    throw e;
-                }
-            } catch (RuntimeException e) {
-                destination.allocation.uses.unclaim();
-                throw e;
+            claim("source", sourceBuffer);
+            orderAfterHazards();
+            if (shape == null) {
+                handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
+                copyBytes = destination.byteSize();
+            } else {
+                handle.copyHostToDevice2D(source, shape.sourcePitch(), destination.memory(), destination.byteOffset(),
+                        shape.destinationPitch(), shape.widthBytes(), shape.height());
+                copyBytes = shape.bytes();
             }
+            DeviceFuture<Void> f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
             used(destination, f, true);
             if (sourceBuffer != null) {
                 used(sourceBuffer, f);
             }
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -847,22 +844,23 @@ public final class DeviceStream implements AutoCloseable {
     /** {@link #claim(String, DeviceBuffer, boolean)} without the exception: false if the memory was closed. */
     private boolean claimAccess(DeviceBuffer buffer, boolean writes) {
         Allocation a = buffer.allocation;
+        boolean open;
         if (ordering && buffer.ordered && !capturing) {
             long start = buffer.byteOffset();
-            return a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
+            open = a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
+        } else {
+            open = a.uses.claimIfOpen(a.closed);
         }
-        return a.uses.claimIfOpen(a.closed);
+        if (open) {
+            claims.add(a.uses);
+        }
+        return open;
     }
 
-    private static void claim(String argument, @Nullable HostBuffer buffer) {
+    private void claim(String argument, @Nullable HostBuffer buffer) {
         if (buffer != null) {
             buffer.allocation.uses.claim(buffer.allocation.closed, argument, buffer);
-        }
-    }
-
-    private static void unclaim(@Nullable HostBuffer buffer) {
-        if (buffer != null) {
-            buffer.allocation.uses.unclaim();
+            claims.add(buffer.allocation.uses);
         }
     }
 
@@ -884,11 +882,19 @@ public final class DeviceStream implements AutoCloseable {
             for (int i = 0; i < h.size(); i++) {
                 DeviceFuture<?> use = h.get(i);
                 if (!use.trySeal()) {
+                    // While the lock is let go another enqueue on this stream may run, with the stream's hazard and
+                    // claim lists: this enqueue takes what is left of its own along, and puts its claims back after.
+                    if (h == hazards) {
+                        h = hazards.detach(i);
+                        i = 0;
+                    }
+                    UseTracker.Claims mine = claims.detach();
                     core.unlock();
                     try {
                         use.seal();
                     } finally {
                         core.lock();
+                        claims.attach(mine);
                     }
                     if (closed) {
                         throw new ClosedResourceException(toString());
@@ -961,35 +967,24 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             claim("source", source, false);
-            DeviceFuture<Void> f;
-            try {
-                claim("destination", destinationBuffer);
-                try {
-                    orderAfterHazards();
-                    if (shape == null) {
-                        handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-                        copyBytes = source.byteSize();
-                    } else {
-                        handle.copyDeviceToHost2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination,
-                                shape.destinationPitch(), shape.widthBytes(), shape.height());
-                        copyBytes = shape.bytes();
-                    }
-                    f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
-                } catch (RuntimeException e) {
-                    unclaim(destinationBuffer);
-                    throw e;
-                }
-            } catch (RuntimeException e) {
-                source.allocation.uses.unclaim();
-                throw e;
+            claim("destination", destinationBuffer);
+            orderAfterHazards();
+            if (shape == null) {
+                handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
+                copyBytes = source.byteSize();
+            } else {
+                handle.copyDeviceToHost2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination,
+                        shape.destinationPitch(), shape.widthBytes(), shape.height());
+                copyBytes = shape.bytes();
             }
+            DeviceFuture<Void> f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
             used(source, f, false);
             if (destinationBuffer != null) {
                 used(destinationBuffer, f);
             }
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1001,25 +996,15 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             claim("source", source, false);
-            DeviceFuture<Void> f;
-            try {
-                claim("destination", destination, true);
-                try {
-                    orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
-                    f = shape == null ? copyDeviceToDevice(source, destination, bytes) : copyDeviceToDevice2D(source, destination, shape);
-                } catch (RuntimeException e) {
-                    destination.allocation.uses.unclaim();
-                    throw e;
-                }
-            } catch (RuntimeException e) {
-                source.allocation.uses.unclaim();
-                throw e;
-            }
+            claim("destination", destination, true);
+            orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
+            DeviceFuture<Void> f = shape == null ? copyDeviceToDevice(source, destination, bytes)
+                    : copyDeviceToDevice2D(source, destination, shape);
             used(source, f, false);
             used(destination, f, true);
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1060,19 +1045,13 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             claim("destination", destination, true);
-            DeviceFuture<Void> f;
-            try {
-                orderAfterHazards();
-                handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
-                f = mark(null, TraceSpan.MEMSET);
-            } catch (RuntimeException e) {
-                destination.allocation.uses.unclaim();
-                throw e;
-            }
+            orderAfterHazards();
+            handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
+            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
             used(destination, f, true);
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1087,19 +1066,13 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             claim("destination", destination, true);
-            DeviceFuture<Void> f;
-            try {
-                orderAfterHazards();
-                handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
-                f = mark(null, TraceSpan.MEMSET);
-            } catch (RuntimeException e) {
-                destination.allocation.uses.unclaim();
-                throw e;
-            }
+            orderAfterHazards();
+            handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
+            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
             used(destination, f, true);
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1132,50 +1105,38 @@ public final class DeviceStream implements AutoCloseable {
         }
         begin();
         try {
-            int claimed = 0;
-            DeviceFuture<Void> f;
-            try {
-                for (int i = 0; i < arguments.length; i++) {
-                    KernelParam p = params.get(i);
-                    if (p.isPointer()) {
-                        DeviceBuffer b = (DeviceBuffer) arguments[i];
-                        if (!claimAccess(b, p.access().writes())) {
-                            throw new ClosedResourceException(argumentName(p, i) + " " + b);
-                        }
-                        claimed = i + 1;
+            for (int i = 0; i < arguments.length; i++) {
+                KernelParam p = params.get(i);
+                if (p.isPointer()) {
+                    DeviceBuffer b = (DeviceBuffer) arguments[i];
+                    if (!claimAccess(b, p.access().writes())) {
+                        throw new ClosedResourceException(argumentName(p, i) + " " + b);
                     }
                 }
-                orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
-                LaunchArguments a = launchArguments;
-                a.reset(params);
-                for (int i = 0; i < arguments.length; i++) {
-                    KernelParam p = params.get(i);
-                    if (p.isPointer()) {
-                        DeviceBuffer b = (DeviceBuffer) arguments[i];
-                        a.setPointer(i, b.memory(), b.byteOffset());
-                    } else {
-                        Object v = arguments[i];
-                        a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
-                    }
-                }
-                handle.launch(function.handle, config, a);
-                f = mark(null, function);
-            } catch (RuntimeException e) {
-                for (int i = 0; i < claimed; i++) {
-                    if (arguments[i] instanceof DeviceBuffer b && params.get(i).isPointer()) {
-                        b.allocation.uses.unclaim();
-                    }
-                }
-                throw e;
             }
+            orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
+            LaunchArguments a = launchArguments;
+            a.reset(params);
+            for (int i = 0; i < arguments.length; i++) {
+                KernelParam p = params.get(i);
+                if (p.isPointer()) {
+                    DeviceBuffer b = (DeviceBuffer) arguments[i];
+                    a.setPointer(i, b.memory(), b.byteOffset());
+                } else {
+                    Object v = arguments[i];
+                    a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
+                }
+            }
+            handle.launch(function.handle, config, a);
+            DeviceFuture<Void> f = mark(null, function);
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
                     used(b, f, params.get(i).access().writes());
                 }
             }
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1230,8 +1191,8 @@ public final class DeviceStream implements AutoCloseable {
             handle.record(event.handle);
             event.recorded = true;
             return mark(null, TraceSpan.RECORD);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1250,8 +1211,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
             handle.waitEvent(event.handle);
             return mark(null, TraceSpan.WAIT);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1278,8 +1239,8 @@ public final class DeviceStream implements AutoCloseable {
         try {
             waitMarkerLocked(future);
             return mark(null, TraceSpan.WAIT);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1338,8 +1299,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             f = mark(null, TraceSpan.WAIT);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1379,8 +1340,8 @@ public final class DeviceStream implements AutoCloseable {
         begin();
         try {
             return mark(null, kind);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1413,8 +1374,8 @@ public final class DeviceStream implements AutoCloseable {
             core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
             gate = handle.enqueueHostGate();
             after = mark(null, TraceSpan.HOST);
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1469,8 +1430,8 @@ public final class DeviceStream implements AutoCloseable {
             capturing = true;
             captured = new java.util.LinkedHashMap<>();
             capturedSteps = null;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }
@@ -1522,39 +1483,31 @@ public final class DeviceStream implements AutoCloseable {
             // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
             // and noted as used, so a close() waits for the replay instead of freeing memory under it.
             List<CapturedUse> uses = graph.uses;
-            int claimed = 0;
+            for (CapturedUse u : uses) {
+                // A replay may read and write all it captured: ordered as a write of the whole allocation.
+                boolean open = u.ordered() && ordering
+                        ? u.uses().claimOrdered(u.closed(), core, 0, Long.MAX_VALUE, true, hazards)
+                        : u.uses().claimIfOpen(u.closed());
+                if (!open) {
+                    throw new ClosedResourceException(u.what() + ", which " + graph + " uses (close the graph before the"
+                            + " memory its work captured)");
+                }
+                claims.add(u.uses());
+            }
+            if (after != null) {
+                waitMarkerLocked(after);
+            }
+            orderAfterHazards();
+            GraphHostSteps steps = graph.hostSteps;
             DeviceFuture<Void> f;
-            try {
-                for (CapturedUse u : uses) {
-                    // A replay may read and write all it captured: ordered as a write of the whole allocation.
-                    boolean open = u.ordered() && ordering
-                            ? u.uses().claimOrdered(u.closed(), core, 0, Long.MAX_VALUE, true, hazards)
-                            : u.uses().claimIfOpen(u.closed());
-                    if (!open) {
-                        throw new ClosedResourceException(u.what() + ", which " + graph + " uses (close the graph before the"
-                                + " memory its work captured)");
-                    }
-                    claimed++;
-                }
-                if (after != null) {
-                    waitMarkerLocked(after);
-                }
-                orderAfterHazards();
-                GraphHostSteps steps = graph.hostSteps;
-                if (steps == null) {
-                    handle.launchGraph(graph.handle);
-                    f = mark(null, TraceSpan.GRAPH);
-                } else {
-                    // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
-                    GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
-                    handle.launchGraph(steps.launching(graph.handle, replay));
-                    f = mark(null, TraceSpan.GRAPH, replay);
-                }
-            } catch (RuntimeException e) {
-                for (int i = 0; i < claimed; i++) {
-                    uses.get(i).uses().unclaim();
-                }
-                throw e;
+            if (steps == null) {
+                handle.launchGraph(graph.handle);
+                f = mark(null, TraceSpan.GRAPH);
+            } else {
+                // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
+                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                handle.launchGraph(steps.launching(graph.handle, replay));
+                f = mark(null, TraceSpan.GRAPH, replay);
             }
             for (CapturedUse u : uses) {
                 if (u.ordered() && ordering) {
@@ -1564,8 +1517,8 @@ public final class DeviceStream implements AutoCloseable {
                 }
             }
             return f;
-        } catch (DeviceException e) {
-            throw faultedAtEnqueue(e);
+        } catch (RuntimeException e) {
+            throw failed(e);
         } finally {
             end();
         }

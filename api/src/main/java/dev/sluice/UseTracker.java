@@ -236,6 +236,69 @@ final class UseTracker {
             }
             size = 0;
         }
+
+        /** Moves the entries from {@code from} on into a new list, which it returns, and clears this one. */
+        Hazards detach(int from) {
+            Hazards d = new Hazards();
+            for (int i = from; i < size; i++) {
+                d.add(streams[i], uses[i]);
+            }
+            clear();
+            return d;
+        }
+    }
+
+    /**
+     * The trackers that the enqueue in progress on a stream has claimed, so that a failure before its marker gives every
+     * claim back in one place ({@link #unclaimAll}). Under the enqueuing stream's lock; one per stream, reused.
+     */
+    static final class Claims {
+        private UseTracker[] trackers = new UseTracker[4];
+        private int size;
+
+        /** Notes a claim just made on {@code tracker}. */
+        void add(UseTracker tracker) {
+            if (size == trackers.length) {
+                trackers = Arrays.copyOf(trackers, size * 2);
+            }
+            trackers[size++] = tracker;
+        }
+
+        /** The enqueue reached its marker: its uses are noted next, each ending its claim. */
+        void clear() {
+            for (int i = 0; i < size; i++) {
+                trackers[i] = null;
+            }
+            size = 0;
+        }
+
+        /**
+         * Takes the claims out, for an enqueue that lets its stream's lock go (another enqueue may run meanwhile and use
+         * this list); {@link #attach} puts them back once it holds the lock again.
+         */
+        Claims detach() {
+            Claims d = new Claims();
+            d.trackers = trackers;
+            d.size = size;
+            trackers = new UseTracker[4];
+            size = 0;
+            return d;
+        }
+
+        /** Puts back the claims {@link #detach} took out (to this list's, empty unless an enqueue misbehaved). */
+        void attach(Claims detached) {
+            for (int i = 0; i < detached.size; i++) {
+                add(detached.trackers[i]);
+            }
+        }
+
+        /** The enqueue failed before its marker: gives back every claim it made. */
+        void unclaimAll() {
+            for (int i = 0; i < size; i++) {
+                trackers[i].unclaim();
+            }
+            clear();
+        }
     }
 
     /** Drops a claim whose enqueue failed before it was noted. */
