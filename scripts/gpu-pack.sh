@@ -141,7 +141,7 @@ for nj in "$GPU"/lib/jcuda-natives-*.jar "$GPU"/test/lib/jcuda-natives-*.jar; do
 done
 
 # ---- native sources
-cp benchmarks/native/*.c benchmarks/native/Makefile benchmarks/native/README.md "$GPU/native/" 2>/dev/null || true
+cp benchmarks/native/*.c benchmarks/native/*.h benchmarks/native/Makefile benchmarks/native/README.md "$GPU/native/" 2>/dev/null || true
 
 # ---- report
 echo "== .gpu/"

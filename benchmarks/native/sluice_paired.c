@@ -17,8 +17,7 @@
  * Sluice uses by default too.
  */
 #define _GNU_SOURCE
-#include <cuda.h>
-#include <time.h>
+#include "sluice_lib.h"
 
 static CUdevice dev;
 static CUcontext ctx;
@@ -33,18 +32,6 @@ static int arg_k = 7;
 static int arg_v;
 static void *args5[] = {&p1, &arg_n, &arg_s, &arg_k, &p2}; /* one argument block, reused every call */
 static void *args_one[] = {&p1, &arg_v};
-
-static long long now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-#define TRY(call)                       \
-    do {                                \
-        CUresult r_ = (call);           \
-        if (r_ != CUDA_SUCCESS) return -(long long)r_; \
-    } while (0)
 
 /* Loads `ptx` (which holds extern "C" empty5 and write_one) into device `ordinal`'s primary context,
  * and makes a non-blocking stream, a timing-disabled event and two 4 KiB buffers. 0 or -CUresult. */

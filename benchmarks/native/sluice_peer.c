@@ -11,24 +11,11 @@
  * The contexts are the devices' primary contexts, which Sluice uses by default too.
  */
 #define _GNU_SOURCE
-#include <cuda.h>
-#include <time.h>
+#include "sluice_lib.h"
 
 static CUcontext src_ctx, dst_ctx;
 static CUdeviceptr src_buf, dst_buf;
 static CUstream stream;
-
-static long long now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-#define TRY(call)                       \
-    do {                                \
-        CUresult r_ = (call);           \
-        if (r_ != CUDA_SUCCESS) return -(long long)r_; \
-    } while (0)
 
 /* Allocates `bytes` on device `source` and on device `destination`, and a non-blocking stream on the
  * destination. Peer access is enabled (both ways) when `peer` is non-zero and the devices allow it;
