@@ -257,24 +257,10 @@ public final class MultiGpuBench {
             input.add(c);
         }
         if (passes == 0) {
-            double transferMs;
-            try (GpuPipeline<float[], float[]> one = build(List.of(d0), chunkElements, 1, lanes)) {
-                run(one, input, expected(chunkCount, 1));
-                double[] t = new double[3];
-                for (int r = 0; r < t.length; r++) {
-                    t[r] = run(one, input, expected(chunkCount, 1));
-                }
-                transferMs = median(t);
-            }
-            try (GpuPipeline<float[], float[]> two = build(List.of(d0, d1), chunkElements, 1, lanes)) {
-                run(two, input, expected(chunkCount, 1));
-                double[] t = new double[3];
-                for (int r = 0; r < t.length; r++) {
-                    t[r] = run(two, input, expected(chunkCount, 1));
-                }
-                // What two devices cannot beat whatever the load: the host side and the DMA over two links.
-                System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_two_devices_ms=%.1f%n", median(t));
-            }
+            double transferMs = transferMillis(List.of(d0), input, chunkElements, lanes);
+            // What two devices cannot beat whatever the load: the host side and the DMA over two links.
+            System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_two_devices_ms=%.1f%n",
+                    transferMillis(List.of(d0, d1), input, chunkElements, lanes));
             double passMs = kernelPassMillis(d0, chunkElements);
             passes = (int) Math.max(1, Math.round(transferMs / chunkCount / passMs));
             System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_ms=%.1f%nmulti_pipeline_kernel_pass_us_per_chunk=%.3f%n",
@@ -302,6 +288,19 @@ public final class MultiGpuBench {
             System.out.printf(Locale.ROOT, "multi_pipeline_total_bytes=%d%nmulti_pipeline_chunks=%d%nmulti_pipeline_passes=%d%n"
                     + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_chunks_per_lane=%d%nmulti_pipeline_reps=%d%n", totalBytes,
                     chunkCount, passes, lanes, chunksPerLane, reps);
+        }
+    }
+
+    /** The median of three runs of the pipeline over {@code contexts} with one pass (after a warm-up): its transfers. */
+    private static double transferMillis(List<DeviceContext> contexts, List<float[]> input, int chunkElements, int lanes) {
+        float[] expected = expected(input.size(), 1);
+        try (GpuPipeline<float[], float[]> p = build(contexts, chunkElements, 1, lanes)) {
+            run(p, input, expected);
+            double[] t = new double[3];
+            for (int r = 0; r < t.length; r++) {
+                t[r] = run(p, input, expected);
+            }
+            return median(t);
         }
     }
 
