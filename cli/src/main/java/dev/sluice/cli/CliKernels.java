@@ -3,39 +3,29 @@ package dev.sluice.cli;
 import dev.sluice.DType;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
-/** The tool's kernels, each in CUDA C++ (compiled by NVRTC or hiprtc) and in Java (run by the CPU backend). */
+/** The tool's kernels. */
 final class CliKernels {
-
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
     private CliKernels() {
     }
 
-    /** {@code x[i] = x[i] * a + b} for {@code i < n}. */
-    static final Kernel SCALE_ADD = Kernel.named("sluice_cli_scale_add")
-            .param(KernelParam.pointer("x", DType.F32))
-            .param(KernelParam.scalar("n", DType.I64))
-            .param(KernelParam.scalar("a", DType.F32))
-            .param(KernelParam.scalar("b", DType.F32))
-            .cudaSource("""
-                    extern "C" __global__ void sluice_cli_scale_add(float* x, long long n, float a, float b) {
-                        long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
-                        if (i < n) x[i] = x[i] * a + b;
-                    }
-                    """)
-            .java(t -> {
-                long i = t.globalIdX();
-                if (i < t.longArg(1)) {
-                    MemorySegment x = t.pointer(0);
-                    x.setAtIndex(FLOAT, i, x.getAtIndex(FLOAT, i) * t.floatArg(2) + t.floatArg(3));
-                }
-            })
+    /**
+     * {@code x[i] = x[i] * a + b} for {@code i < n}, in place, written once: the CUDA C++ (for NVRTC and hiprtc) and the
+     * Java of the CPU backend are generated. Takes {@code (x, a, b, n)}; {@code n} is an {@code I64}.
+     */
+    static final Kernel SCALE_ADD = Kernel.elementwise("sluice_cli_scale_add")
+            .output(KernelParam.pointer("x", DType.F32))
+            .input(KernelParam.scalar("a", DType.F32))
+            .input(KernelParam.scalar("b", DType.F32))
+            .body("x = x * a + b")
             .build();
 
-    /** An empty kernel: the launch cost alone. */
+    /**
+     * An empty kernel: the launch cost alone, with no parameters and no work. It stays written twice, as an empty body
+     * in each language: a kernel written once is elementwise, and an elementwise kernel needs an output, a body and its
+     * element count {@code n}, so it would take arguments and load them, which is more than the launch cost alone.
+     */
     static final Kernel EMPTY = Kernel.named("sluice_cli_empty")
             .cudaSource("extern \"C\" __global__ void sluice_cli_empty() {}\n")
             .java(t -> { })

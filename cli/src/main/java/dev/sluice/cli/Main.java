@@ -189,7 +189,7 @@ public final class Main {
             DeviceBuffer b = step("allocate in stream order", () -> s.enqueueAllocate(DType.F32, n));
             step("upload", () -> s.enqueueCopy(HostData.of(input), a).join());
             DeviceFunction f = step("compile " + CliKernels.SCALE_ADD.name(), () -> c.compile(CliKernels.SCALE_ADD));
-            step("launch", () -> s.enqueueLaunch(f, LaunchConfig.forElements(n), a, (long) n, 2f, 1f).join());
+            step("launch", () -> s.enqueueLaunch(f, LaunchConfig.forElements(n), a, 2f, 1f, (long) n).join());
             step("device-to-device copy", () -> s.enqueueCopy(a, b).join());
             float[] result = new float[n];
             step("download", () -> s.enqueueCopy(b, HostData.of(result)).join());
@@ -327,7 +327,7 @@ public final class Main {
             DeviceStream s = ss.get(k % streams);
             try (var l = s.label(label + ", chunk " + k)) {
                 s.enqueueCopy(host.slice(k * elements, elements), dev.slice(k * elements, elements));
-                s.enqueueLaunch(scale, LaunchConfig.forElements(elements), dev.slice(k * elements, elements), elements, 1f, 0f);
+                s.enqueueLaunch(scale, LaunchConfig.forElements(elements), dev.slice(k * elements, elements), 1f, 0f, elements);
                 last.add(s.enqueueCopy(dev.slice(k * elements, elements), host.slice(k * elements, elements)));
             }
         }
@@ -353,7 +353,7 @@ public final class Main {
                     .stage((lane, in, outBuf) -> {
                         lane.stream().enqueueCopy(in, outBuf);
                         return lane.stream().enqueueLaunch(scale, LaunchConfig.forElements(lane.elements()), outBuf,
-                                lane.elements(), 2f, 1f);
+                                2f, 1f, lane.elements());
                     })
                     .build(Chunks.floats())) {
                 p.onProgress(pp -> progress("chunks (" + (pp.bytesDone() >> 20) + " MiB)", pp.chunksDone(), chunks));
