@@ -26,6 +26,7 @@ final class TraceSvg {
         COLOURS.put(TraceSpan.DOWNLOAD, "#54a24b");
         COLOURS.put(TraceSpan.DEVICE_TO_DEVICE, "#72b7b2");
         COLOURS.put(TraceSpan.PEER, "#9ecae9");
+        COLOURS.put(TraceSpan.PEER_STAGED, "#6baed6");
         COLOURS.put(TraceSpan.MEMSET, "#b279a2");
         COLOURS.put(TraceSpan.WAIT, "#bab0ac");
         COLOURS.put(TraceSpan.HOST, "#e45756");

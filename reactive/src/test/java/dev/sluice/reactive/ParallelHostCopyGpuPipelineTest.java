@@ -94,7 +94,8 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
                 assertEquals(i, out.get(i)[4095]);
             }
         }
-        assertTrue(threads.stream().allMatch(t -> t.startsWith("ForkJoinPool.commonPool")), () -> "copied on " + threads);
+        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("ForkJoinPool.commonPool")),
+                () -> "copied on " + threads);
     }
 
     @Test

@@ -1,0 +1,98 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.spi.StreamHandle;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * An enqueue whose backend call throws: every claim it made on its buffers is given back (a close of them must not wait
+ * for a use that never came), and a sticky error faults the context as a completion marker's would.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class FailedEnqueueTest {
+
+    /** What the backend's copies and fills throw next, or null for none. */
+    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+
+    /** A stream whose copies and fills throw {@link #failure} when set, and whose markers are never done. */
+    private StreamHandle stream() {
+        return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "fill", "copyDeviceToDevice" -> {
+                        RuntimeException f = failure.get();
+                        if (f != null) {
+                            throw f;
+                        }
+                        yield null;
+                    }
+                    case "recordMarker" -> FakeDevices.marker(() -> false);
+                    case "allocate" -> FakeDevices.memory((Long) args[0]);
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> "fake stream";
+                    default -> null;
+                });
+    }
+
+    @Test
+    void aFailedCallGivesBackTheClaimsOfEveryBufferItNamed() {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceBuffer a = ctx.allocate(DType.I32, 16);
+        DeviceBuffer b = ctx.allocate(DType.I32, 16);
+        DeviceStream s = ctx.createStream();
+        IllegalStateException refused = new IllegalStateException("the driver refused the call");
+        failure.set(refused);
+        assertSame(refused, assertThrows(IllegalStateException.class, () -> s.enqueueFill(a, 1)));
+        assertSame(refused, assertThrows(IllegalStateException.class, () -> s.enqueueCopy(a, b)));
+        assertFalse(ctx.isFaulted(), "an error that is not sticky leaves the context usable");
+        // A claim left behind would keep these closes waiting for ever for an enqueue to note its use.
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            a.close();
+            b.close();
+        });
+    }
+
+    @Test
+    void aStickyErrorReturnedToACallFaultsTheContext() throws Exception {
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        List<Throwable> heard = new CopyOnWriteArrayList<>();
+        ctx.addListener(new DeviceListener() {
+            @Override
+            public void faulted(DeviceContext context, Throwable fault) {
+                heard.add(fault);
+            }
+        });
+        DeviceBuffer a = ctx.allocate(DType.I32, 16);
+        DeviceStream s = ctx.createStream();
+        DeviceFuture<Void> pending = s.enqueueFill(a, 1); // its marker never completes: only the fault ends it
+        DeviceException poisoned = new DeviceException("the driver answers with a sticky error", "ERROR_ILLEGAL_ADDRESS", 700,
+                true, null);
+        failure.set(poisoned);
+        assertSame(poisoned, assertThrows(DeviceException.class, () -> s.enqueueFill(a, 2)));
+
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(10, TimeUnit.SECONDS));
+        assertSame(poisoned, e.getCause(), "the pending future fails with the error");
+        assertTrue(ctx.isFaulted());
+        DeviceException later = assertThrows(DeviceException.class, () -> s.enqueueFill(a, 3));
+        assertSame(poisoned, later.getCause(), () -> "later calls are refused with it: " + later);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (heard.isEmpty() && System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
+        }
+        assertEquals(List.of(poisoned), heard, "the listener hears of the fault once");
+    }
+}
