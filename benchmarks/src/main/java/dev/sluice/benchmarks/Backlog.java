@@ -23,13 +23,15 @@ final class Backlog {
         mask = capacity - 1;
     }
 
-    void add(CompletableFuture<?> f) {
+    /** Keeps {@code f}, first waiting for the operation it replaces if that has not completed; returns {@code f}. */
+    <F extends CompletableFuture<?>> F add(F f) {
         int i = (int) (count++ & mask);
         CompletableFuture<?> old = ring[i];
         if (old != null && !old.isDone()) {
             old.join();
         }
         ring[i] = f;
+        return f;
     }
 
     /** Waits for every operation added. */

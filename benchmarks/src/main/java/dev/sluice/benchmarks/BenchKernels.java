@@ -89,6 +89,20 @@ public final class BenchKernels {
             })
             .build();
 
+    /**
+     * {@code y = a * x + b} over {@code n} floats ({@code float a, const float* x, float b, float* y, long long n}),
+     * generated from one definition ({@link Kernel#elementwise}): CUDA C++ on a GPU, bytecode on the CPU backend. The
+     * generated side of {@code GeneratedKernelBenchmark} (CPU) and {@code cuda.GeneratedKernelBench} (GPU), each against
+     * a hand-written kernel of its own.
+     */
+    public static final Kernel AXPB = Kernel.elementwise("axpb")
+            .input(KernelParam.scalar("a", DType.F32))
+            .input(KernelParam.pointer("x", DType.F32))
+            .input(KernelParam.scalar("b", DType.F32))
+            .output(KernelParam.pointer("y", DType.F32))
+            .body("y = a * x + b")
+            .build();
+
     /** What {@link #MEMBOUND} makes of {@code x}. */
     public static float membound(float x, int passes) {
         for (int r = 0; r < passes; r++) {

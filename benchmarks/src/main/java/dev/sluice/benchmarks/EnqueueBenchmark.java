@@ -7,27 +7,14 @@ import dev.sluice.DeviceEvent;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceListener;
-import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Host cost of one enqueue, the stream never drained in between (like {@code launch} and {@code event} of
@@ -47,13 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * recording enables {@code dev.sluice.Operation} at its default 1 ms threshold, so events are made but not committed.
  * The {@code sluice-micrometer} binder's cost is measured by {@link MeterBenchmark}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
-public class EnqueueBenchmark {
+public class EnqueueBenchmark extends BacklogBenchmark {
 
     @Param({"false"})
     public boolean tracing;
@@ -69,8 +50,6 @@ public class EnqueueBenchmark {
     public String observe;
 
     private @Nullable Recording recording;
-    private DeviceContext ctx;
-    private DeviceStream stream;
     private DeviceFunction empty0;
     private DeviceFunction empty5;
     private DeviceBuffer a;
@@ -82,15 +61,20 @@ public class EnqueueBenchmark {
     private final Long n = 1024L;
     private final Float s = 2.5f;
     private final Integer k = 7;
-    private final Backlog backlog = new Backlog(4096);
 
-    @Setup(Level.Trial)
-    public void open() {
+    @Override
+    DeviceContext openContext() {
         // read by ContextOptions.defaults(), which Bench.open builds the options from
         System.setProperty(SluiceProperties.MARKER_BATCH, Integer.toString(markerBatch));
-        ctx = Bench.open(tracing, waitStrategy);
-        stream = ctx.createStream();
-        System.clearProperty(SluiceProperties.MARKER_BATCH);
+        try {
+            return Bench.open(tracing, waitStrategy);
+        } finally {
+            System.clearProperty(SluiceProperties.MARKER_BATCH);
+        }
+    }
+
+    @Override
+    void prepare() {
         switch (observe) {
             case "none" -> { }
             case "listener" -> ctx.addListener(new DeviceListener() { });
@@ -110,15 +94,8 @@ public class EnqueueBenchmark {
         event = ctx.createEvent();
     }
 
-    @TearDown(Level.Iteration)
-    public void drain() {
-        backlog.drain();
-        stream.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        ctx.close();
+    @Override
+    void release() {
         if (recording != null) {
             recording.close();
         }
@@ -126,29 +103,21 @@ public class EnqueueBenchmark {
 
     @Benchmark
     public DeviceFuture<Void> launch0() {
-        DeviceFuture<Void> f = stream.enqueueLaunch(empty0, one);
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueLaunch(empty0, one));
     }
 
     @Benchmark
     public DeviceFuture<Void> launch5() {
-        DeviceFuture<Void> f = stream.enqueueLaunch(empty5, one, a, n, s, k, b);
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueLaunch(empty5, one, a, n, s, k, b));
     }
 
     @Benchmark
     public DeviceFuture<Void> copyHostToDevice() {
-        DeviceFuture<Void> f = stream.enqueueCopy(pinned, small);
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueCopy(pinned, small));
     }
 
     @Benchmark
     public DeviceFuture<Void> record() {
-        DeviceFuture<Void> f = stream.enqueueRecord(event);
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueRecord(event));
     }
 }

@@ -2,23 +2,10 @@ package dev.sluice.benchmarks;
 
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
-import dev.sluice.DeviceStream;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What a future per operation costs: {@link #enqueueMarker} creates one (a completion marker recorded on the
@@ -27,45 +14,21 @@ import org.openjdk.jmh.annotations.Warmup;
  * last (all complete in order), so it is the sustained cost per future, creation and completion;
  * {@link #jdkFuture} is the JDK's floor: a {@link CompletableFuture} created and completed on one thread.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
-public class FutureBenchmark {
+public class FutureBenchmark extends BacklogBenchmark {
 
     static final int BATCH = 256;
 
     @Param({"PARK"})
     public String waitStrategy;
 
-    private DeviceContext ctx;
-    private DeviceStream stream;
-    private final Backlog backlog = new Backlog(4096);
-
-    @Setup(Level.Trial)
-    public void open() {
-        ctx = Bench.open(false, waitStrategy);
-        stream = ctx.createStream();
-    }
-
-    @TearDown(Level.Iteration)
-    public void drain() {
-        backlog.drain();
-        stream.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        ctx.close();
+    @Override
+    DeviceContext openContext() {
+        return Bench.open(false, waitStrategy);
     }
 
     @Benchmark
     public DeviceFuture<Void> enqueueMarker() {
-        DeviceFuture<Void> f = stream.enqueueMarker();
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueMarker());
     }
 
     @Benchmark

@@ -5,7 +5,6 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
-import dev.sluice.DeviceStream;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -13,35 +12,22 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * On the CPU backend, {@code y = a * x + b} over {@link #n} floats as a kernel generated from one definition
- * ({@link Kernel#elementwise}, bytecode) against the same kernel as a hand-written Java lambda; both launched one thread
- * per element with {@link LaunchConfig#forElements}. Target: the generated kernel at 0.8 times the lambda's speed or
- * better (its time at most 1.25 times the lambda's).
+ * ({@link BenchKernels#AXPB}, {@link Kernel#elementwise}, bytecode) against the same kernel as a hand-written Java
+ * lambda; both launched one thread per element with {@link LaunchConfig#forElements}. Target: the generated kernel at
+ * 0.8 times the lambda's speed or better (its time at most 1.25 times the lambda's).
  *
  * <pre>./mvnw -q -pl benchmarks -am package -DskipTests
  * java -jar benchmarks/target/benchmarks.jar GeneratedKernelBenchmark</pre>
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
-public class GeneratedKernelBenchmark {
+public class GeneratedKernelBenchmark extends StreamBenchmark {
 
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
@@ -61,20 +47,10 @@ public class GeneratedKernelBenchmark {
             })
             .build();
 
-    static final Kernel GENERATED = Kernel.elementwise("axpb")
-            .input(KernelParam.scalar("a", DType.F32))
-            .input(KernelParam.pointer("x", DType.F32))
-            .input(KernelParam.scalar("b", DType.F32))
-            .output(KernelParam.pointer("y", DType.F32))
-            .body("y = a * x + b")
-            .build();
-
     /** Elements per launch. */
     @Param({"4194304"})
     public int n;
 
-    private DeviceContext ctx;
-    private DeviceStream stream;
     private DeviceFunction hand;
     private DeviceFunction generated;
     private DeviceBuffer x;
@@ -84,22 +60,20 @@ public class GeneratedKernelBenchmark {
     private final Float b = 1f;
     private Long count;
 
-    @Setup(Level.Trial)
-    public void open() {
-        ctx = DeviceContext.open(Api.CPU, 0);
-        stream = ctx.createStream();
+    @Override
+    DeviceContext openContext() {
+        return DeviceContext.open(Api.CPU, 0);
+    }
+
+    @Override
+    void prepare() {
         hand = ctx.compile(HAND_WRITTEN);
-        generated = ctx.compile(GENERATED);
+        generated = ctx.compile(BenchKernels.AXPB);
         x = ctx.allocate(DType.F32, n);
         y = ctx.allocate(DType.F32, n);
         stream.enqueueMemset(x, 0x3F).join();
         config = LaunchConfig.forElements(n);
         count = (long) n;
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        ctx.close();
     }
 
     @Benchmark

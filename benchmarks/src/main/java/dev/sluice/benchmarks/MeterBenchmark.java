@@ -5,24 +5,11 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceListener;
-import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.micrometer.DeviceMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Host cost per operation of {@code sluice-micrometer}'s {@link DeviceMetrics}: a 256-byte copy from pinned memory to the
@@ -34,13 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * difference of the two scores is the binder's cost on the enqueuing thread; its timer records run on the completion
  * thread, which on a machine of few cores competes for the same ones.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
-public class MeterBenchmark {
+public class MeterBenchmark extends BacklogBenchmark {
 
     /** {@code meters=sampled}: the timer records one operation in this many of each stream and category. */
     static final int SAMPLING = 16;
@@ -48,19 +29,19 @@ public class MeterBenchmark {
     @Param({"none", "listener", "simple", "buckets", "sampled"})
     public String meters;
 
-    private DeviceContext ctx;
-    private DeviceStream stream;
     private DeviceBuffer small;
     private HostBuffer pinned;
     private SimpleMeterRegistry registry;
     private DeviceMetrics metrics;
     private DeviceListener.Registration listening;
-    private final Backlog backlog = new Backlog(4096);
 
-    @Setup(Level.Trial)
-    public void open() {
-        ctx = Bench.open(false);
-        stream = ctx.createStream();
+    @Override
+    DeviceContext openContext() {
+        return Bench.open(false);
+    }
+
+    @Override
+    void prepare() {
         small = ctx.allocate(DType.F32, 64);
         pinned = ctx.allocateHost(DType.F32, 64);
         switch (meters) {
@@ -81,34 +62,23 @@ public class MeterBenchmark {
         }
     }
 
-    @TearDown(Level.Iteration)
-    public void drain() {
-        backlog.drain();
-        stream.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
+    @Override
+    void release() {
         if (metrics != null) {
             metrics.close();
         }
         if (listening != null) {
             listening.close();
         }
-        ctx.close();
     }
 
     @Benchmark
     public DeviceFuture<Void> copyHostToDevice() {
-        DeviceFuture<Void> f = stream.enqueueCopy(pinned, small);
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueCopy(pinned, small));
     }
 
     @Benchmark
     public DeviceFuture<Void> marker() {
-        DeviceFuture<Void> f = stream.enqueueMarker();
-        backlog.add(f);
-        return f;
+        return backlog.add(stream.enqueueMarker());
     }
 }

@@ -6,25 +6,14 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
-import dev.sluice.DeviceStream;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The host cost of automatic ordering across streams ({@link ContextOptions#withAutoOrdering}): launches of an empty
@@ -36,13 +25,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * simulator, whose "device" runs an empty kernel more slowly than the host enqueues it, a bounded backlog (as in
  * {@link EnqueueBenchmark}) would time the simulator instead of the enqueue. On a GPU both forms time the enqueue.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"})
-public class OrderingBenchmark {
+public class OrderingBenchmark extends StreamBenchmark {
 
     /** An empty kernel reading {@code a} and {@code b} and writing {@code c}. */
     static final Kernel EMPTY_3_BUFFERS = Kernel.named("empty_3_buffers")
@@ -59,18 +42,19 @@ public class OrderingBenchmark {
     @Param({"true", "false"})
     public boolean ordering;
 
-    private DeviceContext ctx;
-    private DeviceStream stream;
     private DeviceFunction kernel;
     private DeviceBuffer a;
     private DeviceBuffer b;
     private DeviceBuffer c;
     private final LaunchConfig one = LaunchConfig.of(1, 1);
 
-    @Setup(Level.Trial)
-    public void open() {
-        ctx = DeviceContext.open(ContextOptions.defaults().withAutoOrdering(ordering));
-        stream = ctx.createStream();
+    @Override
+    DeviceContext openContext() {
+        return DeviceContext.open(ContextOptions.defaults().withAutoOrdering(ordering));
+    }
+
+    @Override
+    void prepare() {
         kernel = ctx.compile(EMPTY_3_BUFFERS);
         a = ctx.allocate(DType.F32, 1024);
         b = ctx.allocate(DType.F32, 1024);
@@ -80,11 +64,6 @@ public class OrderingBenchmark {
     @TearDown(Level.Invocation)
     public void drain() {
         stream.synchronize();
-    }
-
-    @TearDown(Level.Trial)
-    public void close() {
-        ctx.close();
     }
 
     /** {@value #BURST} launches with three buffer arguments, none of which another stream uses; timed per launch. */

@@ -29,9 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import joptsimple.OptionException;
 import joptsimple.OptionParser;
-import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
 import reactor.core.publisher.Flux;
 
@@ -88,8 +86,7 @@ public final class OverlapBenchmark {
         boolean quick;
 
         static Options parse(String[] args) {
-            // No abbreviations: a mistyped option is refused rather than taken for another.
-            OptionParser parser = new OptionParser(false);
+            OptionParser parser = CommandLine.parser();
             OptionSpec<String> api = parser.accepts("api").withRequiredArg();
             OptionSpec<Long> totalMiB = parser.accepts("total-mib").withRequiredArg().ofType(Long.class);
             OptionSpec<Integer> chunks = parser.accepts("chunks").withRequiredArg().ofType(Integer.class).withValuesSeparatedBy(',');
@@ -104,17 +101,8 @@ public final class OverlapBenchmark {
             OptionSpec<String> nativeResults = parser.accepts("native").withRequiredArg();
             OptionSpec<String> traceConfig = parser.accepts("trace-config").withRequiredArg();
             OptionSpec<Void> quick = parser.accepts("quick");
-            OptionSpec<Void> help = parser.acceptsAll(List.of("h", "help")).forHelp();
             Options o = new Options();
-            try {
-                OptionSet set = parser.parse(args);
-                if (set.has(help)) {
-                    System.out.println(usage());
-                    System.exit(0);
-                }
-                if (!set.nonOptionArguments().isEmpty()) {
-                    throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst() + "\n" + usage());
-                }
+            CommandLine.parse(parser, args, usage(), set -> {
                 o.api = set.valueOf(api);
                 if (set.has(totalMiB)) {
                     o.totalMiB = set.valueOf(totalMiB);
@@ -161,9 +149,7 @@ public final class OverlapBenchmark {
                     o.traceStreams = Integer.parseInt(p[1]);
                     o.traceChunks = Integer.parseInt(p[2]);
                 }
-            } catch (OptionException e) {
-                throw new IllegalArgumentException(e.getMessage() + "\n" + usage(), e);
-            }
+            });
             for (String m : o.modes) {
                 if (!m.equals("plain") && !m.equals("reactive")) {
                     throw new IllegalArgumentException("--modes: unknown mode " + m + " (plain, reactive)");

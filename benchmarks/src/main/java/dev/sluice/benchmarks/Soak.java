@@ -14,9 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import joptsimple.OptionException;
 import joptsimple.OptionParser;
-import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
 
 /**
@@ -69,8 +67,7 @@ public final class Soak {
         double costTolerance = 1.5;
 
         static Options parse(String[] args) {
-            // No abbreviations: a mistyped option is refused rather than taken for another.
-            OptionParser parser = new OptionParser(false);
+            OptionParser parser = CommandLine.parser();
             OptionSpec<String> api = parser.accepts("api").withRequiredArg();
             OptionSpec<Double> minutes = parser.accepts("minutes").withRequiredArg().ofType(Double.class);
             OptionSpec<Double> seconds = parser.accepts("seconds").withRequiredArg().ofType(Double.class);
@@ -83,17 +80,8 @@ public final class Soak {
             OptionSpec<Integer> threadTolerance = parser.accepts("thread-tolerance").withRequiredArg().ofType(Integer.class);
             OptionSpec<Double> deviceToleranceMiB = parser.accepts("device-tolerance-mib").withRequiredArg().ofType(Double.class);
             OptionSpec<Double> costTolerance = parser.accepts("cost-tolerance").withRequiredArg().ofType(Double.class);
-            OptionSpec<Void> help = parser.acceptsAll(List.of("h", "help")).forHelp();
             Options o = new Options();
-            try {
-                OptionSet set = parser.parse(args);
-                if (set.has(help)) {
-                    System.out.println(usage());
-                    System.exit(0);
-                }
-                if (!set.nonOptionArguments().isEmpty()) {
-                    throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst() + "\n" + usage());
-                }
+            CommandLine.parse(parser, args, usage(), set -> {
                 if (set.has(minutes) && set.has(seconds)) {
                     throw new IllegalArgumentException("--minutes and --seconds both set the length: give one\n" + usage());
                 }
@@ -131,9 +119,7 @@ public final class Soak {
                 if (set.has(costTolerance)) {
                     o.costTolerance = set.valueOf(costTolerance);
                 }
-            } catch (OptionException e) {
-                throw new IllegalArgumentException(e.getMessage() + "\n" + usage(), e);
-            }
+            });
             if (o.reportSeconds == 0) {
                 o.reportSeconds = o.seconds < 300 ? 5 : 30;
             }

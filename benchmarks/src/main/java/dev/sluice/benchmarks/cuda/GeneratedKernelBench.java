@@ -12,6 +12,7 @@ import dev.sluice.EventFlag;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.benchmarks.BenchKernels;
 import dev.sluice.kernel.DeviceReduction;
 import dev.sluice.kernel.Reduction;
 import java.util.Arrays;
@@ -20,8 +21,8 @@ import java.util.Locale;
 /**
  * Generated kernels against hand-written CUDA C++ on one GPU, over 512 MiB of floats, printed side by side:
  * <ul>
- * <li>{@code axpb}: {@code y = a * x + b} from {@link Kernel#elementwise} against the usual one-thread-per-element
- * kernel. Target: within 5 %.
+ * <li>{@code axpb}: {@code y = a * x + b} from {@link Kernel#elementwise} ({@link BenchKernels#AXPB}) against the
+ * usual one-thread-per-element kernel. Target: within 5 %.
  * <li>{@code sum}: a float sum from {@link Kernel#reduction} against a hand-written CUB-style block reduction (a
  * grid-stride loop per thread, warp shuffles, one partial per warp in shared memory, a second launch over the
  * partials), both with 1,024 blocks of 256 threads. Target: within 10 %.
@@ -56,14 +57,6 @@ public final class GeneratedKernelBench {
                         if (i < n) y[i] = a * x[i] + b;
                     }
                     """)
-            .build();
-
-    static final Kernel GENERATED_AXPB = Kernel.elementwise("axpb")
-            .input(KernelParam.scalar("a", DType.F32))
-            .input(KernelParam.pointer("x", DType.F32))
-            .input(KernelParam.scalar("b", DType.F32))
-            .output(KernelParam.pointer("y", DType.F32))
-            .body("y = a * x + b")
             .build();
 
     private static final String BLOCK_SUM = """
@@ -147,7 +140,7 @@ public final class GeneratedKernelBench {
             DeviceBuffer out = ctx.allocate(DType.F32, 1);
             s.enqueueMemset(x, 0x3C).join(); // 0x3C3C3C3C: about 0.0115 in every element
             DeviceFunction handAxpb = ctx.compile(HAND_AXPB);
-            DeviceFunction generatedAxpb = ctx.compile(GENERATED_AXPB);
+            DeviceFunction generatedAxpb = ctx.compile(BenchKernels.AXPB);
             DeviceFunction handPartials = ctx.compile(HAND_SUM_PARTIALS);
             DeviceFunction handFinal = ctx.compile(HAND_SUM_FINAL);
             DeviceFunction busy = ctx.compile(BUSY);
