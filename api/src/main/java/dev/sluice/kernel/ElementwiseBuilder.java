@@ -67,10 +67,6 @@ public final class ElementwiseBuilder {
      * @throws InvalidArgumentException as {@link #input} does, and for a scalar
      */
     public ElementwiseBuilder output(KernelParam param) {
-        if (param != null && !param.isPointer()) {
-            throw new InvalidArgumentException("param", "kernel " + name + ": output " + param
-                    + " is a scalar; outputs are pointers (KernelParam.pointer)");
-        }
         return add(param, true);
     }
 
@@ -208,13 +204,7 @@ public final class ElementwiseBuilder {
     }
 
     private ElementwiseBuilder add(KernelParam param, boolean output) {
-        Params.check(name, param, Params.RESERVED);
-        for (KernelParam p : params) {
-            if (p.name().equals(param.name())) {
-                throw new InvalidArgumentException("param", "kernel " + name + " already has a parameter named '"
-                        + p.name() + "' (" + p + "); parameter names must be distinct");
-            }
-        }
+        Params.checkNew("kernel", name, param, Params.RESERVED, params, output);
         params.add(param);
         outputs.add(output);
         return this;

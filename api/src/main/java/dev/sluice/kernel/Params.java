@@ -10,6 +10,7 @@ import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** Checks and emits the declared parameters of generated kernels. */
 final class Params {
@@ -20,18 +21,40 @@ final class Params {
     private Params() {
     }
 
-    /** The language type of {@code param}, refusing a type or name it does not allow. */
-    static Ty check(String kernel, KernelParam param, Set<String> reserved) {
+    /** Names a reduction's expressions give a meaning of their own besides {@link #RESERVED}: the accumulator values. */
+    static final Set<String> RESERVED_IN_REDUCTIONS = java.util.stream.Stream.concat(RESERVED.stream(), Stream.of("a", "b"))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    /**
+     * Checks a parameter a builder is about to append after {@code declared}: not null, a name neither reserved nor
+     * declared already, a type the language has, and a pointer if it is an {@code output}.
+     *
+     * @param what "kernel" or "reduction", for the messages
+     */
+    static void checkNew(String what, String kernel, @org.jspecify.annotations.Nullable KernelParam param, Set<String> reserved,
+            List<KernelParam> declared, boolean output) {
         if (param == null) {
             throw new InvalidArgumentException("param", "must not be null");
         }
+        if (output && !param.isPointer()) {
+            throw new InvalidArgumentException("param", what + " " + kernel + ": output " + param
+                    + " is a scalar; outputs are pointers (KernelParam.pointer)");
+        }
         if (reserved.contains(param.name())) {
-            throw new InvalidArgumentException("param", "kernel " + kernel + ": the name '" + param.name()
+            throw new InvalidArgumentException("param", what + " " + kernel + ": the name '" + param.name()
                     + "' is reserved by the kernel language (reserved: " + reserved.stream().sorted().toList() + ")");
         }
         DType t = param.type();
-        return Ty.of(t).orElseThrow(() -> new InvalidArgumentException("param", "kernel " + kernel + ": " + param
-                + " has type " + t + ", which generated kernels do not support; supported: " + Ty.supported()));
+        if (Ty.of(t).isEmpty()) {
+            throw new InvalidArgumentException("param", what + " " + kernel + ": " + param + " has type " + t
+                    + ", which generated kernels do not support; supported: " + Ty.supported());
+        }
+        for (KernelParam p : declared) {
+            if (p.name().equals(param.name())) {
+                throw new InvalidArgumentException("param", what + " " + kernel + " already has a parameter named '"
+                        + p.name() + "' (" + p + "); parameter names must be distinct");
+            }
+        }
     }
 
     /**

@@ -6,9 +6,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Declares a reduction, as CuPy's {@code ReductionKernel} does: a map expression evaluated for every element, an
@@ -60,10 +58,6 @@ public final class ReductionBuilder {
      * @throws InvalidArgumentException as {@link #input} does, and for a scalar
      */
     public ReductionBuilder output(KernelParam param) {
-        if (param != null && !param.isPointer()) {
-            throw new InvalidArgumentException("param", "reduction " + name + ": output " + param
-                    + " is a scalar; outputs are pointers (KernelParam.pointer)");
-        }
         return add(param, true);
     }
 
@@ -166,20 +160,11 @@ public final class ReductionBuilder {
     }
 
     private ReductionBuilder add(KernelParam param, boolean output) {
-        Set<String> reserved = new HashSet<>(Params.RESERVED);
-        reserved.add("a");
-        reserved.add("b");
         if (param != null && param.name().startsWith("sl_")) {
             throw new InvalidArgumentException("param", "reduction " + name + ": names starting 'sl_' are reserved for"
                     + " generated code, found '" + param.name() + "'");
         }
-        Params.check(name, param, reserved);
-        for (KernelParam p : params) {
-            if (p.name().equals(param.name())) {
-                throw new InvalidArgumentException("param", "reduction " + name + " already has a parameter named '"
-                        + p.name() + "' (" + p + "); parameter names must be distinct");
-            }
-        }
+        Params.checkNew("reduction", name, param, Params.RESERVED_IN_REDUCTIONS, params, output);
         params.add(param);
         outputs.add(output);
         return this;
