@@ -106,13 +106,16 @@ final class ContextResources {
                     case DeviceFunction f -> f.close();
                     case Allocation a -> {
                         a.closed.set(true);
-                        if (!faulted && foreignUsesFinished(a, deadline)) {
+                        if (!faulted && foreignUsesFinished(a.uses, a.memory, deadline)) {
                             handle.free(a.memory);
                         }
                     }
                     case HostAllocation h -> {
                         h.closed.set(true);
-                        handle.freeHost(h.memory);
+                        // Streams of other contexts sharing this pinned memory may still copy to or from it.
+                        if (foreignUsesFinished(h.uses, h.memory, deadline)) {
+                            handle.freeHost(h.memory);
+                        }
                     }
                     default -> { }
                 }
@@ -123,15 +126,16 @@ final class ContextResources {
     }
 
     /**
-     * Waits until streams of other contexts (peer copies) have finished with {@code a}, or {@code deadline} passed. An
-     * allocation still in use then is not freed (a leak, logged) rather than freed under the other device's copy.
+     * Waits until streams of other contexts (peer copies of device memory, copies to and from shared pinned memory) have
+     * finished with {@code memory}, or {@code deadline} passed. Memory still in use then is not freed (a leak, logged)
+     * rather than freed under the other device's copy.
      */
-    private boolean foreignUsesFinished(Allocation a, long deadline) {
-        for (DeviceFuture<?> use : a.uses.pendingUses(null)) {
+    private boolean foreignUsesFinished(UseTracker uses, Object memory, long deadline) {
+        for (DeviceFuture<?> use : uses.pendingUses(null)) {
             DeviceStream s = use.stream();
             if (s != null && s.context() != context && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
                     && s.context().fault() == null) {
-                LOG.log(System.Logger.Level.WARNING, context + " closed while " + s + " still used " + a.memory + "; left allocated");
+                LOG.log(System.Logger.Level.WARNING, context + " closed while " + s + " still used " + memory + "; left allocated");
                 return false;
             }
         }

@@ -389,6 +389,27 @@ public final class DeviceContext implements AutoCloseable {
         handle.setLimit(limit, value);
     }
 
+    /**
+     * Whether this context's streams copy to and from {@linkplain HostBuffer host buffers} of {@code other} (and
+     * {@code other}'s streams to and from this context's), at full speed: true for the context itself, and for another
+     * context of the same backend whose pinned memory is pinned for every context of the process (CUDA, HIP and the CPU
+     * simulator: a device pipeline over several GPUs then needs one set of pinned buffers, not one per device). Where it
+     * is false, such a copy is refused with an {@link InvalidArgumentException}.
+     *
+     * @throws ClosedResourceException if either context is closed
+     */
+    public boolean sharesPinnedMemoryWith(DeviceContext other) {
+        Checks.notNull("other", other);
+        checkUsable();
+        other.checkUsable();
+        return sharesPinnedMemory(other);
+    }
+
+    /** {@link #sharesPinnedMemoryWith} without the checks (the enqueue path: its buffers are already checked open). */
+    boolean sharesPinnedMemory(DeviceContext other) {
+        return other == this || other.backendName.equals(backendName) && handle.pinnedMemoryPortable();
+    }
+
     /** Whether this device can access {@code peer}'s memory directly (Mojo's {@code can_access}). */
     public boolean canAccess(DeviceContext peer) {
         Checks.notNull("peer", peer);

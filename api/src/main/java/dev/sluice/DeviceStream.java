@@ -198,13 +198,16 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
+    /** A host buffer of this context, or of another whose pinned memory serves this one too ({@link DeviceContext#sharesPinnedMemoryWith}). */
     private void checkBuffer(String argument, HostBuffer buffer) {
         Checks.notNull(argument, buffer);
         if (buffer.isClosed()) {
             throw new ClosedResourceException(argument + " " + buffer);
         }
-        if (buffer.context() != context) {
-            throw new InvalidArgumentException(argument, buffer + " belongs to another context than " + this);
+        if (buffer.context() != context && !context.sharesPinnedMemory(buffer.context())) {
+            throw new InvalidArgumentException(argument, buffer + " belongs to " + buffer.context() + ", whose pinned memory "
+                    + this + " cannot use (DeviceContext.sharesPinnedMemoryWith is false): copy through a host buffer of "
+                    + context);
         }
     }
 
@@ -375,8 +378,10 @@ public final class DeviceStream implements AutoCloseable {
      * stays allocated, and an array, buffer or segment reachable, until the device has read it; do not change it until
      * the future has completed.
      *
-     * @throws InvalidArgumentException naming {@code source} or {@code destination}: null, of another context, of another
-     *                                  element type, of another size, or a segment of a confined or closed arena
+     * @throws InvalidArgumentException naming {@code source} or {@code destination}: null, a device buffer of another
+     *                                  context, a host buffer of a context whose pinned memory this one cannot use (see
+     *                                  {@link DeviceContext#sharesPinnedMemoryWith}), of another element type, of another
+     *                                  size, or a segment of a confined or closed arena
      * @throws ClosedResourceException  if either buffer is closed
      */
     public DeviceFuture<Void> enqueueCopy(HostData source, DeviceBuffer destination) {
@@ -482,7 +487,8 @@ public final class DeviceStream implements AutoCloseable {
      * @param destinationPitch elements from the start of one destination row to the next; at least {@code width}
      * @param width            elements per row, positive
      * @param height           rows, positive
-     * @throws InvalidArgumentException naming the argument: null, of another context, of another element type, a size or
+     * @throws InvalidArgumentException naming the argument: null, of another context (a host buffer: of one whose pinned
+     *                                  memory this stream's cannot use), of another element type, a size or
      *                                  pitch that is not positive, a pitch less than {@code width}, an extent that
      *                                  overflows a {@code long} of bytes or passes the end of its side, or a segment of a
      *                                  confined or closed arena
@@ -503,7 +509,7 @@ public final class DeviceStream implements AutoCloseable {
 
     /**
      * The memory of {@code host}, the host side of a 2-D copy with {@code device}, once checked: an open
-     * {@link HostBuffer} of this context of the device buffer's element type, or host memory of a matching element type
+     * {@link HostBuffer} of a context sharing pinned memory with this one, of the device buffer's element type, or host memory of a matching element type
      * (writable if it is the destination; of a shared arena if untyped). {@code toDevice}: whether {@code host} is the
      * source.
      */

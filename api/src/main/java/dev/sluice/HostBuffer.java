@@ -10,7 +10,9 @@ import java.util.StringJoiner;
  * {@link #segment()} and the typed accessors. Made by {@link DeviceContext#allocateHost},
  * {@link DeviceContext#registerHost} (existing memory pinned in place) or {@link DeviceBuffer#mapToHost()}.
  *
- * <p>A host buffer is the {@link HostData} of copies itself: {@code stream.enqueueCopy(hostBuffer, deviceBuffer)}
+ * <p>A host buffer serves the streams of its context and of every context that
+ * {@linkplain DeviceContext#sharesPinnedMemoryWith shares pinned memory} with it: one set of pinned buffers feeds
+ * several GPUs. A host buffer is the {@link HostData} of copies itself: {@code stream.enqueueCopy(hostBuffer, deviceBuffer)}
  * copies all of it, {@code stream.enqueueCopy(hostBuffer.slice(offset, count), deviceBuffer)} a range. Host code must
  * not touch the range of a copy until the copy's future has completed.
  *
@@ -34,7 +36,12 @@ public final class HostBuffer implements HostData, AutoCloseable {
         this.owner = owner;
     }
 
-    /** The context that pinned this memory; its streams copy to and from it at full speed. */
+    /**
+     * The context that pinned this memory and owns it (closing that context frees it, once the copies enqueued on it
+     * have finished). Its streams copy to and from it at full speed, and so do those of every context that
+     * {@linkplain DeviceContext#sharesPinnedMemoryWith shares pinned memory} with it (on CUDA, HIP and the CPU
+     * simulator, every context of the backend).
+     */
     public DeviceContext context() {
         return allocation.context;
     }

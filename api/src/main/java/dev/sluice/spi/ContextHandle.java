@@ -92,6 +92,16 @@ public interface ContextHandle {
     void freeHost(HostMemory memory);
 
     /**
+     * Whether the host memory this backend pins ({@link #allocateHost}, {@link #registerHost}) is pinned for every
+     * context of this backend in the process, so that a stream of any of them copies to and from it at full speed, as
+     * with CUDA's and HIP's {@code PORTABLE} flags. Then the public layer lets a stream copy to and from a host buffer of
+     * another context of this backend. Default: false (host buffers serve their own context's streams only).
+     */
+    default boolean pinnedMemoryPortable() {
+        return false;
+    }
+
+    /**
      * Compiles (if needed) and loads {@code kernel} for this device, choosing the source form this backend
      * understands. @throws dev.sluice.CompilationException with the compiler's log
      * @throws dev.sluice.UnsupportedOnBackendException if the kernel carries no form this backend can run

@@ -218,6 +218,12 @@ final class CpuContext implements ContextHandle {
         }
     }
 
+    /** True: the simulator's pinned memory is ordinary native memory, and its copies are memory copies. */
+    @Override
+    public boolean pinnedMemoryPortable() {
+        return true;
+    }
+
     @Override
     public HostMemory allocateHost(long bytes) {
         try {

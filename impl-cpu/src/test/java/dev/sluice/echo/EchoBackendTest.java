@@ -156,6 +156,28 @@ class EchoBackendTest {
         }
     }
 
+    @Test
+    void contextsOfTwoBackendsDoNotSharePinnedMemoryAndTheCopyIsRefusedNamingTheArgument() {
+        try (DeviceContext echo = DeviceContext.open("echo", 0); DeviceContext cpu = DeviceContext.open("cpu", 0);
+             dev.sluice.HostBuffer cpuPinned = cpu.allocateHost(dev.sluice.DType.I32, 16);
+             dev.sluice.HostBuffer echoPinned = echo.allocateHost(dev.sluice.DType.I32, 16)) {
+            assertFalse(echo.sharesPinnedMemoryWith(cpu));
+            assertFalse(cpu.sharesPinnedMemoryWith(echo));
+            dev.sluice.DeviceStream s = echo.createStream();
+            dev.sluice.DeviceBuffer d = echo.allocate(dev.sluice.DType.I32, 16);
+            InvalidArgumentException in = assertThrows(InvalidArgumentException.class, () -> s.enqueueCopy(cpuPinned, d));
+            assertEquals("source", in.argument());
+            assertTrue(in.getMessage().contains("sharesPinnedMemoryWith"), in.getMessage());
+            InvalidArgumentException out = assertThrows(InvalidArgumentException.class, () -> s.enqueueCopy(d, cpuPinned));
+            assertEquals("destination", out.argument());
+            echoPinned.setInt(3, 42);
+            s.enqueueCopy(echoPinned, d).join(); // its own pinned memory still goes
+            int[] back = new int[16];
+            s.enqueueCopy(d, dev.sluice.HostData.of(back)).join();
+            assertEquals(42, back[3]);
+        }
+    }
+
     private static void assertUnknown(Executable call) {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call);
         assertEquals("api", e.argument());

@@ -369,6 +369,12 @@ final class CudaContext implements ContextHandle {
         }
     }
 
+    /** True: cuMemHostAlloc and cuMemHostRegister always pass PORTABLE. */
+    @Override
+    public boolean pinnedMemoryPortable() {
+        return true;
+    }
+
     @Override
     public HostMemory allocateHost(long bytes) {
         cu.bind();

@@ -359,6 +359,12 @@ final class HipContext implements ContextHandle {
         }
     }
 
+    /** True: hipHostMalloc and hipHostRegister always pass their Portable flags. */
+    @Override
+    public boolean pinnedMemoryPortable() {
+        return true;
+    }
+
     @Override
     public HostMemory allocateHost(long bytes) {
         bind();

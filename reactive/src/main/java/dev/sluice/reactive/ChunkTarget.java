@@ -20,8 +20,10 @@ import dev.sluice.HostBuffer;
  * concurrently, so an implementation shared by several must be thread-safe (a pure function of its
  * arguments, as above, is).
  *
- * <p>The buffer must belong to the pipeline's context (to one of them, for a pipeline over several: one of
- * another context than the chunk's lane is filled by a host copy from the lane's staging buffer), have the pipeline's output type, exactly
+ * <p>The buffer must belong to the pipeline's context (to one of them, for a pipeline over several: the result is
+ * downloaded straight into it where the chunk's lane {@linkplain dev.sluice.DeviceContext#sharesPinnedMemoryWith
+ * shares pinned memory} with its context, and otherwise by a host copy from the lane's staging buffer), have the
+ * pipeline's output type, exactly
  * {@code elements} elements, and be open; otherwise the chunk fails with an
  * {@link dev.sluice.InvalidArgumentException} naming {@code target} (or a
  * {@link dev.sluice.ClosedResourceException}) and nothing of it is enqueued. Host code must not read or

@@ -69,8 +69,10 @@ public final class Chunks {
     }
 
     /**
-     * {@link HostBuffer} chunks: a pinned buffer of the pipeline's context and input type is uploaded directly,
-     * with no copy to the lane's staging buffer (others are staged). Zero-copy has a price: the subscriber must
+     * {@link HostBuffer} chunks: a pinned buffer of the input type whose context the lane's
+     * {@linkplain dev.sluice.DeviceContext#sharesPinnedMemoryWith shares pinned memory} with (its own; on CUDA, HIP
+     * and the CPU simulator, any of the backend's) is uploaded directly, with no copy to the lane's staging buffer
+     * (others are staged). Zero-copy has a price: the subscriber must
      * not change such a buffer until the result of its chunk has been emitted (or the {@code Flux} has
      * terminated), and the pipeline does not close it.
      */

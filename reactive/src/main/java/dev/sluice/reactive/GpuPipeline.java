@@ -112,9 +112,13 @@ import reactor.core.scheduler.Schedulers;
  * fails the chunks on its lanes, and so the {@code Flux}, once the chunks on the other devices have drained;
  * the lanes of the other contexts are kept and serve the next subscription. The stage must launch, on a lane,
  * functions of that lane's context: declare the kernels with {@link Builder#kernel} and take them with
- * {@link Lane#function(Kernel)}. Staging buffers are allocated from the lane's context; a pinned input chunk or
- * a {@link ChunkTarget} buffer of another of the pipeline's contexts goes through the lane's staging buffer
- * (a host copy) instead of being copied directly.
+ * {@link Lane#function(Kernel)}. Staging buffers are allocated from the lane's context. A pinned input chunk or
+ * a {@link ChunkTarget} buffer of another of the pipeline's contexts is copied directly where the lane's context
+ * {@linkplain DeviceContext#sharesPinnedMemoryWith shares pinned memory} with it (CUDA, HIP and the CPU simulator:
+ * one set of pinned chunks and targets then serves every device, with no host copy), and through the lane's staging
+ * buffer (a host copy) otherwise. The pipeline's host copies do not scale with devices: a pipeline of Java arrays
+ * over several GPUs is bounded by the host's memory copies (see docs/benchmarks.md), one of pinned chunks and
+ * targets by the devices and their links.
  *
  * <p>Thread-safe. Subscriptions to its {@code process} {@code Flux}es may run one after the other (they then
  * reuse the same lanes) or at once (each then has lanes of its own: those kept, and new ones for the rest;

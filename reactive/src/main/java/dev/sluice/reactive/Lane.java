@@ -314,9 +314,9 @@ public final class Lane {
                 DeviceBuffer out = p.inPlace() ? in
                         : outN == l.deviceOut.count() ? l.deviceOut : l.deviceOut.slice(0, outN);
                 HostBuffer pinned = source.pinned(chunk);
-                if (pinned != null && pinned.context() == stream.context() && pinned.dtype() == l.deviceIn.dtype()
-                        && !pinned.isClosed()) {
-                    lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory
+                if (pinned != null && pinned.dtype() == l.deviceIn.dtype() && !pinned.isClosed()
+                        && stream.context().sharesPinnedMemoryWith(pinned.context())) {
+                    lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory, of any device's
                 } else {
                     HostBuffer staging = stagingIn();
                     MemorySegment seg = staging.segment();
@@ -354,12 +354,12 @@ public final class Lane {
                     lastUse = stream.waitFor(sf);
                 }
                 HostBuffer result;
-                if (directTarget != null && directTarget.context() == stream.context()) {
-                    result = directTarget; // zero-copy: the caller's pinned memory
+                if (directTarget != null && stream.context().sharesPinnedMemoryWith(directTarget.context())) {
+                    result = directTarget; // zero-copy: the caller's pinned memory, of any device's whose it can use
                     target = directTarget;
                 } else if (directTarget != null) {
-                    // Pinned memory of another of the pipeline's contexts: downloaded into the lane's staging, and
-                    // copied into the target on the host when the chunk's result is taken.
+                    // Pinned memory of another of the pipeline's contexts that this lane's cannot use: downloaded into
+                    // the lane's staging, and copied into the target on the host when the chunk's result is taken.
                     HostBuffer staging = stagingOut();
                     result = outN == staging.count() ? staging : staging.slice(0, outN);
                     target = directTarget;

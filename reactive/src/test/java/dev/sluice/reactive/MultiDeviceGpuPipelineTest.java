@@ -188,8 +188,9 @@ class MultiDeviceGpuPipelineTest {
     @Test
     void pinnedChunksAndTargetsOfEitherContextWork() throws Exception {
         int chunks = 12;
-        // Inputs all pinned on the first context, targets all on the second: every lane of one of the two takes
-        // the staged path for one direction.
+        // Inputs all pinned on the first context, targets all on the second: where the contexts share pinned memory
+        // (every built-in backend) each lane copies both directly, with no staging; otherwise the lanes of one of the
+        // two take the staged path for one direction.
         List<HostBuffer> inputs = new ArrayList<>();
         try (HostBuffer out = second.allocateHost(DType.F32, (long) chunks * N)) {
             for (int i = 0; i < chunks; i++) {
@@ -215,6 +216,12 @@ class MultiDeviceGpuPipelineTest {
                     assertResult(i, r);
                 }
                 assertTrue(perContext.size() == 2, () -> "chunks ran on " + perContext);
+                if (first.sharesPinnedMemoryWith(second)) {
+                    assertEquals(0, p.metrics().hostAllocations(), "no staging buffer where every lane can use the chunks' and"
+                            + " targets' pinned memory directly");
+                } else {
+                    assertTrue(p.metrics().hostAllocations() > 0, "staging buffers for the lanes of the other context");
+                }
             }
         } finally {
             inputs.forEach(HostBuffer::close);

@@ -256,6 +256,12 @@ public final class MultiGpuBench {
             Arrays.fill(c, i);
             input.add(c);
         }
+        System.out.printf(Locale.ROOT, "multi_host_cores=%d%nmulti_host_fork_join_parallelism=%d%nmulti_host_max_heap_mib=%d%n",
+                Runtime.getRuntime().availableProcessors(), java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
+                Runtime.getRuntime().maxMemory() >> 20);
+        for (int k : new int[] {lanes * chunksPerLane, 2 * lanes * chunksPerLane}) {
+            System.out.printf(Locale.ROOT, "multi_host_copies_only_%d_at_once_ms=%.1f%n", k, hostCopyMillis(d0, input, k));
+        }
         if (passes == 0) {
             double transferMs = transferMillis(List.of(d0), input, chunkElements, lanes);
             // What two devices cannot beat whatever the load: the host side and the DMA over two links.
@@ -301,6 +307,44 @@ public final class MultiGpuBench {
                 t[r] = run(p, input, expected);
             }
             return median(t);
+        }
+    }
+
+    /**
+     * The host side alone, the floor of any pipeline over these chunks on this host: each chunk copied into a pinned
+     * buffer and read back into a new {@code float[]} ({@link Chunks#floats()}, as the pipeline does), {@code atOnce}
+     * chunks at a time on the common fork-join pool, no device involved. Median of three after a warm-up.
+     */
+    private static double hostCopyMillis(DeviceContext context, List<float[]> input, int atOnce) {
+        int elements = input.get(0).length;
+        List<dev.sluice.HostBuffer> pinned = new ArrayList<>();
+        try {
+            for (int i = 0; i < atOnce; i++) {
+                pinned.add(context.allocateHost(DType.F32, elements));
+            }
+            double[] t = new double[4];
+            for (int r = 0; r < t.length; r++) {
+                long t0 = System.nanoTime();
+                java.util.concurrent.CompletableFuture<?>[] slots = new java.util.concurrent.CompletableFuture<?>[atOnce];
+                for (int k = 0; k < atOnce; k++) {
+                    int slot = k;
+                    slots[k] = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                        java.lang.foreign.MemorySegment seg = pinned.get(slot).segment();
+                        for (int i = slot; i < input.size(); i += atOnce) {
+                            Chunks.floats().copyTo(input.get(i), seg);
+                            float[] back = Chunks.floats().read(seg, DType.F32, elements);
+                            if (back[0] != input.get(i)[0]) {
+                                throw new AssertionError("chunk " + i + " came back as " + back[0]);
+                            }
+                        }
+                    });
+                }
+                java.util.concurrent.CompletableFuture.allOf(slots).join();
+                t[r] = (System.nanoTime() - t0) / 1e6;
+            }
+            return median(Arrays.copyOfRange(t, 1, t.length));
+        } finally {
+            pinned.forEach(dev.sluice.HostBuffer::close);
         }
     }
 
