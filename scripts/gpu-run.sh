@@ -252,14 +252,15 @@ run_paired() {
 # ---------------------------------------------------------------- multi
 # Two devices (MultiGpuBench): peer-copy bandwidth, Sluice's against C's cuMemcpyPeerAsync
 # (benchmarks/native/sluice_peer.c built as a shared library) alternating block by block in one JVM,
-# and a GpuPipeline over one device against the same over two. MULTI_ARGS are MultiGpuBench's arguments.
-# Output: multi.txt.
+# and a GpuPipeline over one device against the same over two. MULTI_ARGS are MultiGpuBench's arguments;
+# MULTI_JAVA_OPTS the JVM's (default: a 16 GiB heap, touched at start, so that the array load's gigabyte of
+# results costs copies, not page faults and collections). Output: multi.txt.
 run_multi() {
   step "multi"
   local so="$WORK/libsluice_peer.so" lib=()
   if build_native_lib sluice_peer.c "$so"; then lib=(--lib "$so"); else note "multi: C side not built; Sluice's side alone"; fi
   # shellcheck disable=SC2086
-  "$JAVA" ${MULTI_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench \
+  "$JAVA" ${MULTI_JAVA_OPTS:--Xms16g -Xmx16g -XX:+AlwaysPreTouch} --enable-native-access=ALL-UNNAMED -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.MultiGpuBench \
     "${lib[@]}" ${MULTI_ARGS:-} 2>&1 | tee "$OUT/multi.txt"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" = 0 ]; then note "multi: ok (multi.txt)"; else note "multi: FAILED rc=$rc"; FAILED=1; fi

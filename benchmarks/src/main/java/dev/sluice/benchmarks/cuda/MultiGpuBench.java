@@ -41,18 +41,26 @@ import reactor.core.publisher.Flux;
  * ({@code benchmarks/native/sluice_peer.c}, called through {@code java.lang.foreign}, in the same primary contexts) and
  * Sluice ({@link DeviceStream#enqueueCopy(DeviceBuffer, DeviceBuffer)} across contexts, a future each). Ratio: median
  * over the blocks of Sluice's bandwidth / C's. The copied bytes are checked.
- * <li><b>pipeline</b>: {@code --total-mib} MiB of {@code float[]} chunks ({@code --chunks} of them) through an in-place
- * {@link GpuPipeline} whose stage runs a kernel of {@code passes} dependent FMAs per element (the same work for every
- * chunk), with {@code --lanes} lanes per device; one device against two, alternating, {@code --reps} timed runs each
- * after a warm-up. Ratio: one device's median time / two devices' median time. Every result is checked. The load is
- * balanced: first the pipeline runs on one device with one pass (its time is the transfers': host copies and DMA),
- * then the kernel alone times a pass on one chunk, and {@code passes} is chosen so that the kernels of all chunks take
- * on one device as long as those transfers ({@code --passes N} sets it instead).
+ * <li><b>pipeline</b>: {@code --total-mib} MiB in {@code --chunks} chunks through an in-place {@link GpuPipeline} whose
+ * stage runs a kernel of {@code passes} dependent FMAs per element (the same work for every chunk), with
+ * {@code --lanes} lanes per device; one device against two, alternating, {@code --reps} timed runs each after a
+ * warm-up. Ratio: one device's median time / two devices' median time. Every result is checked. Two loads
+ * ({@code --loads}): <em>arrays</em>, {@code float[]} chunks and results ({@link Chunks#floats()}), which the host
+ * copies into and out of the lanes' pinned staging; and <em>pinned</em>, pinned chunks and pinned targets of device 0's
+ * context ({@link Chunks#hostBuffers()}, {@link GpuPipeline.Builder#buildInto}), which the lanes of both devices copy
+ * directly ({@link DeviceContext#sharesPinnedMemoryWith}): no host copy. Each load is balanced: first the pipeline
+ * runs on one device with one pass (its time is the transfers'), then the kernel alone times a pass on one chunk, and
+ * {@code passes} is chosen so that the kernels of all chunks take on one device as long as those transfers
+ * ({@code --passes N} sets it instead). For arrays it also prints the host copies alone ({@code multi_host_*}: each
+ * chunk into pinned memory and back into a new array, as many at once as one device's and two devices' lanes hold),
+ * the floor of that load on this host whatever the devices. Size the heap for it ({@code -Xms16g -Xmx16g
+ * -XX:+AlwaysPreTouch}, as {@code scripts/gpu-run.sh multi} does): with the default heap, page faults and
+ * collections of the results' gigabyte dominate the host copies.
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.MultiGpuBench --lib libsluice_peer.so
  *     [--api cuda] [--peer-mib 256] [--copies 16] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes balanced]
- *     [--lanes 3] [--chunks-per-lane 2] [--reps 5] [--only peer,pipeline]</pre>
+ *     [--lanes 3] [--chunks-per-lane 2] [--reps 5] [--loads arrays,pinned] [--only peer,pipeline]</pre>
  *
  * Without {@code --lib} the peer part runs Sluice's side alone. Output: {@code key=value} lines ({@code multi_*}),
  * ratios first. On the CPU simulator ({@code --api cpu}, which it gives two devices) it runs as a smoke test: its
@@ -106,6 +114,8 @@ public final class MultiGpuBench {
         OptionSpec<Integer> lanesOpt = parser.accepts("lanes").withRequiredArg().ofType(Integer.class).defaultsTo(3);
         OptionSpec<Integer> perLaneOpt = parser.accepts("chunks-per-lane").withRequiredArg().ofType(Integer.class).defaultsTo(2);
         OptionSpec<Integer> repsOpt = parser.accepts("reps").withRequiredArg().ofType(Integer.class).defaultsTo(5);
+        OptionSpec<String> loadsOpt = parser.accepts("loads", "arrays (float[] through staging), pinned (pinned chunks and targets)")
+                .withRequiredArg().withValuesSeparatedBy(',').defaultsTo("arrays", "pinned");
         OptionSpec<String> onlyOpt = parser.accepts("only").withRequiredArg().withValuesSeparatedBy(',').defaultsTo("peer", "pipeline");
         parser.accepts("help").forHelp();
         OptionSet o = parser.parse(args);
@@ -131,8 +141,8 @@ public final class MultiGpuBench {
                         o.valueOf(blocksOpt));
             }
             if (only.contains("pipeline")) {
-                pipeline(d0, d1, (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt), o.has(passesOpt) ? o.valueOf(passesOpt) : 0,
-                        o.valueOf(lanesOpt), o.valueOf(repsOpt));
+                pipeline(d0, d1, o.valuesOf(loadsOpt), (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt),
+                        o.has(passesOpt) ? o.valueOf(passesOpt) : 0, o.valueOf(lanesOpt), o.valueOf(repsOpt));
             }
         }
     }
@@ -247,71 +257,207 @@ public final class MultiGpuBench {
 
     // ---------------------------------------------------------------- one device against two
 
-    /** {@code passes} 0: balanced, see the class comment. */
-    private static void pipeline(DeviceContext d0, DeviceContext d1, long totalBytes, int chunkCount, int passes, int lanes, int reps) {
-        int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
-        List<float[]> input = new ArrayList<>(chunkCount);
-        for (int i = 0; i < chunkCount; i++) {
-            float[] c = new float[chunkElements];
-            Arrays.fill(c, i);
-            input.add(c);
+    /**
+     * What the pipeline carries: {@code float[]} chunks in and out ({@link Chunks#floats()}, copied through the lanes'
+     * pinned staging on the host), or pinned chunks of device 0's context in and pinned targets out
+     * ({@link Chunks#hostBuffers()}, {@link GpuPipeline.Builder#buildInto}: no host copy, the lanes of both devices
+     * reading and writing the same pinned memory).
+     */
+    private interface Load extends AutoCloseable {
+        String name();
+
+        GpuPipeline<?, ?> build(List<DeviceContext> contexts, int passes, int lanes);
+
+        /** Milliseconds for every chunk through {@code p}; checks the first and last element of every result. */
+        double run(GpuPipeline<?, ?> p, float[] expected);
+
+        @Override
+        void close();
+    }
+
+    private static GpuPipeline.Builder builder(List<DeviceContext> contexts, long chunkElements, int passes, int lanes) {
+        return GpuPipeline.builder(contexts).lanes(lanes).chunksPerLane(chunksPerLane).chunkElements(chunkElements, DType.F32)
+                .inPlace().kernel(SPIN)
+                .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SPIN),
+                        LaunchConfig.forElements(lane.elements()), in, lane.elements(), passes));
+    }
+
+    private static void checkResult(int i, float first, float last, float[] expected) {
+        if (first != expected[i] || last != expected[i]) {
+            throw new AssertionError("chunk " + i + ": " + first + " .. " + last + ", expected " + expected[i]);
         }
+    }
+
+    /** {@code float[]} chunks, chunk {@code i} holding {@code i} everywhere. */
+    private static final class ArrayLoad implements Load {
+        private final List<float[]> input = new ArrayList<>();
+        private final int chunkElements;
+
+        ArrayLoad(int chunkCount, int chunkElements) {
+            this.chunkElements = chunkElements;
+            for (int i = 0; i < chunkCount; i++) {
+                float[] c = new float[chunkElements];
+                java.util.Arrays.fill(c, i);
+                input.add(c);
+            }
+        }
+
+        @Override
+        public String name() {
+            return "arrays";
+        }
+
+        @Override
+        public GpuPipeline<?, ?> build(List<DeviceContext> contexts, int passes, int lanes) {
+            return builder(contexts, chunkElements, passes, lanes).build(Chunks.floats());
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public double run(GpuPipeline<?, ?> p, float[] expected) {
+            long t0 = System.nanoTime();
+            List<float[]> out = ((GpuPipeline<float[], float[]>) p).process(Flux.fromIterable(input)).collectList()
+                    .block(Duration.ofMinutes(10));
+            double ms = (System.nanoTime() - t0) / 1e6;
+            for (int i = 0; i < expected.length; i++) {
+                float[] r = out.get(i);
+                checkResult(i, r[0], r[r.length - 1], expected);
+            }
+            return ms;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** Pinned chunks and targets, all of device 0's context; each run refills the chunks (untimed). */
+    private static final class PinnedLoad implements Load {
+        private final List<dev.sluice.HostBuffer> input = new ArrayList<>();
+        private final List<dev.sluice.HostBuffer> targets = new ArrayList<>();
+        private final int chunkElements;
+
+        PinnedLoad(DeviceContext owner, int chunkCount, int chunkElements) {
+            this.chunkElements = chunkElements;
+            for (int i = 0; i < chunkCount; i++) {
+                input.add(owner.allocateHost(DType.F32, chunkElements));
+                targets.add(owner.allocateHost(DType.F32, chunkElements));
+            }
+        }
+
+        @Override
+        public String name() {
+            return "pinned";
+        }
+
+        @Override
+        public GpuPipeline<?, ?> build(List<DeviceContext> contexts, int passes, int lanes) {
+            return builder(contexts, chunkElements, passes, lanes)
+                    .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> targets.get((int) seq));
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public double run(GpuPipeline<?, ?> p, float[] expected) {
+            for (int i = 0; i < input.size(); i++) {
+                input.get(i).segment().fill((byte) 0); // then element 0 and the last set to i: all the kernel reads back
+                input.get(i).setFloat(0, i);
+                input.get(i).setFloat(chunkElements - 1, i);
+            }
+            long t0 = System.nanoTime();
+            ((GpuPipeline<dev.sluice.HostBuffer, dev.sluice.HostBuffer>) p).process(Flux.fromIterable(input))
+                    .blockLast(Duration.ofMinutes(10));
+            double ms = (System.nanoTime() - t0) / 1e6;
+            for (int i = 0; i < expected.length; i++) {
+                dev.sluice.HostBuffer r = targets.get(i);
+                checkResult(i, r.getFloat(0), r.getFloat(chunkElements - 1), expected);
+            }
+            return ms;
+        }
+
+        @Override
+        public void close() {
+            input.forEach(dev.sluice.HostBuffer::close);
+            targets.forEach(dev.sluice.HostBuffer::close);
+        }
+    }
+
+    /** {@code passes} 0: balanced, see the class comment. */
+    private static void pipeline(DeviceContext d0, DeviceContext d1, List<String> loads, long totalBytes, int chunkCount,
+            int fixedPasses, int lanes, int reps) {
+        int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
         System.out.printf(Locale.ROOT, "multi_host_cores=%d%nmulti_host_fork_join_parallelism=%d%nmulti_host_max_heap_mib=%d%n",
                 Runtime.getRuntime().availableProcessors(), java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
                 Runtime.getRuntime().maxMemory() >> 20);
-        for (int k : new int[] {lanes * chunksPerLane, 2 * lanes * chunksPerLane}) {
-            System.out.printf(Locale.ROOT, "multi_host_copies_only_%d_at_once_ms=%.1f%n", k, hostCopyMillis(d0, input, k));
+        for (String name : loads) {
+            try (Load load = name.equals("pinned") ? new PinnedLoad(d0, chunkCount, chunkElements)
+                    : name.equals("arrays") ? new ArrayLoad(chunkCount, chunkElements) : null) {
+                if (load == null) {
+                    throw new IllegalArgumentException("--loads: '" + name + "' is neither arrays nor pinned");
+                }
+                if (load instanceof ArrayLoad a) {
+                    for (int k : new int[] {lanes * chunksPerLane, 2 * lanes * chunksPerLane}) {
+                        System.out.printf(Locale.ROOT, "multi_host_copies_only_%d_at_once_ms=%.1f%n", k, hostCopyMillis(d0, a.input, k));
+                    }
+                }
+                pipeline(d0, d1, load, totalBytes, chunkCount, chunkElements, fixedPasses, lanes, reps);
+            }
         }
+    }
+
+    private static void pipeline(DeviceContext d0, DeviceContext d1, Load load, long totalBytes, int chunkCount, int chunkElements,
+            int fixedPasses, int lanes, int reps) {
+        String key = "multi_pipeline_" + load.name() + "_";
+        int passes = fixedPasses;
         if (passes == 0) {
-            double transferMs = transferMillis(List.of(d0), input, chunkElements, lanes);
+            double transferMs = transferMillis(List.of(d0), load, chunkCount, lanes);
             // What two devices cannot beat whatever the load: the host side and the DMA over two links.
-            System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_two_devices_ms=%.1f%n",
-                    transferMillis(List.of(d0, d1), input, chunkElements, lanes));
+            System.out.printf(Locale.ROOT, "%stransfer_only_two_devices_ms=%.1f%n", key,
+                    transferMillis(List.of(d0, d1), load, chunkCount, lanes));
             double passMs = kernelPassMillis(d0, chunkElements);
             passes = (int) Math.max(1, Math.round(transferMs / chunkCount / passMs));
-            System.out.printf(Locale.ROOT, "multi_pipeline_transfer_only_ms=%.1f%nmulti_pipeline_kernel_pass_us_per_chunk=%.3f%n",
-                    transferMs, passMs * 1e3);
+            System.out.printf(Locale.ROOT, "%stransfer_only_ms=%.1f%n%skernel_pass_us_per_chunk=%.3f%n", key, transferMs, key,
+                    passMs * 1e3);
         }
         float[] expected = expected(chunkCount, passes);
-        try (GpuPipeline<float[], float[]> one = build(List.of(d0), chunkElements, passes, lanes);
-             GpuPipeline<float[], float[]> two = build(List.of(d0, d1), chunkElements, passes, lanes)) {
-            run(one, input, expected); // warm-up: lanes opened, kernels loaded
-            run(two, input, expected);
+        try (GpuPipeline<?, ?> one = load.build(List.of(d0), passes, lanes);
+             GpuPipeline<?, ?> two = load.build(List.of(d0, d1), passes, lanes)) {
+            load.run(one, expected); // warm-up: lanes opened, kernels loaded
+            load.run(two, expected);
             double[] t1 = new double[reps];
             double[] t2 = new double[reps];
             for (int r = 0; r < reps; r++) {
                 if ((r & 1) == 0) {
-                    t1[r] = run(one, input, expected);
-                    t2[r] = run(two, input, expected);
+                    t1[r] = load.run(one, expected);
+                    t2[r] = load.run(two, expected);
                 } else {
-                    t2[r] = run(two, input, expected);
-                    t1[r] = run(one, input, expected);
+                    t2[r] = load.run(two, expected);
+                    t1[r] = load.run(one, expected);
                 }
             }
-            System.out.printf(Locale.ROOT, "multi_pipeline_speedup_two_over_one=%.3f%n", median(t1) / median(t2));
-            System.out.printf(Locale.ROOT, "multi_pipeline_one_device_ms=%.1f%nmulti_pipeline_two_devices_ms=%.1f%n", median(t1),
-                    median(t2));
-            System.out.printf(Locale.ROOT, "multi_pipeline_total_bytes=%d%nmulti_pipeline_chunks=%d%nmulti_pipeline_passes=%d%n"
-                    + "multi_pipeline_lanes_per_device=%d%nmulti_pipeline_chunks_per_lane=%d%nmulti_pipeline_reps=%d%n", totalBytes,
-                    chunkCount, passes, lanes, chunksPerLane, reps);
+            System.out.printf(Locale.ROOT, "%sspeedup_two_over_one=%.3f%n", key, median(t1) / median(t2));
+            System.out.printf(Locale.ROOT, "%sone_device_ms=%.1f%n%stwo_devices_ms=%.1f%n", key, median(t1), key, median(t2));
+            System.out.printf(Locale.ROOT, "%stotal_bytes=%d%n%schunks=%d%n%spasses=%d%n%slanes_per_device=%d%n"
+                    + "%schunks_per_lane=%d%n%sreps=%d%n", key, totalBytes, key, chunkCount, key, passes, key, lanes, key,
+                    chunksPerLane, key, reps);
         }
     }
 
     /** The median of three runs of the pipeline over {@code contexts} with one pass (after a warm-up): its transfers. */
-    private static double transferMillis(List<DeviceContext> contexts, List<float[]> input, int chunkElements, int lanes) {
-        float[] expected = expected(input.size(), 1);
-        try (GpuPipeline<float[], float[]> p = build(contexts, chunkElements, 1, lanes)) {
-            run(p, input, expected);
+    private static double transferMillis(List<DeviceContext> contexts, Load load, int chunkCount, int lanes) {
+        float[] expected = expected(chunkCount, 1);
+        try (GpuPipeline<?, ?> p = load.build(contexts, 1, lanes)) {
+            load.run(p, expected);
             double[] t = new double[3];
             for (int r = 0; r < t.length; r++) {
-                t[r] = run(p, input, expected);
+                t[r] = load.run(p, expected);
             }
             return median(t);
         }
     }
 
     /**
-     * The host side alone, the floor of any pipeline over these chunks on this host: each chunk copied into a pinned
+     * The host side alone, the floor of any pipeline of these arrays on this host: each chunk copied into a pinned
      * buffer and read back into a new {@code float[]} ({@link Chunks#floats()}, as the pipeline does), {@code atOnce}
      * chunks at a time on the common fork-join pool, no device involved. Median of three after a warm-up.
      */
@@ -337,12 +483,12 @@ public final class MultiGpuBench {
                                 throw new AssertionError("chunk " + i + " came back as " + back[0]);
                             }
                         }
-                    });
+                    }, java.util.concurrent.ForkJoinPool.commonPool());
                 }
                 java.util.concurrent.CompletableFuture.allOf(slots).join();
                 t[r] = (System.nanoTime() - t0) / 1e6;
             }
-            return median(Arrays.copyOfRange(t, 1, t.length));
+            return median(java.util.Arrays.copyOfRange(t, 1, t.length));
         } finally {
             pinned.forEach(dev.sluice.HostBuffer::close);
         }
@@ -380,28 +526,6 @@ public final class MultiGpuBench {
             }
             return median(t);
         }
-    }
-
-    private static GpuPipeline<float[], float[]> build(List<DeviceContext> contexts, long chunkElements, int passes, int lanes) {
-        return GpuPipeline.builder(contexts).lanes(lanes).chunksPerLane(chunksPerLane).chunkElements(chunkElements, DType.F32)
-                .inPlace().kernel(SPIN)
-                .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SPIN),
-                        LaunchConfig.forElements(lane.elements()), in, lane.elements(), passes))
-                .build(Chunks.floats());
-    }
-
-    /** Milliseconds for all of {@code input}; checks the first and last element of every result. */
-    private static double run(GpuPipeline<float[], float[]> p, List<float[]> input, float[] expected) {
-        long t0 = System.nanoTime();
-        List<float[]> out = p.process(Flux.fromIterable(input)).collectList().block(Duration.ofMinutes(10));
-        double ms = (System.nanoTime() - t0) / 1e6;
-        for (int i = 0; i < expected.length; i++) {
-            float[] r = out.get(i);
-            if (r[0] != expected[i] || r[r.length - 1] != expected[i]) {
-                throw new AssertionError("chunk " + i + ": " + r[0] + " .. " + r[r.length - 1] + ", expected " + expected[i]);
-            }
-        }
-        return ms;
     }
 
     private static double median(double[] v) {
