@@ -1,7 +1,8 @@
 /*
  * sluice_peer: C's peer copy, cuMemcpyPeerAsync between two devices' primary contexts, as a shared
  * library that dev.sluice.benchmarks.cuda.MultiGpuBench calls through java.lang.foreign, so that C's
- * and Sluice's copies of the same size alternate block by block in one process.
+ * and Sluice's copies of the same size alternate block by block in one process; and C's transfers of a pipeline
+ * over one device and over two (pc_dma_*), the ceiling of MultiGpuBench's pinned pipeline on the host at hand.
  *
  * Build (scripts/gpu-run.sh does this):
  *   gcc -O2 -std=gnu11 -shared -fPIC -I/usr/local/cuda/include sluice_peer.c \
@@ -76,5 +77,77 @@ long long pc_close(void) {
     TRY(cuCtxGetDevice(&d));
     TRY(cuDevicePrimaryCtxRelease(s));
     TRY(cuDevicePrimaryCtxRelease(d));
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the DMA ceiling of a pipeline
+ * C's transfers alone over one device or two, as MultiGpuBench's pinned pipeline moves its chunks: `chunks` chunks
+ * of `chunk_bytes`, each uploaded from pinned host memory into a device buffer of its lane and downloaded from there
+ * into other pinned host memory, chunk i on device i % devices and on lane (i / devices) % DMA_LANES of it (a stream
+ * with one device buffer, so a lane's chunks follow each other as a pipeline lane's do). No kernel, no host copy:
+ * what the devices' copy engines, their links and the host's memory allow. */
+#define DMA_LANES 3
+static CUcontext dma_ctx[2];
+static CUstream dma_stream[2][DMA_LANES];
+static CUdeviceptr dma_dev[2][DMA_LANES];
+static unsigned char *dma_in, *dma_out;
+static int dma_devices;
+
+/* Opens devices 0 and 1 (their primary contexts), their lanes, and the pinned memory (PORTABLE, as Sluice's). 0 or
+ * -CUresult. */
+long long pc_dma_open(int devices, long long chunk_bytes, int chunks) {
+    TRY(cuInit(0));
+    dma_devices = devices;
+    for (int d = 0; d < devices; d++) {
+        CUdevice dev;
+        TRY(cuDeviceGet(&dev, d));
+        TRY(cuDevicePrimaryCtxRetain(&dma_ctx[d], dev));
+        TRY(cuCtxSetCurrent(dma_ctx[d]));
+        for (int l = 0; l < DMA_LANES; l++) {
+            TRY(cuStreamCreate(&dma_stream[d][l], CU_STREAM_NON_BLOCKING));
+            TRY(cuMemAlloc(&dma_dev[d][l], (size_t)chunk_bytes));
+        }
+    }
+    TRY(cuCtxSetCurrent(dma_ctx[0]));
+    TRY(cuMemHostAlloc((void **)&dma_in, (size_t)chunk_bytes * chunks, CU_MEMHOSTALLOC_PORTABLE));
+    TRY(cuMemHostAlloc((void **)&dma_out, (size_t)chunk_bytes * chunks, CU_MEMHOSTALLOC_PORTABLE));
+    for (long long i = 0; i < chunk_bytes * chunks; i += 4096) dma_in[i] = 3;
+    for (long long i = 0; i < chunk_bytes * chunks; i += 4096) dma_out[i] = 0;
+    return 0;
+}
+
+/* Host time of every chunk up and back down over the first `devices` devices, from the first enqueue to the last
+ * lane's cuStreamSynchronize; -CUresult on a failure, -1000 if a chunk did not come back. */
+long long pc_dma(int devices, long long chunk_bytes, int chunks) {
+    dma_out[0] = 0;
+    long long t0 = now_ns();
+    for (int i = 0; i < chunks; i++) {
+        int d = i % devices, l = (i / devices) % DMA_LANES;
+        TRY(cuCtxSetCurrent(dma_ctx[d]));
+        TRY(cuMemcpyHtoDAsync(dma_dev[d][l], dma_in + (size_t)i * chunk_bytes, (size_t)chunk_bytes, dma_stream[d][l]));
+        TRY(cuMemcpyDtoHAsync(dma_out + (size_t)i * chunk_bytes, dma_dev[d][l], (size_t)chunk_bytes, dma_stream[d][l]));
+    }
+    for (int d = 0; d < devices; d++) {
+        TRY(cuCtxSetCurrent(dma_ctx[d]));
+        for (int l = 0; l < DMA_LANES; l++) TRY(cuStreamSynchronize(dma_stream[d][l]));
+    }
+    long long t = now_ns() - t0;
+    return dma_out[0] == 3 && dma_out[(size_t)(chunks - 1) * chunk_bytes] == 3 ? t : -1000;
+}
+
+long long pc_dma_close(void) {
+    TRY(cuCtxSetCurrent(dma_ctx[0]));
+    TRY(cuMemFreeHost(dma_in));
+    TRY(cuMemFreeHost(dma_out));
+    for (int d = 0; d < dma_devices; d++) {
+        CUdevice dev;
+        TRY(cuCtxSetCurrent(dma_ctx[d]));
+        for (int l = 0; l < DMA_LANES; l++) {
+            TRY(cuStreamDestroy(dma_stream[d][l]));
+            TRY(cuMemFree(dma_dev[d][l]));
+        }
+        TRY(cuCtxGetDevice(&dev));
+        TRY(cuDevicePrimaryCtxRelease(dev));
+    }
     return 0;
 }

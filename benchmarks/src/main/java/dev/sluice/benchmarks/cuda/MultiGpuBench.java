@@ -51,7 +51,9 @@ import reactor.core.publisher.Flux;
  * directly ({@link DeviceContext#sharesPinnedMemoryWith}): no host copy. Each load is balanced: first the pipeline
  * runs on one device with one pass (its time is the transfers'), then the kernel alone times a pass on one chunk, and
  * {@code passes} is chosen so that the kernels of all chunks take on one device as long as those transfers
- * ({@code --passes N} sets it instead). For arrays it also prints the host copies alone ({@code multi_host_*}: each
+ * ({@code --balance R}: R times as long; {@code --passes N} sets it instead). With {@code --lib}, the pinned load
+ * also prints C's transfers alone over one device and two ({@code multi_c_dma_*}: what the copy engines, links and
+ * host memory allow, the ceiling of a load whose kernels take as long as its transfers). For arrays it also prints the host copies alone ({@code multi_host_*}: each
  * chunk into pinned memory and back into a new array, as many at once as one device's and two devices' lanes hold),
  * the floor of that load on this host whatever the devices. Size the heap for it ({@code -Xms16g -Xmx16g
  * -XX:+AlwaysPreTouch}, as {@code scripts/gpu-run.sh multi} does): with the default heap, page faults and
@@ -60,7 +62,7 @@ import reactor.core.publisher.Flux;
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.MultiGpuBench --lib libsluice_peer.so
  *     [--api cuda] [--peer-mib 256] [--copies 16] [--blocks 10] [--total-mib 1024] [--chunks 64] [--passes balanced]
- *     [--lanes 3] [--chunks-per-lane 2] [--reps 5] [--loads arrays,pinned] [--only peer,pipeline]</pre>
+ *     [--lanes 3] [--chunks-per-lane 2] [--reps 5] [--loads arrays,pinned] [--balance 1] [--only peer,pipeline]</pre>
  *
  * Without {@code --lib} the peer part runs Sluice's side alone. Output: {@code key=value} lines ({@code multi_*}),
  * ratios first. On the CPU simulator ({@code --api cpu}, which it gives two devices) it runs as a smoke test: its
@@ -70,6 +72,9 @@ public final class MultiGpuBench {
 
     /** {@code --chunks-per-lane}: chunks a lane holds at once, so host copies that may run at once per lane. */
     private static int chunksPerLane = 2;
+
+    /** {@code --balance}: the kernels' time over the transfers' on one device, when the passes are chosen. */
+    private static double balance = 1.0;
 
     /** v[i] = passes dependent FMAs of v[i]: compute-bound, the same work for every element. */
     static final Kernel SPIN = Kernel.named("spin_fma")
@@ -116,6 +121,8 @@ public final class MultiGpuBench {
         OptionSpec<Integer> repsOpt = parser.accepts("reps").withRequiredArg().ofType(Integer.class).defaultsTo(5);
         OptionSpec<String> loadsOpt = parser.accepts("loads", "arrays (float[] through staging), pinned (pinned chunks and targets)")
                 .withRequiredArg().withValuesSeparatedBy(',').defaultsTo("arrays", "pinned");
+        OptionSpec<Double> balanceOpt = parser.accepts("balance", "kernels' time over the transfers' on one device")
+                .withRequiredArg().ofType(Double.class).defaultsTo(1.0);
         OptionSpec<String> onlyOpt = parser.accepts("only").withRequiredArg().withValuesSeparatedBy(',').defaultsTo("peer", "pipeline");
         parser.accepts("help").forHelp();
         OptionSet o = parser.parse(args);
@@ -141,8 +148,9 @@ public final class MultiGpuBench {
                         o.valueOf(blocksOpt));
             }
             if (only.contains("pipeline")) {
-                pipeline(d0, d1, o.valuesOf(loadsOpt), (long) o.valueOf(totalMib) << 20, o.valueOf(chunksOpt),
-                        o.has(passesOpt) ? o.valueOf(passesOpt) : 0, o.valueOf(lanesOpt), o.valueOf(repsOpt));
+                balance = o.valueOf(balanceOpt);
+                pipeline(d0, d1, o.has(libOpt) ? o.valueOf(libOpt) : null, o.valuesOf(loadsOpt), (long) o.valueOf(totalMib) << 20,
+                        o.valueOf(chunksOpt), o.has(passesOpt) ? o.valueOf(passesOpt) : 0, o.valueOf(lanesOpt), o.valueOf(repsOpt));
             }
         }
     }
@@ -247,11 +255,44 @@ public final class MultiGpuBench {
             ok((long) close.invokeExact(), "pc_close");
         }
 
-        private static long ok(long r, String call) {
+        static long ok(long r, String call) {
+            if (r == -1000) {
+                throw new AssertionError(call + ": a chunk did not come back");
+            }
             if (r < 0) {
                 throw new IllegalStateException(call + " failed: CUresult " + (-r));
             }
             return r;
+        }
+    }
+
+    /**
+     * C's transfers of the pinned pipeline alone ({@code pc_dma_*} in {@code benchmarks/native/sluice_peer.c}): every
+     * chunk up from pinned memory and back down, three lanes per device, over one device and over two. Median of five
+     * each, alternating, after a warm-up.
+     */
+    private static void cDma(Path lib, long chunkBytes, int chunks) throws Throwable {
+        SymbolLookup c = SymbolLookup.libraryLookup(lib, Arena.global());
+        Linker linker = Linker.nativeLinker();
+        FunctionDescriptor three = FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                ValueLayout.JAVA_INT);
+        MethodHandle open = linker.downcallHandle(c.find("pc_dma_open").orElseThrow(), three);
+        MethodHandle dma = linker.downcallHandle(c.find("pc_dma").orElseThrow(), three);
+        MethodHandle close = linker.downcallHandle(c.find("pc_dma_close").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_LONG));
+        CPeer.ok((long) open.invokeExact(2, chunkBytes, chunks), "pc_dma_open");
+        try {
+            CPeer.ok((long) dma.invokeExact(1, chunkBytes, chunks), "pc_dma");
+            CPeer.ok((long) dma.invokeExact(2, chunkBytes, chunks), "pc_dma");
+            double[] one = new double[5];
+            double[] two = new double[5];
+            for (int r = 0; r < one.length; r++) {
+                one[r] = CPeer.ok((long) dma.invokeExact(1, chunkBytes, chunks), "pc_dma") / 1e6;
+                two[r] = CPeer.ok((long) dma.invokeExact(2, chunkBytes, chunks), "pc_dma") / 1e6;
+            }
+            System.out.printf(Locale.ROOT, "multi_c_dma_one_device_ms=%.1f%nmulti_c_dma_two_devices_ms=%.1f%n"
+                    + "multi_c_dma_two_over_one=%.3f%n", median(one), median(two), median(one) / median(two));
+        } finally {
+            CPeer.ok((long) close.invokeExact(), "pc_dma_close");
         }
     }
 
@@ -383,8 +424,8 @@ public final class MultiGpuBench {
     }
 
     /** {@code passes} 0: balanced, see the class comment. */
-    private static void pipeline(DeviceContext d0, DeviceContext d1, List<String> loads, long totalBytes, int chunkCount,
-            int fixedPasses, int lanes, int reps) {
+    private static void pipeline(DeviceContext d0, DeviceContext d1, Path lib, List<String> loads, long totalBytes,
+            int chunkCount, int fixedPasses, int lanes, int reps) throws Throwable {
         int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
         System.out.printf(Locale.ROOT, "multi_host_cores=%d%nmulti_host_fork_join_parallelism=%d%nmulti_host_max_heap_mib=%d%n",
                 Runtime.getRuntime().availableProcessors(), java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
@@ -394,6 +435,9 @@ public final class MultiGpuBench {
                     : name.equals("arrays") ? new ArrayLoad(chunkCount, chunkElements) : null) {
                 if (load == null) {
                     throw new IllegalArgumentException("--loads: '" + name + "' is neither arrays nor pinned");
+                }
+                if (load instanceof PinnedLoad && lib != null) {
+                    cDma(lib, (long) chunkElements * 4, chunkCount);
                 }
                 if (load instanceof ArrayLoad a) {
                     for (int k : new int[] {lanes * chunksPerLane, 2 * lanes * chunksPerLane}) {
@@ -415,7 +459,7 @@ public final class MultiGpuBench {
             System.out.printf(Locale.ROOT, "%stransfer_only_two_devices_ms=%.1f%n", key,
                     transferMillis(List.of(d0, d1), load, chunkCount, lanes));
             double passMs = kernelPassMillis(d0, chunkElements);
-            passes = (int) Math.max(1, Math.round(transferMs / chunkCount / passMs));
+            passes = (int) Math.max(1, Math.round(balance * transferMs / chunkCount / passMs));
             System.out.printf(Locale.ROOT, "%stransfer_only_ms=%.1f%n%skernel_pass_us_per_chunk=%.3f%n", key, transferMs, key,
                     passMs * 1e3);
         }
@@ -438,8 +482,8 @@ public final class MultiGpuBench {
             System.out.printf(Locale.ROOT, "%sspeedup_two_over_one=%.3f%n", key, median(t1) / median(t2));
             System.out.printf(Locale.ROOT, "%sone_device_ms=%.1f%n%stwo_devices_ms=%.1f%n", key, median(t1), key, median(t2));
             System.out.printf(Locale.ROOT, "%stotal_bytes=%d%n%schunks=%d%n%spasses=%d%n%slanes_per_device=%d%n"
-                    + "%schunks_per_lane=%d%n%sreps=%d%n", key, totalBytes, key, chunkCount, key, passes, key, lanes, key,
-                    chunksPerLane, key, reps);
+                    + "%schunks_per_lane=%d%n%sreps=%d%n%sbalance=%s%n", key, totalBytes, key, chunkCount, key, passes, key, lanes,
+                    key, chunksPerLane, key, reps, key, fixedPasses == 0 ? balance : "fixed passes");
         }
     }
 
