@@ -92,12 +92,12 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     final @Nullable T value;
     /**
      * The listeners' view of this operation ({@link Observers}), told once when the engine finishes or fails the future;
-     * null when nobody observes. Set after the future is published, so whichever of the engine and the enqueuing thread
-     * takes it (getAndSet to null) reports it: see {@link #observe}.
+     * null when nobody observes. Set with a plain write before the future is published through its stream's queue (so
+     * the enqueuing thread pays no fence for it); taken with getAndSet, so that a finish and a fail report it once.
      */
     @SuppressWarnings("unused") // through OBSERVED
     private volatile Observers.@Nullable Completion observed;
-        /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
+    /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
 
     DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value) {
@@ -167,7 +167,7 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     /** A future that is already complete, for operations that turned out to need no device work. */
     static <T> DeviceFuture<T> completed(@Nullable DeviceStream stream, @Nullable T value) {
         DeviceFuture<T> f = new DeviceFuture<>(stream, -1, null, value);
-        f.finish();
+        f.finish(0); // never observed
         return f;
     }
 
@@ -188,8 +188,11 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         return sequence;
     }
 
-    // Completion by the engine only.
-    void finish() {
+    /**
+     * Completion by the engine only. {@code nowNanos}: the clock when the engine saw the operation's marker done, read once
+     * for every observed future of a pass (0 when none of them is observed).
+     */
+    void finish(long nowNanos) {
         Object kept = keepAlive;
         keepAlive = null;
         Throwable failure = presetFailure;
@@ -203,48 +206,33 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
         if (observed != null) {
-            report(failure); // before completing: whoever sees the future done sees it counted
+            report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
         }
         if (failure != null) {
             super.completeExceptionally(failure);
         } else {
             super.complete(value);
         }
-        if (observed != null) {
-            // observe() stored its observer after the read above and read this future not yet done: it is now, and
-            // nobody else will report it (report() hands it over once either way).
-            report(failure);
-        }
+    }
+
+    /** Whether listeners observe this operation: its engine then reads the clock for it ({@link #finish(long)}). */
+    boolean isObserved() {
+        return observed != null;
     }
 
     /**
-     * Hands {@code c} the completion of this operation: from the engine just before it finishes or fails the future, or
-     * at once if that happened before this call. {@code c} hears it once. A user's {@code cancel} is not a completion: the device
-     * still runs the operation, and {@code c} hears when the engine finishes it.
+     * Hands {@code c} the completion of this operation, which the engine reports just before it finishes or fails the
+     * future; {@code c} hears it once. Called before the future is published (a plain write: the queue's publication
+     * orders it). A user's {@code cancel} is not a completion: the device still runs the operation, and {@code c} hears
+     * when the engine finishes it.
      */
-    void observe(Observers.Completion c) {
-        observed = c;
-        // Finished or failed by the engine before the observer was set (the caller has not had the future yet, so it
-        // cannot have been cancelled): report it here, unless finish() took the observer meanwhile.
-        if (super.isDone() && (Object) OBSERVED.getAndSet(this, (Observers.Completion) null) instanceof Observers.Completion mine) {
-            mine.completed(super.isCompletedExceptionally() ? failureOf() : null);
-        }
+    void observeBeforePublication(Observers.Completion c) {
+        OBSERVED.set(this, c);
     }
 
-    private @Nullable Throwable failureOf() {
-        try {
-            super.getNow(null);
-            return null;
-        } catch (java.util.concurrent.CompletionException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        } catch (java.util.concurrent.CancellationException e) {
-            return e;
-        }
-    }
-
-    private void report(@Nullable Throwable failure) {
+    private void report(@Nullable Throwable failure, long nowNanos) {
         if ((Object) OBSERVED.getAndSet(this, (Observers.Completion) null) instanceof Observers.Completion c) {
-            c.completed(failure);
+            c.completed(failure, nowNanos);
         }
     }
 
@@ -254,12 +242,9 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     void fail(Throwable cause) {
         if (observed != null) {
-            report(cause);
+            report(cause, System.nanoTime());
         }
         super.completeExceptionally(cause);
-        if (observed != null) {
-            report(cause); // an observer stored meanwhile, as in finish()
-        }
     }
 
     // ---------------------------------------------------------------- observation

@@ -140,12 +140,11 @@ public final class DeviceStream implements AutoCloseable {
             f = DeviceFuture.failed(this, new IllegalStateException(
                     "operation was captured into a graph: it runs, and completes, when the graph is launched"));
         } else {
-            f = tracer != null ? markTraced(tracer, value, kind, keepAlive) : core.mark(this, value, keepAlive);
             // The observation hook: one volatile read while nobody listens and no recording wants operation events.
             Observers o = context.observing;
-            if (o != null && kind != null) {
-                o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, f);
-            }
+            Observers.Completion observer = o != null && kind != null ? o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label)
+                    : null;
+            f = tracer != null ? markTraced(tracer, value, kind, keepAlive, observer) : core.mark(this, value, keepAlive, observer);
         }
         claims.clear(); // the operation is the stream's now: its uses are noted next, each ending its claim
         return f;
@@ -158,10 +157,11 @@ public final class DeviceStream implements AutoCloseable {
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
-    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind, @Nullable Object keepAlive) {
+    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind, @Nullable Object keepAlive,
+            Observers.@Nullable Completion observer) {
         Tracer.Point start = traceStart;
         Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
-        DeviceFuture<T> f = core.markAlone(this, value);
+        DeviceFuture<T> f = core.markAlone(this, value, observer);
         f.keepAlive = keepAlive;
         if (end != null) {
             traceStart = null;

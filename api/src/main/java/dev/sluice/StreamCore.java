@@ -141,7 +141,8 @@ final class StreamCore {
      * @param keepAlive an object the device reads or writes (a Java array's segment), kept reachable until the device has
      *                  finished the operation, whatever happens to the future
      */
-    <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive) {
+    <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive,
+            Observers.@Nullable Completion observer) {
         long seq = ++sequence;
         DeviceFuture<T> f;
         Group g = open;
@@ -171,18 +172,21 @@ final class StreamCore {
                 sealLocked();
             }
         }
-        return publish(f, keepAlive);
+        return publish(f, keepAlive, observer);
     }
 
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
-    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value) {
+    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Completion observer) {
         sealLocked(); // keeps markers in stream order
-        return publish(new DeviceFuture<>(stream, ++sequence, handle.recordMarker(), value, null), null);
+        return publish(new DeviceFuture<>(stream, ++sequence, handle.recordMarker(), value, null), null, observer);
     }
 
-    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive) {
+    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive, Observers.@Nullable Completion observer) {
         // A future stays in the queue until the device has finished its operation, so keepAlive stays reachable until then
         f.keepAlive = keepAlive; // before the queue's release publishes f
+        if (observer != null) {
+            f.observeBeforePublication(observer); // likewise: the engine, which alone reports it, sees it
+        }
         last = f;
         queue.add(f);
         engine.wake();
@@ -386,6 +390,7 @@ final class StreamCore {
         // The futures of a group share one marker: once it is seen done, the rest of the group completes without asking
         // it again (a driver call each on a GPU).
         Marker seenDone = null;
+        long now = 0; // the clock for observed futures, read once per pass (their listeners' latency ends here)
         DeviceFuture<?> head;
         while ((head = queue.peek()) != null) {
             Marker m = head.marker();
@@ -413,7 +418,10 @@ final class StreamCore {
                 }
                 runAll(ready);
             }
-            finish(head);
+            if (now == 0 && head.isObserved()) {
+                now = System.nanoTime();
+            }
+            finish(head, now);
             // Release after completing: while a future is not done its marker is not back in its pool, which narrows the
             // window in which a wait enqueued after checking completion could land on a recycled one.
             if (head.releasesMarker()) {
@@ -453,9 +461,9 @@ final class StreamCore {
         }
     }
 
-    private static void finish(DeviceFuture<?> f) {
+    private static void finish(DeviceFuture<?> f, long nowNanos) {
         try {
-            f.finish();
+            f.finish(nowNanos);
         } catch (Throwable t) {
             // CompletableFuture confines exceptions of dependent stages to those stages; anything that escapes here is a
             // bug in a stage's executor and must not stop the completion thread.
