@@ -39,12 +39,29 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
- * thread adds to the completed count and records the latency timer, for every operation or a sample of them
- * ({@link #latencySampling}). Meters are made the first time a stream enqueues an operation of a category, so tags stay
+ * thread adds to the completed count and puts the operation's latency into its stream's ring (one compare-and-set and
+ * two stores), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
+ * binder ({@code sluice-metrics-recorder}) moves the rings into the latency timers every
+ * {@value #RECORD_MILLIS} ms: the timer's histogram and percentiles, the dearest part by far, stay off the threads that
+ * enqueue and complete operations. A timer therefore lags its operations by up to that long ({@link #flush()} records
+ * at once); a ring that fills before the recorder comes (more than about {@value #RING} operations of one stream in
+ * that time) is recorded by the completion thread itself, so no latency is lost. Meters are made the first time a stream enqueues an operation of a category, so tags stay
  * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
  * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
+
+    /** How often the recorder thread moves the latency rings into the timers. */
+    static final long RECORD_MILLIS = 10;
+    /** Latencies a stream's ring holds between two visits of the recorder. */
+    static final int RING = 4096;
+    /** The recorder thread, shared by every binder: a daemon, idle but for a drain of each bound binder per period. */
+    private static final java.util.concurrent.ScheduledExecutorService RECORDER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sluice-metrics-recorder");
+                t.setDaemon(true);
+                return t;
+            });
 
     /** The operation categories, each with a fixed index into a stream's meter arrays. */
     private static final List<String> CATEGORIES = List.of("upload", "download", "d2d", "peer", "memset", "kernel",
@@ -64,6 +81,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     private @Nullable Counter faults;
     private @Nullable Counter allocations;
     private @Nullable Counter frees;
+    private java.util.concurrent.@Nullable ScheduledFuture<?> recording;
+    /** Held while the rings are drained: one consumer at a time ({@link LatencyRing}). */
+    private final Object drainLock = new Object();
 
     /** Meters for {@code context}, tagged {@code backend} and {@code device}. */
     public DeviceMetrics(DeviceContext context) {
@@ -163,6 +183,41 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         meters.add(frees);
         meters.add(faults);
         registration = context.addListener(new Listener());
+        recording = RECORDER.scheduleWithFixedDelay(this::recordTick, RECORD_MILLIS, RECORD_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The recorder's period: drains the rings; once the context is closed (it reports nothing more), drains them a last
+     * time and stops, so that a binder never closed does not keep its context reachable through the recorder.
+     */
+    private void recordTick() {
+        try {
+            flush();
+        } catch (RuntimeException e) {
+            // A registry that throws must not stop the recorder of every binder's period: this one's is skipped.
+            System.getLogger(DeviceMetrics.class.getName()).log(System.Logger.Level.WARNING,
+                    "recording latencies of " + context + " failed; dropped", e);
+        }
+        if (context.isClosed()) {
+            synchronized (this) {
+                if (recording != null) {
+                    recording.cancel(false);
+                    recording = null;
+                }
+            }
+        }
+    }
+
+    /**
+     * Records the latencies the completion thread has put into the rings and the recorder has not yet taken, now, on the
+     * calling thread: for a test, or before a last scrape. The recorder thread does it every {@value #RECORD_MILLIS} ms.
+     */
+    public void flush() {
+        synchronized (drainLock) {
+            for (StreamMeters m : streams.values()) {
+                m.ring.drain(m);
+            }
+        }
     }
 
     private double memory(boolean free) {
@@ -185,6 +240,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             registration.close();
             registration = null;
         }
+        if (recording != null) {
+            recording.cancel(false);
+            recording = null;
+        }
         MeterRegistry r = registry;
         if (r != null) {
             for (Meter m : meters) {
@@ -200,18 +259,20 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
      * under the stream's enqueue lock: a plain increment published by a release store is exact and costs no atomic
      * instruction, and the function counters read them (acquire) at each scrape.
      */
-    private final class StreamMeters {
+    private final class StreamMeters implements LatencyRing.Sink {
         final DeviceStream stream;
         final Tags streamTags;
         final AtomicLongArray enqueuedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicLongArray bytesBy = new AtomicLongArray(4);
         /**
-         * Completions per category: atomic, because a completion is reported on the enqueuing thread when the operation
-         * finished before its enqueue returned, and on the completion thread otherwise.
+         * Completions per category: atomic, because completions are reported on the completion thread and, for operations
+         * failed by a close, on the closing thread.
          */
         final AtomicLongArray completedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        /** Successful operations' latencies on their way to {@link #latencyBy}, each with its category. */
+        final LatencyRing ring = new LatencyRing(RING);
 
         StreamMeters(DeviceStream stream) {
             this.stream = stream;
@@ -245,12 +306,29 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             return sum;
         }
 
-        /** Counts a completion and records its latency: every failure, and of successes the first and then every {@code oneIn}-th. */
+        /**
+         * Counts a completion and takes its latency: every failure (recorded at once: they are rare, and their timer is
+         * another), and of successes the first and then every {@code oneIn}-th, put into the ring for the recorder.
+         */
         void completed(int c, long latencyNanos, boolean failed) {
             long n = completedBy.getAndIncrement(c);
-            if (failed || oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
-                latency(c, failed).record(latencyNanos, TimeUnit.NANOSECONDS);
+            if (failed) {
+                latency(c, true).record(latencyNanos, TimeUnit.NANOSECONDS);
+            } else if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
+                Timer t = latencyBy.get(c);
+                if (t == null) {
+                    latency(c, false); // registered here, once, so that the meter exists as soon as an operation completed
+                }
+                if (!ring.offer(LatencyRing.entry(c, latencyNanos))) {
+                    latency(c, false).record(latencyNanos, TimeUnit.NANOSECONDS); // the recorder fell behind
+                }
             }
+        }
+
+        /** The recorder's side: one latency of category {@code c} from the ring into its timer. */
+        @Override
+        public void record(int c, long latencyNanos) {
+            latency(c, false).record(latencyNanos, TimeUnit.NANOSECONDS);
         }
 
         long completed() {

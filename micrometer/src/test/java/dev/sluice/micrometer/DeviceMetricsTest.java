@@ -64,6 +64,7 @@ class DeviceMetricsTest {
         assertEquals(3 * 4096, registry.get("sluice.copy.bytes").tags("stream", "stream 1", "direction", "upload").functionCounter().count());
         assertEquals(4096, registry.get("sluice.copy.bytes").tags("direction", "download").functionCounter().count());
         assertNull(registry.find("sluice.copy.bytes").tags("direction", "memset").meter(), "memsets copy nothing");
+        metrics.flush(); // the recorder thread would within its period
         Timer uploads = registry.get("sluice.operation.latency").tags("stream", "stream 1", "category", "upload", "outcome", "success")
                 .timer();
         assertEquals(3, uploads.count());
@@ -86,6 +87,36 @@ class DeviceMetricsTest {
         metrics.close();
         assertNull(registry.find("sluice.operations.enqueued").meter(), "close() removes the meters");
         assertNull(registry.find("sluice.memory.allocated").meter());
+    }
+
+    @Test
+    void theRecorderThreadBringsLatenciesToTheTimerWithoutAFlush() throws InterruptedException {
+        new DeviceMetrics(ctx).bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        for (int i = 0; i < 50; i++) {
+            s.enqueueMarker();
+        }
+        s.synchronize();
+        Timer t = registry.get("sluice.operation.latency").tags("stream", s.name(), "category", "marker").timer();
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (t.count() < 50 && System.nanoTime() < deadline) {
+            Thread.sleep(DeviceMetrics.RECORD_MILLIS);
+        }
+        assertEquals(50, t.count(), "recorded by sluice-metrics-recorder within its period");
+    }
+
+    @Test
+    void aFailedOperationIsTimedAtOnceUnderItsOutcome() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        var waited = s.waitFor(gate); // the stream's wait for a host stage, which fails
+        gate.completeExceptionally(new IllegalStateException("the stage failed"));
+        assertThrows(java.util.concurrent.CompletionException.class, waited::join);
+        Timer failed = registry.find("sluice.operation.latency").tags("stream", s.name(), "outcome", "failure").timer();
+        org.junit.jupiter.api.Assertions.assertNotNull(failed, "a failure's timer, without a flush");
+        assertTrue(failed.count() >= 1);
     }
 
     @Test
@@ -118,8 +149,10 @@ class DeviceMetricsTest {
 
     @Test
     void bucketsAloneLeaveNoClientPercentiles() {
-        new DeviceMetrics(ctx).percentiles().bindTo(registry);
+        DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles();
+        metrics.bindTo(registry);
         ctx.stream().enqueueMarker().join();
+        metrics.flush();
         Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
         assertEquals(1, t.count());
         assertEquals(0, t.takeSnapshot().percentileValues().length);
@@ -127,12 +160,14 @@ class DeviceMetricsTest {
 
     @Test
     void latencySamplingTimesEveryNthOperationWhileCountersCountAll() {
-        new DeviceMetrics(ctx).latencySampling(10).bindTo(registry);
+        DeviceMetrics metrics = new DeviceMetrics(ctx).latencySampling(10);
+        metrics.bindTo(registry);
         DeviceStream s = ctx.createStream();
         for (int i = 0; i < 95; i++) {
             s.enqueueMarker();
         }
         ctx.synchronize();
+        metrics.flush();
         Timer t = registry.get("sluice.operation.latency").tags("stream", s.name(), "category", "marker").timer();
         assertEquals(10, t.count(), "the 1st, 11th, ..., 91st");
         assertEquals(95, registry.get("sluice.operations.enqueued").tags("stream", s.name(), "category", "marker")

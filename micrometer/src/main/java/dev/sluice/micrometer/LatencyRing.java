@@ -1,0 +1,91 @@
+package dev.sluice.micrometer;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A bounded ring of latencies, each with its operation category, between the threads that complete operations and the
+ * thread that records them into timers ({@link DeviceMetrics}). Several producers (the completion thread; rarely a
+ * thread failing operations as its context closes) and one consumer at a time (the recorder, or {@link
+ * DeviceMetrics#flush()}, under the binder's drain lock). Each slot has a sequence, as in Dmitry Vyukov's bounded
+ * queue: a producer claims a position with one compare-and-set, writes the value and publishes it with a release store
+ * of the slot's sequence; the consumer reads slots in order while their sequence says they are written. A full ring
+ * refuses the value (the producer then records it itself): nothing blocks and nothing is lost.
+ */
+final class LatencyRing {
+
+    /** Bits of an entry holding the latency; the category lies above them. */
+    private static final int LATENCY_BITS = 56;
+    private static final long LATENCY_MASK = (1L << LATENCY_BITS) - 1;
+
+    private final long[] values;
+    /** Per slot: its position while free for a producer at that position, the position + 1 once written. */
+    private final AtomicLongArray sequences;
+    private final int mask;
+    private final AtomicLong tail = new AtomicLong();
+    /** The consumer's position; read and written under the binder's drain lock only. */
+    private long head;
+
+    /** @param capacity a power of two */
+    LatencyRing(int capacity) {
+        if (Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity " + capacity + " is not a power of two");
+        }
+        values = new long[capacity];
+        sequences = new AtomicLongArray(capacity);
+        for (int i = 0; i < capacity; i++) {
+            sequences.setPlain(i, i);
+        }
+        mask = capacity - 1;
+    }
+
+    /** An entry: category {@code c} (0 to 127) and a latency, clamped to 0 .. 2^56 - 1 ns (about 2.3 years). */
+    static long entry(int c, long latencyNanos) {
+        return (long) c << LATENCY_BITS | Math.min(Math.max(latencyNanos, 0), LATENCY_MASK);
+    }
+
+    /** Adds {@code entry}; false if the ring is full. Any thread. */
+    boolean offer(long entry) {
+        long pos = tail.get();
+        while (true) {
+            int i = (int) pos & mask;
+            long s = sequences.getAcquire(i);
+            if (s == pos) {
+                if (tail.compareAndSet(pos, pos + 1)) {
+                    values[i] = entry;
+                    sequences.setRelease(i, pos + 1); // publishes the value
+                    return true;
+                }
+                pos = tail.get();
+            } else if (s < pos) {
+                return false; // the slot still holds the value of one lap ago: full
+            } else {
+                pos = tail.get(); // another producer took this position
+            }
+        }
+    }
+
+    /** Hands every written entry, in order, to {@code sink}'s {@code record}. One consumer at a time. */
+    void drain(Sink sink) {
+        long h = head;
+        try {
+            while (true) {
+                int i = (int) h & mask;
+                if (sequences.getAcquire(i) != h + 1) {
+                    return;
+                }
+                long e = values[i];
+                sequences.setRelease(i, h + values.length); // free for the producer one lap on
+                h++;
+                sink.record((int) (e >>> LATENCY_BITS), e & LATENCY_MASK);
+            }
+        } finally {
+            head = h;
+        }
+    }
+
+    /** Where {@link #drain} puts the entries. */
+    interface Sink {
+        void record(int category, long latencyNanos);
+    }
+}

@@ -1,0 +1,97 @@
+package dev.sluice.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class LatencyRingTest {
+
+    @Test
+    void entriesComeOutInOrderWithTheirCategoryAndAFullRingRefuses() {
+        LatencyRing ring = new LatencyRing(4);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(ring.offer(LatencyRing.entry(i, 1000 + i)));
+        }
+        assertFalse(ring.offer(LatencyRing.entry(5, 1)), "full");
+        List<String> out = new ArrayList<>();
+        ring.drain((c, latency) -> out.add(c + ":" + latency));
+        assertEquals(List.of("0:1000", "1:1001", "2:1002", "3:1003"), out);
+        assertTrue(ring.offer(LatencyRing.entry(12, 7)), "room again after the drain");
+        out.clear();
+        ring.drain((c, latency) -> out.add(c + ":" + latency));
+        assertEquals(List.of("12:7"), out);
+    }
+
+    @Test
+    void latenciesAreClampedToTheirBits() {
+        List<Long> out = new ArrayList<>();
+        LatencyRing ring = new LatencyRing(2);
+        ring.offer(LatencyRing.entry(3, -5));
+        ring.offer(LatencyRing.entry(3, Long.MAX_VALUE));
+        ring.drain((c, latency) -> {
+            assertEquals(3, c);
+            out.add(latency);
+        });
+        assertEquals(List.of(0L, (1L << 56) - 1), out);
+    }
+
+    @Test
+    void aCapacityThatIsNotAPowerOfTwoIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new LatencyRing(3));
+    }
+
+    /** Four producers and a draining consumer: every accepted entry comes out once; refused ones are the producers'. */
+    @Test
+    @Timeout(60)
+    void concurrentProducersLoseNothing() throws InterruptedException {
+        LatencyRing ring = new LatencyRing(64);
+        int producers = 4;
+        int each = 200_000;
+        AtomicLong refused = new AtomicLong();
+        AtomicLong refusedSum = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(producers);
+        for (int p = 0; p < producers; p++) {
+            int id = p;
+            Thread t = new Thread(() -> {
+                for (int i = 1; i <= each; i++) {
+                    if (!ring.offer(LatencyRing.entry(id, i))) {
+                        refused.incrementAndGet();
+                        refusedSum.addAndGet(i);
+                    }
+                }
+                done.countDown();
+            });
+            t.start();
+        }
+        long[] count = new long[1];
+        long[] sum = new long[1];
+        AtomicBoolean ordered = new AtomicBoolean(true);
+        long[] lastOf = new long[producers];
+        LatencyRing.Sink sink = (c, latency) -> {
+            count[0]++;
+            sum[0] += latency;
+            if (latency <= lastOf[c]) {
+                ordered.set(false); // one producer's entries keep their order
+            }
+            lastOf[c] = latency;
+        };
+        while (!done.await(0, TimeUnit.MILLISECONDS)) {
+            ring.drain(sink);
+        }
+        ring.drain(sink);
+        long expectedSum = (long) producers * each * (each + 1L) / 2;
+        assertEquals((long) producers * each, count[0] + refused.get(), "every entry drained or refused");
+        assertEquals(expectedSum, sum[0] + refusedSum.get());
+        assertTrue(ordered.get(), "a producer's entries come out in its order");
+    }
+}
