@@ -41,27 +41,74 @@ import org.jspecify.annotations.Nullable;
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
  * thread adds to the completed count and puts the operation's latency into its stream's ring (one compare-and-set and
  * two stores), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
- * binder ({@code sluice-metrics-recorder}) moves the rings into the latency timers every
- * {@value #RECORD_MILLIS} ms: the timer's histogram and percentiles, the dearest part by far, stay off the threads that
- * enqueue and complete operations. A timer therefore lags its operations by up to that long ({@link #flush()} records
- * at once); a ring that fills before the recorder comes (more than about {@value #RING} operations of one stream in
- * that time) is recorded by the completion thread itself, so no latency is lost. Meters are made the first time a stream enqueues an operation of a category, so tags stay
+ * binder ({@code sluice-metrics-recorder}, running while some binder is bound) moves the rings into the latency timers
+ * every {@value #RECORD_MILLIS} ms: the timers' histograms and percentiles, the dearest part by far, stay off the threads
+ * that enqueue and complete operations. A timer therefore lags its operations by about that long ({@link #flush()}
+ * records at once); a ring that fills before the recorder comes (more than {@value #RING} operations of one stream in
+ * that time, some four million a second) is recorded by the completion thread itself, so no latency is lost. Each
+ * stream's ring takes 64 KiB. Meters are made the first time a stream enqueues an operation of a category, so tags stay
  * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
  * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
     /** How often the recorder thread moves the latency rings into the timers. */
-    static final long RECORD_MILLIS = 10;
-    /** Latencies a stream's ring holds between two visits of the recorder. */
+    static final long RECORD_MILLIS = 1;
+    /** Latencies a stream's ring holds between two visits of the recorder (64 KiB a stream). */
     static final int RING = 4096;
-    /** The recorder thread, shared by every binder: a daemon, idle but for a drain of each bound binder per period. */
+    /** The recorder thread, shared by every binder: a daemon that runs only while some binder is bound and open. */
     private static final java.util.concurrent.ScheduledExecutorService RECORDER =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sluice-metrics-recorder");
                 t.setDaemon(true);
                 return t;
             });
+    /** The binders the recorder visits: bound, not closed, their context open. */
+    private static final java.util.Set<DeviceMetrics> RECORDED = ConcurrentHashMap.newKeySet();
+    /** The recorder's periodic task while {@link #RECORDED} is not empty; guarded by {@link #RECORDED}'s monitor. */
+    private static java.util.concurrent.@Nullable ScheduledFuture<?> recorderTask;
+
+    /** Adds {@code m} to the recorder's visits, starting the recorder if it was idle. */
+    private static void startRecording(DeviceMetrics m) {
+        synchronized (RECORDED) {
+            RECORDED.add(m);
+            if (recorderTask == null) {
+                recorderTask = RECORDER.scheduleWithFixedDelay(DeviceMetrics::recordAll, RECORD_MILLIS, RECORD_MILLIS,
+                        TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Removes {@code m}; the recorder stops once it visits no binder. */
+    private static void stopRecording(DeviceMetrics m) {
+        synchronized (RECORDED) {
+            RECORDED.remove(m);
+            if (RECORDED.isEmpty() && recorderTask != null) {
+                recorderTask.cancel(false);
+                recorderTask = null;
+            }
+        }
+    }
+
+    /**
+     * The recorder's period: drains every binder's rings. A binder whose context has closed (it reports nothing more) is
+     * drained a last time and dropped, so that a binder never closed keeps neither its context reachable nor the
+     * recorder running.
+     */
+    private static void recordAll() {
+        for (DeviceMetrics m : RECORDED) {
+            try {
+                m.flush();
+            } catch (RuntimeException e) {
+                // A registry that throws must not stop the recorder for every binder: this period of this one is dropped.
+                System.getLogger(DeviceMetrics.class.getName()).log(System.Logger.Level.WARNING,
+                        "recording latencies of " + m.context + " failed; dropped", e);
+            }
+            if (m.context.isClosed()) {
+                stopRecording(m);
+            }
+        }
+    }
 
     /** The operation categories, each with a fixed index into a stream's meter arrays. */
     private static final List<String> CATEGORIES = List.of("upload", "download", "d2d", "peer", "memset", "kernel",
@@ -81,7 +128,6 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     private @Nullable Counter faults;
     private @Nullable Counter allocations;
     private @Nullable Counter frees;
-    private java.util.concurrent.@Nullable ScheduledFuture<?> recording;
     /** Held while the rings are drained: one consumer at a time ({@link LatencyRing}). */
     private final Object drainLock = new Object();
 
@@ -183,29 +229,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         meters.add(frees);
         meters.add(faults);
         registration = context.addListener(new Listener());
-        recording = RECORDER.scheduleWithFixedDelay(this::recordTick, RECORD_MILLIS, RECORD_MILLIS, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * The recorder's period: drains the rings; once the context is closed (it reports nothing more), drains them a last
-     * time and stops, so that a binder never closed does not keep its context reachable through the recorder.
-     */
-    private void recordTick() {
-        try {
-            flush();
-        } catch (RuntimeException e) {
-            // A registry that throws must not stop the recorder of every binder's period: this one's is skipped.
-            System.getLogger(DeviceMetrics.class.getName()).log(System.Logger.Level.WARNING,
-                    "recording latencies of " + context + " failed; dropped", e);
-        }
-        if (context.isClosed()) {
-            synchronized (this) {
-                if (recording != null) {
-                    recording.cancel(false);
-                    recording = null;
-                }
-            }
-        }
+        startRecording(this);
     }
 
     /**
@@ -240,10 +264,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             registration.close();
             registration = null;
         }
-        if (recording != null) {
-            recording.cancel(false);
-            recording = null;
-        }
+        stopRecording(this);
         MeterRegistry r = registry;
         if (r != null) {
             for (Meter m : meters) {
