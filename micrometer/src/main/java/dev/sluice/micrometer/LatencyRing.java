@@ -41,6 +41,10 @@ final class LatencyRing {
     private final AtomicLong written = new AtomicLong();
     /** Entries taken so far, published by the consumer (release) for the producer. */
     private final AtomicLong taken = new AtomicLong();
+    /** Entries a drain takes before recording them. */
+    private static final int BATCH = 64;
+    /** The consumer's: the entries taken and not yet recorded. */
+    private final long[] batch = new long[BATCH];
 
     /** @param capacity a power of two */
     LatencyRing(int capacity) {
@@ -76,18 +80,25 @@ final class LatencyRing {
         return true;
     }
 
-    /** Hands every written entry, in order, to {@code sink}'s {@code record}. One consumer at a time. */
+    /**
+     * Hands every written entry, in order, to {@code sink}'s {@code record}. One consumer at a time. Entries are taken
+     * {@value #BATCH} at a time and their slots given back before they are recorded, so that the producer, which may
+     * write on while a long drain records, finds room.
+     */
     void drain(Sink sink) {
         long h = taken.getPlain();
         long end = written.getAcquire();
-        try {
-            while (h < end) {
-                long e = values[(int) h & mask];
-                h++;
+        while (h < end) {
+            int n = (int) Math.min(BATCH, end - h);
+            for (int k = 0; k < n; k++) {
+                batch[k] = values[(int) (h + k) & mask];
+            }
+            h += n;
+            taken.setRelease(h); // the slots are the producer's again
+            for (int k = 0; k < n; k++) {
+                long e = batch[k];
                 sink.record((int) (e >>> LATENCY_BITS), e & LATENCY_MASK);
             }
-        } finally {
-            taken.setRelease(h); // the slots are the producer's again
         }
     }
 
