@@ -64,7 +64,7 @@ final class StressCores {
     static DeviceFuture<Void> enqueue(StreamCore core) {
         core.lock();
         try {
-            return core.mark(null, null, null);
+            return core.mark(null, null, null, null);
         } finally {
             core.unlock();
         }

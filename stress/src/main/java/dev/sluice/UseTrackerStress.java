@@ -40,7 +40,7 @@ public class UseTrackerStress {
         core.lock();
         try {
             if (uses.claimIfOpen(closed)) {
-                DeviceFuture<Void> f = core.mark(null, null, null);
+                DeviceFuture<Void> f = core.mark(null, null, null, null);
                 uses.noteUse(core, f);
                 r.r1 = 1;
             }
