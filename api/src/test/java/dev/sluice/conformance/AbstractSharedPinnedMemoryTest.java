@@ -104,37 +104,41 @@ public abstract class AbstractSharedPinnedMemoryTest extends ConformanceBase {
         }
     }
 
-    @Test
-    void closingTheContextThatOwnsTheMemoryWaitsForAnotherContextsPendingCopy() {
+    /** A copy from pinned memory of another context, held on {@link #ctx}'s stream behind about 300 ms of work. */
+    private record PendingCopy(DeviceContext owner, HostBuffer in, DeviceStream stream, DeviceBuffer into,
+            DeviceFuture<Void> copy) {
+    }
+
+    private PendingCopy pendingCopyFromAnotherContext(int seed) {
         DeviceContext owner = others().getLast();
         Assumptions.assumeTrue(ctx.sharesPinnedMemoryWith(owner), () -> ctx + " does not share pinned memory with " + owner);
-        HostBuffer in = pinned(owner, pattern(5));
+        HostBuffer in = pinned(owner, pattern(seed));
         DeviceStream s = ctx.createStream();
         DeviceBuffer busy = ctx.allocate(DType.I32, 1);
         DeviceBuffer d = ctx.allocate(DType.I32, N);
         slowFill(s, busy, 1, Duration.ofMillis(300)); // the copy waits behind this
-        DeviceFuture<Void> copy = s.enqueueCopy(in, d);
-        owner.close(); // must not free the pinned memory under the pending copy
-        assertTrue(in.isClosed(), "the owner's close closes its host buffers");
-        await(copy);
-        assertArrayEquals(pattern(5), readInts(ctx.stream(), d), "the copy read the memory after it was freed");
+        return new PendingCopy(owner, in, s, d, s.enqueueCopy(in, d));
+    }
+
+    @Test
+    void closingTheContextThatOwnsTheMemoryWaitsForAnotherContextsPendingCopy() {
+        PendingCopy p = pendingCopyFromAnotherContext(5);
+        p.owner().close(); // must not free the pinned memory under the pending copy
+        assertTrue(p.in().isClosed(), "the owner's close closes its host buffers");
+        await(p.copy());
+        assertArrayEquals(pattern(5), readInts(ctx.stream(), p.into()), "the copy read the memory after it was freed");
         assertFalse(ctx.isFaulted());
-        assertThrows(ClosedResourceException.class, () -> s.enqueueCopy(in, d), "a closed host buffer is refused");
+        assertThrows(ClosedResourceException.class, () -> p.stream().enqueueCopy(p.in(), p.into()),
+                "a closed host buffer is refused");
     }
 
     @Test
     void closingTheHostBufferFreesItOnlyAfterAnotherContextsPendingCopy() {
-        DeviceContext owner = others().getLast();
-        Assumptions.assumeTrue(ctx.sharesPinnedMemoryWith(owner), () -> ctx + " does not share pinned memory with " + owner);
-        HostBuffer in = pinned(owner, pattern(9));
-        DeviceStream s = ctx.createStream();
-        DeviceBuffer busy = ctx.allocate(DType.I32, 1);
-        DeviceBuffer d = ctx.allocate(DType.I32, N);
-        slowFill(s, busy, 1, Duration.ofMillis(300));
-        DeviceFuture<Void> copy = s.enqueueCopy(in, d);
-        in.close();
-        await(copy);
-        assertArrayEquals(pattern(9), readInts(ctx.stream(), d), "the copy read the memory after it was freed");
+        PendingCopy p = pendingCopyFromAnotherContext(9);
+        DeviceContext owner = p.owner();
+        p.in().close();
+        await(p.copy());
+        assertArrayEquals(pattern(9), readInts(ctx.stream(), p.into()), "the copy read the memory after it was freed");
         // The owner goes on: its own streams still use pinned memory of their own.
         try (HostBuffer again = pinned(owner, pattern(1))) {
             DeviceBuffer there = owner.allocate(DType.I32, N);
