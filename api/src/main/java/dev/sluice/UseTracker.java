@@ -106,15 +106,22 @@ final class UseTracker {
         noteAccess(stream, use, start, end, true);
     }
 
-    /** Under the monitor. */
+    /**
+     * Under the monitor. The usual case, a buffer one stream uses over and over the same way, is kept small enough for
+     * the JIT to inline into the enqueue path (the general case is too big to be): the one access remembered is this
+     * stream's, of the same bytes and kind, and this operation takes its place (what {@link #noteAnyAccess} would do).
+     */
     private void noteAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
-        // The usual case, a buffer one stream uses over and over the same way: the one access remembered is this
-        // stream's, of the same bytes and kind, and this operation takes its place (what the loop below would do).
         if (accesses == 1 && accessStream[0] == stream && accessStart[0] == start && accessEnd[0] == end
                 && accessWrites[0] == writes) {
             accessUse[0] = use;
             return;
         }
+        noteAnyAccess(stream, use, start, end, writes);
+    }
+
+    /** {@link #noteAccess} in general: merges, compacts and grows the remembered accesses. Under the monitor. */
+    private void noteAnyAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
         int slot = -1;
         int kept = 0;
         for (int i = 0; i < accesses; i++) {
