@@ -147,18 +147,7 @@ final class StreamCore {
         DeviceFuture<T> f;
         Group g = open;
         if (g == null && (groupBound == 1 || queue.isEmpty())) {
-            Marker m;
-            RuntimeException refused = null;
-            try {
-                m = handle.recordMarker();
-            } catch (RuntimeException e) {
-                refused = e;
-                m = refusedMarker();
-            }
-            f = new DeviceFuture<>(stream, seq, m, value, null);
-            if (refused != null) {
-                f.presetFailure(refused);
-            }
+            f = withOwnMarker(stream, seq, value);
         } else {
             if (g == null) {
                 g = new Group(this);
@@ -178,7 +167,27 @@ final class StreamCore {
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
     <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Completion observer) {
         sealLocked(); // keeps markers in stream order
-        return publish(new DeviceFuture<>(stream, ++sequence, handle.recordMarker(), value, null), null, observer);
+        return publish(withOwnMarker(stream, ++sequence, value), null, observer);
+    }
+
+    /**
+     * A future with a marker of its own. A marker the backend refuses fails the future (on the completion thread), not the
+     * caller: the operation was handed to the backend, and its listeners have heard of it.
+     */
+    private <T> DeviceFuture<T> withOwnMarker(DeviceStream stream, long seq, @Nullable T value) {
+        Marker m;
+        RuntimeException refused = null;
+        try {
+            m = handle.recordMarker();
+        } catch (RuntimeException e) {
+            refused = e;
+            m = refusedMarker();
+        }
+        DeviceFuture<T> f = new DeviceFuture<>(stream, seq, m, value, null);
+        if (refused != null) {
+            f.presetFailure(refused);
+        }
+        return f;
     }
 
     private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive, Observers.@Nullable Completion observer) {
@@ -391,6 +400,7 @@ final class StreamCore {
         // it again (a driver call each on a GPU).
         Marker seenDone = null;
         long now = 0; // the clock for observed futures, read once per pass (their listeners' latency ends here)
+        boolean clocked = false;
         DeviceFuture<?> head;
         while ((head = queue.peek()) != null) {
             Marker m = head.marker();
@@ -418,8 +428,9 @@ final class StreamCore {
                 }
                 runAll(ready);
             }
-            if (now == 0 && head.isObserved()) {
+            if (!clocked && head.isObserved()) {
                 now = System.nanoTime();
+                clocked = true;
             }
             finish(head, now);
             // Release after completing: while a future is not done its marker is not back in its pool, which narrows the

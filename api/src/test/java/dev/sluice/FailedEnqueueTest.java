@@ -66,6 +66,52 @@ class FailedEnqueueTest {
         });
     }
 
+    /**
+     * A marker the backend refuses fails the operation's future, not the enqueue, on a traced stream as on any other: the
+     * operation was handed to the backend and its listeners heard of it, so they must hear its end.
+     */
+    @Test
+    void aRefusedMarkerOnATracedStreamFailsTheFutureAndTheListenersHearItsEnd() {
+        IllegalStateException refused = new IllegalStateException("the driver refused the marker");
+        AtomicReference<RuntimeException> markerFailure = new AtomicReference<>();
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {StreamHandle.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "recordMarker" -> {
+                        RuntimeException f = markerFailure.getAndSet(null);
+                        if (f != null) {
+                            throw f;
+                        }
+                        yield FakeDevices.marker(() -> true);
+                    }
+                    case "allocate" -> FakeDevices.memory((Long) args[0]);
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> "fake stream";
+                    default -> null;
+                }), ContextOptions.defaults().withTracing(true));
+        List<String> heard = new CopyOnWriteArrayList<>();
+        ctx.addListener(new DeviceListener() {
+            @Override
+            public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+                heard.add("enqueued " + category);
+            }
+
+            @Override
+            public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                    Throwable failure) {
+                heard.add("completed " + category + (failure == null ? "" : " failed: " + failure.getMessage()));
+            }
+        });
+        DeviceBuffer a = ctx.allocate(DType.I32, 16);
+        DeviceStream s = ctx.createStream();
+        markerFailure.set(refused);
+        DeviceFuture<Void> filled = s.enqueueFill(a, 1);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> filled.get(10, TimeUnit.SECONDS));
+        assertSame(refused, e.getCause());
+        assertEquals(List.of("enqueued memset", "completed memset failed: the driver refused the marker"), heard);
+        s.enqueueFill(a, 2).join(); // the stream goes on
+    }
+
     @Test
     void aStickyErrorReturnedToACallFaultsTheContext() throws Exception {
         DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());

@@ -50,6 +50,25 @@ final class FakeDevices {
                         }
                     };
                     case "streamPriorityRange" -> new PriorityRange(0, 0);
+                    case "createEvent" -> new dev.sluice.spi.EventHandle() { // done at once, no time between two
+                        @Override
+                        public boolean query() {
+                            return true;
+                        }
+
+                        @Override
+                        public void synchronize() {
+                        }
+
+                        @Override
+                        public float elapsedMillis(dev.sluice.spi.EventHandle end) {
+                            return 0;
+                        }
+
+                        @Override
+                        public void destroy() {
+                        }
+                    };
                     default -> null;
                 });
         try {

@@ -79,6 +79,18 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /** Whether the recorder visits this binder (for tests). */
+    boolean isRecorded() {
+        return RECORDED.contains(this);
+    }
+
+    /** Whether the recorder runs at all (for tests). */
+    static boolean recorderRunning() {
+        synchronized (RECORDED) {
+            return recorderTask != null;
+        }
+    }
+
     /** Removes {@code m}; the recorder stops once it visits no binder. */
     private static void stopRecording(DeviceMetrics m) {
         synchronized (RECORDED) {
@@ -336,12 +348,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             if (failed) {
                 latency(c, true).record(latencyNanos, TimeUnit.NANOSECONDS);
             } else if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
-                Timer t = latencyBy.get(c);
-                if (t == null) {
-                    latency(c, false); // registered here, once, so that the meter exists as soon as an operation completed
-                }
+                Timer t = latency(c, false); // registered by the first completion: the meter exists from then on
                 if (!ring.offer(LatencyRing.entry(c, latencyNanos))) {
-                    latency(c, false).record(latencyNanos, TimeUnit.NANOSECONDS); // the recorder fell behind
+                    t.record(latencyNanos, TimeUnit.NANOSECONDS); // the recorder fell behind
                 }
             }
         }
@@ -376,13 +385,25 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
     /** Registers a meter, keeping it for {@link #close()}; racing first uses get the same meter from the registry. */
     private void register(FunctionCounter.Builder<?> b) {
-        meters.add(b.register(registryOrThrow()));
+        kept(b.register(registryOrThrow()));
     }
 
     private Timer register(Timer.Builder b) {
-        Timer t = b.register(registryOrThrow());
-        meters.add(t);
-        return t;
+        return kept(b.register(registryOrThrow()));
+    }
+
+    /**
+     * Keeps {@code m} for {@link #close()}, or removes it at once if a close ran meanwhile (a completion that passed the
+     * listener's check just before it, or the recorder's last drain). Both sides write, then read: {@code closed} and
+     * the meter list are volatile, so either close() sees the meter or this sees {@code closed}.
+     */
+    private <M extends Meter> M kept(M m) {
+        meters.add(m);
+        MeterRegistry r = registry;
+        if (closed && r != null) {
+            r.remove(m);
+        }
+        return m;
     }
 
     private MeterRegistry registryOrThrow() {

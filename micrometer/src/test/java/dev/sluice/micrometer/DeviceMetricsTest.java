@@ -1,6 +1,7 @@
 package dev.sluice.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -103,6 +104,36 @@ class DeviceMetricsTest {
             Thread.sleep(DeviceMetrics.RECORD_MILLIS);
         }
         assertEquals(50, t.count(), "recorded by sluice-metrics-recorder within its period");
+    }
+
+    @Test
+    void aBinderNeverClosedLeavesTheRecorderOnceItsContextCloses() throws InterruptedException {
+        DeviceContext other = DeviceContext.open(Api.CPU, 0);
+        DeviceMetrics metrics = new DeviceMetrics(other);
+        metrics.bindTo(new SimpleMeterRegistry());
+        assertTrue(metrics.isRecorded());
+        assertTrue(DeviceMetrics.recorderRunning());
+        other.close(); // the binder itself is never closed
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (metrics.isRecorded() && System.nanoTime() < deadline) {
+            Thread.sleep(DeviceMetrics.RECORD_MILLIS);
+        }
+        assertFalse(metrics.isRecorded(), "dropped by the recorder: it keeps neither the binder nor its context");
+    }
+
+    @Test
+    void theRecorderStopsWhenNoBinderIsLeft() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        assertTrue(DeviceMetrics.recorderRunning());
+        metrics.close();
+        assertFalse(metrics.isRecorded());
+        // Other tests' binders of closed contexts may still be listed until the recorder's next period drops them.
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (DeviceMetrics.recorderRunning() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertFalse(DeviceMetrics.recorderRunning(), "no binder bound: the recorder thread idles");
     }
 
     @Test

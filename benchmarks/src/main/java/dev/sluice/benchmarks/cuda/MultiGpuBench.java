@@ -338,7 +338,7 @@ public final class MultiGpuBench {
             this.chunkElements = chunkElements;
             for (int i = 0; i < chunkCount; i++) {
                 float[] c = new float[chunkElements];
-                java.util.Arrays.fill(c, i);
+                Arrays.fill(c, i);
                 input.add(c);
             }
         }
@@ -431,11 +431,11 @@ public final class MultiGpuBench {
                 Runtime.getRuntime().availableProcessors(), java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
                 Runtime.getRuntime().maxMemory() >> 20);
         for (String name : loads) {
-            try (Load load = name.equals("pinned") ? new PinnedLoad(d0, chunkCount, chunkElements)
-                    : name.equals("arrays") ? new ArrayLoad(chunkCount, chunkElements) : null) {
-                if (load == null) {
-                    throw new IllegalArgumentException("--loads: '" + name + "' is neither arrays nor pinned");
-                }
+            try (Load load = switch (name) {
+                case "pinned" -> new PinnedLoad(d0, chunkCount, chunkElements);
+                case "arrays" -> new ArrayLoad(chunkCount, chunkElements);
+                default -> throw new IllegalArgumentException("--loads: '" + name + "' is neither arrays nor pinned");
+            }) {
                 if (load instanceof PinnedLoad && lib != null) {
                     cDma(lib, (long) chunkElements * 4, chunkCount);
                 }
@@ -444,12 +444,13 @@ public final class MultiGpuBench {
                         System.out.printf(Locale.ROOT, "multi_host_copies_only_%d_at_once_ms=%.1f%n", k, hostCopyMillis(d0, a.input, k));
                     }
                 }
-                pipeline(d0, d1, load, totalBytes, chunkCount, chunkElements, fixedPasses, lanes, reps);
+                compare(d0, d1, load, totalBytes, chunkCount, chunkElements, fixedPasses, lanes, reps);
             }
         }
     }
 
-    private static void pipeline(DeviceContext d0, DeviceContext d1, Load load, long totalBytes, int chunkCount, int chunkElements,
+    /** One load through the pipeline over one device and over two, alternating; the passes balanced unless fixed. */
+    private static void compare(DeviceContext d0, DeviceContext d1, Load load, long totalBytes, int chunkCount, int chunkElements,
             int fixedPasses, int lanes, int reps) {
         String key = "multi_pipeline_" + load.name() + "_";
         int passes = fixedPasses;
@@ -532,7 +533,7 @@ public final class MultiGpuBench {
                 java.util.concurrent.CompletableFuture.allOf(slots).join();
                 t[r] = (System.nanoTime() - t0) / 1e6;
             }
-            return median(java.util.Arrays.copyOfRange(t, 1, t.length));
+            return median(Arrays.copyOfRange(t, 1, t.length));
         } finally {
             pinned.forEach(dev.sluice.HostBuffer::close);
         }
