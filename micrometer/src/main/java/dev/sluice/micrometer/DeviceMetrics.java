@@ -39,14 +39,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
- * thread adds to the completed count and puts the operation's latency into its stream's ring (one compare-and-set and
- * two stores), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
+ * thread, the only one that completes operations successfully, adds to a plain count of its own and puts the
+ * operation's latency into its stream's ring (one compare-and-set and two stores), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
  * binder ({@code sluice-metrics-recorder}, running while some binder is bound) moves the rings into the latency timers
  * every {@value #RECORD_MILLIS} ms: the timers' histograms and percentiles, the dearest part by far, stay off the threads
  * that enqueue and complete operations. A timer therefore lags its operations by about that long ({@link #flush()}
- * records at once); a ring that fills before the recorder comes (more than {@value #RING} operations of one stream in
- * that time, some four million a second) is recorded by the completion thread itself, so no latency is lost. Each
- * stream's ring takes 64 KiB. Meters are made the first time a stream enqueues an operation of a category, so tags stay
+ * records at once). A latency that finds its ring full (more than {@value #RING} operations of one stream before the
+ * recorder comes: completions sustained faster than the recorder can time them, some four million a second on a
+ * 16-core host) is not timed but counted, in {@code sluice.operation.latency.unrecorded}: the completion thread never
+ * records a timer itself, which at that rate would make it, and so every future's completion, the bottleneck. The
+ * timer is then a sample of the stream's operations, and its count falls behind {@code sluice.operations.completed} by
+ * that counter. Each stream's ring takes 64 KiB. Meters are made the first time a stream enqueues an operation of a category, so tags stay
  * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
  * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
@@ -140,8 +143,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     private @Nullable Counter faults;
     private @Nullable Counter allocations;
     private @Nullable Counter frees;
-    /** Held while the rings are drained: one consumer at a time ({@link LatencyRing}). */
-    private final Object drainLock = new Object();
+    /** Held while the rings are drained: one consumer at a time ({@link LatencyRing}). Tests hold it to stall the recorder. */
+    final Object drainLock = new Object();
+    /** Each stream's ring: {@link #RING}; tests make it smaller before {@link #bindTo} to fill it. */
+    int ringCapacity = RING;
 
     /** Meters for {@code context}, tagged {@code backend} and {@code device}. */
     public DeviceMetrics(DeviceContext context) {
@@ -298,14 +303,18 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         final AtomicLongArray enqueuedBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicLongArray bytesBy = new AtomicLongArray(4);
         /**
-         * Completions per category: atomic, because completions are reported on the completion thread and, for operations
-         * failed by a close, on the closing thread.
+         * Successful completions per category. Only the context's completion thread completes operations successfully, so
+         * it is their single writer: a plain increment published by a release store, no atomic instruction per operation.
          */
-        final AtomicLongArray completedBy = new AtomicLongArray(CATEGORIES.size());
+        final AtomicLongArray succeededBy = new AtomicLongArray(CATEGORIES.size());
+        /** Failed completions per category: atomic, because a closing thread also fails operations. */
+        final AtomicLongArray failedCountBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
+        /** Latencies of successful operations that found the ring full, per category: counted, not timed. */
+        final AtomicLongArray unrecordedBy = new AtomicLongArray(CATEGORIES.size());
         /** Successful operations' latencies on their way to {@link #latencyBy}, each with its category. */
-        final LatencyRing ring = new LatencyRing(RING);
+        final LatencyRing ring = new LatencyRing(ringCapacity);
 
         StreamMeters(DeviceStream stream) {
             this.stream = stream;
@@ -344,14 +353,28 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
          * another), and of successes the first and then every {@code oneIn}-th, put into the ring for the recorder.
          */
         void completed(int c, long latencyNanos, boolean failed) {
-            long n = completedBy.getAndIncrement(c);
             if (failed) {
+                failedCountBy.getAndIncrement(c);
                 latency(c, true).record(latencyNanos, TimeUnit.NANOSECONDS);
-            } else if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
-                Timer t = latency(c, false); // registered by the first completion: the meter exists from then on
+                return;
+            }
+            long n = succeededBy.getPlain(c);
+            succeededBy.setRelease(c, n + 1);
+            if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
+                latency(c, false); // registered by the first completion: the meter exists from then on
                 if (!ring.offer(LatencyRing.entry(c, latencyNanos))) {
-                    t.record(latencyNanos, TimeUnit.NANOSECONDS); // the recorder fell behind
+                    unrecorded(c); // the recorder fell behind: timing it here would hold up the completions
                 }
+            }
+        }
+
+        /** Counts a latency the ring refused; the first of a category registers its counter. */
+        private void unrecorded(int c) {
+            if (unrecordedBy.getAndIncrement(c) == 0) {
+                register(FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
+                        .tags(streamTags).tag("category", CATEGORIES.get(c))
+                        .description("Successful operations whose latency was not timed: completed faster than the"
+                                + " recorder could time them"));
             }
         }
 
@@ -363,8 +386,8 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
         long completed() {
             long sum = 0;
-            for (int c = 0; c < completedBy.length(); c++) {
-                sum += completedBy.get(c);
+            for (int c = 0; c < succeededBy.length(); c++) {
+                sum += succeededBy.get(c) + failedCountBy.get(c);
             }
             return sum;
         }
@@ -414,22 +437,24 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         return r;
     }
 
-    private static int index(String category) {
-        return switch (category) {
-            case "upload" -> 0;
-            case "download" -> 1;
-            case "d2d" -> 2;
-            case "peer" -> 3;
-            case "memset" -> 4;
-            case "kernel" -> 5;
-            case "record" -> 6;
-            case "wait" -> 7;
-            case "host" -> 8;
-            case "marker" -> 9;
-            case "alloc" -> 10;
-            case "free" -> 11;
-            default -> 12;
-        };
+    /** {@link #CATEGORIES} as an array, for {@link #index}. */
+    private static final String[] CATEGORY_NAMES = CATEGORIES.toArray(String[]::new);
+
+    /**
+     * The index of {@code category} in {@link #CATEGORIES}. The hook passes {@code TraceSpan}'s constants, so an identity
+     * comparison finds the usual ones at once; a staged peer copy counts as {@code peer}.
+     */
+    static int index(String category) {
+        for (int i = 0; i < CATEGORY_NAMES.length; i++) {
+            if (CATEGORY_NAMES[i] == category) {
+                return i;
+            }
+        }
+        if (category.equals(dev.sluice.TraceSpan.PEER_STAGED)) {
+            return CATEGORIES.indexOf(dev.sluice.TraceSpan.PEER);
+        }
+        int i = CATEGORIES.indexOf(category);
+        return i >= 0 ? i : CATEGORIES.indexOf(dev.sluice.TraceSpan.GRAPH);
     }
 
     private StreamMeters meters(DeviceStream stream) {

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * DeviceMetrics#flush()}, under the binder's drain lock). Each slot has a sequence, as in Dmitry Vyukov's bounded
  * queue: a producer claims a position with one compare-and-set, writes the value and publishes it with a release store
  * of the slot's sequence; the consumer reads slots in order while their sequence says they are written. A full ring
- * refuses the value (the producer then records it itself): nothing blocks and nothing is lost.
+ * refuses the value (the binder then counts it as not timed): no producer ever blocks.
  */
 final class LatencyRing {
 

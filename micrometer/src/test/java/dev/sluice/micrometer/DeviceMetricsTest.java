@@ -13,9 +13,11 @@ import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
@@ -104,6 +106,39 @@ class DeviceMetricsTest {
             Thread.sleep(DeviceMetrics.RECORD_MILLIS);
         }
         assertEquals(50, t.count(), "recorded by sluice-metrics-recorder within its period");
+    }
+
+    @Test
+    void latenciesThatFindTheRingFullAreCountedNotTimedAndNoneIsLostTrackOf() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.ringCapacity = 8;
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        synchronized (metrics.drainLock) { // the recorder cannot empty the ring meanwhile
+            DeviceFuture<Void> last = null;
+            for (int i = 0; i < 100; i++) {
+                last = s.enqueueMarker();
+            }
+            last.join(); // its listeners have heard of it first
+        }
+        metrics.flush();
+        Timer t = registry.get("sluice.operation.latency").tags("stream", s.name(), "category", "marker").timer();
+        FunctionCounter unrecorded = registry.get("sluice.operation.latency.unrecorded")
+                .tags("stream", s.name(), "category", "marker").functionCounter();
+        assertEquals(8, t.count(), "the ring's worth, timed by the flush");
+        assertEquals(92, unrecorded.count(), "the rest, counted");
+        assertEquals(100, registry.get("sluice.operations.completed").functionCounter().count());
+        metrics.close();
+        assertNull(registry.find("sluice.operation.latency.unrecorded").meter(), "removed with the binder's meters");
+    }
+
+    @Test
+    void aStagedPeerCopyCountsAsAPeerCopyAndCategoriesAreFoundByNameToo() {
+        // The hook names a staged peer copy's category "peer-staged"; the binder's categories know it as "peer".
+        assertEquals(3, DeviceMetrics.index(dev.sluice.TraceSpan.PEER));
+        assertEquals(3, DeviceMetrics.index(dev.sluice.TraceSpan.PEER_STAGED));
+        assertEquals(9, DeviceMetrics.index(new String(dev.sluice.TraceSpan.MARKER)), "an equal string, not the constant");
+        assertEquals(12, DeviceMetrics.index(dev.sluice.TraceSpan.GRAPH));
     }
 
     @Test
