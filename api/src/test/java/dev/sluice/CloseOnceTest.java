@@ -62,26 +62,7 @@ class CloseOnceTest {
         long end = System.nanoTime() + BUDGET_NANOS;
         for (int r = 0; r < ROUNDS && System.nanoTime() < end; r++) {
             AtomicInteger destroyed = new AtomicInteger();
-            EventHandle h = new EventHandle() {
-                @Override
-                public boolean query() {
-                    return true;
-                }
-
-                @Override
-                public void synchronize() {
-                }
-
-                @Override
-                public float elapsedMillis(EventHandle end) {
-                    return 0;
-                }
-
-                @Override
-                public void destroy() {
-                    destroyed.incrementAndGet();
-                }
-            };
+            EventHandle h = FakeDevices.event(destroyed::incrementAndGet);
             DeviceEvent e = new DeviceEvent(ctx, h, Set.of());
             closeFromManyThreads(e);
             assertEquals(1, destroyed.get(), "cuEventDestroy calls in round " + r);

@@ -50,25 +50,7 @@ final class FakeDevices {
                         }
                     };
                     case "streamPriorityRange" -> new PriorityRange(0, 0);
-                    case "createEvent" -> new dev.sluice.spi.EventHandle() { // done at once, no time between two
-                        @Override
-                        public boolean query() {
-                            return true;
-                        }
-
-                        @Override
-                        public void synchronize() {
-                        }
-
-                        @Override
-                        public float elapsedMillis(dev.sluice.spi.EventHandle end) {
-                            return 0;
-                        }
-
-                        @Override
-                        public void destroy() {
-                        }
-                    };
+                    case "createEvent" -> event(() -> { });
                     default -> null;
                 });
         try {
@@ -99,6 +81,30 @@ final class FakeDevices {
 
             @Override
             public void release() {
+            }
+        };
+    }
+
+    /** An event that is done at once, with no time between two; {@code onDestroy} runs at each destroy. */
+    static dev.sluice.spi.EventHandle event(Runnable onDestroy) {
+        return new dev.sluice.spi.EventHandle() {
+            @Override
+            public boolean query() {
+                return true;
+            }
+
+            @Override
+            public void synchronize() {
+            }
+
+            @Override
+            public float elapsedMillis(dev.sluice.spi.EventHandle end) {
+                return 0;
+            }
+
+            @Override
+            public void destroy() {
+                onDestroy.run();
             }
         };
     }

@@ -11,18 +11,19 @@ import dev.sluice.HostBuffer;
 import dev.sluice.micrometer.DeviceMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Locale;
-import java.util.function.Supplier;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Function;
 import joptsimple.OptionException;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
-import joptsimple.OptionSpec;
 
 /**
  * The binder's cost per operation with the two sides alternating in one process: two contexts of the backend that
  * {@code -Dsluice.api} picks (device 0), one bound to a {@link SimpleMeterRegistry} through {@link DeviceMetrics} as a
  * service would bind it (its defaults: every latency timed, percentiles 0.5, 0.9 and 0.99), the other not. Block by
  * block, in turn first, each enqueues the same operations on one of its streams, keeping at most 4,096 futures in flight
- * (as {@link MeterBenchmark}), and waits for the last; the time includes the completions, so a binder that slows the
+ * (a {@link Backlog}, as {@link MeterBenchmark}), and waits for the last; the time includes the completions, so a binder that slows the
  * completion thread shows here as well as one that slows the enqueuing thread.
  *
  * <p>Why not only {@link MeterBenchmark}: its forks differ from one another by about as much as the binder costs, so
@@ -41,68 +42,91 @@ import joptsimple.OptionSpec;
  */
 public final class MeterPairedBench {
 
-    private static final int BACKLOG = 4096;
-
     private MeterPairedBench() {
     }
 
-    public static void main(String[] args) throws Exception {
-        OptionParser parser = new OptionParser(false);
-        OptionSpec<Integer> blocksOption = parser.accepts("blocks", "measured block pairs per operation")
-                .withRequiredArg().ofType(Integer.class).defaultsTo(40);
-        OptionSpec<Integer> opsOption = parser.accepts("ops", "operations per block (uploads: a fifth of it)")
-                .withRequiredArg().ofType(Integer.class).defaultsTo(50_000);
-        OptionSpec<String> boundOption = parser.accepts("bound", "what the bound context gets: metrics (DeviceMetrics, its"
-                + " defaults) or listener (a DeviceListener that does nothing: the hook's own cost)")
-                .withRequiredArg().defaultsTo("metrics");
-        int blocks;
-        int ops;
-        String what;
-        try {
+    /** The command line: block pairs, operations per block, and what the bound context gets. */
+    record Options(int blocks, int ops, boolean metrics) {
+
+        /**
+         * @throws OptionException          for an unknown option or a value that is not a number
+         * @throws IllegalArgumentException for a value out of range, naming the option
+         */
+        static Options parse(String[] args) {
+            OptionParser parser = parser();
             OptionSet set = parser.parse(args);
             if (!set.nonOptionArguments().isEmpty()) {
                 throw new IllegalArgumentException("unknown argument " + set.nonOptionArguments().getFirst());
             }
-            blocks = set.valueOf(blocksOption);
-            ops = set.valueOf(opsOption);
-            what = set.valueOf(boundOption);
-            if (!what.equals("metrics") && !what.equals("listener")) {
-                throw new IllegalArgumentException("--bound " + what + ": metrics or listener");
+            int blocks = (Integer) set.valueOf("blocks");
+            int ops = (Integer) set.valueOf("ops");
+            String bound = (String) set.valueOf("bound");
+            if (blocks < 1) {
+                throw new IllegalArgumentException("--blocks " + blocks + ": at least 1");
             }
-            if (blocks < 1 || ops < 1) {
-                throw new IllegalArgumentException("--blocks and --ops must be at least 1");
+            if (ops < 5) {
+                throw new IllegalArgumentException("--ops " + ops + ": at least 5 (uploads are a fifth of it)");
             }
+            if (!bound.equals("metrics") && !bound.equals("listener")) {
+                throw new IllegalArgumentException("--bound " + bound + ": metrics or listener");
+            }
+            return new Options(blocks, ops, bound.equals("metrics"));
+        }
+
+        static OptionParser parser() {
+            OptionParser parser = new OptionParser(false); // no abbreviations
+            parser.accepts("blocks", "measured block pairs per operation").withRequiredArg().ofType(Integer.class).defaultsTo(40);
+            parser.accepts("ops", "operations per block (uploads: a fifth of it)").withRequiredArg().ofType(Integer.class)
+                    .defaultsTo(50_000);
+            parser.accepts("bound", "what the bound context gets: metrics (DeviceMetrics, its defaults) or listener (a"
+                    + " DeviceListener that does nothing: the hook's own cost)").withRequiredArg().defaultsTo("metrics");
+            return parser;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
         } catch (OptionException | IllegalArgumentException e) {
             System.err.println("MeterPairedBench: " + e.getMessage());
-            parser.printHelpOn(System.err);
+            Options.parser().printHelpOn(System.err);
             System.exit(2);
             return;
         }
+        measure(o).forEach((k, v) -> System.out.println(k + "=" + String.format(Locale.ROOT, "%.4f", v)));
+    }
+
+    /** Both operations, paired as the class comment says, on the backend {@code -Dsluice.api} picks; the figures by name. */
+    static Map<String, Double> measure(Options o) {
+        Map<String, Double> out = new LinkedHashMap<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (DeviceContext plain = DeviceContext.open(ContextOptions.defaults());
                 DeviceContext bound = DeviceContext.open(ContextOptions.defaults());
                 DeviceMetrics metrics = new DeviceMetrics(bound)) {
-            if (what.equals("metrics")) {
+            if (o.metrics()) {
                 metrics.bindTo(registry);
             } else {
                 bound.addListener(new DeviceListener() { });
             }
-            System.out.println("backend=" + plain.backendName() + " device=" + plain.name() + " bound=" + what);
-            Side p = new Side(plain);
-            Side b = new Side(bound);
-            compare("marker", blocks, ops, p, p.markers(), b, b.markers());
-            compare("upload", blocks, Math.max(1, ops / 5), p, p.uploads(), b, b.uploads());
-            p.close();
-            b.close();
+            System.out.println("backend=" + plain.backendName() + " device=" + plain.name() + " bound="
+                    + (o.metrics() ? "metrics" : "listener"));
+            try (Side p = new Side(plain); Side b = new Side(bound)) {
+                compare(out, "marker", o.blocks(), o.ops(), p, b, s -> s.stream.enqueueMarker());
+                compare(out, "upload", o.blocks(), o.ops() / 5, p, b, s -> s.stream.enqueueCopy(s.pinned, s.small));
+            }
+        } finally {
+            registry.close();
         }
+        return out;
     }
 
     /** One context's stream, buffers and backlog of futures. */
-    private static final class Side {
+    private static final class Side implements AutoCloseable {
         final DeviceStream stream;
         final DeviceBuffer small;
         final HostBuffer pinned;
-        final DeviceFuture<?>[] backlog = new DeviceFuture<?>[BACKLOG];
+        final Backlog backlog = new Backlog(4096);
 
         Side(DeviceContext ctx) {
             stream = ctx.createStream();
@@ -110,35 +134,22 @@ public final class MeterPairedBench {
             pinned = ctx.allocateHost(DType.F32, 64);
         }
 
-        Supplier<DeviceFuture<?>> markers() {
-            return stream::enqueueMarker;
-        }
-
-        Supplier<DeviceFuture<?>> uploads() {
-            return () -> stream.enqueueCopy(pinned, small);
-        }
-
-        /** {@code n} operations, at most {@link #BACKLOG} in flight, and the wait for the last; nanoseconds. */
-        long block(Supplier<DeviceFuture<?>> op, int n) {
+        /** {@code n} operations through the backlog, and the wait for the last; nanoseconds. */
+        long block(Function<Side, DeviceFuture<?>> op, int n) {
             stream.synchronize();
             long t0 = System.nanoTime();
             DeviceFuture<?> last = null;
             for (int k = 0; k < n; k++) {
-                int i = k & (BACKLOG - 1);
-                DeviceFuture<?> old = backlog[i];
-                if (old != null && !old.isDone()) {
-                    old.join();
-                }
-                last = op.get();
-                backlog[i] = last;
+                last = backlog.add(op.apply(this));
             }
             last.join();
             long t1 = System.nanoTime();
-            java.util.Arrays.fill(backlog, null);
+            backlog.drain(); // all done already: empties it for the next block
             return t1 - t0;
         }
 
-        void close() {
+        @Override
+        public void close() {
             stream.synchronize();
             stream.close();
             small.close();
@@ -148,21 +159,21 @@ public final class MeterPairedBench {
 
     /**
      * Five unmeasured pairs (for the JIT), then {@code blocks} measured ones, the plain side first in even pairs and the
-     * bound side first in odd ones; prints the figures in the class comment.
+     * bound side first in odd ones; puts the figures in the class comment into {@code out}.
      */
-    private static void compare(String name, int blocks, int n, Side plain, Supplier<DeviceFuture<?>> plainOp, Side bound,
-            Supplier<DeviceFuture<?>> boundOp) {
+    private static void compare(Map<String, Double> out, String name, int blocks, int n, Side plain, Side bound,
+            Function<Side, DeviceFuture<?>> op) {
         double[] p = new double[blocks];
         double[] b = new double[blocks];
         for (int i = -5; i < blocks; i++) {
             long pNs;
             long bNs;
             if ((i & 1) == 0) {
-                pNs = plain.block(plainOp, n);
-                bNs = bound.block(boundOp, n);
+                pNs = plain.block(op, n);
+                bNs = bound.block(op, n);
             } else {
-                bNs = bound.block(boundOp, n);
-                pNs = plain.block(plainOp, n);
+                bNs = bound.block(op, n);
+                pNs = plain.block(op, n);
             }
             if (i >= 0) {
                 p[i] = pNs / 1e3 / n;
@@ -175,15 +186,12 @@ public final class MeterPairedBench {
             cost[i] = b[i] - p[i];
             ratio[i] = b[i] / p[i];
         }
-        result("meter_" + name + "_plain_us", Samples.median(p));
-        result("meter_" + name + "_bound_us", Samples.median(b));
-        result("meter_" + name + "_cost_us", Samples.median(cost));
-        result("meter_" + name + "_cost_us_q1", Samples.percentile(cost, 25));
-        result("meter_" + name + "_cost_us_q3", Samples.percentile(cost, 75));
-        result("meter_" + name + "_ratio", Samples.median(ratio));
-    }
-
-    private static void result(String name, double value) {
-        System.out.println(name + "=" + String.format(Locale.ROOT, "%.4f", value));
+        String key = "meter_" + name + "_";
+        out.put(key + "plain_us", Samples.median(p));
+        out.put(key + "bound_us", Samples.median(b));
+        out.put(key + "cost_us", Samples.median(cost));
+        out.put(key + "cost_us_q1", Samples.percentile(cost, 25));
+        out.put(key + "cost_us_q3", Samples.percentile(cost, 75));
+        out.put(key + "ratio", Samples.median(ratio));
     }
 }

@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
  * thread, the only one that completes operations successfully, adds to a plain count of its own and puts the
- * operation's latency into its stream's ring (one compare-and-set and two stores), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
+ * operation's latency into its stream's ring (two plain stores and a release store), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
  * binder ({@code sluice-metrics-recorder}, running while some binder is bound) moves the rings into the latency timers
  * every {@value #RECORD_MILLIS} ms: the timers' histograms and percentiles, the dearest part by far, stay off the threads
  * that enqueue and complete operations. A timer therefore lags its operations by about that long ({@link #flush()}

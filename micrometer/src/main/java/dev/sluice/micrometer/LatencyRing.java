@@ -1,16 +1,16 @@
 package dev.sluice.micrometer;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A bounded ring of latencies, each with its operation category, between the threads that complete operations and the
- * thread that records them into timers ({@link DeviceMetrics}). Several producers (the completion thread; rarely a
- * thread failing operations as its context closes) and one consumer at a time (the recorder, or {@link
- * DeviceMetrics#flush()}, under the binder's drain lock). Each slot has a sequence, as in Dmitry Vyukov's bounded
- * queue: a producer claims a position with one compare-and-set, writes the value and publishes it with a release store
- * of the slot's sequence; the consumer reads slots in order while their sequence says they are written. A full ring
- * refuses the value (the binder then counts it as not timed): no producer ever blocks.
+ * A bounded ring of latencies, each with its operation category, between the thread that completes operations and the
+ * thread that records them into timers ({@link DeviceMetrics}). One producer: a context's completion thread, the only
+ * thread that completes operations successfully (failed ones are timed at once and never pass through here). One
+ * consumer at a time: the recorder, or {@link DeviceMetrics#flush()}, under the binder's drain lock. Each slot has a
+ * sequence, as in Dmitry Vyukov's bounded queue: the producer writes the value at its position and publishes it with a
+ * release store of the slot's sequence; the consumer reads slots in order while their sequence says they are written,
+ * and gives each back with a release store. No compare-and-set on either side. A full ring refuses the value (the
+ * binder then counts it as not timed): the producer never blocks.
  */
 final class LatencyRing {
 
@@ -22,7 +22,8 @@ final class LatencyRing {
     /** Per slot: its position while free for a producer at that position, the position + 1 once written. */
     private final AtomicLongArray sequences;
     private final int mask;
-    private final AtomicLong tail = new AtomicLong();
+    /** The producer's position; read and written by the producer only. */
+    private long tail;
     /** The consumer's position; read and written under the binder's drain lock only. */
     private long head;
 
@@ -44,25 +45,17 @@ final class LatencyRing {
         return (long) c << LATENCY_BITS | Math.min(Math.max(latencyNanos, 0), LATENCY_MASK);
     }
 
-    /** Adds {@code entry}; false if the ring is full. Any thread. */
+    /** Adds {@code entry}; false if the ring is full. The producer thread only. */
     boolean offer(long entry) {
-        long pos = tail.get();
-        while (true) {
-            int i = (int) pos & mask;
-            long s = sequences.getAcquire(i);
-            if (s == pos) {
-                if (tail.compareAndSet(pos, pos + 1)) {
-                    values[i] = entry;
-                    sequences.setRelease(i, pos + 1); // publishes the value
-                    return true;
-                }
-                pos = tail.get();
-            } else if (s < pos) {
-                return false; // the slot still holds the value of one lap ago: full
-            } else {
-                pos = tail.get(); // another producer took this position
-            }
+        long pos = tail;
+        int i = (int) pos & mask;
+        if (sequences.getAcquire(i) != pos) {
+            return false; // the slot still holds the value of one lap ago, not yet drained: full
         }
+        values[i] = entry;
+        sequences.setRelease(i, pos + 1); // publishes the value
+        tail = pos + 1;
+        return true;
     }
 
     /** Hands every written entry, in order, to {@code sink}'s {@code record}. One consumer at a time. */
