@@ -62,12 +62,10 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     private final @Nullable DeviceStream stream;
     private final long sequence;
     private static final VarHandle NEXT;
-    private static final VarHandle OBSERVED;
 
     static {
         try {
             NEXT = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "next", DeviceFuture.class);
-            OBSERVED = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "observed", Observers.Completion.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -92,11 +90,11 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     final @Nullable T value;
     /**
      * The listeners' view of this operation ({@link Observers}), told once when the engine finishes or fails the future;
-     * null when nobody observes. Set with a plain write before the future is published through its stream's queue (so
-     * the enqueuing thread pays no fence for it); taken with getAndSet, so that a finish and a fail report it once.
+     * null when nobody observes. Like {@link #keepAlive}: written before the future is published through its stream's
+     * queue, then read and cleared by the completion thread alone, which both finishes and fails the queued futures and
+     * takes each from the queue once. No fence and no atomic instruction on either side.
      */
-    @SuppressWarnings("unused") // through OBSERVED
-    private volatile Observers.@Nullable Completion observed;
+    private Observers.@Nullable Completion observed;
     /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
 
@@ -205,9 +203,7 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
-        if (observed != null) {
-            report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
-        }
+        report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
         if (failure != null) {
             super.completeExceptionally(failure);
         } else {
@@ -227,11 +223,14 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
      * when the engine finishes it.
      */
     void observeBeforePublication(Observers.Completion c) {
-        OBSERVED.set(this, c);
+        observed = c;
     }
 
+    /** The completion thread only: tells the observer, once. */
     private void report(@Nullable Throwable failure, long nowNanos) {
-        if ((Object) OBSERVED.getAndSet(this, (Observers.Completion) null) instanceof Observers.Completion c) {
+        Observers.Completion c = observed;
+        if (c != null) {
+            observed = null;
             c.completed(failure, nowNanos);
         }
     }
@@ -240,6 +239,7 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
         this.presetFailure = failure;
     }
 
+    /** Fails the future: by the completion thread, for a queued one ({@link StreamCore#failPending}), or before publication. */
     void fail(Throwable cause) {
         if (observed != null) {
             report(cause, System.nanoTime());
