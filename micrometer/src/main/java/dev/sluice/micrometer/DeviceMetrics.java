@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
  * thread, the only one that completes operations successfully, adds to a plain count of its own and puts the
- * operation's latency into its stream's ring (two plain stores and a release store), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
+ * operation's latency into its stream's ring (a plain store and a release store), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
  * binder ({@code sluice-metrics-recorder}, running while some binder is bound) moves the rings into the latency timers
  * every {@value #RECORD_MILLIS} ms: the timers' histograms and percentiles, the dearest part by far, stay off the threads
  * that enqueue and complete operations. A timer therefore lags its operations by about that long ({@link #flush()}
@@ -311,7 +311,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         final AtomicLongArray failedCountBy = new AtomicLongArray(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
-        /** Latencies of successful operations that found the ring full, per category: counted, not timed. */
+        /** Latencies of successful operations that found the ring full, per category: counted, not timed; one writer. */
         final AtomicLongArray unrecordedBy = new AtomicLongArray(CATEGORIES.size());
         /** Successful operations' latencies on their way to {@link #latencyBy}, each with its category. */
         final LatencyRing ring = new LatencyRing(ringCapacity);
@@ -368,9 +368,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             }
         }
 
-        /** Counts a latency the ring refused; the first of a category registers its counter. */
+        /** Counts a latency the ring refused; the first of a category registers its counter. The completion thread only. */
         private void unrecorded(int c) {
-            if (unrecordedBy.getAndIncrement(c) == 0) {
+            long n = unrecordedBy.getPlain(c);
+            unrecordedBy.setRelease(c, n + 1); // its single writer, as for succeededBy
+            if (n == 0) {
                 register(FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c))
                         .description("Successful operations whose latency was not timed: completed faster than the"

@@ -1,31 +1,37 @@
 package dev.sluice.micrometer;
 
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A bounded ring of latencies, each with its operation category, between the thread that completes operations and the
  * thread that records them into timers ({@link DeviceMetrics}). One producer: a context's completion thread, the only
  * thread that completes operations successfully (failed ones are timed at once and never pass through here). One
- * consumer at a time: the recorder, or {@link DeviceMetrics#flush()}, under the binder's drain lock. Each slot has a
- * sequence, as in Dmitry Vyukov's bounded queue: the producer writes the value at its position and publishes it with a
- * release store of the slot's sequence; the consumer reads slots in order while their sequence says they are written,
- * and gives each back with a release store. No compare-and-set on either side. A full ring refuses the value (the
- * binder then counts it as not timed): the producer never blocks.
+ * consumer at a time: the recorder, or {@link DeviceMetrics#flush()}, under the binder's drain lock.
+ *
+ * <p>Each side publishes its position with a release store and reads the other's with an acquire load, as in Lamport's
+ * single-producer queue, and the producer keeps the last consumer position it read: an offer writes the value and its
+ * own position, and reads the consumer's only when the ring looks full. So an offer touches no line that the consumer
+ * writes, but for that rare read, and takes no atomic instruction. The consumer gives slots back every
+ * {@value #RELEASE_EVERY} entries while it drains. A full ring refuses the value (the binder then counts it as not
+ * timed): the producer never blocks.
  */
 final class LatencyRing {
 
     /** Bits of an entry holding the latency; the category lies above them. */
     private static final int LATENCY_BITS = 56;
     private static final long LATENCY_MASK = (1L << LATENCY_BITS) - 1;
+    /** How many entries the consumer reads between two publications of its position. */
+    static final int RELEASE_EVERY = 64;
 
     private final long[] values;
-    /** Per slot: its position while free for a producer at that position, the position + 1 once written. */
-    private final AtomicLongArray sequences;
     private final int mask;
-    /** The producer's position; read and written by the producer only. */
-    private long tail;
-    /** The consumer's position; read and written under the binder's drain lock only. */
-    private long head;
+    /** The producer's position, published to the consumer. */
+    private final AtomicLong tail = new AtomicLong();
+    /** The consumer's position, published to the producer; read and written by the consumer under the drain lock. */
+    private final AtomicLong head = new AtomicLong();
+    /** The producer's own: its position, and the consumer's as it last read it. */
+    private long producerTail;
+    private long producerSeenHead;
 
     /** @param capacity a power of two */
     LatencyRing(int capacity) {
@@ -33,10 +39,6 @@ final class LatencyRing {
             throw new IllegalArgumentException("capacity " + capacity + " is not a power of two");
         }
         values = new long[capacity];
-        sequences = new AtomicLongArray(capacity);
-        for (int i = 0; i < capacity; i++) {
-            sequences.setPlain(i, i);
-        }
         mask = capacity - 1;
     }
 
@@ -47,33 +49,34 @@ final class LatencyRing {
 
     /** Adds {@code entry}; false if the ring is full. The producer thread only. */
     boolean offer(long entry) {
-        long pos = tail;
-        int i = (int) pos & mask;
-        if (sequences.getAcquire(i) != pos) {
-            return false; // the slot still holds the value of one lap ago, not yet drained: full
+        long t = producerTail;
+        if (t - producerSeenHead == values.length) {
+            producerSeenHead = head.getAcquire(); // the slots the consumer has given back since
+            if (t - producerSeenHead == values.length) {
+                return false;
+            }
         }
-        values[i] = entry;
-        sequences.setRelease(i, pos + 1); // publishes the value
-        tail = pos + 1;
+        values[(int) t & mask] = entry;
+        producerTail = t + 1;
+        tail.setRelease(t + 1); // publishes the value
         return true;
     }
 
-    /** Hands every written entry, in order, to {@code sink}'s {@code record}. One consumer at a time. */
+    /** Hands every entry published so far, in order, to {@code sink}'s {@code record}. One consumer at a time. */
     void drain(Sink sink) {
-        long h = head;
+        long h = head.getPlain();
+        long t = tail.getAcquire();
         try {
-            while (true) {
-                int i = (int) h & mask;
-                if (sequences.getAcquire(i) != h + 1) {
-                    return;
-                }
-                long e = values[i];
-                sequences.setRelease(i, h + values.length); // free for the producer one lap on
+            while (h != t) {
+                long e = values[(int) h & mask];
                 h++;
+                if ((h & (RELEASE_EVERY - 1)) == 0) {
+                    head.setRelease(h); // the slots read so far, back to the producer
+                }
                 sink.record((int) (e >>> LATENCY_BITS), e & LATENCY_MASK);
             }
         } finally {
-            head = h;
+            head.setRelease(h);
         }
     }
 

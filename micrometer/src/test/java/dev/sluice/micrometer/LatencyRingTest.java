@@ -33,6 +33,27 @@ class LatencyRingTest {
     }
 
     @Test
+    void aDrainGivesSlotsBackAsItGoesNotOnlyAtItsEnd() {
+        LatencyRing ring = new LatencyRing(128);
+        for (int i = 0; i < 128; i++) {
+            assertTrue(ring.offer(LatencyRing.entry(1, i)));
+        }
+        assertFalse(ring.offer(LatencyRing.entry(1, 999)), "full");
+        List<Boolean> roomWhileDraining = new ArrayList<>();
+        int[] seen = new int[1];
+        ring.drain((c, latency) -> {
+            if (++seen[0] == LatencyRing.RELEASE_EVERY + 1) { // the first RELEASE_EVERY slots were given back
+                roomWhileDraining.add(ring.offer(LatencyRing.entry(2, 7)));
+            }
+        });
+        assertEquals(List.of(true), roomWhileDraining);
+        assertEquals(128, seen[0], "the drain read what was published when it began");
+        List<String> out = new ArrayList<>();
+        ring.drain((c, latency) -> out.add(c + ":" + latency));
+        assertEquals(List.of("2:7"), out);
+    }
+
+    @Test
     void latenciesAreClampedToTheirBits() {
         List<Long> out = new ArrayList<>();
         LatencyRing ring = new LatencyRing(2);
