@@ -9,15 +9,23 @@ import org.jspecify.annotations.Nullable;
  * compare-and-set, which a {@code ConcurrentLinkedQueue} does on every enqueue.
  */
 final class CompletionQueue {
+    // Each end on lines of its own (OwnLine): the completion thread moves the head for every future, and every enqueue
+    // moves the tail; side by side, each would take the line from the other's core.
     /** The last future taken (a placeholder at first); moved by the completion thread only. */
-    private volatile DeviceFuture<?> head = new DeviceFuture<>(null, -1, null, null);
+    private final OwnLine.OfReference<DeviceFuture<?>> head;
     /** The last future added; read and written under the stream's lock only. */
-    private DeviceFuture<?> tail = head;
+    private final OwnLine.OfReference<DeviceFuture<?>> tail;
+
+    CompletionQueue() {
+        DeviceFuture<?> placeholder = new DeviceFuture<>(null, -1, null, null);
+        head = new OwnLine.OfReference<>(placeholder);
+        tail = new OwnLine.OfReference<>(placeholder);
+    }
 
     /** Adds {@code f} last. Under the stream's lock. */
     void add(DeviceFuture<?> f) {
-        DeviceFuture<?> t = tail;
-        tail = f;
+        DeviceFuture<?> t = tail.get();
+        tail.set(f);
         t.setNext(f); // release: publishes f's fields to the completion thread
     }
 
@@ -27,15 +35,15 @@ final class CompletionQueue {
      * that (the operation then gets a marker of its own); nothing else may rely on it off the completion thread.
      */
     @Nullable DeviceFuture<?> peek() {
-        return head.next();
+        return head.getVolatile().next();
     }
 
     /** Takes the oldest future, or returns null. The completion thread only. */
     @Nullable DeviceFuture<?> poll() {
-        DeviceFuture<?> h = head;
+        DeviceFuture<?> h = head.getVolatile();
         DeviceFuture<?> n = h.next();
         if (n != null) {
-            head = n;
+            head.setVolatile(n);
             // h is no longer the tail (n came after it), so no enqueue writes h.next again; unlinking it keeps a future
             // the caller holds from keeping every later one reachable
             h.setNext(null);

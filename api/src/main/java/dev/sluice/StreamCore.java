@@ -78,14 +78,16 @@ final class StreamCore {
      * knob for measuring and testing.
      */
     private final long groupIdleNanos = Long.getLong(SluiceProperties.Measurement.MARKER_BATCH_IDLE_NANOS, 2_000L);
-    /** Under the lock. */
-    private long sequence;
+    // The three fields every enqueue writes, under the lock, and the one the completion thread writes for every future,
+    // each on lines of its own (OwnLine): the completion thread reads this object's other fields on every pass.
+    /** Under the lock: the sequence of the last operation enqueued. */
+    private final OwnLine.OfLong sequence = new OwnLine.OfLong();
     /** Under the lock: the future of the last operation enqueued. */
-    private @Nullable DeviceFuture<?> last;
+    private final OwnLine.OfReference<@Nullable DeviceFuture<?>> last = new OwnLine.OfReference<>(null);
     /** Under the lock: the group operations join, or null. */
-    private @Nullable Group open;
+    private final OwnLine.OfReference<@Nullable Group> open = new OwnLine.OfReference<>(null);
     /** Written by the completion thread only, before it completes the future of that sequence. */
-    private volatile long completed;
+    private final OwnLine.OfLong completed = new OwnLine.OfLong();
     /** Set when the stream closes: the engine drops the core once its queue is empty. */
     volatile boolean closing;
 
@@ -143,15 +145,16 @@ final class StreamCore {
      */
     <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive,
             Observers.@Nullable Completion observer) {
-        long seq = ++sequence;
+        long seq = sequence.get() + 1;
+        sequence.set(seq);
         DeviceFuture<T> f;
-        Group g = open;
+        Group g = open.get();
         if (g == null && (groupBound == 1 || queue.isEmpty())) {
             f = withOwnMarker(stream, seq, value);
         } else {
             if (g == null) {
                 g = new Group(this);
-                open = g;
+                open.set(g);
             }
             f = new DeviceFuture<>(stream, seq, null, value, g);
             g.lastSequence = seq;
@@ -167,7 +170,9 @@ final class StreamCore {
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
     <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Completion observer) {
         sealLocked(); // keeps markers in stream order
-        return publish(withOwnMarker(stream, ++sequence, value), null, observer);
+        long seq = sequence.get() + 1;
+        sequence.set(seq);
+        return publish(withOwnMarker(stream, seq, value), null, observer);
     }
 
     /**
@@ -196,7 +201,7 @@ final class StreamCore {
         if (observer != null) {
             f.observeBeforePublication(observer); // likewise: the engine, which alone reports it, sees it
         }
-        last = f;
+        last.set(f);
         queue.add(f);
         engine.wake();
         return f;
@@ -207,11 +212,11 @@ final class StreamCore {
      * futures (on the completion thread), not the caller.
      */
     void sealLocked() {
-        Group g = open;
+        Group g = open.get();
         if (g == null) {
             return;
         }
-        open = null;
+        open.set(null);
         Marker m;
         try {
             m = handle.recordMarker();
@@ -244,7 +249,7 @@ final class StreamCore {
         }
         lock();
         try {
-            if (open == g) {
+            if (open.get() == g) {
                 sealLocked();
             }
         } finally {
@@ -264,7 +269,7 @@ final class StreamCore {
             return false;
         }
         try {
-            if (open == g) {
+            if (open.get() == g) {
                 sealLocked();
             }
         } finally {
@@ -277,7 +282,7 @@ final class StreamCore {
     @Nullable DeviceFuture<?> last() {
         lock();
         try {
-            return last;
+            return last.get();
         } finally {
             lock.unlock();
         }
@@ -287,12 +292,12 @@ final class StreamCore {
 
     /** The sequence of the last operation the device has finished, as the completion thread has seen it. Any thread. */
     long completed() {
-        return completed;
+        return completed.getVolatile();
     }
 
     /** Whether the device has finished the operation of sequence {@code seq} on this stream. */
     boolean hasCompleted(long seq) {
-        return seq <= completed;
+        return seq <= completed.getVolatile();
     }
 
     /**
@@ -305,7 +310,7 @@ final class StreamCore {
         synchronized (watchLock) {
             watches.add(new Watch(seq, action));
             watched = true; // written before completed is read: with advance()'s write-then-read, one of the two sees the other
-            ready = takeReady(completed);
+            ready = takeReady(completed.getVolatile());
         }
         runAll(ready);
     }
@@ -356,7 +361,7 @@ final class StreamCore {
         Group g;
         lock();
         try {
-            g = open;
+            g = open.get();
         } finally {
             lock.unlock();
         }
@@ -420,7 +425,7 @@ final class StreamCore {
             }
             queue.poll();
             long seq = head.sequence();
-            completed = seq; // before any user-visible completion; then read watched (see afterCompleted)
+            completed.setVolatile(seq); // before any user-visible completion; then read watched (see afterCompleted)
             if (watched) {
                 List<Runnable> ready;
                 synchronized (watchLock) {
@@ -464,7 +469,7 @@ final class StreamCore {
             return;
         }
         try {
-            if (open == g) {
+            if (open.get() == g) {
                 sealLocked();
             }
         } finally {

@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
@@ -293,26 +292,28 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * One stream's counts and meters. The enqueue counts are written only by the listener's enqueue callback, which runs
-     * under the stream's enqueue lock: a plain increment published by a release store is exact and costs no atomic
-     * instruction, and the function counters read them (acquire) at each scrape.
+     * One stream's counts and meters. Each count has a single writer (the failures aside): the enqueue counts the
+     * listener's enqueue callback, which runs under the stream's enqueue lock, and the completion counts the completion
+     * thread. So an increment is exact without an atomic instruction ({@link Counts}), and the function counters read
+     * the counts at each scrape. The two threads' counts lie on lines of their own.
      */
     private final class StreamMeters implements LatencyRing.Sink {
         final DeviceStream stream;
         final Tags streamTags;
-        final AtomicLongArray enqueuedBy = new AtomicLongArray(CATEGORIES.size());
-        final AtomicLongArray bytesBy = new AtomicLongArray(4);
+        /** Operations and bytes enqueued, per category: written by the enqueue callback alone, under the stream's lock. */
+        final Counts enqueuedBy = new Counts(CATEGORIES.size());
+        final Counts bytesBy = new Counts(4);
         /**
          * Successful completions per category. Only the context's completion thread completes operations successfully, so
-         * it is their single writer: a plain increment published by a release store, no atomic instruction per operation.
+         * it is their single writer, as of {@link #unrecordedBy}.
          */
-        final AtomicLongArray succeededBy = new AtomicLongArray(CATEGORIES.size());
+        final Counts succeededBy = new Counts(CATEGORIES.size());
         /** Failed completions per category: atomic, because a closing thread also fails operations. */
-        final AtomicLongArray failedCountBy = new AtomicLongArray(CATEGORIES.size());
+        final Counts failedCountBy = new Counts(CATEGORIES.size());
         final AtomicReferenceArray<Timer> latencyBy = new AtomicReferenceArray<>(CATEGORIES.size());
         final AtomicReferenceArray<Timer> failedBy = new AtomicReferenceArray<>(CATEGORIES.size());
-        /** Latencies of successful operations that found the ring full, per category: counted, not timed; one writer. */
-        final AtomicLongArray unrecordedBy = new AtomicLongArray(CATEGORIES.size());
+        /** Latencies of successful operations that found the ring full, per category: counted, not timed. */
+        final Counts unrecordedBy = new Counts(CATEGORIES.size());
         /** Successful operations' latencies on their way to {@link #latencyBy}, each with its category. */
         final LatencyRing ring = new LatencyRing(ringCapacity);
 
@@ -323,29 +324,19 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
         /** Under the stream's lock. The first operation of a category registers its counter. */
         void enqueued(int c, long bytes) {
-            long n = enqueuedBy.getPlain(c);
-            if (n == 0) {
+            if (enqueuedBy.add(c, 1) == 0) {
                 register(FunctionCounter.builder("sluice.operations.enqueued", enqueuedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c)).description("Operations handed to the device"));
             }
-            enqueuedBy.setRelease(c, n + 1);
-            if (bytes > 0 && c < 4) {
-                long b = bytesBy.getPlain(c);
-                if (b == 0) {
-                    register(FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
-                            .tag("direction", CATEGORIES.get(c)).baseUnit("bytes")
-                            .description("Bytes copied, by direction: upload, download, d2d, peer"));
-                }
-                bytesBy.setRelease(c, b + bytes);
+            if (bytes > 0 && c < 4 && bytesBy.add(c, bytes) == 0) {
+                register(FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
+                        .tag("direction", CATEGORIES.get(c)).baseUnit("bytes")
+                        .description("Bytes copied, by direction: upload, download, d2d, peer"));
             }
         }
 
         long enqueued() {
-            long sum = 0;
-            for (int c = 0; c < enqueuedBy.length(); c++) {
-                sum += enqueuedBy.get(c);
-            }
-            return sum;
+            return enqueuedBy.sum();
         }
 
         /**
@@ -354,12 +345,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
          */
         void completed(int c, long latencyNanos, boolean failed) {
             if (failed) {
-                failedCountBy.getAndIncrement(c);
+                failedCountBy.addAtomic(c, 1);
                 latency(c, true).record(latencyNanos, TimeUnit.NANOSECONDS);
                 return;
             }
-            long n = succeededBy.getPlain(c);
-            succeededBy.setRelease(c, n + 1);
+            long n = succeededBy.add(c, 1);
             if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
                 latency(c, false); // registered by the first completion: the meter exists from then on
                 if (!ring.offer(LatencyRing.entry(c, latencyNanos))) {
@@ -370,9 +360,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
         /** Counts a latency the ring refused; the first of a category registers its counter. The completion thread only. */
         private void unrecorded(int c) {
-            long n = unrecordedBy.getPlain(c);
-            unrecordedBy.setRelease(c, n + 1); // its single writer, as for succeededBy
-            if (n == 0) {
+            if (unrecordedBy.add(c, 1) == 0) {
                 register(FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c))
                         .description("Successful operations whose latency was not timed: completed faster than the"
@@ -387,11 +375,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
 
         long completed() {
-            long sum = 0;
-            for (int c = 0; c < succeededBy.length(); c++) {
-                sum += succeededBy.get(c) + failedCountBy.get(c);
-            }
-            return sum;
+            return succeededBy.sum() + failedCountBy.sum();
         }
 
         Timer latency(int c, boolean failed) {

@@ -1,6 +1,7 @@
 package dev.sluice.micrometer;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A bounded ring of latencies, each with its operation category, between the thread that completes operations and the
@@ -23,15 +24,24 @@ final class LatencyRing {
     /** How many entries the consumer reads between two publications of its position. */
     static final int RELEASE_EVERY = 64;
 
+    private static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
+    /**
+     * Where the positions lie in {@link #positions}: the producer's (with the consumer's as the producer last read it
+     * beside it) and the consumer's, {@link Counts#PAD} longs apart and from either end, so that each side writes a line
+     * of its own.
+     */
+    private static final int TAIL = Counts.PAD;
+    private static final int SEEN_HEAD = TAIL + 1;
+    private static final int HEAD = 2 * Counts.PAD;
+
     private final long[] values;
     private final int mask;
-    /** The producer's position, published to the consumer. */
-    private final AtomicLong tail = new AtomicLong();
-    /** The consumer's position, published to the producer; read and written by the consumer under the drain lock. */
-    private final AtomicLong head = new AtomicLong();
-    /** The producer's own: its position, and the consumer's as it last read it. */
-    private long producerTail;
-    private long producerSeenHead;
+    /**
+     * The producer's position ({@code TAIL}, published to the consumer), the consumer's as the producer last read it
+     * ({@code SEEN_HEAD}, the producer's own) and the consumer's position ({@code HEAD}, published to the producer;
+     * read and written by the consumer under the drain lock).
+     */
+    private final long[] positions = new long[3 * Counts.PAD + 1];
 
     /** @param capacity a power of two */
     LatencyRing(int capacity) {
@@ -49,34 +59,36 @@ final class LatencyRing {
 
     /** Adds {@code entry}; false if the ring is full. The producer thread only. */
     boolean offer(long entry) {
-        long t = producerTail;
-        if (t - producerSeenHead == values.length) {
-            producerSeenHead = head.getAcquire(); // the slots the consumer has given back since
-            if (t - producerSeenHead == values.length) {
+        long[] p = positions;
+        long t = p[TAIL];
+        if (t - p[SEEN_HEAD] == values.length) {
+            long h = (long) AT.getAcquire(p, HEAD); // the slots the consumer has given back since
+            p[SEEN_HEAD] = h;
+            if (t - h == values.length) {
                 return false;
             }
         }
         values[(int) t & mask] = entry;
-        producerTail = t + 1;
-        tail.setRelease(t + 1); // publishes the value
+        AT.setRelease(p, TAIL, t + 1); // publishes the value
         return true;
     }
 
     /** Hands every entry published so far, in order, to {@code sink}'s {@code record}. One consumer at a time. */
     void drain(Sink sink) {
-        long h = head.getPlain();
-        long t = tail.getAcquire();
+        long[] p = positions;
+        long h = p[HEAD];
+        long t = (long) AT.getAcquire(p, TAIL);
         try {
             while (h != t) {
                 long e = values[(int) h & mask];
                 h++;
                 if ((h & (RELEASE_EVERY - 1)) == 0) {
-                    head.setRelease(h); // the slots read so far, back to the producer
+                    AT.setRelease(p, HEAD, h); // the slots read so far, back to the producer
                 }
                 sink.record((int) (e >>> LATENCY_BITS), e & LATENCY_MASK);
             }
         } finally {
-            head.setRelease(h);
+            AT.setRelease(p, HEAD, h);
         }
     }
 

@@ -12,25 +12,23 @@ import java.lang.invoke.VarHandle;
  */
 public final class EventRing {
 
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(EventRing.class, "head", long.class);
-            TAIL = l.findVarHandle(EventRing.class, "tail", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
+    /**
+     * Where the positions lie in {@link #positions}, 32 longs (256 bytes) apart and from either end: each side writes
+     * lines of its own. Side by side in one object, the producer's writes and the consumer's would take the line from
+     * each other's core for every marker. Each side keeps, beside its own position, the other's as it last read it, and
+     * reads the other's again only when the ring looks full or empty.
+     */
+    private static final int PAD = 32;
+    private static final int TAIL = PAD;
+    private static final int SEEN_HEAD = TAIL + 1;
+    private static final int HEAD = 2 * PAD;
+    private static final int SEEN_TAIL = HEAD + 1;
 
     private final long[] slots;
     private final int mask;
-    /** Next slot to take (consumer). */
-    private volatile long head;
-    /** Next slot to fill (producer). */
-    private volatile long tail;
+    /** The producer's next slot to fill ({@code TAIL}) and the consumer's next slot to take ({@code HEAD}), as above. */
+    private final long[] positions = new long[3 * PAD];
 
     /**
      * @param capacity a power of two, at least 1
@@ -50,12 +48,16 @@ public final class EventRing {
      * @return false if full (the caller gives the event to the pool instead)
      */
     public boolean offer(long event) {
-        long t = tail;
-        if (t - (long) HEAD.getAcquire(this) >= slots.length) {
-            return false;
+        long[] p = positions;
+        long t = p[TAIL];
+        if (t - p[SEEN_HEAD] >= slots.length) {
+            p[SEEN_HEAD] = (long) AT.getAcquire(p, HEAD);
+            if (t - p[SEEN_HEAD] >= slots.length) {
+                return false;
+            }
         }
         slots[(int) (t & mask)] = event;
-        TAIL.setRelease(this, t + 1);
+        AT.setRelease(p, TAIL, t + 1);
         return true;
     }
 
@@ -65,12 +67,16 @@ public final class EventRing {
      * @return the event, or 0 if the ring is empty
      */
     public long poll() {
-        long h = head;
-        if (h >= (long) TAIL.getAcquire(this)) {
-            return 0;
+        long[] p = positions;
+        long h = p[HEAD];
+        if (h >= p[SEEN_TAIL]) {
+            p[SEEN_TAIL] = (long) AT.getAcquire(p, TAIL);
+            if (h >= p[SEEN_TAIL]) {
+                return 0;
+            }
         }
         long e = slots[(int) (h & mask)];
-        HEAD.setRelease(this, h + 1);
+        AT.setRelease(p, HEAD, h + 1);
         return e;
     }
 }
