@@ -57,7 +57,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the operation's result: the buffer for allocations, null ({@link Void}) for the rest
  */
-public final class DeviceFuture<T> extends CompletableFuture<T> {
+public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceFuture.Observed {
 
     private final @Nullable DeviceStream stream;
     private final long sequence;
@@ -88,13 +88,6 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
      */
     @Nullable Object keepAlive;
     final @Nullable T value;
-    /**
-     * The listeners' view of this operation ({@link Observers}), told once when the engine finishes or fails the future;
-     * null when nobody observes. Like {@link #keepAlive}: written before the future is published through its stream's
-     * queue, then read and cleared by the completion thread alone, which both finishes and fails the queued futures and
-     * takes each from the queue once. No fence and no atomic instruction on either side.
-     */
-    private Observers.@Nullable Completion observed;
     /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
     private volatile @Nullable Throwable presetFailure;
 
@@ -213,25 +206,13 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     /** Whether listeners observe this operation: its engine then reads the clock for it ({@link #finish(long)}). */
     boolean isObserved() {
-        return observed != null;
+        return this instanceof Observed;
     }
 
-    /**
-     * Hands {@code c} the completion of this operation, which the engine reports just before it finishes or fails the
-     * future; {@code c} hears it once. Called before the future is published (a plain write: the queue's publication
-     * orders it). A user's {@code cancel} is not a completion: the device still runs the operation, and {@code c} hears
-     * when the engine finishes it.
-     */
-    void observeBeforePublication(Observers.Completion c) {
-        observed = c;
-    }
-
-    /** The completion thread only: tells the observer, once. */
+    /** The completion thread only: tells the observers, if any, once. */
     private void report(@Nullable Throwable failure, long nowNanos) {
-        Observers.Completion c = observed;
-        if (c != null) {
-            observed = null;
-            c.completed(failure, nowNanos);
+        if (this instanceof Observed<T> o) {
+            o.report(failure, nowNanos);
         }
     }
 
@@ -241,8 +222,8 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
 
     /** Fails the future: by the completion thread, for a queued one ({@link StreamCore#failPending}), or before publication. */
     void fail(Throwable cause) {
-        if (observed != null) {
-            report(cause, System.nanoTime());
+        if (this instanceof Observed<T> o) {
+            o.report(cause, System.nanoTime());
         }
         super.completeExceptionally(cause);
     }
@@ -378,5 +359,42 @@ public final class DeviceFuture<T> extends CompletableFuture<T> {
     @Override
     public String toString() {
         return "DeviceFuture[" + (stream == null ? "" : stream + " #" + sequence + ", ") + super.toString() + "]";
+    }
+
+    /**
+     * The future of an operation that listeners or a Flight Recorder recording observe ({@link Observers}): it carries
+     * what they are told when the engine finishes or fails it, so that observing an operation costs no object beside its
+     * future. Its fields are written before the future is published through its stream's queue, whose release orders
+     * them; the completion thread alone reads them, as it alone finishes and fails queued futures. A user's
+     * {@code cancel} is not a completion: the device still runs the operation, and the observers hear when the engine
+     * finishes it.
+     */
+    static final class Observed<T> extends DeviceFuture<T> {
+        final DeviceListener[] listeners;
+        /** A {@link TraceSpan} kind or the {@link DeviceFunction} launched. */
+        final Object kind;
+        final long bytes;
+        final long startNanos;
+        final Observers.@Nullable JfrOperation jfr;
+        /** The completion thread's own: whether the observers have been told. */
+        private boolean reported;
+
+        Observed(DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
+                StreamCore.@Nullable Group group, Observers.Observation o) {
+            super(stream, sequence, marker, value, group);
+            this.listeners = o.listeners;
+            this.kind = o.kind;
+            this.bytes = o.bytes;
+            this.startNanos = o.startNanos;
+            this.jfr = o.jfr;
+        }
+
+        /** Tells the observers, once. The completion thread only (or the thread failing the future before publication). */
+        void report(@Nullable Throwable failure, long nowNanos) {
+            if (!reported) {
+                reported = true;
+                Observers.completed(this, failure, nowNanos);
+            }
+        }
     }
 }

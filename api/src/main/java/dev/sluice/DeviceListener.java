@@ -8,8 +8,9 @@ import org.jspecify.annotations.Nullable;
  * a listener overrides only what it needs.
  *
  * <p><b>Cost:</b> while a context has no listener (and no Flight Recorder recording enables {@code dev.sluice.Operation}),
- * an enqueue pays one volatile read for this hook. With one, each operation pays its calls plus a completion stage on its
- * future ({@code whenComplete}), which does not seal a marker group: futures complete as they would without a listener.
+ * an enqueue pays one volatile read for this hook. With one, each operation pays the listeners' calls, one clock read
+ * on the enqueuing thread, and a larger future that carries what they are told when it completes: no other object and
+ * no stage on the future (so no marker group is sealed for it: futures complete as they would without a listener).
  *
  * <p><b>Threads:</b> {@link #operationEnqueued} runs on the enqueuing thread under the stream's enqueue lock, so other
  * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread

@@ -71,6 +71,8 @@ public final class DeviceStream implements AutoCloseable {
     private final UseTracker.Hazards hazards = new UseTracker.Hazards();
     /** Under the lock: the claims of the enqueue in progress, given back together if it fails ({@link #failed}). */
     private final UseTracker.Claims claims = new UseTracker.Claims();
+    /** Under the lock: what the observation hook hands the core for the future of the operation being marked. */
+    private final Observers.Observation observation = new Observers.Observation();
     /** Under the lock: the device-side waits automatic ordering inserted. */
     private long automaticWaits;
 
@@ -142,9 +144,12 @@ public final class DeviceStream implements AutoCloseable {
         } else {
             // The observation hook: one volatile read while nobody listens and no recording wants operation events.
             Observers o = context.observing;
-            Observers.Completion observer = o != null && kind != null ? o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label)
-                    : null;
-            f = tracer != null ? markTraced(tracer, value, kind, keepAlive, observer) : core.mark(this, value, keepAlive, observer);
+            Observers.Observation observed = null;
+            if (o != null && kind != null) {
+                o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, observation);
+                observed = observation;
+            }
+            f = tracer != null ? markTraced(tracer, value, kind, keepAlive, observed) : core.mark(this, value, keepAlive, observed);
         }
         claims.clear(); // the operation is the stream's now: its uses are noted next, each ending its claim
         return f;
@@ -158,10 +163,10 @@ public final class DeviceStream implements AutoCloseable {
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
     private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind, @Nullable Object keepAlive,
-            Observers.@Nullable Completion observer) {
+            Observers.@Nullable Observation observed) {
         Tracer.Point start = traceStart;
         Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
-        DeviceFuture<T> f = core.markAlone(this, value, observer);
+        DeviceFuture<T> f = core.markAlone(this, value, observed);
         f.keepAlive = keepAlive;
         if (end != null) {
             traceStart = null;

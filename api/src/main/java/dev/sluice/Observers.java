@@ -98,14 +98,33 @@ final class Observers {
     // ---------------------------------------------------------------- operations
 
     /**
-     * Reports an operation just handed to the backend (under {@code stream}'s lock, before its future is made) and returns
-     * what its future reports when the engine completes it ({@link DeviceFuture#observeBeforePublication}).
+     * What the hook hands the stream core for the future of one observed operation, which copies it
+     * ({@link DeviceFuture.Observed}): each stream's own, filled under its lock for each observed operation, so that
+     * observing an operation allocates nothing beside its future.
+     */
+    static final class Observation {
+        DeviceListener[] listeners = NONE;
+        Object kind = TraceSpan.MARKER;
+        long bytes;
+        long startNanos;
+        @Nullable JfrOperation jfr;
+    }
+
+    /** An operation's Flight Recorder event, begun at its enqueue, and its stream's label. */
+    record JfrOperation(Object event, @Nullable String label) {
+    }
+
+    /**
+     * Reports an operation just handed to the backend (under {@code stream}'s lock, before its future is made) and fills
+     * {@code into} with what its future reports when the engine completes it ({@link #completed}). The hook's whole cost
+     * on the enqueuing thread is the listeners' calls, these stores and one clock read; the engine reads the clock once
+     * per pass for all the futures it completes.
      *
      * @param kind a {@link TraceSpan} kind or the {@link DeviceFunction} launched
      */
-    Completion enqueued(DeviceStream stream, Object kind, long bytes, @Nullable String label) {
+    void enqueued(DeviceStream stream, Object kind, long bytes, @Nullable String label, Observation into) {
         DeviceListener[] ls = listeners;
-        String category = kind instanceof DeviceFunction ? TraceSpan.KERNEL : kind.toString();
+        String category = category(kind);
         for (DeviceListener l : ls) {
             try {
                 l.operationEnqueued(stream, category, bytes);
@@ -113,51 +132,39 @@ final class Observers {
                 LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on an enqueue; ignored", e);
             }
         }
-        Object event = jfrOperations && JFR ? JfrEvents.beginOperation() : null;
-        return new Completion(ls, stream, category, kind, bytes, label, System.nanoTime(), event);
+        into.listeners = ls;
+        into.kind = kind;
+        into.bytes = bytes;
+        into.jfr = jfrOperations && JFR ? new JfrOperation(JfrEvents.beginOperation(), label) : null;
+        into.startNanos = System.nanoTime();
+    }
+
+    /** The category listeners are told: the {@link TraceSpan} kind's, or {@code kernel} for a launch. */
+    private static String category(Object kind) {
+        return kind instanceof DeviceFunction ? TraceSpan.KERNEL : kind.toString();
     }
 
     /**
-     * One observed operation: completes the listeners' view and the JFR event when the engine finishes its future (on the
-     * completion thread), without a dependent stage on the future. The hook's whole cost on the enqueuing thread is this
-     * object and one clock read; the engine reads the clock once per pass for all the futures it completes.
+     * Tells an observed operation's listeners, and its Flight Recorder event, that it has finished or failed. The
+     * completion thread only, once per future, just before the future completes.
+     *
+     * @param nowNanos when the engine saw the operation done (one clock read for every future of its pass)
      */
-    final class Completion {
-        private final DeviceListener[] listeners;
-        private final DeviceStream stream;
-        private final String category;
-        private final Object kind;
-        private final long bytes;
-        private final @Nullable String label;
-        private final long startNanos;
-        private final @Nullable Object event;
-
-        Completion(DeviceListener[] listeners, DeviceStream stream, String category, Object kind, long bytes,
-                @Nullable String label, long startNanos, @Nullable Object event) {
-            this.listeners = listeners;
-            this.stream = stream;
-            this.category = category;
-            this.kind = kind;
-            this.bytes = bytes;
-            this.label = label;
-            this.startNanos = startNanos;
-            this.event = event;
+    static void completed(DeviceFuture.Observed<?> f, @Nullable Throwable cause, long nowNanos) {
+        DeviceStream stream = f.stream();
+        long latency = Math.max(0, nowNanos - f.startNanos);
+        String category = category(f.kind);
+        for (DeviceListener l : f.listeners) {
+            try {
+                l.operationCompleted(stream, category, f.bytes, latency, cause);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a completion; ignored", e);
+            }
         }
-
-        /** @param nowNanos when the engine saw the operation done (one clock read for every future of its pass) */
-        void completed(@Nullable Throwable cause, long nowNanos) {
-            long latency = Math.max(0, nowNanos - startNanos);
-            for (DeviceListener l : listeners) {
-                try {
-                    l.operationCompleted(stream, category, bytes, latency, cause);
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a completion; ignored", e);
-                }
-            }
-            if (event != null) {
-                String name = kind instanceof DeviceFunction f ? TraceSpan.KERNEL + " " + f.kernel().name() : category;
-                JfrEvents.endOperation(event, context, stream, name, label, bytes, cause);
-            }
+        JfrOperation jfr = f.jfr;
+        if (jfr != null && stream != null) {
+            String name = f.kind instanceof DeviceFunction fn ? TraceSpan.KERNEL + " " + fn.kernel().name() : category;
+            JfrEvents.endOperation(jfr.event(), stream.context(), stream, name, jfr.label(), f.bytes, cause);
         }
     }
 

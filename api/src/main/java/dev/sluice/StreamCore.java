@@ -144,19 +144,19 @@ final class StreamCore {
      *                  finished the operation, whatever happens to the future
      */
     <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive,
-            Observers.@Nullable Completion observer) {
+            Observers.@Nullable Observation observed) {
         long seq = sequence.get() + 1;
         sequence.set(seq);
         DeviceFuture<T> f;
         Group g = open.get();
         if (g == null && (groupBound == 1 || queue.isEmpty())) {
-            f = withOwnMarker(stream, seq, value);
+            f = withOwnMarker(stream, seq, value, observed);
         } else {
             if (g == null) {
                 g = new Group(this);
                 open.set(g);
             }
-            f = new DeviceFuture<>(stream, seq, null, value, g);
+            f = newFuture(stream, seq, null, value, g, observed);
             g.lastSequence = seq;
             int size = g.size + 1;
             g.size = size;
@@ -164,22 +164,23 @@ final class StreamCore {
                 sealLocked();
             }
         }
-        return publish(f, keepAlive, observer);
+        return publish(f, keepAlive);
     }
 
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
-    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Completion observer) {
+    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Observation observed) {
         sealLocked(); // keeps markers in stream order
         long seq = sequence.get() + 1;
         sequence.set(seq);
-        return publish(withOwnMarker(stream, seq, value), null, observer);
+        return publish(withOwnMarker(stream, seq, value, observed), null);
     }
 
     /**
      * A future with a marker of its own. A marker the backend refuses fails the future (on the completion thread), not the
      * caller: the operation was handed to the backend, and its listeners have heard of it.
      */
-    private <T> DeviceFuture<T> withOwnMarker(DeviceStream stream, long seq, @Nullable T value) {
+    private <T> DeviceFuture<T> withOwnMarker(DeviceStream stream, long seq, @Nullable T value,
+            Observers.@Nullable Observation observed) {
         Marker m;
         RuntimeException refused = null;
         try {
@@ -188,19 +189,23 @@ final class StreamCore {
             refused = e;
             m = refusedMarker();
         }
-        DeviceFuture<T> f = new DeviceFuture<>(stream, seq, m, value, null);
+        DeviceFuture<T> f = newFuture(stream, seq, m, value, null, observed);
         if (refused != null) {
             f.presetFailure(refused);
         }
         return f;
     }
 
-    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive, Observers.@Nullable Completion observer) {
+    /** A future of this stream's; one that carries {@code observed} (copied: the stream reuses it) if listeners observe it. */
+    private static <T> DeviceFuture<T> newFuture(DeviceStream stream, long seq, @Nullable Marker m, @Nullable T value,
+            @Nullable Group g, Observers.@Nullable Observation observed) {
+        return observed == null ? new DeviceFuture<>(stream, seq, m, value, g)
+                : new DeviceFuture.Observed<>(stream, seq, m, value, g, observed);
+    }
+
+    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive) {
         // A future stays in the queue until the device has finished its operation, so keepAlive stays reachable until then
         f.keepAlive = keepAlive; // before the queue's release publishes f
-        if (observer != null) {
-            f.observeBeforePublication(observer); // likewise: the engine, which alone reports it, sees it
-        }
         last.set(f);
         queue.add(f);
         engine.wake();
