@@ -3,7 +3,7 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu examples bench percall sweep paired all
+#                                                tests-cpu examples bench percall sweep paired meter multi all
 #                                                (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
@@ -15,7 +15,9 @@
 # median ratio of each variant (sweep.txt): one JVM's figures vary by up to 20 % from the next one's, so a
 # variant is judged on repeats interleaved with the others, not on one run. paired (not in `all`: about a
 # minute per variant and round) measures the same targets with C and Sluice alternating inside one JVM
-# (PairedBench, benchmarks/native/sluice_paired.c), which takes the machine's drift out of the ratios.
+# (PairedBench, benchmarks/native/sluice_paired.c), which takes the machine's drift out of the ratios. meter (not in
+# `all`: about 2 s per JVM on the CPU backend, 5 s on CUDA) measures the metrics binder's cost per operation over many
+# JVMs (MeterPairedBench; docs/observability.md).
 #
 # Reports go to ${OUT:-/tmp/out}, as a few files (few enough to fetch from a remote GPU host at once):
 #   run.log               everything printed, all steps
@@ -42,6 +44,8 @@
 #   BENCH_WHAT                targets of scripts/bench.sh for bench (default "overlap jmh"; also
 #                             jmh-variants, all); BENCH_API (default cuda); OVERLAP_ARGS, JMH_ARGS,
 #                             JMH_INCLUDE as scripts/bench.sh reads them
+#   METER_JVMS, METER_APIS, METER_BOUND  meter's JVMs per setting (12), backends ("cpu cuda") and --bound values
+#                             ("metrics listener")
 #   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
 #                             arguments (e.g. "--blocks 40 --samples 10000")
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
@@ -66,7 +70,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired|multi) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired|multi|meter) SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -249,6 +253,40 @@ run_paired() {
   if [ "$rc" = 0 ]; then note "paired: ok (paired.txt)"; else note "paired: FAILED"; FAILED=1; fi
 }
 
+# ---------------------------------------------------------------- meter
+# The metrics binder's cost per operation (MeterPairedBench: a bound and a plain context alternating block by block in
+# one JVM), in METER_JVMS JVMs (default 12) per setting, the settings taking turns JVM by JVM: for each backend of
+# METER_APIS (default "cpu cuda") and each --bound of METER_BOUND (default "metrics listener"). One JVM's figure
+# differs from the next one's by about as much as the binder costs, so the figure is the median over JVMs of each
+# JVM's median block difference, with the quartiles over JVMs. Output: meter.txt (every JVM, then the medians).
+run_meter() {
+  step "meter"
+  local jvms="${METER_JVMS:-12}" rc=0 r api bound name tsv="$WORK/meter.tsv"
+  : > "$tsv"
+  ( for r in $(seq 1 "$jvms"); do
+      for api in ${METER_APIS:-cpu cuda}; do
+        for bound in ${METER_BOUND:-metrics listener}; do
+          name="$api-$bound"
+          "$JAVA" --enable-native-access=ALL-UNNAMED -Dsluice.api="$api" -cp "$GPU/lib/*" \
+            dev.sluice.benchmarks.MeterPairedBench --bound "$bound" > "$WORK/meter-run.txt" 2>&1 || rc=1
+          echo "== jvm $r: $name: $(grep -E '^meter_(marker|upload)_(plain|cost)_us=' "$WORK/meter-run.txt" | tr '\n' ' ')"
+          grep -E '^meter_(marker|upload)_(plain|cost)_us=' "$WORK/meter-run.txt" \
+            | sed "s/^meter_//; s/=/ /; s/^/$r $name /" >> "$tsv"
+        done
+      done
+    done
+    echo; echo "== over $jvms JVMs per setting: median (first quartile, third quartile) of the JVMs' figures, µs"
+    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
+              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+              printf "%-18s %-16s %8.3f (%.3f, %.3f)\n", kk[1], kk[2], q(a, m, 0.5), q(a, m, 0.25), q(a, m, 0.75) } }
+      function q(a, m, p,   h, lo) { h = 1 + (m - 1) * p; lo = int(h); return lo >= m ? a[m] : a[lo] + (h - lo) * (a[lo + 1] - a[lo]) }' "$tsv"
+    exit "$rc"
+  ) 2>&1 | tee "$OUT/meter.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "meter: ok (meter.txt)"; else note "meter: FAILED"; FAILED=1; fi
+}
+
 # ---------------------------------------------------------------- multi
 # Two devices (MultiGpuBench): peer-copy bandwidth, Sluice's against C's cuMemcpyPeerAsync
 # (benchmarks/native/sluice_peer.c built as a shared library) alternating block by block in one JVM,
@@ -357,6 +395,7 @@ for s in "${SEL[@]}"; do
     percall) run_percall ;;
     sweep) run_sweep ;;
     paired) run_paired ;;
+    meter) run_meter ;;
     multi) run_multi ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
