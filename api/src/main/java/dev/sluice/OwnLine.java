@@ -4,11 +4,13 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A field that one thread writes for every operation while another writes its neighbours just as often, moved to cache
- * lines of its own. Fields of one object share lines: when the completion thread writes one of them (a stream's
- * completed sequence, its queue's head) and an enqueuing thread writes another (the stream's sequence, the queue's
- * tail), each write takes the line from the other core, and each side pays a miss per operation that neither needs.
- * An element in the middle of an array with {@link #PAD} unused elements on either side shares its lines with nothing.
+ * A field that one thread writes for every operation while another thread reads or writes the fields beside it, moved
+ * to cache lines of its own. Fields of one object share lines: when the completion thread writes one of them (a
+ * stream's completed sequence, its queue's head) and an enqueuing thread writes another (the stream's sequence, the
+ * queue's tail) or the completion thread merely reads one beside a field the enqueuing thread writes, the line moves
+ * from core to core, and each side pays a miss per operation that neither needs. An element in the middle of an array
+ * with {@link #PAD} unused elements on either side (256 bytes of longs, at least 128 bytes of references) shares its
+ * lines with nothing.
  */
 final class OwnLine {
 
