@@ -44,8 +44,8 @@
 #   BENCH_WHAT                targets of scripts/bench.sh for bench (default "overlap jmh"; also
 #                             jmh-variants, all); BENCH_API (default cuda); OVERLAP_ARGS, JMH_ARGS,
 #                             JMH_INCLUDE as scripts/bench.sh reads them
-#   METER_JVMS, METER_APIS, METER_BOUND  meter's JVMs per setting (12), backends ("cpu cuda") and --bound values
-#                             ("metrics listener")
+#   METER_JVMS, METER_APIS, METER_SETTINGS  meter's JVMs per setting (12), backends ("cpu cuda") and settings
+#                             (NAME=arguments;...: "metrics=--bound metrics;listener=--bound listener")
 #   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
 #                             arguments (e.g. "--blocks 40 --samples 10000")
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
@@ -256,19 +256,23 @@ run_paired() {
 # ---------------------------------------------------------------- meter
 # The metrics binder's cost per operation (MeterPairedBench: a bound and a plain context alternating block by block in
 # one JVM), in METER_JVMS JVMs (default 12) per setting, the settings taking turns JVM by JVM: for each backend of
-# METER_APIS (default "cpu cuda") and each --bound of METER_BOUND (default "metrics listener"). One JVM's figure
+# METER_APIS (default "cpu cuda"), each of METER_SETTINGS (';'-separated NAME=MeterPairedBench arguments, default
+# "metrics=--bound metrics;listener=--bound listener"). One JVM's figure
 # differs from the next one's by about as much as the binder costs, so the figure is the median over JVMs of each
 # JVM's median block difference, with the quartiles over JVMs. Output: meter.txt (every JVM, then the medians).
 run_meter() {
   step "meter"
-  local jvms="${METER_JVMS:-12}" rc=0 r api bound name tsv="$WORK/meter.tsv"
+  local jvms="${METER_JVMS:-12}" rc=0 r api v name args tsv="$WORK/meter.tsv"
+  local settings="${METER_SETTINGS:-metrics=--bound metrics;listener=--bound listener}"
   : > "$tsv"
   ( for r in $(seq 1 "$jvms"); do
       for api in ${METER_APIS:-cpu cuda}; do
-        for bound in ${METER_BOUND:-metrics listener}; do
-          name="$api-$bound"
+        IFS=';' read -r -a vs <<< "$settings"
+        for v in "${vs[@]}"; do
+          name="$api-${v%%=*}"; args="${v#*=}"
+          # shellcheck disable=SC2086
           "$JAVA" --enable-native-access=ALL-UNNAMED -Dsluice.api="$api" -cp "$GPU/lib/*" \
-            dev.sluice.benchmarks.MeterPairedBench --bound "$bound" > "$WORK/meter-run.txt" 2>&1 || rc=1
+            dev.sluice.benchmarks.MeterPairedBench $args > "$WORK/meter-run.txt" 2>&1 || rc=1
           echo "== jvm $r: $name: $(grep -E '^meter_(marker|upload)_(plain|cost)_us=' "$WORK/meter-run.txt" | tr '\n' ' ')"
           grep -E '^meter_(marker|upload)_(plain|cost)_us=' "$WORK/meter-run.txt" \
             | sed "s/^meter_//; s/=/ /; s/^/$r $name /" >> "$tsv"

@@ -38,7 +38,10 @@ import joptsimple.OptionSet;
  * <p>{@code --bound listener} gives the bound context a {@link DeviceListener} that does nothing instead: the cost of
  * the observation hook alone, which any listener pays.
  *
- * <pre>java -Dsluice.api=cuda -cp ... dev.sluice.benchmarks.MeterPairedBench [--blocks 40] [--ops 50000] [--bound metrics|listener]</pre>
+ * <p>{@code --sampling N} binds the binder with {@link DeviceMetrics#latencySampling(int) latencySampling(N)}: one
+ * successful operation in N timed, the rest only counted.
+ *
+ * <pre>java -Dsluice.api=cuda -cp ... dev.sluice.benchmarks.MeterPairedBench [--blocks 40] [--ops 50000] [--bound metrics|listener] [--sampling 1]</pre>
  */
 public final class MeterPairedBench {
 
@@ -46,7 +49,7 @@ public final class MeterPairedBench {
     }
 
     /** The command line: block pairs, operations per block, and what the bound context gets. */
-    record Options(int blocks, int ops, boolean metrics) {
+    record Options(int blocks, int ops, boolean metrics, int sampling) {
 
         /**
          * @throws OptionException          for an unknown option or a value that is not a number
@@ -61,6 +64,7 @@ public final class MeterPairedBench {
             int blocks = (Integer) set.valueOf("blocks");
             int ops = (Integer) set.valueOf("ops");
             String bound = (String) set.valueOf("bound");
+            int sampling = (Integer) set.valueOf("sampling");
             if (blocks < 1) {
                 throw new IllegalArgumentException("--blocks " + blocks + ": at least 1");
             }
@@ -70,7 +74,13 @@ public final class MeterPairedBench {
             if (!bound.equals("metrics") && !bound.equals("listener")) {
                 throw new IllegalArgumentException("--bound " + bound + ": metrics or listener");
             }
-            return new Options(blocks, ops, bound.equals("metrics"));
+            if (sampling < 1) {
+                throw new IllegalArgumentException("--sampling " + sampling + ": at least 1 (1 times every operation)");
+            }
+            if (sampling != 1 && !bound.equals("metrics")) {
+                throw new IllegalArgumentException("--sampling " + sampling + ": only with --bound metrics");
+            }
+            return new Options(blocks, ops, bound.equals("metrics"), sampling);
         }
 
         static OptionParser parser() {
@@ -80,6 +90,8 @@ public final class MeterPairedBench {
                     .defaultsTo(50_000);
             parser.accepts("bound", "what the bound context gets: metrics (DeviceMetrics, its defaults) or listener (a"
                     + " DeviceListener that does nothing: the hook's own cost)").withRequiredArg().defaultsTo("metrics");
+            parser.accepts("sampling", "the binder's latencySampling: one successful operation in N of each stream and"
+                    + " category timed").withRequiredArg().ofType(Integer.class).defaultsTo(1);
             return parser;
         }
     }
@@ -105,12 +117,12 @@ public final class MeterPairedBench {
                 DeviceContext bound = DeviceContext.open(ContextOptions.defaults());
                 DeviceMetrics metrics = new DeviceMetrics(bound)) {
             if (o.metrics()) {
-                metrics.bindTo(registry);
+                metrics.latencySampling(o.sampling()).bindTo(registry);
             } else {
                 bound.addListener(new DeviceListener() { });
             }
             System.out.println("backend=" + plain.backendName() + " device=" + plain.name() + " bound="
-                    + (o.metrics() ? "metrics" : "listener"));
+                    + (o.metrics() ? "metrics sampling=" + o.sampling() : "listener"));
             try (Side p = new Side(plain); Side b = new Side(bound)) {
                 compare(out, "marker", o.blocks(), o.ops(), p, b, s -> s.stream.enqueueMarker());
                 compare(out, "upload", o.blocks(), o.ops() / 5, p, b, s -> s.stream.enqueueCopy(s.pinned, s.small));

@@ -15,8 +15,10 @@ class MeterPairedBenchTest {
 
     @Test
     void readsItsOptionsAndKeepsTheDefaults() {
-        assertEquals(new MeterPairedBench.Options(40, 50_000, true), MeterPairedBench.Options.parse(new String[0]));
-        assertEquals(new MeterPairedBench.Options(3, 100, false),
+        assertEquals(new MeterPairedBench.Options(40, 50_000, true, 1), MeterPairedBench.Options.parse(new String[0]));
+        assertEquals(new MeterPairedBench.Options(3, 100, true, 16),
+                MeterPairedBench.Options.parse(new String[] {"--blocks", "3", "--ops", "100", "--sampling", "16"}));
+        assertEquals(new MeterPairedBench.Options(3, 100, false, 1),
                 MeterPairedBench.Options.parse(new String[] {"--blocks", "3", "--ops", "100", "--bound", "listener"}));
     }
 
@@ -25,6 +27,8 @@ class MeterPairedBenchTest {
         assertRefused("--bound x", "--bound", "x");
         assertRefused("--blocks 0", "--blocks", "0");
         assertRefused("--ops 4", "--ops", "4");
+        assertRefused("--sampling 0", "--sampling", "0");
+        assertRefused("only with --bound metrics", "--bound", "listener", "--sampling", "8");
         assertThrows(OptionException.class, () -> MeterPairedBench.Options.parse(new String[] {"--bogus"}));
         assertThrows(OptionException.class, () -> MeterPairedBench.Options.parse(new String[] {"--blocks", "x"}));
     }
@@ -32,7 +36,7 @@ class MeterPairedBenchTest {
     @Test
     void aShortRunGivesEveryFigureForBothOperations() {
         for (boolean metrics : new boolean[] {true, false}) {
-            Map<String, Double> figures = MeterPairedBench.measure(new MeterPairedBench.Options(2, 200, metrics));
+            Map<String, Double> figures = MeterPairedBench.measure(new MeterPairedBench.Options(2, 200, metrics, metrics ? 4 : 1));
             for (String op : List.of("marker", "upload")) {
                 for (String figure : List.of("plain_us", "bound_us", "cost_us", "cost_us_q1", "cost_us_q3", "ratio")) {
                     Double v = figures.get("meter_" + op + "_" + figure);
