@@ -162,9 +162,16 @@ run_percall() {
 }
 
 # ---------------------------------------------------------------- sweep
-# Lines "REP VARIANT NAME VALUE" of file $1 -> per variant and name, the median over the repeats, then every value.
+# Lines "REP VARIANT NAME VALUE" of file $1 -> per variant and name, the median over the repeats, then every value;
+# with $2 = quartiles, the first and third quartiles instead of every value.
 print_medians() {
-  awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+  awk -v quartiles="${2:-}" '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+    END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
+            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+            if (quartiles != "") printf "%-18s %-16s %8.3f (%.3f, %.3f)\n", kk[1], kk[2], q(a, m, 0.5), q(a, m, 0.25), q(a, m, 0.75)
+            else printf "%-16s %-34s %8.3f   (%s)\n", kk[1], kk[2], q(a, m, 0.5), substr(v[order[i]], 2) } }
+    function q(a, m, p,   h, lo) { h = 1 + (m - 1) * p; lo = int(h); return lo >= m ? a[m] : a[lo] + (h - lo) * (a[lo + 1] - a[lo]) }' "$1"
+}
     END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
             for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
             med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
@@ -280,11 +287,7 @@ run_meter() {
       done
     done
     echo; echo "== over $jvms JVMs per setting: median (first quartile, third quartile) of the JVMs' figures, µs"
-    awk '{ k = $2 SUBSEP $3; v[k] = v[k] " " $4; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
-      END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
-              for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-              printf "%-18s %-16s %8.3f (%.3f, %.3f)\n", kk[1], kk[2], q(a, m, 0.5), q(a, m, 0.25), q(a, m, 0.75) } }
-      function q(a, m, p,   h, lo) { h = 1 + (m - 1) * p; lo = int(h); return lo >= m ? a[m] : a[lo] + (h - lo) * (a[lo + 1] - a[lo]) }' "$tsv"
+    print_medians "$tsv" quartiles
     exit "$rc"
   ) 2>&1 | tee "$OUT/meter.txt"
   rc=${PIPESTATUS[0]}

@@ -29,6 +29,12 @@ final class CompletionQueue {
         t.setNext(f); // release: publishes f's fields to the completion thread
     }
 
+    /** The last future added, or null if none was. Under the stream's lock. */
+    @Nullable DeviceFuture<?> last() {
+        DeviceFuture<?> t = tail.get();
+        return t.sequence() < 0 ? null : t; // the placeholder's sequence is -1; an operation's starts at 1
+    }
+
     /**
      * The oldest future, or null. Exact on the completion thread. On another thread it may return null for a queue that
      * is not empty, if the completion thread takes a future meanwhile: {@code mark()}'s "is the stream idle?" tolerates

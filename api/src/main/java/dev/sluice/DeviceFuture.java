@@ -209,10 +209,13 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
         return this instanceof Observed;
     }
 
-    /** The completion thread only: tells the observers, if any, once. */
+    /**
+     * Tells the observers, if any. Once: the completion thread takes each queued future from its queue once, then either
+     * finishes or fails it; a future failed before publication is never queued.
+     */
     private void report(@Nullable Throwable failure, long nowNanos) {
         if (this instanceof Observed<T> o) {
-            o.report(failure, nowNanos);
+            Observers.completed(o, failure, nowNanos);
         }
     }
 
@@ -222,8 +225,8 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
 
     /** Fails the future: by the completion thread, for a queued one ({@link StreamCore#failPending}), or before publication. */
     void fail(Throwable cause) {
-        if (this instanceof Observed<T> o) {
-            o.report(cause, System.nanoTime());
+        if (isObserved()) {
+            report(cause, System.nanoTime());
         }
         super.completeExceptionally(cause);
     }
@@ -376,8 +379,6 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
         final long bytes;
         final long startNanos;
         final Observers.@Nullable JfrOperation jfr;
-        /** The completion thread's own: whether the observers have been told. */
-        private boolean reported;
 
         Observed(DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
                 StreamCore.@Nullable Group group, Observers.Observation o) {
@@ -387,14 +388,6 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
             this.bytes = o.bytes;
             this.startNanos = o.startNanos;
             this.jfr = o.jfr;
-        }
-
-        /** Tells the observers, once. The completion thread only (or the thread failing the future before publication). */
-        void report(@Nullable Throwable failure, long nowNanos) {
-            if (!reported) {
-                reported = true;
-                Observers.completed(this, failure, nowNanos);
-            }
         }
     }
 }

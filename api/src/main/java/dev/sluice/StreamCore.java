@@ -78,12 +78,11 @@ final class StreamCore {
      * knob for measuring and testing.
      */
     private final long groupIdleNanos = Long.getLong(SluiceProperties.Measurement.MARKER_BATCH_IDLE_NANOS, 2_000L);
-    // The three fields every enqueue writes, under the lock, and the one the completion thread writes for every future,
-    // each on lines of its own (OwnLine): the completion thread reads this object's other fields on every pass.
+    // The fields every enqueue writes, under the lock, and the one the completion thread writes for every future, each
+    // on lines of its own (OwnLine): the completion thread reads this object's other fields on every pass. The future of
+    // the last operation enqueued is the queue's tail (CompletionQueue.last()), which lies on lines of its own too.
     /** Under the lock: the sequence of the last operation enqueued. */
     private final OwnLine.OfLong sequence = new OwnLine.OfLong();
-    /** Under the lock: the future of the last operation enqueued. */
-    private final OwnLine.OfReference<@Nullable DeviceFuture<?>> last = new OwnLine.OfReference<>(null);
     /** Under the lock: the group operations join, or null. */
     private final OwnLine.OfReference<@Nullable Group> open = new OwnLine.OfReference<>(null);
     /** Written by the completion thread only, before it completes the future of that sequence. */
@@ -145,8 +144,7 @@ final class StreamCore {
      */
     <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive,
             Observers.@Nullable Observation observed) {
-        long seq = sequence.get() + 1;
-        sequence.set(seq);
+        long seq = nextSequence();
         DeviceFuture<T> f;
         Group g = open.get();
         if (g == null && (groupBound == 1 || queue.isEmpty())) {
@@ -170,9 +168,14 @@ final class StreamCore {
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
     <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Observation observed) {
         sealLocked(); // keeps markers in stream order
+        return publish(withOwnMarker(stream, nextSequence(), value, observed), null);
+    }
+
+    /** The sequence of the operation being marked: one more than the last. Under the lock. */
+    private long nextSequence() {
         long seq = sequence.get() + 1;
         sequence.set(seq);
-        return publish(withOwnMarker(stream, seq, value, observed), null);
+        return seq;
     }
 
     /**
@@ -206,7 +209,6 @@ final class StreamCore {
     private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive) {
         // A future stays in the queue until the device has finished its operation, so keepAlive stays reachable until then
         f.keepAlive = keepAlive; // before the queue's release publishes f
-        last.set(f);
         queue.add(f);
         engine.wake();
         return f;
@@ -287,7 +289,7 @@ final class StreamCore {
     @Nullable DeviceFuture<?> last() {
         lock();
         try {
-            return last.get();
+            return queue.last();
         } finally {
             lock.unlock();
         }

@@ -17,7 +17,7 @@ final class Counts {
 
     private static final VarHandle AT = MethodHandles.arrayElementVarHandle(long[].class);
     /** Longs of padding before and after the counts: 128 bytes, since cores fetch lines in pairs. */
-    static final int PAD = 16;
+    private static final int PAD = 16;
 
     private final long[] values;
     private final int size;

@@ -5,6 +5,7 @@ import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.MemoryInfo;
+import dev.sluice.TraceSpan;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -124,9 +125,14 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** The operation categories, each with a fixed index into a stream's meter arrays. */
-    private static final List<String> CATEGORIES = List.of("upload", "download", "d2d", "peer", "memset", "kernel",
-            "record", "wait", "host", "marker", "alloc", "free", "graph");
+    /**
+     * The operation categories, each with a fixed index into a stream's meter arrays: {@code TraceSpan}'s constants, the
+     * very strings the hook passes, which {@link #index} compares by identity. The copies come first (their bytes are
+     * counted by index below 4).
+     */
+    private static final List<String> CATEGORIES = List.of(TraceSpan.UPLOAD, TraceSpan.DOWNLOAD,
+            TraceSpan.DEVICE_TO_DEVICE, TraceSpan.PEER, TraceSpan.MEMSET, TraceSpan.KERNEL, TraceSpan.RECORD,
+            TraceSpan.WAIT, TraceSpan.HOST, TraceSpan.MARKER, TraceSpan.ALLOC, TraceSpan.FREE, TraceSpan.GRAPH);
 
     private final DeviceContext context;
     private final Tags tags;
@@ -350,8 +356,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                 return;
             }
             long n = succeededBy.add(c, 1);
+            if (n == 0) {
+                latency(c, false); // the category's first success registers its timer: the meter exists from then on
+            }
             if (oneIn == 1 || n % oneIn == 0) { // no 64-bit division unless sampling
-                latency(c, false); // registered by the first completion: the meter exists from then on
                 if (!ring.offer(LatencyRing.entry(c, latencyNanos))) {
                     unrecorded(c); // the recorder fell behind: timing it here would hold up the completions
                 }
@@ -436,11 +444,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                 return i;
             }
         }
-        if (category.equals(dev.sluice.TraceSpan.PEER_STAGED)) {
-            return CATEGORIES.indexOf(dev.sluice.TraceSpan.PEER);
+        if (category.equals(TraceSpan.PEER_STAGED)) {
+            return CATEGORIES.indexOf(TraceSpan.PEER);
         }
         int i = CATEGORIES.indexOf(category);
-        return i >= 0 ? i : CATEGORIES.indexOf(dev.sluice.TraceSpan.GRAPH);
+        return i >= 0 ? i : CATEGORIES.indexOf(TraceSpan.GRAPH);
     }
 
     private StreamMeters meters(DeviceStream stream) {

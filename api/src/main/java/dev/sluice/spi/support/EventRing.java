@@ -8,7 +8,8 @@ import java.lang.invoke.VarHandle;
  * completion thread gives events back ({@link #offer}), the stream takes them under its lock ({@link #poll});
  * neither side locks or allocates. What does not fit goes to, or comes from, the context's {@link EventPool}.
  *
- * <p>For backend authors: one thread at a time on each side; 0 is never a valid event.
+ * <p>For backend authors: one thread at a time on each side; 0 is never a valid event. Any nonzero longs pass the same
+ * way ({@code sluice-micrometer} hands operation latencies from the completion thread to its recorder through one).
  */
 public final class EventRing {
 
