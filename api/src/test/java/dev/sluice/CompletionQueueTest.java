@@ -56,4 +56,19 @@ class CompletionQueueTest {
         q.poll();
         assertNull(b.next());
     }
+
+    @Test
+    void lastIsTheLastFutureAddedEvenOnceTakenAndNothingBeforeTheFirst() {
+        CompletionQueue q = new CompletionQueue();
+        assertNull(q.last(), "the placeholder is no operation's future");
+        DeviceFuture<Void> a = future(1);
+        q.add(a);
+        assertSame(a, q.last());
+        DeviceFuture<Void> b = future(2);
+        q.add(b);
+        assertSame(b, q.last());
+        q.poll();
+        q.poll();
+        assertSame(b, q.last(), "a synchronize() still waits for the last operation after the engine has taken it");
+    }
 }
