@@ -172,11 +172,6 @@ print_medians() {
             else printf "%-16s %-34s %8.3f   (%s)\n", kk[1], kk[2], q(a, m, 0.5), substr(v[order[i]], 2) } }
     function q(a, m, p,   h, lo) { h = 1 + (m - 1) * p; lo = int(h); return lo >= m ? a[m] : a[lo] + (h - lo) * (a[lo + 1] - a[lo]) }' "$1"
 }
-    END { for (i = 1; i <= n; i++) { split(order[i], kk, SUBSEP); m = split(substr(v[order[i]], 2), a, " ");
-            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-            med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2;
-            printf "%-16s %-34s %8.3f   (%s)\n", kk[1], kk[2], med, substr(v[order[i]], 2) } }' "$1"
-}
 
 # The per-call ratios for several settings, repeated and interleaved (see the header).
 # Output: sweep.txt (every run, then the medians).
