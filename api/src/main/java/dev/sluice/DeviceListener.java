@@ -15,9 +15,18 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Threads:</b> {@link #operationEnqueued} runs on the enqueuing thread under the stream's enqueue lock, so other
  * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
  * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
- * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw:
- * an exception they throw is logged and dropped. The memory, kernel, fault and close callbacks run on the thread that
- * allocated, freed, compiled, saw the fault, or closed.
+ * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw.
+ * The memory, kernel, fault and close callbacks run on the thread that allocated, freed, compiled, saw the fault, or
+ * closed.
+ *
+ * <p><b>What a listener throws</b> never reaches the caller and never stops the completion thread: an exception or an
+ * {@link Error} is logged (at {@code WARNING}, by {@code System.Logger} {@code dev.sluice.Observers}) and dropped, and
+ * the operation, the other listeners and every other future go on as if it had returned. A
+ * {@link VirtualMachineError} ({@link OutOfMemoryError}, {@link StackOverflowError}, {@link InternalError}) is logged at
+ * {@code ERROR} and also <em>faults the context</em>, since the JVM may not have run code it was asked to: the
+ * operation it was reported for keeps its outcome, and every future still pending, and every later one, fails with a
+ * {@link DeviceException} whose cause is the error; {@link DeviceContext#isFaulted()} turns true and
+ * {@link DeviceContext#close()} works as after a device fault.
  *
  * <p>Operations enqueued while a stream captures a graph are not reported: they run when the graph is launched, which is
  * reported as one {@code graph} operation.

@@ -128,8 +128,8 @@ final class Observers {
         for (DeviceListener l : ls) {
             try {
                 l.operationEnqueued(stream, category, bytes);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on an enqueue; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "an enqueue", t);
             }
         }
         into.listeners = ls;
@@ -157,8 +157,8 @@ final class Observers {
         for (DeviceListener l : f.listeners) {
             try {
                 l.operationCompleted(stream, category, f.bytes, latency, cause);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a completion; ignored", e);
+            } catch (Throwable t) {
+                threw(stream == null ? null : stream.context(), l, "a completion", t);
             }
         }
         JfrOperation jfr = f.jfr;
@@ -174,8 +174,8 @@ final class Observers {
         for (DeviceListener l : listeners) {
             try {
                 l.memoryAllocated(context, bytes);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on an allocation; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "an allocation", t);
             }
         }
         if (JFR) {
@@ -187,8 +187,8 @@ final class Observers {
         for (DeviceListener l : listeners) {
             try {
                 l.memoryFreed(context, bytes);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a free; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "a free", t);
             }
         }
         if (JFR) {
@@ -206,8 +206,8 @@ final class Observers {
         for (DeviceListener l : listeners) {
             try {
                 l.kernelCompiled(context, kernel.name(), nanos, failure);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a compilation; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "a compilation", t);
             }
         }
         if (token != null) {
@@ -219,8 +219,8 @@ final class Observers {
         for (DeviceListener l : listeners) {
             try {
                 l.faulted(context, fault);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on a fault; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "a fault", t);
             }
         }
         if (JFR) {
@@ -233,8 +233,8 @@ final class Observers {
         for (DeviceListener l : listeners) {
             try {
                 l.closed(context);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listener " + l + " threw on close; ignored", e);
+            } catch (Throwable t) {
+                threw(context, l, "close", t);
             }
         }
         if (JFR) {
@@ -244,6 +244,29 @@ final class Observers {
             listeners = NONE;
             jfrOperations = false;
             publish();
+        }
+    }
+
+    // ---------------------------------------------------------------- what a listener throws
+
+    /**
+     * What a listener's {@code t} does: it is logged and dropped, whatever it is, so that no listener can keep the
+     * completion thread from completing the context's other futures. A {@link VirtualMachineError} (an
+     * {@link OutOfMemoryError}, a {@link StackOverflowError}) also faults {@code context}: the JVM could not run code
+     * it was asked to, so the context stops promising results and fails every pending and later future with a
+     * {@link DeviceException} caused by it, through the completion thread, as a device fault does. Never throws.
+     */
+    private static void threw(@Nullable DeviceContext context, DeviceListener l, String on, Throwable t) {
+        if (t instanceof VirtualMachineError && context != null) {
+            context.engine.report(new DeviceException("a listener threw " + t + " on " + on
+                    + "; the context is faulted, since the JVM may not have run what it was asked to", null, null,
+                    true, t));
+        }
+        try {
+            LOG.log(t instanceof VirtualMachineError ? System.Logger.Level.ERROR : System.Logger.Level.WARNING,
+                    "listener " + l + " threw on " + on + (t instanceof VirtualMachineError ? "" : "; ignored"), t);
+        } catch (Throwable logFailed) {
+            // A logger that fails (out of memory, say) must not stop the completion thread either.
         }
     }
 }

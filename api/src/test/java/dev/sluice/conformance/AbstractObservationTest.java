@@ -2,6 +2,7 @@ package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,6 +14,7 @@ import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceException;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
@@ -199,6 +201,126 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         await(c.stream().enqueueFill(b, 7));
         assertEquals(7, readInts(c.stream(), b)[3]);
         assertEquals(1, r.count(r.completed, "memset"), "later listeners still run (a fill is a memset)");
+    }
+
+    /** A listener that throws {@code error} from every callback. */
+    private static DeviceListener throwing(java.util.function.Supplier<? extends Throwable> error) {
+        return new DeviceListener() {
+            private void fail() {
+                Throwable t = error.get();
+                if (t instanceof Error e) {
+                    throw e;
+                }
+                throw (RuntimeException) t;
+            }
+
+            @Override
+            public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+                fail();
+            }
+
+            @Override
+            public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                    @Nullable Throwable failure) {
+                fail();
+            }
+
+            @Override
+            public void memoryAllocated(DeviceContext context, long bytes) {
+                fail();
+            }
+
+            @Override
+            public void memoryFreed(DeviceContext context, long bytes) {
+                fail();
+            }
+
+            @Override
+            public void kernelCompiled(DeviceContext context, String kernel, long nanos, @Nullable Throwable failure) {
+                fail();
+            }
+
+            @Override
+            public void faulted(DeviceContext context, Throwable fault) {
+                fail();
+            }
+
+            @Override
+            public void closed(DeviceContext context) {
+                fail();
+            }
+        };
+    }
+
+    @Test
+    void aListenerThrowingAnErrorIsLoggedAndTheContextKeepsCompletingFutures() {
+        DeviceContext c = open(ContextOptions.defaults());
+        c.addListener(throwing(() -> new AssertionError("listener assertion")));
+        Recorder r = new Recorder();
+        c.addListener(r);
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        DeviceStream s = c.createStream();
+        List<DeviceFuture<Void>> fills = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            fills.add(s.enqueueFill(b, i));
+        }
+        for (DeviceFuture<Void> f : fills) {
+            await(f); // none is left pending by the listener's error
+        }
+        assertEquals(49, readInts(s, b)[3]);
+        assertFalse(c.isFaulted(), "an ordinary Error from a listener is the listener's, not the context's");
+        assertEquals(50, r.count(r.completed, "memset"), "later listeners still run");
+        b.close();
+        long start = System.nanoTime();
+        c.close();
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(WAIT_SECONDS).toNanos(), "close returned");
+    }
+
+    @Test
+    void aListenerThrowingAVirtualMachineErrorFaultsTheContextAndNoFutureHangs() {
+        DeviceContext c = open(ContextOptions.defaults());
+        DeviceBuffer b = c.allocate(DType.I32, 16);
+        DeviceStream s = c.createStream();
+        await(s.enqueueFill(b, 1));
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean(true);
+        c.addListener(new DeviceListener() {
+            @Override
+            public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                    @Nullable Throwable failure) {
+                if (armed.getAndSet(false)) {
+                    throw new StackOverflowError("listener recursion");
+                }
+            }
+        });
+        List<DeviceFuture<Void>> fills = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                fills.add(s.enqueueFill(b, i));
+            }
+        } catch (DeviceException refused) {
+            // the fault arrived while enqueuing: later enqueues are refused, as after a device fault
+        }
+        for (DeviceFuture<Void> f : fills) {
+            await(f.handle((v, e) -> null)); // every future completes, normally or not: none hangs
+        }
+        long until = System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos();
+        while (!c.isFaulted() && System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+        assertTrue(c.isFaulted(), "a VirtualMachineError faults the context");
+        Throwable later;
+        try {
+            later = awaitFailure(s.enqueueFill(b, 2));
+        } catch (RuntimeException refused) {
+            later = refused; // refused at the call: as good, if it names the fault
+        }
+        Throwable cause = later;
+        while (cause != null && !(cause instanceof StackOverflowError)) {
+            cause = cause.getCause();
+        }
+        assertNotNull(cause, "later work fails with the fault, caused by the listener's error: " + later);
+        c.close();
+        c.close();
     }
 
     private static Configuration sluiceProfile() throws Exception {
