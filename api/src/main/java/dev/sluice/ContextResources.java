@@ -21,6 +21,8 @@ final class ContextResources {
     private final ContextHandle handle;
     private final Set<Object> owned = ConcurrentHashMap.newKeySet();
     private final Map<HostGate, DeviceFuture<?>> openGates = new ConcurrentHashMap<>();
+    /** Allocations whose free was enqueued while other contexts' work still used them ({@link #retire}). */
+    private final Set<Allocation> retired = ConcurrentHashMap.newKeySet();
 
     ContextResources(DeviceContext context, ContextHandle handle) {
         this.context = context;
@@ -82,11 +84,26 @@ final class ContextResources {
     }
 
     /**
+     * Remembers {@code a}, whose free is being enqueued while {@code pending} (the unfinished uses of other streams) may
+     * include other contexts' work: if this context closes before that work is done, its close keeps the native context
+     * open for it ({@link #releaseAll}). Forgets those it remembered whose other contexts' work has finished.
+     */
+    void retire(Allocation a, List<DeviceFuture<?>> pending) {
+        if (foreign(pending).isEmpty()) {
+            return;
+        }
+        retired.removeIf(r -> foreign(r.uses.pendingUses(null)).isEmpty());
+        retired.add(a);
+    }
+
+    /**
      * Releases everything still owned, for the context's close, after its streams have drained: closes the streams
      * (waiting for their futures until {@code deadline}), events and functions, and frees the memory, device memory only
-     * where the device did not fault and once other contexts' peer copies have finished with it.
+     * where the device did not fault. Memory that streams of other contexts still use at {@code deadline} (peer copies,
+     * copies to or from shared pinned memory, even held on the host) is not freed: {@code left} keeps it, and the native
+     * context, until that work is done or dropped.
      */
-    void releaseAll(boolean faulted, long deadline) {
+    void releaseAll(boolean faulted, long deadline, LeftBehind left) {
         List<Object> rest = new ArrayList<>(owned);
         owned.clear();
         for (Object o : rest) {
@@ -106,14 +123,19 @@ final class ContextResources {
                     case DeviceFunction f -> f.close();
                     case Allocation a -> {
                         a.closed.set(true);
-                        if (!faulted && foreignUsesFinished(a.uses, a.memory, deadline)) {
+                        List<DeviceFuture<?>> busy = foreignUsesAfter(a.uses, deadline);
+                        if (!busy.isEmpty()) {
+                            left.keep(a.memory, busy, faulted ? null : () -> handle.free(a.memory));
+                        } else if (!faulted) {
                             handle.free(a.memory);
                         }
                     }
                     case HostAllocation h -> {
                         h.closed.set(true);
-                        // Streams of other contexts sharing this pinned memory may still copy to or from it.
-                        if (foreignUsesFinished(h.uses, h.memory, deadline)) {
+                        List<DeviceFuture<?>> busy = foreignUsesAfter(h.uses, deadline);
+                        if (!busy.isEmpty()) {
+                            left.keep(h.memory, busy, () -> handle.freeHost(h.memory));
+                        } else {
                             handle.freeHost(h.memory);
                         }
                     }
@@ -123,22 +145,44 @@ final class ContextResources {
                 LOG.log(System.Logger.Level.DEBUG, "releasing " + o + " during close failed", e);
             }
         }
+        // Memory whose free was enqueued (maybe held on the host, and dropped by this close) while other contexts' work
+        // still used it: freeing the native context would free it under that work.
+        for (Allocation a : retired) {
+            if (!rest.contains(a)) {
+                List<DeviceFuture<?>> busy = foreignUsesAfter(a.uses, deadline);
+                if (!busy.isEmpty()) {
+                    left.keep(a.memory, busy, null);
+                }
+            }
+        }
+        retired.clear();
+    }
+
+    /** The uses in {@code uses} by streams of other contexts. */
+    private List<DeviceFuture<?>> foreign(List<DeviceFuture<?>> uses) {
+        List<DeviceFuture<?>> out = new ArrayList<>(0);
+        for (DeviceFuture<?> use : uses) {
+            DeviceStream s = use.stream();
+            if (s != null && s.context() != context) {
+                out.add(use);
+            }
+        }
+        return out;
     }
 
     /**
      * Waits until streams of other contexts (peer copies of device memory, copies to and from shared pinned memory) have
-     * finished with {@code memory}, or {@code deadline} passed. Memory still in use then is not freed (a leak, logged)
-     * rather than freed under the other device's copy.
+     * finished with the memory {@code uses} tracks, or {@code deadline} passed; returns their operations still
+     * unfinished then, or in a context that faulted (whose held work may still be submitted).
      */
-    private boolean foreignUsesFinished(UseTracker uses, Object memory, long deadline) {
-        for (DeviceFuture<?> use : uses.pendingUses(null)) {
+    private List<DeviceFuture<?>> foreignUsesAfter(UseTracker uses, long deadline) {
+        List<DeviceFuture<?>> busy = new ArrayList<>(0);
+        for (DeviceFuture<?> use : foreign(uses.pendingUses(null))) {
             DeviceStream s = use.stream();
-            if (s != null && s.context() != context && !s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)
-                    && s.context().fault() == null) {
-                LOG.log(System.Logger.Level.WARNING, context + " closed while " + s + " still used " + memory + "; left allocated");
-                return false;
+            if (!s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)) {
+                busy.add(use);
             }
         }
-        return true;
+        return busy;
     }
 }

@@ -70,6 +70,8 @@ public final class DeviceContext implements AutoCloseable {
     /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
+    /** Completes when {@link #close()} has finished: none of this context's work runs any more ({@link #afterClosed}). */
+    private final java.util.concurrent.CompletableFuture<Void> closeFinished = new java.util.concurrent.CompletableFuture<>();
 
     /**
      * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
@@ -854,6 +856,11 @@ public final class DeviceContext implements AutoCloseable {
         resources.add(a);
     }
 
+    /** See {@link ContextResources#retire}. */
+    void retire(Allocation a, List<DeviceFuture<?>> pendingUses) {
+        resources.retire(a, pendingUses);
+    }
+
     void untrack(Allocation a) {
         resources.remove(a);
     }
@@ -916,6 +923,13 @@ public final class DeviceContext implements AutoCloseable {
      * freed only once the device has finished with it. If a dependent stage blocks the completion thread, close() waits
      * for futures at most 10 s after the device has finished, then fails the rest and returns.
      *
+     * <p><b>Other contexts' work on this context's memory</b> (a peer copy into or out of one of its buffers, a copy to
+     * or from its shared pinned memory, enqueued on another context's stream) is waited for up to the same deadline. A
+     * close that reaches it with such work still pending (held on the host behind a stage that has not completed, say)
+     * returns, but frees none of the memory that work uses, nor the native context it belongs to: both stay allocated,
+     * and a warning is logged, until that work has finished on the device or been dropped by its own context's close;
+     * then they are released on a thread of their own. The buffers themselves are closed at once.
+     *
      * @throws IllegalStateException on a completion thread or in a host function of this context, where it would wait
      *                               for itself
      */
@@ -944,7 +958,16 @@ public final class DeviceContext implements AutoCloseable {
             closeOnce();
         } finally {
             closeDone.countDown();
+            closeFinished.complete(null);
         }
+    }
+
+    /**
+     * Runs {@code action} once {@link #close()} has finished (at once, on the caller, if it has): on the closing thread.
+     * Work of this context that had not run by then never will: it was dropped, or its native context is gone.
+     */
+    void afterClosed(Runnable action) {
+        closeFinished.whenComplete((v, e) -> action.run());
     }
 
     private void closeOnce() {
@@ -971,7 +994,8 @@ public final class DeviceContext implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
-        resources.releaseAll(fault != null, deadline);
+        LeftBehind left = new LeftBehind(toString(), handle);
+        resources.releaseAll(fault != null, deadline, left);
         engine.stop(closing, deadline - System.nanoTime());
         if (tracer != null) {
             try {
@@ -984,7 +1008,7 @@ public final class DeviceContext implements AutoCloseable {
         if (e != null) {
             e.shutdown();
         }
-        handle.close();
+        left.seal(); // closes the native context now, or once other contexts' work on its memory is done or dropped
         observers.closed();
     }
 

@@ -352,6 +352,7 @@ public final class DeviceStream implements AutoCloseable {
         for (DeviceFuture<?> use : others) {
             use.seal(); // a device-side wait needs the use's marker; sealed before this stream's lock is taken
         }
+        context.retire(allocation, others); // the context's close must not free it under another context's pending use
         begin();
         try {
             for (DeviceFuture<?> use : others) {

@@ -180,4 +180,69 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         assertArrayEquals(pattern(5), got, "the peer copy read the closed context's memory before it was freed");
         assertFalse(ctx.isFaulted());
     }
+
+    /** Opens device 1 with a close that waits {@code millis} for futures (the deadline a timed-out close reaches). */
+    private DeviceContext openWithCloseDeadline(long millis) {
+        System.setProperty("sluice.close.futuresMillis", Long.toString(millis));
+        try {
+            return open(1, ContextOptions.defaults());
+        } finally {
+            System.clearProperty("sluice.close.futuresMillis");
+        }
+    }
+
+    @Test
+    void aCloseThatTimesOutKeepsMemoryThatAnotherContextsHeldCopiesStillWriteAndRead() {
+        DeviceContext target = openWithCloseDeadline(200);
+        DeviceBuffer there = target.allocate(DType.I32, N);
+        DeviceBuffer here = intBuffer(ctx, pattern(3));
+        DeviceBuffer back = ctx.allocate(DType.I32, N);
+        DeviceStream s = ctx.createStream();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        s.waitFor(gate); // held on the host: the copies below wait for the gate, not for the device
+        DeviceFuture<Void> into = s.enqueueCopy(here, there);
+        DeviceFuture<Void> outOf = s.enqueueCopy(there, back);
+        long t0 = System.nanoTime();
+        target.close(); // reaches its deadline with the copies still held
+        assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(WAIT_SECONDS).toNanos(), "close returned");
+        assertTrue(target.isClosed());
+        gate.complete(null);
+        await(into);
+        await(outOf);
+        assertArrayEquals(pattern(3), readInts(s, back), "the closed context's memory was kept for the held copies");
+        assertFalse(ctx.isFaulted(), "no copy touched freed memory");
+        assertStreamUsable(s);
+    }
+
+    @Test
+    void aCloseThatTimesOutKeepsMemoryForACopyHeldBehindABufferCloseToo() {
+        DeviceContext target = openWithCloseDeadline(200);
+        DeviceBuffer there = target.allocate(DType.I32, N);
+        DeviceBuffer here = intBuffer(ctx, pattern(4));
+        DeviceStream s = ctx.createStream();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceFuture<Void> into = s.enqueueCopy(here, there);
+        there.close(); // its free is enqueued behind the held copy
+        target.close();
+        gate.complete(null);
+        await(into);
+        assertFalse(ctx.isFaulted(), "the copy did not write freed memory");
+        assertStreamUsable(s);
+    }
+
+    @Test
+    void memoryKeptForAnotherContextsHeldCopyIsLetGoWhenThatContextDropsIt() {
+        DeviceContext target = openWithCloseDeadline(200);
+        DeviceContext user = open(0, ContextOptions.defaults());
+        DeviceBuffer there = target.allocate(DType.I32, N);
+        DeviceBuffer here = intBuffer(user, pattern(5));
+        DeviceStream s = user.createStream();
+        s.waitFor(new java.util.concurrent.CompletableFuture<Void>()); // never completes
+        DeviceFuture<Void> into = s.enqueueCopy(here, there);
+        target.close();
+        user.close(); // drops the held copy: nothing touches the kept memory any more
+        awaitFailure(into);
+        assertFalse(user.isFaulted());
+    }
 }
