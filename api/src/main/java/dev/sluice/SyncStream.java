@@ -18,7 +18,8 @@ import java.util.concurrent.ExecutionException;
  * <p>{@link Thread#interrupt()}: a wait cut short by an interrupt throws a {@link SluiceException} whose cause is the
  * {@link InterruptedException}, with the thread's interrupt flag set again; the operation itself is not cancelled and
  * still runs in stream order (memory it writes must stay open until it has, as after any enqueue). A thread already
- * interrupted when it calls a method enqueues the operation and throws at once.
+ * interrupted when it calls a method enqueues the operation, then throws at once if it would have to wait for it; if the
+ * operation has already finished, the call returns its result and leaves the interrupt flag set.
  */
 public final class SyncStream {
 
@@ -331,11 +332,8 @@ public final class SyncStream {
      */
     static <T> T awaitInterruptibly(java.util.concurrent.Future<T> future) {
         try {
-            if (Thread.currentThread().isInterrupted()) {
-                // CompletableFuture.get() returns a result already there without looking at the flag: an interrupted
-                // caller must get the exception whether or not the operation was quick
-                throw new InterruptedException();
-            }
+            // A result already there is returned, the flag left set: only a call that would wait ends on an interrupt
+            // (CompletableFuture.get() looks at the flag only before it would block).
             return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

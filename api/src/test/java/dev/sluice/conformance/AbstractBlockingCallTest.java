@@ -122,12 +122,15 @@ public abstract class AbstractBlockingCallTest extends ConformanceBase {
     @Test
     void anInterruptedSyncStreamWaitThrowsAndKeepsTheInterruptFlag() throws Exception {
         DeviceBuffer b = closeLater(ctx.allocate(DType.I32, 16));
+        DeviceStream held = ctx.createStream();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        held.waitFor(gate); // the fill below cannot finish before the call looks: it has to wait
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         CompletableFuture<Boolean> flag = new CompletableFuture<>();
         Thread.ofPlatform().start(() -> {
             Thread.currentThread().interrupt();
             try {
-                ctx.sync().fill(b, 3);
+                held.sync().fill(b, 3);
                 outcome.complete(null);
             } catch (Throwable t) {
                 outcome.complete(t);
@@ -138,7 +141,8 @@ public abstract class AbstractBlockingCallTest extends ConformanceBase {
         assertInstanceOf(SluiceException.class, t, "an interrupted wait ends with an exception, not " + t);
         assertInstanceOf(InterruptedException.class, t.getCause());
         assertTrue(flag.get(OUTCOME_SECONDS, TimeUnit.SECONDS), "the interrupt flag is kept");
-        assertEquals(3, readInts(ctx.stream(), b)[0], "the operation itself still ran");
+        gate.complete(null);
+        assertEquals(3, readInts(held, b)[0], "the operation itself still ran");
     }
 
     @Test
