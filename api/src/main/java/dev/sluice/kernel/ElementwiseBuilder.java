@@ -191,7 +191,7 @@ public final class ElementwiseBuilder {
             cb.goto_(loop);
             cb.labelBinding(end);
             cb.return_();
-        });
+        }, problem -> SourceError.at(name, "body", body, 1, 1, problem));
     }
 
     /** Stores gridDim.x * blockDim.x, the step of a grid-stride loop, as a long in {@code slot}. */

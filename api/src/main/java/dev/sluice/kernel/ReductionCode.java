@@ -45,6 +45,10 @@ final class ReductionCode {
     private final Expr reduce;
     private final Expr identity;
     private final List<Statement> postMap;
+    private final String mapSource;
+    private final String reduceSource;
+    private final String identitySource;
+    private final String postMapSource;
 
     ReductionCode(String name, List<KernelParam> params, List<Boolean> outputs, Ty acc, String mapSource, String reduceSource,
             String identitySource, String postMapSource) {
@@ -52,6 +56,10 @@ final class ReductionCode {
         this.params = List.copyOf(params);
         this.outputs = List.copyOf(outputs);
         this.acc = acc;
+        this.mapSource = mapSource;
+        this.reduceSource = reduceSource;
+        this.identitySource = identitySource;
+        this.postMapSource = postMapSource;
         Map<String, Symbol> mapNames = new LinkedHashMap<>();
         Map<String, Symbol> postNames = new LinkedHashMap<>();
         for (int k = 0; k < params.size(); k++) {
@@ -373,6 +381,19 @@ final class ReductionCode {
             cb.goto_(segments);
             cb.labelBinding(end);
             cb.return_();
-        });
+        }, this::tooLarge);
+    }
+
+    /** A method over the JVM's limits: the part with the longest source is blamed, which is likely the reason. */
+    private dev.sluice.CompilationException tooLarge(String problem) {
+        Map<String, String> parts = new LinkedHashMap<>();
+        parts.put("map", mapSource);
+        parts.put("reduce", reduceSource);
+        parts.put("identity", identitySource);
+        parts.put("postMap", postMapSource);
+        Map.Entry<String, String> longest = parts.entrySet().stream()
+                .max(java.util.Comparator.comparingInt(e -> e.getValue().length())).orElseThrow();
+        return SourceError.at(name, longest.getKey(), longest.getValue(), 1, 1, problem
+                + " (map, reduce, identity and postMap together)");
     }
 }
