@@ -326,4 +326,18 @@ class KernelLanguageTest {
         String message = error(body.toString());
         assertTrue(message.contains("64 KiB") || message.contains("65,535 local"), message);
     }
+
+    @Test
+    void anElementCountNamesADeclaredIntegerScalarAndDeclaredPointers() {
+        Kernel.Builder k = Kernel.named("k").param(KernelParam.pointer("x", DType.F32)).param(KernelParam.scalar("f", DType.F32))
+                .param(KernelParam.scalar("n", DType.I64));
+        InvalidArgumentException notInteger = assertThrows(InvalidArgumentException.class, () -> k.elementCount("f", "x"));
+        assertEquals("count", notInteger.argument());
+        assertTrue(notInteger.getMessage().contains("no I32 or I64 scalar parameter named 'f'"), notInteger.getMessage());
+        InvalidArgumentException unknown = assertThrows(InvalidArgumentException.class, () -> k.elementCount("n", "x", "z"));
+        assertEquals("pointers", unknown.argument());
+        assertTrue(unknown.getMessage().contains("no pointer parameter named 'z'"), unknown.getMessage());
+        assertEquals("pointers", assertThrows(InvalidArgumentException.class, () -> k.elementCount("n")).argument());
+        k.elementCount("n", "x").java(t -> { }).build();
+    }
 }
