@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  *     .param(KernelParam.pointer("vector", DType.F32))
  *     .param(KernelParam.scalar("size", DType.I64))
  *     .param(KernelParam.scalar("scalar", DType.F32))
+ *     .elementCount("size", "vector")   // launches refuse a size past the buffer
  *     .cudaSource("""
  *         extern "C" __global__ void scalar_add(float* vector, long long size, float scalar) {
  *             long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
