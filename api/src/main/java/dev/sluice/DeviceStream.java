@@ -1098,8 +1098,10 @@ public final class DeviceStream implements AutoCloseable {
      * that fits the declared type for a scalar. A pointer parameter's {@link KernelParam.Access} says whether the kernel
      * reads, writes or does both to its buffer, for automatic ordering (see {@link ContextOptions#autoOrdering()}).
      *
-     * @throws InvalidArgumentException for a count or type mismatch (naming the parameter), or for dims,
-     *                                  cluster dims or shared memory over the device's limits
+     * @throws InvalidArgumentException for a count or type mismatch (naming the parameter), for an element count the
+     *                                  kernel declares ({@link Kernel.Builder#elementCount}) that is negative or exceeds
+     *                                  one of its buffers (naming the count), or for dims, cluster dims or shared memory
+     *                                  over the device's limits
      */
     public DeviceFuture<Void> enqueueLaunch(DeviceFunction function, LaunchConfig config, Object... arguments) {
         Checks.notNull("function", function);
@@ -1115,6 +1117,7 @@ public final class DeviceStream implements AutoCloseable {
         for (int i = 0; i < arguments.length; i++) {
             checkArgument(params.get(i), i, arguments[i]);
         }
+        function.kernel().checkElementCounts(arguments);
         begin();
         try {
             for (int i = 0; i < arguments.length; i++) {
@@ -1185,7 +1188,7 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    private static String argumentName(KernelParam p, int index) {
+    static String argumentName(KernelParam p, int index) {
         return "arguments[" + index + "] (" + p + ")";
     }
 

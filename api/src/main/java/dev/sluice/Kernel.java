@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  *     .param(KernelParam.pointer("vector", DType.F32))
  *     .param(KernelParam.scalar("size", DType.I64))
  *     .param(KernelParam.scalar("scalar", DType.F32))
+ *     .elementCount("size", "vector")   // launches refuse a size past the buffer
  *     .cudaSource("""
  *         extern "C" __global__ void scalar_add(float* vector, long long size, float scalar) {
  *             long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
@@ -42,6 +43,11 @@ public final class Kernel {
     private final Optional<JavaKernel> java;
     private final boolean javaUsesBarriers;
     private final List<String> compileOptions;
+    private final List<ElementCount> elementCounts;
+
+    /** A scalar parameter, by position, that is the element count of the pointer parameters at {@code pointers}. */
+    private record ElementCount(int count, int[] pointers) {
+    }
 
     private Kernel(Builder b) {
         this.name = b.name;
@@ -54,6 +60,41 @@ public final class Kernel {
         this.java = Optional.ofNullable(b.java);
         this.javaUsesBarriers = b.javaUsesBarriers;
         this.compileOptions = List.copyOf(b.compileOptions);
+        this.elementCounts = List.copyOf(b.elementCounts);
+    }
+
+    /**
+     * Checks the {@link Builder#elementCount element counts} of a launch's arguments, which are already checked against
+     * the parameters' types: each count is at least 0 and at most each of its buffers' {@link DeviceBuffer#count()}.
+     * Builds no message unless a check fails (this runs on every launch).
+     *
+     * @throws InvalidArgumentException naming the count's argument, its value, and the buffer it exceeds
+     */
+    void checkElementCounts(Object[] arguments) {
+        for (ElementCount c : elementCounts) {
+            Object value = arguments[c.count];
+            long n = value instanceof Boolean bool ? (bool ? 1 : 0) : ((Number) value).longValue();
+            if (n < 0) {
+                throw new InvalidArgumentException(DeviceStream.argumentName(params.get(c.count), c.count), "value " + n
+                        + " is negative; it is the element count of " + pointerNames(c));
+            }
+            for (int p : c.pointers) {
+                DeviceBuffer b = (DeviceBuffer) arguments[p];
+                if (b.count() < n) {
+                    throw new InvalidArgumentException(DeviceStream.argumentName(params.get(c.count), c.count), "value " + n
+                            + " exceeds the " + b.count() + " elements of " + DeviceStream.argumentName(params.get(p), p)
+                            + ", which the kernel " + name + " indexes below it");
+                }
+            }
+        }
+    }
+
+    private String pointerNames(ElementCount c) {
+        List<String> names = new ArrayList<>();
+        for (int p : c.pointers) {
+            names.add(params.get(p).name());
+        }
+        return String.join(", ", names);
     }
 
     /**
@@ -210,6 +251,7 @@ public final class Kernel {
         private JavaKernel java;
         private boolean javaUsesBarriers;
         private final List<String> compileOptions = new ArrayList<>();
+        private final List<ElementCount> elementCounts = new ArrayList<>();
 
         private Builder(String name) {
             this.name = Checks.identifier("name", name);
@@ -230,6 +272,49 @@ public final class Kernel {
             }
             params.add(param);
             return this;
+        }
+
+        /**
+         * Declares that the scalar parameter {@code count} is the number of elements the kernel indexes through each of
+         * the pointer parameters {@code pointers}, so that a launch refuses, before anything is enqueued, a negative
+         * count or a buffer holding fewer elements (for a view, its own {@link DeviceBuffer#count()}): a kernel that
+         * trusts its count would read and write past the buffer. The kernels {@link #elementwise} generates declare
+         * their {@code n} so. Call it after declaring the parameters; it may be called for several counts.
+         *
+         * @throws InvalidArgumentException naming {@code count} for a name that is not a declared scalar of type
+         *                                  {@link DType#I32} or {@link DType#I64}, naming {@code pointers} for null, none,
+         *                                  or a name that is not a declared pointer
+         */
+        public Builder elementCount(String count, String... pointers) {
+            Checks.notNull("count", count);
+            Checks.noNulls("pointers", pointers);
+            int c = indexOf(count);
+            if (c < 0 || params.get(c).isPointer() || params.get(c).type() != DType.I32 && params.get(c).type() != DType.I64) {
+                throw new InvalidArgumentException("count", "kernel " + name + " has no I32 or I64 scalar parameter named '"
+                        + count + "'; its parameters are " + params);
+            }
+            if (pointers.length == 0) {
+                throw new InvalidArgumentException("pointers", "none given: name the pointer parameters " + count + " counts");
+            }
+            int[] indexes = new int[pointers.length];
+            for (int k = 0; k < pointers.length; k++) {
+                indexes[k] = indexOf(pointers[k]);
+                if (indexes[k] < 0 || !params.get(indexes[k]).isPointer()) {
+                    throw new InvalidArgumentException("pointers", "kernel " + name + " has no pointer parameter named '"
+                            + pointers[k] + "'; its parameters are " + params);
+                }
+            }
+            elementCounts.add(new ElementCount(c, indexes));
+            return this;
+        }
+
+        private int indexOf(String param) {
+            for (int k = 0; k < params.size(); k++) {
+                if (params.get(k).name().equals(param)) {
+                    return k;
+                }
+            }
+            return -1;
         }
 
         /**

@@ -1,5 +1,6 @@
 package dev.sluice.kernel;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** The syntax tree of kernel source. The checker fills in each expression's {@link Expr#type} and each name's meaning. */
@@ -68,6 +69,19 @@ final class Ast {
             this.left = left;
             this.right = right;
         }
+    }
+
+    /**
+     * {@code top} and the binary operations down its left operands, top first: {@code a + b - c} gives the {@code -},
+     * then the {@code +}. A chain of one precedence level ({@code a + b + c ...}) has no depth limit in the parser, so
+     * the checker and the generators walk it in a loop, from the last element up, rather than recursing down it.
+     */
+    static List<Binary> leftSpine(Binary top) {
+        List<Binary> spine = new ArrayList<>();
+        for (Expr e = top; e instanceof Binary b; e = b.left) {
+            spine.add(b);
+        }
+        return spine;
     }
 
     static final class Ternary extends Expr {

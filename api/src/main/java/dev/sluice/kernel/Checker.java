@@ -110,9 +110,20 @@ final class Checker {
         return operand.promoted();
     }
 
-    private Ty binary(Binary b) {
-        Ty l = expression(b.left);
-        Ty r = expression(b.right);
+    /** Types a binary operation and the chain down its left operands, bottom up, in a loop (see {@link Ast#leftSpine}). */
+    private Ty binary(Binary top) {
+        List<Binary> spine = Ast.leftSpine(top);
+        Ty l = expression(spine.getLast().left);
+        for (int k = spine.size() - 1; k >= 0; k--) {
+            Binary b = spine.get(k);
+            l = binary(b, l, expression(b.right));
+            b.type = l;
+        }
+        return l;
+    }
+
+    /** The type of {@code b}, whose operands are of types {@code l} and {@code r}. */
+    private Ty binary(Binary b, Ty l, Ty r) {
         switch (b.op) {
             case "&&", "||" -> {
                 if (l != Ty.BOOL || r != Ty.BOOL) {

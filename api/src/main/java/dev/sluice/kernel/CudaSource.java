@@ -153,16 +153,72 @@ final class CudaSource {
         };
     }
 
-    private String binary(Binary b) {
-        Ty t = b.operandType;
-        String l = converted(b.left, t);
-        String r = converted(b.right, t);
+    /**
+     * A binary operation and the chain down its left operands, bottom up, in a loop (see {@link Ast#leftSpine}). A run
+     * of one operator group ({@code + -}, {@code *}, {@code &&}, {@code ||}) over one type is written flat,
+     * {@code a + b - c} rather than {@code ((a + b) - c)}, which C groups the same way: a long chain does not nest
+     * brackets as deep as it is long, past what NVRTC and hiprtc take. Integer runs are computed in the unsigned type and
+     * converted back once, which wraps as converting after every operation does.
+     */
+    private String binary(Binary top) {
+        List<Binary> spine = Ast.leftSpine(top);
+        String code = expr(spine.getLast().left);
+        StringBuilder run = null; // the open flat run, its operands already spelt for the run's type
+        Binary previous = null;
+        for (int k = spine.size() - 1; k >= 0; k--) {
+            Binary b = spine.get(k);
+            Ty t = b.operandType;
+            if (run != null && group(b) == group(previous) && t == previous.operandType) {
+                run.append(' ').append(b.op).append(' ').append(runOperand(converted(b.right, t), t));
+            } else {
+                if (run != null) {
+                    code = closeRun(run, previous.operandType);
+                    run = null;
+                }
+                String l = convert(code, b.left.type, t);
+                String r = converted(b.right, t);
+                if (group(b) >= 0) {
+                    run = new StringBuilder(runOperand(l, t)).append(' ').append(b.op).append(' ').append(runOperand(r, t));
+                } else {
+                    code = operate(b, l, r);
+                }
+            }
+            previous = b;
+        }
+        return run != null ? closeRun(run, previous.operandType) : code;
+    }
+
+    /** The group of operators whose run can be written flat, or -1: {@code / %} and comparisons are written one by one. */
+    private static int group(Binary b) {
         return switch (b.op) {
-            case "+", "-", "*" -> switch (t) {
-                case I32 -> "((int) ((unsigned int) " + l + " " + b.op + " (unsigned int) " + r + "))";
-                case I64 -> "((long long) ((unsigned long long) " + l + " " + b.op + " (unsigned long long) " + r + "))";
-                default -> "(" + l + " " + b.op + " " + r + ")";
-            };
+            case "+", "-" -> 0;
+            case "*" -> 1;
+            case "&&" -> 2;
+            case "||" -> 3;
+            default -> -1;
+        };
+    }
+
+    private static String runOperand(String code, Ty t) {
+        return switch (t) {
+            case I32 -> "(unsigned int) " + code;
+            case I64 -> "(unsigned long long) " + code;
+            default -> code;
+        };
+    }
+
+    private static String closeRun(StringBuilder run, Ty t) {
+        return switch (t) {
+            case I32 -> "((int) (" + run + "))";
+            case I64 -> "((long long) (" + run + "))";
+            default -> "(" + run + ")";
+        };
+    }
+
+    /** {@code b} of the operands {@code l} and {@code r}, already converted to its operand type. */
+    private static String operate(Binary b, String l, String r) {
+        Ty t = b.operandType;
+        return switch (b.op) {
             case "/", "%" -> switch (t) {
                 case I32 -> (b.op.equals("/") ? "sl_div_i32(" : "sl_rem_i32(") + l + ", " + r + ")";
                 case I64 -> (b.op.equals("/") ? "sl_div_i64(" : "sl_rem_i64(") + l + ", " + r + ")";

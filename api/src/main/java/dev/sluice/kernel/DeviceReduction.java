@@ -73,7 +73,7 @@ public final class DeviceReduction implements AutoCloseable {
             throw new InvalidArgumentException("n", "value " + n + " must be at least 1");
         }
         checkSizes(arguments, n, 1);
-        int blocks = (int) Math.min(MAX_PARTIALS, (n + BLOCK - 1) / BLOCK);
+        int blocks = (int) Math.min(MAX_PARTIALS, Math.ceilDiv(n, BLOCK)); // n + BLOCK - 1 would overflow near Long.MAX_VALUE
         scratchLock.lock();
         try {
             DeviceBuffer kept = keptScratch(stream);
@@ -119,7 +119,7 @@ public final class DeviceReduction implements AutoCloseable {
      */
     private DeviceFuture<Void> enqueuePasses(DeviceStream stream, long n, int blocks, DeviceBuffer partialValues,
             Object[] arguments) {
-        long chunk = (n + blocks - 1) / blocks;
+        long chunk = Math.ceilDiv(n, blocks);
         Object[] first = new Object[firstCount];
         Object[] second = new Object[secondCount];
         int f = 0;
@@ -153,9 +153,9 @@ public final class DeviceReduction implements AutoCloseable {
     /**
      * Reduces each row of the row-major {@code [rows][cols]} inputs into element {@code row} of each output.
      *
-     * @throws InvalidArgumentException naming {@code rows} or {@code cols} for a value below 1, naming
-     *                                  {@code arguments} as {@link #enqueue} does (inputs hold rows * cols elements,
-     *                                  outputs rows)
+     * @throws InvalidArgumentException naming {@code rows} or {@code cols} for a value below 1, naming {@code cols}
+     *                                  where rows * cols overflows a long, naming {@code arguments} as {@link #enqueue}
+     *                                  does (inputs hold rows * cols elements, outputs rows)
      */
     public DeviceFuture<Void> enqueueRows(DeviceStream stream, long rows, long cols, Object... arguments) {
         return axis(stream, rows, cols, true, arguments);
@@ -178,7 +178,11 @@ public final class DeviceReduction implements AutoCloseable {
         if (cols < 1) {
             throw new InvalidArgumentException("cols", "value " + cols + " must be at least 1");
         }
-        long total = Math.multiplyExact(rows, cols);
+        if (cols > Long.MAX_VALUE / rows) {
+            throw new InvalidArgumentException("cols", "value " + cols + " times rows " + rows
+                    + " is more elements than a long counts (" + Long.MAX_VALUE + ")");
+        }
+        long total = rows * cols;
         long count = alongRows ? rows : cols;
         checkSizes(arguments, total, count);
         List<Object> args = new ArrayList<>(List.of(arguments));

@@ -25,7 +25,9 @@ import java.util.Map;
  * and the guide's "Writing a kernel once" for the language. Not thread-safe.
  *
  * <p>The {@link Kernel} it builds takes the declared parameters in the order they were declared, then {@code n}, the
- * element count, as an {@link DType#I64}. In the body, a pointer parameter's name means its element {@code i}, a
+ * element count, as an {@link DType#I64}: a launch refuses, before anything is enqueued, a negative {@code n} or one
+ * larger than a buffer argument's {@link dev.sluice.DeviceBuffer#count()} (see {@link Kernel.Builder#elementCount}). In
+ * the body, a pointer parameter's name means its element {@code i}, a
  * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count. An input may be
  * the same buffer as an output of its type (an update in place): a read of it after the output is assigned sees the value
  * assigned, on every backend.
@@ -116,6 +118,8 @@ public final class ElementwiseBuilder {
             kernel.param(Params.withAccess(params.get(s.index()), s.role())); // what the kernel reads, for automatic ordering
         }
         kernel.param(KernelParam.scalar("n", DType.I64));
+        String[] pointers = paramSymbols.stream().filter(Symbol::isPointer).map(Symbol::name).toArray(String[]::new);
+        kernel.elementCount("n", pointers); // the body indexes every pointer below n: a launch refuses a larger n
         return kernel.cudaSource(cuda(paramSymbols, statements)).java(java(paramSymbols, statements)).build();
     }
 
@@ -191,7 +195,7 @@ public final class ElementwiseBuilder {
             cb.goto_(loop);
             cb.labelBinding(end);
             cb.return_();
-        });
+        }, problem -> SourceError.at(name, "body", body, 1, 1, problem));
     }
 
     /** Stores gridDim.x * blockDim.x, the step of a grid-stride loop, as a long in {@code slot}. */

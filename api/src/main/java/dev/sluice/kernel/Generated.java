@@ -1,5 +1,6 @@
 package dev.sluice.kernel;
 
+import dev.sluice.CompilationException;
 import dev.sluice.JavaKernel;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassHierarchyResolver;
@@ -11,6 +12,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.AccessFlag;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /** Defines generated {@link JavaKernel} classes: hidden classes of this package, so they may call {@link KernelMath}. */
 final class Generated {
@@ -22,14 +24,21 @@ final class Generated {
     private Generated() {
     }
 
-    /** A new {@link JavaKernel} whose {@code run(KernelThread)} is {@code body} (the thread is in slot 1). */
-    static JavaKernel kernel(String name, Consumer<CodeBuilder> body) {
+    /**
+     * A new {@link JavaKernel} whose {@code run(KernelThread)} is {@code body} (the thread is in slot 1).
+     *
+     * @param tooLarge the exception for source whose bytecode is over one of the JVM's limits of a method, from the
+     *                 problem stated: the class-file API refuses such a method with an IllegalArgumentException
+     */
+    static JavaKernel kernel(String name, Consumer<CodeBuilder> body, Function<String, CompilationException> tooLarge) {
         ClassDesc self = ClassDesc.of(Generated.class.getPackageName() + ".GeneratedKernel_" + name);
         // Stack maps need the hierarchy of the types in frames; resolve ours through the loader that has them.
         ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(
                 ClassHierarchyResolver.defaultResolver().orElse(
                         ClassHierarchyResolver.ofClassLoading(Generated.class.getClassLoader()))));
-        byte[] bytes = cf.build(self, clb -> clb
+        byte[] bytes;
+        try {
+            bytes = cf.build(self, clb -> clb
                 .withFlags(AccessFlag.FINAL, AccessFlag.SYNTHETIC)
                 .withInterfaceSymbols(JAVA_KERNEL)
                 .withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC, cb -> cb
@@ -37,11 +46,24 @@ final class Generated {
                         .invokespecial(ConstantDescs.CD_Object, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void)
                         .return_())
                 .withMethodBody("run", MethodTypeDesc.of(ConstantDescs.CD_void, KERNEL_THREAD), ClassFile.ACC_PUBLIC, body));
+        } catch (IllegalArgumentException e) {
+            throw tooLarge.apply(limit(e));
+        }
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
             return (JavaKernel) lookup.findConstructor(lookup.lookupClass(), MethodType.methodType(void.class)).invoke();
         } catch (Throwable e) {
             throw new IllegalStateException("generated Java for kernel " + name + " was refused: " + e, e);
         }
+    }
+
+    /** The JVM limit the class-file API's refusal {@code e} is about, as a problem with the source. */
+    private static String limit(IllegalArgumentException e) {
+        String what = String.valueOf(e.getMessage());
+        String limit = what.startsWith("Code length") ? "the 64 KiB (65,535 bytes) of bytecode"
+                : what.contains("slot") ? "the 65,535 local variable slots"
+                : "a limit (" + what + ")";
+        return "the generated Java bytecode is over " + limit + " the JVM allows one method; split the work into"
+                + " several kernels, or use fewer statements and locals";
     }
 }

@@ -145,13 +145,22 @@ final class JavaCode {
         }
     }
 
-    private void binary(Binary b) {
+    /** A binary operation and the chain down its left operands, bottom up, in a loop (see {@link Ast#leftSpine}). */
+    private void binary(Binary top) {
+        List<Binary> spine = Ast.leftSpine(top);
+        expr(spine.getLast().left);
+        for (int k = spine.size() - 1; k >= 0; k--) {
+            operate(spine.get(k));
+        }
+    }
+
+    /** Applies {@code b} to its left operand, which is on the stack, and its right one. */
+    private void operate(Binary b) {
         Ty t = b.operandType;
         switch (b.op) {
             case "&&", "||" -> {
                 Label shortCut = cb.newLabel();
                 Label end = cb.newLabel();
-                expr(b.left);
                 cb.branch(b.op.equals("&&") ? Opcode.IFEQ : Opcode.IFNE, shortCut);
                 expr(b.right);
                 cb.goto_(end);
@@ -163,7 +172,7 @@ final class JavaCode {
             default -> {
             }
         }
-        converted(b.left, t);
+        convert(cb, b.left.type, t);
         converted(b.right, t);
         TypeKind k = kind(t);
         switch (b.op) {

@@ -17,14 +17,27 @@ import java.util.Optional;
 /**
  * Parses kernel source by recursive descent. Precedence, lowest first, as in C: {@code ?:}, {@code ||}, {@code &&},
  * {@code == !=}, {@code < <= > >=}, {@code + -}, {@code * / %}, unary {@code - !} and casts.
+ *
+ * <p>Recursion is bounded: a chain of one precedence level ({@code a + b + c ...}) is parsed in a loop into a left spine,
+ * which the checker and the generators walk in loops too, so its length is limited only by the JVM's code size; every
+ * other way of nesting (parentheses, unary operators, casts, call arguments, the branches of {@code ?:}) counts towards
+ * {@link #MAX_NESTING}, so that no source can overflow the stack of the parser, the checker or a generator.
  */
 final class Parser {
+
+    /**
+     * The deepest nesting of parentheses, unary operators, casts, call arguments and {@code ?:} branches an expression
+     * may have; C guarantees 63 levels of parentheses, and the generated C++ nests a few brackets per level.
+     */
+    static final int MAX_NESTING = 64;
 
     private final String kernel;
     private final String part;
     private final String source;
     private final List<Token> tokens;
     private int next;
+    /** The nesting entered so far: {@link #nest} and {@link #unnest} around each construct that nests. */
+    private int depth;
 
     Parser(String kernel, String part, String source) {
         this.kernel = kernel;
@@ -90,9 +103,11 @@ final class Parser {
         Expr condition = binary(0);
         if (isOp("?")) {
             Token at = tokens.get(next++);
+            nest(at);
             Expr whenTrue = expression();
             expect(":", "':' of the conditional expression");
             Expr whenFalse = expression();
+            unnest();
             return new Ternary(at, condition, whenTrue, whenFalse);
         }
         return condition;
@@ -122,14 +137,19 @@ final class Parser {
         }
         if (isOp("-") || isOp("!") || isOp("+")) {
             next++;
+            nest(t);
             Expr operand = unary();
+            unnest();
             return t.text().equals("+") ? operand : new Unary(t, t.text(), operand);
         }
         if (isOp("(") && tokens.get(next + 1).kind() == Token.Kind.IDENT && Ty.ofWord(tokens.get(next + 1).text()).isPresent()) {
             next += 2;
             Ty to = Ty.ofWord(tokens.get(next - 1).text()).orElseThrow();
             expect(")", "')' closing the cast to " + to);
-            return new Cast(t, to, unary());
+            nest(t);
+            Cast cast = new Cast(t, to, unary());
+            unnest();
+            return cast;
         }
         return primary();
     }
@@ -162,6 +182,7 @@ final class Parser {
                 }
                 if (isOp("(")) {
                     next++;
+                    nest(t);
                     List<Expr> args = new ArrayList<>();
                     if (!isOp(")")) {
                         args.add(expression());
@@ -171,6 +192,7 @@ final class Parser {
                         }
                     }
                     expect(")", "')' closing the arguments of " + t.text());
+                    unnest();
                     return new Call(t, t.text(), List.copyOf(args));
                 }
                 return new Name(t, t.text());
@@ -178,8 +200,10 @@ final class Parser {
             case OP -> {
                 if (t.text().equals("(")) {
                     next++;
+                    nest(t);
                     Expr inner = expression();
                     expect(")", "')'");
+                    unnest();
                     return inner;
                 }
                 throw error(t, "expected an expression, found " + t.describe());
@@ -202,6 +226,18 @@ final class Parser {
                     + (wide ? "i64" : "i32 (add L for i64)"));
         }
         return new Literal(minus != null ? minus : t, wide ? Ty.I64 : Ty.I32, v.longValue(), 0);
+    }
+
+    /** One level deeper, entered at {@code at}: refused past {@link #MAX_NESTING}, where {@code at} is. */
+    private void nest(Token at) {
+        if (++depth > MAX_NESTING) {
+            throw error(at, "expression nested deeper than " + MAX_NESTING + " levels (parentheses, unary operators,"
+                    + " casts, call arguments and ?: branches each nest one); split it into locals");
+        }
+    }
+
+    private void unnest() {
+        depth--;
     }
 
     private static boolean isKeyword(String word) {

@@ -45,6 +45,10 @@ final class ReductionCode {
     private final Expr reduce;
     private final Expr identity;
     private final List<Statement> postMap;
+    private final String mapSource;
+    private final String reduceSource;
+    private final String identitySource;
+    private final String postMapSource;
 
     ReductionCode(String name, List<KernelParam> params, List<Boolean> outputs, Ty acc, String mapSource, String reduceSource,
             String identitySource, String postMapSource) {
@@ -52,6 +56,10 @@ final class ReductionCode {
         this.params = List.copyOf(params);
         this.outputs = List.copyOf(outputs);
         this.acc = acc;
+        this.mapSource = mapSource;
+        this.reduceSource = reduceSource;
+        this.identitySource = identitySource;
+        this.postMapSource = postMapSource;
         Map<String, Symbol> mapNames = new LinkedHashMap<>();
         Map<String, Symbol> postNames = new LinkedHashMap<>();
         for (int k = 0; k < params.size(); k++) {
@@ -137,9 +145,27 @@ final class ReductionCode {
         for (String g : GEOMETRY) {
             b.param(KernelParam.scalar(g, DType.I64));
         }
+        // Inputs are indexed below the element count, outputs (and the partials a pass writes) below the segment count:
+        // a direct launch of Reduction.kernels() with smaller buffers is refused as DeviceReduction's calls are.
+        String[] read = pointers(kernelParams, roles, Role.INPUT_POINTER);
+        String[] written = pointers(kernelParams, roles, Role.OUTPUT_POINTER);
+        if (read.length > 0) {
+            b.elementCount("sl_total", read);
+        }
+        b.elementCount("sl_count", written);
         return b.cudaSource(cuda(kernelName, symbols, fromPartials, toPartials))
                 .java(java(kernelName, symbols, position, fromPartials, toPartials))
                 .build();
+    }
+
+    private static String[] pointers(List<KernelParam> kernelParams, List<Role> roles, Role role) {
+        List<String> names = new ArrayList<>();
+        for (int k = 0; k < kernelParams.size(); k++) {
+            if (kernelParams.get(k).isPointer() && roles.get(k) == role) {
+                names.add(kernelParams.get(k).name());
+            }
+        }
+        return names.toArray(String[]::new);
     }
 
     // ---------------------------------------------------------------- CUDA C++
@@ -221,7 +247,8 @@ final class ReductionCode {
         out.append(warpReduce.indent(4).replace("threadIdx.x + sl_d < blockDim.x", "sl_lane + sl_d < sl_count_warps"));
         out.append("            if (sl_lane == 0) {\n");
         if (toPartials) {
-            out.append("                p_").append(PARTIALS).append("[sl_o] = sl_a;\n");
+            // A block past the segment count (a direct launch with more blocks than partials) has nowhere to write.
+            out.append("                if (sl_o < sl_count) p_").append(PARTIALS).append("[sl_o] = sl_a;\n");
         } else {
             out.append(gen.statements(postMap, "                "));
         }
@@ -239,7 +266,8 @@ final class ReductionCode {
         return "        " + t + " sl_a = " + id + ";\n"
                 + "        for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {\n"
                 + "            const long long sl_i = sl_o * sl_outer + sl_k * sl_inner;\n"
-                + "            if (sl_i >= sl_total) break;\n"
+                // Unsigned: an index that overflowed or a negative stride from a direct launch is past the end too.
+                + "            if ((unsigned long long) sl_i >= (unsigned long long) sl_total) break;\n"
                 + "            " + t + " sl_b = " + (fromPartials ? "p_" + PARTIALS + "[sl_i]" : gen.converted(map, acc)) + ";\n"
                 + "            " + combine + "\n"
                 + "        }\n";
@@ -351,7 +379,8 @@ final class ReductionCode {
             cb.labelBinding(elements);
             cb.lload(kk).lload(length).lcmp().ifge(segmentDone);
             cb.lload(o).lload(outer).lmul().lload(kk).lload(inner).lmul().ladd().lstore(i);
-            cb.lload(i).lload(total).lcmp().ifge(segmentDone);
+            cb.lload(i).lload(total).invokestatic(ConstantDescs.CD_Long, "compareUnsigned",
+                    MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long, ConstantDescs.CD_long)).ifge(segmentDone);
             if (fromPartials) {
                 JavaCode.loadElement(cb, slots[position.get(PARTIALS)], i, acc);
             } else {
@@ -373,6 +402,19 @@ final class ReductionCode {
             cb.goto_(segments);
             cb.labelBinding(end);
             cb.return_();
-        });
+        }, this::tooLarge);
+    }
+
+    /** A method over the JVM's limits: the part with the longest source is blamed, which is likely the reason. */
+    private dev.sluice.CompilationException tooLarge(String problem) {
+        Map<String, String> parts = new LinkedHashMap<>();
+        parts.put("map", mapSource);
+        parts.put("reduce", reduceSource);
+        parts.put("identity", identitySource);
+        parts.put("postMap", postMapSource);
+        Map.Entry<String, String> longest = parts.entrySet().stream()
+                .max(java.util.Comparator.comparingInt(e -> e.getValue().length())).orElseThrow();
+        return SourceError.at(name, longest.getKey(), longest.getValue(), 1, 1, problem
+                + " (map, reduce, identity and postMap together)");
     }
 }

@@ -398,6 +398,68 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         }
     }
 
+    @Test
+    void anElementCountPastABufferIsRefusedBeforeTheLaunch() {
+        Kernel copy = Kernel.elementwise("copy_n").input(KernelParam.pointer("x", DType.F32))
+                .output(KernelParam.pointer("y", DType.F32)).body("y = x").build();
+        DeviceFunction f = fn(copy);
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.F32, 8));
+        DeviceBuffer wide = closeLater(ctx.allocate(DType.F32, 16));
+        DeviceBuffer y = wide.slice(8, 8); // a view: its own 8 elements count, not the 16 of its buffer
+        assertInvalid("arguments[2] (long long n)", s, () -> s.enqueueLaunch(f, LaunchConfig.forElements(9), x, y, 9L),
+                "value 9 exceeds the 8 elements of arguments[0] (const float* x)");
+        DeviceBuffer big = closeLater(ctx.allocate(DType.F32, 9));
+        assertInvalid("arguments[2] (long long n)", s, () -> s.enqueueLaunch(f, LaunchConfig.forElements(9), big, y, 9L),
+                "value 9 exceeds the 8 elements of arguments[1] (float* y)");
+        assertInvalid("arguments[2] (long long n)", s, () -> s.enqueueLaunch(f, LaunchConfig.of(1, 32), x, y, -1L),
+                "value -1 is negative");
+        // The context is unharmed, and a count within the buffers runs.
+        List<Number> values = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            values.add((double) k + 0.5);
+        }
+        DeviceBuffer source = upload(s, DType.F32, values);
+        await(s.enqueueLaunch(f, LaunchConfig.forElements(8), source, y, 8L));
+        List<Number> got = download(s, y);
+        for (int k = 0; k < 8; k++) {
+            assertEquals(k + 0.5, got.get(k).doubleValue(), "element " + k);
+        }
+    }
+
+    @Test
+    void aReductionsKernelsLaunchedDirectlyRefuseBuffersSmallerThanTheirGeometry() {
+        List<Kernel> kernels = MAX_AND_WRAPPING_SUM.kernels();
+        DeviceFunction segments = fn(kernels.get(2));
+        DeviceFunction partials = fn(kernels.getFirst());
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 10));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 1));
+        // x, biggest, then segments, length, outer stride, inner stride, elements
+        assertInvalid("arguments[6] (long long sl_total)", s,
+                () -> s.enqueueLaunch(segments, LaunchConfig.of(1, 256), x, y, 1L, 11L, 0L, 1L, 11L),
+                "value 11 exceeds the 10 elements of arguments[0] (const int* x)");
+        assertInvalid("arguments[2] (long long sl_count)", s,
+                () -> s.enqueueLaunch(segments, LaunchConfig.of(2, 256), x, y, 2L, 5L, 5L, 1L, 10L),
+                "value 2 exceeds the 1 elements of arguments[1] (int* biggest)");
+        assertInvalid("arguments[2] (long long sl_count)", s,
+                () -> s.enqueueLaunch(partials, LaunchConfig.of(4, 256), x, y, 4L, 3L, 3L, 1L, 10L),
+                "value 4 exceeds the 1 elements of arguments[1] (int* sl_partials)");
+        // A negative stride stays inside the buffer: such an index is past the end, and nothing is read.
+        await(s.enqueueLaunch(segments, LaunchConfig.of(1, 256), x, y, 1L, 5L, 0L, -1L, 10L));
+    }
+
+    @Test
+    void rowsTimesColumnsPastALongIsRefused() {
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 10));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 10));
+        try (DeviceReduction r = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            assertInvalid("cols", s, () -> r.enqueueRows(s, 1L << 32, 1L << 32, x, y), "value 4294967296 times rows 4294967296");
+            assertInvalid("cols", s, () -> r.enqueueColumns(s, 3, Long.MAX_VALUE / 2, x, y), "more elements than a long");
+        }
+    }
+
     // ---------------------------------------------------------------- the host reference
 
     private static String word(DType t) {

@@ -66,6 +66,7 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             Map.entry(KernelParam.Access.class, () -> KernelParam.Access.READ),
             Map.entry(KernelParam[].class, () -> new KernelParam[] {KernelParam.scalar("q", DType.I32)}),
             Map.entry(byte[].class, () -> new byte[] {1}),
+            Map.entry(String[].class, () -> new String[] {"p"}),
             Map.entry(JavaKernel.class, () -> (JavaKernel) t -> { }),
             Map.entry(LaunchAttribute[].class, () -> new LaunchAttribute[] {new LaunchAttribute.Priority(0)}),
             Map.entry(List.class, () -> List.of()),

@@ -218,4 +218,126 @@ class KernelLanguageTest {
         assertEquals(List.of("total_partials", "total_final", "total_segments"),
                 sum().build().kernels().stream().map(Kernel::name).toList());
     }
+
+    // ---------------------------------------------------------------- sources at and past the limits
+
+    /** {@code count} copies of {@code part}, joined by {@code separator}. */
+    private static String repeat(String part, String separator, int count) {
+        return String.join(separator, java.util.Collections.nCopies(count, part));
+    }
+
+    /**
+     * Runs {@code build} on a thread with a 256 KiB stack (a quarter of the JVM's default), so that a builder recursing
+     * once per term of a long chain fails here rather than only on threads with smaller stacks than the test's.
+     */
+    private static void onSmallStack(Runnable build) throws InterruptedException {
+        Throwable[] failure = new Throwable[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                build.run();
+            } catch (Throwable e) {
+                failure[0] = e;
+            }
+        }, "small-stack", 256 * 1024);
+        t.start();
+        t.join();
+        if (failure[0] != null) {
+            throw new AssertionError("failed on a 256 KiB stack: " + failure[0], failure[0]);
+        }
+    }
+
+    @Test
+    void aSumOfTwoThousandTermsCompiles() throws InterruptedException {
+        onSmallStack(() -> {
+            Kernel k = axpb().body("y = " + repeat("x", " + ", 2_000)).build();
+            assertTrue(k.java().isPresent());
+            String cuda = k.cudaSource().orElseThrow();
+            assertTrue(cuda.contains("(" + repeat("p_x[sl_i]", " + ", 2_000) + ")"), "a flat chain in C++: " + cuda);
+            // Each operator level, and the short-circuit ones, is a long left-associative chain too.
+            axpb().body("y = " + repeat("x * a", " - ", 1_000)).build();
+            axpb().body("y = " + repeat("x < a", " && ", 500) + " ? 1.0f : 0.0f").build();
+            axpb().body("y = (f32) (" + repeat("k", " / ", 2_000) + ")").build();
+            sum().map(repeat("x", " + ", 2_000)).build();
+        });
+    }
+
+    @Test
+    void aLongIntegerChainIsOneUnsignedRunInCuda() {
+        String cuda = axpb().body("y = (f32) (" + repeat("k", " + ", 3) + " - k * k * k)").build().cudaSource().orElseThrow();
+        assertTrue(cuda.contains("((int) ((unsigned int) p_k + (unsigned int) p_k + (unsigned int) p_k - (unsigned int) "
+                + "((int) ((unsigned int) p_k * (unsigned int) p_k * (unsigned int) p_k))))"), cuda);
+    }
+
+    @Test
+    void tenThousandNestedParenthesesAreRefusedAtTheFirstOneTooDeep() {
+        int limit = Parser.MAX_NESTING;
+        assertError("y = " + "(".repeat(10_000) + "x" + ")".repeat(10_000), 1, 5 + limit,
+                "expression nested deeper than " + limit + " levels");
+        axpb().body("y = " + "(".repeat(limit) + "x" + ")".repeat(limit)).build(); // at the limit: compiles
+    }
+
+    @Test
+    void tenThousandUnaryOperatorsAreRefusedAtTheFirstOneTooDeep() {
+        int limit = Parser.MAX_NESTING;
+        assertError("y = " + "- ".repeat(10_000) + "x", 1, 5 + 2 * limit, "expression nested deeper than " + limit);
+        assertError("y = " + "!".repeat(10_000) + "(x < a) ? x : a", 1, 5 + limit, "expression nested deeper than " + limit);
+        assertError("y = " + "(f32) ".repeat(10_000) + "x", 1, 5 + 6 * limit, "expression nested deeper than " + limit);
+        axpb().body("y = " + "- ".repeat(limit) + "x").build();
+    }
+
+    @Test
+    void deepTernaryChainsAndNestedCallsAreRefusedOnALaterLine() {
+        int limit = Parser.MAX_NESTING;
+        // An else-chain: each ?: nests the next; the first one too deep is on line limit + 1.
+        assertError("y = " + repeat("x > a ? x :", "\n", 10_000) + " a", limit + 1, 7,
+                "expression nested deeper than " + limit);
+        String message = error("y = " + "x > a ? (".repeat(10_000) + "x" + " : a)".repeat(10_000));
+        assertTrue(message.contains("expression nested deeper than " + limit), message);
+        message = error("y = " + "min(".repeat(10_000) + "x" + ", a)".repeat(10_000));
+        assertTrue(message.contains("expression nested deeper than " + limit), message);
+        axpb().body("y = " + repeat("x > a ? x :", "\n", limit) + " a").build();
+    }
+
+    @Test
+    void deepNestingInReductionPartsIsRefusedToo() {
+        int limit = Parser.MAX_NESTING;
+        String deep = "(".repeat(10_000) + "a" + ")".repeat(10_000);
+        assertReductionError(sum().reduce(deep + " + b"), "reduce", 1, 1 + limit, "expression nested deeper than " + limit);
+        assertReductionError(sum().postMap("y = " + deep), "postMap", 1, 5 + limit, "expression nested deeper than " + limit);
+    }
+
+    @Test
+    void aBodyOverTheJvmsCodeSizeIsACompilationErrorNamingTheLimit() {
+        String message = error(repeat("y = x * a + (f32) k", ";\n", 5_000));
+        assertTrue(message.startsWith("kernel axpb, body, line 1, column 1: "), message);
+        assertTrue(message.contains("64 KiB"), message);
+        String reduction = assertThrows(CompilationException.class,
+                () -> sum().postMap(repeat("y = a * a", ";\n", 10_000)).build()).getMessage();
+        assertTrue(reduction.contains("64 KiB"), reduction);
+    }
+
+    @Test
+    void manyLocalsAreACompilationErrorNamingALimit() {
+        StringBuilder body = new StringBuilder();
+        for (int l = 0; l < 40_000; l++) {
+            body.append("f64 t").append(l).append(" = 1.0;\n");
+        }
+        body.append("y = (f32) t0");
+        String message = error(body.toString());
+        assertTrue(message.contains("64 KiB") || message.contains("65,535 local"), message);
+    }
+
+    @Test
+    void anElementCountNamesADeclaredIntegerScalarAndDeclaredPointers() {
+        Kernel.Builder k = Kernel.named("k").param(KernelParam.pointer("x", DType.F32)).param(KernelParam.scalar("f", DType.F32))
+                .param(KernelParam.scalar("n", DType.I64));
+        InvalidArgumentException notInteger = assertThrows(InvalidArgumentException.class, () -> k.elementCount("f", "x"));
+        assertEquals("count", notInteger.argument());
+        assertTrue(notInteger.getMessage().contains("no I32 or I64 scalar parameter named 'f'"), notInteger.getMessage());
+        InvalidArgumentException unknown = assertThrows(InvalidArgumentException.class, () -> k.elementCount("n", "x", "z"));
+        assertEquals("pointers", unknown.argument());
+        assertTrue(unknown.getMessage().contains("no pointer parameter named 'z'"), unknown.getMessage());
+        assertEquals("pointers", assertThrows(InvalidArgumentException.class, () -> k.elementCount("n")).argument());
+        k.elementCount("n", "x").java(t -> { }).build();
+    }
 }

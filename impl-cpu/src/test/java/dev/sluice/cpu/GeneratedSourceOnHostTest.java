@@ -50,7 +50,9 @@ class GeneratedSourceOnHostTest {
 
     private static final List<String> BODIES = List.of("z = x + y", "z = x - y", "z = x * y", "z = x / y", "z = x % y", "z = -x",
             "z = min(x, y)", "z = max(x, y)", "z = abs(x)", "z = x < y", "z = x != y", "z = x >= y ? x : y",
-            "z = (i8) x", "z = (u8) x", "z = (i16) x", "z = (i32) x", "z = (i64) x", "z = (f32) x", "z = (f64) x", "z = (bool) x");
+            "z = (i8) x", "z = (u8) x", "z = (i16) x", "z = (i32) x", "z = (i64) x", "z = (f32) x", "z = (f64) x", "z = (bool) x",
+            // Chains of one operator group, which the C++ writes flat (integer ones as one unsigned run).
+            "z = x + y - x * y * x + y - (x - y - x) * y", "z = x < y && x != y && y < x || x == y || y >= x && x != x");
 
     private static final List<String> FLOAT_BODIES = List.of("z = sqrt(x)", "z = floor(x)", "z = ceil(x)", "z = fma(x, y, x)");
 
