@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A green build looks green: fails when the output of a passing `./mvnw -B verify` (the log named by the first argument)
+# A green build looks green: exits 1 when the output of a passing `./mvnw -B verify` (the log named by the first argument)
 # holds a warning that is not on the short list below, and prints each such line.
 # Warnings the tests provoke on purpose are asserted and kept off the console by the tests themselves (ExpectWarning in
 # the api test-jar); anything else that a test, javac, a plugin or the JVM prints as a warning is news.
