@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.testing.ExpectWarning;
 import java.lang.ref.Reference;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,7 @@ class LeakDetectorTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.leaks", containing = "LEAK: DeviceBuffer[F32 x 1024")
     void anUnreachableOpenBufferIsFreedOnce() throws Exception {
         DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
         long before = LeakDetector.leaks();
@@ -61,6 +63,7 @@ class LeakDetectorTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.leaks", containing = "LEAK: DeviceBuffer[I32 x 64")
     void aClosedBufferIsNotFreedAgainAndASliceKeepsItsMemory() throws Exception {
         DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
         DeviceBuffer closed = ctx.allocate(DType.I32, 64);

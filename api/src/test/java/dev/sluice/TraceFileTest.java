@@ -7,6 +7,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.sluice.testing.ExpectWarning;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TraceFileTest {
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.TraceFile", containing = "spans were not written to the trace file")
     void everySpanIsWrittenOrCountedAndTheFileStaysJson(@TempDir Path dir) throws Exception {
         Path path = dir.resolve("trace.json");
         TraceFile file = new TraceFile(path, "ctx \"quoted\"");

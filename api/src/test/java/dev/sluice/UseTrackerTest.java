@@ -46,6 +46,7 @@ class UseTrackerTest {
         }
         assertTrue(weights.allocation.uses.remembered() <= 2,
                 "1000 closed streams, each done with the buffer: " + weights.allocation.uses.remembered() + " remembered");
+        weights.close();
     }
 
     @Test
@@ -68,6 +69,7 @@ class UseTrackerTest {
         }
         assertTrue(released.get(), "released once the device finished");
         assertEquals(0, b.allocation.uses.pendingUses(null).size());
+        b.close();
     }
 
     @Test
@@ -89,6 +91,7 @@ class UseTrackerTest {
         assertEquals(1, b.allocation.uses.rememberedAccesses(), "a write of the whole buffer stands for the reads inside it");
         assertEquals(0, s.automaticWaits());
         deviceDone.set(true);
+        b.close();
     }
 
     @Test
@@ -102,6 +105,7 @@ class UseTrackerTest {
         }
         assertTrue(b.allocation.uses.rememberedAccesses() <= 2,
                 "1000 finished writes of distinct slices: " + b.allocation.uses.rememberedAccesses() + " remembered");
+        b.close();
     }
 
     @Test
@@ -121,6 +125,7 @@ class UseTrackerTest {
         w.enqueueFill(b, 3);
         assertEquals(3, w.automaticWaits(), "then a wait for a and one for c");
         deviceDone.set(true);
+        b.close();
     }
 
     @Test
@@ -160,5 +165,6 @@ class UseTrackerTest {
         assertEquals(1, reader.automaticWaits(), "one wait, on a's sealed group");
         assertTrue(grouped.marker() != null, "the group was sealed for the wait");
         deviceDone.set(true);
+        b.close();
     }
 }

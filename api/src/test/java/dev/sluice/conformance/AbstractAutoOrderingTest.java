@@ -69,7 +69,7 @@ public abstract class AbstractAutoOrderingTest extends ConformanceBase {
 
     /** An I32 buffer of {@link #N} elements set to {@code value}, the setting finished. */
     private DeviceBuffer buffer(DeviceContext c, int value) {
-        DeviceBuffer b = c.allocate(DType.I32, N);
+        DeviceBuffer b = closeLater(c.allocate(DType.I32, N));
         await(c.stream().enqueueFill(b, value));
         return b;
     }

@@ -690,7 +690,7 @@ public abstract class AbstractCopyTest extends ConformanceBase {
             image[i] = i;
         }
         DeviceStream s = ctx.createStream();
-        DeviceBuffer tile = ctx.allocate(DType.F32, 64 * 48);
+        DeviceBuffer tile = closeLater(ctx.allocate(DType.F32, 64 * 48)); // reachable until the test ends: no leak report
         int origin = 100 * pitch + 200;
         s.enqueueCopy2D(HostData.of(image, origin, image.length - origin), pitch, tile, 64, 64, 48);
         float[] back = new float[pitch * rows];

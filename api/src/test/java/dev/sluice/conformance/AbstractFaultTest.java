@@ -18,6 +18,7 @@ import dev.sluice.DeviceStream;
 import dev.sluice.EventFlag;
 import dev.sluice.HostData;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +29,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Device faults: a kernel that faults fails its future and every pending future of the context with a
  * {@link DeviceException}, leaves none hanging, makes every later call on the context throw at once, and
- * leaves other contexts usable. Every test faults a context of its own ({@link #openIsolated()}).
+ * leaves other contexts usable. Every test faults a context of its own ({@link #openIsolated()}), which reports the
+ * fault as a warning.
  */
+@ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
 public abstract class AbstractFaultTest extends ConformanceBase {
 
     private DeviceFuture<Void> launchFault(DeviceStream s) {

@@ -20,6 +20,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -181,6 +182,8 @@ public abstract class AbstractObservationTest extends ConformanceBase {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.Observers", containing = "threw on an enqueue; ignored")
+    @ExpectWarning(logger = "dev.sluice.Observers", containing = "threw on a completion; ignored")
     void aThrowingListenerDoesNotBreakTheOperation() {
         DeviceContext c = open(ContextOptions.defaults());
         c.addListener(new DeviceListener() {

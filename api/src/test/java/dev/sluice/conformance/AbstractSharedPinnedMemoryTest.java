@@ -71,9 +71,8 @@ public abstract class AbstractSharedPinnedMemoryTest extends ConformanceBase {
         for (DeviceContext other : others()) {
             Assumptions.assumeTrue(ctx.sharesPinnedMemoryWith(other), () -> ctx + " does not share pinned memory with " + other);
             try (HostBuffer in = pinned(other, pattern(3)); HostBuffer out = other.allocateHost(DType.I32, N);
-                 HostBuffer ranged = other.allocateHost(DType.I32, N)) {
+                 HostBuffer ranged = other.allocateHost(DType.I32, N); DeviceBuffer d = ctx.allocate(DType.I32, N)) {
                 DeviceStream s = ctx.createStream();
-                DeviceBuffer d = ctx.allocate(DType.I32, N);
                 s.enqueueCopy(in, d);
                 await(s.enqueueCopy(d, out));
                 assertArrayEquals(pattern(3), read(out), "whole buffers, " + other);
@@ -95,9 +94,8 @@ public abstract class AbstractSharedPinnedMemoryTest extends ConformanceBase {
     void aBackendThatDoesNotSharePinnedMemoryRefusesTheCopyNamingTheArgument() {
         for (DeviceContext other : others()) {
             Assumptions.assumeFalse(ctx.sharesPinnedMemoryWith(other), () -> ctx + " shares pinned memory with " + other);
-            try (HostBuffer h = other.allocateHost(DType.I32, N)) {
+            try (HostBuffer h = other.allocateHost(DType.I32, N); DeviceBuffer d = ctx.allocate(DType.I32, N)) {
                 DeviceStream s = ctx.createStream();
-                DeviceBuffer d = ctx.allocate(DType.I32, N);
                 assertInvalid("source", s, () -> s.enqueueCopy(h, d), "sharesPinnedMemoryWith");
                 assertInvalid("destination", s, () -> s.enqueueCopy(d, h), "sharesPinnedMemoryWith");
             }

@@ -18,6 +18,7 @@ import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,7 @@ class CpuBackendSmokeTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void throwingKernelFaultsTheContext() {
         Kernel boom = Kernel.named("boom").java(t -> {
             throw new IllegalStateException("boom");

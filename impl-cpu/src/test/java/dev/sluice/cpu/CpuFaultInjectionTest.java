@@ -22,6 +22,7 @@ import dev.sluice.HostData;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -148,6 +149,7 @@ class CpuFaultInjectionTest {
     // ---------------------------------------------------------------- kernels with barriers
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aThreadThatThrowsBeforeABarrierFailsItsLaunchInsteadOfHangingEveryContext() throws Exception {
         DeviceContext faulting = open();
         DeviceContext bystander = open();
@@ -179,6 +181,7 @@ class CpuFaultInjectionTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void anInjectedThrowAtAChosenThreadFaultsThatLaunchAndNoOtherContext() throws Exception {
         CpuFaults.armForNextContext().throwInKernel("block_sum", 2, 17);
         DeviceContext faulting = open();
@@ -214,6 +217,7 @@ class CpuFaultInjectionTest {
     // ---------------------------------------------------------------- memory of faulted contexts
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void closingFaultedContextsFreesAllTheirDeviceMemory() throws Exception {
         long before = CpuMemory.liveBytes();
         for (int i = 0; i < 8; i++) {
@@ -250,6 +254,7 @@ class CpuFaultInjectionTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void anInjectedCopyFailureFaultsItsContextOnly() throws Exception {
         long before = CpuMemory.liveBytes();
         CpuFaults.armForNextContext().failCopies(1);

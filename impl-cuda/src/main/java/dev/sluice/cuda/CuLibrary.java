@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.JCudaDriver;
 import org.jspecify.annotations.Nullable;
 
@@ -176,7 +177,11 @@ final class CuLibrary {
         Jc.check(JCudaDriver.cuDeviceTotalMem(mem, d), "cuDeviceTotalMem");
         int[] major = new int[1];
         int[] minor = new int[1];
-        Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, d), "cuDeviceComputeCapability");
+        // the attributes, not cuDeviceComputeCapability, which CUDA deprecated
+        Jc.check(JCudaDriver.cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d),
+                "cuDeviceGetAttribute");
+        Jc.check(JCudaDriver.cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d),
+                "cuDeviceGetAttribute");
         return ordinal + ": " + cString(name) + ", " + String.format("%.1f GiB", mem[0] / (double) (1L << 30))
                 + ", compute capability " + major[0] + "." + minor[0];
     }

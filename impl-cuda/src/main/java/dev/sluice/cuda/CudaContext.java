@@ -32,6 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import org.jspecify.annotations.Nullable;
@@ -93,7 +94,11 @@ final class CudaContext implements ContextHandle {
         this.name = CuLibrary.cString(n);
         int[] major = new int[1];
         int[] minor = new int[1];
-        Jc.check(JCudaDriver.cuDeviceComputeCapability(major, minor, cu.device), "cuDeviceComputeCapability");
+        // the attributes, not cuDeviceComputeCapability, which CUDA deprecated
+        Jc.check(JCudaDriver.cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                cu.device), "cuDeviceGetAttribute");
+        Jc.check(JCudaDriver.cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                cu.device), "cuDeviceGetAttribute");
         this.capability = new ComputeCapability(major[0], minor[0]);
         this.memoryPools = Cu.hasMemoryPools() && attribute(DeviceAttribute.MEMORY_POOLS_SUPPORTED) != 0 && !Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_NO_MEMORY_POOLS);
         this.allocationStream = new CUstream();

@@ -604,16 +604,16 @@ final class HipApi {
         }
     }
 
-    /**
-     * {@code hipLaunchHostFunc}: the raw status, so that a runtime that cannot capture it can be told apart.
-     *
-     * @throws dev.sluice.UnsupportedOnBackendException if the runtime does not export it
-     */
     /** An upcall stub that lives as long as the process: the callback of host nodes ({@code HostNodes}). */
     static MemorySegment upcallStub(MethodHandle target, FunctionDescriptor type) {
         return Linker.nativeLinker().upcallStub(target, type, Arena.global());
     }
 
+    /**
+     * {@code hipLaunchHostFunc}: the raw status, so that a runtime that cannot capture it can be told apart.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the runtime does not export it
+     */
     int launchHostFunc(long stream, long function, long userData) {
         try {
             return (int) lib.handle(HipApiSymbol.hipLaunchHostFunc).invokeExact(stream, function, userData);

@@ -88,6 +88,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
     }
 
     @Override
+    @SuppressWarnings("rawtypes") // reactor's Scannable declares the key raw
     public @Nullable Object scanUnsafe(Attr key) {
         if (key == Attr.PREFETCH) {
             return pipeline.lanes() * pipeline.chunksPerLane();
@@ -615,7 +616,8 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
         }
 
         @Override
-        public @Nullable Object scanUnsafe(Attr key) {
+        @SuppressWarnings("rawtypes") // reactor's Scannable declares the key raw
+    public @Nullable Object scanUnsafe(Attr key) {
             if (key == Attr.PARENT) {
                 return upstream;
             }

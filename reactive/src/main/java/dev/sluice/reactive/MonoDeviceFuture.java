@@ -48,6 +48,7 @@ final class MonoDeviceFuture<T> extends Mono<T> implements Scannable {
     }
 
     @Override
+    @SuppressWarnings("rawtypes") // reactor's Scannable declares the key raw
     public @Nullable Object scanUnsafe(Attr key) {
         if (key == Attr.RUN_STYLE) {
             return Attr.RunStyle.ASYNC;

@@ -12,6 +12,7 @@ import dev.sluice.DeviceFuture;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -273,6 +274,7 @@ class GpuPipelineTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aDeviceFaultFailsTheFluxWithTheDevicesErrorAndStillReleasesTheLanes() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ctx.api() == dev.sluice.Api.CPU,
                 "a real device fault poisons the GPU context for the rest of the JVM; simulated on the CPU backend only");

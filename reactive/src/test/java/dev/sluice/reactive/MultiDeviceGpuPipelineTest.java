@@ -17,6 +17,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
+import dev.sluice.testing.ExpectWarning;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -276,6 +277,7 @@ class MultiDeviceGpuPipelineTest {
             .build();
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aFaultOnOneDeviceFailsTheFluxAndTheOtherDeviceGoesOn() throws Exception {
         // A fault on a GPU leaves its device unusable for the rest of the process, so only where it can be undone:
         // the simulator, or a GPU run that asks for it in a JVM of its own.

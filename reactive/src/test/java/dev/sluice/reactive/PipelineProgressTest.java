@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
+import dev.sluice.testing.ExpectWarning;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +51,7 @@ class PipelineProgressTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.reactive.GpuPipeline", containing = "threw; ignored")
     void aThrowingOrRemovedListenerLeavesTheResultsAlone() {
         try (GpuPipeline<float[], float[]> p = copying()) {
             p.onProgress(x -> {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DeviceException;
+import dev.sluice.testing.ExpectWarning;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,6 +56,7 @@ class EventMarkerTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.spi.support.EventMarker", containing = "host work after a completion marker failed")
     void hostWorkRunsOnceWhenFirstSeenCompleteEvenIfOnePieceFails() {
         FakeStream s = new FakeStream();
         AtomicInteger ran = new AtomicInteger();

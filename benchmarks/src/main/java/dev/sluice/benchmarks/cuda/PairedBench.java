@@ -113,7 +113,7 @@ public final class PairedBench {
             DeviceFunction writeOne = ctx.compile(CudaBench.WRITE_ONE);
             try (Arena arena = Arena.ofConfined()) {
                 String ptx = empty5.assembly().orElseThrow(() -> new IllegalStateException("no PTX for empty5"));
-                b.check("sp_open", (long) b.open.invokeExact(0, arena.allocateFrom(ptx)));
+                check("sp_open", (long) b.open.invokeExact(0, arena.allocateFrom(ptx)));
             }
             try {
                 if (spinner) {
@@ -125,7 +125,7 @@ public final class PairedBench {
                 b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
                 b.latency(ctx, writeOne, samples);
             } finally {
-                b.check("sp_close", (long) b.close.invokeExact());
+                check("sp_close", (long) b.close.invokeExact());
             }
         }
     }
