@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.testing.ExpectWarning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,6 +44,7 @@ class LeftBehindTest {
                 });
     }
 
+    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
     @Test
     void keptMemoryIsFreedAndTheNativeContextClosedOnlyAfterTheOtherContextsWorkFinishes() throws Exception {
         AtomicBoolean deviceDone = new AtomicBoolean();
@@ -63,6 +65,7 @@ class LeftBehindTest {
         assertEquals(1, frees.get());
     }
 
+    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
     @Test
     void keptMemoryIsLetGoWhenTheOtherContextClosesWithoutRunningTheWork() throws Exception {
         DeviceContext other;

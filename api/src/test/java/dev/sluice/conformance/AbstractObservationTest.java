@@ -255,6 +255,7 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         };
     }
 
+    @ExpectWarning(logger = "dev.sluice.Observers", containing = "threw on")
     @Test
     void aListenerThrowingAnErrorIsLoggedAndTheContextKeepsCompletingFutures() {
         DeviceContext c = open(ContextOptions.defaults());
@@ -279,6 +280,8 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(WAIT_SECONDS).toNanos(), "close returned");
     }
 
+    @ExpectWarning(logger = "dev.sluice.Observers", containing = "threw on a completion")
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = "faulted")
     @Test
     void aListenerThrowingAVirtualMachineErrorFaultsTheContextAndNoFutureHangs() {
         DeviceContext c = open(ContextOptions.defaults());
