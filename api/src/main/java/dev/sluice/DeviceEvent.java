@@ -18,10 +18,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@link ClosedResourceException}.
  *
  * <p><b>Resources:</b> {@link #close()} destroys the native event; closing the context destroys the events it still
- * owns. An event that became unreachable while open is destroyed by the {@link LeakDetector} and reported as a leak; a
- * record or wait enqueued on it keeps it reachable until the device has finished that operation, and a graph that
- * captured one keeps it as long as the graph and its replays. One whose {@link #nativeHandle()} was taken is reported
- * but left to its context's close.
+ * owns. An event that became unreachable while open is destroyed by the leak detector (property
+ * {@code sluice.leakDetection}) and reported as a leak; a record or wait enqueued on it keeps it reachable until the
+ * device has finished that operation, and a graph that captured one keeps it as long as the graph and its replays.
+ * One whose {@link #nativeHandle()} was taken is reported but left to its context's close.
  */
 public final class DeviceEvent implements AutoCloseable {
 

@@ -18,9 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@link #assembly()}.
  *
  * <p><b>Resources:</b> closing the context unloads the functions it still owns. A function that became unreachable
- * while open is unloaded by the {@link LeakDetector} and reported as a leak; a launch keeps it reachable until the
- * device has finished the launch, a graph that captured one keeps it as long as the graph and its replays, and every
- * view {@link #global} handed out keeps it while the view is reachable.
+ * while open is unloaded by the leak detector (property {@code sluice.leakDetection}) and reported as a leak; a
+ * launch keeps it reachable until the device has finished the launch, a graph that captured one keeps it as long as
+ * the graph and its replays, and every view {@link #global} handed out keeps it while the view is reachable.
  */
 public final class DeviceFunction implements AutoCloseable {
 

@@ -44,6 +44,11 @@ import org.jspecify.annotations.Nullable;
  * {@link ClosedResourceException}) at the call, with nothing enqueued; the stream stays usable. Device
  * faults complete the future exceptionally with a {@link DeviceException}.
  * </ul>
+ *
+ * <p><b>Closing:</b> {@link #close()} waits for the stream's work, then destroys it; the context's close destroys the
+ * streams still open. Unlike buffers, events and functions, a stream that became unreachable while open is not released
+ * by the leak detector: its context refers to it until it is closed (its completion queue keeps its last future), so
+ * close the streams you create, or create them for the context's life.
  */
 public final class DeviceStream implements AutoCloseable {
 

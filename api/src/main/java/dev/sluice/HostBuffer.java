@@ -24,11 +24,12 @@ import org.jspecify.annotations.Nullable;
  * device buffer and waits for that. Slices own nothing; their {@code close()} does nothing. Closing the context frees
  * the memory it still owns.
  *
- * <p>Memory whose buffer and slices all became unreachable while open is freed by the {@link LeakDetector}, after
- * every copy enqueued on it, and reported as a leak; a buffer from {@code mapToHost} is then not copied back. Memory
- * whose {@link #segment()} was ever taken is reported but left allocated until its context closes: the segment may
- * outlive the buffer, and nothing can tell whether it is still used (registered memory, which the caller owns, is
- * unregistered all the same).
+ * <p>Memory whose buffer and slices all became unreachable while open is freed by the leak detector (property
+ * {@code sluice.leakDetection}) after every copy enqueued on it, and reported as a leak; a buffer from
+ * {@code mapToHost} is then not copied back (at a moment the garbage collector picks, the copy could overwrite newer
+ * device data). Memory whose {@link #segment()} was ever taken is reported but left allocated until its context
+ * closes: the segment may outlive the buffer, and nothing can tell whether it is still used (registered memory, which
+ * the caller owns, is unregistered all the same).
  */
 public final class HostBuffer implements HostData, AutoCloseable {
 
@@ -126,7 +127,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
 
     /**
      * The memory itself. Valid until the buffer is closed; accessing it after that throws. Taking it makes the
-     * {@link LeakDetector} leave the memory to the context's close if the buffer leaks (see the class comment).
+     * leak detector leave the memory to the context's close if the buffer leaks (see the class comment).
      */
     public MemorySegment segment() {
         checkOpen();
