@@ -9,9 +9,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What a {@link DeviceContext} owns and must release when it closes: its streams, events, functions, device and host
- * allocations, and the host gates still waiting for a stage. Thread-safe; the context decides when things are released,
- * this class how.
+ * What a {@link DeviceContext} owns and must release when it closes: its streams, the native objects of its events and
+ * functions ({@link OwnedHandle}), device and host allocations, and the host gates still waiting for a stage.
+ * Thread-safe; the context decides when things are released, this class how.
+ *
+ * <p>Only streams are held here as the public objects themselves (see {@link LeakDetector} for why streams are not
+ * covered by it). For buffers, events and functions this holds what the public object owns, never the object: so the
+ * object can become unreachable while open, and the {@link LeakDetector} release what it owned, which then leaves this
+ * registry. What is still here when the context closes is released by {@link #releaseAll}, once.
  */
 final class ContextResources {
 
@@ -119,8 +124,7 @@ final class ContextResources {
             try {
                 switch (o) {
                     case DeviceStream s -> { }
-                    case DeviceEvent ev -> ev.close();
-                    case DeviceFunction f -> f.close();
+                    case OwnedHandle h -> h.closeWithContext();
                     case Allocation a -> {
                         a.closed.set(true);
                         List<DeviceFuture<?>> busy = foreignUsesAfter(a.uses, deadline);

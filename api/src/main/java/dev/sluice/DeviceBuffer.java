@@ -30,10 +30,10 @@ public final class DeviceBuffer implements AutoCloseable {
     final boolean ordered;
     /**
      * Shared by the buffer that owns the memory and every view of it, and held by nothing inside Sluice: once it is
-     * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. Null for
-     * buffers over memory nobody frees (module variables).
+     * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. For views
+     * of a module variable, the {@link DeviceFunction} that owns it, kept loaded while a view is reachable.
      */
-    private final @Nullable Object liveness;
+    private final Object liveness;
     /** The owner's registration with the leak detector; cleaned by {@link #close()}. Null for views. */
     private final Cleaner.@Nullable Cleanable cleanable;
     /** The allocation's future, shared with views: set once, right after the owner is made. */
@@ -50,28 +50,36 @@ public final class DeviceBuffer implements AutoCloseable {
         this.liveness = new Object();
         this.cleanable = LeakDetector.watch(liveness, allocation.closed,
                 () -> "DeviceBuffer[" + type + " x " + count + ", " + allocation.context + "]",
-                () -> allocation.context.release(allocation));
+                () -> {
+                    allocation.context.release(allocation);
+                    return null;
+                });
     }
 
     /**
-     * A view (slice, reinterpretation) of {@code of}'s memory, ordered as {@code of} is, or, with {@code of} null, of
-     * memory nobody frees.
+     * A view of memory this buffer does not own and whose owner, {@code keeper} (a {@link DeviceFunction} for its module
+     * variable), frees it: the view and its own views keep {@code keeper} reachable.
      */
-    DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, @Nullable DeviceBuffer of) {
-        this(allocation, type, byteOffset, count, of, of == null || of.ordered);
+    DeviceBuffer(Allocation allocation, DType type, long count, Object keeper) {
+        this(allocation, type, 0, count, keeper, true, null);
     }
 
-    private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, @Nullable DeviceBuffer of,
-            boolean ordered) {
+    /** A view (slice, reinterpretation) of {@code of}'s memory, ordered as {@code of} is. */
+    private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, DeviceBuffer of) {
+        this(allocation, type, byteOffset, count, of.liveness, of.ordered, of.ready);
+    }
+
+    private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, Object liveness, boolean ordered,
+            @Nullable DeviceFuture<DeviceBuffer> ready) {
         this.allocation = allocation;
         this.type = type;
         this.byteOffset = byteOffset;
         this.count = count;
         this.owner = false;
         this.ordered = ordered;
-        this.liveness = of == null ? null : of.liveness;
+        this.liveness = liveness;
         this.cleanable = null;
-        this.ready = of == null ? null : of.ready;
+        this.ready = ready;
     }
 
     /** Sets the allocation's future; once, by whoever made the buffer, before anyone else sees it. */
@@ -159,7 +167,7 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public DeviceBuffer unordered() {
         checkOpen();
-        return new DeviceBuffer(allocation, type, byteOffset, count, this, false);
+        return new DeviceBuffer(allocation, type, byteOffset, count, liveness, false, ready);
     }
 
     /** Whether operations through this buffer take part in automatic ordering (false for {@link #unordered()} views). */

@@ -527,7 +527,7 @@ public final class DeviceContext implements AutoCloseable {
             throw new InvalidArgumentException("flags", "INTERPROCESS events cannot have TIMING");
         }
         DeviceEvent e = new DeviceEvent(this, handle.createEvent(set), set);
-        resources.add(e);
+        resources.add(e.owned); // not the event itself, which the leak detector watches
         return e;
     }
 
@@ -560,7 +560,7 @@ public final class DeviceContext implements AutoCloseable {
         HostMemory m = handle.allocateHost(bytes);
         HostAllocation a = new HostAllocation(this, m);
         resources.add(a);
-        return new HostBuffer(a, type, m.segment(), count, true);
+        return new HostBuffer(a, type, count);
     }
 
     /**
@@ -588,7 +588,7 @@ public final class DeviceContext implements AutoCloseable {
         HostMemory m = handle.registerHost(segment);
         HostAllocation a = new HostAllocation(this, m);
         resources.add(a);
-        return new HostBuffer(a, type, m.segment(), segment.byteSize() / type.byteSize(), true);
+        return new HostBuffer(a, type, segment.byteSize() / type.byteSize());
     }
 
     long checkAllocationSize(String argument, DType type, long count) {
@@ -611,9 +611,14 @@ public final class DeviceContext implements AutoCloseable {
             host.close();
             throw e;
         }
-        host.allocation.writeBack = () -> {
+        HostAllocation mapped = host.allocation;
+        DType type = buffer.dtype();
+        long count = buffer.count();
+        // Names the allocation, not the buffer: the context holds this while the mapping is open, and the buffer must
+        // stay collectable for the leak detector.
+        mapped.writeBack = () -> {
             if (!buffer.isClosed() && fault == null && !closed) {
-                join(s.enqueueCopy(host, buffer));
+                join(s.enqueueCopy(HostBuffer.internalView(mapped, type, count), buffer));
             }
         };
         return host;
@@ -642,7 +647,7 @@ public final class DeviceContext implements AutoCloseable {
             throw e;
         }
         observers.compiled(kernel, start, token, null);
-        resources.add(f);
+        resources.add(f.owned); // not the function itself, which the leak detector watches
         return f;
     }
 

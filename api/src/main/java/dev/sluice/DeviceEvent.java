@@ -1,10 +1,11 @@
 package dev.sluice;
 
 import dev.sluice.spi.EventHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,6 +16,12 @@ import java.util.concurrent.locks.LockSupport;
  * called from any thread, at the same time as any other. {@link #close()} destroys it exactly once; every later call
  * but {@link #close()}, {@link #isClosed()}, {@link #context()} and {@link #flags()} throws
  * {@link ClosedResourceException}.
+ *
+ * <p><b>Resources:</b> {@link #close()} destroys the native event; closing the context destroys the events it still
+ * owns. An event that became unreachable while open is destroyed by the leak detector (property
+ * {@code sluice.leakDetection}) and reported as a leak; a record or wait enqueued on it keeps it reachable until the
+ * device has finished that operation, and a graph that captured one keeps it as long as the graph and its replays.
+ * One whose {@link #nativeHandle()} was taken is reported but left to its context's close.
  */
 public final class DeviceEvent implements AutoCloseable {
 
@@ -22,12 +29,20 @@ public final class DeviceEvent implements AutoCloseable {
     final EventHandle handle;
     private final Set<EventFlag> flags;
     volatile boolean recorded;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    /** The native event as the context owns it: registered with the context in this event's place. */
+    final OwnedHandle owned;
+    /** The registration with the leak detector; cleaned by {@link #close()}. */
+    private final Cleaner.Cleanable cleanable;
 
     DeviceEvent(DeviceContext context, EventHandle handle, Set<EventFlag> flags) {
+        Set<EventFlag> set = Set.copyOf(flags);
+        OwnedHandle o = new OwnedHandle(context, handle::destroy);
         this.context = context;
         this.handle = handle;
-        this.flags = Set.copyOf(flags);
+        this.flags = set;
+        this.owned = o;
+        this.cleanable = LeakDetector.watch(this, o.closed,
+                () -> "DeviceEvent[" + context.backendName() + ":" + context.id() + " " + set + "]", o::releaseLeaked);
     }
 
     /** The context that created this event; only its streams may record or wait for it. Readable after close. */
@@ -43,7 +58,11 @@ public final class DeviceEvent implements AutoCloseable {
     /** Whether the work captured by the last record has finished; true if never recorded. Does not block. */
     public boolean query() {
         checkUsableOn(context);
-        return !context.heldRecords.isHeld(handle) && handle.query();
+        try {
+            return !context.heldRecords.isHeld(handle) && handle.query();
+        } finally {
+            Reference.reachabilityFence(this); // not destroyed by the leak detector under the call
+        }
     }
 
     /**
@@ -56,7 +75,13 @@ public final class DeviceEvent implements AutoCloseable {
      */
     public long nativeHandle() {
         checkUsableOn(context);
-        return handle.nativeHandle();
+        try {
+            long h = handle.nativeHandle();
+            owned.handOut(); // in use elsewhere from now on: the leak detector leaves it to the context's close
+            return h;
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -79,8 +104,12 @@ public final class DeviceEvent implements AutoCloseable {
     public void synchronize() {
         SyncStream.refuseBlocking(context, "DeviceEvent.synchronize");
         checkUsableOn(context);
-        awaitRecordSubmitted();
-        handle.synchronize();
+        try {
+            awaitRecordSubmitted();
+            handle.synchronize();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
         context.checkUsable();
     }
 
@@ -123,12 +152,18 @@ public final class DeviceEvent implements AutoCloseable {
                 throw new IllegalStateException(name + " event " + e + " has not completed; synchronize on it first");
             }
         }
-        float ms = handle.elapsedMillis(end.handle);
+        float ms;
+        try {
+            ms = handle.elapsedMillis(end.handle);
+        } finally {
+            Reference.reachabilityFence(this);
+            Reference.reachabilityFence(end);
+        }
         return Duration.ofNanos(Math.round(ms * 1_000_000.0));
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (closed.get()) {
+        if (owned.closed.get()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -139,7 +174,7 @@ public final class DeviceEvent implements AutoCloseable {
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
     public boolean isClosed() {
-        return closed.get();
+        return owned.closed.get();
     }
 
     /**
@@ -150,12 +185,8 @@ public final class DeviceEvent implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            try {
-                handle.destroy();
-            } finally {
-                context.forget(this);
-            }
+        if (owned.close()) {
+            cleanable.clean(); // unregisters from the leak detector; its action sees the event closed
         }
     }
 

@@ -2,7 +2,11 @@ package dev.sluice;
 
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A {@link Kernel} compiled and loaded on one context, ready to launch with
@@ -12,20 +16,40 @@ import java.util.Optional;
  * {@link #close()} included, may be called from any thread at the same time as any other; after {@link #close()} they
  * throw {@link ClosedResourceException}, except {@link #close()}, {@link #context()}, {@link #kernel()} and
  * {@link #assembly()}.
+ *
+ * <p><b>Resources:</b> closing the context unloads the functions it still owns. A function that became unreachable
+ * while open is unloaded by the leak detector (property {@code sluice.leakDetection}) and reported as a leak; a
+ * launch keeps it reachable until the device has finished the launch, a graph that captured one keeps it as long as
+ * the graph and its replays, and every view {@link #global} handed out keeps it while the view is reachable.
  */
 public final class DeviceFunction implements AutoCloseable {
 
     private final DeviceContext context;
     private final Kernel kernel;
     final FunctionHandle handle;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** The module variables handed out, closed with this function. */
-    private final java.util.List<Allocation> globals = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Allocation> globals;
+    /** The loaded kernel as the context owns it: registered with the context in this function's place. */
+    final OwnedHandle owned;
+    /** The registration with the leak detector; cleaned by {@link #close()}. */
+    private final Cleaner.Cleanable cleanable;
 
     DeviceFunction(DeviceContext context, Kernel kernel, FunctionHandle handle) {
+        List<Allocation> variables = new CopyOnWriteArrayList<>();
+        OwnedHandle o = new OwnedHandle(context, () -> {
+            for (Allocation a : variables) {
+                a.closed.set(true); // its views now refuse new use; what is already enqueued still runs
+            }
+            handle.unload();
+        });
         this.context = context;
         this.kernel = kernel;
         this.handle = handle;
+        this.globals = variables;
+        this.owned = o;
+        this.cleanable = LeakDetector.watch(this, o.closed,
+                () -> "DeviceFunction[" + kernel.name() + " on " + context.backendName() + ":" + context.id() + "]",
+                o::releaseLeaked);
     }
 
     /** The context the kernel was loaded on; only its streams may launch it. Readable after close. */
@@ -52,7 +76,12 @@ public final class DeviceFunction implements AutoCloseable {
     public long attribute(FunctionAttribute attribute) {
         Checks.notNull("attribute", attribute);
         checkUsableOn(context);
-        long v = handle.attribute(attribute.driverName);
+        long v;
+        try {
+            v = handle.attribute(attribute.driverName);
+        } finally {
+            Reference.reachabilityFence(this); // not unloaded by the leak detector under the call
+        }
         if (v == FunctionHandle.UNKNOWN) {
             throw new UnsupportedOnBackendException("the function attribute " + attribute + " on " + context.backendName());
         }
@@ -85,7 +114,11 @@ public final class DeviceFunction implements AutoCloseable {
             throw new InvalidArgumentException("value", "value " + value + " for " + attribute
                     + " is outside 0 to 100 percent (or -1 for the driver's default)");
         }
-        handle.setAttribute(attribute.driverName, value);
+        try {
+            handle.setAttribute(attribute.driverName, value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -117,9 +150,9 @@ public final class DeviceFunction implements AutoCloseable {
                     + " bytes");
         }
         Allocation a = new Allocation(context, memory, context.stream());
-        DeviceBuffer view = new DeviceBuffer(a, type, 0, memory.byteSize() / type.byteSize(), null);
+        DeviceBuffer view = new DeviceBuffer(a, type, memory.byteSize() / type.byteSize(), this);
         globals.add(a);
-        if (closed.get()) {
+        if (owned.closed.get()) {
             a.closed.set(true); // closed meanwhile: the view must not outlive the function
             throw new ClosedResourceException(toString());
         }
@@ -127,7 +160,7 @@ public final class DeviceFunction implements AutoCloseable {
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (closed.get()) {
+        if (owned.closed.get()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -137,7 +170,7 @@ public final class DeviceFunction implements AutoCloseable {
 
     /** Whether {@link #close()} was called (or the context closed it). */
     public boolean isClosed() {
-        return closed.get();
+        return owned.closed.get();
     }
 
     /**
@@ -147,15 +180,8 @@ public final class DeviceFunction implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            for (Allocation a : globals) {
-                a.closed.set(true); // its views now refuse new use; what is already enqueued still runs
-            }
-            try {
-                handle.unload();
-            } finally {
-                context.forget(this);
-            }
+        if (owned.close()) {
+            cleanable.clean(); // unregisters from the leak detector; its action sees the function closed
         }
     }
 

@@ -46,12 +46,18 @@ public final class DeviceGraph implements AutoCloseable {
     final java.util.List<DeviceStream.CapturedUse> uses;
     /** The host functions and host waits captured, and the replays running them; null if none was captured. */
     final @Nullable GraphHostSteps hostSteps;
+    /**
+     * The events and functions the captured work names: kept reachable by the graph, and by each replay until it has
+     * finished, so the leak detector does not destroy them under a replay.
+     */
+    final java.util.List<Object> handles;
 
     DeviceGraph(DeviceContext context, GraphHandle handle, java.util.List<DeviceStream.CapturedUse> uses,
-            @Nullable GraphHostSteps hostSteps) {
+            java.util.List<Object> handles, @Nullable GraphHostSteps hostSteps) {
         this.context = context;
         this.handle = handle;
         this.uses = uses;
+        this.handles = handles;
         this.hostSteps = hostSteps;
     }
 

@@ -44,6 +44,11 @@ import org.jspecify.annotations.Nullable;
  * {@link ClosedResourceException}) at the call, with nothing enqueued; the stream stays usable. Device
  * faults complete the future exceptionally with a {@link DeviceException}.
  * </ul>
+ *
+ * <p><b>Closing:</b> {@link #close()} waits for the stream's work, then destroys it; the context's close destroys the
+ * streams still open. Unlike buffers, events and functions, a stream that became unreachable while open is not released
+ * by the leak detector: its context refers to it until it is closed (its completion queue keeps its last future), so
+ * close the streams you create, or create them for the context's life.
  */
 public final class DeviceStream implements AutoCloseable {
 
@@ -396,7 +401,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", destination);
             sameElementType(host.dtype(), destination.dtype());
             Checks.sameSize("destination", host.byteSize(), destination.byteSize());
-            return hostToDevice(host.segment(), host, destination, null);
+            return hostToDevice(host.copySegment(), host, destination, null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("source", source);
         if (memory.isUntyped()) {
@@ -423,7 +428,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", host);
             sameElementType(source.dtype(), host.dtype());
             Checks.sameSize("destination", source.byteSize(), host.byteSize());
-            return deviceToHost(source, host.segment(), host, null);
+            return deviceToHost(source, host.copySegment(), host, null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("destination", destination);
         checkBuffer("source", source);
@@ -529,7 +534,7 @@ public final class DeviceStream implements AutoCloseable {
             } else {
                 sameElementType(device.dtype(), h.dtype());
             }
-            return h.segment();
+            return h.copySegment();
         }
         HostSegment m = (HostSegment) host;
         if (!toDevice) {
@@ -947,6 +952,8 @@ public final class DeviceStream implements AutoCloseable {
     private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
     /** Under the lock, while capturing: the captured host functions and host waits; null until the first. */
     private @Nullable GraphHostSteps capturedSteps;
+    /** Under the lock, while capturing: the events and functions the captured work names. */
+    private java.util.@Nullable Set<Object> capturedHandles;
 
     /**
      * Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim; with automatic ordering, as its
@@ -1143,7 +1150,8 @@ public final class DeviceStream implements AutoCloseable {
                 }
             }
             handle.launch(function.handle, config, a);
-            DeviceFuture<Void> f = mark(null, function);
+            keptByGraph(function);
+            DeviceFuture<Void> f = mark(null, function, function); // not unloaded by the leak detector before it ran
             for (int i = 0; i < arguments.length; i++) {
                 if (arguments[i] instanceof DeviceBuffer b) {
                     used(b, f, params.get(i).access().writes());
@@ -1205,7 +1213,8 @@ public final class DeviceStream implements AutoCloseable {
         try {
             handle.record(event.handle);
             event.recorded = true;
-            return mark(null, TraceSpan.RECORD);
+            keptByGraph(event);
+            return mark(null, TraceSpan.RECORD, event); // not destroyed by the leak detector before the record ran
         } catch (RuntimeException e) {
             throw failed(e);
         } finally {
@@ -1225,7 +1234,8 @@ public final class DeviceStream implements AutoCloseable {
         try {
             core.sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
             handle.waitEvent(event.handle);
-            return mark(null, TraceSpan.WAIT);
+            keptByGraph(event);
+            return mark(null, TraceSpan.WAIT, event); // not destroyed by the leak detector before the wait ran
         } catch (RuntimeException e) {
             throw failed(e);
         } finally {
@@ -1409,6 +1419,16 @@ public final class DeviceStream implements AutoCloseable {
         return after;
     }
 
+    /**
+     * Under the lock: while capturing, notes {@code handle} (an event or function the captured work names) for the graph
+     * to keep reachable, so the leak detector does not release it under a replay.
+     */
+    private void keptByGraph(Object handle) {
+        if (capturedHandles != null) {
+            capturedHandles.add(handle);
+        }
+    }
+
     /** Under the lock, while capturing: the host steps of the graph being captured, created with the first one. */
     private GraphHostSteps capturedHostSteps() {
         GraphHostSteps steps = capturedSteps;
@@ -1445,6 +1465,7 @@ public final class DeviceStream implements AutoCloseable {
             capturing = true;
             captured = new java.util.LinkedHashMap<>();
             capturedSteps = null;
+            capturedHandles = new java.util.HashSet<>();
         } catch (RuntimeException e) {
             throw failed(e);
         } finally {
@@ -1458,12 +1479,15 @@ public final class DeviceStream implements AutoCloseable {
         }
         dev.sluice.spi.GraphHandle graph;
         List<CapturedUse> uses;
+        List<Object> handles;
         GraphHostSteps steps;
         core.lock();
         try {
             capturing = false;
             uses = List.copyOf(captured.values());
             captured = null;
+            handles = List.copyOf(capturedHandles);
+            capturedHandles = null;
             steps = capturedSteps;
             capturedSteps = null;
             graph = handle.endCapture();
@@ -1480,7 +1504,7 @@ public final class DeviceStream implements AutoCloseable {
             graph.destroy();
             throw failure;
         }
-        return new DeviceGraph(context, graph, uses, steps);
+        return new DeviceGraph(context, graph, uses, handles, steps);
     }
 
     /**
@@ -1517,10 +1541,12 @@ public final class DeviceStream implements AutoCloseable {
             DeviceFuture<Void> f;
             if (steps == null) {
                 handle.launchGraph(graph.handle);
-                f = mark(null, TraceSpan.GRAPH);
+                // The events and functions it names live until the replay has finished, the graph closed or not.
+                f = mark(null, TraceSpan.GRAPH, graph.handles.isEmpty() ? null : graph.handles);
             } else {
                 // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
                 GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                replay.handles = graph.handles;
                 handle.launchGraph(steps.launching(graph.handle, replay));
                 f = mark(null, TraceSpan.GRAPH, replay);
             }

@@ -32,6 +32,8 @@ final class GraphHostSteps {
         private volatile @Nullable Throwable failure;
         /** Under the steps' queue: steps not run yet. */
         private int stepsLeft;
+        /** The events and functions the graph's work names, kept reachable until the replay has finished. */
+        @Nullable Object handles;
 
         @Nullable Throwable failure() {
             return failure;

@@ -13,6 +13,11 @@ final class HostAllocation {
     final AtomicBoolean closed = new AtomicBoolean();
     /** For buffers made by {@link DeviceBuffer#mapToHost()}: copies the contents back before the memory is freed. */
     @Nullable Runnable writeBack;
+    /**
+     * Set once {@link HostBuffer#segment()} has handed the memory out: the segment may outlive every buffer, so the leak
+     * detector must not free the memory (it is freed by the buffer's close or the context's).
+     */
+    volatile boolean segmentHandedOut;
 
     HostAllocation(DeviceContext context, HostMemory memory) {
         this.context = context;

@@ -2,7 +2,10 @@ package dev.sluice;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.StringJoiner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Page-locked (pinned) host memory holding {@link #count()} elements of a {@link DType}: the fast path
@@ -18,7 +21,15 @@ import java.util.StringJoiner;
  *
  * <p><b>Resources:</b> {@link #close()} frees (or unregisters) the memory once every copy already
  * enqueued on it has finished; a buffer from {@code mapToHost} first copies its contents back to the
- * device buffer and waits for that. Slices own nothing; their {@code close()} does nothing.
+ * device buffer and waits for that. Slices own nothing; their {@code close()} does nothing. Closing the context frees
+ * the memory it still owns.
+ *
+ * <p>Memory whose buffer and slices all became unreachable while open is freed by the leak detector (property
+ * {@code sluice.leakDetection}) after every copy enqueued on it, and reported as a leak; a buffer from
+ * {@code mapToHost} is then not copied back (at a moment the garbage collector picks, the copy could overwrite newer
+ * device data). Memory whose {@link #segment()} was ever taken is reported but left allocated until its context
+ * closes: the segment may outlive the buffer, and nothing can tell whether it is still used (registered memory, which
+ * the caller owns, is unregistered all the same).
  */
 public final class HostBuffer implements HostData, AutoCloseable {
 
@@ -27,13 +38,60 @@ public final class HostBuffer implements HostData, AutoCloseable {
     private final MemorySegment segment;
     private final long count;
     private final boolean owner;
+    /**
+     * Shared by the buffer that owns the memory and its slices, and held by nothing inside Sluice: once it is
+     * unreachable while the memory is still open, the {@link LeakDetector} frees the memory.
+     */
+    private final Object liveness;
+    /** The owner's registration with the leak detector; cleaned by {@link #close()}. Null for slices. */
+    private final Cleaner.@Nullable Cleanable cleanable;
 
-    HostBuffer(HostAllocation allocation, DType type, MemorySegment segment, long count, boolean owner) {
+    /** A buffer that owns newly allocated or registered memory, watched by the leak detector. */
+    HostBuffer(HostAllocation allocation, DType type, long count) {
+        this.allocation = allocation;
+        this.type = type;
+        this.segment = allocation.memory.segment();
+        this.count = count;
+        this.owner = true;
+        this.liveness = new Object();
+        this.cleanable = LeakDetector.watch(liveness, allocation.closed,
+                () -> "HostBuffer[" + type + " x " + count + (allocation.memory.registered() ? ", registered" : "") + ", "
+                        + allocation.context + "]",
+                () -> releaseLeaked(allocation));
+    }
+
+    /** A view of {@code segment}, part of {@code allocation}'s memory, kept open while {@code liveness} is reachable. */
+    private HostBuffer(HostAllocation allocation, DType type, MemorySegment segment, long count, Object liveness) {
         this.allocation = allocation;
         this.type = type;
         this.segment = segment;
         this.count = count;
-        this.owner = owner;
+        this.owner = false;
+        this.liveness = liveness;
+        this.cleanable = null;
+    }
+
+    /**
+     * A view of all of {@code allocation}'s memory for Sluice's own copies (the copy back of a mapped buffer), which
+     * keeps no user's buffer reachable.
+     */
+    static HostBuffer internalView(HostAllocation allocation, DType type, long count) {
+        return new HostBuffer(allocation, type, allocation.memory.segment(), count, allocation);
+    }
+
+    /**
+     * The leak detector's release: frees the memory after its copies, as {@link #close()} does, but without the copy back
+     * of a mapped buffer, and not where the segment was handed out (null once freed, else why not).
+     */
+    private static @Nullable String releaseLeaked(HostAllocation allocation) {
+        synchronized (allocation) {
+            allocation.writeBack = null; // also lets go of the device buffer it would copy to
+        }
+        if (allocation.segmentHandedOut && !allocation.memory.registered()) {
+            return "its segment() was handed out and may still be in use";
+        }
+        allocation.context.release(allocation);
+        return null;
     }
 
     /**
@@ -67,9 +125,20 @@ public final class HostBuffer implements HostData, AutoCloseable {
         return allocation.memory.registered();
     }
 
-    /** The memory itself. Valid until the buffer is closed; accessing it after that throws. */
+    /**
+     * The memory itself. Valid until the buffer is closed; accessing it after that throws. Taking it makes the
+     * leak detector leave the memory to the context's close if the buffer leaks (see the class comment).
+     */
     public MemorySegment segment() {
         checkOpen();
+        if (!allocation.segmentHandedOut) {
+            allocation.segmentHandedOut = true;
+        }
+        return segment;
+    }
+
+    /** The memory, for a copy Sluice enqueues (and tracks): unlike {@link #segment()}, not handed out. */
+    MemorySegment copySegment() {
         return segment;
     }
 
@@ -78,7 +147,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
         checkOpen();
         Checks.range("buffer", offset, count, this.count);
         long bytes = type.byteSize();
-        return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, false);
+        return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, liveness);
     }
 
     /**
@@ -90,7 +159,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public float getFloat(long index) {
-        return segment.getAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32));
+        try {
+            return segment.getAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32));
+        } finally {
+            Reference.reachabilityFence(this); // not freed by the leak detector during the access
+        }
     }
 
     /**
@@ -101,7 +174,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setFloat(long index, float value) {
-        segment.setAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32), value);
+        try {
+            segment.setAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -112,7 +189,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public double getDouble(long index) {
-        return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64));
+        try {
+            return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -123,12 +204,20 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setDouble(long index, double value) {
-        segment.setAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64), value);
+        try {
+            segment.setAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Element {@code index} of an I32 or U32 buffer (U32 values above 2^31-1 read as negative ints). */
     public int getInt(long index) {
-        return segment.getAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32));
+        try {
+            return segment.getAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -139,7 +228,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setInt(long index, int value) {
-        segment.setAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32), value);
+        try {
+            segment.setAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -150,7 +243,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public long getLong(long index) {
-        return segment.getAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64));
+        try {
+            return segment.getAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -161,12 +258,20 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setLong(long index, long value) {
-        segment.setAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64), value);
+        try {
+            segment.setAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Element {@code index} of a 16-bit buffer (I16, U16, or the raw bits of F16 and BF16). */
     public short getShort(long index) {
-        return segment.getAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
+        try {
+            return segment.getAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -178,12 +283,20 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setShort(long index, short value) {
-        segment.setAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
+        try {
+            segment.setAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Element {@code index} of an 8-bit buffer (I8, U8, BOOL). */
     public byte getByte(long index) {
-        return segment.get(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL));
+        try {
+            return segment.get(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -194,7 +307,11 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public void setByte(long index, byte value) {
-        segment.set(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL), value);
+        try {
+            segment.set(ValueLayout.JAVA_BYTE, check(index, DType.I8, DType.U8, DType.BOOL), value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened). */
@@ -202,6 +319,14 @@ public final class HostBuffer implements HostData, AutoCloseable {
         checkOpen();
         Checks.range("buffer", index, 1, count);
         long off = index * type.byteSize();
+        try {
+            return element(off);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private double element(long off) {
         return switch (type) {
             case BOOL, U8 -> Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, off));
             case I8 -> segment.get(ValueLayout.JAVA_BYTE, off);
@@ -275,12 +400,19 @@ public final class HostBuffer implements HostData, AutoCloseable {
             try {
                 writeBack.run();
             } finally {
-                if (allocation.closed.compareAndSet(false, true)) {
-                    allocation.context.release(allocation);
-                }
+                release();
             }
-        } else if (allocation.closed.compareAndSet(false, true)) {
+        } else {
+            release();
+        }
+    }
+
+    private void release() {
+        if (allocation.closed.compareAndSet(false, true)) {
             allocation.context.release(allocation);
+            if (cleanable != null) {
+                cleanable.clean(); // unregisters from the leak detector; its action sees the buffer closed
+            }
         }
     }
 

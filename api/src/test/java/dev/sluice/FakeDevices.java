@@ -3,18 +3,22 @@ package dev.sluice;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Proxy;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 
 /**
  * Test support: a {@link DeviceContext} over a backend that does nothing but hand out the streams it is given, for
- * checking and timing the public layer alone. Its allocations have address 4096, its kernels load without
- * compiling, it reports no device attributes; other context calls return null.
+ * checking and timing the public layer alone. Its allocations have address 4096, its pinned memory is ordinary native
+ * memory, its kernels load without compiling, it reports no device attributes; other context calls return null.
  */
 final class FakeDevices {
 
@@ -29,8 +33,24 @@ final class FakeDevices {
         return open(api, streams, ContextOptions.defaults());
     }
 
+    /** What a fake context's backend was asked to release: pinned memory freed, events destroyed, kernels unloaded. */
+    static final class Releases {
+        final AtomicInteger hostFrees = new AtomicInteger();
+        final AtomicInteger eventDestroys = new AtomicInteger();
+        final AtomicInteger unloads = new AtomicInteger();
+    }
+
     /** {@link #open(Api, IntFunction)} with these options. */
     static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options) {
+        return open(api, streams, options, new Releases());
+    }
+
+    /** {@link #open(Api, IntFunction)}, counting in {@code releases} what its backend is asked to release. */
+    static DeviceContext open(Api api, IntFunction<StreamHandle> streams, Releases releases) {
+        return open(api, streams, ContextOptions.defaults(), releases);
+    }
+
+    private static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options, Releases releases) {
         int[] created = {0};
         ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(FakeDevices.class.getClassLoader(),
                 new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
@@ -47,10 +67,17 @@ final class FakeDevices {
 
                         @Override
                         public void unload() {
+                            releases.unloads.incrementAndGet();
                         }
                     };
                     case "streamPriorityRange" -> new PriorityRange(0, 0);
-                    case "createEvent" -> event(() -> { });
+                    case "createEvent" -> event(releases.eventDestroys::incrementAndGet);
+                    case "allocateHost" -> hostMemory(Arena.ofAuto().allocate((Long) a[0]), false);
+                    case "registerHost" -> hostMemory((MemorySegment) a[0], true);
+                    case "freeHost" -> {
+                        releases.hostFrees.incrementAndGet();
+                        yield null;
+                    }
                     default -> null;
                 });
         try {
@@ -105,6 +132,25 @@ final class FakeDevices {
             @Override
             public void destroy() {
                 onDestroy.run();
+            }
+
+            @Override
+            public long nativeHandle() {
+                return 0xE7E47;
+            }
+        };
+    }
+
+    static HostMemory hostMemory(MemorySegment segment, boolean registered) {
+        return new HostMemory() {
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public boolean registered() {
+                return registered;
             }
         };
     }

@@ -106,7 +106,7 @@ class GraphHostStepsTest {
         Runnable a = steps.hostFunction(() -> { });
         Runnable b = steps.hostFunction(() -> { });
         FakeGraph nativeGraph = new FakeGraph();
-        DeviceGraph graph = new DeviceGraph(ctx, nativeGraph, List.of(), steps);
+        DeviceGraph graph = new DeviceGraph(ctx, nativeGraph, List.of(), List.of(), steps);
         steps.launching(nativeGraph, new GraphHostSteps.Replay()).launch(STREAM);
         graph.close();
         a.run();
@@ -124,7 +124,7 @@ class GraphHostStepsTest {
         GraphHostSteps steps = new GraphHostSteps(ctx);
         steps.hostFunction(() -> { });
         FakeGraph nativeGraph = new FakeGraph();
-        new DeviceGraph(ctx, nativeGraph, List.of(), steps).close();
+        new DeviceGraph(ctx, nativeGraph, List.of(), List.of(), steps).close();
         assertEquals(1, nativeGraph.destroyed.get());
     }
 }

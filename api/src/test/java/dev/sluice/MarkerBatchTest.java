@@ -77,6 +77,7 @@ class MarkerBatchTest {
     @AfterEach
     void clear() {
         System.clearProperty("sluice.markers.batch");
+        fn.close();
     }
 
     private long count(String call) {
@@ -142,6 +143,7 @@ class MarkerBatchTest {
         deviceDone.set(true);
         fs.get(8).join();
         assertTrue(fs.stream().allMatch(x -> x.isDone() && !x.isCompletedExceptionally()));
+        f.close();
     }
 
     @Test
@@ -214,6 +216,7 @@ class MarkerBatchTest {
         assertEquals(5, count("m1:recordMarker"));
         deviceDone.set(true);
         s.synchronize();
+        f.close();
     }
 
     @Test
@@ -232,6 +235,7 @@ class MarkerBatchTest {
         assertEquals(2, count("d1:recordMarker"), "the idle stream's first operation, then one full group: " + calls);
         deviceDone.set(true);
         fs.get(fs.size() - 1).join();
+        f.close();
     }
 
     @Test
@@ -280,6 +284,7 @@ class MarkerBatchTest {
                 + ContextOptions.DEFAULT_MARKER_BATCH + ": " + calls);
         deviceDone.set(true);
         s.synchronize();
+        f.close();
     }
 
     @Test

@@ -430,13 +430,14 @@ public abstract class AbstractCopyTest extends ConformanceBase {
     void explicitRangeDeviceToHost() {
         DeviceStream s = ctx.createStream();
         DeviceBuffer d = intBuffer(ctx, iota(12, 100));
-        HostBuffer h = ctx.allocateHost(DType.I32, 6);
-        await(s.enqueueCopy(d.slice(9, 3), h.slice(1, 3)));
-        int[] got = new int[6];
-        for (int i = 0; i < 6; i++) {
-            got[i] = h.getInt(i);
+        try (HostBuffer h = ctx.allocateHost(DType.I32, 6)) {
+            await(s.enqueueCopy(d.slice(9, 3), h.slice(1, 3)));
+            int[] got = new int[6];
+            for (int i = 0; i < 6; i++) {
+                got[i] = h.getInt(i);
+            }
+            assertArrayEquals(new int[] {0, 109, 110, 111, 0, 0}, got);
         }
-        assertArrayEquals(new int[] {0, 109, 110, 111, 0, 0}, got);
     }
 
     @Test

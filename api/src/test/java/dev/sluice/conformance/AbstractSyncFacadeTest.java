@@ -141,9 +141,10 @@ public abstract class AbstractSyncFacadeTest extends ConformanceBase {
         int[] back = filled(10, -1);
         sync.copy(d.slice(1, 2), HostData.of(back, 8, 2));
         assertArrayEquals(new int[] {-1, -1, -1, -1, -1, -1, -1, -1, 4, 5}, back);
-        HostBuffer h = ctx.allocateHost(DType.I32, 6);
-        sync.copy(d.slice(0, 3), h.slice(2, 3)); // h = 0, 0, 3, 4, 5, 0
-        sync.copy(h.slice(3, 1), d.slice(3, 1));
+        try (HostBuffer h = ctx.allocateHost(DType.I32, 6)) {
+            sync.copy(d.slice(0, 3), h.slice(2, 3)); // h = 0, 0, 3, 4, 5, 0
+            sync.copy(h.slice(3, 1), d.slice(3, 1));
+        }
         assertArrayEquals(new int[] {3, 4, 5, 4}, readInts(ctx.createStream(), d));
     }
 

@@ -1,0 +1,72 @@
+package dev.sluice;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A backend object that a context owns for a public handle ({@link DeviceEvent}'s event, {@link DeviceFunction}'s
+ * loaded kernel), registered with the context in the handle's place, as an {@link Allocation} is for a
+ * {@link DeviceBuffer}: so the handle can become unreachable while open, and the {@link LeakDetector} release it.
+ * Closed once, by whichever claims {@link #closed} first: the handle's {@code close()}, the leak detector, or the
+ * context's close; released once, by that closer or, where the leak detector left it, by the context's close.
+ * Thread-safe.
+ */
+final class OwnedHandle {
+
+    /** The public handle's closed state: set by its close(), the leak detector or the context's close. */
+    final AtomicBoolean closed = new AtomicBoolean();
+    /** Whether the backend object was released; apart from {@link #closed}, which the leak detector may set alone. */
+    private final AtomicBoolean released = new AtomicBoolean();
+    private final DeviceContext context;
+    private final Runnable release;
+    /**
+     * Set once the backend's own handle was given to the user ({@link DeviceEvent#nativeHandle()}): it may still be in
+     * use in another library, so the leak detector leaves it to the context's close.
+     */
+    private volatile boolean handedOut;
+
+    /** {@code release} destroys the backend object; it must not refer to the public handle. */
+    OwnedHandle(DeviceContext context, Runnable release) {
+        this.context = context;
+        this.release = release;
+    }
+
+    /** Notes that the backend's handle was given to the user. */
+    void handOut() {
+        handedOut = true;
+    }
+
+    /** Releases it unless that was done already (closed); true for the one call that did. */
+    boolean close() {
+        if (!closed.compareAndSet(false, true)) {
+            return false;
+        }
+        release();
+        return true;
+    }
+
+    /** The leak detector's release, {@link #closed} already claimed: null once released, else why it was not. */
+    @Nullable String releaseLeaked() {
+        if (handedOut) {
+            return "its native handle was handed out and may still be in use";
+        }
+        release();
+        return null;
+    }
+
+    /** For the context's close: closes it and releases it unless that was done, also where the leak detector left it. */
+    void closeWithContext() {
+        closed.set(true);
+        release();
+    }
+
+    private void release() {
+        if (released.compareAndSet(false, true)) {
+            try {
+                release.run();
+            } finally {
+                context.forget(this);
+            }
+        }
+    }
+}
