@@ -78,7 +78,9 @@ final class ContextResources {
      */
     void release(HostAllocation a) {
         a.uses.whenAllFinished(() -> {
-            if (owned.remove(a) && !context.isClosed()) {
+            // Whoever removes it frees it: this, or the context's close (releaseAll claims each piece by removing it
+            // too, before it closes the native context, so a piece claimed here is freed while that context is open).
+            if (owned.remove(a)) {
                 try {
                     handle.freeHost(a.memory);
                 } catch (RuntimeException ex) {
@@ -109,8 +111,12 @@ final class ContextResources {
      * context, until that work is done or dropped.
      */
     void releaseAll(boolean faulted, long deadline, LeftBehind left) {
-        List<Object> rest = new ArrayList<>(owned);
-        owned.clear();
+        List<Object> rest = new ArrayList<>();
+        for (Object o : List.copyOf(owned)) {
+            if (owned.remove(o)) { // claimed here, not by a release running on another thread
+                rest.add(o);
+            }
+        }
         for (Object o : rest) {
             if (o instanceof DeviceStream s) {
                 try {
