@@ -56,9 +56,10 @@ final class TraceSvg {
 
     static String render(Trace trace, Trace.SvgOptions options) {
         List<String> categories = options.categories().isEmpty() ? present(trace) : options.categories();
-        boolean windowed = options.window() != null;
-        long from = windowed ? options.window().fromNanos() : Long.MIN_VALUE;
-        long to = windowed ? options.window().toNanos() : Long.MAX_VALUE;
+        Trace.SvgOptions.Window window = options.window();
+        boolean windowed = window != null;
+        long from = window != null ? window.fromNanos() : Long.MIN_VALUE;
+        long to = window != null ? window.toNanos() : Long.MAX_VALUE;
         List<TraceSpan> drawn = trace.spans().stream()
                 .filter(s -> categories.contains(s.category()))
                 .filter(s -> s.startNanos() <= to && (s.endNanos() > from || s.startNanos() >= from))

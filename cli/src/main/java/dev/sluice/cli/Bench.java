@@ -53,8 +53,12 @@ final class Bench {
 
     private final PrintStream out;
     private final Progress progress;
-    /** The table: a figure by name, then how it was measured. */
-    private final Map<String, String[]> rows = new LinkedHashMap<>();
+    /** A line of the table: the figure, and how it was measured. */
+    private record Figure(String value, String how) {
+    }
+
+    /** The table, by name. */
+    private final Map<String, Figure> rows = new LinkedHashMap<>();
 
     Bench(PrintStream out, Progress progress) {
         this.out = out;
@@ -83,9 +87,9 @@ final class Bench {
         progress.end();
 
         int width = rows.keySet().stream().mapToInt(String::length).max().orElse(10);
-        int figure = rows.values().stream().mapToInt(r -> r[0].length()).max().orElse(10);
-        for (Map.Entry<String, String[]> r : rows.entrySet()) {
-            out.printf(Locale.ROOT, "  %-" + width + "s  %-" + figure + "s  %s%n", r.getKey(), r.getValue()[0], r.getValue()[1]);
+        int figure = rows.values().stream().mapToInt(r -> r.value().length()).max().orElse(10);
+        for (Map.Entry<String, Figure> r : rows.entrySet()) {
+            out.printf(Locale.ROOT, "  %-" + width + "s  %-" + figure + "s  %s%n", r.getKey(), r.getValue().value(), r.getValue().how());
         }
         if (cpu) {
             out.println(CPU_NOTE);
@@ -106,8 +110,8 @@ final class Bench {
         progress.show("bandwidth", 1, 2);
         double down = median(copies(c, s, () -> s.enqueueCopy(dev, host), host.byteSize()));
         progress.show("bandwidth", 2, 2);
-        rows.put("upload (pinned)", new String[] {String.format(Locale.ROOT, "%.2f GB/s", up), how});
-        rows.put("download (pinned)", new String[] {String.format(Locale.ROOT, "%.2f GB/s", down), "the same"});
+        rows.put("upload (pinned)", new Figure(String.format(Locale.ROOT, "%.2f GB/s", up), how));
+        rows.put("download (pinned)", new Figure(String.format(Locale.ROOT, "%.2f GB/s", down), "the same"));
     }
 
     /** The GB/s of each timed copy. */
@@ -163,9 +167,9 @@ final class Bench {
         }
         String how = "median of " + ROUNDS + " rounds of " + LAUNCHES + " launches of an empty kernel after "
                 + WARM_UP_ROUNDS + " warm-up rounds; host time per call, its future included";
-        rows.put("launch, enqueue", new String[] {String.format(Locale.ROOT, "%.2f us", median(enqueueUs)), how});
-        rows.put("launch, to completion", new String[] {String.format(Locale.ROOT, "%.2f us", median(completionUs)),
-                "the same rounds, until the last launch's future completed"});
+        rows.put("launch, enqueue", new Figure(String.format(Locale.ROOT, "%.2f us", median(enqueueUs)), how));
+        rows.put("launch, to completion", new Figure(String.format(Locale.ROOT, "%.2f us", median(completionUs)),
+                "the same rounds, until the last launch's future completed"));
     }
 
     /** The pipeline over 1 and over {@value #STREAMS} streams, in turns, so that drift favours neither. */
@@ -190,9 +194,9 @@ final class Bench {
                 + " chunks of " + (host.byteSize() / chunks >> 10) + " KiB, each uploaded, scaled, downloaded";
         double s1 = median(serial);
         double s4 = median(overlapped);
-        rows.put("pipeline, 1 stream", new String[] {String.format(Locale.ROOT, "%.2f ms", s1), how});
-        rows.put("pipeline, " + STREAMS + " streams", new String[] {String.format(Locale.ROOT, "%.2f ms (%.2fx)", s4, s1 / s4),
-                "the same, chunks round-robin over the streams; speed-up against 1 stream"});
+        rows.put("pipeline, 1 stream", new Figure(String.format(Locale.ROOT, "%.2f ms", s1), how));
+        rows.put("pipeline, " + STREAMS + " streams", new Figure(String.format(Locale.ROOT, "%.2f ms (%.2fx)", s4, s1 / s4),
+                "the same, chunks round-robin over the streams; speed-up against 1 stream"));
     }
 
     private static List<DeviceStream> streams(DeviceContext c, int n) {

@@ -106,7 +106,6 @@ public final class Main {
         }
     }
 
-    /** The options after the command. */
     /** The options after the command; {@code mib} 0 for the backend's default. */
     record Options(@Nullable String api, int device, long mib, int chunks, Path out) {
 
