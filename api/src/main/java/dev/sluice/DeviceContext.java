@@ -87,16 +87,17 @@ public final class DeviceContext implements AutoCloseable {
         this.handle = handle;
         this.options = options;
         this.resources = new ContextResources(this, handle);
-        this.tracer = options.tracing() ? openTracer(handle, "DeviceContext[" + backendName + ":" + id + "]", options) : null;
+        this.tracer = options.tracing() ? openTracer(handle, backendName + ":" + id, options) : null;
         this.engine = new CompletionEngine(this, options, backendName + "-" + id + "-" + CONTEXTS.incrementAndGet());
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
         observers.opened();
     }
 
-    private static Tracer openTracer(ContextHandle handle, String name, ContextOptions options) {
+    private static Tracer openTracer(ContextHandle handle, String device, ContextOptions options) {
         try {
-            return new Tracer(handle, name + " " + handle.name(), options.traceCapacity(), options.traceFile());
+            return new Tracer(handle, "DeviceContext[" + device + "] " + handle.name(), device, options.traceCapacity(),
+                    options.traceFile());
         } catch (RuntimeException e) {
             handle.close();
             throw e;

@@ -33,6 +33,7 @@ import org.jspecify.annotations.Nullable;
 public final class Trace {
 
     private final String context;
+    private final ChromeTraceEvents events;
     private final List<TraceSpan> spans;
     private final List<String> streams;
     private final long dropped;
@@ -40,12 +41,14 @@ public final class Trace {
     private final CompletableFuture<Trace> completed;
 
     /**
+     * @param events      the context's process, thread ids and clock in Chrome trace JSON
      * @param pendingDone completes once every operation pending at the snapshot has resolved; null if none was
      * @param next        takes the later snapshot
      */
-    Trace(String context, List<TraceSpan> spans, List<String> streams, long dropped,
+    Trace(String context, ChromeTraceEvents events, List<TraceSpan> spans, List<String> streams, long dropped,
             @Nullable CompletableFuture<?> pendingDone, Supplier<Trace> next) {
         this.context = context;
+        this.events = events;
         this.spans = List.copyOf(spans.stream()
                 .sorted(Comparator.comparingLong(TraceSpan::startNanos).thenComparingLong(TraceSpan::endNanos))
                 .toList());
@@ -95,8 +98,11 @@ public final class Trace {
 
     /**
      * Writes the spans as Chrome trace-event JSON, which Perfetto ({@code ui.perfetto.dev}) and
-     * {@code chrome://tracing} open: one process for the context, one thread per stream, one complete
-     * ({@code "X"}) event per span, named by its kind, with its label in {@code args}.
+     * {@code chrome://tracing} open: one thread per stream, one complete ({@code "X"}) event per span, named by its
+     * kind, with its label in {@code args}. The files of several contexts, or of several processes of one host, merge
+     * without collisions and line up in time: {@code pid} is the real process id, each context's streams have thread
+     * ids of their own ({@code context number × 100000 + n}, named {@code "stream 1 [cuda:0 #1]"}), and {@code ts} is
+     * the host's monotonic clock in microseconds ({@code otherData.traceBaseNanos} is the trace base on that clock).
      */
     public void writeChromeJson(Path path) {
         try (Writer w = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
@@ -110,48 +116,19 @@ public final class Trace {
     public void writeChromeJson(Appendable out) throws IOException {
         out.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"Sluice\",\"context\":");
         string(out, context);
-        out.append(",\"droppedSpans\":").append(Long.toString(dropped)).append("},\"traceEvents\":[\n");
-        appendContextEvent(out, context);
+        out.append(",\"droppedSpans\":").append(Long.toString(dropped))
+                .append(",\"traceBaseNanos\":").append(Long.toString(events.originNanos()))
+                .append("},\"traceEvents\":[\n");
+        events.appendProcessEvent(out);
         for (int i = 0; i < streams.size(); i++) {
             out.append(",\n");
-            appendStreamEvents(out, streams.get(i), i + 1);
+            events.appendStreamEvents(out, streams.get(i), i + 1);
         }
         for (TraceSpan s : spans) {
             out.append(",\n");
-            appendSpanEvent(out, s, streams.indexOf(s.stream()) + 1);
+            events.appendSpanEvent(out, s, streams.indexOf(s.stream()) + 1);
         }
         out.append("\n]}\n");
-    }
-
-    /** The metadata events naming thread {@code tid} after {@code stream} and sorting it in creation order. */
-    static void appendStreamEvents(Appendable out, String stream, int tid) throws IOException {
-        out.append("{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(tid))
-                .append(",\"name\":\"thread_name\",\"args\":{\"name\":");
-        string(out, stream);
-        out.append("}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":").append(Integer.toString(tid))
-                .append(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").append(Integer.toString(tid - 1)).append("}}");
-    }
-
-    /** The metadata event naming the process after the context. */
-    static void appendContextEvent(Appendable out, String context) throws IOException {
-        out.append("{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":");
-        string(out, context);
-        out.append("}}");
-    }
-
-    /** One complete ({@code "X"}) event for {@code s} on thread {@code tid}. */
-    static void appendSpanEvent(Appendable out, TraceSpan s, int tid) throws IOException {
-        out.append("{\"ph\":\"X\",\"pid\":1,\"tid\":").append(Integer.toString(tid)).append(",\"name\":");
-        string(out, s.kind());
-        out.append(",\"cat\":");
-        string(out, s.category());
-        out.append(",\"ts\":").append(micros(s.startNanos())).append(",\"dur\":").append(micros(s.durationNanos()));
-        if (s.label() != null) {
-            out.append(",\"args\":{\"label\":");
-            string(out, s.label());
-            out.append('}');
-        }
-        out.append('}');
     }
 
     /**
@@ -165,22 +142,43 @@ public final class Trace {
         Checks.notNull("filter", filter);
         List<TraceSpan> kept = spans.stream().filter(filter).toList();
         List<String> keptStreams = streams.stream().filter(st -> kept.stream().anyMatch(sp -> sp.stream().equals(st))).toList();
-        return new Trace(context, kept, keptStreams, dropped, null, () -> {
+        return new Trace(context, events, kept, keptStreams, dropped, null, () -> {
             throw new AssertionError("a selection has nothing pending");
         });
     }
 
     /**
      * How {@link #toSvg(SvgOptions)} draws: a title and subtitle (empty: the context, and a count of spans), the span
-     * categories drawn (empty: every category present), and dashed vertical marks at milliseconds from the first span
-     * drawn, by label (an ideal time, a deadline).
+     * categories drawn (empty: every category present), dashed vertical marks at milliseconds from the start of the
+     * axis, by label (an ideal time, a deadline), and the stretch of the trace drawn (null: from the first span drawn
+     * to the last).
      *
      * @param title      the first line; empty for the context's name
      * @param subtitle   the second line; empty for a count of spans and streams
      * @param categories the {@link TraceSpan#category()} values drawn, in legend order; empty for all present
-     * @param marks      vertical lines, label to milliseconds from the first span drawn; iterated in its order
+     * @param marks      vertical lines, label to milliseconds from the start of the axis; iterated in its order
+     * @param window     the stretch of trace time drawn, the whole width of the axis; null for every span drawn
      */
-    public record SvgOptions(String title, String subtitle, List<String> categories, Map<String, Double> marks) {
+    public record SvgOptions(String title, String subtitle, List<String> categories, Map<String, Double> marks,
+            @Nullable Window window) {
+
+        /**
+         * A stretch of trace time, in the nanoseconds of {@link TraceSpan#startNanos()}: the steady state of a run
+         * after its warm-up, a few chunks of a long pipeline. Spans reaching into it are drawn cut at its edges.
+         *
+         * @param fromNanos where the axis starts
+         * @param toNanos   where the axis ends; after {@code fromNanos}
+         */
+        public record Window(long fromNanos, long toNanos) {
+
+            /** @throws InvalidArgumentException naming {@code toNanos} if it is not after {@code fromNanos} */
+            public Window {
+                if (toNanos <= fromNanos) {
+                    throw new InvalidArgumentException("toNanos", "window ends at " + toNanos + " ns, not after its start at "
+                            + fromNanos + " ns");
+                }
+            }
+        }
 
         /**
          * @throws InvalidArgumentException naming the argument for a null title, subtitle, list, map or element, or a
@@ -208,25 +206,35 @@ public final class Trace {
 
         /** The context's name as title, a span count as subtitle, every category, no marks. */
         public static SvgOptions defaults() {
-            return new SvgOptions("", "", List.of(), Map.of());
+            return new SvgOptions("", "", List.of(), Map.of(), null);
         }
 
         /** These options with {@code title} and {@code subtitle} (empty for the defaults). */
         public SvgOptions withTitle(String title, String subtitle) {
-            return new SvgOptions(title, subtitle, categories, marks);
+            return new SvgOptions(title, subtitle, categories, marks, window);
         }
 
         /** These options drawing only spans of {@code categories} ({@code "upload"}, {@code "kernel"}...). */
         public SvgOptions withCategories(String... categories) {
             Checks.notNull("categories", categories);
-            return new SvgOptions(title, subtitle, List.of(categories), marks);
+            return new SvgOptions(title, subtitle, List.of(categories), marks, window);
         }
 
         /** These options with one more mark, a dashed line labelled {@code label} at {@code millis} from the start. */
         public SvgOptions withMark(String label, double millis) {
             Map<String, Double> m = new LinkedHashMap<>(marks);
             m.put(label, millis);
-            return new SvgOptions(title, subtitle, categories, m);
+            return new SvgOptions(title, subtitle, categories, m, window);
+        }
+
+        /**
+         * These options drawing only the trace time from {@code fromNanos} to {@code toNanos} (the times of
+         * {@link TraceSpan#startNanos()}) across the whole axis: a steady state at a scale where each operation shows.
+         *
+         * @throws InvalidArgumentException naming {@code toNanos} if it is not after {@code fromNanos}
+         */
+        public SvgOptions withWindow(long fromNanos, long toNanos) {
+            return new SvgOptions(title, subtitle, categories, marks, new Window(fromNanos, toNanos));
         }
     }
 
@@ -240,8 +248,9 @@ public final class Trace {
 
     /**
      * The spans as an SVG 1.1 timeline drawn as {@code options} say: one lane ({@code <g class="lane">}) per stream,
-     * one bar ({@code <rect class="span">}) per span of a drawn category, a millisecond axis from the first span drawn,
-     * a legend.
+     * one bar ({@code <rect class="span">}) per span of a drawn category, an axis from the first span drawn (or over the
+     * options' window), a legend. A bar shorter than 2 px at the scale is drawn 2 px wide, marked
+     * {@code data-widened="true"}, and a note under the legend counts them; every tooltip gives the span's true times.
      *
      * @throws InvalidArgumentException naming {@code options} for null
      */
@@ -283,10 +292,6 @@ public final class Trace {
             throw new AssertionError(e);
         }
         return sb.toString();
-    }
-
-    private static String micros(long nanos) {
-        return String.format(Locale.ROOT, "%.3f", nanos / 1000.0);
     }
 
     static void string(Appendable out, String s) throws IOException {

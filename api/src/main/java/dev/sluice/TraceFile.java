@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Streams a traced context's spans to a file as they resolve ({@link ContextOptions#withTraceFile(Path)}), in the JSON
  * array form of the Chrome trace-event format: {@code [}, then one event per line, then {@code ]} when the context
- * closes or, for a context left open, when the JVM exits normally (a shutdown hook).
+ * closes or, for a context left open, when the JVM exits normally (a shutdown hook). Process, thread ids and times are
+ * those of {@link ChromeTraceEvents}, so the files of several contexts and processes merge.
  *
  * <p>The completion thread only queues each span ({@link #add}); a writer thread of its own formats them and writes each
  * batch with one write call, so the file holds whole lines only. The queue is bounded ({@link #QUEUE_CAPACITY}): while
@@ -34,14 +35,15 @@ final class TraceFile {
     private static final System.Logger LOG = System.getLogger(TraceFile.class.getName());
 
     private final Path path;
+    private final ChromeTraceEvents events;
     private final FileChannel channel;
     private final ConcurrentLinkedQueue<TraceSpan> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong unwritten = new AtomicLong();
     private final Thread writer;
     private final Thread shutdownHook;
-    /** The writer's thread ids by stream name, in order of first span: the writer thread's alone. */
-    private final Map<String, Integer> tids = new HashMap<>();
+    /** Each stream's place in the file, by name, in order of first span (its thread id, through {@link #events}): the writer thread's alone. */
+    private final Map<String, Integer> positions = new HashMap<>();
     private final StringBuilder batch = new StringBuilder(1 << 16);
     /** Set by the writer before it parks, so that {@link #add} wakes it only then. */
     private volatile boolean idle;
@@ -49,12 +51,14 @@ final class TraceFile {
     private boolean failed;
 
     /**
-     * Creates (or truncates) {@code path} and writes the array's opening and the context's name.
+     * Creates (or truncates) {@code path} and writes the array's opening and the process's name.
      *
+     * @param events the context's identities and clock in the file
      * @throws InvalidArgumentException naming {@code traceFile} if the file cannot be opened or written
      */
-    TraceFile(Path path, String context) {
+    TraceFile(Path path, String context, ChromeTraceEvents events) {
         this.path = path;
+        this.events = events;
         try {
             channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE);
@@ -63,7 +67,7 @@ final class TraceFile {
         }
         try {
             batch.append("[\n");
-            Trace.appendContextEvent(batch, context);
+            events.appendProcessEvent(batch);
             flushBatch();
         } catch (IOException e) {
             closeQuietly();
@@ -131,8 +135,8 @@ final class TraceFile {
             }
             long lost = unwritten.get();
             if (lost > 0) {
-                batch.append(",\n{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"sluice_unwritten_spans\",\"args\":{\"count\":")
-                        .append(lost).append("}}");
+                batch.append(",\n");
+                appendQuietly(() -> events.appendUnwrittenEvent(batch, lost));
                 LOG.log(System.Logger.Level.WARNING, lost + " spans were not written to the trace file " + path
                         + ": its writer fell " + QUEUE_CAPACITY + " spans behind");
             }
@@ -149,25 +153,35 @@ final class TraceFile {
         int n = 0;
         while (n < 4096 && (s = queue.poll()) != null) {
             n++;
-            try {
-                Integer tid = tids.get(s.stream());
-                if (tid == null) {
-                    tid = tids.size() + 1;
-                    tids.put(s.stream(), tid);
-                    batch.append(",\n");
-                    Trace.appendStreamEvents(batch, s.stream(), tid);
-                }
+            TraceSpan span = s;
+            Integer known = positions.get(span.stream());
+            int position = known != null ? known : positions.size() + 1;
+            if (known == null) {
+                positions.put(span.stream(), position);
                 batch.append(",\n");
-                Trace.appendSpanEvent(batch, s, tid);
-            } catch (IOException e) {
-                throw new AssertionError("a StringBuilder does not throw", e);
+                appendQuietly(() -> events.appendStreamEvents(batch, span.stream(), position));
             }
+            batch.append(",\n");
+            appendQuietly(() -> events.appendSpanEvent(batch, span, position));
         }
         if (n > 0) {
             queued.addAndGet(-n);
             write();
         }
         return n > 0;
+    }
+
+    /** Appends to {@link #batch}, a StringBuilder, which never throws the IOException an Appendable may. */
+    private interface Append {
+        void to() throws IOException;
+    }
+
+    private static void appendQuietly(Append append) {
+        try {
+            append.to();
+        } catch (IOException e) {
+            throw new AssertionError("a StringBuilder does not throw", e);
+        }
     }
 
     private void write() {

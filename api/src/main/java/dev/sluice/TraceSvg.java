@@ -13,7 +13,12 @@ import java.util.Map;
  *
  * <p>One lane per stream suffices because a stream runs its operations one after another: its spans do not overlap.
  * Each lane is a {@code <g class="lane">} carrying the stream's name in {@code data-stream}, and each span a
- * {@code <rect class="span">} with its kind, label and times in a {@code <title>} tooltip.
+ * {@code <rect class="span">} with its kind, label, times and duration in a {@code <title>} tooltip.
+ *
+ * <p>The axis spans the trace from its first span drawn to its last, or the window of {@link Trace.SvgOptions#window}:
+ * spans reaching into the window are drawn cut at its edges, the tooltip keeping their true times. A bar shorter
+ * than {@value #MIN_BAR} px at the scale is drawn {@value #MIN_BAR} px wide, so that a short copy or kernel stays
+ * visible; its tooltip and the note under the legend say so, and it carries {@code data-widened="true"}.
  */
 final class TraceSvg {
 
@@ -43,29 +48,42 @@ final class TraceSvg {
     private static final int RIGHT = 30;
     private static final int TOP = 64;
     private static final int LANE = 22;
+    /** The narrowest bar drawn, in px: narrower ones are widened to it, and said to be. */
+    static final double MIN_BAR = 2;
 
     private TraceSvg() {
     }
 
     static String render(Trace trace, Trace.SvgOptions options) {
         List<String> categories = options.categories().isEmpty() ? present(trace) : options.categories();
-        List<TraceSpan> drawn = trace.spans().stream().filter(s -> categories.contains(s.category())).toList();
+        Trace.SvgOptions.Window window = options.window();
+        boolean windowed = window != null;
+        long from = window != null ? window.fromNanos() : Long.MIN_VALUE;
+        long to = window != null ? window.toNanos() : Long.MAX_VALUE;
+        List<TraceSpan> drawn = trace.spans().stream()
+                .filter(s -> categories.contains(s.category()))
+                .filter(s -> s.startNanos() <= to && (s.endNanos() > from || s.startNanos() >= from))
+                .toList();
         List<String> streams = trace.streams();
-        long t0 = drawn.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
-        long t1 = drawn.stream().mapToLong(TraceSpan::endNanos).max().orElse(t0 + 1);
+        long t0 = windowed ? from : drawn.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
+        long t1 = windowed ? to : drawn.stream().mapToLong(TraceSpan::endNanos).max().orElse(t0 + 1);
         double endMs = Math.max((t1 - t0) / 1e6, 1e-3);
         for (double m : options.marks().values()) {
             endMs = Math.max(endMs, m);
         }
         double tick = niceTick(endMs / 10);
         double axisMs = Math.ceil(endMs / tick) * tick;
+        // Under a millisecond the axis counts microseconds: "0.0002" ms reads worse than "0.2" µs.
+        boolean micros = axisMs < 1;
+        double unit = micros ? 1e3 : 1;
         double plot = WIDTH - LEFT - RIGHT;
         double scale = plot / axisMs;
         int bottom = TOP + streams.size() * LANE;
-        int height = bottom + 70;
+        int height = bottom + 90;
         String title = options.title().isEmpty() ? trace.context() : options.title();
         String subtitle = options.subtitle().isEmpty()
                 ? drawn.size() + " spans on " + streams.size() + " streams"
+                        + (windowed ? ", " + fmt(from / 1e6) + " to " + fmt(to / 1e6) + " ms of the trace" : "")
                         + (trace.dropped() > 0 ? ", " + trace.dropped() + " older spans dropped" : "")
                 : options.subtitle();
 
@@ -79,16 +97,18 @@ final class TraceSvg {
         svg.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"42\" fill=\"#555555\">%s</text>%n", esc(subtitle)));
 
         // Grid and axis, under the lanes' bars.
-        for (double t = 0; t <= axisMs + tick / 2; t += tick) {
+        for (int k = 0; k * tick <= axisMs + tick / 2; k++) {
+            double t = k * tick;
             double x = LEFT + t * scale;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>%n",
                     x, TOP, x, bottom));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">%s</text>%n",
-                    x, bottom + 16, fmt(t)));
+                    x, bottom + 16, fmt(t * unit)));
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">time (ms)</text>%n",
-                LEFT + plot / 2, bottom + 34));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">time (%s)%s</text>%n",
+                LEFT + plot / 2, bottom + 34, micros ? "µs" : "ms", windowed ? " from " + fmt(from / 1e6) + " ms" : ""));
 
+        int narrow = 0;
         for (int i = 0; i < streams.size(); i++) {
             String stream = streams.get(i);
             int y = TOP + i * LANE;
@@ -101,14 +121,23 @@ final class TraceSvg {
                 if (!s.stream().equals(stream)) {
                     continue;
                 }
-                double x = LEFT + (s.startNanos() - t0) / 1e6 * scale;
-                double w = Math.max(0.5, s.durationNanos() / 1e6 * scale);
+                long start = Math.max(s.startNanos(), t0);
+                long end = Math.min(s.endNanos(), t1);
+                double x = LEFT + (start - t0) / 1e6 * scale;
+                double w = (end - start) / 1e6 * scale;
+                boolean widened = w < MIN_BAR;
+                if (widened) {
+                    w = MIN_BAR;
+                    narrow++;
+                }
                 String tip = s.kind() + (s.label() == null ? "" : " [" + s.label() + "]") + ": "
-                        + fmt((s.startNanos() - t0) / 1e6) + " to " + fmt((s.endNanos() - t0) / 1e6) + " ms";
+                        + fmt((s.startNanos() - t0) / 1e6) + " to " + fmt((s.endNanos() - t0) / 1e6) + " ms ("
+                        + duration(s.durationNanos()) + ")" + (widened ? ", drawn " + fmt(MIN_BAR) + " px wide" : "");
                 svg.append(String.format(Locale.ROOT,
-                        "<rect class=\"span\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\" "
+                        "<rect class=\"span\"%s x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\" "
                                 + "stroke-width=\"0.5\"><title>%s</title></rect>%n",
-                        x, y + 3, w, LANE - 6, COLOURS.getOrDefault(s.category(), OTHER), esc(tip)));
+                        widened ? " data-widened=\"true\"" : "", x, y + 3, w, LANE - 6, COLOURS.getOrDefault(s.category(), OTHER),
+                        esc(tip)));
             }
             svg.append("</g>\n");
         }
@@ -129,6 +158,11 @@ final class TraceSvg {
                     COLOURS.getOrDefault(c, OTHER)));
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", lx + 20, ly, esc(c)));
             lx += 30 + 8 * c.length() + 20;
+        }
+        if (narrow > 0) {
+            svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#555555\">%s</text>%n", LEFT, ly + 22,
+                    esc(narrow + " of " + drawn.size() + " bars are shorter than " + fmt(MIN_BAR) + " px at this scale and drawn "
+                            + fmt(MIN_BAR) + " px wide; their tooltips give their true times")));
         }
         svg.append("</svg>\n");
         return svg.toString();
@@ -161,6 +195,14 @@ final class TraceSvg {
             }
         }
         return 10 * p;
+    }
+
+    /** A duration in the unit that reads best: {@code 840 ns}, {@code 21.3 µs}, {@code 4.20 ms}. */
+    private static String duration(long nanos) {
+        if (nanos < 1_000) {
+            return nanos + " ns"; // below 1 µs: GPU event timers resolve about 0.5 µs
+        }
+        return nanos < 999_500 ? String.format(Locale.ROOT, "%.3g µs", nanos / 1e3) : String.format(Locale.ROOT, "%.3g ms", nanos / 1e6);
     }
 
     private static String fmt(double ms) {

@@ -105,24 +105,37 @@ final class Tracer {
     private final Set<Epoch> liveEpochs = ConcurrentHashMap.newKeySet();
     /** Where every span also goes as it resolves ({@link ContextOptions#traceFile()}), or null. */
     private final @Nullable TraceFile file;
+    /** The context's process, thread ids and clock in Chrome trace JSON. */
+    private final ChromeTraceEvents events;
     private volatile Epoch epoch;
     private volatile boolean closed;
 
-    /** @throws InvalidArgumentException naming {@code traceFile} if {@code file} cannot be written */
-    Tracer(ContextHandle context, String contextName, int capacity, @Nullable Path file) {
+    /**
+     * @param device the device in short, {@code "cuda:0"}, which names the trace's threads in Chrome trace JSON
+     * @throws InvalidArgumentException naming {@code traceFile} if {@code file} cannot be written
+     */
+    Tracer(ContextHandle context, String contextName, String device, int capacity, @Nullable Path file) {
         this.context = context;
         this.contextName = contextName;
         this.capacity = capacity;
-        this.file = file != null ? new TraceFile(file, contextName) : null;
+        this.clock = context.createStream(StreamOptions.defaults());
         try {
-            this.clock = context.createStream(StreamOptions.defaults());
             this.epoch = newEpoch(null);
         } catch (RuntimeException e) {
-            if (this.file != null) {
-                this.file.close();
-            }
+            clock.destroy();
             throw e;
         }
+        // The trace base's host time: span times count from it, and trace JSON adds it back so that contexts line up.
+        this.events = ChromeTraceEvents.forNextContext(contextName, device, epoch.hostNanos);
+        TraceFile opened = null;
+        try {
+            opened = file != null ? new TraceFile(file, contextName, events) : null;
+        } catch (RuntimeException e) {
+            destroy(epoch.base);
+            clock.destroy();
+            throw e;
+        }
+        this.file = opened;
     }
 
     // ---------------------------------------------------------------- recording (under a stream's lock)
@@ -319,7 +332,7 @@ final class Tracer {
             droppedNow += kept.size() - capacity;
             kept = kept.subList(kept.size() - capacity, kept.size());
         }
-        return new Trace(contextName, kept, List.copyOf(streams.values()), droppedNow, done, this::snapshot);
+        return new Trace(contextName, events, kept, List.copyOf(streams.values()), droppedNow, done, this::snapshot);
     }
 
     /** Destroys the events; called after the context's work has finished. Spans already resolved stay readable. */

@@ -202,7 +202,11 @@ public abstract class AbstractTracingTest extends ConformanceBase {
                 spans.add(ev);
             }
         }
-        assertEquals(List.of("default", "stream 1"), List.copyOf(threads.values()));
+        String device = c.backendName() + ":" + c.id();
+        assertEquals(2, threads.size(), "a thread per stream: " + threads);
+        List<String> names = List.copyOf(threads.values());
+        assertTrue(names.get(0).startsWith("default [" + device + " #") && names.get(1).startsWith("stream 1 [" + device + " #"),
+                "each thread named after its stream, device and context: " + names);
         assertEquals(2, spans.size());
         for (JsonObject sp : spans) {
             assertEquals("memset", sp.get("name").getAsString());
@@ -211,6 +215,42 @@ public abstract class AbstractTracingTest extends ConformanceBase {
         }
         JsonObject args = spans.stream().filter(sp -> sp.has("args")).findFirst().orElseThrow().getAsJsonObject("args");
         assertEquals("quote \" backslash \\ newline \n", args.get("label").getAsString());
+    }
+
+    @Test
+    void chromeJsonOfTwoContextsMergesWithTheRealProcessIdDistinctThreadsAndOneClock() throws Exception {
+        DeviceContext first = traced();
+        DeviceContext second = traced();
+        DeviceBuffer a = first.allocate(DType.I32, 64);
+        DeviceBuffer b = second.allocate(DType.I32, 64);
+        await(first.stream().enqueueMemset(a, 1));
+        await(second.stream().enqueueMemset(b, 2)); // after the first's memset has finished, on the host's clock
+        first.synchronize();
+        second.synchronize();
+
+        Map<Long, String> threads = new LinkedHashMap<>();
+        List<List<JsonObject>> memsets = new ArrayList<>();
+        for (DeviceContext c : List.of(first, second)) {
+            List<JsonObject> mine = new ArrayList<>();
+            JsonArray events = JsonParser.parseString(c.trace().toChromeJson()).getAsJsonObject().getAsJsonArray("traceEvents");
+            for (JsonElement e : events) {
+                JsonObject ev = e.getAsJsonObject();
+                assertEquals(ProcessHandle.current().pid(), ev.get("pid").getAsLong(), "the real process id: " + ev);
+                if (ev.get("name").getAsString().equals("thread_name")) {
+                    String before = threads.put(ev.get("tid").getAsLong(), ev.getAsJsonObject("args").get("name").getAsString());
+                    assertNull(before, "no thread id in both contexts' traces: " + ev);
+                } else if (ev.get("name").getAsString().equals("memset")) {
+                    mine.add(ev);
+                }
+            }
+            memsets.add(mine);
+        }
+        assertEquals(threads.size(), new java.util.HashSet<>(threads.values()).size(), "thread names differ: " + threads);
+        JsonObject one = memsets.get(0).getLast();
+        JsonObject two = memsets.get(1).getLast();
+        assertTrue(two.get("ts").getAsDouble() + SLACK_NANOS / 1e3 >= one.get("ts").getAsDouble() + one.get("dur").getAsDouble(),
+                "the second context's memset, enqueued after the first's had finished, starts after it on the shared clock: "
+                        + one + " then " + two);
     }
 
     @Test
@@ -302,7 +342,8 @@ public abstract class AbstractTracingTest extends ConformanceBase {
         }
         assertEquals(expected, labels.stream().sorted(java.util.Comparator.comparingInt(l -> Integer.parseInt(l.substring(3)))).toList(),
                 "every labelled span, once");
-        assertTrue(threads.containsValue(s2.name()) && threads.size() >= 2, "a thread per stream: " + threads);
+        assertTrue(threads.values().stream().anyMatch(n -> n.startsWith(s2.name() + " [")) && threads.size() >= 2,
+                "a thread per stream: " + threads);
     }
 
     @Test

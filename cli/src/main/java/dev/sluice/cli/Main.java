@@ -1,14 +1,13 @@
 package dev.sluice.cli;
 
+import dev.sluice.Api;
 import dev.sluice.HostData;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
-import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
-import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
 import dev.sluice.Trace;
@@ -17,11 +16,7 @@ import dev.sluice.reactive.GpuPipeline;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -36,6 +31,10 @@ import reactor.core.publisher.Flux;
  * java -jar sluice.jar trace [--api A] [--chunks N] [--out DIR]
  *                                                     a traced demo pipeline: DIR/trace.json and DIR/trace.svg
  * </pre>
+ *
+ * {@code bench} measures as the project's benchmarks do ({@link Bench}): untraced, medians of rounds after warm-up
+ * rounds, one pinned buffer reused, each figure printed with how it was taken. {@code bench} and {@code trace} draw the
+ * run after a warm-up run ({@link SteadyState}); on the CPU simulator both say that their times are simulated.
  *
  * Without {@code --api} the backend is the one {@link DeviceContext#open()} picks. {@code bench} and {@code trace} show
  * a progress line when standard error is a terminal. Exit status: 0 on success, 1 when {@code check} finds a wrong
@@ -52,18 +51,16 @@ public final class Main {
                                          bandwidth, launch cost and overlap, as a table and DIR/bench.svg
               trace  [--api A] [--device N] [--chunks N] [--out DIR]
                                          run a traced demo pipeline, write DIR/trace.json and DIR/trace.svg
-            options: --api cuda|hip|cpu (default: the best present), --device N (default 0), --mib N (default 64),
+            options: --api cuda|hip|cpu (default: the best present), --device N (default 0), --mib N (default 64; 8 on the CPU simulator),
                      --chunks N (default 32), --out DIR (default .)
             """;
 
     private final PrintStream out;
-    private final PrintStream err;
-    private final boolean terminal;
+    private final Progress progress;
 
     private Main(PrintStream out, PrintStream err, boolean terminal) {
         this.out = out;
-        this.err = err;
-        this.terminal = terminal;
+        this.progress = new Progress(err, terminal);
     }
 
     /** Runs the command of {@code args} and exits with its status. */
@@ -95,7 +92,7 @@ public final class Main {
             return switch (args[0]) {
                 case "detect" -> m.detect();
                 case "check" -> m.check(o);
-                case "bench" -> m.bench(o);
+                case "bench" -> new Bench(out, m.progress).run(o);
                 case "trace" -> m.trace(o);
                 default -> {
                     err.println("sluice: unknown command '" + args[0] + "'");
@@ -109,13 +106,13 @@ public final class Main {
         }
     }
 
-    /** The options after the command. */
+    /** The options after the command; {@code mib} 0 for the backend's default. */
     record Options(@Nullable String api, int device, long mib, int chunks, Path out) {
 
         static Options parse(String[] args) {
             String api = null;
             int device = 0;
-            long mib = 64;
+            long mib = 0;
             int chunks = 32;
             Path out = Path.of(".");
             for (int i = 1; i < args.length; i++) {
@@ -134,14 +131,19 @@ public final class Main {
                         api = name;
                     }
                     case "--device" -> device = positiveOrZero(a, v, Integer.MAX_VALUE);
-                    case "--mib" -> mib = positiveOrZero(a, v, 1 << 16);
+                    case "--mib" -> {
+                        mib = positiveOrZero(a, v, 1 << 16);
+                        if (mib == 0) {
+                            throw new IllegalArgumentException("option --mib value 0 is outside 1.." + (1 << 16));
+                        }
+                    }
                     case "--chunks" -> chunks = positiveOrZero(a, v, 1 << 20);
                     case "--out" -> out = Path.of(v);
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
             }
-            if (mib < 1 || chunks < 1) {
-                throw new IllegalArgumentException("--mib and --chunks must be at least 1");
+            if (chunks < 1) {
+                throw new IllegalArgumentException("--chunks must be at least 1");
             }
             return new Options(api, device, mib, chunks, out);
         }
@@ -232,145 +234,45 @@ public final class Main {
         }
     }
 
-    // ---------------------------------------------------------------- bench
-
-    private int bench(Options o) {
-        long bytes = o.mib() << 20;
-        Map<String, String> rows = new LinkedHashMap<>();
-        try (DeviceContext c = o.open(ContextOptions.defaults().withTraceCapacity(1 << 16))) {
-            out.println("bench on " + c.backendName() + " device " + c.id() + " (" + c.name() + "), " + o.mib() + " MiB");
-            DeviceStream s = c.createStream();
-            HostBuffer host = c.allocateHost(DType.F32, bytes / 4);
-            DeviceBuffer dev = c.allocate(DType.F32, bytes / 4);
-            int reps = 5;
-            progress("bandwidth", 0, 3);
-            double up = gbps(bytes, reps, () -> s.enqueueCopy(host, dev));
-            progress("bandwidth", 1, 3);
-            double down = gbps(bytes, reps, () -> s.enqueueCopy(dev, host));
-            progress("bandwidth", 2, 3);
-            rows.put("upload (pinned)", String.format(Locale.ROOT, "%.2f GB/s", up));
-            rows.put("download (pinned)", String.format(Locale.ROOT, "%.2f GB/s", down));
-
-            DeviceFunction empty = c.compile(CliKernels.EMPTY);
-            // Rounds of launches, the median round reported: the first rounds run while the JIT compiles the enqueue
-            // path, so a single short round measures the interpreter, not Sluice.
-            int launches = 5000;
-            int rounds = 9;
-            double[] enqueueUs = new double[rounds];
-            double[] completionUs = new double[rounds];
-            s.enqueueLaunch(empty, LaunchConfig.of(1, 1)).join();
-            for (int r = 0; r < rounds; r++) {
-                long t0 = System.nanoTime();
-                DeviceFuture<Void> last = null;
-                for (int i = 0; i < launches; i++) {
-                    last = s.enqueueLaunch(empty, LaunchConfig.of(1, 1));
-                }
-                long enqueued = System.nanoTime();
-                last.join();
-                long done = System.nanoTime();
-                enqueueUs[r] = (enqueued - t0) / 1e3 / launches;
-                completionUs[r] = (done - t0) / 1e3 / launches;
-            }
-            java.util.Arrays.sort(enqueueUs);
-            java.util.Arrays.sort(completionUs);
-            progress("launch", 3, 3);
-            rows.put("launch, enqueue", String.format(Locale.ROOT, "%.2f us (median of %d rounds of %d)", enqueueUs[rounds / 2],
-                    rounds, launches));
-            rows.put("launch, to completion", String.format(Locale.ROOT, "%.2f us", completionUs[rounds / 2]));
-
-            DeviceFunction scale = c.compile(CliKernels.SCALE_ADD);
-            int chunks = Math.max(4, o.chunks());
-            double serial = overlap(c, scale, host, dev, chunks, 1, "overlap, 1 stream");
-            double four = overlap(c, scale, host, dev, chunks, 4, "overlap, 4 streams");
-            rows.put("pipeline, 1 stream", String.format(Locale.ROOT, "%.2f ms", serial));
-            rows.put("pipeline, 4 streams", String.format(Locale.ROOT, "%.2f ms (%.2fx)", four, serial / four));
-            c.synchronize();
-            endProgress();
-            Trace t = c.trace();
-            long start = t.spans().stream().filter(sp -> sp.label() != null && sp.label().startsWith("overlap, 4"))
-                    .mapToLong(sp -> sp.startNanos()).min().orElse(0);
-            Path svg = o.out().resolve("bench.svg");
-            t.select(sp -> sp.label() != null && sp.label().startsWith("overlap, 4") && sp.startNanos() >= start)
-                    .writeSvg(svg, Trace.SvgOptions.defaults().withTitle("sluice bench: 4 streams, " + chunks + " chunks of "
-                            + (bytes / chunks >> 10) + " KiB, " + c.backendName() + " " + c.name(), ""));
-            int width = rows.keySet().stream().mapToInt(String::length).max().orElse(10);
-            for (Map.Entry<String, String> r : rows.entrySet()) {
-                out.printf(Locale.ROOT, "  %-" + width + "s  %s%n", r.getKey(), r.getValue());
-            }
-            out.println("timeline: " + svg);
-        }
-        return 0;
-    }
-
-    private static double gbps(long bytes, int reps, java.util.function.Supplier<DeviceFuture<Void>> copy) {
-        copy.get().join();
-        long t0 = System.nanoTime();
-        DeviceFuture<Void> last = null;
-        for (int i = 0; i < reps; i++) {
-            last = copy.get();
-        }
-        last.join();
-        return bytes * (double) reps / (System.nanoTime() - t0);
-    }
-
-    /** Uploads, scales and downloads {@code chunks} chunks over {@code streams} streams; returns the wall milliseconds. */
-    private double overlap(DeviceContext c, DeviceFunction scale, HostBuffer host, DeviceBuffer dev, int chunks, int streams,
-            String label) {
-        List<DeviceStream> ss = new ArrayList<>();
-        for (int i = 0; i < streams; i++) {
-            ss.add(c.createStream());
-        }
-        long elements = dev.count() / chunks;
-        long t0 = System.nanoTime();
-        List<DeviceFuture<Void>> last = new ArrayList<>();
-        for (int k = 0; k < chunks; k++) {
-            DeviceStream s = ss.get(k % streams);
-            try (var l = s.label(label + ", chunk " + k)) {
-                s.enqueueCopy(host.slice(k * elements, elements), dev.slice(k * elements, elements));
-                s.enqueueLaunch(scale, LaunchConfig.forElements(elements), dev.slice(k * elements, elements), 1f, 0f, elements);
-                last.add(s.enqueueCopy(dev.slice(k * elements, elements), host.slice(k * elements, elements)));
-            }
-        }
-        for (int k = 0; k < last.size(); k++) {
-            last.get(k).join();
-            progress(label, k + 1, chunks);
-        }
-        double ms = (System.nanoTime() - t0) / 1e6;
-        ss.forEach(DeviceStream::close);
-        return ms;
-    }
-
     // ---------------------------------------------------------------- trace
 
+    /**
+     * A traced 3-lane pipeline, run twice: a warm-up run (it opens the lanes, allocates their buffers, warms the JIT),
+     * then the run drawn. The JSON holds both; the SVG the second, at a scale where each chunk's operations show.
+     */
     private int trace(Options o) {
         int chunks = o.chunks();
         long elements = 1 << 16;
+        int lanes = 3;
         try (DeviceContext c = o.open(ContextOptions.defaults().withTracing(true))) {
             out.println("trace on " + c.backendName() + " device " + c.id() + " (" + c.name() + "): " + chunks + " chunks of "
-                    + elements + " f32 through a 3-lane pipeline");
+                    + elements + " f32 through a " + lanes + "-lane pipeline, after a warm-up run of as many");
             DeviceFunction scale = c.compile(CliKernels.SCALE_ADD);
-            try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(c).lanes(3).chunkElements(elements, DType.F32)
+            SteadyState steady;
+            try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(c).lanes(lanes).chunkElements(elements, DType.F32)
                     .stage((lane, in, outBuf) -> {
                         lane.stream().enqueueCopy(in, outBuf);
                         return lane.stream().enqueueLaunch(scale, LaunchConfig.forElements(lane.elements()), outBuf,
                                 2f, 1f, lane.elements());
                     })
                     .build(Chunks.floats())) {
-                p.onProgress(pp -> progress("chunks (" + (pp.bytesDone() >> 20) + " MiB)", pp.chunksDone(), chunks));
-                List<float[]> results = p.process(Flux.range(0, chunks).map(i -> {
-                    float[] a = new float[(int) elements];
-                    java.util.Arrays.fill(a, i);
-                    return a;
-                })).collectList().block();
-                endProgress();
-                for (int i = 0; i < chunks; i++) {
-                    if (results == null || results.get(i)[0] != i * 2f + 1f) {
-                        out.println("wrong result in chunk " + i);
-                        return 1;
-                    }
+                p.onProgress(pp -> progress.show("warm-up (" + (pp.bytesDone() >> 20) + " MiB)", pp.chunksDone(), chunks));
+                if (!correct(run(p, chunks, elements), chunks)) {
+                    return 1;
                 }
+                c.synchronize();
+                long warmUpEnd = SteadyState.end(c.trace());
+                long warmUpBytes = chunks * elements * DType.F32.byteSize(); // progress counts over both runs
+                p.onProgress(pp -> progress.show("chunks (" + ((pp.bytesDone() - warmUpBytes) >> 20) + " MiB)",
+                        pp.chunksDone() - chunks, chunks));
+                boolean correct = correct(run(p, chunks, elements), chunks);
+                progress.end();
+                if (!correct) {
+                    return 1;
+                }
+                c.synchronize();
+                steady = SteadyState.after(c.trace(), warmUpEnd, 2 * lanes); // two chunks a lane: the lanes overlapping
             }
-            c.synchronize();
             Trace t = c.trace();
             try {
                 Files.createDirectories(o.out());
@@ -380,29 +282,35 @@ public final class Main {
             Path json = o.out().resolve("trace.json");
             Path svg = o.out().resolve("trace.svg");
             t.writeChromeJson(json);
-            t.writeSvg(svg);
-            out.println(t.spans().size() + " spans on " + t.streams().size() + " streams");
-            out.println("trace json (open in ui.perfetto.dev): " + json);
-            out.println("timeline: " + svg);
+            steady.spans().writeSvg(svg, steady.svgOptions("sluice trace: " + chunks + " chunks of " + elements + " f32, "
+                    + lanes + " lanes, " + c.backendName() + " " + c.name(),
+                    "the run after a warm-up run, " + steady.shown() + "; a row per lane's stream"));
+            out.println(t.spans().size() + " spans on " + t.streams().size() + " streams, " + steady.spans().spans().size()
+                    + " of them after the warm-up");
+            out.println("trace json (both runs; open in ui.perfetto.dev): " + json);
+            out.println("timeline (the run after the warm-up, " + steady.shown() + "): " + svg);
+            if (c.api() == Api.CPU) {
+                out.println(Bench.CPU_NOTE);
+            }
         }
         return 0;
     }
 
-    // ---------------------------------------------------------------- progress
-
-    private void progress(String what, long done, long total) {
-        if (terminal) {
-            int width = 30;
-            int filled = (int) (width * done / Math.max(1, total));
-            err.print("\r" + what + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + "   ");
-            err.flush();
-        }
+    private static @Nullable List<float[]> run(GpuPipeline<float[], float[]> p, int chunks, long elements) {
+        return p.process(Flux.range(0, chunks).map(i -> {
+            float[] a = new float[(int) elements];
+            java.util.Arrays.fill(a, i);
+            return a;
+        })).collectList().block();
     }
 
-    private void endProgress() {
-        if (terminal) {
-            err.print("\r" + " ".repeat(70) + "\r");
-            err.flush();
+    private boolean correct(@Nullable List<float[]> results, int chunks) {
+        for (int i = 0; i < chunks; i++) {
+            if (results == null || results.get(i)[0] != i * 2f + 1f) {
+                out.println("wrong result in chunk " + i);
+                return false;
+            }
         }
+        return true;
     }
 }

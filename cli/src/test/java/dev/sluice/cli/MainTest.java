@@ -1,16 +1,25 @@
 package dev.sluice.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /** Each command of the tool, on the CPU backend. */
 class MainTest {
@@ -51,8 +60,101 @@ class MainTest {
         for (String row : new String[] {"upload (pinned)", "download (pinned)", "launch, enqueue", "pipeline, 4 streams"}) {
             assertTrue(r.out().contains(row), row + " in " + r.out());
         }
-        assertTrue(r.err().contains("\r") && r.err().contains("8/8"), "a progress line on a terminal: " + r.err());
+        assertTrue(r.err().contains("\r") && r.err().contains("pipeline [") && r.err().contains("12/12"),
+                "a progress line on a terminal, to the last of the warm-up and timed rounds: " + r.err());
         DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(dir.resolve("bench.svg").toFile());
+    }
+
+    @Test
+    void benchOnTheCpuSimulatorSaysItsTimesAreSimulated(@TempDir Path dir) {
+        Result r = run(false, "bench", "--api", "cpu", "--mib", "4", "--chunks", "8", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("note: on the CPU simulator these times simulate the streams' ordering, not a GPU's speed"),
+                "the demo's caveat: " + r.out());
+    }
+
+    @Test
+    void benchSaysHowEachFigureWasMeasured(@TempDir Path dir) {
+        Result r = run(false, "bench", "--api", "cpu", "--mib", "4", "--chunks", "8", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("median of 9 copies after 3 warm-up copies, 4 MiB pinned, reused; timed by device events"),
+                "bandwidth: " + r.out());
+        assertTrue(r.out().contains("median of 9 rounds of 5000 launches of an empty kernel after 3 warm-up rounds"),
+                "launch: " + r.out());
+        assertTrue(r.out().contains("median of 9 runs after 3 warm-up runs"), "pipeline: " + r.out());
+    }
+
+    @Test
+    void benchTimelineHasARowPerPipelineStreamNamedStream1To4(@TempDir Path dir) throws Exception {
+        Result r = run(false, "bench", "--api", "cpu", "--mib", "4", "--chunks", "8", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        Svg svg = Svg.read(dir.resolve("bench.svg"));
+        assertEquals(List.of("stream 1", "stream 2", "stream 3", "stream 4"), svg.lanes(), "the user's streams, counted from 1");
+        assertEquals(List.of("stream 1", "stream 2", "stream 3", "stream 4"), svg.laneLabels(), "as labelled");
+        for (String kind : List.of("upload", "kernel sluice_cli_scale_add", "download")) {
+            assertTrue(svg.tips().stream().anyMatch(t -> t.startsWith(kind + " [chunk ")), kind + " of a chunk drawn: " + svg.tips());
+        }
+    }
+
+    @Test
+    void traceSvgDrawsTheRunAfterTheWarmUpWithoutItsAllocations(@TempDir Path dir) throws Exception {
+        Result r = run(false, "trace", "--api", "cpu", "--chunks", "6", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        String json = Files.readString(dir.resolve("trace.json"));
+        int allocations = json.split("\"name\":\"alloc\"", -1).length - 1;
+        assertEquals(12, json.split("\"name\":\"upload\"", -1).length - 1, "the JSON holds both runs' uploads");
+        assertTrue(allocations >= 2, "the JSON keeps the allocations of the lanes the warm-up opened: " + allocations);
+        Svg svg = Svg.read(dir.resolve("trace.svg"));
+        long uploads = svg.tips().stream().filter(t -> t.startsWith("upload")).count();
+        assertTrue(uploads >= 1 && uploads <= 6, "the second run alone, or its start if long: " + svg.tips());
+        assertTrue(svg.tips().stream().filter(t -> t.startsWith("alloc")).count() < allocations,
+                "the warm-up's allocations are not drawn: " + svg.tips());
+        for (String kind : List.of("upload", "kernel sluice_cli_scale_add", "download")) {
+            assertTrue(svg.tips().stream().anyMatch(t -> t.startsWith(kind)), kind + " drawn: " + svg.tips());
+        }
+        assertTrue(svg.text().contains("the run after a warm-up run"), "the subtitle says what is drawn");
+        assertTrue(r.out().contains("note: on the CPU simulator"), r.out());
+    }
+
+    @Test
+    void traceJsonCarriesTheRealProcessId(@TempDir Path dir) throws Exception {
+        Result r = run(false, "trace", "--api", "cpu", "--chunks", "3", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        JsonArray events = JsonParser.parseString(Files.readString(dir.resolve("trace.json"))).getAsJsonObject()
+                .getAsJsonArray("traceEvents");
+        assertFalse(events.isEmpty());
+        for (JsonElement e : events) {
+            assertEquals(ProcessHandle.current().pid(), e.getAsJsonObject().get("pid").getAsLong(), e.toString());
+        }
+    }
+
+    /** The lanes, their labels and the bars' tooltips of a timeline. */
+    private record Svg(List<String> lanes, List<String> laneLabels, List<String> tips, String text) {
+
+        static Svg read(Path file) throws Exception {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+            Document doc = f.newDocumentBuilder().parse(file.toFile());
+            List<String> lanes = new ArrayList<>();
+            List<String> labels = new ArrayList<>();
+            List<String> tips = new ArrayList<>();
+            NodeList groups = doc.getElementsByTagName("g");
+            for (int i = 0; i < groups.getLength(); i++) {
+                Element g = (Element) groups.item(i);
+                if (!"lane".equals(g.getAttribute("class"))) {
+                    continue;
+                }
+                lanes.add(g.getAttribute("data-stream"));
+                labels.add(g.getElementsByTagName("text").item(0).getTextContent());
+                NodeList rects = g.getElementsByTagName("rect");
+                for (int j = 0; j < rects.getLength(); j++) {
+                    Element rect = (Element) rects.item(j);
+                    if ("span".equals(rect.getAttribute("class"))) {
+                        tips.add(rect.getTextContent());
+                    }
+                }
+            }
+            return new Svg(lanes, labels, tips, doc.getDocumentElement().getTextContent());
+        }
     }
 
     @Test
