@@ -20,7 +20,8 @@ for setting in compiler_version release; do
 done
 
 repo="$PWD/target/ci-repo"
-[ -f "$(ls "$repo"/dev/sluice/sluice-bom/*/sluice-bom-*.pom 2>/dev/null | head -1)" ] \
+boms=("$repo"/dev/sluice/sluice-bom/*/sluice-bom-*.pom)
+[ -f "${boms[0]}" ] \
   || { echo "ci: consumer: no sluice-bom in $repo (run .ci/reproducible-check.sh first)" >&2; exit 1; }
 shared="$(./mvnw -B -q help:evaluate -Dexpression=settings.localRepository -DforceStdout)"
 work="$(mktemp -d)"

@@ -20,6 +20,9 @@
 # Fails when .gpu/ is over PACK_LIMIT_MIB (default 61: with the repository's own files it must stay under the
 # 64 MiB a copy to some GPU hosts allows).
 set -euo pipefail
+# Under pipefail a pipe must not end in a reader that stops early (head, grep -m1, grep -q, awk's exit, sed's q):
+# the writer before it may then die of SIGPIPE, the pipe fails and set -e ends the script at random. Such readers
+# read to the end here (awk with a flag, sed -n 1p), or read a file or a variable rather than a pipe.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -73,8 +76,8 @@ fi
 
 # ---- modules (from the root pom, in reactor order)
 mapfile -t MODULES < <(sed -n 's:.*<module>\(.*\)</module>.*:\1:p' pom.xml)
-artifact_id() { # the module's own artifactId: the first one after </parent>
-  sed -n '/<\/parent>/,$p' "$1/pom.xml" | grep -m1 -o '<artifactId>[^<]*' | cut -d'>' -f2
+artifact_id() { # the module's own artifactId: the first one after </parent> (one sed, no pipe: see below)
+  sed -n '/<\/parent>/,${/<artifactId>/{s:.*<artifactId>\([^<]*\)<.*:\1:p;q;};}' "$1/pom.xml"
 }
 
 rm -rf "$GPU/lib" "$GPU/test" "$GPU/native"
@@ -129,7 +132,7 @@ for nj in "$GPU"/lib/jcuda-natives-*.jar "$GPU"/test/lib/jcuda-natives-*.jar; do
     *) rm "$nj"; continue ;;
   esac
   tmp="$(mktemp -d)"
-  entry="$(unzip -Z1 "$nj" | grep -E '^lib/libJCudaDriver-.*-linux-x86_64\.so$' | head -1 || true)"
+  entry="$(unzip -Z1 "$nj" | awk '/^lib\/libJCudaDriver-.*-linux-x86_64\.so$/ && !found { print; found = 1 }')"
   if [ -z "$entry" ]; then
     echo "gpu-pack: $nj holds no lib/libJCudaDriver-*-linux-x86_64.so" >&2; exit 1
   fi
