@@ -93,7 +93,7 @@ echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_cl
   "(available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource 2>/dev/null))"
 lscpu 2>/dev/null | grep -E '^(Model name|Socket|NUMA node|Thread|Core|Hypervisor)' || true
 ls -l /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/local/nvidia/lib64/libcuda.so* "$CUDA_HOME"/lib64/libnvrtc.so* 2>&1 | sed 's/^/  /'
-[ -x "$JAVA" ] || chmod +x "$GPU"/jre/bin/* "$GPU"/jre/lib/jspawnhelper 2>/dev/null || true
+[ -x "$JAVA" ] || chmod +x "$JAVA" 2>/dev/null || true # (jre.tar.gz keeps the runtime's own modes)
 [ -x "$JAVA" ] && "$JAVA" -version 2>&1
 
 # ---------------------------------------------------------------- native
