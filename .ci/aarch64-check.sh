@@ -30,7 +30,10 @@ if ! grep -qF "$expected" <<<"$out"; then
   echo "ci: linux-aarch64: the CUDA backend does not say '$expected'; it said:" >&2; echo "$out" >&2; exit 1
 fi
 grep -qF "BackendUnavailableException" <<<"$out" || { echo "ci: linux-aarch64: expected a BackendUnavailableException: $out" >&2; exit 1; }
-echo "ci: linux-aarch64: CUDA reports: $(grep -oF "$expected" <<<"$out" | head -1) ..."
-"$java" -Dos.arch=aarch64 -Dsluice.api=cpu -cp "$cp" dev.sluice.examples.Demo --size 256Ki --repeat 1 --streams 1,2 \
-  | grep -q '^result: all 256 Ki values equal' || { echo "ci: linux-aarch64: the CPU demo failed" >&2; exit 1; }
+echo "ci: linux-aarch64: CUDA reports: $(grep -m1 -oF "$expected" <<<"$out") ..."
+# Its output is read whole before grep -q looks at it: piped, grep -q would stop at the line and the demo, still
+# writing, die of SIGPIPE, which pipefail reports as a failure.
+demo="$("$java" -Dos.arch=aarch64 -Dsluice.api=cpu -cp "$cp" dev.sluice.examples.Demo --size 256Ki --repeat 1 \
+  --streams 1,2)" || { echo "ci: linux-aarch64: the CPU demo failed: $demo" >&2; exit 1; }
+grep -q '^result: all 256 Ki values equal' <<<"$demo" || { echo "ci: linux-aarch64: the CPU demo failed: $demo" >&2; exit 1; }
 echo "ci: linux-aarch64: the CPU demo runs"

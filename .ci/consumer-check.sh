@@ -7,8 +7,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .mvn/find-jdk25.sh
+
+# The README's dependency snippet gives a user's project the compiler settings this one builds with.
+compiler_version() { sed -n '/<artifactId>maven-compiler-plugin</{n;s:.*<version>\(.*\)</version>.*:\1:p;}' "$1"; }
+release() { sed -n 's:.*<maven.compiler.release>\(.*\)</maven.compiler.release>.*:\1:p' "$1"; }
+for setting in compiler_version release; do
+  if [ "$("$setting" README.md)" != "$("$setting" .ci/consumer/pom.xml)" ]; then
+    echo "ci: consumer: README.md's snippet has $setting '$("$setting" README.md)', .ci/consumer/pom.xml" \
+      "'$("$setting" .ci/consumer/pom.xml)'" >&2
+    exit 1
+  fi
+done
+
 repo="$PWD/target/ci-repo"
-[ -f "$(ls "$repo"/dev/sluice/sluice-bom/*/sluice-bom-*.pom 2>/dev/null | head -1)" ] \
+boms=("$repo"/dev/sluice/sluice-bom/*/sluice-bom-*.pom)
+[ -f "${boms[0]}" ] \
   || { echo "ci: consumer: no sluice-bom in $repo (run .ci/reproducible-check.sh first)" >&2; exit 1; }
 shared="$(./mvnw -B -q help:evaluate -Dexpression=settings.localRepository -DforceStdout)"
 work="$(mktemp -d)"

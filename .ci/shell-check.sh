@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mapfile -d '' -t FILES < <(git ls-files -z -- '*.sh' .ci/run mvnw)
+mapfile -d '' -t FILES < <(git ls-files -z -- '*.sh' .ci/run mvnw sluice)
 bad=0
 for f in "${FILES[@]}"; do
   if ! bash -n "$f"; then

@@ -4,7 +4,7 @@
 # naming what it needs and what it found.
 sluice_java_feature() {
   # prints the feature release (17, 21, 25...) of the java binary given, or nothing
-  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | head -n 1
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | sed -n 1p
 }
 sluice_find_jdk25() {
   sluice_found=""

@@ -9,7 +9,7 @@ OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
 W="$(mktemp -d)"
 printf 'extern "C" __global__ void noop() {}\n' > "$W/k.cu"
 "$CUDA_HOME/bin/nvcc" -ptx -arch=compute_90 "$W/k.cu" -o "$W/k.ptx" || exit 1
-libdir="$(ldconfig -p | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+libdir="$(ldconfig -p | awk '/libcuda\.so\.1 .*x86-64/ && !found {print $NF; found = 1}')"
 gcc -O2 -I"$CUDA_HOME/include" src/test/native/gate_probe.c -o "$W/gate_probe" \
   -L"$(dirname "${libdir:-/usr/local/nvidia/lib64/libcuda.so.1}")" -l:libcuda.so.1 -lpthread || exit 1
 {

@@ -65,7 +65,7 @@ done
 say() { echo; echo "=================== bench: $* ($(date -u +%H:%M:%S))"; }
 STATUS=0
 {
-  say "java $("$JAVA" -version 2>&1 | head -1), class path $BENCH_CP, SLUICE_API=${SLUICE_API:-<auto>}"
+  say "java $("$JAVA" -version 2>&1 | sed -n 1p), class path $BENCH_CP, SLUICE_API=${SLUICE_API:-<auto>}"
   for s in "${SEL[@]}"; do
     case "$s" in
       overlap)

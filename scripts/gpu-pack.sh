@@ -8,31 +8,42 @@
 #                                     build and pack only some modules (when others do not build)
 #
 # Result (copy .gpu/ to the GPU host beside the repository's files; gpu-run.sh and gpu-session.sh run from there):
-#   .gpu/jre/          jlink runtime of JDK 25 (rebuilt only when missing or the module list changes;
-#                      java.xml is in it for the console launcher's XML reports; set JLINK_MODULES
-#                      to change the list; java.instrument and jdk.attach are there for BlockHound)
+#   .gpu/jre.tar.gz    jlink runtime of JDK 25, gzipped (rebuilt only when missing or JLINK_MODULES changes);
+#   .gpu/jre/bin/java  starts it (scripts/gpu-java.sh): the first call unpacks it into $TMPDIR (or /tmp). The
+#                      modules are what `jdeps --print-module-deps` finds in the packed jars and classes, less
+#                      optional uses (Micrometer's java.sql and java.desktop binders, JUnit's java.sql
+#                      converters, commons-math3's java.desktop): java.management and jdk.jfr for Sluice's
+#                      meters and events, jdk.management for JMH's gc profiler, java.instrument and jdk.attach
+#                      for BlockHound, java.xml for the console launcher's XML reports and the conformance
+#                      suite's SVG check. libjvm.so (25 MB stripped) and java.base are most of it.
 #   .gpu/lib/          every module's main jar + runtime dependencies; JCuda's natives jar slimmed
 #                      to lib/libJCudaDriver-<v>-linux-x86_64.so
-#   .gpu/test/<module>/  each module's target/test-classes
-#   .gpu/test/lib/     test-only dependencies (sluice-api test-jar, reactor-test, ...) and
-#                      junit-platform-console-standalone (which carries the JUnit engines)
+#   .gpu/test/<module>/  target/test-classes of the modules whose tests gpu-run.sh runs (PACK_TEST_MODULES,
+#                      default impl-cpu impl-cuda impl-hip reactive)
+#   .gpu/test/lib/     their test-only dependencies (sluice-api test-jar, reactor-test, ...) and
+#                      junit-platform-console-standalone (which carries the JUnit engines); a jar that
+#                      .gpu/lib/ holds is not repeated here
 #   .gpu/native/       the C sources of benchmarks/native
-# Fails when .gpu/ is over PACK_LIMIT_MIB (default 61: with the repository's own files it must stay under the
-# 64 MiB a copy to some GPU hosts allows).
+# Fails when .gpu/ is over PACK_LIMIT_MIB (default 61, as du counts it: with the repository's own files it must
+# stay under the 64 MiB a copy to some GPU hosts allows).
 set -euo pipefail
+# Under pipefail a pipe must not end in a reader that stops early (head, grep -m1, grep -q, awk's exit, sed's q):
+# the writer before it may then die of SIGPIPE, the pipe fails and set -e ends the script at random. Such readers
+# read to the end here (awk with a flag, sed -n 1p), or read a file or a variable rather than a pipe.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 GPU="$ROOT/.gpu"
 JDK="${SLUICE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach}"
+read -r -a TEST_MODULES <<< "${PACK_TEST_MODULES:-impl-cpu impl-cuda impl-hip reactive}"
 LIMIT_MIB="${PACK_LIMIT_MIB:-61}"
 read -r -a MVN_EXTRA <<< "${PACK_MVN_ARGS:-}"
 BUILD=1
 for a in "$@"; do
   case "$a" in
     --skip-build) BUILD=0 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "gpu-pack: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -54,27 +65,38 @@ fi
 
 mkdir -p "$GPU"
 
-# ---- jre
-STAMP="$GPU/jre/.sluice-modules"
-if [ ! -x "$GPU/jre/bin/java" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$JLINK_MODULES" ]; then
+# ---- jre: jlink's runtime in jre.tar.gz, started through jre/bin/java (scripts/gpu-java.sh), which unpacks it on
+# the GPU host. Uncompressed in jlink and gzipped whole, it is 21 MB instead of 45 (jlink's own compression, zip-6,
+# leaves 26 MB after gzip, and libjvm.so is 25 MB that only an outer compression shrinks).
+STAMP="$GPU/jre.modules"
+if [ ! -f "$GPU/jre.tar.gz" ] || [ ! -f "$GPU/jre.id" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$JLINK_MODULES" ]; then
   echo "== jlink: $JLINK_MODULES"
-  rm -rf "$GPU/jre"
+  rm -rf "$GPU/jre" "$GPU/jre.tar.gz" "$GPU/jre.id" "$STAMP"
+  image="$(mktemp -d)"
   "$JDK/bin/jlink" --add-modules "$JLINK_MODULES" --strip-debug --no-man-pages \
-    --no-header-files --compress=zip-6 --output "$GPU/jre"
+    --no-header-files --compress=zip-0 --output "$image/jre"
   # The JDK's native libraries keep their symbol tables (5 MB in libjvm.so); hs_err files
   # get less readable without them, nothing else changes.
   if command -v strip >/dev/null; then
-    find "$GPU/jre" -name '*.so' -exec strip --strip-unneeded {} +
+    find "$image/jre" -name '*.so' -exec strip --strip-unneeded {} +
   fi
+  tar -C "$image/jre" -cf - . | gzip -9 > "$GPU/jre.tar.gz"
+  rm -rf "$image"
+  # Names the folder the runtime is unpacked into, so that a new runtime never runs an old one's unpacked copy.
+  cksum < "$GPU/jre.tar.gz" | cut -d' ' -f1 > "$GPU/jre.id"
   echo "$JLINK_MODULES" > "$STAMP"
 else
-  echo "== jlink: kept $GPU/jre"
+  echo "== jlink: kept $GPU/jre.tar.gz"
 fi
+rm -rf "$GPU/jre"
+mkdir -p "$GPU/jre/bin"
+cp scripts/gpu-java.sh "$GPU/jre/bin/java"
+chmod +x "$GPU/jre/bin/java"
 
 # ---- modules (from the root pom, in reactor order)
 mapfile -t MODULES < <(sed -n 's:.*<module>\(.*\)</module>.*:\1:p' pom.xml)
-artifact_id() { # the module's own artifactId: the first one after </parent>
-  sed -n '/<\/parent>/,$p' "$1/pom.xml" | grep -m1 -o '<artifactId>[^<]*' | cut -d'>' -f2
+artifact_id() { # the module's own artifactId: the first one after </parent> (one sed, no pipe: see below)
+  sed -n '/<\/parent>/,${/<artifactId>/{s:.*<artifactId>\([^<]*\)<.*:\1:p;q;};}' "$1/pom.xml"
 }
 
 rm -rf "$GPU/lib" "$GPU/test" "$GPU/native"
@@ -84,9 +106,14 @@ echo "== jars"
 # The stress module (jcstress tests of the stream core) runs on any CPU and never needs the GPU machine; its
 # dependencies (jcstress, JNA) would cost MiBs of the pack. The Micrometer binder's jar comes along, for
 # MeterBenchmark on the GPU; Micrometer itself is already there as a dependency of the benchmarks.
+# Test-only dependencies come from the modules whose tests are packed (-am: and the modules they need, so that
+# their POMs come from here, not from the local repository).
 SKIP_MODULES=" stress "
-DEP_PL=()
-case " ${MVN_EXTRA[*]} " in *" -pl "*|*" --projects "*) ;; *) DEP_PL=(-pl '!stress,!micrometer') ;; esac
+DEP_PL=() TEST_DEP_PL=()
+case " ${MVN_EXTRA[*]} " in
+  *" -pl "*|*" --projects "*) ;;
+  *) DEP_PL=(-pl '!stress,!micrometer'); TEST_DEP_PL=(-pl "$(IFS=,; echo "${TEST_MODULES[*]}")" -am) ;;
+esac
 for m in "${MODULES[@]}"; do
   [ -f "$m/pom.xml" ] && [ -d "$m/src" ] || continue # modules with code (not the BOM)
   case "$SKIP_MODULES" in *" $m "*) continue ;; esac
@@ -98,6 +125,8 @@ for m in "${MODULES[@]}"; do
   done
   if [ -n "$main" ]; then cp "$main" "$GPU/lib/"; else echo "   $m: no main jar (not built?)"; fi
   for t in "$m"/target/"$aid"-*-tests.jar; do [ -f "$t" ] && cp "$t" "$GPU/test/lib/"; done
+  # Test classes only of the modules whose tests run there: api's, for one, come as the test-jar above.
+  case " ${TEST_MODULES[*]} " in *" $m "*) ;; *) continue ;; esac
   if [ -d "$m/target/test-classes" ] && [ -n "$(ls -A "$m/target/test-classes")" ]; then
     mkdir -p "$GPU/test/$m"
     cp -r "$m/target/test-classes/." "$GPU/test/$m/"
@@ -109,7 +138,7 @@ echo "== dependencies"
 # whose engines would be registered twice if the separate engine jars sat beside it.
 mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" "${DEP_PL[@]}" -DincludeScope=runtime \
   -DexcludeGroupIds=dev.sluice -DoutputDirectory="$GPU/lib"
-mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" "${DEP_PL[@]}" -DincludeScope=test \
+mvn dependency:copy-dependencies "${MVN_EXTRA[@]}" "${TEST_DEP_PL[@]}" -DincludeScope=test \
   -DexcludeGroupIds=dev.sluice,org.junit.jupiter,org.junit.platform,org.junit.vintage,org.opentest4j,org.apiguardian \
   -DoutputDirectory="$GPU/test/lib"
 for j in "$GPU"/test/lib/*.jar; do # keep each jar once: what the runtime has, tests do not repeat
@@ -129,7 +158,7 @@ for nj in "$GPU"/lib/jcuda-natives-*.jar "$GPU"/test/lib/jcuda-natives-*.jar; do
     *) rm "$nj"; continue ;;
   esac
   tmp="$(mktemp -d)"
-  entry="$(unzip -Z1 "$nj" | grep -E '^lib/libJCudaDriver-.*-linux-x86_64\.so$' | head -1 || true)"
+  entry="$(unzip -Z1 "$nj" | awk '/^lib\/libJCudaDriver-.*-linux-x86_64\.so$/ && !found { print; found = 1 }')"
   if [ -z "$entry" ]; then
     echo "gpu-pack: $nj holds no lib/libJCudaDriver-*-linux-x86_64.so" >&2; exit 1
   fi
@@ -146,10 +175,11 @@ cp benchmarks/native/*.c benchmarks/native/*.h benchmarks/native/Makefile benchm
 
 # ---- report
 echo "== .gpu/"
-du -sh "$GPU"/jre "$GPU"/lib "$GPU"/test "$GPU"/native
+du -sh "$GPU"/jre.tar.gz "$GPU"/lib "$GPU"/test "$GPU"/native
 ls "$GPU/lib" | sed 's/^/   lib: /'
 ls "$GPU/test" | sed 's/^/   test: /'
 total_mib="$(du -sm "$GPU" | cut -f1)"
+echo "   $(du -sb "$GPU" | cut -f1) bytes in files, ${total_mib} MiB on disk"
 du -sh "$GPU"
 if [ "$total_mib" -gt "$LIMIT_MIB" ]; then
   echo "gpu-pack: .gpu is ${total_mib} MiB, over the ${LIMIT_MIB} MiB limit" >&2

@@ -85,7 +85,7 @@ date -u
 uname -a
 nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current,clocks.max.sm \
   --format=csv 2>&1 || echo "nvidia-smi failed"
-nvidia-smi 2>&1 | head -20
+nvidia-smi 2>&1 | sed -n 1,20p
 nproc
 # the clock source decides what System.nanoTime costs (a syscall where it is not the TSC), and the socket layout
 # what a cache line passed between the enqueuing and the completion thread costs
@@ -93,7 +93,7 @@ echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_cl
   "(available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource 2>/dev/null))"
 lscpu 2>/dev/null | grep -E '^(Model name|Socket|NUMA node|Thread|Core|Hypervisor)' || true
 ls -l /usr/lib/x86_64-linux-gnu/libcuda.so* /usr/local/nvidia/lib64/libcuda.so* "$CUDA_HOME"/lib64/libnvrtc.so* 2>&1 | sed 's/^/  /'
-[ -x "$JAVA" ] || chmod +x "$GPU"/jre/bin/* "$GPU"/jre/lib/jspawnhelper 2>/dev/null || true
+[ -x "$JAVA" ] || chmod +x "$JAVA" 2>/dev/null || true # (jre.tar.gz keeps the runtime's own modes)
 [ -x "$JAVA" ] && "$JAVA" -version 2>&1
 
 # ---------------------------------------------------------------- native
@@ -108,7 +108,7 @@ run_native() {
   # libcuda.so.1 comes with the driver, often outside the linker's search path
   # (/usr/local/nvidia/lib64); the toolkit's stub links too (the soname is the same).
   local cands=() found
-  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ && !found {print $NF; found = 1}')"
   [ -n "$found" ] && cands+=("-L$(dirname "$found") -l:libcuda.so.1")
   cands+=("-lcuda" "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1"
           "-L$CUDA_HOME/lib64/stubs -lcuda" "-L$CUDA_HOME/targets/x86_64-linux/lib/stubs -lcuda")
@@ -213,7 +213,7 @@ build_native_lib() {
   [ -f "$src" ] || src="$GPU/native/$1"
   cc="$(command -v gcc || command -v cc || true)"
   [ -n "$cc" ] || return 1
-  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')"
+  found="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ && !found {print $NF; found = 1}')"
   for libs in ${found:+"-L$(dirname "$found") -l:libcuda.so.1"} "-L/usr/local/nvidia/lib64 -l:libcuda.so.1" \
       "-L/usr/lib/x86_64-linux-gnu -l:libcuda.so.1" "-L$CUDA_HOME/lib64/stubs -lcuda"; do
     # shellcheck disable=SC2086

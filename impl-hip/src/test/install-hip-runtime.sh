@@ -6,7 +6,11 @@
 set -euo pipefail
 
 have_lib() {
-  ldconfig -p 2>/dev/null | grep -q 'libamdhip64\.so\.5 ' && return 0
+  # ldconfig's list is read whole first: piped into grep -q, which stops at the match, ldconfig could die of SIGPIPE
+  # and pipefail make the test false.
+  local cache
+  cache="$(ldconfig -p 2>/dev/null || true)"
+  grep -q 'libamdhip64\.so\.5 ' <<<"$cache" && return 0
   [ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so.5 ] || [ -e /usr/lib/aarch64-linux-gnu/libamdhip64.so.5 ]
 }
 

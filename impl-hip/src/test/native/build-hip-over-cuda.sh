@@ -39,5 +39,5 @@ if [ "$ok" != 1 ]; then
   exit 1
 fi
 n="$(nm -D --defined-only "$LIB" | awk '$2 == "T" && $3 ~ /^hip/' | wc -l)"
-echo "build-hip-over-cuda: $n hip*/hiprtc* functions exported; it loads $(ldd "$LIB" 2>/dev/null | grep -o 'libcuda[^ ]* => [^ ]*' | head -1)" >&2
+echo "build-hip-over-cuda: $n hip*/hiprtc* functions exported; it loads $(ldd "$LIB" 2>/dev/null | grep -o 'libcuda[^ ]* => [^ ]*' | sed -n 1p)" >&2
 echo "$LIB"
