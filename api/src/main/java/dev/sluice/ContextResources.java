@@ -73,12 +73,17 @@ final class ContextResources {
      */
     void release(HostAllocation a) {
         a.uses.whenAllFinished(() -> {
-            if (owned.remove(a) && !context.isClosed()) {
-                try {
-                    handle.freeHost(a.memory);
-                } catch (RuntimeException ex) {
-                    LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
-                }
+            if (!owned.remove(a)) {
+                return; // the context's close took it
+            }
+            if (context.isClosed()) {
+                context.afterClosed(() -> a.released.complete(null)); // the native context's close frees it
+                return;
+            }
+            try {
+                a.free(handle);
+            } catch (RuntimeException ex) {
+                LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
             }
         });
     }
@@ -134,9 +139,9 @@ final class ContextResources {
                         h.closed.set(true);
                         List<DeviceFuture<?>> busy = foreignUsesAfter(h.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(h.memory, busy, () -> handle.freeHost(h.memory));
+                            left.keep(h.memory, busy, () -> h.free(handle));
                         } else {
-                            handle.freeHost(h.memory);
+                            h.free(handle);
                         }
                     }
                     default -> { }
