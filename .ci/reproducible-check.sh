@@ -56,7 +56,8 @@ def has(root, path):
     return e is not None and (len(e) > 0 or (e.text or '').strip())
 parent = pom('sluice-parent')
 for artifact, packaging in [('sluice-bom', 'pom'), ('sluice-api', 'jar'), ('sluice-cpu', 'jar'), ('sluice-cuda', 'jar'),
-                            ('sluice-hip', 'jar'), ('sluice-reactive', 'jar'), ('sluice-micrometer', 'jar')]:
+                            ('sluice-hip', 'jar'), ('sluice-reactive', 'jar'), ('sluice-micrometer', 'jar'),
+                            ('sluice-arrow', 'jar')]:
     root = pom(artifact)
     if root is None:
         continue

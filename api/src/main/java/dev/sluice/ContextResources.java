@@ -80,12 +80,13 @@ final class ContextResources {
         a.uses.whenAllFinished(() -> {
             // Whoever removes it frees it: this, or the context's close (releaseAll claims each piece by removing it
             // too, before it closes the native context, so a piece claimed here is freed while that context is open).
-            if (owned.remove(a)) {
-                try {
-                    handle.freeHost(a.memory);
-                } catch (RuntimeException ex) {
-                    LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
-                }
+            if (!owned.remove(a)) {
+                return; // the context's close took it
+            }
+            try {
+                a.free(handle);
+            } catch (RuntimeException ex) {
+                LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
             }
         });
     }
@@ -144,9 +145,9 @@ final class ContextResources {
                         h.closed.set(true);
                         List<DeviceFuture<?>> busy = foreignUsesAfter(h.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(h.memory, busy, () -> handle.freeHost(h.memory));
+                            left.keep(h.memory, busy, () -> h.free(handle));
                         } else {
-                            handle.freeHost(h.memory);
+                            h.free(handle);
                         }
                     }
                     default -> { }

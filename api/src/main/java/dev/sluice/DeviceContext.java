@@ -566,8 +566,9 @@ public final class DeviceContext implements AutoCloseable {
 
     /**
      * Pins existing native memory in place (CUDA's {@code cuMemHostRegister}) so copies from and to it run at
-     * full speed, and returns it as a {@link HostBuffer}; closing the buffer unregisters it but does not free
-     * the memory, which the caller still owns and must keep alive until then.
+     * full speed, and returns it as a {@link HostBuffer}; closing the buffer unregisters it, once the copies enqueued on
+     * it have finished, but does not free the memory, which the caller still owns and must keep alive until then:
+     * until the buffer's {@link HostBuffer#whenReleased()} completes.
      *
      * @throws InvalidArgumentException if {@code segment} is on the Java heap, read-only, or not a whole number of elements
      */

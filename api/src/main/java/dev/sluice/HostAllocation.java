@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.spi.HostMemory;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
@@ -18,9 +19,20 @@ final class HostAllocation {
      * detector must not free the memory (it is freed by the buffer's close or the context's).
      */
     volatile boolean segmentHandedOut;
+    /** Completes once the memory has been freed or unregistered: {@link HostBuffer#whenReleased()}. */
+    final CompletableFuture<Void> released = new CompletableFuture<>();
 
     HostAllocation(DeviceContext context, HostMemory memory) {
         this.context = context;
         this.memory = memory;
+    }
+
+    /** Frees (or unregisters) the memory through {@code handle}, then completes {@link #released}, even if that failed. */
+    void free(dev.sluice.spi.ContextHandle handle) {
+        try {
+            handle.freeHost(memory);
+        } finally {
+            released.complete(null);
+        }
     }
 }

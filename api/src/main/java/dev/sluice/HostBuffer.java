@@ -6,6 +6,7 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.StringJoiner;
 import org.jspecify.annotations.Nullable;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Page-locked (pinned) host memory holding {@link #count()} elements of a {@link DType}: the fast path
@@ -148,6 +149,37 @@ public final class HostBuffer implements HostData, AutoCloseable {
         Checks.range("buffer", offset, count, this.count);
         long bytes = type.byteSize();
         return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, liveness);
+    }
+
+    /**
+     * A view of the same bytes as elements of {@code type}, sharing this buffer's memory and lifetime like a slice
+     * (its {@code close()} does nothing): for memory that holds another type's elements than the one it was made with,
+     * such as the byte buffers of an Arrow vector that hold {@code float}s. The view's typed accessors need its address
+     * aligned to the element size; copies do not.
+     *
+     * @throws InvalidArgumentException naming {@code type} if it is null or this buffer's byte size is not a whole
+     *                                  number of its elements
+     * @throws ClosedResourceException  once the buffer is closed
+     */
+    public HostBuffer asType(DType type) {
+        Checks.notNull("type", type);
+        checkOpen();
+        long bytes = segment.byteSize();
+        if (bytes % type.byteSize() != 0) {
+            throw new InvalidArgumentException("type", bytes + " bytes of " + this.type + " x " + count
+                    + " are not a whole number of " + type + " elements (" + type.byteSize() + " bytes each)");
+        }
+        return new HostBuffer(allocation, type, segment, bytes / type.byteSize(), liveness);
+    }
+
+    /**
+     * A stage that completes once the memory has been freed, or for {@linkplain #isRegistered() registered} memory
+     * unregistered: after {@link #close()} (of the buffer a slice or view belongs to) and every copy enqueued on it has
+     * finished, or after the context's close. The owner of registered memory may free that memory then, and not before.
+     * It completes on the context's completion thread or the closing thread: dependent stages must not block.
+     */
+    public CompletionStage<Void> whenReleased() {
+        return allocation.released.minimalCompletionStage();
     }
 
     /**

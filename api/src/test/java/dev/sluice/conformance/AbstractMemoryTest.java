@@ -162,6 +162,64 @@ public abstract class AbstractMemoryTest extends ConformanceBase {
     }
 
     @Test
+    void whenReleasedCompletesOnlyOnceTheCopiesOfAClosedHostBufferHaveFinished() {
+        DeviceStream s = ctx.createStream();
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+        HostBuffer registered = ctx.registerHost(arena.allocate(256 * 4, 64), DType.I32);
+        for (int i = 0; i < 256; i++) {
+            registered.setInt(i, 5 * i);
+        }
+        DeviceBuffer d = intBuffer(ctx, filled(256, 0));
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceFuture<Void> upload = s.enqueueCopy(registered.slice(0, 128), d.slice(0, 128));
+        registered.close();
+        CompletableFuture<Void> released = registered.whenReleased().toCompletableFuture();
+        assertStaysPending(released, 100, "registered memory was released while a copy of it was held");
+        gate.complete(null);
+        await(upload);
+        await(released);
+        arena.close(); // the owner frees its memory only now
+        int[] expected = filled(256, 0);
+        for (int i = 0; i < 128; i++) {
+            expected[i] = 5 * i;
+        }
+        assertArrayEquals(expected, readInts(s, d));
+    }
+
+    @Test
+    void whenReleasedCompletesWithTheContextsCloseForABufferLeftOpen() {
+        dev.sluice.DeviceContext other = open(dev.sluice.ContextOptions.defaults());
+        HostBuffer h = other.allocateHost(DType.F32, 16);
+        CompletableFuture<Void> released = h.whenReleased().toCompletableFuture();
+        assertFalse(released.isDone());
+        other.close();
+        assertTrue(released.isDone(), "the context's close frees its host memory");
+    }
+
+    @Test
+    void asTypeViewsTheSameBytesAsAnotherElementType() {
+        HostBuffer bytes = ctx.allocateHost(DType.U8, 64);
+        HostBuffer floats = bytes.asType(DType.F32);
+        assertEquals(16, floats.count());
+        assertEquals(DType.F32, floats.dtype());
+        floats.setFloat(3, 2.5f);
+        assertEquals(Float.floatToRawIntBits(2.5f), bytes.asType(DType.I32).getInt(3));
+        DeviceBuffer d = ctx.allocate(DType.F32, 4);
+        await(ctx.stream().enqueueCopy(bytes.slice(8, 16).asType(DType.F32), d));
+        float[] back = new float[4];
+        ctx.stream().sync().copy(d, dev.sluice.HostData.of(back));
+        assertArrayEquals(new float[] {0f, 2.5f, 0f, 0f}, back);
+        floats.close();
+        assertFalse(bytes.isClosed(), "a view owns nothing");
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> bytes.slice(0, 6).asType(DType.F32));
+        assertEquals("type", e.argument());
+        bytes.close();
+        assertThrows(ClosedResourceException.class, () -> floats.asType(DType.I32));
+    }
+
+    @Test
     void slicesOwnNothing() {
         DeviceBuffer b = intBuffer(ctx, iota(8, 0));
         DeviceBuffer slice = b.slice(2, 2);
