@@ -124,11 +124,14 @@ public final class DeviceContext implements AutoCloseable {
     public static DeviceContext open(ContextOptions options) {
         Checks.notNull("options", options);
         String named = System.getProperty(SluiceProperties.API);
+        String source = "system property " + SluiceProperties.API;
         if (named == null || named.isBlank()) {
             named = System.getenv(SluiceProperties.API_ENVIRONMENT);
+            source = "environment variable " + SluiceProperties.API_ENVIRONMENT;
         }
         if (named != null && !named.isBlank()) {
-            return open(named, 0, options);
+            // A misspelt name is the property's or the variable's fault, not an argument's: name what the user set.
+            return open(Backends.known(source, named), 0, options);
         }
         StringBuilder why = new StringBuilder();
         for (String name : Backends.openOrder()) {

@@ -1,6 +1,8 @@
 package dev.sluice.examples;
 
 import dev.sluice.BackendUnavailableException;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.SluiceProperties;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Collections;
@@ -12,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Runs one example by its simple name, the first argument; the rest are the example's arguments. This is what
  * {@code ./mvnw -q -pl examples exec:exec -Dexample=NAME} starts. A name that is no example, or a backend that is
- * absent, gets one line on stderr and a non-zero exit status instead of a stack trace:
+ * absent or unknown ({@code -Dsluice.api=gpu}), gets one line on stderr and a non-zero exit status instead of a stack
+ * trace:
  *
  * <pre>
  * RunExample Demo --size 256Mi      runs Demo with "--size 256Mi"
@@ -46,6 +49,13 @@ public final class RunExample {
         m.put("PeerCopy", PeerCopy::main);
         m.put("Quickstart", Quickstart::main);
         m.put("WrittenOnce", WrittenOnce::main);
+        m.put("ArrowIpc", args -> {
+            try {
+                ArrowIpc.main(args);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
         return Collections.unmodifiableMap(m);
     }
 
@@ -77,6 +87,12 @@ public final class RunExample {
         try {
             example.accept(Arrays.copyOfRange(args, 1, args.length));
             return 0;
+        } catch (InvalidArgumentException e) {
+            if (!e.argument().endsWith(SluiceProperties.API) && !e.argument().endsWith(SluiceProperties.API_ENVIRONMENT)) {
+                throw e;
+            }
+            err.println(name + ": " + e.getMessage());
+            return BACKEND_UNAVAILABLE;
         } catch (RuntimeException e) {
             BackendUnavailableException absent = backendUnavailable(e);
             if (absent == null) {

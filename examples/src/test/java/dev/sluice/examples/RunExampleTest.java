@@ -34,7 +34,7 @@ class RunExampleTest {
         assertEquals(RunExample.NO_SUCH_EXAMPLE, status);
         List<String> lines = err.toString(UTF_8).lines().toList();
         assertEquals(List.of("no example named Nope; the examples: Demo, ScalarAdd, PrintThreads, MapToHost, TwoStreams,"
-                + " PeerCopy, Quickstart, WrittenOnce (-Dexample=NAME)"), lines);
+                + " PeerCopy, Quickstart, WrittenOnce, ArrowIpc (-Dexample=NAME)"), lines);
     }
 
     @Test
@@ -50,6 +50,27 @@ class RunExampleTest {
             assertEquals(1, lines.size(), lines::toString);
             assertEquals("Demo: cuda backend unavailable: no driver (DeviceContext.detect(), or ./sluice detect, lists the"
                     + " backends and devices this machine has)", lines.get(0));
+        }
+    }
+
+    @Test
+    void anUnknownBackendNameIsOneLineNamingTheProperty() {
+        String before = System.getProperty("sluice.api");
+        System.setProperty("sluice.api", "gpu");
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int status = run(args -> dev.sluice.DeviceContext.open().close(), err);
+            assertEquals(RunExample.BACKEND_UNAVAILABLE, status);
+            List<String> lines = err.toString(UTF_8).lines().toList();
+            assertEquals(1, lines.size(), () -> "one line: " + lines);
+            assertTrue(lines.getFirst().contains("system property sluice.api") && lines.getFirst().contains("'gpu'"),
+                    lines::getFirst);
+        } finally {
+            if (before == null) {
+                System.clearProperty("sluice.api");
+            } else {
+                System.setProperty("sluice.api", before);
+            }
         }
     }
 
