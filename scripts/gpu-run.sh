@@ -372,7 +372,7 @@ run_examples() {
   for name in $EXAMPLES; do
     step "example $name"
     # shellcheck disable=SC2086
-    timeout "${EXAMPLE_TIMEOUT:-120}" "$JAVA" --enable-native-access=ALL-UNNAMED \
+    timeout "${EXAMPLE_TIMEOUT:-120}" "$JAVA" --enable-native-access=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
       -Dsluice.api="${EXAMPLES_API:-cuda}" ${JAVA_OPTS:-} -cp "$GPU/lib/*" "dev.sluice.examples.$name"
     rc=$?
     if [ "$rc" = 0 ]; then note "example $name: ok"; else note "example $name: FAILED rc=$rc"; FAILED=1; fi
