@@ -12,8 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 class MarkerPerOperationGpuPipelineTest extends GpuPipelineTest {
 
     @BeforeAll
-    static void open() { // hides GpuPipelineTest.open: JUnit runs this one for this class
-        ctx = DeviceContext.open(ContextOptions.defaults().withMarkerBatch(1));
-        compileKernels();
+    static void open() { // JUnit may run GpuPipelineTest.open before it: useContext closes that context
+        useContext(DeviceContext.open(ContextOptions.defaults().withMarkerBatch(1)));
     }
 }

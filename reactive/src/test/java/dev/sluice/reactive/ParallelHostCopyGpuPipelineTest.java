@@ -30,11 +30,10 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
     private static @Nullable String before;
 
     @BeforeAll
-    static void open() { // hides GpuPipelineTest.open: JUnit runs this one for this class
+    static void open() { // JUnit may run GpuPipelineTest.open before it: useContext closes that context
         before = System.getProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES);
         System.setProperty(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, "0");
-        ctx = DeviceContext.open();
-        compileKernels();
+        useContext(DeviceContext.open());
     }
 
     @AfterAll
