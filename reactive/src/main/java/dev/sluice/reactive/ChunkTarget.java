@@ -45,4 +45,24 @@ public interface ChunkTarget<T> {
      *        required {@link HostBuffer#count()}
      */
     HostBuffer bufferFor(T chunk, long sequence, long elements);
+
+    /**
+     * The number of elements of the pipeline's output type that {@code chunk}'s result has, where it depends on more
+     * than the chunk's length: a chunk that carries several columns of its own sizes (an Arrow record batch) knows its
+     * result's size, which the builder's {@code output(type, elementsForInput)} cannot tell from the input's length
+     * alone. The pipeline downloads that many elements of the lane's output buffer (the stage sees
+     * {@link Lane#outputElements()} of them) and passes the count to {@link #bufferFor}. Called on the pipeline's
+     * enqueue thread, once per chunk, just before {@link #bufferFor}; it must not block. Ignored by an in-place
+     * pipeline, whose result is its input.
+     *
+     * @param chunk the input chunk
+     * @param sequence the chunk's position in its {@code Flux}, from 0
+     * @param elements the count the builder's {@code output(type, elementsForInput)} gives for the chunk's length
+     * @return the result's count, 1 to the pipeline's {@link GpuPipeline#outputCapacity()}; the default returns
+     *         {@code elements}. Any other count fails the chunk with an {@link dev.sluice.InvalidArgumentException}
+     *         naming {@code target}, before anything of it is enqueued.
+     */
+    default long resultElements(T chunk, long sequence, long elements) {
+        return elements;
+    }
 }

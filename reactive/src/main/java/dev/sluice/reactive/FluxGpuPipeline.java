@@ -432,7 +432,7 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
                                 + pipeline.inputType() + ", outside 1 to the pipeline's chunkElements "
                                 + pipeline.chunkElements());
                     }
-                    long outN = pipeline.outputElementsFor(n);
+                    long outN = pipeline.outputElementsFor(chunk, seq, n);
                     flight.start(this, seq, chunk, pipeline, n, outN);
                 } catch (Throwable t) {
                     Exceptions.throwIfJvmFatal(t);

@@ -583,8 +583,11 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return b;
     }
 
-    /** Output elements for a chunk of {@code n} input elements, checked against the lane's buffer. */
-    long outputElementsFor(long n) {
+    /**
+     * Output elements for chunk {@code seq} of {@code n} input elements, checked against the lane's buffer: the builder's
+     * count, or the one the {@link ChunkTarget} gives for the chunk ({@link ChunkTarget#resultElements}).
+     */
+    long outputElementsFor(I chunk, long seq, long n) {
         if (inPlace) {
             return n;
         }
@@ -592,6 +595,15 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         if (m < 1 || m > outputCapacity) {
             throw new InvalidArgumentException("outputElements", "a chunk of " + n + " elements asks for " + m
                     + " output elements, outside 1 to the output capacity " + outputCapacity);
+        }
+        ChunkTarget<? super I> t = target;
+        if (t != null) {
+            long r = t.resultElements(chunk, seq, m);
+            if (r < 1 || r > outputCapacity) {
+                throw new InvalidArgumentException("target", "the ChunkTarget gives chunk " + seq + " a result of " + r
+                        + " elements, outside 1 to the output capacity " + outputCapacity);
+            }
+            return r;
         }
         return m;
     }

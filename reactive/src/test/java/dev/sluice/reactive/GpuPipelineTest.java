@@ -564,6 +564,63 @@ class GpuPipelineTest {
     }
 
     @Test
+    void aChunkTargetSizesEachResultFromItsChunk() throws Exception {
+        // The result of chunk i is its first i + 1 elements, whatever the chunk's length: a size the builder's
+        // output(type, elementsForInput) cannot tell from the length alone.
+        try (HostBuffer out = ctx.allocateHost(DType.F32, 64)) {
+            ChunkTarget<float[]> firstFew = new ChunkTarget<>() {
+                @Override
+                public HostBuffer bufferFor(float[] chunk, long seq, long elements) {
+                    return out.slice(seq * 16, elements);
+                }
+
+                @Override
+                public long resultElements(float[] chunk, long seq, long elements) {
+                    return seq + 1;
+                }
+            };
+            GpuPipeline<float[], HostBuffer> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(16, DType.F32)
+                    .output(DType.F32)
+                    .stage((lane, in, out2) -> {
+                        assertEquals(lane.sequence() + 1, lane.outputElements());
+                        return lane.stream().enqueueCopy(in.slice(0, lane.outputElements()), out2);
+                    })
+                    .buildInto(Chunks.floats(), firstFew);
+            StepVerifier.create(p.process(Flux.range(0, 4).map(i -> chunk(i, 8))))
+                    .expectNextMatches(b -> b.count() == 1).expectNextMatches(b -> b.count() == 2)
+                    .expectNextMatches(b -> b.count() == 3).expectNextMatches(b -> b.count() == 4)
+                    .verifyComplete();
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j <= i; j++) {
+                    assertEquals(i * 1000 + j, out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i * 16 + j), i + "," + j);
+                }
+            }
+            ChunkTarget<float[]> tooLarge = new ChunkTarget<>() {
+                @Override
+                public HostBuffer bufferFor(float[] chunk, long seq, long elements) {
+                    return out.slice(0, elements);
+                }
+
+                @Override
+                public long resultElements(float[] chunk, long seq, long elements) {
+                    return 17;
+                }
+            };
+            GpuPipeline<float[], HostBuffer> q = GpuPipeline.builder(ctx).lanes(2).chunkElements(16, DType.F32)
+                    .output(DType.F32).stage((lane, in, o) -> null).buildInto(Chunks.floats(), tooLarge);
+            StepVerifier.create(q.process(Flux.just(chunk(0, 8))))
+                    .expectErrorSatisfies(e -> {
+                        assertEquals("target", ((InvalidArgumentException) e).argument(), e.getMessage());
+                        assertTrue(e.getMessage().contains("17 elements, outside 1 to the output capacity 16"), e.getMessage());
+                    })
+                    .verify(Duration.ofSeconds(30));
+            assertEquals(0, q.metrics().chunksStarted(), "nothing of the refused chunk was enqueued: " + q.metrics());
+            TestDevice.closeAndAwaitReleased(p);
+            TestDevice.closeAndAwaitReleased(q);
+        }
+    }
+
+    @Test
     void aBadTargetFailsTheFluxNamingTheArgumentBeforeEnqueuingTheChunk() throws Exception {
         try (HostBuffer good = ctx.allocateHost(DType.F32, 64);
                 HostBuffer ints = ctx.allocateHost(DType.I32, 64);
