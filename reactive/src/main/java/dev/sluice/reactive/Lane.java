@@ -51,6 +51,7 @@ public final class Lane {
 
     // The chunk being enqueued, for the stage's getters (written and read by the drain loop only).
     private long sequence = -1;
+    private @Nullable Object chunk;
     private long elements;
     private long outputElements;
 
@@ -134,6 +135,15 @@ public final class Lane {
     /** The position of the chunk being enqueued within its {@code Flux}, from 0. */
     public long sequence() {
         return sequence;
+    }
+
+    /**
+     * The chunk being enqueued, as the pipeline received it (an object of the pipeline's input type): for stages whose
+     * device work depends on more than the chunk's bytes, such as the columns of a record batch. Null outside the stage
+     * call; the lane does not keep it.
+     */
+    public @Nullable Object chunk() {
+        return chunk;
     }
 
     /** Elements of the input type in the chunk being enqueued (the {@code in} buffer's count). */
@@ -341,7 +351,13 @@ public final class Lane {
                     }
                     lastUse = stream.enqueueCopy(n == staging.count() ? staging : staging.slice(0, n), in);
                 }
-                DeviceFuture<?> sf = p.stage().enqueue(l, in, out);
+                DeviceFuture<?> sf;
+                l.chunk = chunk;
+                try {
+                    sf = p.stage().enqueue(l, in, out);
+                } finally {
+                    l.chunk = null; // an idle lane must not keep a subscription's chunk reachable
+                }
                 stageFuture = sf;
                 boolean foreign = sf != null && sf.stream() != stream && !sf.isDone();
                 if (sf != null && sf.stream() == stream) {

@@ -564,7 +564,7 @@ class GpuPipelineTest {
     }
 
     @Test
-    void aChunkTargetSizesEachResultFromItsChunk() throws Exception {
+    void aChunkTargetSizesEachResultFromItsChunkAndTheStageSeesIt() throws Exception {
         // The result of chunk i is its first i + 1 elements, whatever the chunk's length: a size the builder's
         // output(type, elementsForInput) cannot tell from the length alone.
         try (HostBuffer out = ctx.allocateHost(DType.F32, 64)) {
@@ -583,6 +583,7 @@ class GpuPipelineTest {
                     .output(DType.F32)
                     .stage((lane, in, out2) -> {
                         assertEquals(lane.sequence() + 1, lane.outputElements());
+                        assertEquals(lane.sequence() * 1000f, ((float[]) lane.chunk())[0], "the stage sees its chunk");
                         return lane.stream().enqueueCopy(in.slice(0, lane.outputElements()), out2);
                     })
                     .buildInto(Chunks.floats(), firstFew);

@@ -1,0 +1,313 @@
+package dev.sluice.arrow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceContext;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.test.StepVerifier;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ArrowPipelineTest {
+
+    /** y = a * b + 1, written once. */
+    static final Kernel FMA = Kernel.elementwise("fma_plus_one")
+            .input(KernelParam.pointer("a", DType.F32))
+            .input(KernelParam.pointer("b", DType.F32))
+            .output(KernelParam.pointer("y", DType.F32))
+            .body("y = a * b + 1.0f")
+            .build();
+
+    /** The result's bitmap is a's: y is null where a is. */
+    static final Kernel VALIDITY = Kernel.elementwise("copy_validity")
+            .input(KernelParam.pointer("va", DType.U8))
+            .output(KernelParam.pointer("vy", DType.U8))
+            .body("vy = va")
+            .build();
+
+    static final ArrowType FLOAT = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+    static final Schema INPUT = new Schema(List.of(Field.nullable("a", FLOAT), Field.notNullable("b", FLOAT),
+            Field.nullable("name", ArrowType.Utf8.INSTANCE)));
+
+    private DeviceContext ctx;
+    private RootAllocator pinned;
+    private RootAllocator plain;
+
+    @BeforeEach
+    void open() {
+        ctx = DeviceContext.open(Api.CPU, 0);
+        pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
+        plain = new RootAllocator();
+    }
+
+    @AfterEach
+    void close() {
+        pinned.close(); // Arrow's leak check: every result and every input was released
+        plain.close();
+        ctx.close();
+    }
+
+    private ArrowPipeline.Builder fma() {
+        return ArrowPipeline.builder(ctx, pinned)
+                .lanes(2)
+                .capacity(1000, 64 * 1024)
+                .passThrough("name")
+                .output(Field.nullable("y", FLOAT))
+                .kernel(FMA).kernel(VALIDITY)
+                .stage((lane, in, out) -> {
+                    int n = in.rowCount();
+                    var a = in.column("a");
+                    var y = out.column("y");
+                    lane.stream().enqueueLaunch(lane.function(VALIDITY), LaunchConfig.forElements((n + 7) / 8),
+                            a.validity(), y.validity(), (long) (n + 7) / 8);
+                    return lane.stream().enqueueLaunch(lane.function(FMA), LaunchConfig.forElements(n), a.data(),
+                            in.column("b").data(), y.data(), (long) n);
+                });
+    }
+
+    /** Batch k of {@code rows} rows: a = k + i / 4, null where i % 3 == 1; b = 2 - i; name "r<k>.<i>", null where i % 5 == 4. */
+    static VectorSchemaRoot batch(BufferAllocator allocator, int k, int rows) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(INPUT, allocator);
+        root.allocateNew();
+        Float4Vector a = (Float4Vector) root.getVector("a");
+        Float4Vector b = (Float4Vector) root.getVector("b");
+        VarCharVector name = (VarCharVector) root.getVector("name");
+        for (int i = 0; i < rows; i++) {
+            if (i % 3 == 1) {
+                a.setNull(i);
+            } else {
+                a.setSafe(i, k + i / 4.0f);
+            }
+            b.setSafe(i, 2.0f - i);
+            if (i % 5 == 4) {
+                name.setNull(i);
+            } else {
+                name.setSafe(i, ("r" + k + "." + i).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        root.setRowCount(rows);
+        return root;
+    }
+
+    /** Checks {@code result} against the host's computation over {@code input}. */
+    static void check(VectorSchemaRoot input, VectorSchemaRoot result) {
+        assertEquals(List.of("name", "y"), result.getSchema().getFields().stream().map(Field::getName).toList());
+        assertEquals(input.getRowCount(), result.getRowCount());
+        Float4Vector a = (Float4Vector) input.getVector("a");
+        Float4Vector b = (Float4Vector) input.getVector("b");
+        VarCharVector name = (VarCharVector) input.getVector("name");
+        Float4Vector y = (Float4Vector) result.getVector("y");
+        VarCharVector nameBack = (VarCharVector) result.getVector("name");
+        assertEquals(a.getNullCount(), y.getNullCount());
+        assertEquals(name.getNullCount(), nameBack.getNullCount());
+        for (int i = 0; i < input.getRowCount(); i++) {
+            assertEquals(a.isNull(i), y.isNull(i), "row " + i);
+            if (!a.isNull(i)) {
+                assertEquals(a.get(i) * b.get(i) + 1.0f, y.get(i), "row " + i);
+            }
+            assertEquals(name.getObject(i), nameBack.getObject(i), "row " + i);
+        }
+    }
+
+    @Test
+    void batchesWithNullsAVariableWidthColumnAnEmptyAndAOneRowBatchComeBackAsPinnedVectors() {
+        int[] rows = {300, 0, 1, 1000, 37};
+        List<VectorSchemaRoot> inputs = new ArrayList<>();
+        for (int k = 0; k < rows.length; k++) {
+            inputs.add(batch(k % 2 == 0 ? pinned : plain, k, rows[k])); // pinned and other memory alike
+        }
+        try (ArrowPipeline p = fma().build()) {
+            List<VectorSchemaRoot> results = p.process(Flux.fromIterable(inputs)).collectList().block(Duration.ofSeconds(30));
+            assertNotNull(results);
+            assertEquals(rows.length, results.size());
+            for (int k = 0; k < rows.length; k++) {
+                VectorSchemaRoot r = results.get(k);
+                check(inputs.get(k), r);
+                if (rows[k] > 0) {
+                    assertNotNull(PinnedAllocationFactory.pinnedBytes(r.getVector("y").getDataBuffer()),
+                            "results are vectors of the pinned allocator");
+                    assertNotNull(PinnedAllocationFactory.pinnedBytes(r.getVector("name").getDataBuffer()));
+                }
+                r.close();
+            }
+            assertEquals(0, p.metrics().hostAllocations() - p.metrics().lanesOpened(),
+                    "input staging per lane only, no output staging: " + p.metrics());
+            // A second run reuses the lanes: no device or pinned allocation beyond the results.
+            long before = p.metrics().hostAllocations() + p.metrics().deviceAllocations();
+            p.process(Flux.fromIterable(inputs)).doOnNext(VectorSchemaRoot::close).blockLast(Duration.ofSeconds(30));
+            assertEquals(before, p.metrics().hostAllocations() + p.metrics().deviceAllocations(), p.metrics().toString());
+            p.close();
+            p.released().orTimeout(10, TimeUnit.SECONDS).join();
+        } finally {
+            inputs.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    @Test
+    void inputBatchesMayBeClosedOnceEmittedUpstream() {
+        // Each batch is closed right after the pipeline received it: its buffers stay until they are copied.
+        List<VectorSchemaRoot> expected = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            expected.add(batch(plain, k, 200));
+        }
+        try (ArrowPipeline p = fma().build()) {
+            Flux<VectorSchemaRoot> batches = Flux.range(0, 6).map(k -> batch(pinned, k, 200))
+                    .doOnNext(new Consumer<VectorSchemaRoot>() {
+                        VectorSchemaRoot previous;
+
+                        @Override
+                        public void accept(VectorSchemaRoot b) {
+                            if (previous != null) {
+                                previous.close(); // the pipeline's map has taken it by now
+                            }
+                            previous = b;
+                        }
+                    });
+            List<VectorSchemaRoot> inputs = new ArrayList<>();
+            List<VectorSchemaRoot> results = p.process(batches.doOnNext(inputs::add)).collectList().block(Duration.ofSeconds(30));
+            inputs.getLast().close();
+            for (int k = 0; k < 6; k++) {
+                check(expected.get(k), results.get(k));
+                results.get(k).close();
+            }
+            p.close();
+            p.released().orTimeout(10, TimeUnit.SECONDS).join();
+        } finally {
+            expected.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    @Test
+    void cancellingMidStreamReleasesEverything() {
+        List<VectorSchemaRoot> inputs = new ArrayList<>();
+        for (int k = 0; k < 20; k++) {
+            inputs.add(batch(pinned, k, 500));
+        }
+        try (ArrowPipeline p = fma().build()) {
+            StepVerifier.create(p.process(Flux.fromIterable(inputs)), 2)
+                    .consumeNextWith(VectorSchemaRoot::close)
+                    .consumeNextWith(VectorSchemaRoot::close)
+                    .thenCancel()
+                    .verify(Duration.ofSeconds(30));
+            p.close();
+            p.released().orTimeout(10, TimeUnit.SECONDS).join();
+            assertTrue(p.metrics().chunksStarted() > 2, "batches were in flight at the cancellation: " + p.metrics());
+        } finally {
+            inputs.forEach(VectorSchemaRoot::close);
+        }
+        // close() (after each test) fails on a leaked result or input buffer: Arrow's leak report.
+    }
+
+    @Test
+    void aBadBatchFailsTheFluxNamingTheArgumentAndReleasesEverything() {
+        VectorSchemaRoot good = batch(pinned, 0, 100);
+        VectorSchemaRoot uneven = batch(pinned, 1, 100);
+        uneven.getVector("b").setValueCount(50);
+        VectorSchemaRoot closedVector = batch(pinned, 2, 100);
+        closedVector.getVector("a").close();
+        VectorSchemaRoot bits = VectorSchemaRoot.create(new Schema(List.of(Field.nullable("a", FLOAT),
+                Field.nullable("flag", ArrowType.Bool.INSTANCE))), pinned);
+        bits.allocateNew();
+        ((BitVector) bits.getVector("flag")).setSafe(0, 1);
+        bits.setRowCount(1);
+        VectorSchemaRoot tooLong = batch(pinned, 3, 1001);
+        VectorSchemaRoot noName = VectorSchemaRoot.create(new Schema(List.of(Field.nullable("a", FLOAT),
+                Field.nullable("b", FLOAT))), pinned);
+        noName.setRowCount(0);
+        try (ArrowPipeline p = fma().build()) {
+            record Bad(VectorSchemaRoot batch, String words) {
+            }
+            for (Bad bad : List.of(new Bad(uneven, "column b has 50 values but the batch has 100 rows"),
+                    new Bad(closedVector, "column a has 0 values but the batch has 100 rows (a closed vector has 0)"),
+                    new Bad(bits, "vector flag of Arrow type Bool"),
+                    new Bad(tooLong, "has 1001 rows, more than the pipeline's maxRows 1000"),
+                    new Bad(noName, "has no column name to pass through"))) {
+                // The results of the good batches before it may come, or be dropped (and released) with the error.
+                StepVerifier.create(p.process(Flux.just(good, good, bad.batch(), good)))
+                        .thenConsumeWhile(r -> {
+                            r.close();
+                            return true;
+                        })
+                        .expectErrorSatisfies(e -> {
+                            InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e);
+                            assertEquals("batch", iae.argument(), e.getMessage());
+                            assertTrue(e.getMessage().contains(bad.words()), e.getMessage());
+                        })
+                        .verify(Duration.ofSeconds(30));
+            }
+            // A stage that throws on one batch fails the Flux with its exception.
+            ArrowPipeline q = fma().stage((lane, in, out) -> {
+                if (lane.sequence() == 1) {
+                    throw new IllegalStateException("stage failed on batch 1");
+                }
+                return null;
+            }).build();
+            StepVerifier.create(q.process(Flux.just(good, good, good)))
+                    .thenConsumeWhile(r -> {
+                        r.close();
+                        return true;
+                    })
+                    .expectErrorMessage("stage failed on batch 1")
+                    .verify(Duration.ofSeconds(30));
+            q.close();
+            q.released().orTimeout(10, TimeUnit.SECONDS).join();
+            p.close();
+            p.released().orTimeout(10, TimeUnit.SECONDS).join();
+        } finally {
+            for (VectorSchemaRoot r : List.of(good, uneven, closedVector, bits, tooLong, noName)) {
+                r.close();
+            }
+        }
+    }
+
+    @Test
+    void badBuilderArgumentsNameTheArgument() {
+        assertArgument("allocator", () -> ArrowPipeline.builder(ctx, plain));
+        assertArgument("allocator", () -> ArrowPipeline.builder(ctx, null));
+        try (DeviceContext other = DeviceContext.open(Api.CPU, 0);
+                RootAllocator foreign = PinnedAllocationFactory.of(other).newRootAllocator(1 << 20)) {
+            assertArgument("allocator", () -> ArrowPipeline.builder(ctx, foreign));
+        }
+        assertArgument("maxRows", () -> ArrowPipeline.builder(ctx, pinned).capacity(0, 1024));
+        assertArgument("field", () -> ArrowPipeline.builder(ctx, pinned).output(Field.nullable("s", ArrowType.Utf8.INSTANCE)));
+        assertArgument("field", () -> ArrowPipeline.builder(ctx, pinned).output(Field.nullable("f", ArrowType.Bool.INSTANCE)));
+        assertArgument("column", () -> ArrowPipeline.builder(ctx, pinned).output(Field.nullable("y", FLOAT)).passThrough("y"));
+        assertArgument("capacity", () -> ArrowPipeline.builder(ctx, pinned).output(Field.nullable("y", FLOAT))
+                .stage((l, i, o) -> null).build());
+        assertArgument("output", () -> ArrowPipeline.builder(ctx, pinned).capacity(10, 1024).stage((l, i, o) -> null).build());
+    }
+
+    private static void assertArgument(String argument, Runnable call) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call::run);
+        assertEquals(argument, e.argument(), e.getMessage());
+    }
+}
