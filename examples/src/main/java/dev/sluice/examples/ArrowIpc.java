@@ -2,37 +2,38 @@ package dev.sluice.examples;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
-import dev.sluice.DeviceFunction;
-import dev.sluice.DeviceStream;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
-import dev.sluice.arrow.ArrowColumns;
-import dev.sluice.arrow.DeviceBatch;
-import dev.sluice.arrow.DeviceColumn;
+import dev.sluice.arrow.ArrowPipeline;
 import dev.sluice.arrow.PinnedAllocationFactory;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
 import org.apache.arrow.vector.ipc.ArrowFileWriter;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import reactor.core.publisher.Flux;
 
 /**
  * Arrow IPC in and out: reads the record batches of an Arrow IPC file (writing one of columns {@code a} and {@code b}
  * first if it is absent) into vectors of Sluice's pinned allocator, runs {@code y = a * b + 1} on the device with a
- * kernel written once, writes the batches with the column {@code y} to a second IPC file, and checks every value against
+ * kernel written once, batch after batch through an {@link ArrowPipeline} (whose results are pinned vectors too), writes
+ * the batches with the column {@code y} to a second IPC file, and checks every value against
  * the same computation on the host. Arguments: {@code [input.arrow [output.arrow]]}, by default in the temporary
  * directory.
  */
@@ -47,6 +48,9 @@ public final class ArrowIpc {
             .build();
 
     static final Schema INPUT = new Schema(List.of(column("a"), column("b")));
+    /** The most rows of a batch the pipeline takes (the input this example writes has 100,000). */
+    static final int MAX_ROWS = 1 << 17;
+
     static final Schema OUTPUT = new Schema(List.of(column("a"), column("b"), column("y")));
 
     private ArrowIpc() {
@@ -68,41 +72,52 @@ public final class ArrowIpc {
                 writeInput(allocator, in, 3, 100_000);
                 System.out.println("wrote " + in.getFileName());
             }
-            long rows = 0;
-            long checked = 0;
-            try (DeviceStream stream = ctx.createStream(); DeviceFunction fma = ctx.compile(FMA);
+            long[] rows = {0};
+            long[] checked = {0};
+            try (ArrowPipeline pipeline = ArrowPipeline.builder(ctx, allocator)
+                    .capacity(MAX_ROWS, 2L * MAX_ROWS * Float.BYTES + 256)
+                    .passThrough("a").passThrough("b")
+                    .output(column("y"))
+                    .kernel(FMA)
+                    .stage((lane, batch, result) -> lane.stream().enqueueLaunch(lane.function(FMA),
+                            LaunchConfig.forElements(batch.rowCount()), batch.column("a").data(), batch.column("b").data(),
+                            result.column("y").data(), (long) batch.rowCount()))
+                    .build();
                     FileChannel inChannel = FileChannel.open(in);
                     ArrowFileReader reader = new ArrowFileReader(inChannel, allocator);
-                    VectorSchemaRoot result = VectorSchemaRoot.create(OUTPUT, allocator);
+                    VectorSchemaRoot written = VectorSchemaRoot.create(OUTPUT, allocator);
                     FileChannel outChannel = FileChannel.open(out, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                             StandardOpenOption.TRUNCATE_EXISTING);
-                    ArrowFileWriter writer = new ArrowFileWriter(result, null, outChannel)) {
+                    ArrowFileWriter writer = new ArrowFileWriter(written, null, outChannel)) {
                 writer.start();
-                while (reader.loadNextBatch()) {
-                    VectorSchemaRoot batch = reader.getVectorSchemaRoot(); // its buffers are pinned: copied by DMA
-                    int n = batch.getRowCount();
-                    try (DeviceBatch device = ArrowColumns.upload(stream, batch);
-                            DeviceColumn y = DeviceColumn.allocate(ctx, DType.F32, n, false)) {
-                        if (n > 0) {
-                            stream.enqueueLaunch(fma, LaunchConfig.forElements(n), device.column("a").data(),
-                                    device.column("b").data(), y.data(), (long) n);
+                // The reader loads each batch into the same root, whose buffers are pinned (copied by DMA): the pipeline
+                // holds the buffers of a batch it has received until it has copied them, so the next load may follow.
+                Flux<VectorSchemaRoot> batches = Flux.generate(sink -> {
+                    try {
+                        if (reader.loadNextBatch()) {
+                            sink.next(reader.getVectorSchemaRoot());
+                        } else {
+                            sink.complete();
                         }
-                        DeviceBatch back = DeviceBatch.of(Map.of("y", y));
-                        ArrowColumns.download(stream, device, result).thenCompose(
-                                v -> ArrowColumns.download(stream, back, result)).get(60, TimeUnit.SECONDS);
-                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                        throw new IllegalStateException("the batch did not come back", e);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted", e);
+                    } catch (IOException e) {
+                        sink.error(e);
                     }
-                    checked += check(result);
-                    rows += n;
-                    writer.writeBatch();
-                }
+                });
+                pipeline.process(batches).doOnNext(result -> {
+                    try (result; ArrowRecordBatch moved = new VectorUnloader(result).getRecordBatch()) {
+                        new VectorLoader(written).load(moved); // the result's vectors, referenced, not copied
+                        checked[0] += check(written);
+                        rows[0] += written.getRowCount();
+                        writer.writeBatch();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }).blockLast(Duration.ofSeconds(120));
                 writer.end();
             }
-            System.out.println("rows " + rows + ", checked " + checked + " against the host");
+            long rowsDone = rows[0];
+            long checkedDone = checked[0];
+            System.out.println("rows " + rowsDone + ", checked " + checkedDone + " against the host");
             System.out.println("wrote " + out.getFileName());
         }
     }
