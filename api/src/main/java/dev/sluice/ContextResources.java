@@ -78,15 +78,18 @@ final class ContextResources {
      */
     void release(HostAllocation a) {
         a.uses.whenAllFinished(() -> {
-            // Whoever removes it frees it: this, or the context's close (releaseAll claims each piece by removing it
-            // too, before it closes the native context, so a piece claimed here is freed while that context is open).
-            if (!owned.remove(a)) {
-                return; // the context's close took it
-            }
+            // Whoever removes it frees it: this, or the context's close, which claims each piece by removing it too
+            // and, before it closes the native context, waits for the releases begun here.
+            context.beginRelease();
             try {
+                if (!owned.remove(a)) {
+                    return; // the context's close took it
+                }
                 a.free(handle);
             } catch (RuntimeException ex) {
                 LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
+            } finally {
+                context.endRelease();
             }
         });
     }

@@ -70,8 +70,13 @@ public final class DeviceContext implements AutoCloseable {
     /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
-    /** Completes when {@link #close()} has finished: none of this context's work runs any more ({@link #afterClosed}). */
-    private final java.util.concurrent.CompletableFuture<Void> closeFinished = new java.util.concurrent.CompletableFuture<>();
+    /** Run once {@link #close()} has finished ({@link #afterClosed}); null from then on. Under its own monitor. */
+    private java.util.@Nullable Set<Runnable> afterClose = new java.util.LinkedHashSet<>();
+    /**
+     * Releases of what this context owns running on other threads (a closed host buffer's free after its copies, the
+     * leak detector's): the native context is closed only once none is in flight ({@link #beginRelease}).
+     */
+    private final AtomicInteger releasesInFlight = new AtomicInteger();
 
     /**
      * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
@@ -968,16 +973,68 @@ public final class DeviceContext implements AutoCloseable {
             closeOnce();
         } finally {
             closeDone.countDown();
-            closeFinished.complete(null);
+            List<Runnable> actions;
+            synchronized (closeDone) {
+                actions = List.copyOf(afterClose);
+                afterClose = null;
+            }
+            for (Runnable a : actions) {
+                try {
+                    a.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "an action after the close of " + this + " failed", e);
+                }
+            }
         }
     }
 
     /**
-     * Runs {@code action} once {@link #close()} has finished (at once, on the caller, if it has): on the closing thread.
-     * Work of this context that had not run by then never will: it was dropped, or its native context is gone.
+     * Runs {@code action} once {@link #close()} has finished (at once, on the caller, if it has), on the closing thread:
+     * work of this context that had not run by then never will, since it was dropped or its native context is gone.
+     * Returns what unregisters the action, for a caller that no longer needs it (so that a long-lived context does not
+     * gather actions).
      */
-    void afterClosed(Runnable action) {
-        closeFinished.whenComplete((v, e) -> action.run());
+    Runnable afterClosed(Runnable action) {
+        synchronized (closeDone) {
+            if (afterClose != null) {
+                afterClose.add(action);
+                return () -> {
+                    synchronized (closeDone) {
+                        if (afterClose != null) {
+                            afterClose.remove(action);
+                        }
+                    }
+                };
+            }
+        }
+        action.run();
+        return () -> { };
+    }
+
+    /**
+     * Notes a release of something this context owns that may run on another thread than its close (a closed host
+     * buffer's free, the leak detector's release), from before it claims the object to after the backend call: the
+     * close waits for it before it closes the native context. Pair with {@link #endRelease}.
+     */
+    void beginRelease() {
+        releasesInFlight.incrementAndGet();
+    }
+
+    /** See {@link #beginRelease}. */
+    void endRelease() {
+        releasesInFlight.decrementAndGet();
+    }
+
+    /** Waits, at most 10 s, for the releases in flight on other threads (each one backend call) before the native close. */
+    private void awaitReleases() {
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (releasesInFlight.get() > 0) {
+            if (System.nanoTime() - until > 0) {
+                LOG.log(System.Logger.Level.WARNING, this + ": a release on another thread took over 10 s; closing anyway");
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
     }
 
     private void closeOnce() {
@@ -1018,6 +1075,7 @@ public final class DeviceContext implements AutoCloseable {
         if (e != null) {
             e.shutdown();
         }
+        awaitReleases(); // a free claimed on another thread before releaseAll reaches the backend before the native close
         left.seal(); // closes the native context now, or once other contexts' work on its memory is done or dropped
         observers.closed();
     }

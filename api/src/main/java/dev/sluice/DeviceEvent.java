@@ -77,7 +77,7 @@ public final class DeviceEvent implements AutoCloseable {
         checkUsableOn(context);
         try {
             long h = handle.nativeHandle();
-            owned.handOut(); // in use elsewhere from now on: the leak detector leaves it to the context's close
+            owned.handOut("its native handle was handed out and may still be in use"); // left to the context's close
             return h;
         } finally {
             Reference.reachabilityFence(this);

@@ -152,6 +152,9 @@ public final class DeviceFunction implements AutoCloseable {
         Allocation a = new Allocation(context, memory, context.stream());
         DeviceBuffer view = new DeviceBuffer(a, type, memory.byteSize() / type.byteSize(), this);
         globals.add(a);
+        // A copy enqueued on the view keeps neither the view nor this function reachable: unloading the module when
+        // the function is dropped could free the variable under it. The leak detector leaves it to the context's close.
+        owned.handOut("a module variable of it was handed out (global), which enqueued copies may still use");
         if (owned.closed.get()) {
             a.closed.set(true); // closed meanwhile: the view must not outlive the function
             throw new ClosedResourceException(toString());

@@ -196,11 +196,14 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
         if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
             failure = held.failure(); // held work the backend refused when it was submitted
         }
-        report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
-        if (failure != null) {
-            super.completeExceptionally(failure);
-        } else {
-            super.complete(value);
+        try {
+            report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
+        } finally { // whatever escaped the observers, the future completes
+            if (failure != null) {
+                super.completeExceptionally(failure);
+            } else {
+                super.complete(value);
+            }
         }
     }
 
@@ -225,10 +228,13 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
 
     /** Fails the future: by the completion thread, for a queued one ({@link StreamCore#failPending}), or before publication. */
     void fail(Throwable cause) {
-        if (isObserved()) {
-            report(cause, System.nanoTime());
+        try {
+            if (isObserved()) {
+                report(cause, System.nanoTime());
+            }
+        } finally {
+            super.completeExceptionally(cause);
         }
-        super.completeExceptionally(cause);
     }
 
     // ---------------------------------------------------------------- observation

@@ -22,11 +22,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>What a listener throws</b> never reaches the caller and never stops the completion thread: an exception or an
  * {@link Error} is logged (at {@code WARNING}, by {@code System.Logger} {@code dev.sluice.Observers}) and dropped, and
  * the operation, the other listeners and every other future go on as if it had returned. A
- * {@link VirtualMachineError} ({@link OutOfMemoryError}, {@link StackOverflowError}, {@link InternalError}) is logged at
- * {@code ERROR} and also <em>faults the context</em>, since the JVM may not have run code it was asked to: the
- * operation it was reported for keeps its outcome, and every future still pending, and every later one, fails with a
- * {@link DeviceException} whose cause is the error; {@link DeviceContext#isFaulted()} turns true and
- * {@link DeviceContext#close()} works as after a device fault.
+ * {@link VirtualMachineError} ({@link OutOfMemoryError}, {@link StackOverflowError}, {@link InternalError}) is logged
+ * once at {@code ERROR} and also <em>removes the listener</em> from the context, as closing its registration would: it
+ * is not told of operations enqueued later (those enqueued before may still reach it). The context is not faulted:
+ * its device and its futures are unaffected, since a monitoring failure must not stop the work it monitors.
  *
  * <p>Operations enqueued while a stream captures a graph are not reported: they run when the graph is launched, which is
  * reported as one {@code graph} operation.

@@ -176,7 +176,10 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * A stage that completes once the memory has been freed, or for {@linkplain #isRegistered() registered} memory
      * unregistered: after {@link #close()} (of the buffer a slice or view belongs to) and every copy enqueued on it has
      * finished, or after the context's close. The owner of registered memory may free that memory then, and not before.
-     * It completes on the context's completion thread or the closing thread: dependent stages must not block.
+     * It completes on whichever thread frees the memory: the one that closed the buffer (when no copy was pending), a
+     * completion thread (after the last copy), the thread closing the context, the leak detector's thread, or one that
+     * releases memory a timed-out close kept for another context's work. Dependent stages must be short and must not
+     * block; move other work to an executor ({@code thenRunAsync}).
      */
     public CompletionStage<Void> whenReleased() {
         return allocation.released.minimalCompletionStage();

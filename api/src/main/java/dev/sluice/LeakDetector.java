@@ -23,7 +23,9 @@ import org.jspecify.annotations.Nullable;
  * device has finished that operation, and a graph that captured one keeps it for the graph's life. An event whose
  * {@link DeviceEvent#nativeHandle()} was handed out is reported but left to its context's close;
  * <li>{@link DeviceFunction}: unloaded once unreachable; a launch keeps it reachable until the device has finished
- * the launch, a graph that captured one keeps it, and so does every view {@link DeviceFunction#global} handed out.
+ * the launch, and a graph that captured one keeps it. A function one of whose module variables was handed out
+ * ({@link DeviceFunction#global}) is reported but left to its context's close: a copy enqueued on the variable keeps
+ * neither the view nor the function reachable, and unloading the module would free the variable under it.
  * </ul>
  * Not covered: {@link DeviceStream}s. A stream is reachable from its context's completion thread for its whole life
  * (its completion queue holds its last future, which names the stream; memory allocated in its order names it as the

@@ -43,14 +43,26 @@ final class LeftBehind {
         Runnable release = () -> release(memory, free);
         for (DeviceFuture<?> use : uses) {
             AtomicBoolean counted = new AtomicBoolean();
+            // Which of the two comes first counts; the other is then let go (the other context may live long).
+            java.util.concurrent.atomic.AtomicReference<Runnable> unregister = new java.util.concurrent.atomic.AtomicReference<>();
             Runnable finished = () -> {
-                if (counted.compareAndSet(false, true) && left.decrementAndGet() == 0) {
-                    release.run();
+                if (counted.compareAndSet(false, true)) {
+                    Runnable u = unregister.getAndSet(null);
+                    if (u != null) {
+                        u.run();
+                    }
+                    if (left.decrementAndGet() == 0) {
+                        release.run();
+                    }
                 }
             };
             DeviceStream s = use.stream(); // a use always has a stream
-            s.core.afterCompleted(use.sequence(), finished); // done on the device
-            s.context().afterClosed(finished); // or dropped: after its context's close nothing of it runs any more
+            // done on the device, or dropped: after its context's close nothing of it runs any more
+            unregister.set(s.context().afterClosed(finished));
+            if (counted.get()) {
+                unregister.set(null); // that context had closed already
+            }
+            s.core.afterCompleted(use.sequence(), finished);
             use.seal(); // its marker group must be sealed to complete; no lock held here
         }
     }

@@ -251,22 +251,35 @@ final class Observers {
 
     /**
      * What a listener's {@code t} does: it is logged and dropped, whatever it is, so that no listener can keep the
-     * completion thread from completing the context's other futures. A {@link VirtualMachineError} (an
-     * {@link OutOfMemoryError}, a {@link StackOverflowError}) also faults {@code context}: the JVM could not run code
-     * it was asked to, so the context stops promising results and fails every pending and later future with a
-     * {@link DeviceException} caused by it, through the completion thread, as a device fault does. Never throws.
+     * completion thread from completing the context's other futures, nor an enqueue from returning its future. A
+     * {@link VirtualMachineError} (an {@link OutOfMemoryError}, a {@link StackOverflowError}) is logged at
+     * {@code ERROR} and also removes the listener from {@code context}, once: a listener that could not run is not
+     * called for later operations (those enqueued before may still call it). The context itself is not faulted: its
+     * device is as healthy as before, and monitoring must not take compute down. Never throws.
      */
     private static void threw(@Nullable DeviceContext context, DeviceListener l, String on, Throwable t) {
-        if (t instanceof VirtualMachineError && context != null) {
-            context.engine.report(new DeviceException("a listener threw " + t + " on " + on
-                    + "; the context is faulted, since the JVM may not have run what it was asked to", null, null,
-                    true, t));
-        }
         try {
-            LOG.log(t instanceof VirtualMachineError ? System.Logger.Level.ERROR : System.Logger.Level.WARNING,
-                    "listener " + l + " threw on " + on + (t instanceof VirtualMachineError ? "" : "; ignored"), t);
-        } catch (Throwable logFailed) {
-            // A logger that fails (out of memory, say) must not stop the completion thread either.
+            boolean vm = t instanceof VirtualMachineError;
+            boolean removed = vm && context != null && context.observers.removeFailed(l);
+            if (vm && !removed) {
+                return; // removed already, for an earlier error: said once
+            }
+            LOG.log(vm ? System.Logger.Level.ERROR : System.Logger.Level.WARNING, "listener " + l + " threw on " + on
+                    + (vm ? "; removed from " + context + ", whose operations go on" : "; ignored"), t);
+        } catch (Throwable again) {
+            // Out of memory again while saying so, say: nothing here may stop the thread that called the listener.
         }
+    }
+
+    /** Removes {@code l} after it threw a {@link VirtualMachineError}; true for the call that removed it. */
+    private synchronized boolean removeFailed(DeviceListener l) {
+        DeviceListener[] old = listeners;
+        DeviceListener[] kept = java.util.Arrays.stream(old).filter(x -> x != l).toArray(DeviceListener[]::new);
+        if (kept.length == old.length) {
+            return false;
+        }
+        listeners = kept;
+        publish();
+        return true;
     }
 }

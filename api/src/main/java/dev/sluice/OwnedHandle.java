@@ -20,10 +20,11 @@ final class OwnedHandle {
     private final DeviceContext context;
     private final Runnable release;
     /**
-     * Set once the backend's own handle was given to the user ({@link DeviceEvent#nativeHandle()}): it may still be in
-     * use in another library, so the leak detector leaves it to the context's close.
+     * Why the leak detector leaves it to the context's close, once something of it was given to the user that may still
+     * be in use without keeping it reachable (the backend's own handle, {@link DeviceEvent#nativeHandle()}; a module
+     * variable, {@link DeviceFunction#global}, which enqueued copies may still use); null until then.
      */
-    private volatile boolean handedOut;
+    private volatile @Nullable String handedOut;
 
     /** {@code release} destroys the backend object; it must not refer to the public handle. */
     OwnedHandle(DeviceContext context, Runnable release) {
@@ -31,9 +32,9 @@ final class OwnedHandle {
         this.release = release;
     }
 
-    /** Notes that the backend's handle was given to the user. */
-    void handOut() {
-        handedOut = true;
+    /** Notes that something of it was given to the user, {@code why} it may still be in use. */
+    void handOut(String why) {
+        handedOut = why;
     }
 
     /** Releases it unless that was done already (closed); true for the one call that did. */
@@ -47,8 +48,9 @@ final class OwnedHandle {
 
     /** The leak detector's release, {@link #closed} already claimed: null once released, else why it was not. */
     @Nullable String releaseLeaked() {
-        if (handedOut) {
-            return "its native handle was handed out and may still be in use";
+        String why = handedOut;
+        if (why != null) {
+            return why;
         }
         release();
         return null;
@@ -61,12 +63,17 @@ final class OwnedHandle {
     }
 
     private void release() {
-        if (released.compareAndSet(false, true)) {
-            try {
-                release.run();
-            } finally {
-                context.forget(this);
+        context.beginRelease(); // before the claim: the context's close then waits for this release to reach the backend
+        try {
+            if (released.compareAndSet(false, true)) {
+                try {
+                    release.run();
+                } finally {
+                    context.forget(this);
+                }
             }
+        } finally {
+            context.endRelease();
         }
     }
 }

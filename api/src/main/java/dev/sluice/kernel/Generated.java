@@ -47,7 +47,11 @@ final class Generated {
                         .return_())
                 .withMethodBody("run", MethodTypeDesc.of(ConstantDescs.CD_void, KERNEL_THREAD), ClassFile.ACC_PUBLIC, body));
         } catch (IllegalArgumentException e) {
-            throw tooLarge.apply(limit(e));
+            String limit = limit(e);
+            if (limit == null) { // not a limit the source went over: a defect of the generator, not of the source
+                throw new IllegalStateException("generated Java for kernel " + name + " was refused: " + e, e);
+            }
+            throw tooLarge.apply(limit);
         }
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
@@ -57,13 +61,16 @@ final class Generated {
         }
     }
 
-    /** The JVM limit the class-file API's refusal {@code e} is about, as a problem with the source. */
-    private static String limit(IllegalArgumentException e) {
+    /**
+     * The JVM limit the class-file API's refusal {@code e} is about, as a problem with the source; null where it is
+     * about no such limit.
+     */
+    private static @org.jspecify.annotations.Nullable String limit(IllegalArgumentException e) {
         String what = String.valueOf(e.getMessage());
         String limit = what.startsWith("Code length") ? "the 64 KiB (65,535 bytes) of bytecode"
                 : what.contains("slot") ? "the 65,535 local variable slots"
-                : "a limit (" + what + ")";
-        return "the generated Java bytecode is over " + limit + " the JVM allows one method; split the work into"
-                + " several kernels, or use fewer statements and locals";
+                : null;
+        return limit == null ? null : "the generated Java bytecode is over " + limit + " the JVM allows one method;"
+                + " split the work into several kernels, or use fewer statements and locals";
     }
 }

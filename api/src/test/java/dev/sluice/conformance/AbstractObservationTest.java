@@ -14,7 +14,6 @@ import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
-import dev.sluice.DeviceException;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
@@ -280,51 +279,40 @@ public abstract class AbstractObservationTest extends ConformanceBase {
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(WAIT_SECONDS).toNanos(), "close returned");
     }
 
-    @ExpectWarning(logger = "dev.sluice.Observers", containing = "threw on a completion")
-    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = "faulted")
+    @ExpectWarning(logger = "dev.sluice.Observers", containing = "removed from")
     @Test
-    void aListenerThrowingAVirtualMachineErrorFaultsTheContextAndNoFutureHangs() {
+    void aListenerThrowingAVirtualMachineErrorIsRemovedAndTheContextGoesOn() {
         DeviceContext c = open(ContextOptions.defaults());
         DeviceBuffer b = c.allocate(DType.I32, 16);
         DeviceStream s = c.createStream();
-        await(s.enqueueFill(b, 1));
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         c.addListener(new DeviceListener() {
             @Override
             public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
                     @Nullable Throwable failure) {
-                if (armed.getAndSet(false)) {
-                    throw new StackOverflowError("listener recursion");
-                }
+                calls.incrementAndGet();
+                throw new StackOverflowError("listener recursion");
             }
         });
+        Recorder r = new Recorder();
+        c.addListener(r);
         List<DeviceFuture<Void>> fills = new java.util.ArrayList<>();
-        try {
-            for (int i = 0; i < 20; i++) {
-                fills.add(s.enqueueFill(b, i));
-            }
-        } catch (DeviceException refused) {
-            // the fault arrived while enqueuing: later enqueues are refused, as after a device fault
+        for (int i = 0; i < 20; i++) {
+            fills.add(s.enqueueFill(b, i));
         }
         for (DeviceFuture<Void> f : fills) {
-            await(f.handle((v, e) -> null)); // every future completes, normally or not: none hangs
+            await(f); // every one completes normally: the device did the work
         }
-        long until = System.nanoTime() + Duration.ofSeconds(WAIT_SECONDS).toNanos();
-        while (!c.isFaulted() && System.nanoTime() < until) {
-            Thread.onSpinWait();
+        assertFalse(c.isFaulted(), "a listener's error is not the device's");
+        int before = calls.get();
+        assertTrue(before >= 1);
+        for (int i = 0; i < 10; i++) {
+            await(s.enqueueFill(b, 100 + i));
         }
-        assertTrue(c.isFaulted(), "a VirtualMachineError faults the context");
-        Throwable later;
-        try {
-            later = awaitFailure(s.enqueueFill(b, 2));
-        } catch (RuntimeException refused) {
-            later = refused; // refused at the call: as good, if it names the fault
-        }
-        Throwable cause = later;
-        while (cause != null && !(cause instanceof StackOverflowError)) {
-            cause = cause.getCause();
-        }
-        assertNotNull(cause, "later work fails with the fault, caused by the listener's error: " + later);
+        assertEquals(before, calls.get(), "the listener was removed: later operations do not reach it");
+        assertEquals(30, r.count(r.completed, "memset"), "the other listener hears of every operation");
+        assertEquals(109, readInts(s, b)[0]);
+        b.close();
         c.close();
         c.close();
     }

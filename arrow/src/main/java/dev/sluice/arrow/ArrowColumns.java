@@ -217,6 +217,7 @@ public final class ArrowColumns {
         DeviceContext ctx = stream.context();
         List<DeviceBuffer> made = new ArrayList<>(3);
         List<ArrowBuf> retained = List.of();
+        List<CompletableFuture<Void>> copies = new ArrayList<>(3);
         try {
             DeviceBuffer validity = host.validity() == null ? null : add(made, ctx.allocate(DType.U8, l.validityBytes()));
             DeviceBuffer offsets = host.offsets() == null ? null
@@ -224,7 +225,6 @@ public final class ArrowColumns {
             DeviceBuffer data = host.data() == null ? null
                     : add(made, ctx.allocate(l.type(), l.dataBytes() / l.type().byteSize()));
             retained = retainUnpinned(l);
-            List<CompletableFuture<Void>> copies = new ArrayList<>(3);
             if (validity != null) {
                 copies.add(stream.enqueueCopy(host.validity(), validity));
             }
@@ -237,8 +237,8 @@ public final class ArrowColumns {
             releaseAfter(copies, retained);
             return new DeviceColumn(l.type(), l.offsetType(), l.valueCount(), validity, offsets, data);
         } catch (RuntimeException e) {
-            made.forEach(DeviceBuffer::close);
-            release(retained);
+            made.forEach(DeviceBuffer::close); // freed in stream order, after the copies already enqueued
+            releaseAfter(copies, retained); // those copies may still read the Arrow memory: keep it until they finish
             throw e;
         }
     }

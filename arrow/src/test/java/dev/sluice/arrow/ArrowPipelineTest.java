@@ -220,7 +220,9 @@ class ArrowPipelineTest {
                     .verify(Duration.ofSeconds(30));
             p.close();
             p.released().orTimeout(10, TimeUnit.SECONDS).join();
-            assertTrue(p.metrics().chunksStarted() > 2, "batches were in flight at the cancellation: " + p.metrics());
+            // How many more batches had started by the cancellation depends on timing (on a loaded host, none): the
+            // promise checked is that every one of them, and every result not emitted, is released either way.
+            assertTrue(p.metrics().chunksStarted() >= 2, p.metrics()::toString);
         } finally {
             inputs.forEach(VectorSchemaRoot::close);
         }

@@ -76,11 +76,12 @@ final class Bench {
             String size = mib + " MiB";
             out.println("bench on " + c.backendName() + " device " + c.id() + " (" + c.name() + "), " + size);
             DeviceStream s = c.createStream();
-            HostBuffer host = c.allocateHost(DType.F32, bytes / 4); // pinned once, reused by every copy below
-            DeviceBuffer dev = c.allocate(DType.F32, bytes / 4);
-            bandwidth(c, s, host, dev, size);
-            launch(c, s);
-            overlap(c, host, dev, chunks);
+            try (HostBuffer host = c.allocateHost(DType.F32, bytes / 4); // pinned once, reused by every copy below
+                    DeviceBuffer dev = c.allocate(DType.F32, bytes / 4)) {
+                bandwidth(c, s, host, dev, size);
+                launch(c, s);
+                overlap(c, host, dev, chunks);
+            }
         }
         Path svg = o.out().resolve("bench.svg");
         timeline(o, bytes, chunks, svg);
@@ -145,7 +146,12 @@ final class Bench {
      * future completes: rounds of {@value #LAUNCHES} launches on a drained stream, as the benchmarks' launch blocks.
      */
     private void launch(DeviceContext c, DeviceStream s) {
-        DeviceFunction empty = c.compile(CliKernels.EMPTY);
+        try (DeviceFunction empty = c.compile(CliKernels.EMPTY)) {
+            launch(s, empty);
+        }
+    }
+
+    private void launch(DeviceStream s, DeviceFunction empty) {
         LaunchConfig one = LaunchConfig.of(1, 1);
         double[] enqueueUs = new double[ROUNDS];
         double[] completionUs = new double[ROUNDS];
@@ -174,7 +180,12 @@ final class Bench {
 
     /** The pipeline over 1 and over {@value #STREAMS} streams, in turns, so that drift favours neither. */
     private void overlap(DeviceContext c, HostBuffer host, DeviceBuffer dev, int chunks) {
-        DeviceFunction scale = c.compile(CliKernels.SCALE_ADD);
+        try (DeviceFunction scale = c.compile(CliKernels.SCALE_ADD)) {
+            overlap(c, scale, host, dev, chunks);
+        }
+    }
+
+    private void overlap(DeviceContext c, DeviceFunction scale, HostBuffer host, DeviceBuffer dev, int chunks) {
         List<DeviceStream> one = streams(c, 1);
         List<DeviceStream> four = streams(c, STREAMS);
         double[] serial = new double[ROUNDS];
@@ -240,20 +251,25 @@ final class Bench {
     private void timeline(Main.Options o, long bytes, int chunks, Path svg) {
         try (DeviceContext c = o.open(ContextOptions.defaults().withTracing(true))) {
             List<DeviceStream> streams = streams(c, STREAMS);
-            HostBuffer host = c.allocateHost(DType.F32, bytes / 4);
-            DeviceBuffer dev = c.allocate(DType.F32, bytes / 4);
-            DeviceFunction scale = c.compile(CliKernels.SCALE_ADD);
-            enqueuePipeline(streams, scale, host, dev, chunks).forEach(DeviceFuture::join);
-            c.synchronize();
-            long warmUpEnd = SteadyState.end(c.trace());
-            enqueuePipeline(streams, scale, host, dev, chunks).forEach(DeviceFuture::join);
-            c.synchronize();
-            SteadyState steady = SteadyState.after(c.trace(), warmUpEnd, 2 * STREAMS);
-            steady.spans().writeSvg(svg, steady.svgOptions("sluice bench: " + STREAMS + " streams, " + chunks + " chunks of "
-                    + (bytes / chunks >> 10) + " KiB, " + c.backendName() + " " + c.name(),
-                    "the run after a warm-up run, " + steady.shown() + "; a row per stream, chunks round-robin"));
+            try (HostBuffer host = c.allocateHost(DType.F32, bytes / 4); DeviceBuffer dev = c.allocate(DType.F32, bytes / 4);
+                    DeviceFunction scale = c.compile(CliKernels.SCALE_ADD)) {
+                timeline(c, streams, host, dev, scale, bytes, chunks, svg);
+            }
             streams.forEach(DeviceStream::close);
         }
+    }
+
+    private void timeline(DeviceContext c, List<DeviceStream> streams, HostBuffer host, DeviceBuffer dev,
+            DeviceFunction scale, long bytes, int chunks, Path svg) {
+        enqueuePipeline(streams, scale, host, dev, chunks).forEach(DeviceFuture::join);
+        c.synchronize();
+        long warmUpEnd = SteadyState.end(c.trace());
+        enqueuePipeline(streams, scale, host, dev, chunks).forEach(DeviceFuture::join);
+        c.synchronize();
+        SteadyState steady = SteadyState.after(c.trace(), warmUpEnd, 2 * STREAMS);
+        steady.spans().writeSvg(svg, steady.svgOptions("sluice bench: " + STREAMS + " streams, " + chunks + " chunks of "
+                + (bytes / chunks >> 10) + " KiB, " + c.backendName() + " " + c.name(),
+                "the run after a warm-up run, " + steady.shown() + "; a row per stream, chunks round-robin"));
     }
 
     private static double median(double[] values) {
