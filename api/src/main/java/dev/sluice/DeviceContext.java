@@ -1011,6 +1011,13 @@ public final class DeviceContext implements AutoCloseable {
         return () -> { };
     }
 
+    /** How many {@link #afterClosed} actions wait for this context's close (for tests: none is left behind). */
+    int afterCloseActions() {
+        synchronized (closeDone) {
+            return afterClose == null ? 0 : afterClose.size();
+        }
+    }
+
     /**
      * Notes a release of something this context owns that may run on another thread than its close (a closed host
      * buffer's free, the leak detector's release), from before it claims the object to after the backend call: the

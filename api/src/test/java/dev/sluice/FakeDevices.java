@@ -69,6 +69,11 @@ final class FakeDevices {
                         public void unload() {
                             releases.unloads.incrementAndGet();
                         }
+
+                        @Override
+                        public DeviceMemory global(String name) {
+                            return memory(16); // a module variable of four 32-bit elements
+                        }
                     };
                     case "streamPriorityRange" -> new PriorityRange(0, 0);
                     case "createEvent" -> event(releases.eventDestroys::incrementAndGet);

@@ -299,6 +299,19 @@ class LeakDetectorTest {
     }
 
     @Test
+    void aFunctionWhoseModuleVariableWasHandedOutIsReportedButLeftToTheContextsClose() throws Exception {
+        DeviceContext ctx = open();
+        globalOfDroppedFunction(ctx, "leaked_with_global");
+        assertTrue(collectUntil(() -> reportsOf("DeviceFunction[leaked_with_global on cpu:0]") == 1),
+                "reported: " + reports);
+        collectAFewTimes();
+        assertEquals(0, releases.unloads.get(), "not unloaded: a copy enqueued on its variable would not keep it");
+        assertTrue(reports.stream().anyMatch(m -> m.contains("global")), "says why: " + reports);
+        ctx.close();
+        assertEquals(1, releases.unloads.get(), "unloaded by the context's close, once");
+    }
+
+    @Test
     void aFunctionWithAPendingLaunchIsUnloadedOnlyAfterTheLaunchHasRun() throws Exception {
         DeviceContext ctx = open();
         deviceDone = false;
@@ -362,6 +375,10 @@ class LeakDetectorTest {
 
     private static void nativeHandleOfDroppedEvent(DeviceContext ctx, EventFlag... flags) {
         ctx.createEvent(flags).nativeHandle();
+    }
+
+    private static void globalOfDroppedFunction(DeviceContext ctx, String name) {
+        ctx.compile(Kernel.named(name).java(t -> { }).build()).global("table", DType.F32);
     }
 
     private static void compileAndDrop(DeviceContext ctx, String name) {
