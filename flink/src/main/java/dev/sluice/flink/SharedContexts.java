@@ -38,6 +38,8 @@ final class SharedContexts {
     private static final Map<Key, Entry> OPEN = new HashMap<>();
     /** Leases not yet closed, by the class loader of the job that took them. */
     private static final Map<ClassLoader, Set<Lease>> LEASES = new WeakHashMap<>();
+    /** Leases the release hook gave back (for tests: a function's close() leaves it none). */
+    private static int releasedByHook;
 
     private SharedContexts() {
     }
@@ -116,6 +118,7 @@ final class SharedContexts {
         synchronized (LOCK) {
             Set<Lease> of = LEASES.get(owner);
             left = of == null ? List.of() : new ArrayList<>(of);
+            releasedByHook += left.size();
         }
         if (!left.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "sluice-flink: " + left.size()
@@ -134,6 +137,13 @@ final class SharedContexts {
     static int openCount() {
         synchronized (LOCK) {
             return OPEN.size();
+        }
+    }
+
+    /** Leases {@link #releaseAll} gave back since this class was loaded. */
+    static int releasedByHook() {
+        synchronized (LOCK) {
+            return releasedByHook;
         }
     }
 
