@@ -85,7 +85,7 @@ final class SharedContexts {
             }
             if (toClose != null) {
                 // Outside the lock: closing waits for the device, and other devices' subtasks need not wait with it.
-                LOG.log(System.Logger.Level.INFO, "sluice-flink: closing the shared context of " + name(key)
+                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: closing the shared context of " + name(key)
                         + ", its last subtask gone");
                 toClose.close();
             }
@@ -100,7 +100,7 @@ final class SharedContexts {
             if (e == null || e.context.isClosed()) {
                 e = new Entry(DeviceContext.open(backend, device));
                 OPEN.put(key, e);
-                LOG.log(System.Logger.Level.INFO, "sluice-flink: opened the shared context of " + name(key));
+                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: opened the shared context of " + name(key));
             }
             e.references++;
             Lease lease = new Lease(key, e.context, owner);

@@ -15,6 +15,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -299,6 +300,7 @@ class SluiceAsyncFunctionTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.flink", containing = "left open by a job whose class loader is released")
     void theReleaseHookGivesBackWhatAJobLeftOpenAndNoOtherJobs() {
         ClassLoader job = new ClassLoader(null) { };
         ClassLoader other = new ClassLoader(null) { };
