@@ -14,7 +14,7 @@ import java.util.WeakHashMap;
  * device and closed when the last one lets go: a context per slot would multiply the device's context memory and
  * make the slots' work contend as separate processes' does.
  *
- * <p>Each reference is a {@link Lease} recorded under the user-code class loader of the job that took it, so that the
+ * <p>Each reference is a {@link Reference} recorded under the user-code class loader of the job that took it, so that the
  * class loader's release hook can give back what a job's functions did not (a task that died without its
  * {@code close()}), and no other job's.
  */
@@ -36,22 +36,22 @@ final class SharedContexts {
 
     private static final Object LOCK = new Object();
     private static final Map<Key, Entry> OPEN = new HashMap<>();
-    /** Leases not yet closed, by the class loader of the job that took them. */
-    private static final Map<ClassLoader, Set<Lease>> LEASES = new WeakHashMap<>();
-    /** Leases the release hook gave back (for tests: a function's close() leaves it none). */
+    /** References not yet closed, by the class loader of the job that took them. */
+    private static final Map<ClassLoader, Set<Reference>> HELD = new WeakHashMap<>();
+    /** References the release hook gave back (for tests: a function's close() leaves it none). */
     private static int releasedByHook;
 
     private SharedContexts() {
     }
 
     /** A reference to the shared context of one device; {@link #close()} gives it back. */
-    static final class Lease implements AutoCloseable {
+    static final class Reference implements AutoCloseable {
         private final Key key;
         private final DeviceContext context;
         private final ClassLoader owner;
         private boolean closed;
 
-        private Lease(Key key, DeviceContext context, ClassLoader owner) {
+        private Reference(Key key, DeviceContext context, ClassLoader owner) {
             this.key = key;
             this.context = context;
             this.owner = owner;
@@ -70,11 +70,11 @@ final class SharedContexts {
                     return;
                 }
                 closed = true;
-                Set<Lease> of = LEASES.get(owner);
+                Set<Reference> of = HELD.get(owner);
                 if (of != null) {
                     of.remove(this);
                     if (of.isEmpty()) {
-                        LEASES.remove(owner);
+                        HELD.remove(owner);
                     }
                 }
                 Entry e = OPEN.get(key);
@@ -93,7 +93,7 @@ final class SharedContexts {
     }
 
     /** A reference to the shared context of {@code device} of {@code backend}, opened if none is open. */
-    static Lease acquire(String backend, int device, ClassLoader owner) {
+    static Reference acquire(String backend, int device, ClassLoader owner) {
         Key key = new Key(backend, device);
         synchronized (LOCK) {
             Entry e = OPEN.get(key);
@@ -103,20 +103,20 @@ final class SharedContexts {
                 LOG.log(System.Logger.Level.DEBUG, "sluice-flink: opened the shared context of " + name(key));
             }
             e.references++;
-            Lease lease = new Lease(key, e.context, owner);
-            LEASES.computeIfAbsent(owner, o -> new LinkedHashSet<>()).add(lease);
-            return lease;
+            Reference reference = new Reference(key, e.context, owner);
+            HELD.computeIfAbsent(owner, o -> new LinkedHashSet<>()).add(reference);
+            return reference;
         }
     }
 
     /**
-     * Gives back every lease the job of {@code owner} still holds: the backstop of Flink's user-code class-loader
+     * Gives back every reference the job of {@code owner} still holds: the backstop of Flink's user-code class-loader
      * release hook, for a task that ended without closing its function.
      */
     static void releaseAll(ClassLoader owner) {
-        List<Lease> left;
+        List<Reference> left;
         synchronized (LOCK) {
-            Set<Lease> of = LEASES.get(owner);
+            Set<Reference> of = HELD.get(owner);
             left = of == null ? List.of() : new ArrayList<>(of);
             releasedByHook += left.size();
         }
@@ -124,7 +124,7 @@ final class SharedContexts {
             LOG.log(System.Logger.Level.WARNING, "sluice-flink: " + left.size()
                     + " device context reference(s) left open by a job whose class loader is released; closing them");
         }
-        for (Lease l : left) {
+        for (Reference l : left) {
             try {
                 l.close();
             } catch (RuntimeException e) {
@@ -140,7 +140,7 @@ final class SharedContexts {
         }
     }
 
-    /** Leases {@link #releaseAll} gave back since this class was loaded. */
+    /** References {@link #releaseAll} gave back since this class was loaded. */
     static int releasedByHook() {
         synchronized (LOCK) {
             return releasedByHook;

@@ -78,13 +78,17 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /** The name of Flink's external resource whose instances are the TaskManager's GPUs. */
     public static final String GPU_RESOURCE = "gpu";
 
+    /** The device work of one element. */
     private final GpuStage<IN, OUT> stage;
+    /** Lanes per subtask. */
     private final int lanes;
+    /** Which of the TaskManager's devices a subtask uses. */
     private final DeviceAssignment assignment;
+    /** The backend's name, or null for the default one. */
     private final @Nullable String backend;
 
     // Per subtask, from open() on (not serialized).
-    private transient SharedContexts.@Nullable Lease lease;
+    private transient SharedContexts.@Nullable Reference reference;
     private transient @Nullable String deviceName;
     private transient Object lock;
     private transient List<GpuLane> allLanes;
@@ -184,8 +188,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         inFlight = new IdentityHashMap<>();
         functions = Collections.synchronizedMap(new IdentityHashMap<>());
         closed = false;
-        SharedContexts.Lease l = SharedContexts.acquire(api, device, owner);
-        lease = l;
+        SharedContexts.Reference l = SharedContexts.acquire(api, device, owner);
+        reference = l;
         DeviceContext context = l.context();
         deviceName = api + ":" + device;
         try {
@@ -246,7 +250,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     private DeviceFunction function(Kernel kernel) {
-        DeviceContext context = java.util.Objects.requireNonNull(lease, "not open").context();
+        DeviceContext context = java.util.Objects.requireNonNull(reference, "not open").context();
         synchronized (functions) {
             DeviceFunction f = functions.get(kernel);
             if (f == null) {
@@ -295,8 +299,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 functions.clear();
             }
         }
-        SharedContexts.Lease l = lease;
-        lease = null;
+        SharedContexts.Reference l = reference;
+        reference = null;
         if (l != null) {
             try {
                 l.close();

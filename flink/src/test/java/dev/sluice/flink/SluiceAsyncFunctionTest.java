@@ -304,8 +304,8 @@ class SluiceAsyncFunctionTest {
     void theReleaseHookGivesBackWhatAJobLeftOpenAndNoOtherJobs() {
         ClassLoader job = new ClassLoader(null) { };
         ClassLoader other = new ClassLoader(null) { };
-        SharedContexts.Lease left = SharedContexts.acquire("cpu", 1, job);
-        SharedContexts.Lease kept = SharedContexts.acquire("cpu", 1, other);
+        SharedContexts.Reference left = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference kept = SharedContexts.acquire("cpu", 1, other);
         SharedContexts.releaseAll(job);
         assertEquals(1, SharedContexts.openCount(), "the other job's reference keeps the context");
         assertTrue(!kept.context().isClosed());
