@@ -1,0 +1,661 @@
+package dev.sluice.flink;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
+import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceProperties;
+import java.io.Serial;
+import java.io.Serializable;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Array;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
+import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A GPU stage of a Flink job: each element runs through a {@link GpuStage} on one of the subtask's {@link GpuLane
+ * lanes}, on the device assigned to the subtask, and its result completes Flink's {@link ResultFuture} from the
+ * device's completion, never blocking the task thread. Use it with {@code AsyncDataStream.orderedWait} or
+ * {@code unorderedWait}, with a capacity equal to {@link #lanes()}:
+ *
+ * <pre>{@code
+ * SluiceAsyncFunction<float[], float[]> square = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
+ *         .input(DType.F32, HostData::of)
+ *         .output(DType.F32, (in, result, n) -> result.toArray(ValueLayout.JAVA_FLOAT))
+ *         .lanes(4)
+ *         .build();
+ * AsyncDataStream.orderedWait(batches, square, 30, TimeUnit.SECONDS, square.lanes());
+ * }</pre>
+ *
+ * <p><b>Device.</b> The subtask's device is one of the TaskManager's: those of Flink's external resource {@code gpu}
+ * (their {@code index} property) when it is configured, else devices 0 to n - 1 of the backend; the
+ * {@link DeviceAssignment} picks one, {@code subtaskIndex % n} by default. The backend is the one named with
+ * {@link #backend(String)} or the system property {@value SluiceProperties#API}, else the first one with a device.
+ * All subtasks of a TaskManager on one device share one context, closed when the last of them closes.
+ *
+ * <p><b>Lanes.</b> The subtask opens {@link #lanes()} lanes, each with a stream of its own, and runs one element per
+ * lane at a time. With the operator's capacity equal to the lanes every element finds a free lane; an element that
+ * does not (a timed-out element's lane is busy until its device work ends) waits for one, and is started on another
+ * thread when one frees.
+ *
+ * <p><b>Failures.</b> A stage that throws, returns null, or whose future completes exceptionally or with null fails its
+ * element's {@code ResultFuture} with a {@link GpuStageException} naming the element and the device; Flink then fails
+ * the job or restarts it by its restart strategy. {@link #timeout} fails the element with a {@link TimeoutException}
+ * naming the device, the stream and the elements in flight.
+ *
+ * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
+ * @param <OUT> the result type
+ */
+public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private static final System.Logger LOG = System.getLogger(SluiceAsyncFunction.class.getName());
+
+    /** The name of Flink's external resource whose instances are the TaskManager's GPUs. */
+    public static final String GPU_RESOURCE = "gpu";
+
+    /** The device work of one element. */
+    private final GpuStage<IN, OUT> stage;
+    /** Lanes per subtask. */
+    private final int lanes;
+    /** Which of the TaskManager's devices a subtask uses. */
+    private final DeviceAssignment assignment;
+    /** The backend's name, or null for the default one. */
+    private final @Nullable String backend;
+
+    // Per subtask, from open() on (not serialized).
+    private transient SharedContexts.@Nullable Reference reference;
+    private transient @Nullable String deviceName;
+    private transient Object lock;
+    private transient List<GpuLane> allLanes;
+    private transient ArrayDeque<GpuLane> freeLanes;
+    private transient ArrayDeque<Waiting<IN, OUT>> waiting;
+    /** The lane of each element in flight, by identity: Flink hands {@link #timeout} the element it invoked. */
+    private transient Map<Object, GpuLane> inFlight;
+    private transient Map<Kernel, DeviceFunction> functions;
+    private transient boolean closed;
+
+    private record Waiting<I, O>(I element, ResultFuture<O> result) {
+    }
+
+    /**
+     * A function running {@code stage} over {@code lanes} lanes per subtask, on the device {@code assignment} picks,
+     * of {@code backend} (null: the system property {@value SluiceProperties#API}, else the first backend with a
+     * device).
+     *
+     * @throws InvalidArgumentException naming {@code stage} or {@code assignment} if null, {@code lanes} if not
+     *                                  positive
+     */
+    public SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend) {
+        if (stage == null) {
+            throw new InvalidArgumentException("stage", "null");
+        }
+        if (lanes < 1) {
+            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+        }
+        if (assignment == null) {
+            throw new InvalidArgumentException("assignment", "null");
+        }
+        this.stage = stage;
+        this.lanes = lanes;
+        this.assignment = assignment;
+        this.backend = backend;
+    }
+
+    /** A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned round robin. */
+    public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage, int lanes) {
+        return new SluiceAsyncFunction<>(stage, lanes, DeviceAssignment.roundRobin(), null);
+    }
+
+    /** This function with subtasks placed on devices by {@code assignment} instead. */
+    public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend);
+    }
+
+    /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
+    public SluiceAsyncFunction<IN, OUT> backend(String backend) {
+        if (backend == null || backend.isBlank()) {
+            throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
+        }
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend);
+    }
+
+    /** The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. */
+    public int lanes() {
+        return lanes;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        RuntimeContext rc = getRuntimeContext();
+        int subtask = rc.getTaskInfo().getIndexOfThisSubtask();
+        String api = resolveBackend();
+        List<Integer> devices = new ArrayList<>();
+        String from = devicesOf(rc.getExternalResourceInfos(GPU_RESOURCE), devices);
+        if (devices.isEmpty()) {
+            int n = DeviceContext.deviceCount(api);
+            for (int i = 0; i < n; i++) {
+                devices.add(i);
+            }
+            from = "the " + api + " backend's device count";
+        }
+        if (devices.isEmpty()) {
+            throw new IllegalStateException("sluice-flink: no device for " + rc.getTaskInfo().getTaskNameWithSubtasks()
+                    + ": the " + api + " backend has none and Flink's external resource '" + GPU_RESOURCE
+                    + "' is not configured");
+        }
+        int position = assignment.device(subtask, devices.size());
+        if (position < 0 || position >= devices.size()) {
+            throw new InvalidArgumentException("assignment", "gave position " + position + " for subtask " + subtask
+                    + " but this TaskManager has " + devices.size() + " device(s), positions 0 to " + (devices.size() - 1));
+        }
+        int device = devices.get(position);
+
+        ClassLoader owner = rc.getUserCodeClassLoader();
+        // The backstop: a task that ends without close() must not keep a context (and its pinned memory) for ever.
+        rc.registerUserCodeClassLoaderReleaseHookIfAbsent("sluice-flink-shared-contexts",
+                () -> SharedContexts.releaseAll(owner));
+        lock = new Object();
+        allLanes = new ArrayList<>(lanes);
+        freeLanes = new ArrayDeque<>(lanes);
+        waiting = new ArrayDeque<>();
+        inFlight = new IdentityHashMap<>();
+        functions = Collections.synchronizedMap(new IdentityHashMap<>());
+        closed = false;
+        SharedContexts.Reference l = SharedContexts.acquire(api, device, owner);
+        reference = l;
+        DeviceContext context = l.context();
+        deviceName = api + ":" + device;
+        try {
+            for (Kernel k : stage.kernels()) {
+                function(k);
+            }
+            for (int i = 0; i < lanes; i++) {
+                DeviceStream s = context.createStream();
+                GpuLane lane = new GpuLane(i, s, this::function);
+                allLanes.add(lane);
+                freeLanes.add(lane);
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+        LOG.log(System.Logger.Level.INFO, "sluice-flink: " + rc.getTaskInfo().getTaskNameWithSubtasks() + " (subtask "
+                + subtask + ") on device " + deviceName + ", position " + position + " of " + devices + " from " + from
+                + ", " + lanes + " lane(s)");
+        rc.getMetricGroup().addGroup("device", deviceName).gauge("sluice.flink.in_flight", (Gauge<Integer>) this::inFlightCount);
+    }
+
+    /** Reads the devices of Flink's external resource {@code gpu} into {@code into}; a description of where from. */
+    private static String devicesOf(Set<ExternalResourceInfo> gpus, List<Integer> into) {
+        TreeSet<Integer> ids = new TreeSet<>();
+        for (ExternalResourceInfo info : gpus) {
+            String index = info.getProperty("index").orElseThrow(() -> new IllegalStateException(
+                    "sluice-flink: an instance of Flink's external resource '" + GPU_RESOURCE + "' has no 'index' property"
+                            + " (keys " + info.getKeys() + ")"));
+            try {
+                ids.add(Integer.parseInt(index.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("sluice-flink: Flink's external resource '" + GPU_RESOURCE
+                        + "' has index '" + index + "', not a device number", e);
+            }
+        }
+        into.addAll(ids);
+        return "Flink's external resource '" + GPU_RESOURCE + "'";
+    }
+
+    private String resolveBackend() {
+        if (backend != null) {
+            return backend;
+        }
+        String named = System.getProperty(SluiceProperties.API);
+        if (named == null || named.isBlank()) {
+            named = System.getenv(SluiceProperties.API_ENVIRONMENT);
+        }
+        if (named != null && !named.isBlank()) {
+            return named.trim();
+        }
+        for (String name : DeviceContext.backendNames()) {
+            if (DeviceContext.deviceCount(name) > 0) {
+                return name;
+            }
+        }
+        throw new IllegalStateException("sluice-flink: no backend has a device:\n" + DeviceContext.detect());
+    }
+
+    private DeviceFunction function(Kernel kernel) {
+        DeviceContext context = java.util.Objects.requireNonNull(reference, "not open").context();
+        synchronized (functions) {
+            DeviceFunction f = functions.get(kernel);
+            if (f == null) {
+                f = context.compile(kernel);
+                functions.put(kernel, f);
+            }
+            return f;
+        }
+    }
+
+    /**
+     * Closes the lanes (each stream once its work has finished), the compiled functions and this subtask's reference
+     * to the shared context, which closes when no other subtask of the TaskManager uses it. Flink calls it when the
+     * task ends, finished, failed or cancelled; elements still waiting for a lane are dropped.
+     */
+    @Override
+    public void close() throws Exception {
+        List<GpuLane> toClose;
+        synchronized (lockOrNew()) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (waiting != null) {
+                waiting.clear();
+            }
+            toClose = allLanes == null ? List.of() : List.copyOf(allLanes);
+        }
+        RuntimeException failure = null;
+        for (GpuLane lane : toClose) {
+            try {
+                lane.close();
+            } catch (RuntimeException e) {
+                failure = addTo(failure, e);
+            }
+        }
+        if (functions != null) {
+            synchronized (functions) {
+                for (DeviceFunction f : functions.values()) {
+                    try {
+                        f.close();
+                    } catch (RuntimeException e) {
+                        failure = addTo(failure, e);
+                    }
+                }
+                functions.clear();
+            }
+        }
+        SharedContexts.Reference l = reference;
+        reference = null;
+        if (l != null) {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                failure = addTo(failure, e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private Object lockOrNew() {
+        if (lock == null) {
+            lock = new Object(); // close() without open(): nothing to close but the flag
+        }
+        return lock;
+    }
+
+    private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    // ---------------------------------------------------------------- elements
+
+    /** Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. */
+    @Override
+    public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
+        GpuLane lane;
+        synchronized (lock) {
+            if (closed) {
+                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: " + describe(input)
+                        + " arrived after the function closed on device " + deviceName));
+                return;
+            }
+            lane = freeLanes.poll();
+            if (lane == null) {
+                waiting.add(new Waiting<>(input, resultFuture));
+                return;
+            }
+            inFlight.put(input, lane);
+        }
+        start(lane, input, resultFuture);
+    }
+
+    private void start(GpuLane lane, IN input, ResultFuture<OUT> resultFuture) {
+        CompletableFuture<OUT> result;
+        try {
+            result = stage.apply(lane, input);
+        } catch (Throwable t) {
+            laneFree(lane, input);
+            resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage failed on " + describe(input)
+                    + " (device " + deviceName + ", lane " + lane.index() + "): " + t, t));
+            if (t instanceof VirtualMachineError e) {
+                throw e;
+            }
+            return;
+        }
+        if (result == null) {
+            laneFree(lane, input);
+            resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage returned null instead of a"
+                    + " future for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
+            return;
+        }
+        result.whenComplete((out, failure) -> {
+            // The lane first, so that Flink, once it has the result and asks for the next element, finds it free.
+            laneFree(lane, input);
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: " + describe(input)
+                        + " failed on device " + deviceName + " (lane " + lane.index() + "): " + cause, cause));
+            } else if (out == null) {
+                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage's future completed"
+                        + " with null for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
+            } else {
+                resultFuture.complete(Collections.singleton(out));
+            }
+        });
+    }
+
+    /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */
+    private void laneFree(GpuLane lane, IN input) {
+        Waiting<IN, OUT> next;
+        synchronized (lock) {
+            inFlight.remove(input);
+            if (closed) {
+                return;
+            }
+            next = waiting.poll();
+            if (next == null) {
+                freeLanes.add(lane);
+                return;
+            }
+            inFlight.put(next.element(), lane);
+        }
+        // Not on this thread, which may be the device's completion thread: the stage enqueues, and may compile.
+        Thread.ofVirtual().name("sluice-flink-start").start(() -> start(lane, next.element(), next.result()));
+    }
+
+    /**
+     * Fails {@code input} with a {@link TimeoutException} naming the device, the stream its lane uses (or that it was
+     * still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
+     */
+    @Override
+    public void timeout(IN input, ResultFuture<OUT> resultFuture) {
+        String where;
+        int running;
+        synchronized (lock) {
+            GpuLane lane = inFlight.get(input);
+            running = inFlight.size();
+            if (lane != null) {
+                where = "on device " + deviceName + ", stream " + lane.stream() + " (lane " + lane.index() + ")";
+            } else {
+                waiting.removeIf(w -> w.element() == input);
+                where = "waiting for a lane of device " + deviceName;
+            }
+        }
+        resultFuture.completeExceptionally(new TimeoutException("sluice-flink: " + describe(input) + " timed out "
+                + where + ", with " + running + " element(s) in flight over " + lanes + " lane(s)"));
+    }
+
+    private int inFlightCount() {
+        synchronized (lock) {
+            return inFlight.size();
+        }
+    }
+
+    /** A short description of an element for messages: an array's type and length, else its text, cut short. */
+    static String describe(@Nullable Object element) {
+        if (element == null) {
+            return "element null";
+        }
+        if (element.getClass().isArray()) {
+            return "element " + element.getClass().getComponentType().getSimpleName() + "[" + Array.getLength(element) + "]";
+        }
+        String s = String.valueOf(element);
+        return "element " + (s.length() > 80 ? s.substring(0, 77) + "..." : s);
+    }
+
+    // ---------------------------------------------------------------- the common case: one kernel
+
+    /**
+     * A builder of the common stage: upload the element's host data, launch {@code kernel} with the arguments
+     * {@code (in, out, n)} (the device input and output buffers and the input's element count as a {@code long}),
+     * download the output and make the result of it.
+     *
+     * @param kernel gives the kernel (called once per subtask; a {@code static final} field's, typically)
+     */
+    public static <I, O> Builder<I, O> kernel(KernelSource kernel) {
+        return new Builder<>(kernel);
+    }
+
+    /** Gives a {@link Kernel}, which is not serializable itself, on the TaskManager. */
+    @FunctionalInterface
+    public interface KernelSource extends Serializable {
+        /** The kernel. */
+        Kernel kernel();
+    }
+
+    /** The host data of an element, to upload ({@link HostData#of(float[])} for a {@code float[]}). */
+    @FunctionalInterface
+    public interface InputData<I> extends Serializable {
+        /** The host data of {@code element}. */
+        HostData of(I element);
+    }
+
+    /** The number of output elements for an element of {@code inputElements} input elements. */
+    @FunctionalInterface
+    public interface OutputCount<I> extends Serializable {
+        /** Output elements for {@code element}, which has {@code inputElements} input elements. */
+        long count(I element, long inputElements);
+    }
+
+    /** Makes an element's result of its downloaded output (the lane's pinned staging, valid during the call only). */
+    @FunctionalInterface
+    public interface OutputReader<I, O> extends Serializable {
+        /** The result of {@code element} from {@code output}, {@code count} elements; copy out what is kept. */
+        O read(I element, MemorySegment output, long count);
+    }
+
+    /** The launch configuration for {@code n} input elements. */
+    @FunctionalInterface
+    public interface LaunchShape extends Serializable {
+        /** The launch for {@code n} input elements. */
+        LaunchConfig config(long n);
+    }
+
+    /** Builds a {@link SluiceAsyncFunction} of one kernel; see {@link SluiceAsyncFunction#kernel}. */
+    public static final class Builder<I, O> {
+        private final KernelSource kernel;
+        private @Nullable DType inputType;
+        private @Nullable InputData<I> input;
+        private @Nullable DType outputType;
+        private OutputCount<I> outputCount = (element, n) -> n;
+        private @Nullable OutputReader<I, O> output;
+        private LaunchShape launch = LaunchConfig::forElements;
+        private int lanes = 4;
+        private DeviceAssignment assignment = DeviceAssignment.roundRobin();
+        private @Nullable String backend;
+
+        private Builder(KernelSource kernel) {
+            if (kernel == null) {
+                throw new InvalidArgumentException("kernel", "null");
+            }
+            this.kernel = kernel;
+        }
+
+        /** The input's element type and how to get an element's host data. */
+        public Builder<I, O> input(DType type, InputData<I> data) {
+            this.inputType = notNull("type", type);
+            this.input = notNull("data", data);
+            return this;
+        }
+
+        /** The output's element type and how to make the result; as many output elements as input ones. */
+        public Builder<I, O> output(DType type, OutputReader<I, O> reader) {
+            return output(type, (element, n) -> n, reader);
+        }
+
+        /** The output's element type, its element count, and how to make the result. */
+        public Builder<I, O> output(DType type, OutputCount<I> count, OutputReader<I, O> reader) {
+            this.outputType = notNull("type", type);
+            this.outputCount = notNull("count", count);
+            this.output = notNull("reader", reader);
+            return this;
+        }
+
+        /** The launch for n input elements; {@link LaunchConfig#forElements} by default. */
+        public Builder<I, O> launch(LaunchShape shape) {
+            this.launch = notNull("shape", shape);
+            return this;
+        }
+
+        /** Lanes per subtask (4 by default); see {@link SluiceAsyncFunction#lanes()}. */
+        public Builder<I, O> lanes(int lanes) {
+            if (lanes < 1) {
+                throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+            }
+            this.lanes = lanes;
+            return this;
+        }
+
+        /** How subtasks are placed on devices; {@link DeviceAssignment#roundRobin()} by default. */
+        public Builder<I, O> assignment(DeviceAssignment assignment) {
+            this.assignment = notNull("assignment", assignment);
+            return this;
+        }
+
+        /** The backend ("cuda", "hip", "cpu"); by default as {@link SluiceAsyncFunction} says. */
+        public Builder<I, O> backend(String backend) {
+            if (backend == null || backend.isBlank()) {
+                throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
+            }
+            this.backend = backend;
+            return this;
+        }
+
+        /**
+         * The function.
+         *
+         * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
+         */
+        public SluiceAsyncFunction<I, O> build() {
+            if (inputType == null || input == null) {
+                throw new InvalidArgumentException("input", "not given: call input(type, data)");
+            }
+            if (outputType == null || output == null) {
+                throw new InvalidArgumentException("output", "not given: call output(type, reader)");
+            }
+            return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, outputType, outputCount, output,
+                    launch), lanes, assignment, backend);
+        }
+
+        private static <T> T notNull(String name, @Nullable T value) {
+            if (value == null) {
+                throw new InvalidArgumentException(name, "null");
+            }
+            return value;
+        }
+    }
+
+    /** The builder's stage: upload, one launch, download into the lane's staging, read. */
+    private static final class KernelStage<I, O> implements GpuStage<I, O> {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        private final KernelSource source;
+        private final DType inputType;
+        private final InputData<I> input;
+        private final DType outputType;
+        private final OutputCount<I> outputCount;
+        private final OutputReader<I, O> output;
+        private final LaunchShape launch;
+        private transient @Nullable Kernel kernel;
+
+        KernelStage(KernelSource source, DType inputType, InputData<I> input, DType outputType, OutputCount<I> outputCount,
+                OutputReader<I, O> output, LaunchShape launch) {
+            this.source = source;
+            this.inputType = inputType;
+            this.input = input;
+            this.outputType = outputType;
+            this.outputCount = outputCount;
+            this.output = output;
+            this.launch = launch;
+        }
+
+        private Kernel kernel() {
+            Kernel k = kernel;
+            if (k == null) {
+                k = source.kernel();
+                if (k == null) {
+                    throw new InvalidArgumentException("kernel", "the kernel source gave null");
+                }
+                kernel = k;
+            }
+            return k;
+        }
+
+        @Override
+        public List<Kernel> kernels() {
+            return List.of(kernel());
+        }
+
+        @Override
+        public CompletableFuture<O> apply(GpuLane lane, I element) {
+            HostData data = input.of(element);
+            if (data == null) {
+                throw new InvalidArgumentException("input", "the input function gave null host data");
+            }
+            long bytes = data.byteSize();
+            int size = inputType.byteSize();
+            if (bytes == 0 || bytes % size != 0) {
+                throw new InvalidArgumentException("input", bytes + " bytes, not a positive whole number of "
+                        + inputType + " elements of " + size + " bytes");
+            }
+            long n = bytes / size;
+            long outN = outputCount.count(element, n);
+            if (outN < 1) {
+                throw new InvalidArgumentException("output", "count " + outN + " for " + n
+                        + " input elements; it must be at least 1");
+            }
+            DeviceStream stream = lane.stream();
+            DeviceBuffer in = lane.deviceBuffer(0, inputType, n);
+            DeviceBuffer out = lane.deviceBuffer(1, outputType, outN);
+            DeviceFunction f = lane.function(kernel());
+            LaunchConfig config = launch.config(n);
+            HostBuffer result = lane.staging(0, outputType, outN);
+            stream.enqueueCopy(data, in);
+            stream.enqueueLaunch(f, config, in, out, n);
+            return stream.enqueueCopy(out, result).thenApply(v -> output.read(element, result.segment(), outN));
+        }
+    }
+}

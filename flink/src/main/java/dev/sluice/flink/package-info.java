@@ -1,0 +1,11 @@
+/**
+ * GPU stages inside Apache Flink jobs: {@link dev.sluice.flink.SluiceAsyncFunction}, a {@code RichAsyncFunction} for
+ * {@code AsyncDataStream.orderedWait} or {@code unorderedWait} whose elements run over per-subtask
+ * {@link dev.sluice.flink.GpuLane lanes} on the device {@link dev.sluice.flink.DeviceAssignment assigned} to the
+ * subtask's slot, with one reference-counted {@link dev.sluice.DeviceContext} per device and TaskManager. See
+ * {@code docs/flink.md} for deployment.
+ */
+@NullMarked
+package dev.sluice.flink;
+
+import org.jspecify.annotations.NullMarked;

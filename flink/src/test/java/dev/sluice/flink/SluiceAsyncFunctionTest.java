@@ -1,0 +1,327 @@
+package dev.sluice.flink;
+
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import dev.sluice.testing.ExpectWarning;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * SluiceAsyncFunction in an embedded Flink cluster of one TaskManager with 4 slots, over two simulated CPU devices
+ * ({@code sluice.cpu.devices=2}, set by the module's Surefire configuration). The jobs have no restart strategy: an
+ * element's failure fails the job, and the tests read the failure's message from the job's exception.
+ */
+class SluiceAsyncFunctionTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+
+    /** out[i] = in[i] * in[i] for i below n. */
+    static final Kernel SQUARE = Kernel.named("square")
+            .param(KernelParam.pointer("in", DType.F32))
+            .param(KernelParam.pointer("out", DType.F32))
+            .param(KernelParam.scalar("n", DType.I64))
+            .cudaSource("""
+                    extern "C" __global__ void square(const float* in, float* out, long long n) {
+                        long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+                        if (i < n) {
+                            out[i] = in[i] * in[i];
+                        }
+                    }
+                    """)
+            .java(t -> {
+                long i = t.globalIdX();
+                if (i < t.longArg(2)) {
+                    float v = t.pointer(0).getAtIndex(JAVA_FLOAT, i);
+                    t.pointer(1).setAtIndex(JAVA_FLOAT, i, v * v);
+                }
+            })
+            .build();
+
+    static final Set<String> DEVICES = ConcurrentHashMap.newKeySet();
+    static final AtomicInteger STARTED = new AtomicInteger();
+
+    @AfterEach
+    void everyContextClosed() throws InterruptedException {
+        // A job's functions close when its tasks end, which may be a moment after the client saw the job end.
+        waitForNoOpenContext();
+    }
+
+    private static void waitForNoOpenContext() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (SharedContexts.openCount() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(0, SharedContexts.openCount(), "shared device contexts left open");
+    }
+
+    private static StreamExecutionEnvironment environment(int parallelism) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    /** Batches {@code [b, b + 1/8, ...]} of {@code size} elements, b = 0 to count - 1. */
+    private static DataStream<float[]> batches(StreamExecutionEnvironment env, int count, int size) {
+        List<float[]> data = new ArrayList<>();
+        for (int b = 0; b < count; b++) {
+            float[] batch = new float[size];
+            for (int i = 0; i < size; i++) {
+                batch[i] = b + i / 8f;
+            }
+            data.add(batch);
+        }
+        return env.fromData(data, PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO).setParallelism(1);
+    }
+
+    private static List<float[]> collect(DataStream<float[]> results) throws Exception {
+        List<float[]> out = new ArrayList<>();
+        try (CloseableIterator<float[]> it = results.executeAndCollect()) {
+            it.forEachRemaining(out::add);
+        }
+        return out;
+    }
+
+    private static void assertSquares(float[] result, int size) {
+        assertEquals(size, result.length);
+        float b = (float) Math.floor(Math.sqrt(result[0]) + 1e-3);
+        for (int i = 0; i < size; i++) {
+            float v = b + i / 8f;
+            assertEquals(v * v, result[i], 1e-3f * Math.max(1f, v * v), "element " + i + " of batch " + b);
+        }
+    }
+
+    /** The stage of {@link #SQUARE} written against the lane directly: upload, launch, download into staging. */
+    static CompletableFuture<float[]> square(GpuLane lane, float[] batch) {
+        DeviceStream s = lane.stream();
+        int n = batch.length;
+        DeviceBuffer in = lane.deviceBuffer(0, DType.F32, n);
+        DeviceBuffer out = lane.deviceBuffer(1, DType.F32, n);
+        HostBuffer staging = lane.staging(0, DType.F32, n);
+        s.enqueueCopy(HostData.of(batch), in);
+        s.enqueueLaunch(lane.function(SQUARE), LaunchConfig.forElements(n), in, out, (long) n);
+        return s.enqueueCopy(out, staging).thenApply(v -> staging.segment().toArray(JAVA_FLOAT));
+    }
+
+    private static SluiceAsyncFunction<float[], float[]> squareBuilt() {
+        return SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
+                .input(DType.F32, HostData::of)
+                .output(DType.F32, (in, result, n) -> result.toArray(JAVA_FLOAT))
+                .lanes(2)
+                .build();
+    }
+
+    @Test
+    void resultsAreCorrectAndBothDevicesAreUsed() throws Exception {
+        DEVICES.clear();
+        StreamExecutionEnvironment env = environment(4);
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
+            DEVICES.add(lane.deviceName());
+            return square(lane, in);
+        }, 2);
+        List<float[]> out = collect(AsyncDataStream.unorderedWait(batches(env, 40, 33), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
+        assertEquals(40, out.size());
+        out.forEach(r -> assertSquares(r, 33));
+        assertEquals(Set.of("cpu:0", "cpu:1"), DEVICES, "4 subtasks round robin over 2 devices");
+    }
+
+    @Test
+    void orderedWaitKeepsTheOrderOfTheBuiltStage() throws Exception {
+        StreamExecutionEnvironment env = environment(1);
+        SluiceAsyncFunction<float[], float[]> f = squareBuilt();
+        List<float[]> out = collect(AsyncDataStream.orderedWait(batches(env, 30, 17), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
+        assertEquals(30, out.size());
+        for (int b = 0; b < out.size(); b++) {
+            assertSquares(out.get(b), 17);
+            assertEquals((float) b * b, out.get(b)[0], 1e-3f, "batch " + b + " in its place");
+        }
+    }
+
+    @Test
+    void unorderedWaitLosesNothingWhenResultsFinishOutOfOrder() throws Exception {
+        StreamExecutionEnvironment env = environment(2);
+        // Even batches finish 15 ms late, so that later batches overtake them.
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> square(lane, in)
+                .thenApplyAsync(r -> r, CompletableFuture.delayedExecutor(((int) in[0]) % 2 == 0 ? 15 : 0,
+                        TimeUnit.MILLISECONDS)), 3);
+        List<float[]> out = collect(AsyncDataStream.unorderedWait(batches(env, 30, 5), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
+        assertEquals(30, out.size());
+        boolean[] seen = new boolean[30];
+        for (float[] r : out) {
+            assertSquares(r, 5);
+            int b = Math.round((float) Math.sqrt(r[0]));
+            assertTrue(!seen[b], "batch " + b + " twice");
+            seen[b] = true;
+        }
+    }
+
+    /** Runs a job of 8 batches through {@code f}, expecting it to fail; the failure's messages, causes included. */
+    private static String failedJob(SluiceAsyncFunction<float[], float[]> f) {
+        StreamExecutionEnvironment env = environment(1);
+        AsyncDataStream.orderedWait(batches(env, 8, 4), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .sinkTo(new DiscardingSink<>());
+        Exception e = assertThrows(Exception.class, env::execute);
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages.append(t).append('\n');
+        }
+        return messages.toString();
+    }
+
+    @Test
+    void aStageThatThrowsFailsItsElementWithTheElementAndDevice() throws Exception {
+        String why = failedJob(SluiceAsyncFunction.of((lane, in) -> {
+            if (in[0] == 5f) {
+                throw new IllegalStateException("no batch five");
+            }
+            return square(lane, in);
+        }, 2));
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device cpu:0,"), why);
+        assertTrue(why.contains("no batch five"), why);
+    }
+
+    @Test
+    void aStageThatReturnsNullFailsItsElement() throws Exception {
+        String why = failedJob(SluiceAsyncFunction.of((lane, in) -> in[0] == 3f ? null : square(lane, in), 2));
+        assertTrue(why.contains("the stage returned null instead of a future for element float[4] (device cpu:0"), why);
+    }
+
+    @Test
+    void aFutureThatCompletesWithNullFailsItsElement() throws Exception {
+        String why = failedJob(SluiceAsyncFunction.of(
+                (lane, in) -> in[0] == 2f ? CompletableFuture.completedFuture(null) : square(lane, in), 2));
+        assertTrue(why.contains("the stage's future completed with null for element float[4] (device cpu:0"), why);
+    }
+
+    @Test
+    void badInputOfTheBuiltStageNamesTheArgument() throws Exception {
+        // Byte data of 6 bytes is no whole number of F32 elements.
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
+                .input(DType.F32, in -> in[0] == 1f ? HostData.of(new byte[6]) : HostData.of(in))
+                .output(DType.F32, (in, result, n) -> result.toArray(JAVA_FLOAT))
+                .build();
+        String why = failedJob(f);
+        assertTrue(why.contains("input: 6 bytes, not a positive whole number of F32 elements of 4 bytes"), why);
+    }
+
+    @Test
+    void aTimeoutNamesDeviceStreamAndInFlight() throws Exception {
+        StreamExecutionEnvironment env = environment(1);
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of(
+                (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2);
+        AsyncDataStream.orderedWait(batches(env, 3, 4), f, 200, TimeUnit.MILLISECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .sinkTo(new DiscardingSink<>());
+        Exception e = assertThrows(Exception.class, env::execute);
+        StringBuilder why = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            why.append(t).append('\n');
+        }
+        assertTrue(why.toString().contains("TimeoutException: sluice-flink: element float[4] timed out on device cpu:0,"
+                + " stream DeviceStream[cpu:0 #"), why.toString());
+        assertTrue(why.toString().contains("element(s) in flight over 2 lane(s)"), why.toString());
+    }
+
+    @Test
+    void cancellingWithElementsInFlightClosesEveryContext() throws Exception {
+        STARTED.set(0);
+        int hookBefore = SharedContexts.releasedByHook();
+        StreamExecutionEnvironment env = environment(4);
+        // Each element holds its lane's stream for 50 ms on the device (a host wait the stream runs behind).
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
+            STARTED.incrementAndGet();
+            lane.stream().waitFor(CompletableFuture.runAsync(() -> { },
+                    CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)));
+            return square(lane, in);
+        }, 2);
+        DataStream<float[]> endless = env.fromSequence(0, Long.MAX_VALUE).setParallelism(1)
+                .map(i -> new float[] {i % 1000, 1f}).returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
+        AsyncDataStream.unorderedWait(endless, f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .sinkTo(new DiscardingSink<>());
+        JobClient job = env.executeAsync();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (STARTED.get() < 16) {
+            if (System.nanoTime() > deadline) {
+                fail("only " + STARTED.get() + " elements started");
+            }
+            Thread.sleep(10);
+        }
+        assertTrue(SharedContexts.openCount() > 0, "the running job holds its contexts");
+        job.cancel().get(30, TimeUnit.SECONDS);
+        while (job.getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.CANCELED) {
+            Thread.sleep(10);
+        }
+        waitForNoOpenContext();
+        assertEquals(hookBefore, SharedContexts.releasedByHook(), "the functions' close() gave back every context,"
+                + " leaving nothing to the class loader's release hook");
+    }
+
+    @Test
+    @ExpectWarning(logger = "dev.sluice.flink", containing = "left open by a job whose class loader is released")
+    void theReleaseHookGivesBackWhatAJobLeftOpenAndNoOtherJobs() {
+        ClassLoader job = new ClassLoader(null) { };
+        ClassLoader other = new ClassLoader(null) { };
+        SharedContexts.Reference left = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference kept = SharedContexts.acquire("cpu", 1, other);
+        SharedContexts.releaseAll(job);
+        assertEquals(1, SharedContexts.openCount(), "the other job's reference keeps the context");
+        assertTrue(!kept.context().isClosed());
+        SharedContexts.releaseAll(other);
+        assertEquals(0, SharedContexts.openCount());
+        assertTrue(left.context().isClosed());
+        left.close(); // a second close after the hook's is a no-op
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        InvalidArgumentException lanes = assertThrows(InvalidArgumentException.class,
+                () -> SluiceAsyncFunction.of((lane, in) -> CompletableFuture.completedFuture(in), 0));
+        assertEquals("lanes: value 0 must be at least 1", lanes.getMessage());
+        InvalidArgumentException input = assertThrows(InvalidArgumentException.class,
+                () -> SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE).build());
+        assertEquals("input: not given: call input(type, data)", input.getMessage());
+    }
+}
