@@ -169,7 +169,12 @@ public final class ArrowPipeline implements AutoCloseable {
             Flux<Job> jobs = Flux.from(batches)
                     .map(batch -> Job.of(batch, BatchLayout.of(batch, outputs, maxRows, maxBatchBytes), results));
             Flux<HostBuffer> done = ordered ? pipeline.process(jobs) : pipeline.processUnordered(jobs);
-            return done.map(results::take)
+            return done.<VectorSchemaRoot>handle((view, sink) -> {
+                        VectorSchemaRoot root = results.take(view);
+                        if (root != null) {
+                            sink.next(root);
+                        } // else the subscription ended while this result was on its way: its memory was released
+                    })
                     .doFinally(signal -> results.close())
                     .doOnDiscard(Job.class, Job::discard); // batches the pipeline dropped before copying them
         });
@@ -357,10 +362,14 @@ public final class ArrowPipeline implements AutoCloseable {
             pending.put(view, new Pending(body, layout));
         }
 
-        VectorSchemaRoot take(HostBuffer view) {
+        /** The result downloaded into {@code view}; null once the subscription has ended (cancelled) and let it go. */
+        @org.jspecify.annotations.Nullable VectorSchemaRoot take(HostBuffer view) {
             Pending p;
             synchronized (this) {
                 p = pending.remove(view);
+                if (p == null && closed) {
+                    return null;
+                }
             }
             if (p == null) {
                 throw new IllegalStateException("no result for " + view);
@@ -481,15 +490,29 @@ public final class ArrowPipeline implements AutoCloseable {
             return this;
         }
 
-        /** A kernel the stage launches, loaded on the context at build ({@link GpuPipeline.Builder#kernel}). */
+        /**
+         * A kernel the stage launches, loaded on the context at build ({@link GpuPipeline.Builder#kernel}).
+         *
+         * @throws InvalidArgumentException naming {@code kernel} if it is null
+         */
         public Builder kernel(Kernel kernel) {
-            kernels.add(Objects.requireNonNull(kernel, "kernel"));
+            if (kernel == null) {
+                throw new InvalidArgumentException("kernel", "must not be null");
+            }
+            kernels.add(kernel);
             return this;
         }
 
-        /** The device work of each batch. */
+        /**
+         * The device work of each batch.
+         *
+         * @throws InvalidArgumentException naming {@code stage} if it is null
+         */
         public Builder stage(Stage stage) {
-            this.stage = Objects.requireNonNull(stage, "stage");
+            if (stage == null) {
+                throw new InvalidArgumentException("stage", "must not be null");
+            }
+            this.stage = stage;
             return this;
         }
 

@@ -92,6 +92,10 @@ record BatchLayout(int rows, List<Segment> input, long inputBytes, List<Segment>
                 throw new InvalidArgumentException("batch", "column " + v.getName() + " has " + v.getValueCount()
                         + " values but the batch has " + rows + " rows" + (v.getValueCount() == 0 ? " (a closed vector has 0)" : ""));
             }
+            if (input.containsKey(v.getName())) {
+                throw new InvalidArgumentException("batch", "has two columns named '" + v.getName() + "': a stage and a"
+                        + " pass-through find columns by name");
+            }
             ColumnLayout l = ColumnLayout.of("batch", v);
             Segment s = place(v.getField(), l.type(), l.offsetType(), at, l.validityBytes(), l.offsetBytes(), l.dataBytes());
             input.put(v.getName(), s);

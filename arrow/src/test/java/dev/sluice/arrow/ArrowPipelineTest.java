@@ -245,6 +245,11 @@ class ArrowPipelineTest {
         VectorSchemaRoot noName = VectorSchemaRoot.create(new Schema(List.of(Field.nullable("a", FLOAT),
                 Field.nullable("b", FLOAT))), pinned);
         noName.setRowCount(0);
+        VectorSchemaRoot twice = VectorSchemaRoot.create(new Schema(List.of(Field.nullable("a", FLOAT),
+                Field.nullable("b", FLOAT), Field.nullable("a", FLOAT), Field.nullable("name", ArrowType.Utf8.INSTANCE))),
+                pinned);
+        twice.allocateNew();
+        twice.setRowCount(0);
         try (ArrowPipeline p = fma().build()) {
             record Bad(VectorSchemaRoot batch, String words) {
             }
@@ -252,7 +257,8 @@ class ArrowPipelineTest {
                     new Bad(closedVector, "column a has 0 values but the batch has 100 rows (a closed vector has 0)"),
                     new Bad(bits, "vector flag of Arrow type Bool"),
                     new Bad(tooLong, "has 1001 rows, more than the pipeline's maxRows 1000"),
-                    new Bad(noName, "has no column name to pass through"))) {
+                    new Bad(noName, "has no column name to pass through"),
+                    new Bad(twice, "has two columns named 'a'"))) {
                 // The results of the good batches before it may come, or be dropped (and released) with the error.
                 StepVerifier.create(p.process(Flux.just(good, good, bad.batch(), good)))
                         .thenConsumeWhile(r -> {
@@ -285,7 +291,7 @@ class ArrowPipelineTest {
             p.close();
             p.released().orTimeout(10, TimeUnit.SECONDS).join();
         } finally {
-            for (VectorSchemaRoot r : List.of(good, uneven, closedVector, bits, tooLong, noName)) {
+            for (VectorSchemaRoot r : List.of(good, uneven, closedVector, bits, tooLong, noName, twice)) {
                 r.close();
             }
         }
@@ -293,6 +299,8 @@ class ArrowPipelineTest {
 
     @Test
     void badBuilderArgumentsNameTheArgument() {
+        assertArgument("kernel", () -> ArrowPipeline.builder(ctx, pinned).kernel(null));
+        assertArgument("stage", () -> ArrowPipeline.builder(ctx, pinned).stage(null));
         assertArgument("allocator", () -> ArrowPipeline.builder(ctx, plain));
         assertArgument("allocator", () -> ArrowPipeline.builder(ctx, null));
         try (DeviceContext other = DeviceContext.open(Api.CPU, 0);

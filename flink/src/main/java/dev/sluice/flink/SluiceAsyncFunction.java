@@ -355,7 +355,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         try {
             result = stage.apply(lane, input);
         } catch (Throwable t) {
-            laneFree(lane, input);
+            laneFreeAfterItsWork(lane, input);
             resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage failed on " + describe(input)
                     + " (device " + deviceName + ", lane " + lane.index() + "): " + t, t));
             if (t instanceof VirtualMachineError e) {
@@ -364,14 +364,19 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             return;
         }
         if (result == null) {
-            laneFree(lane, input);
+            laneFreeAfterItsWork(lane, input);
             resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage returned null instead of a"
                     + " future for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
             return;
         }
         result.whenComplete((out, failure) -> {
-            // The lane first, so that Flink, once it has the result and asks for the next element, finds it free.
-            laneFree(lane, input);
+            // The lane first, so that Flink, once it has the result and asks for the next element, finds it free; after
+            // a failure, once what the stage enqueued before it failed has run.
+            if (failure != null) {
+                laneFreeAfterItsWork(lane, input);
+            } else {
+                laneFree(lane, input);
+            }
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
@@ -384,6 +389,21 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 resultFuture.complete(Collections.singleton(out));
             }
         });
+    }
+
+    /**
+     * {@link #laneFree} once the work the stage enqueued on {@code lane} before it failed has run: a download it left
+     * queued into the lane's staging would otherwise overwrite the next element's input there.
+     */
+    private void laneFreeAfterItsWork(GpuLane lane, IN input) {
+        CompletableFuture<Void> drained;
+        try {
+            drained = lane.stream().enqueueMarker();
+        } catch (RuntimeException e) {
+            laneFree(lane, input); // the stream refuses work (closed, or its device faulted): nothing more of it runs
+            return;
+        }
+        drained.whenComplete((v, e) -> laneFree(lane, input));
     }
 
     /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */

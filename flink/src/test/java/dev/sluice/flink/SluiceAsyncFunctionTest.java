@@ -323,5 +323,7 @@ class SluiceAsyncFunctionTest {
         InvalidArgumentException input = assertThrows(InvalidArgumentException.class,
                 () -> SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE).build());
         assertEquals("input: not given: call input(type, data)", input.getMessage());
+        InvalidArgumentException position = assertThrows(InvalidArgumentException.class, () -> DeviceAssignment.fixed(-1));
+        assertEquals("position", position.argument());
     }
 }
