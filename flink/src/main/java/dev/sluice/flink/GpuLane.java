@@ -28,6 +28,8 @@ public final class GpuLane {
     private final Function<Kernel, DeviceFunction> functions;
     private final List<@Nullable HostBuffer> staging = new ArrayList<>(2);
     private final List<@Nullable DeviceBuffer> device = new ArrayList<>(2);
+    /** Set by {@link #close()}; the buffers are made and closed under this lane's monitor. */
+    private boolean closed;
 
     GpuLane(int index, DeviceStream stream, Function<Kernel, DeviceFunction> functions) {
         this.index = index;
@@ -73,8 +75,9 @@ public final class GpuLane {
      * @throws InvalidArgumentException naming {@code slot} if negative, {@code type} if null, {@code count} if not
      *                                  positive
      */
-    public HostBuffer staging(int slot, DType type, long count) {
+    public synchronized HostBuffer staging(int slot, DType type, long count) {
         check(slot, type, count);
+        checkOpen();
         while (staging.size() <= slot) {
             staging.add(null);
         }
@@ -95,8 +98,9 @@ public final class GpuLane {
      *
      * @throws InvalidArgumentException as {@link #staging}
      */
-    public DeviceBuffer deviceBuffer(int slot, DType type, long count) {
+    public synchronized DeviceBuffer deviceBuffer(int slot, DType type, long count) {
         check(slot, type, count);
+        checkOpen();
         while (device.size() <= slot) {
             device.add(null);
         }
@@ -109,6 +113,13 @@ public final class GpuLane {
             device.set(slot, b);
         }
         return b.count() == count ? b : b.slice(0, count);
+    }
+
+    /** A stage started just before its function closed must not make buffers that nothing would free. */
+    private void checkOpen() {
+        if (closed) {
+            throw new dev.sluice.ClosedResourceException(this + " (its function has closed)");
+        }
     }
 
     private static void check(int slot, DType type, long count) {
@@ -127,7 +138,11 @@ public final class GpuLane {
      * Frees the lane's buffers in its stream's order, then closes the stream (waiting for its work) and the pinned
      * buffers. On the task thread, when the function closes.
      */
-    void close() {
+    synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         RuntimeException first = null;
         for (DeviceBuffer b : device) {
             if (b != null) {

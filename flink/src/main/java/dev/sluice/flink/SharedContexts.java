@@ -47,18 +47,19 @@ final class SharedContexts {
     /** A reference to the shared context of one device; {@link #close()} gives it back. */
     static final class Reference implements AutoCloseable {
         private final Key key;
-        private final DeviceContext context;
+        /** The entry it counts in: still this one after a faulted context was replaced by a new one. */
+        private final Entry entry;
         private final ClassLoader owner;
         private boolean closed;
 
-        private Reference(Key key, DeviceContext context, ClassLoader owner) {
+        private Reference(Key key, Entry entry, ClassLoader owner) {
             this.key = key;
-            this.context = context;
+            this.entry = entry;
             this.owner = owner;
         }
 
         DeviceContext context() {
-            return context;
+            return entry.context;
         }
 
         /** Gives the reference back; the last one closes the context (waiting for its work). Idempotent. */
@@ -77,10 +78,9 @@ final class SharedContexts {
                         HELD.remove(owner);
                     }
                 }
-                Entry e = OPEN.get(key);
-                if (e != null && e.context == context && --e.references == 0) {
-                    OPEN.remove(key);
-                    toClose = context;
+                if (--entry.references == 0) {
+                    OPEN.remove(key, entry); // unless a new context already took its place
+                    toClose = entry.context;
                 }
             }
             if (toClose != null) {
@@ -97,13 +97,15 @@ final class SharedContexts {
         Key key = new Key(backend, device);
         synchronized (LOCK) {
             Entry e = OPEN.get(key);
-            if (e == null || e.context.isClosed()) {
+            // A faulted context is unusable for good: a restarted subtask gets a new one (on CUDA, where a sticky fault
+            // poisons the process, opening it fails and names the fault); its old holders close the old one.
+            if (e == null || e.context.isClosed() || e.context.isFaulted()) {
                 e = new Entry(DeviceContext.open(backend, device));
                 OPEN.put(key, e);
                 LOG.log(System.Logger.Level.DEBUG, "sluice-flink: opened the shared context of " + name(key));
             }
             e.references++;
-            Reference reference = new Reference(key, e.context, owner);
+            Reference reference = new Reference(key, e, owner);
             HELD.computeIfAbsent(owner, o -> new LinkedHashSet<>()).add(reference);
             return reference;
         }

@@ -254,6 +254,11 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         synchronized (functions) {
             DeviceFunction f = functions.get(kernel);
             if (f == null) {
+                synchronized (lock) {
+                    if (closed) { // a stage started just before close(): nothing would close what it compiled now
+                        throw new dev.sluice.ClosedResourceException("sluice-flink function on device " + deviceName);
+                    }
+                }
                 f = context.compile(kernel);
                 functions.put(kernel, f);
             }

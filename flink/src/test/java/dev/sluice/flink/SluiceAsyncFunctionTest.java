@@ -316,6 +316,28 @@ class SluiceAsyncFunctionTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
+    void aFaultedSharedContextIsReplacedForNewSubtasksAndClosedByItsOldHolders() {
+        ClassLoader job = new ClassLoader(null) { };
+        SharedContexts.Reference old = SharedContexts.acquire("cpu", 1, job);
+        dev.sluice.Kernel boom = dev.sluice.Kernel.named("boom").java(t -> {
+            throw new IllegalStateException("device fault");
+        }).build();
+        try (dev.sluice.DeviceFunction f = old.context().compile(boom)) {
+            assertThrows(Exception.class, () -> old.context().stream().enqueueLaunch(f, dev.sluice.LaunchConfig.of(1, 1)).join());
+        }
+        assertTrue(old.context().isFaulted());
+        SharedContexts.Reference restarted = SharedContexts.acquire("cpu", 1, job);
+        assertTrue(restarted.context() != old.context() && !restarted.context().isFaulted(),
+                "a restarted subtask gets a usable context");
+        old.close();
+        assertTrue(old.context().isClosed(), "the faulted one closes with its last holder");
+        assertTrue(!restarted.context().isClosed());
+        restarted.close();
+        assertEquals(0, SharedContexts.openCount());
+    }
+
+    @Test
     void badArgumentsAreNamed() {
         InvalidArgumentException lanes = assertThrows(InvalidArgumentException.class,
                 () -> SluiceAsyncFunction.of((lane, in) -> CompletableFuture.completedFuture(in), 0));
