@@ -80,7 +80,7 @@ final class ContextResources {
         a.uses.whenAllFinished(() -> {
             // Whoever removes it frees it: this, or the context's close, which claims each piece by removing it too
             // and, before it closes the native context, waits for the releases begun here.
-            context.beginRelease();
+            context.handshake.beginRelease();
             try {
                 if (!owned.remove(a)) {
                     return; // the context's close took it
@@ -89,7 +89,7 @@ final class ContextResources {
             } catch (RuntimeException ex) {
                 LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
             } finally {
-                context.endRelease();
+                context.handshake.endRelease();
             }
         });
     }

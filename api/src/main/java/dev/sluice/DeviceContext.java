@@ -70,13 +70,8 @@ public final class DeviceContext implements AutoCloseable {
     /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
-    /** Run once {@link #close()} has finished ({@link #afterClosed}); null from then on. Under its own monitor. */
-    private java.util.@Nullable Set<Runnable> afterClose = new java.util.LinkedHashSet<>();
-    /**
-     * Releases of what this context owns running on other threads (a closed host buffer's free after its copies, the
-     * leak detector's): the native context is closed only once none is in flight ({@link #beginRelease}).
-     */
-    private final AtomicInteger releasesInFlight = new AtomicInteger();
+    /** What this context's close and other threads wait for in each other (see {@link CloseHandshake}). */
+    final CloseHandshake handshake = new CloseHandshake();
 
     /**
      * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
@@ -973,74 +968,7 @@ public final class DeviceContext implements AutoCloseable {
             closeOnce();
         } finally {
             closeDone.countDown();
-            List<Runnable> actions;
-            synchronized (closeDone) {
-                actions = List.copyOf(afterClose);
-                afterClose = null;
-            }
-            for (Runnable a : actions) {
-                try {
-                    a.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "an action after the close of " + this + " failed", e);
-                }
-            }
-        }
-    }
-
-    /**
-     * Runs {@code action} once {@link #close()} has finished (at once, on the caller, if it has), on the closing thread:
-     * work of this context that had not run by then never will, since it was dropped or its native context is gone.
-     * Returns what unregisters the action, for a caller that no longer needs it (so that a long-lived context does not
-     * gather actions).
-     */
-    Runnable afterClosed(Runnable action) {
-        synchronized (closeDone) {
-            if (afterClose != null) {
-                afterClose.add(action);
-                return () -> {
-                    synchronized (closeDone) {
-                        if (afterClose != null) {
-                            afterClose.remove(action);
-                        }
-                    }
-                };
-            }
-        }
-        action.run();
-        return () -> { };
-    }
-
-    /** How many {@link #afterClosed} actions wait for this context's close (for tests: none is left behind). */
-    int afterCloseActions() {
-        synchronized (closeDone) {
-            return afterClose == null ? 0 : afterClose.size();
-        }
-    }
-
-    /**
-     * Notes a release of something this context owns that may run on another thread than its close (a closed host
-     * buffer's free, the leak detector's release), from before it claims the object to after the backend call: the
-     * close waits for it before it closes the native context. Pair with {@link #endRelease}.
-     */
-    void beginRelease() {
-        releasesInFlight.incrementAndGet();
-    }
-
-    /** See {@link #beginRelease}. */
-    void endRelease() {
-        releasesInFlight.decrementAndGet();
-    }
-
-    /** Waits, at most 10 s, for the releases in flight on other threads (each one backend call) before the native close. */
-    private void awaitReleases() {
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (releasesInFlight.get() > 0) {
-            if (System.nanoTime() - until > 0) {
-                LOG.log(System.Logger.Level.WARNING, this + ": a release on another thread took over 10 s; closing anyway");
-                return;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            handshake.closed(this);
         }
     }
 
@@ -1082,7 +1010,7 @@ public final class DeviceContext implements AutoCloseable {
         if (e != null) {
             e.shutdown();
         }
-        awaitReleases(); // a free claimed on another thread before releaseAll reaches the backend before the native close
+        handshake.awaitReleases(this); // a free claimed on another thread before releaseAll reaches the backend before the native close
         left.seal(); // closes the native context now, or once other contexts' work on its memory is done or dropped
         observers.closed();
     }

@@ -58,7 +58,7 @@ final class LeftBehind {
             };
             DeviceStream s = use.stream(); // a use always has a stream
             // done on the device, or dropped: after its context's close nothing of it runs any more
-            unregister.set(s.context().afterClosed(finished));
+            unregister.set(s.context().handshake.afterClosed(finished));
             if (counted.get()) {
                 unregister.set(null); // that context had closed already
             }

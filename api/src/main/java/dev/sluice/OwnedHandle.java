@@ -63,7 +63,7 @@ final class OwnedHandle {
     }
 
     private void release() {
-        context.beginRelease(); // before the claim: the context's close then waits for this release to reach the backend
+        context.handshake.beginRelease(); // before the claim: the context's close then waits for this release to reach the backend
         try {
             if (released.compareAndSet(false, true)) {
                 try {
@@ -73,7 +73,7 @@ final class OwnedHandle {
                 }
             }
         } finally {
-            context.endRelease();
+            context.handshake.endRelease();
         }
     }
 }

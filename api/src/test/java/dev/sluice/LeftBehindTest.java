@@ -60,11 +60,11 @@ class LeftBehindTest {
         left.seal();
         assertTrue(!nativeClosed.await(200, TimeUnit.MILLISECONDS), "the native context stays open under pending work");
         assertEquals(0, frees.get(), "nothing freed under pending work");
-        assertEquals(1, other.afterCloseActions(), "watches the other context's close, in case it drops the work");
+        assertEquals(1, other.handshake.waiting(), "watches the other context's close, in case it drops the work");
         deviceDone.set(true);
         assertTrue(nativeClosed.await(10, TimeUnit.SECONDS), "closed once the work finished");
         assertEquals(1, frees.get());
-        assertEquals(0, other.afterCloseActions(), "and lets go of that watch: the other context may live long");
+        assertEquals(0, other.handshake.waiting(), "and lets go of that watch: the other context may live long");
     }
 
     @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
