@@ -73,8 +73,9 @@ final class ContextResources {
     }
 
     /**
-     * Frees closed host memory once the device has finished every copy using it (by the streams' completed sequences,
-     * whatever became of the copies' futures); if the context faults first, its close frees it.
+     * Frees closed host memory once every copy using it has finished on the device (by the streams' completed sequences,
+     * whatever became of the copies' futures) or been dropped by its context's close; if this context closes first, its
+     * close frees it.
      */
     void release(HostAllocation a) {
         a.uses.whenAllFinished(() -> {
@@ -100,11 +101,22 @@ final class ContextResources {
      * open for it ({@link #releaseAll}). Forgets those it remembered whose other contexts' work has finished.
      */
     void retire(Allocation a, List<DeviceFuture<?>> pending) {
-        if (foreign(pending).isEmpty()) {
-            return;
+        if (!anyForeign(pending)) {
+            return; // the usual case, one context: nothing to remember, nothing allocated
         }
-        retired.removeIf(r -> foreign(r.uses.pendingUses(null)).isEmpty());
+        retired.removeIf(r -> !anyForeign(r.uses.pendingUses(null)));
         retired.add(a);
+    }
+
+    /** Whether a use in {@code uses} is by a stream of another context. */
+    private boolean anyForeign(List<DeviceFuture<?>> uses) {
+        for (DeviceFuture<?> use : uses) {
+            DeviceStream s = use.stream();
+            if (s != null && s.context() != context) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -2,7 +2,6 @@ package dev.sluice;
 
 import dev.sluice.spi.ContextHandle;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -39,32 +38,7 @@ final class LeftBehind {
         kept.incrementAndGet();
         LOG.log(System.Logger.Level.WARNING, context + " closed while " + uses.size() + " operation(s) of other contexts"
                 + " still used " + memory + "; kept allocated, with its native context, until they finish or are dropped");
-        AtomicInteger left = new AtomicInteger(uses.size());
-        Runnable release = () -> release(memory, free);
-        for (DeviceFuture<?> use : uses) {
-            AtomicBoolean counted = new AtomicBoolean();
-            // Which of the two comes first counts; the other is then let go (the other context may live long).
-            java.util.concurrent.atomic.AtomicReference<Runnable> unregister = new java.util.concurrent.atomic.AtomicReference<>();
-            Runnable finished = () -> {
-                if (counted.compareAndSet(false, true)) {
-                    Runnable u = unregister.getAndSet(null);
-                    if (u != null) {
-                        u.run();
-                    }
-                    if (left.decrementAndGet() == 0) {
-                        release.run();
-                    }
-                }
-            };
-            DeviceStream s = use.stream(); // a use always has a stream
-            // done on the device, or dropped: after its context's close nothing of it runs any more
-            unregister.set(s.context().handshake.afterClosed(finished));
-            if (counted.get()) {
-                unregister.set(null); // that context had closed already
-            }
-            s.core.afterCompleted(use.sequence(), finished);
-            use.seal(); // its marker group must be sealed to complete; no lock held here
-        }
+        UseTracker.whenFinishedOrDropped(uses, () -> release(memory, free));
     }
 
     /** Every kept piece has been registered: the native context closes once the last is released (now, if none). */

@@ -76,8 +76,7 @@ final class Observers {
                         return;
                     }
                     removed = true;
-                    listeners = java.util.Arrays.stream(listeners).filter(l -> l != listener).toArray(DeviceListener[]::new);
-                    publish();
+                    remove(listener);
                 }
             }
         };
@@ -260,7 +259,7 @@ final class Observers {
     private static void threw(@Nullable DeviceContext context, DeviceListener l, String on, Throwable t) {
         try {
             boolean vm = t instanceof VirtualMachineError;
-            boolean removed = vm && context != null && context.observers.removeFailed(l);
+            boolean removed = vm && context != null && context.observers.remove(l);
             if (vm && !removed) {
                 return; // removed already, for an earlier error: said once
             }
@@ -271,8 +270,8 @@ final class Observers {
         }
     }
 
-    /** Removes {@code l} after it threw a {@link VirtualMachineError}; true for the call that removed it. */
-    private synchronized boolean removeFailed(DeviceListener l) {
+    /** Removes {@code l} (every registration of it); true for the call that removed it. */
+    private synchronized boolean remove(DeviceListener l) {
         DeviceListener[] old = listeners;
         DeviceListener[] kept = java.util.Arrays.stream(old).filter(x -> x != l).toArray(DeviceListener[]::new);
         if (kept.length == old.length) {

@@ -387,24 +387,45 @@ final class UseTracker {
     }
 
     /**
-     * Runs {@code action} once the device has finished every use noted so far: at once on the caller if it has, else on
-     * the completion thread. Never runs if the context faults first; its owner frees the memory when it closes.
+     * Runs {@code action} once every use noted so far has finished on the device or been dropped (see
+     * {@link #whenFinishedOrDropped}): at once on the caller if none is pending.
      */
     void whenAllFinished(Runnable action) {
-        List<DeviceFuture<?>> pending = pendingUses(null);
-        if (pending.isEmpty()) {
+        whenFinishedOrDropped(pendingUses(null), action);
+    }
+
+    /**
+     * Runs {@code action} once, when each of {@code uses} has finished on the device (its stream's completed sequence,
+     * on that context's completion thread) or been dropped: after its context's close nothing of it runs any more (on
+     * the closing thread). At once on the caller if {@code uses} is empty. Whichever comes first counts for a use; its
+     * watch of the other is then let go, since that context may live long.
+     */
+    static void whenFinishedOrDropped(List<DeviceFuture<?>> uses, Runnable action) {
+        if (uses.isEmpty()) {
             action.run();
             return;
         }
-        AtomicInteger left = new AtomicInteger(pending.size());
-        Runnable countDown = () -> {
-            if (left.decrementAndGet() == 0) {
-                action.run();
+        AtomicInteger left = new AtomicInteger(uses.size());
+        for (DeviceFuture<?> use : uses) {
+            java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<Runnable> unwatch = new java.util.concurrent.atomic.AtomicReference<>();
+            Runnable finished = () -> {
+                if (counted.compareAndSet(false, true)) {
+                    Runnable u = unwatch.getAndSet(null);
+                    if (u != null) {
+                        u.run();
+                    }
+                    if (left.decrementAndGet() == 0) {
+                        action.run();
+                    }
+                }
+            };
+            DeviceStream s = use.stream(); // a use always has a stream
+            unwatch.set(s.context().handshake.afterClosed(finished));
+            if (counted.get()) {
+                unwatch.set(null); // that context had closed already
             }
-        };
-        for (DeviceFuture<?> use : pending) {
-            StreamCore core = use.stream().core; // a use always has a stream
-            core.afterCompleted(use.sequence(), countDown);
+            s.core.afterCompleted(use.sequence(), finished);
             use.seal(); // its group must get a marker to complete; not under any lock here
         }
     }

@@ -192,46 +192,50 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         }
     }
 
+    /** A copy into memory of {@code target}, enqueued on a stream of {@code user} held on the host behind {@code gate}. */
+    private record HeldCopy(DeviceBuffer there, DeviceStream stream, java.util.concurrent.CompletableFuture<Void> gate,
+            DeviceFuture<Void> into) {
+    }
+
+    private static HeldCopy heldCopy(DeviceContext user, DeviceContext target, int seed) {
+        DeviceBuffer there = target.allocate(DType.I32, N);
+        DeviceBuffer here = intBuffer(user, pattern(seed));
+        DeviceStream s = user.createStream();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        s.waitFor(gate); // held on the host: what follows waits for the gate, not for the device
+        return new HeldCopy(there, s, gate, s.enqueueCopy(here, there));
+    }
+
     @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
     @Test
     void aCloseThatTimesOutKeepsMemoryThatAnotherContextsHeldCopiesStillWriteAndRead() {
         DeviceContext target = openWithCloseDeadline(200);
-        DeviceBuffer there = target.allocate(DType.I32, N);
-        DeviceBuffer here = intBuffer(ctx, pattern(3));
+        HeldCopy held = heldCopy(ctx, target, 3);
         DeviceBuffer back = ctx.allocate(DType.I32, N);
-        DeviceStream s = ctx.createStream();
-        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
-        s.waitFor(gate); // held on the host: the copies below wait for the gate, not for the device
-        DeviceFuture<Void> into = s.enqueueCopy(here, there);
-        DeviceFuture<Void> outOf = s.enqueueCopy(there, back);
+        DeviceFuture<Void> outOf = held.stream().enqueueCopy(held.there(), back);
         long t0 = System.nanoTime();
         target.close(); // reaches its deadline with the copies still held
         assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(WAIT_SECONDS).toNanos(), "close returned");
         assertTrue(target.isClosed());
-        gate.complete(null);
-        await(into);
+        held.gate().complete(null);
+        await(held.into());
         await(outOf);
-        assertArrayEquals(pattern(3), readInts(s, back), "the closed context's memory was kept for the held copies");
+        assertArrayEquals(pattern(3), readInts(held.stream(), back), "the closed context's memory was kept for the held copies");
         assertFalse(ctx.isFaulted(), "no copy touched freed memory");
-        assertStreamUsable(s);
+        assertStreamUsable(held.stream());
     }
 
     @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
     @Test
     void aCloseThatTimesOutKeepsMemoryForACopyHeldBehindABufferCloseToo() {
         DeviceContext target = openWithCloseDeadline(200);
-        DeviceBuffer there = target.allocate(DType.I32, N);
-        DeviceBuffer here = intBuffer(ctx, pattern(4));
-        DeviceStream s = ctx.createStream();
-        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
-        s.waitFor(gate);
-        DeviceFuture<Void> into = s.enqueueCopy(here, there);
-        there.close(); // its free is enqueued behind the held copy
+        HeldCopy held = heldCopy(ctx, target, 4);
+        held.there().close(); // its free is enqueued behind the held copy
         target.close();
-        gate.complete(null);
-        await(into);
+        held.gate().complete(null);
+        await(held.into());
         assertFalse(ctx.isFaulted(), "the copy did not write freed memory");
-        assertStreamUsable(s);
+        assertStreamUsable(held.stream());
     }
 
     @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
@@ -239,14 +243,10 @@ public abstract class AbstractPeerTest extends ConformanceBase {
     void memoryKeptForAnotherContextsHeldCopyIsLetGoWhenThatContextDropsIt() {
         DeviceContext target = openWithCloseDeadline(200);
         DeviceContext user = open(0, ContextOptions.defaults());
-        DeviceBuffer there = target.allocate(DType.I32, N);
-        DeviceBuffer here = intBuffer(user, pattern(5));
-        DeviceStream s = user.createStream();
-        s.waitFor(new java.util.concurrent.CompletableFuture<Void>()); // never completes
-        DeviceFuture<Void> into = s.enqueueCopy(here, there);
+        HeldCopy held = heldCopy(user, target, 5); // its gate never opens
         target.close();
         user.close(); // drops the held copy: nothing touches the kept memory any more
-        awaitFailure(into);
+        awaitFailure(held.into());
         assertFalse(user.isFaulted());
     }
 }
