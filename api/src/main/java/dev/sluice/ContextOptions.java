@@ -235,7 +235,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * form: one event per line), which Perfetto and {@code chrome://tracing} open. {@link DeviceContext#open} creates or
      * truncates the file; the context's close, or the JVM's normal exit for a context left open, closes the array, so
      * the file is then valid JSON. Spans are written by a thread of their own, off the completion thread: while that
-     * writer is {@value TraceFile#QUEUE_CAPACITY} spans behind, further spans are left out of the file and counted in
+     * writer is 65,536 spans behind, further spans are left out of the file and counted in
      * its last event, {@code sluice_unwritten_spans}. A crash leaves the batches written so far, whole lines without the
      * closing {@code ]}, which the trace viewers accept and a strict JSON parser needs appended. The in-memory ring
      * ({@link #traceCapacity()}, {@link DeviceContext#trace()}) is kept as before: the file is not bounded by it.

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.observe.Tracer;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
@@ -736,7 +737,7 @@ public final class DeviceContext implements AutoCloseable {
             throw new IllegalStateException("tracing is off for " + this
                     + ": open the context with ContextOptions.defaults().withTracing(true)");
         }
-        return t.snapshot();
+        return Trace.of(t);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.observe.Tracer;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
@@ -172,7 +173,9 @@ public final class DeviceStream implements AutoCloseable {
         f.keepAlive = keepAlive;
         if (end != null) {
             traceStart = null;
-            t.add(this, kind, label, start, end, f);
+            String name = kind instanceof DeviceFunction fn ? TraceSpan.KERNEL + " " + fn.kernel().name()
+                    : String.valueOf(kind);
+            t.add(traceIndex(), traceName(), name, label, start, end, f);
         }
         return f;
     }

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.observe.JfrEvents;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +30,7 @@ final class Observers {
             return false;
         }
         try {
-            JfrEvents.listen();
+            JfrEvents.listen(on -> OPEN.forEach(o -> o.jfrOperations(on)));
             return true;
         } catch (RuntimeException | LinkageError e) {
             // A JVM without a usable recorder: contexts must still open, without events.
@@ -54,7 +55,7 @@ final class Observers {
         if (JFR) {
             jfrOperations = JfrEvents.operationsEnabled();
             publish();
-            JfrEvents.contextOpened(context);
+            JfrEvents.contextOpened(context, context.backendName(), context.id(), context.name());
         }
     }
 
@@ -163,7 +164,7 @@ final class Observers {
         JfrOperation jfr = f.jfr;
         if (jfr != null && stream != null) {
             String name = f.kind instanceof DeviceFunction fn ? TraceSpan.KERNEL + " " + fn.kernel().name() : category;
-            JfrEvents.endOperation(jfr.event(), stream.context(), stream, name, jfr.label(), f.bytes, cause);
+            JfrEvents.endOperation(jfr.event(), stream.context(), stream.traceName(), name, jfr.label(), f.bytes, cause);
         }
     }
 
@@ -210,7 +211,7 @@ final class Observers {
             }
         }
         if (token != null) {
-            JfrEvents.endCompilation(token, context, kernel, failure);
+            JfrEvents.endCompilation(token, context, kernel.name(), failure);
         }
     }
 
@@ -237,7 +238,7 @@ final class Observers {
             }
         }
         if (JFR) {
-            JfrEvents.contextClosed(context);
+            JfrEvents.contextClosed(context, context.isFaulted());
         }
         synchronized (this) {
             listeners = NONE;

@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.observe.ChromeTraceEvents;
+import dev.sluice.observe.TraceSvg;
+import dev.sluice.observe.Tracer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -9,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -56,6 +58,13 @@ public final class Trace {
         this.dropped = dropped;
         this.complete = pendingDone == null;
         this.completed = pendingDone == null ? CompletableFuture.completedFuture(this) : pendingDone.thenApply(v -> next.get());
+    }
+
+    /** A snapshot of what {@code tracer} has recorded so far. */
+    static Trace of(Tracer tracer) {
+        Tracer.Snapshot s = tracer.snapshot();
+        return new Trace(tracer.contextName(), tracer.events(), s.spans(), s.streams(), s.dropped(), s.pending(),
+                () -> of(tracer));
     }
 
     /** The traced context, as its {@code toString()} and device name read. */
@@ -115,7 +124,7 @@ public final class Trace {
     /** The same JSON as {@link #writeChromeJson(Path)}, to a writer (not closed). */
     public void writeChromeJson(Appendable out) throws IOException {
         out.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"Sluice\",\"context\":");
-        string(out, context);
+        ChromeTraceEvents.string(out, context);
         out.append(",\"droppedSpans\":").append(Long.toString(dropped))
                 .append(",\"traceBaseNanos\":").append(Long.toString(events.originNanos()))
                 .append("},\"traceEvents\":[\n");
@@ -256,7 +265,9 @@ public final class Trace {
      */
     public String toSvg(SvgOptions options) {
         Checks.notNull("options", options);
-        return TraceSvg.render(this, options);
+        SvgOptions.Window w = options.window();
+        return TraceSvg.render(context, spans, streams, dropped, new TraceSvg.Options(options.title(), options.subtitle(),
+                options.categories(), options.marks(), w != null, w != null ? w.fromNanos() : 0, w != null ? w.toNanos() : 0));
     }
 
     /**
@@ -292,28 +303,6 @@ public final class Trace {
             throw new AssertionError(e);
         }
         return sb.toString();
-    }
-
-    static void string(Appendable out, String s) throws IOException {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,6 +8,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import dev.sluice.TraceSpan;
 import dev.sluice.testing.ExpectWarning;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ class TraceFileTest {
     }
 
     @Test
-    @ExpectWarning(logger = "dev.sluice.TraceFile", containing = "spans were not written to the trace file")
+    @ExpectWarning(logger = "dev.sluice.observe.TraceFile", containing = "spans were not written to the trace file")
     void everySpanIsWrittenOrCountedAndTheFileStaysJson(@TempDir Path dir) throws Exception {
         Path path = dir.resolve("trace.json");
         TraceFile file = new TraceFile(path, "ctx \"quoted\"", events(1));

@@ -1,5 +1,7 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.SluiceException;
+import java.util.function.Consumer;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -17,26 +19,33 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Sluice's Flight Recorder events, which a running JVM switches on through JFR settings alone
- * ({@code jcmd <pid> JFR.start settings=default settings=/path/to/sluice.jfc}, the profile in this jar at {@code /dev/sluice/sluice.jfc}). Loaded
- * only where the JDK has {@code jdk.jfr} ({@link Observers#JFR}).
+ * ({@code jcmd <pid> JFR.start settings=default settings=/path/to/sluice.jfc}, the profile in this jar at
+ * {@code /dev/sluice/sluice.jfc}). Loaded only where the JDK has {@code jdk.jfr} ({@code Observers.JFR}).
  *
  * <p>The rare events (context open and close, compilations, allocations and frees, faults) are committed where they
  * happen, at the cost of an event object the JIT removes when no recording enables them. Operation events are per
- * enqueue, so they are gated: this class listens to the recorder and, when a recording starts or stops, tells every open
- * context whether {@code dev.sluice.Operation} is enabled; only then does the enqueue hook create events.
+ * enqueue, so they are gated: this class listens to the recorder and, when a recording starts or stops, tells its
+ * listener (which tells every open context) whether {@code dev.sluice.Operation} is enabled; only then does the enqueue
+ * hook create events.
+ *
+ * <p>Events take plain values. A context is passed as itself, an {@code Object} whose {@code toString()} names it in
+ * the event, so that the name is built only for an event that is committed.
  */
-final class JfrEvents {
+public final class JfrEvents {
 
     private static volatile boolean operations;
+    private static volatile Consumer<Boolean> onChange = on -> { };
 
     private JfrEvents() {
     }
 
     /**
      * Starts following the recorder: each recording that starts or stops re-reads whether {@code dev.sluice.Operation} is
-     * enabled. Called once, by {@link Observers}' class initialisation. Does not start the recorder.
+     * enabled, and tells {@code onChange} when that changes. Called once, by {@code Observers}' class initialisation.
+     * Does not start the recorder.
      */
-    static void listen() {
+    public static void listen(Consumer<Boolean> onChange) {
+        JfrEvents.onChange = onChange;
         FlightRecorder.addListener(new FlightRecorderListener() {
             @Override
             public void recordingStateChanged(Recording recording) {
@@ -49,7 +58,7 @@ final class JfrEvents {
     }
 
     /** Whether a recording enables {@code dev.sluice.Operation} now. */
-    static boolean operationsEnabled() {
+    public static boolean operationsEnabled() {
         return operations;
     }
 
@@ -57,27 +66,34 @@ final class JfrEvents {
         boolean on = EventType.getEventType(Operation.class).isEnabled();
         if (on != operations) {
             operations = on;
-            for (Observers o : Observers.OPEN) {
-                o.jfrOperations(on);
-            }
+            onChange.accept(on);
         }
     }
 
     // ---------------------------------------------------------------- operations
 
-    static Object beginOperation() {
+    /** Begins the event of an operation being enqueued: the token for {@link #endOperation}. */
+    public static Object beginOperation() {
         Operation e = new Operation();
         e.begin();
         return e;
     }
 
-    static void endOperation(Object token, DeviceContext context, DeviceStream stream, String kind, @Nullable String label,
+    /**
+     * Ends the event of {@link #beginOperation}'s {@code token}, as the operation's future completes, and commits it if
+     * the recording wants it.
+     *
+     * @param context the context, by its {@code toString()}
+     * @param stream  the stream's name in traces
+     * @param kind    a {@code TraceSpan} kind, {@code "kernel <name>"} for a launch
+     */
+    public static void endOperation(Object token, Object context, String stream, String kind, @Nullable String label,
             long bytes, @Nullable Throwable failure) {
         Operation e = (Operation) token;
         e.end();
         if (e.shouldCommit()) {
             e.context = context.toString();
-            e.stream = stream.traceName();
+            e.stream = stream;
             e.kind = kind;
             e.label = label;
             e.bytes = bytes;
@@ -88,44 +104,56 @@ final class JfrEvents {
 
     // ---------------------------------------------------------------- rare events
 
-    static void contextOpened(DeviceContext context) {
+    /**
+     * A context opened.
+     *
+     * @param context    the context, by its {@code toString()}
+     * @param backend    the backend's name
+     * @param device     the device's number
+     * @param deviceName the device's name
+     */
+    public static void contextOpened(Object context, String backend, int device, String deviceName) {
         ContextOpen e = new ContextOpen();
         if (e.shouldCommit()) {
             e.context = context.toString();
-            e.backend = context.backendName();
-            e.device = context.id();
-            e.deviceName = context.name();
+            e.backend = backend;
+            e.device = device;
+            e.deviceName = deviceName;
             e.commit();
         }
     }
 
-    static void contextClosed(DeviceContext context) {
+    /** A context closed; {@code context} by its {@code toString()}. */
+    public static void contextClosed(Object context, boolean faulted) {
         ContextClose e = new ContextClose();
         if (e.shouldCommit()) {
             e.context = context.toString();
-            e.faulted = context.isFaulted();
+            e.faulted = faulted;
             e.commit();
         }
     }
 
-    static Object beginCompilation() {
+    /** Begins the event of a compilation: the token for {@link #endCompilation}. */
+    public static Object beginCompilation() {
         KernelCompilation e = new KernelCompilation();
         e.begin();
         return e;
     }
 
-    static void endCompilation(Object token, DeviceContext context, Kernel kernel, @Nullable Throwable failure) {
+    /** Ends and commits {@link #beginCompilation}'s event of {@code kernel}; {@code context} by its {@code toString()}. */
+    public static void endCompilation(Object token, Object context, String kernel, @Nullable Throwable failure) {
         KernelCompilation e = (KernelCompilation) token;
         e.end();
         if (e.shouldCommit()) {
             e.context = context.toString();
-            e.kernel = kernel.name();
+            e.kernel = kernel;
             e.failure = failure == null ? null : failure.toString();
             e.commit();
         }
     }
 
-    static void allocated(DeviceContext context, long bytes) {
+    /** Device memory allocated; {@code context} by its {@code toString()}. */
+    public static void allocated(Object context, long bytes) {
         MemoryAllocation e = new MemoryAllocation();
         if (e.shouldCommit()) {
             e.context = context.toString();
@@ -134,7 +162,8 @@ final class JfrEvents {
         }
     }
 
-    static void freed(DeviceContext context, long bytes) {
+    /** Device memory handed back; {@code context} by its {@code toString()}. */
+    public static void freed(Object context, long bytes) {
         MemoryFree e = new MemoryFree();
         if (e.shouldCommit()) {
             e.context = context.toString();
@@ -143,7 +172,8 @@ final class JfrEvents {
         }
     }
 
-    static void faulted(DeviceContext context, Throwable fault) {
+    /** A context faulted; {@code context} by its {@code toString()}. */
+    public static void faulted(Object context, Throwable fault) {
         Fault e = new Fault();
         if (e.shouldCommit()) {
             e.context = context.toString();

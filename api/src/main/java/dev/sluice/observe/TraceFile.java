@@ -1,5 +1,8 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.ContextOptions;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.TraceSpan;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -25,9 +28,12 @@ import java.util.concurrent.locks.LockSupport;
  * the writer is behind by that many spans, further spans are not written and are counted, never waited for; the count
  * closes the file as a metadata event named {@code sluice_unwritten_spans}, and a warning is logged.
  */
-final class TraceFile {
+public final class TraceFile {
 
-    /** The most spans waiting for the writer; beyond it spans are counted and not written. */
+    /**
+     * The most spans waiting for the writer; beyond it spans are counted and not written. {@link
+     * ContextOptions#withTraceFile(Path)} states this number.
+     */
     static final int QUEUE_CAPACITY = 1 << 16;
     /** The longest the idle writer sleeps; a queued span wakes it sooner. */
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);

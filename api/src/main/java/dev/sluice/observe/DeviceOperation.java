@@ -1,5 +1,6 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.TraceSpan;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;

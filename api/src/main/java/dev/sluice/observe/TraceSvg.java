@@ -1,5 +1,6 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.TraceSpan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Draws a {@link Trace} as an SVG timeline ({@link Trace#toSvg(Trace.SvgOptions)}): one lane per stream, each span a
+ * Draws a trace's spans as an SVG timeline (for {@code Trace.toSvg}): one lane per stream, each span a
  * bar coloured by its category, time running right on a millisecond axis, a legend. Plain SVG 1.1 written by hand, with
  * no library, so it opens in browsers and renders on GitHub.
  *
@@ -15,12 +16,12 @@ import java.util.Map;
  * Each lane is a {@code <g class="lane">} carrying the stream's name in {@code data-stream}, and each span a
  * {@code <rect class="span">} with its kind, label, times and duration in a {@code <title>} tooltip.
  *
- * <p>The axis spans the trace from its first span drawn to its last, or the window of {@link Trace.SvgOptions#window}:
- * spans reaching into the window are drawn cut at its edges, the tooltip keeping their true times. A bar shorter
+ * <p>The axis spans the trace from its first span drawn to its last, or the window of {@link Options#windowed() windowed}
+ * options: spans reaching into the window are drawn cut at its edges, the tooltip keeping their true times. A bar shorter
  * than {@value #MIN_BAR} px at the scale is drawn {@value #MIN_BAR} px wide, so that a short copy or kernel stays
  * visible; its tooltip and the note under the legend say so, and it carries {@code data-widened="true"}.
  */
-final class TraceSvg {
+public final class TraceSvg {
 
     /** The colour of each category, in legend order; a category not listed is drawn grey. */
     private static final Map<String, String> COLOURS = new LinkedHashMap<>();
@@ -54,17 +55,39 @@ final class TraceSvg {
     private TraceSvg() {
     }
 
-    static String render(Trace trace, Trace.SvgOptions options) {
-        List<String> categories = options.categories().isEmpty() ? present(trace) : options.categories();
-        Trace.SvgOptions.Window window = options.window();
-        boolean windowed = window != null;
-        long from = window != null ? window.fromNanos() : Long.MIN_VALUE;
-        long to = window != null ? window.toNanos() : Long.MAX_VALUE;
-        List<TraceSpan> drawn = trace.spans().stream()
+    /**
+     * How to draw, as {@code Trace.SvgOptions} says, checked there.
+     *
+     * @param title      the first line; empty for the context's name
+     * @param subtitle   the second line; empty for a count of spans and streams
+     * @param categories the {@link TraceSpan#category()} values drawn, in legend order; empty for all present
+     * @param marks      vertical lines, label to milliseconds from the start of the axis; iterated in its order
+     * @param windowed   whether the axis is the window from {@code fromNanos} to {@code toNanos}, rather than from the
+     *                   first span drawn to the last
+     * @param fromNanos  where a window starts, in the times of {@link TraceSpan#startNanos()}
+     * @param toNanos    where a window ends; after {@code fromNanos}
+     */
+    public record Options(String title, String subtitle, List<String> categories, Map<String, Double> marks,
+            boolean windowed, long fromNanos, long toNanos) {
+    }
+
+    /**
+     * The SVG document of a trace's spans.
+     *
+     * @param context the context's name, the default title
+     * @param spans   the spans, by start time
+     * @param streams the streams' names, one lane each, top to bottom
+     * @param dropped the older spans the trace let go, said in the default subtitle
+     */
+    public static String render(String context, List<TraceSpan> spans, List<String> streams, long dropped, Options options) {
+        List<String> categories = options.categories().isEmpty() ? present(spans) : options.categories();
+        boolean windowed = options.windowed();
+        long from = windowed ? options.fromNanos() : Long.MIN_VALUE;
+        long to = windowed ? options.toNanos() : Long.MAX_VALUE;
+        List<TraceSpan> drawn = spans.stream()
                 .filter(s -> categories.contains(s.category()))
                 .filter(s -> s.startNanos() <= to && (s.endNanos() > from || s.startNanos() >= from))
                 .toList();
-        List<String> streams = trace.streams();
         long t0 = windowed ? from : drawn.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
         long t1 = windowed ? to : drawn.stream().mapToLong(TraceSpan::endNanos).max().orElse(t0 + 1);
         double endMs = Math.max((t1 - t0) / 1e6, 1e-3);
@@ -80,11 +103,11 @@ final class TraceSvg {
         double scale = plot / axisMs;
         int bottom = TOP + streams.size() * LANE;
         int height = bottom + 90;
-        String title = options.title().isEmpty() ? trace.context() : options.title();
+        String title = options.title().isEmpty() ? context : options.title();
         String subtitle = options.subtitle().isEmpty()
                 ? drawn.size() + " spans on " + streams.size() + " streams"
                         + (windowed ? ", " + fmt(from / 1e6) + " to " + fmt(to / 1e6) + " ms of the trace" : "")
-                        + (trace.dropped() > 0 ? ", " + trace.dropped() + " older spans dropped" : "")
+                        + (dropped > 0 ? ", " + dropped + " older spans dropped" : "")
                 : options.subtitle();
 
         StringBuilder svg = new StringBuilder(4096 + drawn.size() * 200);
@@ -169,9 +192,9 @@ final class TraceSvg {
     }
 
     /** The categories of the trace's spans, known ones in legend order, then others as they come. */
-    private static List<String> present(Trace trace) {
+    private static List<String> present(List<TraceSpan> spans) {
         List<String> seen = new ArrayList<>();
-        for (TraceSpan s : trace.spans()) {
+        for (TraceSpan s : spans) {
             if (!seen.contains(s.category())) {
                 seen.add(s.category());
             }

@@ -1,5 +1,12 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.ClosedResourceException;
+import dev.sluice.ContextOptions;
+import dev.sluice.DeviceException;
+import dev.sluice.EventFlag;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.StreamOptions;
+import dev.sluice.TraceSpan;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.StreamHandle;
@@ -12,23 +19,28 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The recorder behind {@link DeviceContext#trace()}; exists only for contexts opened with tracing on, so
+ * The recorder behind {@code DeviceContext.trace()}; exists only for contexts opened with tracing on, so
  * that with tracing off an enqueue pays one null check of a final field and nothing else.
  *
  * <p>Generic over backends, through the SPI alone: under the stream's lock, a pooled timing event is
- * recorded before each operation ({@link DeviceStream}'s {@code begin}) and another after it, just before
+ * recorded before each operation ({@link #record}, from the stream's {@code begin}) and another after it, just before
  * its completion marker. When the operation's future completes, both events have completed; the span's
  * start is read against a base event, its duration between its own two events. Base events are recorded
  * on a private stream that runs nothing else, so they complete at once; a new base is taken every second,
  * because elapsed times are float milliseconds, which keep about 0.06 µs of resolution up to one second.
+ *
+ * <p>Works from plain data: a stream is its index and name, an operation its kind as a {@link TraceSpan} kind string
+ * and the {@link CompletableFuture} that completes once the device has finished it. A snapshot ({@link #snapshot()})
+ * is a list of spans, which the public {@code Trace} wraps.
  */
-final class Tracer {
+public final class Tracer {
 
     private static final long EPOCH_NANOS = 1_000_000_000L;
     private static final int DEAD = Integer.MIN_VALUE;
@@ -36,8 +48,11 @@ final class Tracer {
     private static final System.Logger LOG = System.getLogger(Tracer.class.getName());
     private static final boolean JFR = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
-    /** A pooled timing event and the epoch it was last recorded in. */
-    static final class Point {
+    /**
+     * A pooled timing event and the epoch it was last recorded in: what a stream holds, under its lock, between an
+     * operation's start point and its end point.
+     */
+    public static final class Point {
         final EventHandle event;
         @Nullable Epoch epoch;
 
@@ -111,10 +126,16 @@ final class Tracer {
     private volatile boolean closed;
 
     /**
-     * @param device the device in short, {@code "cuda:0"}, which names the trace's threads in Chrome trace JSON
+     * Opens the recorder of a context: its clock stream, its first base event and, if {@code file} is given, the file.
+     *
+     * @param context     the context's handle, which creates the timing events and the clock stream
+     * @param contextName the context's name in the trace
+     * @param device      the device in short, {@code "cuda:0"}, which names the trace's threads in Chrome trace JSON
+     * @param capacity    the most spans kept ({@link ContextOptions#traceCapacity()})
+     * @param file        where every span also goes ({@link ContextOptions#traceFile()}), or null
      * @throws InvalidArgumentException naming {@code traceFile} if {@code file} cannot be written
      */
-    Tracer(ContextHandle context, String contextName, String device, int capacity, @Nullable Path file) {
+    public Tracer(ContextHandle context, String contextName, String device, int capacity, @Nullable Path file) {
         this.context = context;
         this.contextName = contextName;
         this.capacity = capacity;
@@ -142,9 +163,9 @@ final class Tracer {
 
     /**
      * Records a timing point on {@code stream}: {@code reuse} again if given (a start point left by an
-     * operation that failed to enqueue), else one from the pool.
+     * operation that failed to enqueue), else one from the pool. Under the stream's lock.
      */
-    Point record(StreamHandle stream, @Nullable Point reuse) {
+    public Point record(StreamHandle stream, @Nullable Point reuse) {
         Point p = reuse != null ? reuse : take();
         Epoch old = p.epoch;
         p.epoch = enter();
@@ -155,17 +176,22 @@ final class Tracer {
         return p;
     }
 
-    /** Registers the operation whose future is {@code future}, between the points {@code start} and {@code end}. */
-    void add(DeviceStream stream, Object kind, @Nullable String label, Point start, Point end, DeviceFuture<?> future) {
-        String name = stream.traceName();
-        streams.putIfAbsent(stream.traceIndex(), name);
-        Pending p = new Pending(name, kindName(kind), label, start, end);
+    /**
+     * Registers an operation between the points {@code start} and {@code end}; its span resolves once {@code done}
+     * completes. Under the stream's lock.
+     *
+     * @param streamIndex the stream's place among the context's streams, which orders {@code Trace.streams()}
+     * @param stream      the stream's name in the trace
+     * @param kind        a {@link TraceSpan} kind ({@code "kernel <name>"} for a launch)
+     * @param label       the stream's label in effect, or null
+     * @param done        completes, normally or not, once the operation's completion marker has
+     */
+    public void add(int streamIndex, String stream, String kind, @Nullable String label, Point start, Point end,
+            CompletableFuture<?> done) {
+        streams.putIfAbsent(streamIndex, stream);
+        Pending p = new Pending(stream, kind, label, start, end);
         pending.add(p);
-        future.whenComplete(p);
-    }
-
-    private static String kindName(Object kind) {
-        return kind instanceof DeviceFunction f ? TraceSpan.KERNEL + " " + f.kernel().name() : kind.toString();
+        done.whenComplete(p);
     }
 
     private Point take() {
@@ -313,13 +339,52 @@ final class Tracer {
      * span just after completing its future, so a thread that saw the future complete may otherwise get here first.
      * Not on the completion thread.
      */
-    void awaitResolved() {
+    public void awaitResolved() {
         for (Pending p : List.copyOf(pending)) {
-            DeviceStream.awaitQuietly(p);
+            awaitQuietly(p);
         }
     }
 
-    Trace snapshot() {
+    private static void awaitQuietly(CompletableFuture<?> f) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                f.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * What a snapshot of the trace holds.
+     *
+     * @param spans   the resolved spans kept, at most the capacity, in the order they resolved
+     * @param streams the names of the streams that have spans, in the order the streams were created
+     * @param dropped spans let go because the ring held the capacity's newer ones
+     * @param pending completes once every operation pending at the snapshot has resolved; null if none was
+     */
+    public record Snapshot(List<TraceSpan> spans, List<String> streams, long dropped, @Nullable CompletableFuture<?> pending) {
+    }
+
+    /** The context's name in the trace. */
+    public String contextName() {
+        return contextName;
+    }
+
+    /** The context's process, thread ids and clock in Chrome trace JSON. */
+    public ChromeTraceEvents events() {
+        return events;
+    }
+
+    /** The spans resolved so far, and what is still pending. */
+    public Snapshot snapshot() {
         if (!closed && !late.isEmpty()) {
             resolveLate();
         }
@@ -332,11 +397,11 @@ final class Tracer {
             droppedNow += kept.size() - capacity;
             kept = kept.subList(kept.size() - capacity, kept.size());
         }
-        return new Trace(contextName, events, kept, List.copyOf(streams.values()), droppedNow, done, this::snapshot);
+        return new Snapshot(kept, List.copyOf(streams.values()), droppedNow, done);
     }
 
     /** Destroys the events; called after the context's work has finished. Spans already resolved stay readable. */
-    synchronized void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

@@ -1,12 +1,14 @@
-package dev.sluice;
+package dev.sluice.observe;
 
+import dev.sluice.TraceSpan;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The Chrome trace-event identities and times of one traced context, shared by {@link Trace#writeChromeJson} and the
- * streamed {@link TraceFile}, chosen so that the files of several contexts and several processes merge without
- * collisions (concatenate their event arrays, or open them together in Perfetto):
+ * The Chrome trace-event identities and times of one traced context, shared by the trace written whole
+ * ({@code Trace.writeChromeJson}) and the streamed {@link TraceFile}, chosen so that the files of several contexts and
+ * several processes merge without collisions (concatenate their event arrays, or open them together in Perfetto):
  * <ul>
  * <li>{@code pid} is the operating system's process id, {@link ProcessHandle#pid()}; the process is named
  * {@code Sluice (pid N)}, the same in every context's file of that process;
@@ -20,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * line up, to within the microseconds it takes to read the base.
  * </ul>
  */
-final class ChromeTraceEvents {
+public final class ChromeTraceEvents {
 
     /** Thread ids per context: a context's streams are {@code tid}s {@code context × this + 1} onwards. */
     static final int TIDS_PER_CONTEXT = 100_000;
@@ -34,12 +36,14 @@ final class ChromeTraceEvents {
     private final long originNanos;
 
     /**
-     * @param context     the context's name, as {@link Trace#context()} reads
+     * The events of a context numbered {@code number}; {@link #forNextContext} numbers them as contexts open.
+     *
+     * @param context     the context's name, as {@code Trace.context()} reads
      * @param device      the device in short, {@code "cuda:0"}
      * @param number      the context's number among the traced contexts of this process
      * @param originNanos the host's {@link System#nanoTime()} at the trace base, where span times start
      */
-    ChromeTraceEvents(String context, String device, int number, long originNanos) {
+    public ChromeTraceEvents(String context, String device, int number, long originNanos) {
         this.context = context;
         this.device = device;
         this.number = number;
@@ -62,26 +66,26 @@ final class ChromeTraceEvents {
     }
 
     /** The host's monotonic time, in nanoseconds, at which span times start. */
-    long originNanos() {
+    public long originNanos() {
         return originNanos;
     }
 
     /** The metadata event naming the process; its args also name the context and its number. */
-    void appendProcessEvent(Appendable out) throws IOException {
+    public void appendProcessEvent(Appendable out) throws IOException {
         out.append("{\"ph\":\"M\",\"pid\":").append(Long.toString(PID)).append(",\"tid\":").append(Long.toString(tid(0)))
                 .append(",\"name\":\"process_name\",\"args\":{\"name\":");
-        Trace.string(out, "Sluice (pid " + PID + ")");
+        string(out, "Sluice (pid " + PID + ")");
         out.append(",\"context\":");
-        Trace.string(out, context);
+        string(out, context);
         out.append(",\"contextNumber\":").append(Integer.toString(number)).append("}}");
     }
 
     /** The metadata events naming the {@code position}-th stream's thread and sorting it after the context's earlier ones. */
-    void appendStreamEvents(Appendable out, String stream, int position) throws IOException {
+    public void appendStreamEvents(Appendable out, String stream, int position) throws IOException {
         String tid = Long.toString(tid(position));
         out.append("{\"ph\":\"M\",\"pid\":").append(Long.toString(PID)).append(",\"tid\":").append(tid)
                 .append(",\"name\":\"thread_name\",\"args\":{\"name\":");
-        Trace.string(out, threadName(stream));
+        string(out, threadName(stream));
         out.append("}},\n{\"ph\":\"M\",\"pid\":").append(Long.toString(PID)).append(",\"tid\":").append(tid)
                 .append(",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":").append(tid).append("}}");
     }
@@ -92,19 +96,19 @@ final class ChromeTraceEvents {
     }
 
     /** One complete ({@code "X"}) event for {@code s} on the {@code position}-th stream's thread. */
-    void appendSpanEvent(Appendable out, TraceSpan s, int position) throws IOException {
+    public void appendSpanEvent(Appendable out, TraceSpan s, int position) throws IOException {
         out.append("{\"ph\":\"X\",\"pid\":").append(Long.toString(PID)).append(",\"tid\":").append(Long.toString(tid(position)))
                 .append(",\"name\":");
-        Trace.string(out, s.kind());
+        string(out, s.kind());
         out.append(",\"cat\":");
-        Trace.string(out, s.category());
+        string(out, s.category());
         out.append(",\"ts\":");
         micros(out, originNanos + s.startNanos());
         out.append(",\"dur\":");
         micros(out, s.durationNanos());
         if (s.label() != null) {
             out.append(",\"args\":{\"label\":");
-            Trace.string(out, s.label());
+            string(out, s.label());
             out.append('}');
         }
         out.append('}');
@@ -114,6 +118,29 @@ final class ChromeTraceEvents {
     void appendUnwrittenEvent(Appendable out, long count) throws IOException {
         out.append("{\"ph\":\"M\",\"pid\":").append(Long.toString(PID)).append(",\"tid\":").append(Long.toString(tid(0)))
                 .append(",\"name\":\"sluice_unwritten_spans\",\"args\":{\"count\":").append(Long.toString(count)).append("}}");
+    }
+
+    /** {@code s} as a JSON string, quoted, with quotes, backslashes and control characters escaped. */
+    public static void string(Appendable out, String s) throws IOException {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
     }
 
     /** {@code nanos} as microseconds with three decimals, in integer arithmetic: a double would round large clock values. */

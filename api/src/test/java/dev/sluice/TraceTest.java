@@ -1,0 +1,49 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import dev.sluice.observe.ChromeTraceEvents;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A snapshot's own API, over spans given to it: what it hands the SVG and JSON writers. */
+class TraceTest {
+
+    /** An allocation of 21 ms, then a 10 µs upload and a 3 µs kernel, in a context whose name needs escaping. */
+    private static Trace trace() {
+        List<TraceSpan> spans = List.of(
+                new TraceSpan("stream 1", "alloc", null, 0, 21_000_000),
+                new TraceSpan("stream 1", "upload", "chunk 0", 21_000_000, 21_010_000),
+                new TraceSpan("stream 1", "kernel scale", "chunk 0", 21_010_000, 21_013_000));
+        return new Trace("ctx \"a\"", new ChromeTraceEvents("ctx \"a\"", "cpu:0", 1, 0), spans, List.of("stream 1"), 0,
+                null, () -> {
+                    throw new AssertionError("nothing pending");
+                });
+    }
+
+    @Test
+    void toSvgDrawsOnlyTheWindowOfItsOptions() {
+        String svg = trace().toSvg(Trace.SvgOptions.defaults().withWindow(21_000_000, 21_013_000));
+        assertEquals(2, svg.split("class=\"span\"", -1).length - 1, "the upload and the kernel, not the allocation: " + svg);
+        assertTrue(svg.contains("time (µs) from 21 ms"), svg);
+        assertTrue(svg.contains("ctx &quot;a&quot;"), "the context's name is the default title: " + svg);
+    }
+
+    @Test
+    void toChromeJsonIsJsonWithTheContextNamed() {
+        JsonObject json = JsonParser.parseString(trace().toChromeJson()).getAsJsonObject();
+        assertEquals("ctx \"a\"", json.getAsJsonObject("otherData").get("context").getAsString());
+        assertEquals(1 + 2 + 3, json.getAsJsonArray("traceEvents").size(), "process, stream's name and sort, three spans");
+    }
+
+    @Test
+    void aWindowThatEndsBeforeItStartsIsRefusedNamingIt() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> Trace.SvgOptions.defaults().withWindow(5, 5));
+        assertTrue(e.getMessage().contains("toNanos") && e.getMessage().contains("5 ns"), e.getMessage());
+    }
+}
