@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.engine.Allocation;
+import dev.sluice.engine.LeakDetector;
+import dev.sluice.engine.Region;
 import dev.sluice.spi.DeviceMemory;
 import java.lang.ref.Cleaner;
 import org.jspecify.annotations.Nullable;
@@ -21,13 +24,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceBuffer implements AutoCloseable {
 
-    final Allocation allocation;
+    private final DeviceContext context;
+    /** The memory this buffer views, as the engine claims and orders it. */
+    private final Region region;
     private final DType type;
     private final long byteOffset;
     private final long count;
     private final boolean owner;
     /** Whether operations through this buffer take part in automatic ordering; false for {@link #unordered()} views. */
-    final boolean ordered;
+    private final boolean ordered;
     /**
      * Shared by the buffer that owns the memory and every view of it, and held by nothing inside Sluice: once it is
      * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. For views
@@ -40,18 +45,19 @@ public final class DeviceBuffer implements AutoCloseable {
     private @Nullable DeviceFuture<DeviceBuffer> ready;
 
     /** A buffer that owns newly allocated memory, watched by the leak detector; {@link #ready} is set next. */
-    DeviceBuffer(Allocation allocation, DType type, long count) {
-        this.allocation = allocation;
+    DeviceBuffer(DeviceContext context, Allocation allocation, DType type, long count) {
+        this.context = context;
+        this.region = new Region(allocation, 0, count * type.byteSize(), true, this);
         this.type = type;
         this.byteOffset = 0;
         this.count = count;
         this.owner = true;
         this.ordered = true;
         this.liveness = new Object();
-        this.cleanable = LeakDetector.watch(liveness, allocation.closed,
-                () -> "DeviceBuffer[" + type + " x " + count + ", " + allocation.context + "]",
+        this.cleanable = LeakDetector.watch(liveness, allocation.closedFlag(),
+                () -> "DeviceBuffer[" + type + " x " + count + ", " + context + "]",
                 () -> {
-                    allocation.context.release(allocation);
+                    context.core.release(allocation);
                     return null;
                 });
     }
@@ -60,18 +66,19 @@ public final class DeviceBuffer implements AutoCloseable {
      * A view of memory this buffer does not own and whose owner, {@code keeper} (a {@link DeviceFunction} for its module
      * variable), frees it: the view and its own views keep {@code keeper} reachable.
      */
-    DeviceBuffer(Allocation allocation, DType type, long count, Object keeper) {
-        this(allocation, type, 0, count, keeper, true, null);
+    DeviceBuffer(DeviceContext context, Allocation allocation, DType type, long count, Object keeper) {
+        this(context, allocation, type, 0, count, keeper, true, null);
     }
 
     /** A view (slice, reinterpretation) of {@code of}'s memory, ordered as {@code of} is. */
     private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, DeviceBuffer of) {
-        this(allocation, type, byteOffset, count, of.liveness, of.ordered, of.ready);
+        this(of.context, allocation, type, byteOffset, count, of.liveness, of.ordered, of.ready);
     }
 
-    private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, Object liveness, boolean ordered,
-            @Nullable DeviceFuture<DeviceBuffer> ready) {
-        this.allocation = allocation;
+    private DeviceBuffer(DeviceContext context, Allocation allocation, DType type, long byteOffset, long count,
+            Object liveness, boolean ordered, @Nullable DeviceFuture<DeviceBuffer> ready) {
+        this.context = context;
+        this.region = new Region(allocation, byteOffset, count * type.byteSize(), ordered, this);
         this.type = type;
         this.byteOffset = byteOffset;
         this.count = count;
@@ -83,13 +90,24 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     /** Sets the allocation's future; once, by whoever made the buffer, before anyone else sees it. */
-    void ready(DeviceFuture<DeviceBuffer> future) {
+    DeviceFuture<DeviceBuffer> ready(DeviceFuture<DeviceBuffer> future) {
         this.ready = future;
+        return future;
+    }
+
+    /** The memory this buffer views, for the engine. */
+    Region region() {
+        return region;
+    }
+
+    /** The allocation this buffer views (shared by every view of it). */
+    Allocation allocation() {
+        return region.allocation();
     }
 
     /** The context whose device holds this memory; a buffer is used only on that context's streams. */
     public DeviceContext context() {
-        return allocation.context;
+        return context;
     }
 
     /** The element type, fixed for this buffer; {@link #reinterpret} gives a view with another. */
@@ -117,7 +135,7 @@ public final class DeviceBuffer implements AutoCloseable {
      * native libraries; 0 on the CPU backend.
      */
     public long address() {
-        long base = allocation.memory.address();
+        long base = region.memory().address();
         return base == 0 ? 0 : base + byteOffset;
     }
 
@@ -127,7 +145,7 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     DeviceMemory memory() {
-        return allocation.memory;
+        return region.memory();
     }
 
     /**
@@ -138,7 +156,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public DeviceBuffer slice(long offset, long count) {
         checkOpen();
         Checks.range("buffer", offset, count, this.count);
-        return new DeviceBuffer(allocation, type, byteOffset + offset * type.byteSize(), count, this);
+        return new DeviceBuffer(allocation(), type, byteOffset + offset * type.byteSize(), count, this);
     }
 
     /**
@@ -153,7 +171,7 @@ public final class DeviceBuffer implements AutoCloseable {
             throw new InvalidArgumentException("newType", byteSize() + " bytes are not a whole number of " + newType
                     + " elements of " + newType.byteSize() + " bytes");
         }
-        return new DeviceBuffer(allocation, newType, byteOffset, byteSize() / newType.byteSize(), this);
+        return new DeviceBuffer(allocation(), newType, byteOffset, byteSize() / newType.byteSize(), this);
     }
 
     /**
@@ -167,7 +185,7 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public DeviceBuffer unordered() {
         checkOpen();
-        return new DeviceBuffer(allocation, type, byteOffset, count, liveness, false, ready);
+        return new DeviceBuffer(context, allocation(), type, byteOffset, count, liveness, false, ready);
     }
 
     /** Whether operations through this buffer take part in automatic ordering (false for {@link #unordered()} views). */
@@ -182,7 +200,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public DeviceFuture<DeviceBuffer> ready() {
         DeviceFuture<DeviceBuffer> r = ready;
         if (r == null) { // memory that needs no allocation (module variables)
-            r = DeviceFuture.completed(null, this);
+            r = DeviceFuture.completed(this);
             ready = r;
         }
         return r;
@@ -201,14 +219,14 @@ public final class DeviceBuffer implements AutoCloseable {
 
     /** Whether the memory has been freed (this buffer's or, for a slice, its parent's). */
     public boolean isClosed() {
-        return allocation.closed.get();
+        return allocation().isClosed();
     }
 
     void checkOpen() {
-        if (allocation.closed.get()) {
+        if (allocation().isClosed()) {
             throw new ClosedResourceException(this.toString());
         }
-        allocation.context.checkUsable();
+        context.checkUsable();
     }
 
     /**
@@ -218,8 +236,8 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (owner && allocation.closed.compareAndSet(false, true)) {
-            allocation.context.release(allocation);
+        if (owner && allocation().close()) {
+            context.core.release(allocation());
             if (cleanable != null) {
                 cleanable.clean(); // unregisters from the leak detector; its action sees the buffer closed
             }
@@ -230,6 +248,6 @@ public final class DeviceBuffer implements AutoCloseable {
     public String toString() {
         return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + (ordered ? "" : " unordered")
                 + ", "
-                + allocation.context.backendName() + ":" + allocation.context.id() + "]";
+                + context.backendName() + ":" + context.id() + "]";
     }
 }

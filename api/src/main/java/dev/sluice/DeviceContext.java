@@ -1,20 +1,17 @@
 package dev.sluice;
 
+import dev.sluice.engine.ContextCore;
+import dev.sluice.engine.HostAllocation;
 import dev.sluice.observe.Tracer;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
-import dev.sluice.spi.DeviceMemory;
-import dev.sluice.spi.HostGate;
-import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -42,44 +39,20 @@ public final class DeviceContext implements AutoCloseable {
     private final String backendName;
     /** Null for a backend that is not built in. */
     private final @Nullable Api api;
-    /** The contexts this one has enabled peer access to: which peer copies go directly (see the trace's kinds). */
-    private final java.util.Set<DeviceContext> peersEnabled = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final int id;
     private final ContextOptions options;
-    final CompletionEngine engine;
-    /** Event records held on the host by this context's streams ({@link HoldingStream}). */
-    final HoldingStream.HeldRecords heldRecords = new HoldingStream.HeldRecords();
-    /** Null unless {@link ContextOptions#tracing()}; read by each stream into a final field of its own. */
-    final @Nullable Tracer tracer;
+    /** Fault state, completion thread, what the context owns, and the close sequence. */
+    final ContextCore core;
     private final DeviceStream defaultStream;
     private final LaunchLimits limits;
-    /** Streams, events, functions and memory this context owns, and its gates waiting for stages. */
-    private final ContextResources resources;
     private final AtomicInteger streamCount = new AtomicInteger();
-    private volatile @Nullable ExecutorService hostExecutor;
-    private volatile @Nullable Throwable fault;
-    private volatile boolean closed;
-    /** Fails when {@link #close()} begins: releases the host waits of graphs, which block a driver thread. */
-    final java.util.concurrent.CompletableFuture<Void> closing = new java.util.concurrent.CompletableFuture<>();
     /** The listeners and Flight Recorder events of this context. */
     final Observers observers = new Observers(this);
     /**
      * {@link #observers} while a listener or a recording wants operations, else null: the enqueue hook's one volatile
-     * read ({@code DeviceStream.mark}).
+     * read ({@code DeviceStream.future}).
      */
     volatile @Nullable Observers observing;
-    /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
-    private final java.util.concurrent.atomic.AtomicBoolean closeClaimed = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
-    /** What this context's close and other threads wait for in each other (see {@link CloseHandshake}). */
-    final CloseHandshake handshake = new CloseHandshake();
-
-    /**
-     * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
-     * stuck on the completion thread must not keep close() from returning. After it, the futures still pending fail.
-     * 10 s; {@code -Dsluice.close.futuresMillis}, read when the context opens, a knob for tests.
-     */
-    private final long closeFuturesNanos = Long.getLong(SluiceProperties.Measurement.CLOSE_FUTURES_MILLIS, 10_000L) * 1_000_000L;
 
     private DeviceContext(String backendName, int id, ContextHandle handle, ContextOptions options) {
         this.backendName = backendName;
@@ -87,22 +60,12 @@ public final class DeviceContext implements AutoCloseable {
         this.id = id;
         this.handle = handle;
         this.options = options;
-        this.resources = new ContextResources(this, handle);
-        this.tracer = options.tracing() ? openTracer(handle, backendName + ":" + id, options) : null;
-        this.engine = new CompletionEngine(this, options, backendName + "-" + id + "-" + CONTEXTS.incrementAndGet());
+        this.core = new ContextCore(toString(), backendName + "-" + id + "-" + CONTEXTS.incrementAndGet(), backendName + ":" + id,
+                handle, options, observers);
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();
+        core.start();
         observers.opened();
-    }
-
-    private static Tracer openTracer(ContextHandle handle, String device, ContextOptions options) {
-        try {
-            return new Tracer(handle, "DeviceContext[" + device + "] " + handle.name(), device, options.traceCapacity(),
-                    options.traceFile());
-        } catch (RuntimeException e) {
-            handle.close();
-            throw e;
-        }
     }
 
     // ---------------------------------------------------------------- opening
@@ -442,7 +405,7 @@ public final class DeviceContext implements AutoCloseable {
             throw new InvalidArgumentException("peer", peer + " is " + (peer == this ? "this context" : "of another backend"));
         }
         handle.enablePeerAccess(peer.handle);
-        peersEnabled.add(peer);
+        core.peerEnabled(peer.core);
     }
 
     /**
@@ -450,7 +413,7 @@ public final class DeviceContext implements AutoCloseable {
      * so that a copy between them goes directly between the devices rather than through host memory.
      */
     boolean peerAccessEnabled(DeviceContext peer) {
-        return peersEnabled.contains(peer) || peer.peersEnabled.contains(this);
+        return core.peerAccessEnabled(peer.core);
     }
 
     /**
@@ -518,9 +481,7 @@ public final class DeviceContext implements AutoCloseable {
                     + range.greatest() + " (highest) to " + range.least() + " (lowest)");
         }
         StreamHandle h = handle.createStream(options);
-        DeviceStream s = new DeviceStream(this, h, false, options.priority(), streamCount.incrementAndGet());
-        resources.add(s);
-        return s;
+        return new DeviceStream(this, h, false, options.priority(), streamCount.incrementAndGet());
     }
 
     /** A new event; {@link EventFlag#TIMING} to measure with it. */
@@ -531,9 +492,7 @@ public final class DeviceContext implements AutoCloseable {
         if (set.contains(EventFlag.INTERPROCESS) && set.contains(EventFlag.TIMING)) {
             throw new InvalidArgumentException("flags", "INTERPROCESS events cannot have TIMING");
         }
-        DeviceEvent e = new DeviceEvent(this, handle.createEvent(set), set);
-        resources.add(e.owned); // not the event itself, which the leak detector watches
-        return e;
+        return new DeviceEvent(this, handle.createEvent(set), set); // owned by the context through its OwnedHandle
     }
 
     // ---------------------------------------------------------------- memory
@@ -546,13 +505,8 @@ public final class DeviceContext implements AutoCloseable {
         Checks.notNull("type", type);
         Checks.positive("count", count);
         long bytes = checkAllocationSize("count", type, count);
-        checkUsable();
-        DeviceMemory memory = handle.allocate(bytes);
-        Allocation a = new Allocation(this, memory, defaultStream);
-        DeviceBuffer buffer = new DeviceBuffer(a, type, count);
-        buffer.ready(DeviceFuture.completed(null, buffer));
-        track(a);
-        observers.allocated(bytes);
+        DeviceBuffer buffer = new DeviceBuffer(this, core.allocate(bytes), type, count);
+        buffer.ready(DeviceFuture.completed(buffer));
         return buffer;
     }
 
@@ -561,11 +515,7 @@ public final class DeviceContext implements AutoCloseable {
         Checks.notNull("type", type);
         Checks.positive("count", count);
         long bytes = checkAllocationSize("count", type, count);
-        checkUsable();
-        HostMemory m = handle.allocateHost(bytes);
-        HostAllocation a = new HostAllocation(this, m);
-        resources.add(a);
-        return new HostBuffer(a, type, count);
+        return new HostBuffer(this, core.allocateHost(bytes), type, count);
     }
 
     /**
@@ -590,11 +540,7 @@ public final class DeviceContext implements AutoCloseable {
         if (segment.byteSize() % type.byteSize() != 0) {
             throw new InvalidArgumentException("segment", segment.byteSize() + " bytes are not a whole number of " + type + " elements");
         }
-        checkUsable();
-        HostMemory m = handle.registerHost(segment);
-        HostAllocation a = new HostAllocation(this, m);
-        resources.add(a);
-        return new HostBuffer(a, type, segment.byteSize() / type.byteSize());
+        return new HostBuffer(this, core.registerHost(segment), type, segment.byteSize() / type.byteSize());
     }
 
     long checkAllocationSize(String argument, DType type, long count) {
@@ -605,12 +551,10 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     HostBuffer mapToHost(DeviceBuffer buffer) {
-        refuseBlocking("mapToHost");
+        core.refuseBlocking("mapToHost");
         HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
         DeviceStream s = defaultStream;
-        for (DeviceFuture<?> use : buffer.allocation.uses.pendingUses(s.core)) {
-            s.waitFor(use);
-        }
+        s.engine.waitForUses(buffer.allocation()); // also other streams' unordered uses
         try {
             join(s.enqueueCopy(buffer, host));
         } catch (RuntimeException e) {
@@ -622,11 +566,11 @@ public final class DeviceContext implements AutoCloseable {
         long count = buffer.count();
         // Names the allocation, not the buffer: the context holds this while the mapping is open, and the buffer must
         // stay collectable for the leak detector.
-        mapped.writeBack = () -> {
-            if (!buffer.isClosed() && fault == null && !closed) {
-                join(s.enqueueCopy(HostBuffer.internalView(mapped, type, count), buffer));
+        mapped.writeBack(() -> {
+            if (!buffer.isClosed() && core.fault() == null && !core.isClosed()) {
+                join(s.enqueueCopy(HostBuffer.internalView(this, mapped, type, count), buffer));
             }
-        };
+        });
         return host;
     }
 
@@ -653,8 +597,7 @@ public final class DeviceContext implements AutoCloseable {
             throw e;
         }
         observers.compiled(kernel, start, token, null);
-        resources.add(f.owned); // not the function itself, which the leak detector watches
-        return f;
+        return f; // owned by the context through its OwnedHandle
     }
 
     // ---------------------------------------------------------------- ordering and timing
@@ -676,20 +619,7 @@ public final class DeviceContext implements AutoCloseable {
      * @throws DeviceException if the device faulted
      */
     public void synchronize() {
-        refuseBlocking("DeviceContext.synchronize");
-        checkUsable();
-        handle.synchronize();
-        defaultStream.synchronize();
-        for (DeviceStream s : resources.streams()) {
-            if (!s.isClosed()) {
-                s.synchronize();
-            }
-        }
-        Tracer t = tracer;
-        if (t != null) {
-            t.awaitResolved(); // trace() after synchronize() holds every span, as Trace promises
-        }
-        checkUsable();
+        core.synchronize();
     }
 
     /** The work of one timed iteration, enqueued on {@code stream}. */
@@ -732,7 +662,7 @@ public final class DeviceContext implements AutoCloseable {
      * @throws IllegalStateException if the context was opened with tracing off
      */
     public Trace trace() {
-        Tracer t = tracer;
+        Tracer t = core.tracing();
         if (t == null) {
             throw new IllegalStateException("tracing is off for " + this
                     + ": open the context with ContextOptions.defaults().withTracing(true)");
@@ -750,7 +680,7 @@ public final class DeviceContext implements AutoCloseable {
      */
     public DeviceListener.Registration addListener(DeviceListener listener) {
         Checks.notNull("listener", listener);
-        if (closed) {
+        if (core.isClosed()) {
             throw new ClosedResourceException(toString());
         }
         return observers.add(listener);
@@ -758,7 +688,7 @@ public final class DeviceContext implements AutoCloseable {
 
     /** Whether this context records a {@link #trace()}. */
     public boolean isTracing() {
-        return tracer != null;
+        return core.tracing() != null;
     }
 
     /** The blocking facade over the default stream (Mojo's {@code *_sync} family). */
@@ -772,60 +702,12 @@ public final class DeviceContext implements AutoCloseable {
      * Throws if the context is closed or faulted. Cheap: two volatile reads.
      */
     void checkUsable() {
-        if (closed) {
-            throw new ClosedResourceException(toString());
-        }
-        Throwable f = fault;
-        if (f != null) {
-            throw rethrowableFault(f);
-        }
-    }
-
-    private static SluiceException rethrowableFault(Throwable f) {
-        if (f instanceof SluiceException se) {
-            return new DeviceException("the context faulted earlier: " + se.getMessage(), se.errorName().orElse(null),
-                    se.errorCode().isPresent() ? se.errorCode().getAsInt() : null, true, se);
-        }
-        return new DeviceException("the context faulted earlier: " + f, null, null, true, f);
-    }
-
-    /** The fault that stopped this context, if any. */
-    @Nullable Throwable fault() {
-        return fault;
+        core.checkUsable();
     }
 
     /** Whether the context faulted (a sticky device error); it then stays unusable. */
     public boolean isFaulted() {
-        return fault != null;
-    }
-
-    /** Called by the completion engine when a marker reports a device fault. */
-    void faulted(Throwable cause) {
-        if (fault == null) {
-            fault = cause;
-            LOG.log(System.Logger.Level.WARNING, this + " faulted: " + cause.getMessage());
-            observers.faulted(cause);
-        }
-    }
-
-    void refuseOnCompletionThread(String what) {
-        if (engine.isCompletionThread()) {
-            throw new IllegalStateException(what + " blocks, and would wait for the completion thread it was called on;"
-                    + " use a *Async stage or another thread");
-        }
-    }
-
-    /** The context whose host function ({@link DeviceStream#enqueueHostFunction}) the current thread runs, if any. */
-    private static final ThreadLocal<DeviceContext> HOST_FUNCTION_OF = new ThreadLocal<>();
-
-    /** Runs a host function of this context on the current (host executor) thread, marked as such for {@link #refuseBlocking}. */
-    void runHostFunction(Runnable function) {
-        HOST_FUNCTION_OF.set(this);
-        try {
-            function.run();
-        } finally {
-            HOST_FUNCTION_OF.remove();
-        }
+        return core.fault() != null;
     }
 
     /**
@@ -836,91 +718,12 @@ public final class DeviceContext implements AutoCloseable {
      * @throws IllegalStateException naming {@code what} and the thread
      */
     void refuseBlocking(String what) {
-        refuseOnCompletionThread(what);
-        Thread t = Thread.currentThread();
-        if (t.getName().startsWith("sluice-completion-")) {
-            throw new IllegalStateException(what + " blocks, and was called on " + t.getName() + ", a completion thread whose"
-                    + " futures it may wait for; use a *Async stage or another thread");
-        }
-        if (HOST_FUNCTION_OF.get() == this) {
-            throw new IllegalStateException(what + " blocks, and was called in a host function of " + this + " ("
-                    + t.getName() + "): the stream's later work waits until the host function returns;"
-                    + " enqueue the work instead, or wait on another thread");
-        }
-    }
-
-    ExecutorService hostExecutor() {
-        ExecutorService e = hostExecutor;
-        if (e == null) {
-            synchronized (this) {
-                e = hostExecutor;
-                if (e == null) {
-                    e = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-host-" + backendName + "-" + id + "-", 0).factory());
-                    hostExecutor = e;
-                }
-            }
-        }
-        return e;
-    }
-
-    void track(Allocation a) {
-        resources.add(a);
-    }
-
-    /** See {@link ContextResources#retire}. */
-    void retire(Allocation a, List<DeviceFuture<?>> pendingUses) {
-        resources.retire(a, pendingUses);
-    }
-
-    void untrack(Allocation a) {
-        resources.remove(a);
-    }
-
-    void forget(Object o) {
-        resources.remove(o);
-    }
-
-    /**
-     * Frees a closed buffer's memory after all its uses, in its home stream's order, or the default stream's once the
-     * home stream is closed (also when it closes while this runs). If the context is closed or faulted, its close()
-     * frees what it still owns.
-     */
-    void release(Allocation a) {
-        if (closed || fault != null) {
-            return; // close() frees it (a faulted context's memory too)
-        }
-        DeviceStream s = a.home.isClosed() ? defaultStream : a.home;
-        try {
-            s.freeInOrder(a);
-        } catch (ClosedResourceException e) {
-            if (s != defaultStream && !closed) {
-                try {
-                    defaultStream.freeInOrder(a); // the home stream closed meanwhile
-                } catch (SluiceException again) {
-                    LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", again);
-                }
-            }
-        } catch (SluiceException e) {
-            LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", e);
-        }
-    }
-
-    /** Frees closed host memory once the device has finished every copy using it; see {@link ContextResources#release}. */
-    void release(HostAllocation a) {
-        resources.release(a);
-    }
-
-    void trackGate(HostGate gate, DeviceFuture<?> future) {
-        resources.trackGate(gate, future);
-    }
-
-    void untrackGate(HostGate gate) {
-        resources.untrackGate(gate);
+        core.refuseBlocking(what);
     }
 
     /** Whether {@link #close()} has begun; a closed context refuses every new operation. */
     public boolean isClosed() {
-        return closed;
+        return core.isClosed();
     }
 
     /**
@@ -946,83 +749,7 @@ public final class DeviceContext implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closeDone.getCount() == 0) {
-            return;
-        }
-        refuseBlocking("DeviceContext.close");
-        if (!closeClaimed.compareAndSet(false, true)) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    closeDone.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            return;
-        }
-        try {
-            closeOnce();
-        } finally {
-            closeDone.countDown();
-            handshake.closed(this);
-        }
-    }
-
-    private void closeOnce() {
-        ClosedResourceException closing = new ClosedResourceException(toString());
-        this.closing.completeExceptionally(closing);
-        // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
-        // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
-        List<DeviceStream> streams = resources.streams();
-        defaultStream.dropHeld(closing);
-        for (DeviceStream s : streams) {
-            s.dropHeld(closing);
-        }
-        resources.openGates(closing);
-        long deadline = System.nanoTime() + closeFuturesNanos;
-        if (fault == null) {
-            drainForClose(defaultStream, deadline);
-            for (DeviceStream s : streams) {
-                drainForClose(s, deadline);
-            }
-        }
-        closed = true; // from here every enqueue is refused (checked under its stream's lock)
-        try {
-            defaultStream.closeInternal(false, deadline, false); // waits for an enqueue in flight on it, then for its work
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing the default stream during close failed", e); // a fault the engine has not seen yet
-        }
-        LeftBehind left = new LeftBehind(toString(), handle);
-        resources.releaseAll(fault != null, deadline, left);
-        engine.stop(closing, deadline - System.nanoTime());
-        if (tracer != null) {
-            try {
-                tracer.close();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "closing the tracer failed", e);
-            }
-        }
-        ExecutorService e = hostExecutor;
-        if (e != null) {
-            e.shutdown();
-        }
-        handshake.awaitReleases(this); // a free claimed on another thread before releaseAll reaches the backend before the native close
-        left.seal(); // closes the native context now, or once other contexts' work on its memory is done or dropped
-        observers.closed();
-    }
-
-    /** Waits for {@code s}'s work on the device, then for its futures until {@code deadline}; failures are logged. */
-    private void drainForClose(DeviceStream s, long deadline) {
-        try {
-            s.drain(deadline);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "synchronize of " + s + " during close failed", e);
-        }
+        core.close(observers::closed);
     }
 
     static <T> T join(DeviceFuture<T> f) {

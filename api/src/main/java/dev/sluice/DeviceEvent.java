@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.engine.LeakDetector;
+import dev.sluice.engine.OwnedHandle;
 import dev.sluice.spi.EventHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
@@ -36,12 +38,12 @@ public final class DeviceEvent implements AutoCloseable {
 
     DeviceEvent(DeviceContext context, EventHandle handle, Set<EventFlag> flags) {
         Set<EventFlag> set = Set.copyOf(flags);
-        OwnedHandle o = new OwnedHandle(context, handle::destroy);
+        OwnedHandle o = context.core.own(handle::destroy);
         this.context = context;
         this.handle = handle;
         this.flags = set;
         this.owned = o;
-        this.cleanable = LeakDetector.watch(this, o.closed,
+        this.cleanable = LeakDetector.watch(this, o.closedFlag(),
                 () -> "DeviceEvent[" + context.backendName() + ":" + context.id() + " " + set + "]", o::releaseLeaked);
     }
 
@@ -59,7 +61,7 @@ public final class DeviceEvent implements AutoCloseable {
     public boolean query() {
         checkUsableOn(context);
         try {
-            return !context.heldRecords.isHeld(handle) && handle.query();
+            return !context.core.heldRecords().isHeld(handle) && handle.query();
         } finally {
             Reference.reachabilityFence(this); // not destroyed by the leak detector under the call
         }
@@ -116,7 +118,7 @@ public final class DeviceEvent implements AutoCloseable {
     /** Waits, interruptibly, until no record of this event is held on the host any more. */
     private void awaitRecordSubmitted() {
         long pause = 1_000;
-        while (context.heldRecords.isHeld(handle)) {
+        while (context.core.heldRecords().isHeld(handle)) {
             if (Thread.currentThread().isInterrupted()) {
                 InterruptedException cause = new InterruptedException();
                 throw new SluiceException("interrupted while waiting for a held record of " + this
@@ -148,7 +150,7 @@ public final class DeviceEvent implements AutoCloseable {
             if (!e.recorded) {
                 throw new InvalidArgumentException(name, e + " was never recorded");
             }
-            if (e.context.heldRecords.isHeld(e.handle) || !e.handle.query()) {
+            if (e.context.core.heldRecords().isHeld(e.handle) || !e.handle.query()) {
                 throw new IllegalStateException(name + " event " + e + " has not completed; synchronize on it first");
             }
         }
@@ -163,7 +165,7 @@ public final class DeviceEvent implements AutoCloseable {
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (owned.closed.get()) {
+        if (owned.isClosed()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -174,7 +176,7 @@ public final class DeviceEvent implements AutoCloseable {
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
     public boolean isClosed() {
-        return owned.closed.get();
+        return owned.isClosed();
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.engine.Allocation;
+import dev.sluice.engine.LeakDetector;
+import dev.sluice.engine.OwnedHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.FunctionHandle;
 import java.lang.ref.Cleaner;
@@ -27,6 +30,8 @@ public final class DeviceFunction implements AutoCloseable {
     private final DeviceContext context;
     private final Kernel kernel;
     final FunctionHandle handle;
+    /** What traces and listeners call a launch of it: {@code "kernel <name>"}. */
+    private final String traceKind;
     /** The module variables handed out, closed with this function. */
     private final List<Allocation> globals;
     /** The loaded kernel as the context owns it: registered with the context in this function's place. */
@@ -36,20 +41,26 @@ public final class DeviceFunction implements AutoCloseable {
 
     DeviceFunction(DeviceContext context, Kernel kernel, FunctionHandle handle) {
         List<Allocation> variables = new CopyOnWriteArrayList<>();
-        OwnedHandle o = new OwnedHandle(context, () -> {
+        OwnedHandle o = context.core.own(() -> {
             for (Allocation a : variables) {
-                a.closed.set(true); // its views now refuse new use; what is already enqueued still runs
+                a.close(); // its views now refuse new use; what is already enqueued still runs
             }
             handle.unload();
         });
         this.context = context;
         this.kernel = kernel;
         this.handle = handle;
+        this.traceKind = TraceSpan.KERNEL + " " + kernel.name();
         this.globals = variables;
         this.owned = o;
-        this.cleanable = LeakDetector.watch(this, o.closed,
+        this.cleanable = LeakDetector.watch(this, o.closedFlag(),
                 () -> "DeviceFunction[" + kernel.name() + " on " + context.backendName() + ":" + context.id() + "]",
                 o::releaseLeaked);
+    }
+
+    /** What traces and listeners call a launch of it. */
+    String traceKind() {
+        return traceKind;
     }
 
     /** The context the kernel was loaded on; only its streams may launch it. Readable after close. */
@@ -149,21 +160,21 @@ public final class DeviceFunction implements AutoCloseable {
                     + memory.byteSize() + " bytes, not a whole number of " + type + " elements of " + type.byteSize()
                     + " bytes");
         }
-        Allocation a = new Allocation(context, memory, context.stream());
-        DeviceBuffer view = new DeviceBuffer(a, type, memory.byteSize() / type.byteSize(), this);
+        Allocation a = context.core.variable(memory);
+        DeviceBuffer view = new DeviceBuffer(context, a, type, memory.byteSize() / type.byteSize(), this);
         globals.add(a);
         // A copy enqueued on the view keeps neither the view nor this function reachable: unloading the module when
         // the function is dropped could free the variable under it. The leak detector leaves it to the context's close.
         owned.handOut("a module variable of it was handed out (global), which enqueued copies may still use");
-        if (owned.closed.get()) {
-            a.closed.set(true); // closed meanwhile: the view must not outlive the function
+        if (owned.isClosed()) {
+            a.close(); // closed meanwhile: the view must not outlive the function
             throw new ClosedResourceException(toString());
         }
         return view;
     }
 
     void checkUsableOn(DeviceContext c) {
-        if (owned.closed.get()) {
+        if (owned.isClosed()) {
             throw new ClosedResourceException(toString());
         }
         if (c != context) {
@@ -173,7 +184,7 @@ public final class DeviceFunction implements AutoCloseable {
 
     /** Whether {@link #close()} was called (or the context closed it). */
     public boolean isClosed() {
-        return owned.closed.get();
+        return owned.isClosed();
     }
 
     /**

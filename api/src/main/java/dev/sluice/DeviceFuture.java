@@ -1,8 +1,7 @@
 package dev.sluice;
 
-import dev.sluice.spi.Marker;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import dev.sluice.engine.Operation;
+import dev.sluice.engine.StreamCore;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -57,184 +56,29 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the operation's result: the buffer for allocations, null ({@link Void}) for the rest
  */
-public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceFuture.Observed {
+public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Observed {
 
-    private final @Nullable DeviceStream stream;
-    private final long sequence;
-    private static final VarHandle NEXT;
-
-    static {
-        try {
-            NEXT = MethodHandles.lookup().findVarHandle(DeviceFuture.class, "next", DeviceFuture.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /**
-     * The completion marker recorded after the operation, or null where the operation shares its group's marker
-     * ({@link #group}) or has no device work. Final in spirit: written before the future is published through its
-     * stream's queue.
-     */
-    private final @Nullable Marker marker;
-    /** The marker group this future belongs to, or null where it has a marker of its own. */
-    final StreamCore.@Nullable Group group;
-    /** The next future of its stream's completion queue ({@link CompletionQueue}); read with acquire, set with release. */
-    @SuppressWarnings("unused") // through NEXT
-    private @Nullable DeviceFuture<?> next;
-    /**
-     * What the device reads or writes for this operation and the caller may drop (a Java array's segment): held here
-     * until the device has finished, then cleared by the completion thread. Cancelling the future does not clear it.
-     */
-    @Nullable Object keepAlive;
-    final @Nullable T value;
-    /** Set before the marker can be seen done, for operations that ran but failed on the host side (a failed stage). */
-    private volatile @Nullable Throwable presetFailure;
-
-    DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value) {
-        this(stream, sequence, marker, value, null);
-    }
-
-    DeviceFuture(@Nullable DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
-            StreamCore.@Nullable Group group) {
-        this.stream = stream;
-        this.sequence = sequence;
-        this.marker = marker;
-        this.value = value;
-        this.group = group;
-    }
-
-    /** The completion marker: its own, or its group's once sealed; null for a group not sealed yet or no device work. */
-    @Nullable Marker marker() {
-        Marker m = marker;
-        if (m == null) {
-            StreamCore.Group g = group;
-            if (g != null) {
-                m = g.marker;
-            }
-        }
-        return m;
-    }
-
-    @Nullable DeviceFuture<?> next() {
-        return (DeviceFuture<?>) NEXT.getAcquire(this);
-    }
-
-    void setNext(@Nullable DeviceFuture<?> f) {
-        NEXT.setRelease(this, f);
-    }
-
-    /** Whether the completion thread releases the marker after completing this future: one future per marker does. */
-    boolean releasesMarker() {
-        StreamCore.Group g = group;
-        return g == null || g.lastSequence == sequence;
-    }
-
-    /** Records this future's marker now if its group is still open, so that it can be waited on or will complete. */
-    void seal() {
-        StreamCore.Group g = group;
-        if (g != null && g.marker == null) {
-            g.core.seal(g);
-        }
-    }
-
-    /**
-     * {@link #seal()} without waiting for its stream's lock: false if another thread holds it (then nothing is sealed).
-     */
-    boolean trySeal() {
-        StreamCore.Group g = group;
-        return g == null || g.marker != null || g.core.trySeal(g);
-    }
-
-    /**
-     * Whether the device has finished this future's operation, by its stream's completed sequence: what Sluice itself
-     * goes by. The future's own state may say more (cancelled) or less (its stages still running).
-     */
-    boolean deviceFinished() {
-        DeviceStream s = stream;
-        return s == null || sequence < 0 || s.core.hasCompleted(sequence);
+    /** The future of an operation whose result will be {@code value}; its stream's engine fills in the rest. */
+    DeviceFuture(@Nullable T value) {
+        super(value);
     }
 
     /** A future that is already complete, for operations that turned out to need no device work. */
-    static <T> DeviceFuture<T> completed(@Nullable DeviceStream stream, @Nullable T value) {
-        DeviceFuture<T> f = new DeviceFuture<>(stream, -1, null, value);
-        f.finish(0); // never observed
-        return f;
-    }
-
-    /** A future already failed, for operations captured into a graph and similar non-runs. */
-    static <T> DeviceFuture<T> failed(@Nullable DeviceStream stream, Throwable cause) {
-        DeviceFuture<T> f = new DeviceFuture<>(stream, -1, null, null);
-        f.fail(cause);
+    static <T> DeviceFuture<T> completed(@Nullable T value) {
+        DeviceFuture<T> f = new DeviceFuture<>(value);
+        f.finishNow(); // never observed
         return f;
     }
 
     /** The stream the operation was enqueued on, or null for operations of no stream. */
     public @Nullable DeviceStream stream() {
-        return stream;
+        StreamCore c = core();
+        return c == null ? null : (DeviceStream) c.owner();
     }
 
     /** The operation's position in its stream (1 for the first), or -1 for futures of no stream operation. */
     public long sequence() {
-        return sequence;
-    }
-
-    /**
-     * Completion by the engine only. {@code nowNanos}: the clock when the engine saw the operation's marker done, read once
-     * for every observed future of a pass (0 when none of them is observed).
-     */
-    void finish(long nowNanos) {
-        Object kept = keepAlive;
-        keepAlive = null;
-        Throwable failure = presetFailure;
-        if (failure == null && kept instanceof GraphHostSteps.Replay replay) {
-            failure = replay.failure(); // a host step of the graph threw during this replay
-        }
-        if (failure == null && group != null) {
-            failure = group.failure; // the backend refused the group's marker
-        }
-        if (failure == null && marker() instanceof HoldingStream.HeldMarker held) {
-            failure = held.failure(); // held work the backend refused when it was submitted
-        }
-        try {
-            report(failure, nowNanos); // before completing: whoever sees the future done sees it counted
-        } finally { // whatever escaped the observers, the future completes
-            if (failure != null) {
-                super.completeExceptionally(failure);
-            } else {
-                super.complete(value);
-            }
-        }
-    }
-
-    /** Whether listeners observe this operation: its engine then reads the clock for it ({@link #finish(long)}). */
-    boolean isObserved() {
-        return this instanceof Observed;
-    }
-
-    /**
-     * Tells the observers, if any. Once: the completion thread takes each queued future from its queue once, then either
-     * finishes or fails it; a future failed before publication is never queued.
-     */
-    private void report(@Nullable Throwable failure, long nowNanos) {
-        if (this instanceof Observed<T> o) {
-            Observers.completed(o, failure, nowNanos);
-        }
-    }
-
-    void presetFailure(Throwable failure) {
-        this.presetFailure = failure;
-    }
-
-    /** Fails the future: by the completion thread, for a queued one ({@link StreamCore#failPending}), or before publication. */
-    void fail(Throwable cause) {
-        try {
-            if (isObserved()) {
-                report(cause, System.nanoTime());
-            }
-        } finally {
-            super.completeExceptionally(cause);
-        }
+        return seq();
     }
 
     // ---------------------------------------------------------------- observation
@@ -269,15 +113,6 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
      * Seals, then refuses to wait where the wait could never end: on the completion thread of this future's context,
      * which alone completes it, for a future not complete yet.
      */
-    private void refuseBlockingWait(String what) {
-        seal();
-        DeviceStream s = stream;
-        if (s != null && !super.isDone() && s.context().engine.isCompletionThread()) {
-            throw new IllegalStateException(what + " on " + this + " blocks the completion thread, which alone completes it;"
-                    + " use a dependent stage (thenRun, whenComplete...) or a *Async stage");
-        }
-    }
-
     @Override
     public T getNow(T valueIfAbsent) {
         seal();
@@ -367,33 +202,38 @@ public sealed class DeviceFuture<T> extends CompletableFuture<T> permits DeviceF
 
     @Override
     public String toString() {
-        return "DeviceFuture[" + (stream == null ? "" : stream + " #" + sequence + ", ") + super.toString() + "]";
+        DeviceStream s = stream();
+        return "DeviceFuture[" + (s == null ? "" : s + " #" + sequence() + ", ") + super.toString() + "]";
     }
 
     /**
-     * The future of an operation that listeners or a Flight Recorder recording observe ({@link Observers}): it carries
-     * what they are told when the engine finishes or fails it, so that observing an operation costs no object beside its
-     * future. Its fields are written before the future is published through its stream's queue, whose release orders
-     * them; the completion thread alone reads them, as it alone finishes and fails queued futures. A user's
-     * {@code cancel} is not a completion: the device still runs the operation, and the observers hear when the engine
-     * finishes it.
+     * A future whose completion listeners or Flight Recorder events observe: what the engine tells it about its operation
+     * (on the enqueuing thread, under the stream's lock) and the latency clock, read by {@link Observers} when it completes.
      */
-    static final class Observed<T> extends DeviceFuture<T> {
-        final DeviceListener[] listeners;
-        /** A {@link TraceSpan} kind or the {@link DeviceFunction} launched. */
-        final Object kind;
-        final long bytes;
-        final long startNanos;
-        final Observers.@Nullable JfrOperation jfr;
+    static final class Observed<T> extends DeviceFuture<T> implements Operation.Observing {
+        private final Observers observers;
+        DeviceListener[] listeners = Observers.NONE;
+        String kind = TraceSpan.MARKER;
+        long bytes;
+        long startNanos;
+        Observers.@Nullable JfrOperation jfr;
 
-        Observed(DeviceStream stream, long sequence, @Nullable Marker marker, @Nullable T value,
-                StreamCore.@Nullable Group group, Observers.Observation o) {
-            super(stream, sequence, marker, value, group);
-            this.listeners = o.listeners;
-            this.kind = o.kind;
-            this.bytes = o.bytes;
-            this.startNanos = o.startNanos;
-            this.jfr = o.jfr;
+        Observed(@Nullable T value, Observers observers) {
+            super(value);
+            this.observers = observers;
+        }
+
+        @Override
+        public void enqueued(String kind, long bytes, @Nullable String label) {
+            DeviceStream s = stream();
+            if (s != null) {
+                observers.enqueued(s, kind, bytes, label, this);
+            }
+        }
+
+        @Override
+        public void completed(@Nullable Throwable failure, long nowNanos) {
+            Observers.completed(this, failure, nowNanos);
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.sluice;
 
-import dev.sluice.spi.GraphHandle;
-import org.jspecify.annotations.Nullable;
+import dev.sluice.engine.CapturedGraph;
 
 /**
  * Work captured from a stream with {@link DeviceStream#capture}, replayable many times at the cost of one
@@ -39,26 +38,13 @@ import org.jspecify.annotations.Nullable;
 public final class DeviceGraph implements AutoCloseable {
 
     private final DeviceContext context;
-    final GraphHandle handle;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The native graph, the memory its replays use, what they keep alive, and its host steps. */
+    private final CapturedGraph graph;
 
-    /** The memory the captured work uses: each replay claims it and notes its use, so it is not freed under a replay. */
-    final java.util.List<DeviceStream.CapturedUse> uses;
-    /** The host functions and host waits captured, and the replays running them; null if none was captured. */
-    final @Nullable GraphHostSteps hostSteps;
-    /**
-     * The events and functions the captured work names: kept reachable by the graph, and by each replay until it has
-     * finished, so the leak detector does not destroy them under a replay.
-     */
-    final java.util.List<Object> handles;
-
-    DeviceGraph(DeviceContext context, GraphHandle handle, java.util.List<DeviceStream.CapturedUse> uses,
-            java.util.List<Object> handles, @Nullable GraphHostSteps hostSteps) {
+    DeviceGraph(DeviceContext context, CapturedGraph graph) {
         this.context = context;
-        this.handle = handle;
-        this.uses = uses;
-        this.handles = handles;
-        this.hostSteps = hostSteps;
+        this.graph = graph;
+        graph.name(toString());
     }
 
     /**
@@ -74,7 +60,7 @@ public final class DeviceGraph implements AutoCloseable {
      */
     public DeviceFuture<Void> enqueueLaunch(DeviceStream stream) {
         Checks.notNull("stream", stream);
-        if (closed.get()) {
+        if (graph.isClosed()) {
             throw new ClosedResourceException(toString());
         }
         if (context.isClosed()) {
@@ -83,31 +69,12 @@ public final class DeviceGraph implements AutoCloseable {
         if (stream.context() != context) {
             throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
-        GraphHostSteps steps = hostSteps;
-        if (steps == null) {
-            return stream.launchGraph(this, null);
-        }
-        // Host steps find their replay by launch order, so replays must not overlap: CUDA orders the launches of one
-        // graph, HIP does not say it does; a replay on another stream than the last waits for it on the device.
-        steps.launchOrder.lock();
-        try {
-            DeviceFuture<Void> previous = steps.lastReplay;
-            if (previous != null && previous.stream() != stream) {
-                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
-            } else {
-                previous = null;
-            }
-            DeviceFuture<Void> f = stream.launchGraph(this, previous);
-            steps.lastReplay = f;
-            return f;
-        } finally {
-            steps.launchOrder.unlock();
-        }
+        return graph.launch(stream.future(null), stream.engine);
     }
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */
     public boolean isClosed() {
-        return closed.get();
+        return graph.isClosed();
     }
 
     /**
@@ -117,18 +84,7 @@ public final class DeviceGraph implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && !context.isClosed()) {
-            if (hostSteps == null) {
-                handle.destroy();
-            } else {
-                // The native graph goes with the callbacks of its steps: not while a replay still runs them.
-                hostSteps.destroyWhenIdle(() -> {
-                    if (!context.isClosed()) {
-                        handle.destroy();
-                    }
-                });
-            }
-        }
+        graph.close();
     }
 
     @Override

@@ -1,18 +1,16 @@
 package dev.sluice;
 
-import dev.sluice.observe.Tracer;
-import dev.sluice.spi.DeviceMemory;
-import dev.sluice.spi.HostGate;
-import dev.sluice.spi.LaunchArguments;
-import dev.sluice.spi.Marker;
+import dev.sluice.engine.Region;
+import dev.sluice.engine.StreamEngine;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,43 +49,18 @@ import org.jspecify.annotations.Nullable;
 public final class DeviceStream implements AutoCloseable {
 
     private final DeviceContext context;
-    final HoldingStream handle;
+    /** The enqueue protocol, ordering and completion of this stream's operations. */
+    final StreamEngine engine;
     private final boolean isDefault;
     private final int priority;
-    /** The enqueue lock, sequence, marker policy and completion queue. */
-    final StreamCore core;
-    private final LaunchArguments launchArguments = new LaunchArguments();
     private final int index;
-    /** Null when the context traces nothing: then an enqueue pays two null checks of this final field. */
-    private final @Nullable Tracer tracer;
-    /** Under the lock, tracing on: the timing point recorded by {@code begin} before the operation. */
-    private Tracer.@Nullable Point traceStart;
-    /** Under the lock: the bytes of the copy being marked, for {@link DeviceListener}s; set by each copy before its mark. */
-    private long copyBytes;
-    /** Under the lock: the label of {@link #label(String)}'s innermost open scope. */
-    private @Nullable String label;
-    private volatile boolean closed;
-    private boolean capturing;
-    /** Whether operations order themselves after racing ones of other streams ({@link ContextOptions#autoOrdering()}). */
-    private final boolean ordering;
-    /** Under the lock: what the enqueue in progress must wait for; reused. */
-    private final UseTracker.Hazards hazards = new UseTracker.Hazards();
-    /** Under the lock: the claims of the enqueue in progress, given back together if it fails ({@link #failed}). */
-    private final UseTracker.Claims claims = new UseTracker.Claims();
-    /** Under the lock: what the observation hook hands the core for the future of the operation being marked. */
-    private final Observers.Observation observation = new Observers.Observation();
-    /** Under the lock: the device-side waits automatic ordering inserted. */
-    private long automaticWaits;
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
         this.isDefault = isDefault;
         this.priority = priority;
         this.index = index;
-        this.handle = new HoldingStream(handle, context.handle, context.options().hostWaits(), toString(), context.heldRecords);
-        this.core = context.engine.newStream(this.handle, context.options().markerBatch());
-        this.tracer = context.tracer;
-        this.ordering = context.options().autoOrdering();
+        this.engine = isDefault ? context.core.openDefaultStream(this) : context.core.openStream(handle, index, this);
     }
 
     /** The context this stream belongs to; its buffers, events and functions are the only ones this stream takes. */
@@ -108,95 +81,25 @@ public final class DeviceStream implements AutoCloseable {
         return priority;
     }
 
-    // ---------------------------------------------------------------- the enqueue protocol
-
-    /** Locks the stream and checks that it, its context and its device are usable. */
-    private void begin() {
-        core.lock();
-        try {
-            if (closed) {
-                throw new ClosedResourceException(toString());
-            }
-            context.checkUsable();
-            hazards.clear(); // left over if an earlier enqueue failed between its claims and its waits
-            if (tracer != null && !capturing) {
-                traceStart = tracer.record(handle, traceStart);
-            }
-        } catch (RuntimeException e) {
-            core.unlock();
-            throw e;
-        }
-    }
+    // ---------------------------------------------------------------- futures
 
     /**
-     * Records the completion marker of the operation just enqueued and returns its future. Under the lock.
-     *
-     * @param kind what the operation was, for tracing: a {@link TraceSpan} kind, or the {@link DeviceFunction}
-     *             launched; null for markers that end no operation of their own
+     * The future of an operation about to be enqueued, which the engine fills in: observed when a listener or a recording
+     * wants operations (one volatile read while none does).
      */
-    private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind) {
-        return mark(value, kind, null);
+    <T> DeviceFuture<T> future(@Nullable T value) {
+        Observers o = context.observing;
+        return o == null ? new DeviceFuture<>(value) : new DeviceFuture.Observed<>(value, o);
     }
 
-    /** {@link #mark(Object, Object)}, keeping {@code keepAlive} reachable until the device has finished the operation. */
-    private <T> DeviceFuture<T> mark(@Nullable T value, @Nullable Object kind, @Nullable Object keepAlive) {
-        DeviceFuture<T> f;
-        if (capturing) {
-            f = DeviceFuture.failed(this, new IllegalStateException(
-                    "operation was captured into a graph: it runs, and completes, when the graph is launched"));
-        } else {
-            // The observation hook: one volatile read while nobody listens and no recording wants operation events.
-            Observers o = context.observing;
-            Observers.Observation observed = null;
-            if (o != null && kind != null) {
-                o.enqueued(this, kind, isCopy(kind) ? copyBytes : 0, label, observation);
-                observed = observation;
-            }
-            f = tracer != null ? markTraced(tracer, value, kind, keepAlive, observed) : core.mark(this, value, keepAlive, observed);
-        }
-        claims.clear(); // the operation is the stream's now: its uses are noted next, each ending its claim
-        return f;
+    private DeviceFuture<Void> future() {
+        return future(null);
     }
 
-    /** Whether {@code kind} is a copy's: the copies pass these very constants to {@code mark}, so identity suffices. */
-    private static boolean isCopy(Object kind) {
-        return kind == TraceSpan.UPLOAD || kind == TraceSpan.DOWNLOAD || kind == TraceSpan.DEVICE_TO_DEVICE
-                || kind == TraceSpan.PEER || kind == TraceSpan.PEER_STAGED;
-    }
-
-    /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
-    private <T> DeviceFuture<T> markTraced(Tracer t, @Nullable T value, @Nullable Object kind, @Nullable Object keepAlive,
-            Observers.@Nullable Observation observed) {
-        Tracer.Point start = traceStart;
-        Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
-        DeviceFuture<T> f = core.markAlone(this, value, observed);
-        f.keepAlive = keepAlive;
-        if (end != null) {
-            traceStart = null;
-            String name = kind instanceof DeviceFunction fn ? TraceSpan.KERNEL + " " + fn.kernel().name()
-                    : String.valueOf(kind);
-            t.add(traceIndex(), traceName(), name, label, start, end, f);
-        }
-        return f;
-    }
-
-    private void end() {
-        core.unlock();
-    }
-
-    /**
-     * An enqueue that failed under the lock: gives back the claims it made before its marker (so a close() does not wait
-     * for a use that never came), and a sticky error that the driver returned to its call faults the context as a
-     * marker's would (its listeners hear of it, its pending futures fail, later calls are refused), on its completion
-     * thread, at once.
-     */
-    private RuntimeException failed(RuntimeException e) {
-        claims.unclaimAll();
-        if (e instanceof DeviceException d && d.isSticky()) {
-            context.engine.report(d);
-        }
-        return e;
-    }
+    /** The element count of a kernel's buffer argument, for its declared element counts. */
+    private static final ToLongFunction<Object> ELEMENTS_OF = a -> ((DeviceBuffer) a).count();
+    /** The region of a kernel's buffer argument, for the engine. */
+    private static final Function<Object, Region> REGION_OF = a -> ((DeviceBuffer) a).region();
 
     private void checkBuffer(String argument, DeviceBuffer buffer) {
         Checks.notNull(argument, buffer);
@@ -239,33 +142,21 @@ public final class DeviceStream implements AutoCloseable {
      */
     public LabelScope label(String label) {
         Checks.notNull("label", label);
-        core.lock();
-        try {
-            LabelScope scope = new LabelScope(this, this.label);
-            this.label = label;
-            return scope;
-        } finally {
-            core.unlock();
-        }
+        return new LabelScope(engine, engine.swapLabel(label));
     }
 
     /** The label in effect for operations enqueued now, or null. */
     public @Nullable String currentLabel() {
-        core.lock();
-        try {
-            return label;
-        } finally {
-            core.unlock();
-        }
+        return engine.label();
     }
 
     /** An open {@link #label(String)}; {@link #close()} restores the label before it. */
     public static final class LabelScope implements AutoCloseable {
-        private final DeviceStream stream;
+        private final StreamEngine stream;
         private final @Nullable String previous;
-        private boolean closed;
+        private final AtomicBoolean closed = new AtomicBoolean();
 
-        private LabelScope(DeviceStream stream, @Nullable String previous) {
+        private LabelScope(StreamEngine stream, @Nullable String previous) {
             this.stream = stream;
             this.previous = previous;
         }
@@ -273,16 +164,10 @@ public final class DeviceStream implements AutoCloseable {
         /** Restores the label that was in effect when this scope opened. Idempotent. */
         @Override
         public void close() {
-            stream.core.lock();
-            try {
-                if (!closed) {
-                    closed = true;
-                    stream.label = previous;
-                }
-            } finally {
-                stream.core.unlock();
+            if (closed.compareAndSet(false, true)) {
+                stream.swapLabel(previous);
             }
-        }
+    }
     }
 
     /**
@@ -290,16 +175,7 @@ public final class DeviceStream implements AutoCloseable {
      * stream, {@code "stream N"} for its N-th created stream. Unique within the context.
      */
     public String name() {
-        return traceName();
-    }
-
-    /** This stream's name in traces. */
-    String traceName() {
-        return isDefault ? "default" : "stream " + index;
-    }
-
-    int traceIndex() {
-        return index;
+        return engine.name();
     }
 
     // ---------------------------------------------------------------- memory
@@ -317,25 +193,7 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("type", type);
         Checks.positive("count", count);
         long bytes = context.checkAllocationSize("count", type, count);
-        begin();
-        try {
-            DeviceMemory memory = handle.allocate(bytes);
-            Allocation allocation = new Allocation(context, memory, this);
-            DeviceBuffer buffer = new DeviceBuffer(allocation, type, count);
-            DeviceFuture<DeviceBuffer> ready = mark(buffer, TraceSpan.ALLOC);
-            buffer.ready(ready);
-            if (ordering && !capturing) {
-                // Other streams' first uses wait for the memory to exist, as if the allocation wrote it
-                allocation.uses.noteWrite(core, ready, 0, bytes);
-            }
-            context.track(allocation);
-            context.observers.allocated(bytes);
-            return buffer;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.allocate(bytes, a -> new DeviceBuffer(context, a, type, count), b -> b.ready(future(b)));
     }
 
     /** Frees {@code buffer} in this stream's order; the same as {@link DeviceBuffer#close()} but on this stream. */
@@ -345,33 +203,10 @@ public final class DeviceStream implements AutoCloseable {
             throw new InvalidArgumentException("buffer", buffer + " owns no memory (a slice, a reinterpretation or a module"
                     + " variable); free the buffer it came from");
         }
-        if (!buffer.allocation.closed.compareAndSet(false, true)) {
+        if (!buffer.allocation().close()) {
             throw new ClosedResourceException("buffer " + buffer);
         }
-        return freeInOrder(buffer.allocation);
-    }
-
-    /** Frees an allocation after all its uses; called by the context for {@link DeviceBuffer#close()}. */
-    DeviceFuture<Void> freeInOrder(Allocation allocation) {
-        List<DeviceFuture<?>> others = allocation.uses.pendingUses(core);
-        for (DeviceFuture<?> use : others) {
-            use.seal(); // a device-side wait needs the use's marker; sealed before this stream's lock is taken
-        }
-        context.retire(allocation, others); // the context's close must not free it under another context's pending use
-        begin();
-        try {
-            for (DeviceFuture<?> use : others) {
-                waitMarkerLocked(use);
-            }
-            handle.free(allocation.memory);
-            context.untrack(allocation);
-            context.observers.freed(allocation.memory.byteSize());
-            return mark(null, TraceSpan.FREE);
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.free(future(), buffer.allocation());
     }
 
     // ---------------------------------------------------------------- copies
@@ -401,7 +236,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", destination);
             sameElementType(host.dtype(), destination.dtype());
             Checks.sameSize("destination", host.byteSize(), destination.byteSize());
-            return hostToDevice(host.copySegment(), host, destination, null);
+            return engine.copyToDevice(future(), host.copySegment(), host.allocation, host, destination.region(), null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("source", source);
         if (memory.isUntyped()) {
@@ -410,7 +245,7 @@ public final class DeviceStream implements AutoCloseable {
         checkBuffer("destination", destination);
         memory.checkElementType("destination", destination);
         Checks.sameSize("destination", memory.byteSize(), destination.byteSize());
-        return hostToDevice(memory.segment, null, destination, null);
+        return engine.copyToDevice(future(), memory.segment, null, null, destination.region(), null);
     }
 
     /**
@@ -428,7 +263,7 @@ public final class DeviceStream implements AutoCloseable {
             checkBuffer("destination", host);
             sameElementType(source.dtype(), host.dtype());
             Checks.sameSize("destination", source.byteSize(), host.byteSize());
-            return deviceToHost(source, host.copySegment(), host, null);
+            return engine.copyToHost(future(), source.region(), host.copySegment(), host.allocation, host, null);
         }
         HostSegment memory = (HostSegment) Checks.notNull("destination", destination);
         checkBuffer("source", source);
@@ -438,7 +273,7 @@ public final class DeviceStream implements AutoCloseable {
         }
         memory.checkElementType("source", source);
         Checks.sameSize("destination", source.byteSize(), memory.byteSize());
-        return deviceToHost(source, memory.segment, null, null);
+        return engine.copyToHost(future(), source.region(), memory.segment, null, null, null);
     }
 
     /**
@@ -467,7 +302,7 @@ public final class DeviceStream implements AutoCloseable {
         }
         sameElementType(source.dtype(), destination.dtype());
         Checks.sameSize("destination", source.byteSize(), destination.byteSize());
-        return deviceToDevice(source, destination, source.byteSize(), null);
+        return engine.copyOnDevice(future(), source.region(), destination.region(), source.byteSize(), null);
     }
 
     // ---------------------------------------------------------------- pitched 2-D copies
@@ -515,7 +350,8 @@ public final class DeviceStream implements AutoCloseable {
         PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
         shape.fits("source", shape.sourceSpan(), memory.byteSize(), shape.sourcePitch(), e, source);
         shape.fits("destination", shape.destinationSpan(), destination.byteSize(), shape.destinationPitch(), e, destination);
-        return hostToDevice(memory, host, destination.slice(0, shape.destinationSpan() / e), shape);
+        return engine.copyToDevice(future(), memory, host == null ? null : host.allocation, host,
+                destination.slice(0, shape.destinationSpan() / e).region(), shape.pitched());
     }
 
     /**
@@ -563,7 +399,8 @@ public final class DeviceStream implements AutoCloseable {
         PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
         shape.fits("source", shape.sourceSpan(), source.byteSize(), shape.sourcePitch(), e, source);
         shape.fits("destination", shape.destinationSpan(), memory.byteSize(), shape.destinationPitch(), e, destination);
-        return deviceToHost(source.slice(0, shape.sourceSpan() / e), memory, host, shape);
+        return engine.copyToHost(future(), source.slice(0, shape.sourceSpan() / e).region(), memory,
+                host == null ? null : host.allocation, host, shape.pitched());
     }
 
     /**
@@ -584,8 +421,8 @@ public final class DeviceStream implements AutoCloseable {
         PitchedCopy shape = PitchedCopy.of(e, sourcePitch, destinationPitch, width, height);
         shape.fits("source", shape.sourceSpan(), source.byteSize(), shape.sourcePitch(), e, source);
         shape.fits("destination", shape.destinationSpan(), destination.byteSize(), shape.destinationPitch(), e, destination);
-        return deviceToDevice(source.slice(0, shape.sourceSpan() / e), destination.slice(0, shape.destinationSpan() / e),
-                shape.bytes(), shape);
+        return engine.copyOnDevice(future(), source.slice(0, shape.sourceSpan() / e).region(),
+                destination.slice(0, shape.destinationSpan() / e).region(), shape.bytes(), shape.pitched());
     }
 
     /** Typed copies do not reinterpret: F32 into I32 would be bits, not values. */
@@ -607,237 +444,13 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    /** @param shape a 2-D copy's rectangle, {@code destination} spanning it; null for a copy of all of {@code destination} */
-    private DeviceFuture<Void> hostToDevice(MemorySegment source, @Nullable HostBuffer sourceBuffer, DeviceBuffer destination,
-            @Nullable PitchedCopy shape) {
-        begin();
-        try {
-            claim("destination", destination, true);
-            claim("source", sourceBuffer);
-            orderAfterHazards();
-            if (shape == null) {
-                handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
-                copyBytes = destination.byteSize();
-            } else {
-                handle.copyHostToDevice2D(source, shape.sourcePitch(), destination.memory(), destination.byteOffset(),
-                        shape.destinationPitch(), shape.widthBytes(), shape.height());
-                copyBytes = shape.bytes();
-            }
-            DeviceFuture<Void> f = mark(null, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
-            used(destination, f, true);
-            if (sourceBuffer != null) {
-                used(sourceBuffer, f);
-            }
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-    }
-
-    /**
-     * Under the lock, before the backend call: claims a buffer's memory for this enqueue, refused if another thread closed
-     * it since the argument check (a free waits for claimed enqueues to note their use, so close() never frees under one).
-     * With automatic ordering, also collects the accesses of other streams this one, a write if {@code writes}, would race
-     * with ({@link #orderAfterHazards} waits for them).
-     */
-    private void claim(String argument, DeviceBuffer buffer, boolean writes) {
-        if (!claimAccess(buffer, writes)) {
-            throw new ClosedResourceException(argument + " " + buffer);
-        }
-    }
-
-    /** {@link #claim(String, DeviceBuffer, boolean)} without the exception: false if the memory was closed. */
-    private boolean claimAccess(DeviceBuffer buffer, boolean writes) {
-        Allocation a = buffer.allocation;
-        boolean open;
-        if (ordering && buffer.ordered && !capturing) {
-            long start = buffer.byteOffset();
-            open = a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
-        } else {
-            open = a.uses.claimIfOpen(a.closed);
-        }
-        if (open) {
-            claims.add(a.uses);
-        }
-        return open;
-    }
-
-    private void claim(String argument, @Nullable HostBuffer buffer) {
-        if (buffer != null) {
-            buffer.allocation.uses.claim(buffer.allocation.closed, argument, buffer);
-            claims.add(buffer.allocation.uses);
-        }
-    }
-
-    /**
-     * Under the lock, after the claims and before the backend call: a device-side wait before the operation on each
-     * operation of another stream that its claims found it would race with (at most one per stream: the latest). No host
-     * thread waits for the device. Sealing that operation's marker group takes the other stream's lock; if a thread holds
-     * it (maybe waiting for this stream's lock, to order itself after this stream), this stream's lock is let go while
-     * waiting for it: an enqueue of another thread may then take its place first, as if it had been called first.
-     *
-     * @throws ClosedResourceException if this stream was closed while its lock was let go
-     */
-    private void orderAfterHazards() {
-        UseTracker.Hazards h = hazards;
-        if (h.size() == 0) {
-            return;
-        }
-        try {
-            for (int i = 0; i < h.size(); i++) {
-                DeviceFuture<?> use = h.get(i);
-                if (!use.trySeal()) {
-                    // While the lock is let go another enqueue on this stream may run, with the stream's hazard and
-                    // claim lists: this enqueue takes what is left of its own along, and puts its claims back after.
-                    if (h == hazards) {
-                        h = hazards.detach(i);
-                        i = 0;
-                    }
-                    UseTracker.Claims mine = claims.detach();
-                    core.unlock();
-                    try {
-                        use.seal();
-                    } finally {
-                        core.lock();
-                        claims.attach(mine);
-                    }
-                    if (closed) {
-                        throw new ClosedResourceException(toString());
-                    }
-                    context.checkUsable();
-                    if (capturing) {
-                        return; // another thread began a capture meanwhile: captured work waits at the graph's launch
-                    }
-                }
-                if (waitMarkerLocked(use)) {
-                    automaticWaits++;
-                }
-            }
-        } finally {
-            h.clear();
-        }
-    }
-
     /**
      * How many device-side waits automatic ordering has inserted before operations on this stream so far: one per other
      * stream whose unfinished work an operation would have raced with (see {@link ContextOptions#autoOrdering()}). None
      * for reads after reads, for operations on one stream, or with ordering off. For tests and diagnostics; any thread.
      */
     public long automaticWaits() {
-        core.lock();
-        try {
-            return automaticWaits;
-        } finally {
-            core.unlock();
-        }
-    }
-
-    /** Memory a graph's captured work uses: a replay claims it and notes its use, as an enqueue does. */
-    record CapturedUse(UseTracker uses, java.util.concurrent.atomic.AtomicBoolean closed, Object what, boolean ordered) {
-    }
-
-    /** Under the lock, while capturing: the memory the captured work uses, for the graph's replays. */
-    private java.util.@Nullable Map<UseTracker, CapturedUse> captured;
-    /** Under the lock, while capturing: the captured host functions and host waits; null until the first. */
-    private @Nullable GraphHostSteps capturedSteps;
-    /** Under the lock, while capturing: the events and functions the captured work names. */
-    private java.util.@Nullable Set<Object> capturedHandles;
-
-    /**
-     * Notes {@code f} as the last use of {@code buffer} by this stream, ending its claim; with automatic ordering, as its
-     * last access (a write if {@code writes}) of the buffer's byte range. Under the lock.
-     */
-    private void used(DeviceBuffer buffer, DeviceFuture<?> f, boolean writes) {
-        Allocation a = buffer.allocation;
-        if (ordering && buffer.ordered && !capturing) {
-            long start = buffer.byteOffset();
-            a.uses.noteOrdered(core, f, start, start + buffer.byteSize(), writes);
-        } else {
-            a.uses.noteUse(core, f);
-        }
-        if (captured != null) {
-            captured.putIfAbsent(a.uses, new CapturedUse(a.uses, a.closed, buffer, ordering && buffer.ordered));
-        }
-    }
-
-    private void used(HostBuffer buffer, DeviceFuture<?> f) {
-        buffer.allocation.uses.noteUse(core, f);
-        if (captured != null) {
-            captured.putIfAbsent(buffer.allocation.uses, new CapturedUse(buffer.allocation.uses, buffer.allocation.closed,
-                    buffer, false));
-        }
-    }
-
-    /** @param shape a 2-D copy's rectangle, {@code source} spanning it; null for a copy of all of {@code source} */
-    private DeviceFuture<Void> deviceToHost(DeviceBuffer source, MemorySegment destination, @Nullable HostBuffer destinationBuffer,
-            @Nullable PitchedCopy shape) {
-        begin();
-        try {
-            claim("source", source, false);
-            claim("destination", destinationBuffer);
-            orderAfterHazards();
-            if (shape == null) {
-                handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
-                copyBytes = source.byteSize();
-            } else {
-                handle.copyDeviceToHost2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination,
-                        shape.destinationPitch(), shape.widthBytes(), shape.height());
-                copyBytes = shape.bytes();
-            }
-            DeviceFuture<Void> f = mark(null, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
-            used(source, f, false);
-            if (destinationBuffer != null) {
-                used(destinationBuffer, f);
-            }
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-    }
-
-    /** @param shape a 2-D copy's rectangle, both buffers spanning it, of one context; null for a copy of {@code bytes} */
-    private DeviceFuture<Void> deviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes,
-            @Nullable PitchedCopy shape) {
-        begin();
-        try {
-            claim("source", source, false);
-            claim("destination", destination, true);
-            orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
-            DeviceFuture<Void> f = shape == null ? copyDeviceToDevice(source, destination, bytes)
-                    : copyDeviceToDevice2D(source, destination, shape);
-            used(source, f, false);
-            used(destination, f, true);
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-    }
-
-    /** The backend call and marker of {@link #deviceToDevice}. Under the lock. */
-    private DeviceFuture<Void> copyDeviceToDevice(DeviceBuffer source, DeviceBuffer destination, long bytes) {
-        if (source.context() == destination.context()) {
-            handle.copyDeviceToDevice(source.memory(), source.byteOffset(), destination.memory(), destination.byteOffset(), bytes);
-        } else {
-            handle.copyPeer(source.context().handle, source.memory(), source.byteOffset(),
-                    destination.context().handle, destination.memory(), destination.byteOffset(), bytes);
-        }
-        copyBytes = bytes;
-        return mark(null, source.context() == destination.context() ? TraceSpan.DEVICE_TO_DEVICE
-                : source.context().peerAccessEnabled(destination.context()) ? TraceSpan.PEER : TraceSpan.PEER_STAGED);
-    }
-
-    /** The backend call and marker of a 2-D {@link #deviceToDevice}, within one context. Under the lock. */
-    private DeviceFuture<Void> copyDeviceToDevice2D(DeviceBuffer source, DeviceBuffer destination, PitchedCopy shape) {
-        handle.copyDeviceToDevice2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination.memory(),
-                destination.byteOffset(), shape.destinationPitch(), shape.widthBytes(), shape.height());
-        copyBytes = shape.bytes();
-        return mark(null, TraceSpan.DEVICE_TO_DEVICE);
+        return engine.automaticWaits();
     }
 
     // ---------------------------------------------------------------- memset
@@ -851,19 +464,7 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("value", value);
         DType t = destination.dtype();
         long bits = t.bits("value", value);
-        begin();
-        try {
-            claim("destination", destination, true);
-            orderAfterHazards();
-            handle.fill(destination.memory(), destination.byteOffset(), destination.count(), t.byteSize(), bits);
-            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
-            used(destination, f, true);
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.fill(future(), destination.region(), destination.count(), t.byteSize(), bits);
     }
 
     /** Sets every byte of {@code destination} to {@code byteValue} (0 to 255, or -128 to 127). */
@@ -872,19 +473,7 @@ public final class DeviceStream implements AutoCloseable {
         if (byteValue < -128 || byteValue > 255) {
             throw new InvalidArgumentException("byteValue", "value " + byteValue + " does not fit a byte");
         }
-        begin();
-        try {
-            claim("destination", destination, true);
-            orderAfterHazards();
-            handle.fill(destination.memory(), destination.byteOffset(), destination.byteSize(), 1, byteValue & 0xFF);
-            DeviceFuture<Void> f = mark(null, TraceSpan.MEMSET);
-            used(destination, f, true);
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.fill(future(), destination.region(), destination.byteSize(), 1, byteValue & 0xFF);
     }
 
     // ---------------------------------------------------------------- kernels
@@ -906,53 +495,17 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("arguments", arguments);
         function.checkUsableOn(context);
         context.limits().check(config, context);
-        List<KernelParam> params = function.kernel().params();
+        Kernel kernel = function.kernel();
+        List<KernelParam> params = kernel.params();
         if (arguments.length != params.size()) {
-            throw new InvalidArgumentException("arguments", function.kernel().name() + " takes " + params.size()
+            throw new InvalidArgumentException("arguments", kernel.name() + " takes " + params.size()
                     + " arguments " + params + " but " + arguments.length + " were given");
         }
         for (int i = 0; i < arguments.length; i++) {
             checkArgument(params.get(i), i, arguments[i]);
         }
-        function.kernel().checkElementCounts(arguments);
-        begin();
-        try {
-            for (int i = 0; i < arguments.length; i++) {
-                KernelParam p = params.get(i);
-                if (p.isPointer()) {
-                    DeviceBuffer b = (DeviceBuffer) arguments[i];
-                    if (!claimAccess(b, p.access().writes())) {
-                        throw new ClosedResourceException(argumentName(p, i) + " " + b);
-                    }
-                }
-            }
-            orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
-            LaunchArguments a = launchArguments;
-            a.reset(params);
-            for (int i = 0; i < arguments.length; i++) {
-                KernelParam p = params.get(i);
-                if (p.isPointer()) {
-                    DeviceBuffer b = (DeviceBuffer) arguments[i];
-                    a.setPointer(i, b.memory(), b.byteOffset());
-                } else {
-                    Object v = arguments[i];
-                    a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
-                }
-            }
-            handle.launch(function.handle, config, a);
-            keptByGraph(function);
-            DeviceFuture<Void> f = mark(null, function, function); // not unloaded by the leak detector before it ran
-            for (int i = 0; i < arguments.length; i++) {
-                if (arguments[i] instanceof DeviceBuffer b) {
-                    used(b, f, params.get(i).access().writes());
-                }
-            }
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        kernel.checkElementCounts(arguments, ELEMENTS_OF);
+        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, arguments, REGION_OF);
     }
 
     /** Checks one launch argument; builds no message unless it fails (this runs on every launch). */
@@ -986,8 +539,8 @@ public final class DeviceStream implements AutoCloseable {
         }
     }
 
-    static String argumentName(KernelParam p, int index) {
-        return "arguments[" + index + "] (" + p + ")";
+    private static String argumentName(KernelParam p, int index) {
+        return Kernel.argumentName(p, index);
     }
 
     // ---------------------------------------------------------------- events, waits, host work
@@ -999,17 +552,9 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> enqueueRecord(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        begin();
-        try {
-            handle.record(event.handle);
-            event.recorded = true;
-            keptByGraph(event);
-            return mark(null, TraceSpan.RECORD, event); // not destroyed by the leak detector before the record ran
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        DeviceFuture<Void> f = engine.record(future(), event.handle, event);
+        event.recorded = true;
+        return f;
     }
 
     /**
@@ -1020,17 +565,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> waitFor(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        begin();
-        try {
-            core.sealLocked(); // this wait may hold the stream (on a held record): earlier work first gets its marker
-            handle.waitEvent(event.handle);
-            keptByGraph(event);
-            return mark(null, TraceSpan.WAIT, event); // not destroyed by the leak detector before the wait ran
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.waitEvent(future(), event.handle, event);
     }
 
     /**
@@ -1045,38 +580,9 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("future", future);
         DeviceStream origin = future.stream();
         if (origin != null && !origin.context.backendName().equals(context.backendName())) {
-            return waitForStage(future);
+            return engine.waitForStage(future(), future);
         }
-        if (origin != this) {
-            future.seal(); // its group's marker must exist before a device-side wait on it; before taking this lock
-        }
-        begin();
-        try {
-            waitMarkerLocked(future);
-            return mark(null, TraceSpan.WAIT);
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-    }
-
-    /**
-     * Device-side wait on the marker of {@code future} unless the device has finished it, by its stream's completed
-     * sequence (not by the future's state: a cancelled future's operation may still run). Under the lock. Returns whether
-     * it enqueued a wait.
-     */
-    private boolean waitMarkerLocked(DeviceFuture<?> future) {
-        if (future.stream() == this || future.deviceFinished()) {
-            return false; // ordered by this stream already, or finished (the engine may already have recycled its marker)
-        }
-        Marker m = future.marker();
-        if (m == null) {
-            throw new IllegalStateException("internal: " + future + " has no marker yet; its group must be sealed first");
-        }
-        core.sealLocked(); // this wait may hold the stream (on another stream's held work): earlier work first gets its marker
-        handle.waitMarker(m);
-        return true;
+        return engine.waitFor(future(), future);
     }
 
     /**
@@ -1099,35 +605,7 @@ public final class DeviceStream implements AutoCloseable {
         if (stage instanceof DeviceFuture<?> df) {
             return waitFor(df);
         }
-        return waitForStage(stage);
-    }
-
-    private DeviceFuture<Void> waitForStage(CompletionStage<?> stage) {
-        HostGate gate;
-        DeviceFuture<Void> f;
-        begin();
-        try {
-            if (capturing) {
-                handle.captureHostStep(capturedHostSteps().hostWait(stage));
-                return mark(null, TraceSpan.WAIT);
-            }
-            core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
-            gate = handle.enqueueHostGate();
-            f = mark(null, TraceSpan.WAIT);
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-        context.trackGate(gate, f);
-        stage.whenComplete((v, e) -> {
-            if (e != null) {
-                f.presetFailure(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-            }
-            context.untrackGate(gate);
-            gate.open();
-        });
-        return f;
+        return engine.waitForStage(future(), stage);
     }
 
     /**
@@ -1139,7 +617,7 @@ public final class DeviceStream implements AutoCloseable {
         if (other == this) {
             return enqueueMarker();
         }
-        return waitFor(other.marker(null));
+        return waitFor(other.engine.marker(new DeviceFuture<Void>(null), null));
     }
 
     /**
@@ -1147,19 +625,7 @@ public final class DeviceStream implements AutoCloseable {
      * {@code async_done}). Enqueues only a completion marker.
      */
     public DeviceFuture<Void> enqueueMarker() {
-        return marker(TraceSpan.MARKER);
-    }
-
-    /** A marker; traced as {@code kind}, or not at all when null (markers the library enqueues itself). */
-    private DeviceFuture<Void> marker(@Nullable String kind) {
-        begin();
-        try {
-            return mark(null, kind);
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return engine.marker(future(), TraceSpan.MARKER);
     }
 
     /**
@@ -1176,57 +642,7 @@ public final class DeviceStream implements AutoCloseable {
      */
     public DeviceFuture<Void> enqueueHostFunction(Runnable function) {
         Checks.notNull("function", function);
-        DeviceFuture<Void> before;
-        HostGate gate;
-        DeviceFuture<Void> after;
-        begin();
-        try {
-            if (capturing) {
-                handle.captureHostStep(capturedHostSteps().hostFunction(function));
-                return mark(null, TraceSpan.HOST);
-            }
-            before = mark(null, null);
-            core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
-            gate = handle.enqueueHostGate();
-            after = mark(null, TraceSpan.HOST);
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-        before.whenCompleteAsync((v, e) -> {
-            if (e == null) {
-                try {
-                    context.runHostFunction(function);
-                } catch (Throwable t) {
-                    after.presetFailure(t);
-                }
-            } else {
-                after.presetFailure(e);
-            }
-            gate.open();
-        }, context.hostExecutor());
-        return after;
-    }
-
-    /**
-     * Under the lock: while capturing, notes {@code handle} (an event or function the captured work names) for the graph
-     * to keep reachable, so the leak detector does not release it under a replay.
-     */
-    private void keptByGraph(Object handle) {
-        if (capturedHandles != null) {
-            capturedHandles.add(handle);
-        }
-    }
-
-    /** Under the lock, while capturing: the host steps of the graph being captured, created with the first one. */
-    private GraphHostSteps capturedHostSteps() {
-        GraphHostSteps steps = capturedSteps;
-        if (steps == null) {
-            steps = new GraphHostSteps(context);
-            capturedSteps = steps;
-        }
-        return steps;
+        return engine.hostFunction(future(), function);
     }
 
     // ---------------------------------------------------------------- graphs
@@ -1245,114 +661,14 @@ public final class DeviceStream implements AutoCloseable {
      */
     public DeviceGraph capture(Consumer<DeviceStream> body) {
         Checks.notNull("body", body);
-        begin();
-        try {
-            if (capturing) {
-                throw new IllegalStateException(this + " is already capturing");
-            }
-            core.sealLocked(); // a marker recorded during capture would be captured into the graph
-            handle.beginCapture();
-            capturing = true;
-            captured = new java.util.LinkedHashMap<>();
-            capturedSteps = null;
-            capturedHandles = new java.util.HashSet<>();
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        engine.beginCapture();
         RuntimeException failure = null;
         try {
             body.accept(this);
         } catch (RuntimeException e) {
             failure = e;
         }
-        dev.sluice.spi.GraphHandle graph;
-        List<CapturedUse> uses;
-        List<Object> handles;
-        GraphHostSteps steps;
-        core.lock();
-        try {
-            capturing = false;
-            uses = List.copyOf(captured.values());
-            captured = null;
-            handles = List.copyOf(capturedHandles);
-            capturedHandles = null;
-            steps = capturedSteps;
-            capturedSteps = null;
-            graph = handle.endCapture();
-        } catch (RuntimeException e) {
-            if (failure != null) { // a refused operation may have invalidated the capture: report the refusal
-                failure.addSuppressed(e);
-                throw failure;
-            }
-            throw e;
-        } finally {
-            core.unlock();
-        }
-        if (failure != null) {
-            graph.destroy();
-            throw failure;
-        }
-        return new DeviceGraph(context, graph, uses, handles, steps);
-    }
-
-    /**
-     * Launches {@code graph} here, after {@code after} (a sealed future of another stream) if not null; used by
-     * {@link DeviceGraph#enqueueLaunch}.
-     */
-    DeviceFuture<Void> launchGraph(DeviceGraph graph, @Nullable DeviceFuture<?> after) {
-        begin();
-        try {
-            if (capturing && graph.hostSteps != null) {
-                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
-                throw new IllegalStateException(graph + " has host steps and cannot be launched while " + this
-                        + " is capturing");
-            }
-            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
-            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
-            List<CapturedUse> uses = graph.uses;
-            for (CapturedUse u : uses) {
-                // A replay may read and write all it captured: ordered as a write of the whole allocation.
-                boolean open = u.ordered() && ordering
-                        ? u.uses().claimOrdered(u.closed(), core, 0, Long.MAX_VALUE, true, hazards)
-                        : u.uses().claimIfOpen(u.closed());
-                if (!open) {
-                    throw new ClosedResourceException(u.what() + ", which " + graph + " uses (close the graph before the"
-                            + " memory its work captured)");
-                }
-                claims.add(u.uses());
-            }
-            if (after != null) {
-                waitMarkerLocked(after);
-            }
-            orderAfterHazards();
-            GraphHostSteps steps = graph.hostSteps;
-            DeviceFuture<Void> f;
-            if (steps == null) {
-                handle.launchGraph(graph.handle);
-                // The events and functions it names live until the replay has finished, the graph closed or not.
-                f = mark(null, TraceSpan.GRAPH, graph.handles.isEmpty() ? null : graph.handles);
-            } else {
-                // The replay is the future's keep-alive: its steps' failures fail the future (DeviceFuture.finish).
-                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
-                replay.handles = graph.handles;
-                handle.launchGraph(steps.launching(graph.handle, replay));
-                f = mark(null, TraceSpan.GRAPH, replay);
-            }
-            for (CapturedUse u : uses) {
-                if (u.ordered() && ordering) {
-                    u.uses().noteOrdered(core, f, 0, Long.MAX_VALUE, true);
-                } else {
-                    u.uses().noteUse(core, f);
-                }
-            }
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
+        return new DeviceGraph(context, engine.endCapture(failure));
     }
 
     // ---------------------------------------------------------------- interoperation
@@ -1375,16 +691,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws ClosedResourceException       if this stream is closed
      */
     public long nativeHandle() {
-        core.lock();
-        try {
-            if (closed) {
-                throw new ClosedResourceException(toString());
-            }
-            context.checkUsable();
-            return handle.device.nativeHandle();
-        } finally {
-            core.unlock();
-        }
+        return engine.nativeHandle();
     }
 
     // ---------------------------------------------------------------- blocking
@@ -1402,74 +709,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws SluiceException if interrupted
      */
     public void synchronize() {
-        context.refuseBlocking("DeviceStream.synchronize");
-        if (closed) {
-            throw new ClosedResourceException(toString());
-        }
-        DeviceFuture<?> upTo = core.last();
-        context.checkUsable();
-        handle.synchronize();
-        awaitFinished(upTo);
-        context.checkUsable();
-    }
-
-    /**
-     * Waits until the device has finished {@code upTo} (by the completed sequence, so a cancelled future does not cut the
-     * wait short) and its future has completed, or the context stopped. Keeps an interrupt for the caller.
-     */
-    private void awaitFinished(@Nullable DeviceFuture<?> upTo) {
-        awaitFinished(upTo, Long.MAX_VALUE, true);
-    }
-
-    /**
-     * {@link #awaitFinished(DeviceFuture)} giving up at {@code deadline} ({@link System#nanoTime()}); {@code interruptible}:
-     * an interrupt ends it with a {@link SluiceException}.
-     */
-    private void awaitFinished(@Nullable DeviceFuture<?> upTo, long deadline, boolean interruptible) {
-        if (upTo != null && core.awaitCompleted(upTo.sequence(), context, deadline, interruptible)) {
-            awaitQuietly(upTo); // completed by now, or about to be: its sequence has passed
-        }
-    }
-
-    /**
-     * For the context's close: drops the work held on the host behind a wait that has not ended, its futures failing
-     * with {@code cause}. The open marker group is sealed first, so that its marker is one of the held ones.
-     */
-    void dropHeld(RuntimeException cause) {
-        core.lock();
-        try {
-            core.sealLocked();
-            handle.dropHeld(cause);
-        } finally {
-            core.unlock();
-        }
-    }
-
-    /** For the context's close: waits for the work on the device, then for its futures until {@code deadline}. */
-    void drain(long deadline) {
-        if (closed) {
-            return;
-        }
-        DeviceFuture<?> upTo = core.last();
-        handle.synchronize();
-        awaitFinished(upTo, deadline, false);
-    }
-
-    static void awaitQuietly(java.util.concurrent.Future<?> f) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                f.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        engine.synchronize();
     }
 
     /** The blocking facade over this stream: each operation enqueued and waited for. */
@@ -1479,7 +719,7 @@ public final class DeviceStream implements AutoCloseable {
 
     /** Whether {@link #close()} has begun; a closed stream refuses every new operation. */
     public boolean isClosed() {
-        return closed;
+        return engine.isClosed();
     }
 
     /**
@@ -1498,41 +738,11 @@ public final class DeviceStream implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (isDefault || closed) {
+        if (isDefault || engine.isClosed()) {
             return;
         }
-        context.refuseBlocking("DeviceStream.close");
-        closeInternal(true, Long.MAX_VALUE, true);
-    }
-
-    /**
-     * Refuses further enqueues (waiting for one in flight, which holds the lock), waits for the work and, until
-     * {@code deadline}, for its futures; then, if {@code destroy}, destroys the backend's stream (the default stream's
-     * belongs to the context). Also called by the context's close.
-     */
-    void closeInternal(boolean destroy, long deadline, boolean interruptible) {
-        core.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            core.sealLocked(); // the last group's marker, recorded now: the backend's stream may be gone before it is idle
-        } finally {
-            core.unlock();
-        }
-        try {
-            if (context.fault() == null) {
-                handle.synchronize();
-                awaitFinished(core.last(), deadline, interruptible); // its futures too: results may be read once close() returns
-            }
-        } finally {
-            context.engine.remove(core);
-            if (destroy) {
-                handle.destroy();
-            }
-            context.forget(this);
-        }
+        context.core.refuseBlocking("DeviceStream.close");
+        engine.close(true, Long.MAX_VALUE, true);
     }
 
     @Override

@@ -1,12 +1,15 @@
 package dev.sluice;
 
+import dev.sluice.engine.HostAllocation;
+import dev.sluice.engine.LeakDetector;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.Arrays;
 import java.util.StringJoiner;
-import org.jspecify.annotations.Nullable;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Page-locked (pinned) host memory holding {@link #count()} elements of a {@link DType}: the fast path
@@ -34,6 +37,8 @@ import java.util.concurrent.CompletionStage;
  */
 public final class HostBuffer implements HostData, AutoCloseable {
 
+    private final DeviceContext context;
+    /** The memory, shared with every view of it. */
     final HostAllocation allocation;
     private final DType type;
     private final MemorySegment segment;
@@ -48,21 +53,24 @@ public final class HostBuffer implements HostData, AutoCloseable {
     private final Cleaner.@Nullable Cleanable cleanable;
 
     /** A buffer that owns newly allocated or registered memory, watched by the leak detector. */
-    HostBuffer(HostAllocation allocation, DType type, long count) {
+    HostBuffer(DeviceContext context, HostAllocation allocation, DType type, long count) {
+        this.context = context;
         this.allocation = allocation;
         this.type = type;
-        this.segment = allocation.memory.segment();
+        this.segment = allocation.memory().segment();
         this.count = count;
         this.owner = true;
         this.liveness = new Object();
-        this.cleanable = LeakDetector.watch(liveness, allocation.closed,
-                () -> "HostBuffer[" + type + " x " + count + (allocation.memory.registered() ? ", registered" : "") + ", "
-                        + allocation.context + "]",
-                () -> releaseLeaked(allocation));
+        this.cleanable = LeakDetector.watch(liveness, allocation.closedFlag(),
+                () -> "HostBuffer[" + type + " x " + count + (allocation.memory().registered() ? ", registered" : "") + ", "
+                        + context + "]",
+                () -> releaseLeaked(context, allocation));
     }
 
     /** A view of {@code segment}, part of {@code allocation}'s memory, kept open while {@code liveness} is reachable. */
-    private HostBuffer(HostAllocation allocation, DType type, MemorySegment segment, long count, Object liveness) {
+    private HostBuffer(DeviceContext context, HostAllocation allocation, DType type, MemorySegment segment, long count,
+            Object liveness) {
+        this.context = context;
         this.allocation = allocation;
         this.type = type;
         this.segment = segment;
@@ -76,22 +84,20 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * A view of all of {@code allocation}'s memory for Sluice's own copies (the copy back of a mapped buffer), which
      * keeps no user's buffer reachable.
      */
-    static HostBuffer internalView(HostAllocation allocation, DType type, long count) {
-        return new HostBuffer(allocation, type, allocation.memory.segment(), count, allocation);
+    static HostBuffer internalView(DeviceContext context, HostAllocation allocation, DType type, long count) {
+        return new HostBuffer(context, allocation, type, allocation.memory().segment(), count, allocation);
     }
 
     /**
      * The leak detector's release: frees the memory after its copies, as {@link #close()} does, but without the copy back
      * of a mapped buffer, and not where the segment was handed out (null once freed, else why not).
      */
-    private static @Nullable String releaseLeaked(HostAllocation allocation) {
-        synchronized (allocation) {
-            allocation.writeBack = null; // also lets go of the device buffer it would copy to
-        }
-        if (allocation.segmentHandedOut && !allocation.memory.registered()) {
+    private static @Nullable String releaseLeaked(DeviceContext context, HostAllocation allocation) {
+        allocation.writeBack(null); // also lets go of the device buffer it would copy to
+        if (allocation.segmentHandedOut() && !allocation.memory().registered()) {
             return "its segment() was handed out and may still be in use";
         }
-        allocation.context.release(allocation);
+        context.core.release(allocation);
         return null;
     }
 
@@ -102,7 +108,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * simulator, every context of the backend).
      */
     public DeviceContext context() {
-        return allocation.context;
+        return context;
     }
 
     /** The element type, which decides the typed accessors that may be used. */
@@ -123,7 +129,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
 
     /** Whether the memory was registered in place rather than allocated by Sluice. */
     public boolean isRegistered() {
-        return allocation.memory.registered();
+        return allocation.memory().registered();
     }
 
     /**
@@ -132,9 +138,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
      */
     public MemorySegment segment() {
         checkOpen();
-        if (!allocation.segmentHandedOut) {
-            allocation.segmentHandedOut = true;
-        }
+        allocation.handOutSegment();
         return segment;
     }
 
@@ -148,7 +152,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
         checkOpen();
         Checks.range("buffer", offset, count, this.count);
         long bytes = type.byteSize();
-        return new HostBuffer(allocation, type, segment.asSlice(offset * bytes, count * bytes), count, liveness);
+        return new HostBuffer(context, allocation, type, segment.asSlice(offset * bytes, count * bytes), count, liveness);
     }
 
     /**
@@ -169,7 +173,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
             throw new InvalidArgumentException("type", bytes + " bytes of " + this.type + " x " + count
                     + " are not a whole number of " + type + " elements (" + type.byteSize() + " bytes each)");
         }
-        return new HostBuffer(allocation, type, segment, bytes / type.byteSize(), liveness);
+        return new HostBuffer(context, allocation, type, segment, bytes / type.byteSize(), liveness);
     }
 
     /**
@@ -182,7 +186,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
      * block; move other work to an executor ({@code thenRunAsync}).
      */
     public CompletionStage<Void> whenReleased() {
-        return allocation.released.minimalCompletionStage();
+        return allocation.released().minimalCompletionStage();
     }
 
     /**
@@ -390,7 +394,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
             ok |= t == type;
         }
         if (!ok) {
-            throw new InvalidArgumentException("index", "accessor for " + java.util.Arrays.toString(accepted)
+            throw new InvalidArgumentException("index", "accessor for " + Arrays.toString(accepted)
                     + " used on a " + type + " buffer");
         }
         if (index < 0 || index >= count) {
@@ -400,14 +404,14 @@ public final class HostBuffer implements HostData, AutoCloseable {
     }
 
     void checkOpen() {
-        if (allocation.closed.get()) {
+        if (allocation.isClosed()) {
             throw new ClosedResourceException(toString());
         }
     }
 
     /** Whether the memory has been freed (this buffer's or, for a slice, its parent's). */
     public boolean isClosed() {
-        return allocation.closed.get();
+        return allocation.isClosed();
     }
 
     /**
@@ -420,17 +424,13 @@ public final class HostBuffer implements HostData, AutoCloseable {
      */
     @Override
     public void close() {
-        if (!owner || allocation.closed.get()) {
+        if (!owner || allocation.isClosed()) {
             return;
         }
-        Runnable writeBack;
-        synchronized (allocation) { // one closer copies a mapped buffer back
-            writeBack = allocation.writeBack;
-            if (writeBack != null) {
-                allocation.context.refuseBlocking("closing a HostBuffer made by mapToHost()");
-                allocation.writeBack = null;
-            }
+        if (allocation.hasWriteBack()) {
+            context.core.refuseBlocking("closing a HostBuffer made by mapToHost()");
         }
+        Runnable writeBack = allocation.takeWriteBack(); // one closer copies a mapped buffer back
         if (writeBack != null) {
             try {
                 writeBack.run();
@@ -443,8 +443,8 @@ public final class HostBuffer implements HostData, AutoCloseable {
     }
 
     private void release() {
-        if (allocation.closed.compareAndSet(false, true)) {
-            allocation.context.release(allocation);
+        if (allocation.close()) {
+            context.core.release(allocation);
             if (cleanable != null) {
                 cleanable.clean(); // unregisters from the leak detector; its action sees the buffer closed
             }
@@ -454,7 +454,7 @@ public final class HostBuffer implements HostData, AutoCloseable {
     /** Mojo's format: {@code HostBuffer([0.0, 1.0, 2.0])}, at most 1000 elements. */
     @Override
     public String toString() {
-        if (allocation.closed.get()) {
+        if (allocation.isClosed()) {
             return "HostBuffer[" + type + " x " + count + ", closed]";
         }
         StringJoiner j = new StringJoiner(", ", "HostBuffer([", "])");

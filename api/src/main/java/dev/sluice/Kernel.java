@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,28 +66,33 @@ public final class Kernel {
 
     /**
      * Checks the {@link Builder#elementCount element counts} of a launch's arguments, which are already checked against
-     * the parameters' types: each count is at least 0 and at most each of its buffers' {@link DeviceBuffer#count()}.
+     * the parameters' types: each count is at least 0 and at most the elements ({@code elementsOf}) of each of its buffers.
      * Builds no message unless a check fails (this runs on every launch).
      *
      * @throws InvalidArgumentException naming the count's argument, its value, and the buffer it exceeds
      */
-    void checkElementCounts(Object[] arguments) {
+    void checkElementCounts(Object[] arguments, ToLongFunction<Object> elementsOf) {
         for (ElementCount c : elementCounts) {
             Object value = arguments[c.count];
             long n = value instanceof Boolean bool ? (bool ? 1 : 0) : ((Number) value).longValue();
             if (n < 0) {
-                throw new InvalidArgumentException(DeviceStream.argumentName(params.get(c.count), c.count), "value " + n
+                throw new InvalidArgumentException(argumentName(params.get(c.count), c.count), "value " + n
                         + " is negative; it is the element count of " + pointerNames(c));
             }
             for (int p : c.pointers) {
-                DeviceBuffer b = (DeviceBuffer) arguments[p];
-                if (b.count() < n) {
-                    throw new InvalidArgumentException(DeviceStream.argumentName(params.get(c.count), c.count), "value " + n
-                            + " exceeds the " + b.count() + " elements of " + DeviceStream.argumentName(params.get(p), p)
+                long elements = elementsOf.applyAsLong(arguments[p]);
+                if (elements < n) {
+                    throw new InvalidArgumentException(argumentName(params.get(c.count), c.count), "value " + n
+                            + " exceeds the " + elements + " elements of " + argumentName(params.get(p), p)
                             + ", which the kernel " + name + " indexes below it");
                 }
             }
         }
+    }
+
+    /** How messages name the argument of parameter {@code p} at {@code index}. */
+    static String argumentName(KernelParam p, int index) {
+        return "arguments[" + index + "] (" + p + ")";
     }
 
     private String pointerNames(ElementCount c) {

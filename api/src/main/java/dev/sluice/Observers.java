@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.engine.ContextCore;
 import dev.sluice.observe.JfrEvents;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,10 +14,12 @@ import org.jspecify.annotations.Nullable;
  * while a listener is registered or a recording enables {@code dev.sluice.Operation}, and null otherwise. The recording's
  * state reaches every open context through {@link JfrEvents}, which listens to the Flight Recorder.
  */
-final class Observers {
+final class Observers implements ContextCore.Events {
 
     private static final System.Logger LOG = System.getLogger(Observers.class.getName());
-    private static final DeviceListener[] NONE = {};
+    static final DeviceListener[] NONE = {};
+    /** How a launch's kind begins: {@code "kernel <name>"}. */
+    private static final String KERNEL_PREFIX = TraceSpan.KERNEL + " ";
     /** The open contexts, for {@link JfrEvents} to switch their operation events on and off; before {@link #JFR}. */
     static final Set<Observers> OPEN = ConcurrentHashMap.newKeySet();
     /**
@@ -97,32 +100,19 @@ final class Observers {
 
     // ---------------------------------------------------------------- operations
 
-    /**
-     * What the hook hands the stream core for the future of one observed operation, which copies it
-     * ({@link DeviceFuture.Observed}): each stream's own, filled under its lock for each observed operation, so that
-     * observing an operation allocates nothing beside its future.
-     */
-    static final class Observation {
-        DeviceListener[] listeners = NONE;
-        Object kind = TraceSpan.MARKER;
-        long bytes;
-        long startNanos;
-        @Nullable JfrOperation jfr;
-    }
-
     /** An operation's Flight Recorder event, begun at its enqueue, and its stream's label. */
     record JfrOperation(Object event, @Nullable String label) {
     }
 
     /**
-     * Reports an operation just handed to the backend (under {@code stream}'s lock, before its future is made) and fills
-     * {@code into} with what its future reports when the engine completes it ({@link #completed}). The hook's whole cost
+     * Reports an operation just handed to the backend (under {@code stream}'s lock, before its future is marked) and fills
+     * {@code into}, its future, with what it reports when the engine completes it ({@link #completed}). The hook's whole cost
      * on the enqueuing thread is the listeners' calls, these stores and one clock read; the engine reads the clock once
      * per pass for all the futures it completes.
      *
-     * @param kind a {@link TraceSpan} kind or the {@link DeviceFunction} launched
+     * @param kind a {@link TraceSpan} kind, or {@code "kernel <name>"} for a launch
      */
-    void enqueued(DeviceStream stream, Object kind, long bytes, @Nullable String label, Observation into) {
+    void enqueued(DeviceStream stream, String kind, long bytes, @Nullable String label, DeviceFuture.Observed<?> into) {
         DeviceListener[] ls = listeners;
         String category = category(kind);
         for (DeviceListener l : ls) {
@@ -140,8 +130,8 @@ final class Observers {
     }
 
     /** The category listeners are told: the {@link TraceSpan} kind's, or {@code kernel} for a launch. */
-    private static String category(Object kind) {
-        return kind instanceof DeviceFunction ? TraceSpan.KERNEL : kind.toString();
+    private static String category(String kind) {
+        return kind.startsWith(KERNEL_PREFIX) ? TraceSpan.KERNEL : kind;
     }
 
     /**
@@ -163,14 +153,14 @@ final class Observers {
         }
         JfrOperation jfr = f.jfr;
         if (jfr != null && stream != null) {
-            String name = f.kind instanceof DeviceFunction fn ? TraceSpan.KERNEL + " " + fn.kernel().name() : category;
-            JfrEvents.endOperation(jfr.event(), stream.context(), stream.traceName(), name, jfr.label(), f.bytes, cause);
+            JfrEvents.endOperation(jfr.event(), stream.context(), stream.name(), f.kind, jfr.label(), f.bytes, cause);
         }
     }
 
     // ---------------------------------------------------------------- memory, kernels, faults, close
 
-    void allocated(long bytes) {
+    @Override
+    public void allocated(long bytes) {
         for (DeviceListener l : listeners) {
             try {
                 l.memoryAllocated(context, bytes);
@@ -183,7 +173,8 @@ final class Observers {
         }
     }
 
-    void freed(long bytes) {
+    @Override
+    public void freed(long bytes) {
         for (DeviceListener l : listeners) {
             try {
                 l.memoryFreed(context, bytes);
@@ -215,7 +206,8 @@ final class Observers {
         }
     }
 
-    void faulted(Throwable fault) {
+    @Override
+    public void faulted(Throwable fault) {
         for (DeviceListener l : listeners) {
             try {
                 l.faulted(context, fault);

@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.engine.Pitched;
+
 /**
  * The checked shape of a pitched 2-D copy, in bytes: {@code height} rows of {@code widthBytes}, the source's rows
  * {@code sourcePitch} bytes apart and the destination's {@code destinationPitch}. Made by {@link #of}, which checks the
@@ -41,6 +43,11 @@ record PitchedCopy(long sourcePitch, long destinationPitch, long widthBytes, lon
             throw new InvalidArgumentException(argument, "height " + height + " times pitch " + pitch + " elements of "
                     + elementBytes + " bytes overflows a long byte count");
         }
+    }
+
+    /** The shape as the engine copies it, in bytes. */
+    Pitched pitched() {
+        return new Pitched(sourcePitch, destinationPitch, widthBytes, height);
     }
 
     /** The bytes the copy moves: height rows of width. */

@@ -109,7 +109,7 @@ class CloseOnceTest {
                     destroyed.incrementAndGet();
                 }
             };
-            DeviceGraph g = new DeviceGraph(ctx, h, java.util.List.of(), java.util.List.of(), null);
+            DeviceGraph g = new DeviceGraph(ctx, EngineAccess.capturedGraph(ctx, h));
             closeFromManyThreads(g);
             assertEquals(1, destroyed.get(), "cuGraphExecDestroy calls in round " + r);
             assertThrows(ClosedResourceException.class, () -> g.enqueueLaunch(ctx.stream()));

@@ -20,7 +20,7 @@ import java.util.function.IntFunction;
  * checking and timing the public layer alone. Its allocations have address 4096, its pinned memory is ordinary native
  * memory, its kernels load without compiling, it reports no device attributes; other context calls return null.
  */
-final class FakeDevices {
+public final class FakeDevices {
 
     private FakeDevices() {
     }
@@ -29,24 +29,24 @@ final class FakeDevices {
      * Opens a context whose default stream is {@code streams.apply(0)} and whose n-th created stream is
      * {@code streams.apply(n)}. Not closable for real: end the JVM or drop it.
      */
-    static DeviceContext open(Api api, IntFunction<StreamHandle> streams) {
+    public static DeviceContext open(Api api, IntFunction<StreamHandle> streams) {
         return open(api, streams, ContextOptions.defaults());
     }
 
     /** What a fake context's backend was asked to release: pinned memory freed, events destroyed, kernels unloaded. */
-    static final class Releases {
+    public static final class Releases {
         final AtomicInteger hostFrees = new AtomicInteger();
         final AtomicInteger eventDestroys = new AtomicInteger();
         final AtomicInteger unloads = new AtomicInteger();
     }
 
     /** {@link #open(Api, IntFunction)} with these options. */
-    static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options) {
+    public static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options) {
         return open(api, streams, options, new Releases());
     }
 
     /** {@link #open(Api, IntFunction)}, counting in {@code releases} what its backend is asked to release. */
-    static DeviceContext open(Api api, IntFunction<StreamHandle> streams, Releases releases) {
+    public static DeviceContext open(Api api, IntFunction<StreamHandle> streams, Releases releases) {
         return open(api, streams, ContextOptions.defaults(), releases);
     }
 
@@ -99,7 +99,7 @@ final class FakeDevices {
      * A backend's marker that is done while {@code done} says so; a marker of its own, unlike {@link Marker#DONE},
      * which stands for work that never reached a backend and which waits skip.
      */
-    static Marker marker(BooleanSupplier done) {
+    public static Marker marker(BooleanSupplier done) {
         return new Marker() {
             @Override
             public boolean isDone() {
@@ -118,7 +118,7 @@ final class FakeDevices {
     }
 
     /** An event that is done at once, with no time between two; {@code onDestroy} runs at each destroy. */
-    static dev.sluice.spi.EventHandle event(Runnable onDestroy) {
+    public static dev.sluice.spi.EventHandle event(Runnable onDestroy) {
         return new dev.sluice.spi.EventHandle() {
             @Override
             public boolean query() {
@@ -146,7 +146,7 @@ final class FakeDevices {
         };
     }
 
-    static HostMemory hostMemory(MemorySegment segment, boolean registered) {
+    public static HostMemory hostMemory(MemorySegment segment, boolean registered) {
         return new HostMemory() {
             @Override
             public MemorySegment segment() {
@@ -160,7 +160,7 @@ final class FakeDevices {
         };
     }
 
-    static DeviceMemory memory(long bytes) {
+    public static DeviceMemory memory(long bytes) {
         return new DeviceMemory() {
             @Override
             public long byteSize() {

@@ -3,6 +3,7 @@ package dev.sluice;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.engine.LeakDetector;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

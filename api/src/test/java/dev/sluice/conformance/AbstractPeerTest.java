@@ -206,7 +206,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         return new HeldCopy(there, s, gate, s.enqueueCopy(here, there));
     }
 
-    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
+    @ExpectWarning(logger = "dev.sluice.engine.LeftBehind", containing = "kept allocated")
     @Test
     void aCloseThatTimesOutKeepsMemoryThatAnotherContextsHeldCopiesStillWriteAndRead() {
         DeviceContext target = openWithCloseDeadline(200);
@@ -225,7 +225,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         assertStreamUsable(held.stream());
     }
 
-    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
+    @ExpectWarning(logger = "dev.sluice.engine.LeftBehind", containing = "kept allocated")
     @Test
     void aCloseThatTimesOutKeepsMemoryForACopyHeldBehindABufferCloseToo() {
         DeviceContext target = openWithCloseDeadline(200);
@@ -238,7 +238,7 @@ public abstract class AbstractPeerTest extends ConformanceBase {
         assertStreamUsable(held.stream());
     }
 
-    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
+    @ExpectWarning(logger = "dev.sluice.engine.LeftBehind", containing = "kept allocated")
     @Test
     void memoryKeptForAnotherContextsHeldCopyIsLetGoWhenThatContextDropsIt() {
         DeviceContext target = openWithCloseDeadline(200);

@@ -1,5 +1,7 @@
-package dev.sluice;
+package dev.sluice.engine;
 
+import dev.sluice.SluiceException;
+import dev.sluice.SluiceProperties;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.util.ArrayList;
@@ -10,21 +12,21 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The ordered core of one stream, behind {@link DeviceStream}'s argument checks: the enqueue lock, the sequence of
+ * The ordered core of one stream, behind {@code DeviceStream}'s argument checks: the enqueue lock, the sequence of
  * operations, the marker policy, the queue of pending futures and the <em>completed sequence</em>.
  *
  * <p><b>Completed sequence.</b> {@link #completed()} is the sequence of the last operation the device has finished, as
  * the completion thread has seen it. The completion thread advances it, and runs the internal actions waiting for it
  * ({@link #afterCompleted}), before it completes the operation's public future. Everything Sluice itself waits for
  * (freeing memory after its last use, releasing pinned host memory, keeping a Java array reachable during its copy)
- * is expressed as (stream, sequence) against this number, never through a {@link DeviceFuture}'s public state, which
+ * is expressed as (stream, sequence) against this number, never through a {@link Operation}'s public state, which
  * the user may change by cancelling it.
  *
  * <p><b>Marker policy.</b> An operation enqueued while nothing is pending on the stream gets a completion marker of its
  * own at once: its caller may be about to wait for it. An operation enqueued while earlier work is pending joins the
  * stream's open {@link Group}, whose single marker, recorded after the group's last operation, completes all of its
  * futures. The group is sealed (its marker recorded) when a thread looks at or waits for one of its futures (see
- * {@link DeviceFuture}), when it holds {@link #groupBound} operations, when another stream must wait on it, before
+ * {@link Operation}), when it holds {@link #groupBound} operations, when another stream must wait on it, before
  * anything that can hold the stream for the host, or by the completion thread once it has stopped growing for
  * {@link #groupIdleNanos}. A marker that is done completes every earlier future of its stream, so the completion
  * thread asks one marker per group instead of one per operation.
@@ -32,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Threads.</b> Enqueues hold {@link #lock()}; the completion thread alone calls {@link #advance()} and
  * {@link #failPending}; {@link #completed()} and {@link #afterCompleted} are for any thread.
  */
-final class StreamCore {
+public final class StreamCore {
 
     private static final System.Logger LOG = System.getLogger(StreamCore.class.getName());
 
@@ -41,17 +43,16 @@ final class StreamCore {
     /** {@link #advance()} left futures pending. */
     static final int PENDING = 2;
 
-
     /** How long an enqueue that finds the lock taken spins before parking: 20 µs, many times a marker record. */
     private static final long LOCK_SPIN_NANOS = 20_000;
 
     /** Consecutive operations that share one completion marker; sealed as the class comment says. */
-    static final class Group {
+    static final class Group implements Outcome {
         final StreamCore core;
         /** Null until sealed; then the backend's marker (or {@link Marker#DONE} if the backend refused it). */
         volatile @Nullable Marker marker;
         /** The backend's refusal of the group's marker, given to each of its futures; written before {@link #marker}. */
-        @Nullable RuntimeException failure;
+        @Nullable RuntimeException refused;
         /** The sequence of the group's last operation: its future releases the marker. Final once sealed. */
         long lastSequence;
         /** Operations in the group; written under the lock, read by the completion thread to see it grow. */
@@ -63,11 +64,19 @@ final class StreamCore {
         Group(StreamCore core) {
             this.core = core;
         }
+
+        @Override
+        public @Nullable Throwable failure() {
+            return refused;
+        }
     }
 
     private final ReentrantLock lock = new ReentrantLock();
     private final StreamHandle handle;
+    private final ContextCore context;
     private final CompletionEngine engine;
+    /** The public stream this core orders, for its futures' {@code stream()}. */
+    private final Object owner;
     private final CompletionQueue queue = new CompletionQueue();
     /** The most operations one marker may cover; 1 gives every operation a marker of its own. */
     private final int groupBound;
@@ -99,10 +108,22 @@ final class StreamCore {
     private record Watch(long sequence, Runnable action) {
     }
 
-    StreamCore(StreamHandle handle, CompletionEngine engine, int groupBound) {
+    StreamCore(StreamHandle handle, ContextCore context, int groupBound, Object owner) {
         this.handle = handle;
-        this.engine = engine;
+        this.context = context;
+        this.engine = context.engine();
         this.groupBound = groupBound;
+        this.owner = owner;
+    }
+
+    /** The public stream whose operations this core orders. */
+    public Object owner() {
+        return owner;
+    }
+
+    /** The context this stream belongs to. */
+    ContextCore context() {
+        return context;
     }
 
     int groupBound() {
@@ -142,19 +163,17 @@ final class StreamCore {
      * @param keepAlive an object the device reads or writes (a Java array's segment), kept reachable until the device has
      *                  finished the operation, whatever happens to the future
      */
-    <T> DeviceFuture<T> mark(DeviceStream stream, @Nullable T value, @Nullable Object keepAlive,
-            Observers.@Nullable Observation observed) {
+    <F extends Operation<?>> F mark(F f, @Nullable Object keepAlive) {
         long seq = nextSequence();
-        DeviceFuture<T> f;
         Group g = open.get();
         if (g == null && (groupBound == 1 || queue.isEmpty())) {
-            f = withOwnMarker(stream, seq, value, observed);
+            withOwnMarker(f, seq);
         } else {
             if (g == null) {
                 g = new Group(this);
                 open.set(g);
             }
-            f = newFuture(stream, seq, null, value, g, observed);
+            f.bind(this, seq, null, g);
             g.lastSequence = seq;
             int size = g.size + 1;
             g.size = size;
@@ -166,9 +185,10 @@ final class StreamCore {
     }
 
     /** The future of the operation just handed to the backend, with a marker of its own (traced operations). Under the lock. */
-    <T> DeviceFuture<T> markAlone(DeviceStream stream, @Nullable T value, Observers.@Nullable Observation observed) {
+    <F extends Operation<?>> F markAlone(F f, @Nullable Object keepAlive) {
         sealLocked(); // keeps markers in stream order
-        return publish(withOwnMarker(stream, nextSequence(), value, observed), null);
+        withOwnMarker(f, nextSequence());
+        return publish(f, keepAlive);
     }
 
     /** The sequence of the operation being marked: one more than the last. Under the lock. */
@@ -182,8 +202,7 @@ final class StreamCore {
      * A future with a marker of its own. A marker the backend refuses fails the future (on the completion thread), not the
      * caller: the operation was handed to the backend, and its listeners have heard of it.
      */
-    private <T> DeviceFuture<T> withOwnMarker(DeviceStream stream, long seq, @Nullable T value,
-            Observers.@Nullable Observation observed) {
+    private void withOwnMarker(Operation<?> f, long seq) {
         Marker m;
         RuntimeException refused = null;
         try {
@@ -192,21 +211,13 @@ final class StreamCore {
             refused = e;
             m = refusedMarker();
         }
-        DeviceFuture<T> f = newFuture(stream, seq, m, value, null, observed);
+        f.bind(this, seq, m, null);
         if (refused != null) {
             f.presetFailure(refused);
         }
-        return f;
     }
 
-    /** A future of this stream's; one that carries {@code observed} (copied: the stream reuses it) if listeners observe it. */
-    private static <T> DeviceFuture<T> newFuture(DeviceStream stream, long seq, @Nullable Marker m, @Nullable T value,
-            @Nullable Group g, Observers.@Nullable Observation observed) {
-        return observed == null ? new DeviceFuture<>(stream, seq, m, value, g)
-                : new DeviceFuture.Observed<>(stream, seq, m, value, g, observed);
-    }
-
-    private <T> DeviceFuture<T> publish(DeviceFuture<T> f, @Nullable Object keepAlive) {
+    private <F extends Operation<?>> F publish(F f, @Nullable Object keepAlive) {
         // A future stays in the queue until the device has finished its operation, so keepAlive stays reachable until then
         f.keepAlive = keepAlive; // before the queue's release publishes f
         queue.add(f);
@@ -228,7 +239,7 @@ final class StreamCore {
         try {
             m = handle.recordMarker();
         } catch (RuntimeException e) {
-            g.failure = e;
+            g.refused = e;
             m = refusedMarker();
         }
         g.marker = m; // volatile: publishes failure and lastSequence with it
@@ -286,7 +297,7 @@ final class StreamCore {
     }
 
     /** The future of the last operation enqueued, or null. */
-    @Nullable DeviceFuture<?> last() {
+    @Nullable Operation<?> last() {
         lock();
         try {
             return queue.last();
@@ -359,7 +370,7 @@ final class StreamCore {
      *
      * @return whether the operation completed
      */
-    boolean awaitCompleted(long seq, DeviceContext context, long deadline, boolean interruptible) {
+    boolean awaitCompleted(long seq, long deadline, boolean interruptible) {
         if (hasCompleted(seq)) {
             return true;
         }
@@ -413,7 +424,7 @@ final class StreamCore {
         Marker seenDone = null;
         long now = 0; // the clock for observed futures, read once per pass (their listeners' latency ends here)
         boolean clocked = false;
-        DeviceFuture<?> head;
+        Operation<?> head;
         while ((head = queue.peek()) != null) {
             Marker m = head.marker();
             if (m == null) {
@@ -431,7 +442,7 @@ final class StreamCore {
                 return result | PENDING;
             }
             queue.poll();
-            long seq = head.sequence();
+            long seq = head.seq();
             completed.setVolatile(seq); // before any user-visible completion; then read watched (see afterCompleted)
             if (watched) {
                 List<Runnable> ready;
@@ -484,7 +495,7 @@ final class StreamCore {
         }
     }
 
-    private static void finish(DeviceFuture<?> f, long nowNanos) {
+    private static void finish(Operation<?> f, long nowNanos) {
         try {
             f.finish(nowNanos);
         } catch (Throwable t) {
@@ -496,7 +507,7 @@ final class StreamCore {
 
     /** The marker of the oldest pending future, for the blocking wait strategy; null if none is recorded yet. */
     @Nullable Marker oldestMarker() {
-        DeviceFuture<?> head = queue.peek();
+        Operation<?> head = queue.peek();
         return head == null ? null : head.marker();
     }
 
@@ -506,7 +517,7 @@ final class StreamCore {
 
     /** Fails every pending future with {@code cause}, after a fault; the completed sequence stays where it was. */
     void failPending(Throwable cause) {
-        DeviceFuture<?> head;
+        Operation<?> head;
         while ((head = queue.poll()) != null) {
             try {
                 head.fail(cause);

@@ -1,10 +1,15 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.sluice.Api;
+import dev.sluice.DeviceContext;
+import dev.sluice.EngineAccess;
+import dev.sluice.FakeDevices;
+import dev.sluice.SluiceException;
 import dev.sluice.spi.GraphHandle;
 import dev.sluice.spi.StreamHandle;
 import java.lang.reflect.Proxy;
@@ -26,6 +31,7 @@ class GraphHostStepsTest {
             GraphHostStepsTest.class.getClassLoader(), new Class<?>[] {StreamHandle.class}, (p, m, a) -> null);
 
     private final DeviceContext ctx = FakeDevices.open(Api.CUDA, n -> STREAM);
+    private final ContextCore core = EngineAccess.core(ctx);
 
     /** A native graph that launches nothing and counts its destruction. */
     private static final class FakeGraph implements GraphHandle {
@@ -55,7 +61,7 @@ class GraphHostStepsTest {
 
     @Test
     void eachStepFailsTheOldestReplayThatHasNotRunAllItsSteps() {
-        GraphHostSteps steps = new GraphHostSteps(ctx);
+        GraphHostSteps steps = new GraphHostSteps(core);
         RuntimeException first = new IllegalStateException("first replay, first step");
         RuntimeException second = new IllegalStateException("second replay, second step");
         AtomicInteger calls = new AtomicInteger();
@@ -84,7 +90,7 @@ class GraphHostStepsTest {
 
     @Test
     void aRefusedNativeLaunchLeavesNoReplayBehind() {
-        GraphHostSteps steps = new GraphHostSteps(ctx);
+        GraphHostSteps steps = new GraphHostSteps(core);
         RuntimeException thrown = new IllegalStateException("step");
         Runnable a = steps.hostFunction(() -> {
             throw thrown;
@@ -102,11 +108,11 @@ class GraphHostStepsTest {
 
     @Test
     void aGraphClosedWhileAReplayRunsItsStepsIsDestroyedAfterTheLastStep() throws Exception {
-        GraphHostSteps steps = new GraphHostSteps(ctx);
+        GraphHostSteps steps = new GraphHostSteps(core);
         Runnable a = steps.hostFunction(() -> { });
         Runnable b = steps.hostFunction(() -> { });
         FakeGraph nativeGraph = new FakeGraph();
-        DeviceGraph graph = new DeviceGraph(ctx, nativeGraph, List.of(), List.of(), steps);
+        CapturedGraph graph = new CapturedGraph(core, nativeGraph, List.of(), List.of(), steps);
         steps.launching(nativeGraph, new GraphHostSteps.Replay()).launch(STREAM);
         graph.close();
         a.run();
@@ -121,10 +127,10 @@ class GraphHostStepsTest {
 
     @Test
     void aGraphClosedWithNoReplayRunningIsDestroyedAtOnce() {
-        GraphHostSteps steps = new GraphHostSteps(ctx);
+        GraphHostSteps steps = new GraphHostSteps(core);
         steps.hostFunction(() -> { });
         FakeGraph nativeGraph = new FakeGraph();
-        new DeviceGraph(ctx, nativeGraph, List.of(), List.of(), steps).close();
+        new CapturedGraph(core, nativeGraph, List.of(), List.of(), steps).close();
         assertEquals(1, nativeGraph.destroyed.get());
     }
 }

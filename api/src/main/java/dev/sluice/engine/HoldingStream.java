@@ -1,5 +1,9 @@
-package dev.sluice;
+package dev.sluice.engine;
 
+import dev.sluice.ClosedResourceException;
+import dev.sluice.HostWaits;
+import dev.sluice.LaunchConfig;
+import dev.sluice.SluiceException;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
@@ -42,17 +46,17 @@ import org.jspecify.annotations.Nullable;
  * queue is submitted under this object's lock by whichever thread ends a wait. Not holding costs one volatile read
  * per call.
  */
-final class HoldingStream implements StreamHandle {
+public final class HoldingStream implements StreamHandle {
 
     /**
      * The event records of one context that are held on the host: a wait for such an event, or a query of it, must wait
      * for the record. One per context (events are used on their own context only), shared by its streams.
      */
-    static final class HeldRecords {
+    public static final class HeldRecords {
         private final Map<EventHandle, Submission> records = new ConcurrentHashMap<>();
 
         /** Whether the last record of {@code event} is still held on the host. */
-        boolean isHeld(EventHandle event) {
+        public boolean isHeld(EventHandle event) {
             Submission s = records.get(event);
             return s != null && !s.isSubmitted();
         }
@@ -188,12 +192,13 @@ final class HoldingStream implements StreamHandle {
      * decides). {@link #failure()} is the failure of a held operation it stands for, which the completion engine gives
      * to its future.
      */
-    static final class HeldMarker extends Submission implements Marker {
+    static final class HeldMarker extends Submission implements Marker, Outcome {
         private volatile @Nullable Marker real;
         private volatile @Nullable RuntimeException failure;
         private volatile boolean released;
 
-        @Nullable RuntimeException failure() {
+        @Override
+        public @Nullable RuntimeException failure() {
             return failure;
         }
 

@@ -1,8 +1,17 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.EngineAccess;
+import dev.sluice.FakeDevices;
+import dev.sluice.HostData;
 import dev.sluice.spi.StreamHandle;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.TimeUnit;
@@ -44,8 +53,8 @@ class UseTrackerTest {
                 s.enqueueFill(weights, i);
             }
         }
-        assertTrue(weights.allocation.uses.remembered() <= 2,
-                "1000 closed streams, each done with the buffer: " + weights.allocation.uses.remembered() + " remembered");
+        assertTrue(EngineAccess.allocation(weights).uses.remembered() <= 2,
+                "1000 closed streams, each done with the buffer: " + EngineAccess.allocation(weights).uses.remembered() + " remembered");
         weights.close();
     }
 
@@ -57,9 +66,9 @@ class UseTrackerTest {
         deviceDone.set(false);
         DeviceFuture<Void> use = s.enqueueFill(b, 1);
         use.cancel(false);
-        assertEquals(1, b.allocation.uses.pendingUses(null).size(), "cancelling does not finish the device's work");
+        assertEquals(1, EngineAccess.allocation(b).uses.pendingUses(null).size(), "cancelling does not finish the device's work");
         AtomicBoolean released = new AtomicBoolean();
-        b.allocation.uses.whenAllFinished(() -> released.set(true));
+        EngineAccess.allocation(b).uses.whenAllFinished(() -> released.set(true));
         Thread.sleep(50);
         assertTrue(!released.get(), "nothing may be released while the device still runs the use");
         deviceDone.set(true);
@@ -68,7 +77,7 @@ class UseTrackerTest {
             Thread.sleep(1);
         }
         assertTrue(released.get(), "released once the device finished");
-        assertEquals(0, b.allocation.uses.pendingUses(null).size());
+        assertEquals(0, EngineAccess.allocation(b).uses.pendingUses(null).size());
         b.close();
     }
 
@@ -81,14 +90,14 @@ class UseTrackerTest {
         for (int i = 0; i < 1_000; i++) {
             s.enqueueFill(b, i);
         }
-        assertEquals(1, b.allocation.uses.rememberedAccesses(), "each write of the whole buffer replaces the last");
+        assertEquals(1, EngineAccess.allocation(b).uses.rememberedAccesses(), "each write of the whole buffer replaces the last");
         for (int i = 0; i < 100; i++) {
             s.enqueueCopy(b, HostData.of(new int[16]));
             s.enqueueCopy(b.slice(0, 8), HostData.of(new int[8]));
         }
-        assertEquals(3, b.allocation.uses.rememberedAccesses(), "the write, and one read per range");
+        assertEquals(3, EngineAccess.allocation(b).uses.rememberedAccesses(), "the write, and one read per range");
         s.enqueueFill(b, 0);
-        assertEquals(1, b.allocation.uses.rememberedAccesses(), "a write of the whole buffer stands for the reads inside it");
+        assertEquals(1, EngineAccess.allocation(b).uses.rememberedAccesses(), "a write of the whole buffer stands for the reads inside it");
         assertEquals(0, s.automaticWaits());
         deviceDone.set(true);
         b.close();
@@ -103,8 +112,8 @@ class UseTrackerTest {
                 s.enqueueFill(b.slice(i, 1), i);
             }
         }
-        assertTrue(b.allocation.uses.rememberedAccesses() <= 2,
-                "1000 finished writes of distinct slices: " + b.allocation.uses.rememberedAccesses() + " remembered");
+        assertTrue(EngineAccess.allocation(b).uses.rememberedAccesses() <= 2,
+                "1000 finished writes of distinct slices: " + EngineAccess.allocation(b).uses.rememberedAccesses() + " remembered");
         b.close();
     }
 
@@ -137,12 +146,12 @@ class UseTrackerTest {
         deviceDone.set(false);
         a.enqueueFill(b, 1); // a marker of its own: the stream was idle
         DeviceFuture<Void> grouped = a.enqueueFill(b, 2); // joins the open group: no marker until sealed
-        assertTrue(grouped.marker() == null, "the second fill's group is still open");
+        assertTrue(((Operation<?>) grouped).marker() == null, "the second fill's group is still open");
         // Another thread holds a's lock and then wants the reader's: if the reader's enqueue kept its own lock while
         // waiting for a's to seal the group, the two would wait for each other for ever.
         java.util.concurrent.CountDownLatch aLocked = new java.util.concurrent.CountDownLatch(1);
         Thread other = Thread.ofPlatform().daemon().start(() -> {
-            a.core.lock();
+            EngineAccess.engine(a).core.lock();
             try {
                 aLocked.countDown();
                 try {
@@ -150,10 +159,10 @@ class UseTrackerTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                reader.core.lock();
-                reader.core.unlock();
+                EngineAccess.engine(reader).core.lock();
+                EngineAccess.engine(reader).core.unlock();
             } finally {
-                a.core.unlock();
+                EngineAccess.engine(a).core.unlock();
             }
         });
         aLocked.await();
@@ -163,7 +172,7 @@ class UseTrackerTest {
         other.join(10_000);
         assertTrue(!enqueue.isAlive() && !other.isAlive(), "the enqueue and the thread holding a's lock deadlocked");
         assertEquals(1, reader.automaticWaits(), "one wait, on a's sealed group");
-        assertTrue(grouped.marker() != null, "the group was sealed for the wait");
+        assertTrue(((Operation<?>) grouped).marker() != null, "the group was sealed for the wait");
         deviceDone.set(true);
         b.close();
     }

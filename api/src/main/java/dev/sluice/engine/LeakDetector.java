@@ -1,5 +1,6 @@
-package dev.sluice;
+package dev.sluice.engine;
 
+import dev.sluice.SluiceProperties;
 import java.lang.ref.Cleaner;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * throws. It is a net, not a way to manage resources: they come back only after a garbage collection notices the
  * handles are gone.
  */
-final class LeakDetector {
+public final class LeakDetector {
 
     /** What leak reports record. */
     enum Mode {
@@ -77,7 +78,7 @@ final class LeakDetector {
 
     /** Releases a leaked resource as {@code close()} would, without blocking; may throw (the net logs it). */
     @FunctionalInterface
-    interface Release {
+    public interface Release {
         /** Releases the resource, or leaves it allocated and returns why; null once released. */
         @Nullable String release();
     }
@@ -91,7 +92,7 @@ final class LeakDetector {
      * @param what    describes the resource in the report; must not refer to {@code handle}
      * @param release frees the resource as {@code close()} does; must not refer to {@code handle}
      */
-    static Cleaner.Cleanable watch(Object handle, AtomicBoolean closed, Supplier<String> what, Release release) {
+    public static Cleaner.Cleanable watch(Object handle, AtomicBoolean closed, Supplier<String> what, Release release) {
         Throwable site = null;
         if (MODE == Mode.PARANOID || (MODE == Mode.SAMPLED && ALLOCATIONS.getAndIncrement() % SAMPLE_INTERVAL == 0)) {
             site = new Throwable("allocated here");
@@ -100,7 +101,7 @@ final class LeakDetector {
     }
 
     /** How many leaks the net has found (and released, or left to their contexts' close) in this JVM. */
-    static long leaks() {
+    public static long leaks() {
         return LEAKS.get();
     }
 

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.HostGate;
@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What a {@link DeviceContext} owns and must release when it closes: its streams, the native objects of its events and
+ * What a context owns and must release when it closes: its streams, the native objects of its events and
  * functions ({@link OwnedHandle}), device and host allocations, and the host gates still waiting for a stage.
  * Thread-safe; the context decides when things are released, this class how.
  *
@@ -22,14 +22,14 @@ final class ContextResources {
 
     private static final System.Logger LOG = System.getLogger(ContextResources.class.getName());
 
-    private final DeviceContext context;
+    private final ContextCore context;
     private final ContextHandle handle;
     private final Set<Object> owned = ConcurrentHashMap.newKeySet();
-    private final Map<HostGate, DeviceFuture<?>> openGates = new ConcurrentHashMap<>();
+    private final Map<HostGate, Operation<?>> openGates = new ConcurrentHashMap<>();
     /** Allocations whose free was enqueued while other contexts' work still used them ({@link #retire}). */
     private final Set<Allocation> retired = ConcurrentHashMap.newKeySet();
 
-    ContextResources(DeviceContext context, ContextHandle handle) {
+    ContextResources(ContextCore context, ContextHandle handle) {
         this.context = context;
         this.handle = handle;
     }
@@ -44,10 +44,10 @@ final class ContextResources {
     }
 
     /** The streams the context created, still open. */
-    List<DeviceStream> streams() {
-        List<DeviceStream> out = new ArrayList<>();
+    List<StreamEngine> streams() {
+        List<StreamEngine> out = new ArrayList<>();
         for (Object o : owned) {
-            if (o instanceof DeviceStream s) {
+            if (o instanceof StreamEngine s) {
                 out.add(s);
             }
         }
@@ -55,7 +55,7 @@ final class ContextResources {
     }
 
     /** A host gate waiting for a stage, with the future of its wait: failed and opened if the context closes first. */
-    void trackGate(HostGate gate, DeviceFuture<?> future) {
+    void trackGate(HostGate gate, Operation<?> future) {
         openGates.put(gate, future);
     }
 
@@ -81,7 +81,7 @@ final class ContextResources {
         a.uses.whenAllFinished(() -> {
             // Whoever removes it frees it: this, or the context's close, which claims each piece by removing it too
             // and, before it closes the native context, waits for the releases begun here.
-            context.handshake.beginRelease();
+            context.handshake().beginRelease();
             try {
                 if (!owned.remove(a)) {
                     return; // the context's close took it
@@ -90,7 +90,7 @@ final class ContextResources {
             } catch (RuntimeException ex) {
                 LOG.log(System.Logger.Level.WARNING, "freeing host memory failed", ex);
             } finally {
-                context.handshake.endRelease();
+                context.handshake().endRelease();
             }
         });
     }
@@ -100,7 +100,7 @@ final class ContextResources {
      * include other contexts' work: if this context closes before that work is done, its close keeps the native context
      * open for it ({@link #releaseAll}). Forgets those it remembered whose other contexts' work has finished.
      */
-    void retire(Allocation a, List<DeviceFuture<?>> pending) {
+    void retire(Allocation a, List<Operation<?>> pending) {
         if (!anyForeign(pending)) {
             return; // the usual case, one context: nothing to remember, nothing allocated
         }
@@ -109,9 +109,9 @@ final class ContextResources {
     }
 
     /** Whether a use in {@code uses} is by a stream of another context. */
-    private boolean anyForeign(List<DeviceFuture<?>> uses) {
-        for (DeviceFuture<?> use : uses) {
-            DeviceStream s = use.stream();
+    private boolean anyForeign(List<Operation<?>> uses) {
+        for (Operation<?> use : uses) {
+            StreamCore s = use.core();
             if (s != null && s.context() != context) {
                 return true;
             }
@@ -134,9 +134,9 @@ final class ContextResources {
             }
         }
         for (Object o : rest) {
-            if (o instanceof DeviceStream s) {
+            if (o instanceof StreamEngine s) {
                 try {
-                    s.closeInternal(true, deadline, false);
+                    s.close(true, deadline, false);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.DEBUG, "closing " + s + " during close failed", e);
                 }
@@ -145,11 +145,11 @@ final class ContextResources {
         for (Object o : rest) {
             try {
                 switch (o) {
-                    case DeviceStream s -> { }
+                    case StreamEngine s -> { }
                     case OwnedHandle h -> h.closeWithContext();
                     case Allocation a -> {
                         a.closed.set(true);
-                        List<DeviceFuture<?>> busy = foreignUsesAfter(a.uses, deadline);
+                        List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                         if (!busy.isEmpty()) {
                             left.keep(a.memory, busy, faulted ? null : () -> handle.free(a.memory));
                         } else if (!faulted) {
@@ -158,7 +158,7 @@ final class ContextResources {
                     }
                     case HostAllocation h -> {
                         h.closed.set(true);
-                        List<DeviceFuture<?>> busy = foreignUsesAfter(h.uses, deadline);
+                        List<Operation<?>> busy = foreignUsesAfter(h.uses, deadline);
                         if (!busy.isEmpty()) {
                             left.keep(h.memory, busy, () -> h.free(handle));
                         } else {
@@ -175,7 +175,7 @@ final class ContextResources {
         // still used it: freeing the native context would free it under that work.
         for (Allocation a : retired) {
             if (!rest.contains(a)) {
-                List<DeviceFuture<?>> busy = foreignUsesAfter(a.uses, deadline);
+                List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                 if (!busy.isEmpty()) {
                     left.keep(a.memory, busy, null);
                 }
@@ -185,10 +185,10 @@ final class ContextResources {
     }
 
     /** The uses in {@code uses} by streams of other contexts. */
-    private List<DeviceFuture<?>> foreign(List<DeviceFuture<?>> uses) {
-        List<DeviceFuture<?>> out = new ArrayList<>(0);
-        for (DeviceFuture<?> use : uses) {
-            DeviceStream s = use.stream();
+    private List<Operation<?>> foreign(List<Operation<?>> uses) {
+        List<Operation<?>> out = new ArrayList<>(0);
+        for (Operation<?> use : uses) {
+            StreamCore s = use.core();
             if (s != null && s.context() != context) {
                 out.add(use);
             }
@@ -201,11 +201,10 @@ final class ContextResources {
      * finished with the memory {@code uses} tracks, or {@code deadline} passed; returns their operations still
      * unfinished then, or in a context that faulted (whose held work may still be submitted).
      */
-    private List<DeviceFuture<?>> foreignUsesAfter(UseTracker uses, long deadline) {
-        List<DeviceFuture<?>> busy = new ArrayList<>(0);
-        for (DeviceFuture<?> use : foreign(uses.pendingUses(null))) {
-            DeviceStream s = use.stream();
-            if (!s.core.awaitCompleted(use.sequence(), s.context(), deadline, false)) {
+    private List<Operation<?>> foreignUsesAfter(UseTracker uses, long deadline) {
+        List<Operation<?>> busy = new ArrayList<>(0);
+        for (Operation<?> use : foreign(uses.pendingUses(null))) {
+            if (!use.core().awaitCompleted(use.seq(), deadline, false)) {
                 busy.add(use);
             }
         }

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Api;
+import dev.sluice.ClosedResourceException;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.FakeDevices;
+import dev.sluice.HostWaits;
+import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.HostGate;

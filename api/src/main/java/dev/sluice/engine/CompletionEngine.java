@@ -1,6 +1,13 @@
-package dev.sluice;
+package dev.sluice.engine;
 
+import dev.sluice.ContextOptions;
+import dev.sluice.DeviceException;
+import dev.sluice.SluiceException;
+import dev.sluice.SluiceProperties;
+import dev.sluice.WaitStrategy;
 import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +47,7 @@ final class CompletionEngine {
      */
     private static final long STREAMING_POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_STREAMING_POLL_GAP_NANOS, 4_000L);
 
-    private final DeviceContext context;
+    private final ContextCore context;
     private final ContextOptions options;
     private final CopyOnWriteArrayList<StreamCore> cores = new CopyOnWriteArrayList<>();
     private final Thread thread;
@@ -49,16 +56,20 @@ final class CompletionEngine {
     private volatile @Nullable Throwable fault;
     /** A sticky error reported by an enqueuing call, for the thread to fault the context with ({@link #report}). */
     private volatile @Nullable Throwable reported;
-    CompletionEngine(DeviceContext context, ContextOptions options, String name) {
+    CompletionEngine(ContextCore context, ContextOptions options, String name) {
         this.context = context;
         this.options = options;
         this.thread = Thread.ofPlatform().daemon().name("sluice-completion-" + name).unstarted(this::run);
+    }
+
+    /** Starts the completion thread; once, after the context that owns this engine is built. */
+    void start() {
         thread.start();
     }
 
     /** A new stream's core, polled by this engine until {@link #remove} and empty. */
-    StreamCore newStream(dev.sluice.spi.StreamHandle handle, int groupBound) {
-        StreamCore core = new StreamCore(handle, this, groupBound);
+    StreamCore newStream(StreamHandle handle, int groupBound, Object owner) {
+        StreamCore core = new StreamCore(handle, context, groupBound, owner);
         cores.add(core);
         return core;
     }
@@ -119,7 +130,7 @@ final class CompletionEngine {
         if (!isCompletionThread()) {
             try {
                 // a dependent stage stuck on the thread must not keep the caller: the thread fails the rest once it is free
-                thread.join(java.time.Duration.ofNanos(Math.max(1_000_000L, joinNanos)));
+                thread.join(Duration.ofNanos(Math.max(1_000_000L, joinNanos)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,11 +1,17 @@
-package dev.sluice;
+package dev.sluice.engine;
 
-import dev.sluice.testing.ExpectWarning;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.Api;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFuture;
+import dev.sluice.EngineAccess;
+import dev.sluice.FakeDevices;
+import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.testing.ExpectWarning;
 import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -44,7 +50,7 @@ class LeftBehindTest {
                 });
     }
 
-    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
+    @ExpectWarning(logger = "dev.sluice.engine.LeftBehind", containing = "kept allocated")
     @Test
     void keptMemoryIsFreedAndTheNativeContextClosedOnlyAfterTheOtherContextsWorkFinishes() throws Exception {
         AtomicBoolean deviceDone = new AtomicBoolean();
@@ -60,14 +66,14 @@ class LeftBehindTest {
         left.seal();
         assertTrue(!nativeClosed.await(200, TimeUnit.MILLISECONDS), "the native context stays open under pending work");
         assertEquals(0, frees.get(), "nothing freed under pending work");
-        assertEquals(1, other.handshake.waiting(), "watches the other context's close, in case it drops the work");
+        assertEquals(1, EngineAccess.core(other).handshake().waiting(), "watches the other context's close, in case it drops the work");
         deviceDone.set(true);
         assertTrue(nativeClosed.await(10, TimeUnit.SECONDS), "closed once the work finished");
         assertEquals(1, frees.get());
-        assertEquals(0, other.handshake.waiting(), "and lets go of that watch: the other context may live long");
+        assertEquals(0, EngineAccess.core(other).handshake().waiting(), "and lets go of that watch: the other context may live long");
     }
 
-    @ExpectWarning(logger = "dev.sluice.LeftBehind", containing = "kept allocated")
+    @ExpectWarning(logger = "dev.sluice.engine.LeftBehind", containing = "kept allocated")
     @Test
     void keptMemoryIsLetGoWhenTheOtherContextClosesWithoutRunningTheWork() throws Exception {
         DeviceContext other;

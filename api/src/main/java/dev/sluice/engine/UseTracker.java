@@ -1,16 +1,19 @@
-package dev.sluice;
+package dev.sluice.engine;
 
+import dev.sluice.ClosedResourceException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Remembers, per stream, the last operation that used a piece of memory, so that freeing it waits for every use
  * (cudarc's habit: memory is never freed while the device may still touch it).
  *
- * <p>A use is (stream, sequence): the operation's {@link DeviceFuture} serves only as its record, for its sequence and
+ * <p>A use is (stream, sequence): the operation's {@link Operation} serves only as its record, for its sequence and
  * its marker; its public state (which a user may cancel) is never consulted. Whether the device has finished a use is
  * read from the stream's completed sequence ({@link StreamCore#completed()}). Finished uses are dropped when a new
  * stream would not fit, so memory used by many short-lived streams over its life remembers only those with work still
@@ -32,12 +35,12 @@ final class UseTracker {
     private long[] accessStart = new long[1];
     private long[] accessEnd = new long[1];
     private StreamCore[] accessStream = new StreamCore[1];
-    private DeviceFuture<?>[] accessUse = new DeviceFuture<?>[1];
+    private Operation<?>[] accessUse = new Operation<?>[1];
     private boolean[] accessWrites = new boolean[1];
     private int accesses;
 
     private StreamCore[] streams = new StreamCore[2];
-    private DeviceFuture<?>[] lastUses = new DeviceFuture<?>[2];
+    private Operation<?>[] lastUses = new Operation<?>[2];
     private int size;
     /** Enqueues between {@link #claim} and {@link #noteUse}: a free must wait for them to be noted. */
     private int claims;
@@ -50,7 +53,7 @@ final class UseTracker {
      *
      * @throws ClosedResourceException naming {@code argument} if {@code closed} is set
      */
-    synchronized void claim(java.util.concurrent.atomic.AtomicBoolean closed, String argument, Object what) {
+    synchronized void claim(AtomicBoolean closed, String argument, Object what) {
         if (closed.get()) {
             throw new ClosedResourceException(argument + " " + what);
         }
@@ -58,7 +61,7 @@ final class UseTracker {
     }
 
     /** {@link #claim} on the hot path of launches: false, and no claim, if {@code closed} is set. */
-    synchronized boolean claimIfOpen(java.util.concurrent.atomic.AtomicBoolean closed) {
+    synchronized boolean claimIfOpen(AtomicBoolean closed) {
         if (closed.get()) {
             return false;
         }
@@ -71,7 +74,7 @@ final class UseTracker {
      * allocation, adds to {@code hazards} the last access of each other stream it would race with, unless the device has
      * finished it. Under the enqueuing stream's lock.
      */
-    synchronized boolean claimOrdered(java.util.concurrent.atomic.AtomicBoolean closed, StreamCore stream, long start,
+    synchronized boolean claimOrdered(AtomicBoolean closed, StreamCore stream, long start,
             long end, boolean writes, Hazards hazards) {
         if (closed.get()) {
             return false;
@@ -80,8 +83,8 @@ final class UseTracker {
         for (int i = 0; i < accesses; i++) {
             StreamCore other = accessStream[i];
             if (other != stream && (writes || accessWrites[i]) && start < accessEnd[i] && accessStart[i] < end) {
-                DeviceFuture<?> use = accessUse[i];
-                if (!other.hasCompleted(use.sequence())) {
+                Operation<?> use = accessUse[i];
+                if (!other.hasCompleted(use.seq())) {
                     hazards.add(other, use);
                 }
             }
@@ -93,7 +96,7 @@ final class UseTracker {
      * {@link #noteUse}, and notes the operation as the last access of bytes [start, end) by {@code stream}, of the kind
      * given, for {@link #claimOrdered} of later operations.
      */
-    synchronized void noteOrdered(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+    synchronized void noteOrdered(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
         if (--claims == 0) {
             notifyAll();
         }
@@ -102,7 +105,7 @@ final class UseTracker {
     }
 
     /** Notes an access that needs no claim (the allocation itself, a write by its stream). */
-    synchronized void noteWrite(StreamCore stream, DeviceFuture<?> use, long start, long end) {
+    synchronized void noteWrite(StreamCore stream, Operation<?> use, long start, long end) {
         noteAccess(stream, use, start, end, true);
     }
 
@@ -111,7 +114,7 @@ final class UseTracker {
      * the JIT to inline into the enqueue path (the general case is too big to be): the one access remembered is this
      * stream's, of the same bytes and kind, and this operation takes its place (what {@link #noteAnyAccess} would do).
      */
-    private void noteAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+    private void noteAccess(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
         if (accesses == 1 && accessStream[0] == stream && accessStart[0] == start && accessEnd[0] == end
                 && accessWrites[0] == writes) {
             accessUse[0] = use;
@@ -121,7 +124,7 @@ final class UseTracker {
     }
 
     /** {@link #noteAccess} in general: merges, compacts and grows the remembered accesses. Under the monitor. */
-    private void noteAnyAccess(StreamCore stream, DeviceFuture<?> use, long start, long end, boolean writes) {
+    private void noteAnyAccess(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
         int slot = -1;
         int kept = 0;
         for (int i = 0; i < accesses; i++) {
@@ -185,7 +188,7 @@ final class UseTracker {
     private void dropFinishedAccesses() {
         int kept = 0;
         for (int i = 0; i < accesses; i++) {
-            if (!accessStream[i].hasCompleted(accessUse[i].sequence())) {
+            if (!accessStream[i].hasCompleted(accessUse[i].seq())) {
                 if (kept != i) {
                     move(i, kept);
                 }
@@ -208,13 +211,13 @@ final class UseTracker {
      */
     static final class Hazards {
         private StreamCore[] streams = new StreamCore[2];
-        private DeviceFuture<?>[] uses = new DeviceFuture<?>[2];
+        private Operation<?>[] uses = new Operation<?>[2];
         private int size;
 
-        void add(StreamCore stream, DeviceFuture<?> use) {
+        void add(StreamCore stream, Operation<?> use) {
             for (int i = 0; i < size; i++) {
                 if (streams[i] == stream) {
-                    if (use.sequence() > uses[i].sequence()) {
+                    if (use.seq() > uses[i].seq()) {
                         uses[i] = use;
                     }
                     return;
@@ -232,7 +235,7 @@ final class UseTracker {
             return size;
         }
 
-        DeviceFuture<?> get(int i) {
+        Operation<?> get(int i) {
             return uses[i];
         }
 
@@ -316,7 +319,7 @@ final class UseTracker {
     }
 
     /** Notes {@code use} as the last use by {@code stream}, ending the claim made for it. */
-    synchronized void noteUse(StreamCore stream, DeviceFuture<?> use) {
+    synchronized void noteUse(StreamCore stream, Operation<?> use) {
         if (--claims == 0) {
             notifyAll();
         }
@@ -324,7 +327,7 @@ final class UseTracker {
     }
 
     /** Under the monitor. */
-    private void record(StreamCore stream, DeviceFuture<?> use) {
+    private void record(StreamCore stream, Operation<?> use) {
         for (int i = 0; i < size; i++) {
             if (streams[i] == stream) {
                 lastUses[i] = use;
@@ -346,7 +349,7 @@ final class UseTracker {
     private void dropFinished() {
         int kept = 0;
         for (int i = 0; i < size; i++) {
-            if (!streams[i].hasCompleted(lastUses[i].sequence())) {
+            if (!streams[i].hasCompleted(lastUses[i].seq())) {
                 streams[kept] = streams[i];
                 lastUses[kept++] = lastUses[i];
             }
@@ -365,7 +368,7 @@ final class UseTracker {
      * The last uses the device has not finished, by any stream other than {@code except} (which orders itself); first
      * waits for enqueues that claimed the memory to note their use (a few microseconds: they hold a stream's lock).
      */
-    synchronized List<DeviceFuture<?>> pendingUses(@Nullable StreamCore except) {
+    synchronized List<Operation<?>> pendingUses(@Nullable StreamCore except) {
         boolean interrupted = false;
         while (claims > 0) {
             try {
@@ -377,9 +380,9 @@ final class UseTracker {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        List<DeviceFuture<?>> out = new ArrayList<>(size);
+        List<Operation<?>> out = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
-            if (streams[i] != except && !streams[i].hasCompleted(lastUses[i].sequence())) {
+            if (streams[i] != except && !streams[i].hasCompleted(lastUses[i].seq())) {
                 out.add(lastUses[i]);
             }
         }
@@ -400,15 +403,15 @@ final class UseTracker {
      * the closing thread). At once on the caller if {@code uses} is empty. Whichever comes first counts for a use; its
      * watch of the other is then let go, since that context may live long.
      */
-    static void whenFinishedOrDropped(List<DeviceFuture<?>> uses, Runnable action) {
+    static void whenFinishedOrDropped(List<Operation<?>> uses, Runnable action) {
         if (uses.isEmpty()) {
             action.run();
             return;
         }
         AtomicInteger left = new AtomicInteger(uses.size());
-        for (DeviceFuture<?> use : uses) {
-            java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.concurrent.atomic.AtomicReference<Runnable> unwatch = new java.util.concurrent.atomic.AtomicReference<>();
+        for (Operation<?> use : uses) {
+            AtomicBoolean counted = new AtomicBoolean();
+            AtomicReference<Runnable> unwatch = new AtomicReference<>();
             Runnable finished = () -> {
                 if (counted.compareAndSet(false, true)) {
                     Runnable u = unwatch.getAndSet(null);
@@ -420,12 +423,12 @@ final class UseTracker {
                     }
                 }
             };
-            DeviceStream s = use.stream(); // a use always has a stream
-            unwatch.set(s.context().handshake.afterClosed(finished));
+            StreamCore s = use.core(); // a use always has a stream
+            unwatch.set(s.context().handshake().afterClosed(finished));
             if (counted.get()) {
                 unwatch.set(null); // that context had closed already
             }
-            s.core.afterCompleted(use.sequence(), finished);
+            s.afterCompleted(use.seq(), finished);
             use.seal(); // its group must get a marker to complete; not under any lock here
         }
     }

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -11,13 +11,13 @@ import org.jspecify.annotations.Nullable;
  * context's close; released once, by that closer or, where the leak detector left it, by the context's close.
  * Thread-safe.
  */
-final class OwnedHandle {
+public final class OwnedHandle {
 
     /** The public handle's closed state: set by its close(), the leak detector or the context's close. */
-    final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** Whether the backend object was released; apart from {@link #closed}, which the leak detector may set alone. */
     private final AtomicBoolean released = new AtomicBoolean();
-    private final DeviceContext context;
+    private final ContextCore context;
     private final Runnable release;
     /**
      * Why the leak detector leaves it to the context's close, once something of it was given to the user that may still
@@ -27,18 +27,28 @@ final class OwnedHandle {
     private volatile @Nullable String handedOut;
 
     /** {@code release} destroys the backend object; it must not refer to the public handle. */
-    OwnedHandle(DeviceContext context, Runnable release) {
+    OwnedHandle(ContextCore context, Runnable release) {
         this.context = context;
         this.release = release;
     }
 
+    /** Whether it was closed (by its owner, the leak detector or the context's close). */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** The closed flag, for the leak detector. */
+    public AtomicBoolean closedFlag() {
+        return closed;
+    }
+
     /** Notes that something of it was given to the user, {@code why} it may still be in use. */
-    void handOut(String why) {
+    public void handOut(String why) {
         handedOut = why;
     }
 
     /** Releases it unless that was done already (closed); true for the one call that did. */
-    boolean close() {
+    public boolean close() {
         if (!closed.compareAndSet(false, true)) {
             return false;
         }
@@ -47,7 +57,7 @@ final class OwnedHandle {
     }
 
     /** The leak detector's release, {@link #closed} already claimed: null once released, else why it was not. */
-    @Nullable String releaseLeaked() {
+    public @Nullable String releaseLeaked() {
         String why = handedOut;
         if (why != null) {
             return why;
@@ -63,7 +73,7 @@ final class OwnedHandle {
     }
 
     private void release() {
-        context.handshake.beginRelease(); // before the claim: the context's close then waits for this release to reach the backend
+        context.handshake().beginRelease(); // before the claim: the context's close then waits for this release to reach the backend
         try {
             if (released.compareAndSet(false, true)) {
                 try {
@@ -73,7 +83,7 @@ final class OwnedHandle {
                 }
             }
         } finally {
-            context.handshake.endRelease();
+            context.handshake().endRelease();
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import dev.sluice.spi.GraphHandle;
 import dev.sluice.spi.StreamHandle;
@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +28,7 @@ import org.jspecify.annotations.Nullable;
 final class GraphHostSteps {
 
     /** One replay in flight: launched on a backend stream, not all of its steps run yet. */
-    static final class Replay {
+    static final class Replay implements Outcome {
         /** Written by the steps (a driver's or the simulator's thread), read by the completion thread. */
         private volatile @Nullable Throwable failure;
         /** Under the steps' queue: steps not run yet. */
@@ -35,7 +36,8 @@ final class GraphHostSteps {
         /** The events and functions the graph's work names, kept reachable until the replay has finished. */
         @Nullable Object handles;
 
-        @Nullable Throwable failure() {
+        @Override
+        public @Nullable Throwable failure() {
             return failure;
         }
 
@@ -46,7 +48,7 @@ final class GraphHostSteps {
         }
     }
 
-    private final DeviceContext context;
+    private final ContextCore context;
     /** The steps captured; fixed once capture has ended (written under the capturing stream's lock). */
     private int steps;
     /** Replays launched and not finished with their steps, oldest first. */
@@ -56,11 +58,11 @@ final class GraphHostSteps {
     /** Held by {@link DeviceGraph#enqueueLaunch} across a launch, so that each replay can wait for the one before. */
     final ReentrantLock launchOrder = new ReentrantLock();
     /** Under {@link #launchOrder}: the future of the last replay enqueued, or null. */
-    @Nullable DeviceFuture<Void> lastReplay;
+    @Nullable Operation<?> lastReplay;
     /** Set once the graph is closed while replays were running: the last step hands it to the host executor. */
     private @Nullable Runnable destroyWhenIdle;
 
-    GraphHostSteps(DeviceContext context) {
+    GraphHostSteps(ContextCore context) {
         this.context = context;
     }
 
@@ -90,7 +92,7 @@ final class GraphHostSteps {
             }
         });
         return () -> step(() -> {
-            CompletableFuture.anyOf(s, context.closing).join(); // throws the failure of either
+            CompletableFuture.anyOf(s, context.closing()).join(); // throws the failure of either
         });
     }
 
@@ -123,7 +125,7 @@ final class GraphHostSteps {
         if (destroy != null) {
             try {
                 context.hostExecutor().execute(destroy); // not on this thread: CUDA and HIP forbid driver calls in a host node
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 // the context has closed, and its native graphs went with it
             }
         }

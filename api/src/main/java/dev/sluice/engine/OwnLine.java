@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 /** The completion engine's per-stream queue, linked through the futures themselves ({@link CompletionQueue}). */
 class CompletionQueueTest {
 
-    private static DeviceFuture<Void> future(long sequence) {
-        return new DeviceFuture<>(null, sequence, null, null);
+    private static Operation<Void> future(long sequence) {
+        Operation<Void> f = new InternalOperation();
+        f.bind(null, sequence, null, null);
+        return f;
     }
 
     @Test
@@ -20,21 +22,21 @@ class CompletionQueueTest {
         assertTrue(q.isEmpty());
         assertNull(q.peek());
         assertNull(q.poll());
-        DeviceFuture<Void> a = future(1);
-        DeviceFuture<Void> b = future(2);
+        Operation<Void> a = future(1);
+        Operation<Void> b = future(2);
         q.add(a);
         q.add(b);
         assertFalse(q.isEmpty());
         assertSame(a, q.peek());
         assertSame(a, q.poll());
         assertSame(b, q.peek());
-        DeviceFuture<Void> c = future(3);
+        Operation<Void> c = future(3);
         q.add(c); // added after some were taken
         assertSame(b, q.poll());
         assertSame(c, q.poll());
         assertTrue(q.isEmpty());
         assertNull(q.poll());
-        DeviceFuture<Void> d = future(4);
+        Operation<Void> d = future(4);
         q.add(d); // added once empty: behind the last one taken
         assertSame(d, q.poll());
     }
@@ -42,9 +44,9 @@ class CompletionQueueTest {
     @Test
     void aTakenFutureNoLongerLinksToTheOnesAfterIt() {
         CompletionQueue q = new CompletionQueue();
-        DeviceFuture<Void> a = future(1);
-        DeviceFuture<Void> b = future(2);
-        DeviceFuture<Void> c = future(3);
+        Operation<Void> a = future(1);
+        Operation<Void> b = future(2);
+        Operation<Void> c = future(3);
         q.add(a);
         q.add(b);
         q.add(c);
@@ -61,10 +63,10 @@ class CompletionQueueTest {
     void lastIsTheLastFutureAddedEvenOnceTakenAndNothingBeforeTheFirst() {
         CompletionQueue q = new CompletionQueue();
         assertNull(q.last(), "the placeholder is no operation's future");
-        DeviceFuture<Void> a = future(1);
+        Operation<Void> a = future(1);
         q.add(a);
         assertSame(a, q.last());
-        DeviceFuture<Void> b = future(2);
+        Operation<Void> b = future(2);
         q.add(b);
         assertSame(b, q.last());
         q.poll();

@@ -1,8 +1,9 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import dev.sluice.spi.ContextHandle;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a context's close keeps when, at its deadline, streams of other contexts still have work pending on its memory
@@ -34,7 +35,7 @@ final class LeftBehind {
      * dropped, then runs {@code free}, if not null (memory whose free was already enqueued needs none: the native close
      * frees it). Before {@link #seal}.
      */
-    void keep(Object memory, List<DeviceFuture<?>> uses, @org.jspecify.annotations.Nullable Runnable free) {
+    void keep(Object memory, List<Operation<?>> uses, @Nullable Runnable free) {
         kept.incrementAndGet();
         LOG.log(System.Logger.Level.WARNING, context + " closed while " + uses.size() + " operation(s) of other contexts"
                 + " still used " + memory + "; kept allocated, with its native context, until they finish or are dropped");
@@ -48,7 +49,7 @@ final class LeftBehind {
         }
     }
 
-    private void release(Object memory, @org.jspecify.annotations.Nullable Runnable free) {
+    private void release(Object memory, @Nullable Runnable free) {
         // Off the thread that saw the work end: another context's completion thread or closing thread, which must not
         // wait for this context's driver calls.
         Thread.ofPlatform().daemon().name("sluice-release-" + context).start(() -> {

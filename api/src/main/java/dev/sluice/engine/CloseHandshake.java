@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.engine;
 
 import java.util.LinkedHashSet;
 import java.util.List;

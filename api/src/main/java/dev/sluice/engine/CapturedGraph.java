@@ -1,0 +1,87 @@
+package dev.sluice.engine;
+
+import dev.sluice.spi.GraphHandle;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's half of a captured graph: the native graph, the memory its replays use, the objects they keep alive, and
+ * its host steps, whose replays must not overlap.
+ */
+public final class CapturedGraph {
+
+    private final ContextCore context;
+    final GraphHandle handle;
+    final List<GraphCapture.Use> uses;
+    final List<Object> handles;
+    final @Nullable GraphHostSteps hostSteps;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private String name = "DeviceGraph";
+
+    CapturedGraph(ContextCore context, GraphHandle handle, List<GraphCapture.Use> uses, List<Object> handles,
+            @Nullable GraphHostSteps hostSteps) {
+        this.context = context;
+        this.handle = handle;
+        this.uses = uses;
+        this.handles = handles;
+        this.hostSteps = hostSteps;
+    }
+
+    /** Names the graph in messages by its public side. */
+    public void name(String graphName) {
+        this.name = graphName;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /**
+     * Launches a replay on {@code stream}. Host steps find their replay by launch order, so replays of a graph with host
+     * steps must not overlap: CUDA orders the launches of one graph, HIP does not say it does; a replay on another stream
+     * than the last waits for it on the device.
+     */
+    public <F extends Operation<?>> F launch(F f, StreamEngine stream) {
+        GraphHostSteps steps = hostSteps;
+        if (steps == null) {
+            return stream.launchGraph(f, this, null);
+        }
+        steps.launchOrder.lock();
+        try {
+            Operation<?> previous = steps.lastReplay;
+            if (previous != null && previous.core() != stream.core) {
+                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
+            } else {
+                previous = null;
+            }
+            stream.launchGraph(f, this, previous);
+            steps.lastReplay = f;
+            return f;
+        } finally {
+            steps.launchOrder.unlock();
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Destroys the native graph (once no replay runs its host steps); nothing if the context closed, which did. */
+    public void close() {
+        if (closed.compareAndSet(false, true) && !context.isClosed()) {
+            GraphHostSteps steps = hostSteps;
+            if (steps == null) {
+                handle.destroy();
+            } else {
+                // The native graph goes with the callbacks of its steps: not while a replay still runs them.
+                steps.destroyWhenIdle(() -> {
+                    if (!context.isClosed()) {
+                        handle.destroy();
+                    }
+                });
+            }
+        }
+    }
+}

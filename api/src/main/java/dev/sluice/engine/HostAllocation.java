@@ -1,0 +1,96 @@
+package dev.sluice.engine;
+
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.HostMemory;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Pinned or registered host memory a context owns: the native memory, the uses of streams that have not finished with
+ * it, whether its owner closed it, and when it was released. Every view of it shares this object.
+ */
+public final class HostAllocation {
+
+    final ContextCore context;
+    final HostMemory memory;
+    final UseTracker uses = new UseTracker();
+    final AtomicBoolean closed = new AtomicBoolean();
+    /** For memory mapped from a device buffer: copies the contents back before the memory is freed. */
+    private @Nullable Runnable writeBack;
+    /**
+     * Set once the memory's segment has been handed out: the segment may outlive every buffer, so the leak detector must
+     * not free the memory (it is freed by the buffer's close or the context's).
+     */
+    private volatile boolean segmentHandedOut;
+    /** Completes once the memory has been freed or unregistered. */
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+    HostAllocation(ContextCore context, HostMemory memory) {
+        this.context = context;
+        this.memory = memory;
+    }
+
+    /** The native memory. */
+    public HostMemory memory() {
+        return memory;
+    }
+
+    /** Whether its owner closed it. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Marks it closed; true for the one caller that did, who then {@linkplain ContextCore#release(HostAllocation) releases} it. */
+    public boolean close() {
+        return closed.compareAndSet(false, true);
+    }
+
+    /** The closed flag, for the leak detector. */
+    public AtomicBoolean closedFlag() {
+        return closed;
+    }
+
+    /** Sets what copies the memory back to the device buffer it maps, before it is freed. */
+    public synchronized void writeBack(@Nullable Runnable action) {
+        writeBack = action;
+    }
+
+    /** The write-back action, taken (one closer runs it), or null. */
+    public synchronized @Nullable Runnable takeWriteBack() {
+        Runnable w = writeBack;
+        writeBack = null;
+        return w;
+    }
+
+    /** Whether a write-back is set. */
+    public synchronized boolean hasWriteBack() {
+        return writeBack != null;
+    }
+
+    /** Notes that the memory's segment was handed out (see {@link #segmentHandedOut()}). */
+    public void handOutSegment() {
+        if (!segmentHandedOut) {
+            segmentHandedOut = true;
+        }
+    }
+
+    /** Whether the memory's segment was handed out, so that only an explicit close may free it. */
+    public boolean segmentHandedOut() {
+        return segmentHandedOut;
+    }
+
+    /** Completes once the memory has been freed or unregistered. */
+    public CompletableFuture<Void> released() {
+        return released;
+    }
+
+    /** Frees (or unregisters) the memory through {@code handle}, then completes {@link #released}, even if that failed. */
+    void free(ContextHandle handle) {
+        try {
+            handle.freeHost(memory);
+        } finally {
+            released.complete(null);
+        }
+    }
+}

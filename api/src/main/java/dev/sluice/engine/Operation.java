@@ -1,0 +1,208 @@
+package dev.sluice.engine;
+
+import dev.sluice.spi.Marker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's half of an enqueued operation's future: its stream, its place in the stream's order (the sequence), how
+ * the engine learns that the device has finished it (its own marker or its group's), its link in the stream's
+ * completion queue, and how it completes. The public future extends this class; the façade allocates it, and the
+ * engine fills it in under the stream's lock ({@link StreamCore#mark}) before the completion queue publishes it, so an
+ * operation costs one object.
+ *
+ * @param <T> the operation's result
+ */
+public abstract class Operation<T> extends CompletableFuture<T> {
+
+    /**
+     * Implemented by a future whose completion listeners or Flight Recorder events observe: the engine tells it what
+     * was enqueued (under the stream's lock) and when it completed (on the completion thread, before the future
+     * completes).
+     */
+    public interface Observing {
+        /** The operation was enqueued: {@code kind} is its trace kind ({@code "kernel <name>"} for a launch), {@code bytes} a copy's size. */
+        void enqueued(String kind, long bytes, @Nullable String label);
+
+        /** The operation finished on the device ({@code failure} null) or failed, at {@code nowNanos}. */
+        void completed(@Nullable Throwable failure, long nowNanos);
+    }
+
+    private static final VarHandle NEXT;
+
+    static {
+        try {
+            NEXT = MethodHandles.lookup().findVarHandle(Operation.class, "next", Operation.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Written before publication (by {@link StreamCore#mark} or {@link #attach}), read after. */
+    private @Nullable StreamCore core;
+    private long sequence = -1;
+    private @Nullable Marker marker;
+    StreamCore.@Nullable Group group;
+    /** The next future of the stream's completion queue. */
+    @SuppressWarnings("unused") // through NEXT
+    private @Nullable Operation<?> next;
+    /** What must stay reachable until the device has finished the operation (Java memory a copy reads, a graph's replay). */
+    @Nullable Object keepAlive;
+    private final @Nullable T value;
+    private volatile @Nullable Throwable presetFailure;
+
+    /** An operation whose result, once the device has finished it, is {@code value}. */
+    protected Operation(@Nullable T value) {
+        this.value = value;
+    }
+
+    // ---------------------------------------------------------------- what the engine fills in
+
+    /** Places this operation in {@code core}'s order. Under the stream's lock, before the queue publishes it. */
+    final void bind(StreamCore core, long sequence, @Nullable Marker marker, StreamCore.@Nullable Group group) {
+        this.core = core;
+        this.sequence = sequence;
+        this.marker = marker;
+        this.group = group;
+    }
+
+    /** Names the stream of an operation that has no place in its order (completed at once, or refused). */
+    protected final void attach(@Nullable StreamCore core) {
+        this.core = core;
+    }
+
+    /** The stream's core, or null for an operation of no stream. */
+    protected final @Nullable StreamCore core() {
+        return core;
+    }
+
+    /** The operation's place in its stream's order, from 1; -1 for one that has none. */
+    protected final long seq() {
+        return sequence;
+    }
+
+    /** The marker that completes this operation: its own or, once sealed, its group's. Null while its group is open. */
+    final @Nullable Marker marker() {
+        Marker m = marker;
+        if (m == null) {
+            StreamCore.Group g = group;
+            if (g != null) {
+                m = g.marker;
+            }
+        }
+        return m;
+    }
+
+    final @Nullable Operation<?> next() {
+        return (Operation<?>) NEXT.getAcquire(this);
+    }
+
+    final void setNext(@Nullable Operation<?> f) {
+        NEXT.setRelease(this, f);
+    }
+
+    /** Whether completing this operation is the last use of its marker (its own, or the last of its group). */
+    final boolean releasesMarker() {
+        StreamCore.Group g = group;
+        return g == null || g.lastSequence == sequence;
+    }
+
+    /**
+     * Records the marker of this operation's group now if the group is still open, so that the future can complete (a
+     * thread looks at it or waits for it). Takes the stream's lock.
+     */
+    protected final void seal() {
+        StreamCore.Group g = group;
+        if (g != null && g.marker == null) {
+            g.core.seal(g);
+        }
+    }
+
+    /** {@link #seal()} without waiting for the stream's lock; false if it is held (the caller seals later). */
+    final boolean trySeal() {
+        StreamCore.Group g = group;
+        return g == null || g.marker != null || g.core.trySeal(g);
+    }
+
+    /** Whether the device has finished this operation (its stream's completed sequence has passed it). */
+    final boolean deviceFinished() {
+        StreamCore c = core;
+        return c == null || sequence < 0 || c.hasCompleted(sequence);
+    }
+
+    /** Whether the operation's completion is observed (listeners or Flight Recorder). */
+    final boolean isObserved() {
+        return this instanceof Observing;
+    }
+
+    // ---------------------------------------------------------------- completion
+
+    /** Fails the operation when it finishes with {@code failure}, whatever the device says. */
+    final void presetFailure(Throwable failure) {
+        this.presetFailure = failure;
+    }
+
+    /**
+     * Completes the future: the device has finished the operation. A failure set before, a graph replay's host step that
+     * threw, a refused group marker or refused held work fail it instead. On the completion thread.
+     */
+    final void finish(long nowNanos) {
+        Object kept = keepAlive;
+        keepAlive = null;
+        Throwable failure = presetFailure;
+        if (failure == null && kept instanceof Outcome replay) {
+            failure = replay.failure(); // a host step of the graph threw during this replay
+        }
+        StreamCore.Group g = group;
+        if (failure == null && g != null) {
+            failure = g.failure(); // the backend refused the group's marker
+        }
+        if (failure == null && marker() instanceof Outcome held) {
+            failure = held.failure(); // held work the backend refused when it was submitted
+        }
+        try {
+            if (this instanceof Observing o) {
+                o.completed(failure, nowNanos); // before completing: whoever sees the future done sees it counted
+            }
+        } finally { // whatever escaped the observers, the future completes
+            if (failure != null) {
+                super.completeExceptionally(failure);
+            } else {
+                super.complete(value);
+            }
+        }
+    }
+
+    /** Completes the future at once with its value, unobserved (an operation that needs no device work). */
+    protected final void finishNow() {
+        super.complete(value);
+    }
+
+    /** Fails the future: its context faulted or closed, or the operation was refused. */
+    protected final void fail(Throwable cause) {
+        try {
+            if (this instanceof Observing o) {
+                o.completed(cause, System.nanoTime());
+            }
+        } finally {
+            super.completeExceptionally(cause);
+        }
+    }
+
+    /**
+     * Refuses a blocking wait for this future on the completion thread of its context, which alone completes it: the
+     * wait would never end.
+     *
+     * @throws IllegalStateException on the completion thread, for a future not done yet
+     */
+    protected final void refuseBlockingWait(String what) {
+        seal();
+        StreamCore c = core;
+        if (c != null && !super.isDone() && c.context().isCompletionThread()) {
+            throw new IllegalStateException(what + " on " + this + " blocks the completion thread, which alone completes it;"
+                    + " use a dependent stage (thenRun, whenComplete...) or a *Async stage");
+        }
+    }
+}
