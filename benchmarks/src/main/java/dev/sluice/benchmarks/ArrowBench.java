@@ -13,6 +13,7 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.arrow.ArrowColumns;
 import dev.sluice.arrow.DeviceColumn;
 import dev.sluice.arrow.PinnedAllocationFactory;
+import dev.sluice.kernel.Kernels;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ import org.apache.arrow.vector.Float4Vector;
  */
 public final class ArrowBench {
 
-    static final Kernel SCALE = Kernel.elementwise("scale_plus_one")
+    static final Kernel SCALE = Kernels.elementwise("scale_plus_one")
             .input(KernelParam.pointer("x", DType.F32))
             .output(KernelParam.pointer("y", DType.F32))
             .body("y = x * 2.0f + 1.0f")
