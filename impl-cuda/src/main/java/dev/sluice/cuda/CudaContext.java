@@ -20,10 +20,10 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
-import dev.sluice.spi.support.HostAllocation;
 import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.PinnedHostMemory;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
@@ -387,7 +387,7 @@ final class CudaContext implements ContextHandle {
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
         PinnedRanges.add(p, bytes);
-        return new HostAllocation(s, false);
+        return new PinnedHostMemory(s, false);
     }
 
     @Override
@@ -399,12 +399,12 @@ final class CudaContext implements ContextHandle {
         }
         Cu.checkAlloc(r, "cuMemHostRegister", segment.byteSize());
         PinnedRanges.add(segment.address(), segment.byteSize());
-        return new HostAllocation(segment, true);
+        return new PinnedHostMemory(segment, true);
     }
 
     @Override
     public void freeHost(HostMemory memory) {
-        if (!HostAllocation.of(memory).claimFree()) {
+        if (!PinnedHostMemory.of(memory).claimFree()) {
             return; // freed already: a second free must not reach the driver
         }
         cu.bind();

@@ -20,10 +20,10 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
-import dev.sluice.spi.support.HostAllocation;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.PinnedHostMemory;
 import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -371,7 +371,7 @@ final class HipContext implements ContextHandle {
         long p = api.hostMalloc(bytes, HipApiConstants.hipHostMallocPortable | HipApiConstants.hipHostMallocMapped);
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
-        return new HostAllocation(s, false);
+        return new PinnedHostMemory(s, false);
     }
 
     @Override
@@ -379,7 +379,7 @@ final class HipContext implements ContextHandle {
         bind();
         api.hostRegister(segment.address(), segment.byteSize(),
                 HipApiConstants.hipHostRegisterPortable | HipApiConstants.hipHostRegisterMapped);
-        return new HostAllocation(segment, true);
+        return new PinnedHostMemory(segment, true);
     }
 
     /**
@@ -389,7 +389,7 @@ final class HipContext implements ContextHandle {
      */
     @Override
     public void freeHost(HostMemory memory) {
-        HostAllocation m = HostAllocation.of(memory);
+        PinnedHostMemory m = PinnedHostMemory.of(memory);
         if (!m.claimFree()) {
             return; // freed already: a second free must not reach the runtime
         }
