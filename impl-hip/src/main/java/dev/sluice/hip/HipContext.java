@@ -27,11 +27,13 @@ import dev.sluice.spi.support.PinnedHostMemory;
 import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,7 +78,7 @@ final class HipContext implements ContextHandle {
     final Set<HipStream> streams = ConcurrentHashMap.newKeySet();
     private volatile @Nullable HipModule fill64;
     private volatile boolean faulted;
-    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     HipContext(HipBackend backend, HipApi api, int device, ContextOptions options) {
         if (!options.contextFlags().isEmpty()) {
@@ -436,7 +438,7 @@ final class HipContext implements ContextHandle {
     HipModule loadImageNow(String kernelName, byte[] image) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment code = a.allocate(image.length + 1L, 16);
-            MemorySegment.copy(image, 0, code, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, image.length);
+            MemorySegment.copy(image, 0, code, ValueLayout.JAVA_BYTE, 0, image.length);
             bind();
             long module = api.moduleLoadData(code);
             try {
