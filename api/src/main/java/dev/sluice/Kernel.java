@@ -145,50 +145,6 @@ public final class Kernel {
         return new Builder(name);
     }
 
-    /**
-     * Starts an elementwise kernel written once in Sluice's kernel language, from which both the CUDA C++ and the Java
-     * implementation are generated:
-     *
-     * <pre>{@code
-     * Kernel axpb = Kernel.elementwise("axpb")
-     *     .input(KernelParam.scalar("a", DType.F32))
-     *     .input(KernelParam.pointer("x", DType.F32))
-     *     .input(KernelParam.scalar("b", DType.F32))
-     *     .output(KernelParam.pointer("y", DType.F32))
-     *     .body("y = a * x + b")
-     *     .build();
-     * stream.enqueueLaunch(ctx.compile(axpb), LaunchConfig.forElements(n), 2f, x, 1f, y, n);
-     * }</pre>
-     *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
-     */
-    public static dev.sluice.kernel.ElementwiseBuilder elementwise(String name) {
-        return dev.sluice.kernel.ElementwiseBuilder.named(name);
-    }
-
-    /**
-     * Starts a reduction written once in Sluice's kernel language, as CuPy's {@code ReductionKernel}: a map expression,
-     * an associative and commutative reduce expression with its identity, and a post-map. Over a whole buffer or the rows or columns
-     * of a 2-D one:
-     *
-     * <pre>{@code
-     * Reduction norm = Kernel.reduction("norm")
-     *     .input(KernelParam.pointer("x", DType.F32))
-     *     .output(KernelParam.pointer("y", DType.F32))
-     *     .accumulator(DType.F32)
-     *     .map("x * x").reduce("a + b").identity("0.0f").postMap("y = sqrt(a)")
-     *     .build();
-     * try (DeviceReduction r = norm.compile(ctx)) {
-     *     r.enqueue(stream, n, x, y);
-     * }
-     * }</pre>
-     *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
-     */
-    public static dev.sluice.kernel.ReductionBuilder reduction(String name) {
-        return dev.sluice.kernel.ReductionBuilder.named(name);
-    }
-
     /** The entry point's {@code extern "C"} name, a C identifier; the name every form of the code must export. */
     public String name() {
         return name;
@@ -284,7 +240,7 @@ public final class Kernel {
          * Declares that the scalar parameter {@code count} is the number of elements the kernel indexes through each of
          * the pointer parameters {@code pointers}, so that a launch refuses, before anything is enqueued, a negative
          * count or a buffer holding fewer elements (for a view, its own {@link DeviceBuffer#count()}): a kernel that
-         * trusts its count would read and write past the buffer. The kernels {@link #elementwise} generates declare
+         * trusts its count would read and write past the buffer. The elementwise kernels of the kernel language declare
          * their {@code n} so. Call it after declaring the parameters; it may be called for several counts.
          *
          * @throws InvalidArgumentException naming {@code count} for a name that is not a declared scalar of type

@@ -21,7 +21,7 @@ import java.util.Map;
 
 /**
  * Declares an elementwise kernel: typed inputs and outputs and a body in the kernel language, run once per element
- * index {@code i} below {@code n}. Start one with {@link Kernel#elementwise(String)}; see that method for an example
+ * index {@code i} below {@code n}. Start one with {@link Kernels#elementwise(String)}; see that method for an example
  * and the guide's "Writing a kernel once" for the language. Not thread-safe.
  *
  * <p>The {@link Kernel} it builds takes the declared parameters in the order they were declared, then {@code n}, the
@@ -44,7 +44,7 @@ public final class ElementwiseBuilder {
     }
 
     /**
-     * Starts a declaration; {@link Kernel#elementwise(String)} is the same.
+     * Starts a declaration; {@link Kernels#elementwise(String)} is the same.
      *
      * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
      */

@@ -14,9 +14,11 @@ import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
 import java.lang.classfile.Opcode;
 import java.lang.classfile.TypeKind;
+import java.lang.classfile.instruction.OperatorInstruction;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +116,7 @@ final class JavaCode {
                 }
                 ClassDesc d = desc(c.argumentType);
                 ClassDesc[] params = new ClassDesc[c.arguments.size()];
-                java.util.Arrays.fill(params, d);
+                Arrays.fill(params, d);
                 cb.invokestatic(KERNEL_MATH, c.function, MethodTypeDesc.of(d, params));
             }
         }
@@ -196,7 +198,7 @@ final class JavaCode {
     }
 
     private void arithmetic(TypeKind k, Opcode i, Opcode l, Opcode f, Opcode d) {
-        cb.with(java.lang.classfile.instruction.OperatorInstruction.of(switch (k) {
+        cb.with(OperatorInstruction.of(switch (k) {
             case LONG -> l;
             case FLOAT -> f;
             case DOUBLE -> d;

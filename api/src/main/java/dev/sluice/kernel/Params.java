@@ -6,10 +6,12 @@ import dev.sluice.KernelParam;
 import dev.sluice.kernel.Ast.Role;
 import dev.sluice.kernel.Ast.Symbol;
 import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.TypeKind;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** Checks and emits the declared parameters of generated kernels. */
@@ -22,8 +24,8 @@ final class Params {
     }
 
     /** Names a reduction's expressions give a meaning of their own besides {@link #RESERVED}: the accumulator values. */
-    static final Set<String> RESERVED_IN_REDUCTIONS = java.util.stream.Stream.concat(RESERVED.stream(), Stream.of("a", "b"))
-            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    static final Set<String> RESERVED_IN_REDUCTIONS = Stream.concat(RESERVED.stream(), Stream.of("a", "b"))
+            .collect(Collectors.toUnmodifiableSet());
 
     /**
      * Checks a parameter a builder is about to append after {@code declared}: not null, a name neither reserved nor
@@ -106,7 +108,7 @@ final class Params {
             cb.loadConstant(k);
             if (p.isPointer()) {
                 cb.invokeinterface(Generated.KERNEL_THREAD, "pointer", MethodTypeDesc.of(JavaCode.MEMORY_SEGMENT, ConstantDescs.CD_int));
-                slots[k] = cb.allocateLocal(java.lang.classfile.TypeKind.REFERENCE);
+                slots[k] = cb.allocateLocal(TypeKind.REFERENCE);
                 cb.astore(slots[k]);
             } else {
                 String getter = switch (p.type()) {

@@ -10,6 +10,7 @@ import dev.sluice.kernel.Ast.Name;
 import dev.sluice.kernel.Ast.Statement;
 import dev.sluice.kernel.Ast.Ternary;
 import dev.sluice.kernel.Ast.Unary;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -216,7 +217,7 @@ final class Parser {
     private Expr integer(Token t, Token minus) {
         boolean wide = t.text().endsWith("L");
         String digits = wide ? t.text().substring(0, t.text().length() - 1) : t.text();
-        java.math.BigInteger v = new java.math.BigInteger(digits);
+        BigInteger v = new BigInteger(digits);
         if (minus != null) {
             v = v.negate();
         }

@@ -10,7 +10,7 @@ import dev.sluice.UnsupportedOnBackendException;
 import java.util.List;
 
 /**
- * A reduction declared with {@link Kernel#reduction(String)}: its generated kernels, ready to be compiled on a context
+ * A reduction declared with {@link Kernels#reduction(String)}: its generated kernels, ready to be compiled on a context
  * with {@link #compile(DeviceContext)}. Immutable and thread-safe.
  *
  * <p>How the result is produced: a whole buffer in two passes (each block reduces its share to one partial value,

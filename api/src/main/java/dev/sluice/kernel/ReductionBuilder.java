@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * Declares a reduction, as CuPy's {@code ReductionKernel} does: a map expression evaluated for every element, an
  * associative reduce expression combining two mapped values {@code a} and {@code b}, its identity, and a post-map that
- * writes the outputs from the reduced value {@code a}. Start one with {@link Kernel#reduction(String)}. Not thread-safe.
+ * writes the outputs from the reduced value {@code a}. Start one with {@link Kernels#reduction(String)}. Not thread-safe.
  *
  * <p>Names: the map sees the inputs (a pointer's name is its element {@code i}), the scalars, {@code i} and {@code n};
  * the reduce expression sees {@code a} and {@code b}; the identity is a constant; the post-map sees the scalars, the
@@ -33,7 +33,7 @@ public final class ReductionBuilder {
     }
 
     /**
-     * Starts a declaration; {@link Kernel#reduction(String)} is the same.
+     * Starts a declaration; {@link Kernels#reduction(String)} is the same.
      *
      * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
      */

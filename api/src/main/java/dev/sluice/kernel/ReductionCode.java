@@ -14,6 +14,7 @@ import java.lang.classfile.TypeKind;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -413,7 +414,7 @@ final class ReductionCode {
         parts.put("identity", identitySource);
         parts.put("postMap", postMapSource);
         Map.Entry<String, String> longest = parts.entrySet().stream()
-                .max(java.util.Comparator.comparingInt(e -> e.getValue().length())).orElseThrow();
+                .max(Comparator.comparingInt(e -> e.getValue().length())).orElseThrow();
         return SourceError.at(name, longest.getKey(), longest.getValue(), 1, 1, problem
                 + " (map, reduce, identity and postMap together)");
     }

@@ -2,6 +2,7 @@ package dev.sluice.spi;
 
 import dev.sluice.DType;
 import dev.sluice.KernelParam;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -34,7 +35,7 @@ public final class LaunchArguments {
             memories = new DeviceMemory[count];
             values = new long[count];
         }
-        java.util.Arrays.fill(memories, 0, count, null);
+        Arrays.fill(memories, 0, count, null);
     }
 
     /** An independent copy, for a launch that is queued rather than submitted at once. */
@@ -42,8 +43,8 @@ public final class LaunchArguments {
         LaunchArguments c = new LaunchArguments();
         c.params = params;
         c.count = count;
-        c.memories = java.util.Arrays.copyOf(memories, count);
-        c.values = java.util.Arrays.copyOf(values, count);
+        c.memories = Arrays.copyOf(memories, count);
+        c.values = Arrays.copyOf(values, count);
         return c;
     }
 

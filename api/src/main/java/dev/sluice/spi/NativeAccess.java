@@ -1,5 +1,6 @@
 package dev.sluice.spi;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -85,7 +86,7 @@ public final class NativeAccess {
     static String illegalNativeAccessMode() {
         String mode = DEFAULT_MODE;
         try {
-            for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
                 if (arg.startsWith("--illegal-native-access=")) {
                     mode = arg.substring("--illegal-native-access=".length()).trim();
                 }

@@ -13,6 +13,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Kernels;
 import dev.sluice.kernel.Reduction;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,13 +26,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Kernels generated from one definition ({@link Kernel#elementwise}) compute, on this backend, what a reference
+ * Kernels generated from one definition ({@link Kernels#elementwise}) compute, on this backend, what a reference
  * written on the host in plain Java computes: a table of bodies covering every operator, every function and every
  * element type of the kernel language, over edge values (NaN, infinities, negative zero, the limits of each integer
  * type, so that overflow wraps, and zero divisors). Integers and exactly rounded float operations must match bit for
  * bit; the transcendental functions ({@code exp}, {@code log}, {@code sin}, {@code cos}, {@code pow}) within a few
  * units in the last place, since GPU math libraries round them differently from the JDK. Reductions
- * ({@link Kernel#reduction}) over whole buffers, rows and columns match exactly for integers and within rounding for
+ * ({@link Kernels#reduction}) over whole buffers, rows and columns match exactly for integers and within rounding for
  * float sums, whose order of combination differs between backends.
  */
 public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
@@ -120,7 +121,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
             }
         }
         int n = xs.size();
-        var builder = Kernel.elementwise("table").input(KernelParam.pointer("x", c.in));
+        var builder = Kernels.elementwise("table").input(KernelParam.pointer("x", c.in));
         if (c.inputs == 2) {
             builder.input(KernelParam.pointer("y", c.in));
         }
@@ -149,7 +150,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     @Test
     void elementsBeyondOneThreadPerElementAreAllWritten() {
-        Kernel iota = Kernel.elementwise("iota").output(KernelParam.pointer("y", DType.I64)).body("y = i * 2L + n").build();
+        Kernel iota = Kernels.elementwise("iota").output(KernelParam.pointer("y", DType.I64)).body("y = i * 2L + n").build();
         int n = 10_000;
         DeviceBuffer y = closeLater(ctx.allocate(DType.I64, n));
         DeviceStream s = ctx.stream();
@@ -165,7 +166,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     @Test
     void anInputThatIsAlsoAnOutputIsReadAfterItsAssignmentAsAssigned() {
-        Kernel inPlace = Kernel.elementwise("in_place").input(KernelParam.pointer("x", DType.I32))
+        Kernel inPlace = Kernels.elementwise("in_place").input(KernelParam.pointer("x", DType.I32))
                 .output(KernelParam.pointer("y", DType.I32)).output(KernelParam.pointer("z", DType.I32))
                 .body("y = x + 1; z = x * 2").build();
         int n = 1_000;
@@ -189,7 +190,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     @Test
     void scalarsAreBroadcastAndTheSyncFacadeLaunchesGeneratedKernels() {
-        Kernel axpb = Kernel.elementwise("axpb")
+        Kernel axpb = Kernels.elementwise("axpb")
                 .input(KernelParam.scalar("a", DType.F32))
                 .input(KernelParam.pointer("x", DType.F32))
                 .input(KernelParam.scalar("b", DType.I8))
@@ -213,7 +214,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     // ---------------------------------------------------------------- reductions
 
-    private static final Reduction SUM_OF_SQUARES = Kernel.reduction("sumsq")
+    private static final Reduction SUM_OF_SQUARES = Kernels.reduction("sumsq")
             .input(KernelParam.pointer("x", DType.F32))
             .input(KernelParam.scalar("scale", DType.F32))
             .output(KernelParam.pointer("norm", DType.F32))
@@ -225,7 +226,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
             .postMap("norm = sqrt(a);\nsum = a")
             .build();
 
-    private static final Reduction MAX_AND_WRAPPING_SUM = Kernel.reduction("extremes")
+    private static final Reduction MAX_AND_WRAPPING_SUM = Kernels.reduction("extremes")
             .input(KernelParam.pointer("x", DType.I32))
             .output(KernelParam.pointer("biggest", DType.I32))
             .accumulator(DType.I32)
@@ -235,7 +236,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
             .postMap("biggest = a")
             .build();
 
-    private static final Reduction INTEGER_SUM = Kernel.reduction("isum")
+    private static final Reduction INTEGER_SUM = Kernels.reduction("isum")
             .input(KernelParam.pointer("x", DType.I32))
             .output(KernelParam.pointer("total", DType.I32))
             .output(KernelParam.pointer("wide", DType.I64))
@@ -343,7 +344,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     @Test
     void rowsAndColumnsOfARowMajorBufferReduceSeparately() {
-        Reduction sum = Kernel.reduction("axis_sum")
+        Reduction sum = Kernels.reduction("axis_sum")
                 .input(KernelParam.pointer("x", DType.F64))
                 .output(KernelParam.pointer("y", DType.F64))
                 .accumulator(DType.F64)
@@ -400,7 +401,7 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     @Test
     void anElementCountPastABufferIsRefusedBeforeTheLaunch() {
-        Kernel copy = Kernel.elementwise("copy_n").input(KernelParam.pointer("x", DType.F32))
+        Kernel copy = Kernels.elementwise("copy_n").input(KernelParam.pointer("x", DType.F32))
                 .output(KernelParam.pointer("y", DType.F32)).body("y = x").build();
         DeviceFunction f = fn(copy);
         DeviceStream s = ctx.stream();

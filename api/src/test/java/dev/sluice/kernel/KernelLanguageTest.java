@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class KernelLanguageTest {
 
     private static ElementwiseBuilder axpb() {
-        return Kernel.elementwise("axpb")
+        return Kernels.elementwise("axpb")
                 .input(KernelParam.scalar("a", DType.F32))
                 .input(KernelParam.pointer("x", DType.F32))
                 .input(KernelParam.scalar("k", DType.I32))
@@ -104,23 +104,23 @@ class KernelLanguageTest {
     @Test
     void unsupportedTypesAndReservedNamesAreRefusedAtDeclaration() {
         InvalidArgumentException t = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.elementwise("k").input(KernelParam.pointer("h", DType.F16)));
+                () -> Kernels.elementwise("k").input(KernelParam.pointer("h", DType.F16)));
         assertEquals("param", t.argument());
         assertTrue(t.getMessage().contains("has type F16, which generated kernels do not support"), t.getMessage());
         InvalidArgumentException r = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.elementwise("k").input(KernelParam.scalar("n", DType.I64)));
+                () -> Kernels.elementwise("k").input(KernelParam.scalar("n", DType.I64)));
         assertTrue(r.getMessage().contains("the name 'n' is reserved"), r.getMessage());
         InvalidArgumentException s = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.elementwise("k").output(KernelParam.scalar("y", DType.F32)));
+                () -> Kernels.elementwise("k").output(KernelParam.scalar("y", DType.F32)));
         assertTrue(s.getMessage().contains("is a scalar; outputs are pointers"), s.getMessage());
         InvalidArgumentException none = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.elementwise("k").input(KernelParam.pointer("x", DType.F32)).body("x").build());
+                () -> Kernels.elementwise("k").input(KernelParam.pointer("x", DType.F32)).body("x").build());
         assertEquals("kernel", none.argument());
     }
 
     @Test
     void theGeneratedCudaSourceSpellsOutWhatCLeavesUndefined() {
-        Kernel k = Kernel.elementwise("ops")
+        Kernel k = Kernels.elementwise("ops")
                 .input(KernelParam.pointer("x", DType.I32))
                 .input(KernelParam.pointer("f", DType.F32))
                 .output(KernelParam.pointer("y", DType.I32))
@@ -139,7 +139,7 @@ class KernelLanguageTest {
     }
 
     private static ReductionBuilder sum() {
-        return Kernel.reduction("total")
+        return Kernels.reduction("total")
                 .input(KernelParam.pointer("x", DType.F32))
                 .output(KernelParam.pointer("y", DType.F32))
                 .accumulator(DType.F32)
@@ -170,14 +170,14 @@ class KernelLanguageTest {
     @Test
     void reductionDeclarationsAreChecked() {
         InvalidArgumentException acc = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.reduction("r").accumulator(DType.I16));
+                () -> Kernels.reduction("r").accumulator(DType.I16));
         assertEquals("type", acc.argument());
         InvalidArgumentException incomplete = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.reduction("r").input(KernelParam.pointer("x", DType.F32)).map("x").build());
+                () -> Kernels.reduction("r").input(KernelParam.pointer("x", DType.F32)).map("x").build());
         assertTrue(incomplete.getMessage().contains("call accumulator(...), reduce(...), identity(...), postMap(...), output(...)"),
                 incomplete.getMessage());
         InvalidArgumentException reserved = assertThrows(InvalidArgumentException.class,
-                () -> Kernel.reduction("r").input(KernelParam.pointer("a", DType.F32)));
+                () -> Kernels.reduction("r").input(KernelParam.pointer("a", DType.F32)));
         assertTrue(reserved.getMessage().contains("the name 'a' is reserved"), reserved.getMessage());
     }
 
@@ -195,7 +195,7 @@ class KernelLanguageTest {
 
     @Test
     void theWholeBufferPassKeepsFourAccumulatorsCombinedInAFixedOrder() {
-        String partials = Kernel.reduction("total").input(KernelParam.pointer("x", DType.I32))
+        String partials = Kernels.reduction("total").input(KernelParam.pointer("x", DType.I32))
                 .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * i").reduce("max(a, b)")
                 .identity("0").postMap("y = a").build().kernels().getFirst().cudaSource().orElseThrow();
         assertTrue(partials.contains("for (; sl_i + 3 * sl_stride < sl_total; sl_i += 4 * sl_stride) {"), partials);

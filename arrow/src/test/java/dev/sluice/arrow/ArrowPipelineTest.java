@@ -13,6 +13,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.Kernels;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ import reactor.test.StepVerifier;
 class ArrowPipelineTest {
 
     /** y = a * b + 1, written once. */
-    static final Kernel FMA = Kernel.elementwise("fma_plus_one")
+    static final Kernel FMA = Kernels.elementwise("fma_plus_one")
             .input(KernelParam.pointer("a", DType.F32))
             .input(KernelParam.pointer("b", DType.F32))
             .output(KernelParam.pointer("y", DType.F32))
@@ -48,7 +49,7 @@ class ArrowPipelineTest {
             .build();
 
     /** The result's bitmap is a's: y is null where a is. */
-    static final Kernel VALIDITY = Kernel.elementwise("copy_validity")
+    static final Kernel VALIDITY = Kernels.elementwise("copy_validity")
             .input(KernelParam.pointer("va", DType.U8))
             .output(KernelParam.pointer("vy", DType.U8))
             .body("vy = va")

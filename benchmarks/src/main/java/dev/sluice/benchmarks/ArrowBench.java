@@ -13,7 +13,10 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.arrow.ArrowColumns;
 import dev.sluice.arrow.DeviceColumn;
 import dev.sluice.arrow.PinnedAllocationFactory;
+import dev.sluice.kernel.Kernels;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.RootAllocator;
@@ -33,7 +36,7 @@ import org.apache.arrow.vector.Float4Vector;
  */
 public final class ArrowBench {
 
-    static final Kernel SCALE = Kernel.elementwise("scale_plus_one")
+    static final Kernel SCALE = Kernels.elementwise("scale_plus_one")
             .input(KernelParam.pointer("x", DType.F32))
             .output(KernelParam.pointer("y", DType.F32))
             .body("y = x * 2.0f + 1.0f")
@@ -63,7 +66,7 @@ public final class ArrowBench {
     }
 
     /** The report's lines: one per way, then the ratios. */
-    static java.util.List<String> run(DeviceContext ctx, long mib, int reps) throws Exception {
+    static List<String> run(DeviceContext ctx, long mib, int reps) throws Exception {
         int n = Math.toIntExact(mib * (1 << 20) / 4);
         double[][] ms = new double[3][reps];
         String[] names = {"arrow-pinned", "sluice-pinned", "arrow-arrays"};
@@ -131,7 +134,7 @@ public final class ArrowBench {
                 }
             }
         }
-        java.util.List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         out.add(String.format(Locale.ROOT, "ArrowBench: %s, %d MiB float column (%d values), %d reps, upload -> kernel -> download",
                 ctx.name(), mib, n, reps));
         double[] median = new double[3];

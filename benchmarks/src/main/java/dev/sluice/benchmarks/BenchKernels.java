@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import dev.sluice.DType;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
+import dev.sluice.kernel.Kernels;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -91,11 +92,11 @@ public final class BenchKernels {
 
     /**
      * {@code y = a * x + b} over {@code n} floats ({@code float a, const float* x, float b, float* y, long long n}),
-     * generated from one definition ({@link Kernel#elementwise}): CUDA C++ on a GPU, bytecode on the CPU backend. The
+     * generated from one definition ({@link Kernels#elementwise}): CUDA C++ on a GPU, bytecode on the CPU backend. The
      * generated side of {@code GeneratedKernelBenchmark} (CPU) and {@code cuda.GeneratedKernelBench} (GPU), each against
      * a hand-written kernel of its own.
      */
-    public static final Kernel AXPB = Kernel.elementwise("axpb")
+    public static final Kernel AXPB = Kernels.elementwise("axpb")
             .input(KernelParam.scalar("a", DType.F32))
             .input(KernelParam.pointer("x", DType.F32))
             .input(KernelParam.scalar("b", DType.F32))

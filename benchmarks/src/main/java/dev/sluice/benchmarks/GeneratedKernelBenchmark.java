@@ -8,6 +8,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.Kernels;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,7 @@ import org.openjdk.jmh.annotations.Param;
 
 /**
  * On the CPU backend, {@code y = a * x + b} over {@link #n} floats as a kernel generated from one definition
- * ({@link BenchKernels#AXPB}, {@link Kernel#elementwise}, bytecode) against the same kernel as a hand-written Java
+ * ({@link BenchKernels#AXPB}, {@link Kernels#elementwise}, bytecode) against the same kernel as a hand-written Java
  * lambda; both launched one thread per element with {@link LaunchConfig#forElements}. Target: the generated kernel at
  * 0.8 times the lambda's speed or better (its time at most 1.25 times the lambda's).
  *

@@ -19,10 +19,13 @@ import dev.sluice.TraceSpan;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -618,7 +621,7 @@ public final class OverlapBenchmark {
                 String subtitle = String.format(Locale.ROOT,
                         "upload -> membound kernel (%d passes) -> download; %.2f ms on the device, ideal %.2f ms (%.0f%%); %s, %s",
                         o.passes, span, idealMs, 100 * idealMs / span, ctx.api() == Api.CPU ? "CPU simulator, not a GPU" : ctx.driverVersion(),
-                        java.time.LocalDate.now());
+                        LocalDate.now());
                 Trace.SvgOptions svg = Trace.SvgOptions.defaults().withTitle(title, subtitle)
                         .withCategories("upload", "kernel", "download");
                 if (Double.isFinite(idealMs)) {
@@ -671,7 +674,7 @@ public final class OverlapBenchmark {
     private static void printNative(Options o, long mib, double[] bw, Map<Integer, Double> kernelAlone, List<Row> rows) {
         Map<String, Double> c = new LinkedHashMap<>();
         try {
-            for (String line : java.nio.file.Files.readAllLines(o.nativeResults)) {
+            for (String line : Files.readAllLines(o.nativeResults)) {
                 int eq = line.indexOf('=');
                 if (eq > 0) {
                     try {
@@ -681,7 +684,7 @@ public final class OverlapBenchmark {
                     }
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.out.println("native: cannot read " + o.nativeResults + ": " + e);
             return;
         }

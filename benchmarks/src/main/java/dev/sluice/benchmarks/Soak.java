@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -303,7 +304,7 @@ public final class Soak {
         boolean all = true;
         for (Thread t : threads) {
             try {
-                if (!t.join(java.time.Duration.ofMillis(STOP_TIMEOUT_MILLIS))) {
+                if (!t.join(Duration.ofMillis(STOP_TIMEOUT_MILLIS))) {
                     all = false;
                     System.err.println("soak: " + t.getName() + " did not stop within " + STOP_TIMEOUT_MILLIS / 1000 + " s:");
                     for (StackTraceElement e : t.getStackTrace()) {

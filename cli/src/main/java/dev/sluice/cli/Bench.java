@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code sluice bench}: pinned bandwidth, launch cost and the overlap of a chunked pipeline, measured as the project's
@@ -116,7 +117,7 @@ final class Bench {
     }
 
     /** The GB/s of each timed copy. */
-    private static double[] copies(DeviceContext c, DeviceStream s, java.util.function.Supplier<DeviceFuture<Void>> copy,
+    private static double[] copies(DeviceContext c, DeviceStream s, Supplier<DeviceFuture<Void>> copy,
             long bytes) {
         int n = WARM_UP_ROUNDS + ROUNDS;
         List<DeviceEvent> events = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.sluice.cli;
 import dev.sluice.DType;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
+import dev.sluice.kernel.Kernels;
 
 /** The tool's kernels. */
 final class CliKernels {
@@ -14,7 +15,7 @@ final class CliKernels {
      * {@code x[i] = x[i] * a + b} for {@code i < n}, in place, written once: the CUDA C++ (for NVRTC and hiprtc) and the
      * Java of the CPU backend are generated. Takes {@code (x, a, b, n)}; {@code n} is an {@code I64}.
      */
-    static final Kernel SCALE_ADD = Kernel.elementwise("sluice_cli_scale_add")
+    static final Kernel SCALE_ADD = Kernels.elementwise("sluice_cli_scale_add")
             .output(KernelParam.pointer("x", DType.F32))
             .input(KernelParam.scalar("a", DType.F32))
             .input(KernelParam.scalar("b", DType.F32))

@@ -13,10 +13,15 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.Trace;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -123,7 +128,7 @@ public final class Main {
                 String v = args[++i];
                 switch (a) {
                     case "--api" -> {
-                        String name = v.strip().toLowerCase(java.util.Locale.ROOT);
+                        String name = v.strip().toLowerCase(Locale.ROOT);
                         if (!DeviceContext.backendNames().contains(name)) {
                             throw new IllegalArgumentException("--api: unknown backend '" + v + "'; known: "
                                     + DeviceContext.backendNames());
@@ -223,7 +228,7 @@ public final class Main {
         return failures == 0 ? 0 : 1;
     }
 
-    private <T> T step(String what, java.util.function.Supplier<T> body) {
+    private <T> T step(String what, Supplier<T> body) {
         try {
             T t = body.get();
             out.println("  ok    " + what);
@@ -276,8 +281,8 @@ public final class Main {
             Trace t = c.trace();
             try {
                 Files.createDirectories(o.out());
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             Path json = o.out().resolve("trace.json");
             Path svg = o.out().resolve("trace.svg");
@@ -299,7 +304,7 @@ public final class Main {
     private static @Nullable List<float[]> run(GpuPipeline<float[], float[]> p, int chunks, long elements) {
         return p.process(Flux.range(0, chunks).map(i -> {
             float[] a = new float[(int) elements];
-            java.util.Arrays.fill(a, i);
+            Arrays.fill(a, i);
             return a;
         })).collectList().block();
     }

@@ -7,6 +7,7 @@ import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.arrow.ArrowPipeline;
 import dev.sluice.arrow.PinnedAllocationFactory;
+import dev.sluice.kernel.Kernels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -40,7 +41,7 @@ import reactor.core.publisher.Flux;
 public final class ArrowIpc {
 
     /** {@code y = a * b + 1} for every row; takes (a, b, y, n). */
-    static final Kernel FMA = Kernel.elementwise("fma_plus_one")
+    static final Kernel FMA = Kernels.elementwise("fma_plus_one")
             .input(KernelParam.pointer("a", DType.F32))
             .input(KernelParam.pointer("b", DType.F32))
             .output(KernelParam.pointer("y", DType.F32))

@@ -3,7 +3,9 @@ package dev.sluice.examples;
 import dev.sluice.BackendUnavailableException;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.SluiceProperties;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -52,8 +54,8 @@ public final class RunExample {
         m.put("ArrowIpc", args -> {
             try {
                 ArrowIpc.main(args);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         return Collections.unmodifiableMap(m);

@@ -10,6 +10,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Kernels;
 import dev.sluice.kernel.Reduction;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -23,7 +24,7 @@ import java.util.Locale;
 public final class WrittenOnce {
 
     /** {@code y = a * x + b} for every element; the kernel takes (a, x, b, y, n). */
-    static final Kernel AXPB = Kernel.elementwise("axpb")
+    static final Kernel AXPB = Kernels.elementwise("axpb")
             .input(KernelParam.scalar("a", DType.F32))
             .input(KernelParam.pointer("x", DType.F32))
             .input(KernelParam.scalar("b", DType.F32))
@@ -32,7 +33,7 @@ public final class WrittenOnce {
             .build();
 
     /** The Euclidean norm: squares summed in f64, then a square root. */
-    static final Reduction NORM = Kernel.reduction("norm")
+    static final Reduction NORM = Kernels.reduction("norm")
             .input(KernelParam.pointer("v", DType.F32))
             .output(KernelParam.pointer("result", DType.F64))
             .accumulator(DType.F64)

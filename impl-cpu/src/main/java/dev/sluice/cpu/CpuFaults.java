@@ -4,6 +4,7 @@ import dev.sluice.DeviceException;
 import dev.sluice.DeviceOutOfMemoryException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -39,7 +40,7 @@ final class CpuFaults {
     private record KernelThrow(String kernel, long block, long thread) {
     }
 
-    private final List<KernelThrow> kernelThrows = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<KernelThrow> kernelThrows = new CopyOnWriteArrayList<>();
     private final AtomicInteger failingAllocations = new AtomicInteger();
     private final AtomicInteger failingCopies = new AtomicInteger();
     private final Object stallLock = new Object();

@@ -108,7 +108,7 @@ final class GridRun implements CpuStream.Op {
             }
             long[] index = blockIndex(grid, from);
             // One view for the blocks of this range, moved from block to block (no allocation per block).
-            Thread view = new Thread((int) index[0], (int) index[1], (int) index[2], MemorySegment.NULL, null);
+            ThreadView view = new ThreadView((int) index[0], (int) index[1], (int) index[2], MemorySegment.NULL, null);
             if (sharedBytes == 0 && !barriers && faults == null) {
                 runPlain(view, to - from, failure);
                 return;
@@ -138,7 +138,7 @@ final class GridRun implements CpuStream.Op {
      * The common case, kept lean because grids may have billions of blocks: {@code count} blocks from the view's,
      * without shared memory, barriers or injected faults, their threads one after another.
      */
-    private void runPlain(Thread t, long count, AtomicReference<Throwable> failure) {
+    private void runPlain(ThreadView t, long count, AtomicReference<Throwable> failure) {
         JavaKernel body = function.body();
         int gx = grid.x();
         int gy = grid.y();
@@ -173,7 +173,7 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private void runBlock(Thread view, long linear) throws Throwable {
+    private void runBlock(ThreadView view, long linear) throws Throwable {
         view.throwAt = faults == null ? -1 : faults.throwingThread(function.kernel().name(), linear);
         view.linearBlock = linear;
         if (sharedBytes == 0) {
@@ -191,7 +191,7 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private void runThreads(Thread t) throws Throwable {
+    private void runThreads(ThreadView t) throws Throwable {
         if (function.kernel().javaUsesBarriers()) {
             runConcurrently(t);
             return;
@@ -214,19 +214,19 @@ final class GridRun implements CpuStream.Op {
      * exception, so the block ends and its pool thread is free; the first thread's exception is the block's.
      * A thread that returns normally stops counting at the barrier (as exited threads do on a GPU).
      */
-    private void runConcurrently(Thread view) throws Throwable {
+    private void runConcurrently(ThreadView view) throws Throwable {
         int n = Math.toIntExact(block.volume());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         BlockBarrier barrier = new BlockBarrier(n);
-        java.lang.Thread[] threads = new java.lang.Thread[n];
+        Thread[] threads = new Thread[n];
         for (int i = 0; i < n; i++) {
-            Thread t = new Thread(view.bx, view.by, view.bz, view.shared, barrier);
+            ThreadView t = new ThreadView(view.bx, view.by, view.bz, view.shared, barrier);
             t.throwAt = view.throwAt;
             t.linearBlock = view.linearBlock;
             t.x = i % block.x();
             t.y = (i / block.x()) % block.y();
             t.z = i / (block.x() * block.y());
-            threads[i] = java.lang.Thread.ofVirtual().name("sluice-cpu-kernel-thread").start(() -> {
+            threads[i] = Thread.ofVirtual().name("sluice-cpu-kernel-thread").start(() -> {
                 try {
                     invoke(t);
                     barrier.leave();
@@ -236,7 +236,7 @@ final class GridRun implements CpuStream.Op {
                 }
             });
         }
-        for (java.lang.Thread t : threads) {
+        for (Thread t : threads) {
             t.join();
         }
         if (failure.get() != null) {
@@ -244,7 +244,7 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private void invoke(Thread t) {
+    private void invoke(ThreadView t) {
         try {
             if (t.throwAt >= 0 && t.throwAt == t.x + (long) block.x() * (t.y + (long) block.y() * t.z)) {
                 throw CpuFaults.injected(function.kernel().name(), t.linearBlock, t.throwAt);
@@ -255,7 +255,7 @@ final class GridRun implements CpuStream.Op {
         }
     }
 
-    private DeviceException fault(Thread t, Throwable e) {
+    private DeviceException fault(ThreadView t, Throwable e) {
         return new DeviceException("kernel " + function.kernel().name() + " threw " + e + " in block ("
                 + t.bx + ", " + t.by + ", " + t.bz + ") thread (" + t.x + ", " + t.y + ", " + t.z + ")",
                 "CPU_KERNEL_EXCEPTION", null, true, e);
@@ -330,7 +330,7 @@ final class GridRun implements CpuStream.Op {
     }
 
     /** The view one kernel thread has; reused across the threads of a block that run one after another. */
-    private final class Thread implements KernelThread {
+    private final class ThreadView implements KernelThread {
         int bx;
         int by;
         int bz;
@@ -343,7 +343,7 @@ final class GridRun implements CpuStream.Op {
         private MemorySegment shared;
         private final @Nullable BlockBarrier barrier;
 
-        Thread(int bx, int by, int bz, MemorySegment shared, @Nullable BlockBarrier barrier) {
+        ThreadView(int bx, int by, int bz, MemorySegment shared, @Nullable BlockBarrier barrier) {
             this.bx = bx;
             this.by = by;
             this.bz = bz;
@@ -424,7 +424,7 @@ final class GridRun implements CpuStream.Op {
             try {
                 barrier.await();
             } catch (InterruptedException e) {
-                java.lang.Thread.currentThread().interrupt();
+                Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             } catch (BrokenBarrierException e) {
                 throw new IllegalStateException("another thread of the block failed", e);

@@ -14,6 +14,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Kernels;
 import dev.sluice.kernel.Reduction;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -27,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CUDA C++ that {@link Kernel#elementwise} (and {@link Kernel#reduction}) generates, compiled for the host by the machine's C++ compiler (with
+ * The CUDA C++ that {@link Kernels#elementwise} (and {@link Kernels#reduction}) generates, compiled for the host by the machine's C++ compiler (with
  * CUDA's built-in names stubbed, the grid walked by a loop) and run on edge values, computes bit for bit what the Java
  * the CPU backend runs computes: so the C++ spells out wrapping, division by zero, saturating conversions and the rest
  * as the language defines them, even where no GPU is at hand. Skipped where there is no {@code c++} or {@code g++}.
@@ -72,7 +73,7 @@ class GeneratedSourceOnHostTest {
             for (String body : bodies) {
                 String name = "k" + cases.size();
                 DType out = outputType(body, t);
-                Kernel k = Kernel.elementwise(name).input(KernelParam.pointer("x", t)).input(KernelParam.pointer("y", t))
+                Kernel k = Kernels.elementwise(name).input(KernelParam.pointer("x", t)).input(KernelParam.pointer("y", t))
                         .output(KernelParam.pointer("z", out)).body(body).build();
                 cases.add(pairs(name, k, t, out));
             }
@@ -156,7 +157,7 @@ class GeneratedSourceOnHostTest {
     void theGeneratedWholeBufferReductionCountsEveryElementOnce() throws Exception {
         String compiler = findCompiler();
         assumeTrue(compiler != null, "no c++ or g++ on the PATH");
-        Reduction weighted = Kernel.reduction("weighted").input(KernelParam.pointer("x", DType.I32))
+        Reduction weighted = Kernels.reduction("weighted").input(KernelParam.pointer("x", DType.I32))
                 .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * (i + 1)")
                 .reduce("a + b").identity("0").postMap("y = a").build();
         int[] sizes = {1, 3, 4, 5, 15, 16, 17, 31, 32, 33, 100, 1001};

@@ -4,6 +4,7 @@ import dev.sluice.DeviceException;
 import dev.sluice.DeviceOutOfMemoryException;
 import dev.sluice.SluiceException;
 import dev.sluice.UnsupportedOnBackendException;
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -41,7 +42,7 @@ final class Cu {
     private static final SymbolLookup LIB = SymbolLookup.libraryLookup(CuLibrary.driverPath(), Arena.global());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
-    private static final java.lang.foreign.AddressLayout A = ValueLayout.ADDRESS;
+    private static final AddressLayout A = ValueLayout.ADDRESS;
     /**
      * Calls that never block (event query, current context): no thread-state transition. Launches and records
      * may block while the driver's queue is full, so they stay ordinary downcalls.

@@ -3,7 +3,10 @@ package dev.sluice.cuda;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.NativeAccess;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -155,10 +158,9 @@ final class CuLibrary {
             return;
         }
         try {
-            java.lang.foreign.Linker linker = java.lang.foreign.Linker.nativeLinker();
+            Linker linker = Linker.nativeLinker();
             var setenv = linker.downcallHandle(linker.defaultLookup().find("setenv").orElseThrow(),
-                    java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS,
-                            java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.JAVA_INT));
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
             try (Arena a = Arena.ofConfined()) {
                 int r = (int) setenv.invokeExact(a.allocateFrom("CUDA_MODULE_LOADING"), a.allocateFrom("EAGER"), 0);
                 tried.add("CUDA_MODULE_LOADING=EAGER (" + (r == 0 ? "set" : "setenv failed") + ")");

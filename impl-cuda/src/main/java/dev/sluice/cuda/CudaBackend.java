@@ -5,6 +5,7 @@ import dev.sluice.ContextOptions;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import dev.sluice.spi.ContextHandle;
+import java.util.List;
 
 /**
  * The CUDA backend: the CUDA driver API through JCuda and {@code java.lang.foreign}, NVRTC through
@@ -27,7 +28,7 @@ public final class CudaBackend implements Backend {
         try {
             return CuLibrary.probe();
         } catch (Throwable t) {
-            return BackendProbe.unavailable("probing the CUDA driver failed: " + t, java.util.List.of());
+            return BackendProbe.unavailable("probing the CUDA driver failed: " + t, List.of());
         }
     }
 

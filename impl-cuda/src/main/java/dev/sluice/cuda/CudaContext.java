@@ -20,11 +20,12 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
-import dev.sluice.spi.support.HostAllocation;
 import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.PinnedHostMemory;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
 import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -79,7 +81,7 @@ final class CudaContext implements ContextHandle {
     private @Nullable Staging staging;
     private @Nullable MarkerWaiter waiter;
     private volatile boolean closed;
-    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     private CudaContext(DriverContext cu, ContextOptions options) {
         this.cu = cu;
@@ -387,7 +389,7 @@ final class CudaContext implements ContextHandle {
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
         PinnedRanges.add(p, bytes);
-        return new HostAllocation(s, false);
+        return new PinnedHostMemory(s, false);
     }
 
     @Override
@@ -399,12 +401,12 @@ final class CudaContext implements ContextHandle {
         }
         Cu.checkAlloc(r, "cuMemHostRegister", segment.byteSize());
         PinnedRanges.add(segment.address(), segment.byteSize());
-        return new HostAllocation(segment, true);
+        return new PinnedHostMemory(segment, true);
     }
 
     @Override
     public void freeHost(HostMemory memory) {
-        if (!HostAllocation.of(memory).claimFree()) {
+        if (!PinnedHostMemory.of(memory).claimFree()) {
             return; // freed already: a second free must not reach the driver
         }
         cu.bind();
@@ -433,7 +435,7 @@ final class CudaContext implements ContextHandle {
         if (f == null) {
             int arch = capability.major() * 10 + capability.minor();
             long module = ModuleLoader.loadImage(cu, ModuleLoader.nulTerminated(
-                    Builtins.ptx(arch).getBytes(java.nio.charset.StandardCharsets.UTF_8)), "Sluice's built-in kernels");
+                    Builtins.ptx(arch).getBytes(StandardCharsets.UTF_8)), "Sluice's built-in kernels");
             modules.add(module);
             for (String n : new String[] {"sluice_fill64", "sluice_gate_wait"}) {
                 builtins.put(n, Cu.moduleGetFunction(module, n));

@@ -24,6 +24,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import java.lang.System.Logger;
@@ -63,7 +65,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     /** While capturing: the {@link HostNodes} keys of the host steps captured, released with the graph. */
     private @Nullable List<Long> capturedSteps;
     private volatile boolean destroyed;
-    private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean destroying = new AtomicBoolean();
     /** The sequence number of this stream's last completion marker. */
     private long markerSequence;
     /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
@@ -120,7 +122,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     private long downloadsEnqueued;
     private volatile long downloadsDone;
     /** The last staged download's host copy: each one's copy runs after the one before, so they finish in order. */
-    private java.util.concurrent.CompletableFuture<Void> downloadTail = java.util.concurrent.CompletableFuture.completedFuture(null);
+    private CompletableFuture<Void> downloadTail = CompletableFuture.completedFuture(null);
 
     @Override
     public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {

@@ -1,18 +1,22 @@
 package dev.sluice.cuda;
 
 import dev.sluice.CompilationException;
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +30,7 @@ import org.jspecify.annotations.Nullable;
 final class Nvrtc {
 
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
-    private static final java.lang.foreign.AddressLayout A = ValueLayout.ADDRESS;
+    private static final AddressLayout A = ValueLayout.ADDRESS;
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
 
     private static @Nullable Nvrtc instance;
@@ -92,7 +96,7 @@ final class Nvrtc {
         this.supportedArchs = archs;
     }
 
-    private static MethodHandle h(Linker l, SymbolLookup lib, String name, java.lang.foreign.MemoryLayout... args) {
+    private static MethodHandle h(Linker l, SymbolLookup lib, String name, MemoryLayout... args) {
         MemorySegment s = lib.find(name).orElseThrow(() -> new IllegalStateException("no symbol " + name));
         return l.downcallHandle(s, FunctionDescriptor.of(I, args));
     }
@@ -153,7 +157,7 @@ final class Nvrtc {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/usr/local"), "cuda-*")) {
             List<Path> found = new ArrayList<>();
             ds.forEach(found::add);
-            found.sort(java.util.Comparator.reverseOrder());
+            found.sort(Comparator.reverseOrder());
             for (Path d : found) {
                 dirs.add(d + "/lib64");
             }
@@ -275,7 +279,7 @@ final class Nvrtc {
                 // Where a cubin was wanted the caller loads the image as it is: PTX then needs its terminating NUL,
                 // which the module loader's content detection reads as PTX.
                 String image = wantCubin ? ptxText + '\0' : ptxText;
-                return new Output(image.getBytes(java.nio.charset.StandardCharsets.UTF_8), false, ptxText, logText);
+                return new Output(image.getBytes(StandardCharsets.UTF_8), false, ptxText, logText);
             } finally {
                 int ignored = (int) destroy.invokeExact(prog);
             }

@@ -6,12 +6,14 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,7 +111,7 @@ final class Staging {
             if (waitFor != null) {
                 awaitEvent(waitFor.event);
             } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000); // held by downloads still copying to the host
+                LockSupport.parkNanos(20_000); // held by downloads still copying to the host
             }
         }
     }
@@ -153,13 +155,13 @@ final class Staging {
             if (cu.isFaulted() || closed) {
                 return 700;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(pause);
+            LockSupport.parkNanos(pause);
             pause = Math.min(pause * 2, 100_000);
         }
     }
 
     /** Runs tasks on staging threads, with the context bound. */
-    java.util.concurrent.Executor executor() {
+    Executor executor() {
         ExecutorService w;
         synchronized (this) {
             if (workers == null) {

@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -231,6 +232,6 @@ enum HipApiSymbol {
 
     /** The symbols of {@code lib}, required and optional. */
     static List<HipApiSymbol> of(Lib lib) {
-        return java.util.Arrays.stream(values()).filter(s -> s.lib == lib).toList();
+        return Arrays.stream(values()).filter(s -> s.lib == lib).toList();
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -172,7 +173,7 @@ public final class HipBackend implements Backend {
             synchronized (this) {
                 c = compiler;
                 if (c == null) {
-                    c = new KernelCompiler(java.util.Objects.requireNonNull(api, "probe first"));
+                    c = new KernelCompiler(Objects.requireNonNull(api, "probe first"));
                     compiler = c;
                 }
             }

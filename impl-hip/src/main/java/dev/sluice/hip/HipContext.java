@@ -20,18 +20,20 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
-import dev.sluice.spi.support.HostAllocation;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
+import dev.sluice.spi.support.PinnedHostMemory;
 import dev.sluice.spi.support.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,7 +78,7 @@ final class HipContext implements ContextHandle {
     final Set<HipStream> streams = ConcurrentHashMap.newKeySet();
     private volatile @Nullable HipModule fill64;
     private volatile boolean faulted;
-    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     HipContext(HipBackend backend, HipApi api, int device, ContextOptions options) {
         if (!options.contextFlags().isEmpty()) {
@@ -371,7 +373,7 @@ final class HipContext implements ContextHandle {
         long p = api.hostMalloc(bytes, HipApiConstants.hipHostMallocPortable | HipApiConstants.hipHostMallocMapped);
         MemorySegment s = MemorySegment.ofAddress(p).reinterpret(bytes);
         s.fill((byte) 0);
-        return new HostAllocation(s, false);
+        return new PinnedHostMemory(s, false);
     }
 
     @Override
@@ -379,7 +381,7 @@ final class HipContext implements ContextHandle {
         bind();
         api.hostRegister(segment.address(), segment.byteSize(),
                 HipApiConstants.hipHostRegisterPortable | HipApiConstants.hipHostRegisterMapped);
-        return new HostAllocation(segment, true);
+        return new PinnedHostMemory(segment, true);
     }
 
     /**
@@ -389,7 +391,7 @@ final class HipContext implements ContextHandle {
      */
     @Override
     public void freeHost(HostMemory memory) {
-        HostAllocation m = HostAllocation.of(memory);
+        PinnedHostMemory m = PinnedHostMemory.of(memory);
         if (!m.claimFree()) {
             return; // freed already: a second free must not reach the runtime
         }
@@ -436,7 +438,7 @@ final class HipContext implements ContextHandle {
     HipModule loadImageNow(String kernelName, byte[] image) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment code = a.allocate(image.length + 1L, 16);
-            MemorySegment.copy(image, 0, code, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, image.length);
+            MemorySegment.copy(image, 0, code, ValueLayout.JAVA_BYTE, 0, image.length);
             bind();
             long module = api.moduleLoadData(code);
             try {

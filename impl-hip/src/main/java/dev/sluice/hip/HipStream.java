@@ -26,6 +26,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,7 +54,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     private @Nullable List<Long> capturedSteps;
     /** The number of this stream's last completion marker. */
     private long markerSequence;
-    private final java.util.concurrent.atomic.AtomicBoolean destroying = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean destroying = new AtomicBoolean();
 
     HipStream(HipContext context, StreamOptions options, boolean isDefault) {
         this.context = context;

@@ -7,6 +7,7 @@ import dev.sluice.CompilationException;
 import dev.sluice.spi.support.KernelCache;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -99,7 +100,7 @@ final class KernelCompiler {
                 if (r != HipApiConstants.HIPRTC_SUCCESS) {
                     throw failure("hiprtcGetCode", kernelName, r, log);
                 }
-                return code.asSlice(0, size.get(JAVA_LONG, 0)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                return code.asSlice(0, size.get(JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
             } finally {
                 api.hiprtcDestroyProgram(progOut);
             }

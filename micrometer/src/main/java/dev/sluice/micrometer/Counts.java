@@ -2,6 +2,7 @@ package dev.sluice.micrometer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * Counts that one thread writes and others read: a scrape reads them (acquire), their writer adds to them with a plain
@@ -59,6 +60,6 @@ final class Counts {
     }
 
     private int check(int i) {
-        return java.util.Objects.checkIndex(i, size);
+        return Objects.checkIndex(i, size);
     }
 }

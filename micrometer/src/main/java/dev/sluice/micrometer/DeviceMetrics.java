@@ -17,8 +17,11 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -60,14 +63,14 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     /** Latencies a stream's ring holds between two visits of the recorder (64 KiB a stream). */
     static final int RING = 4096;
     /** The recorder thread, shared by every binder: a daemon that runs only while some binder is bound and open. */
-    private static final java.util.concurrent.ScheduledExecutorService RECORDER =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    private static final ScheduledExecutorService RECORDER =
+            Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "sluice-metrics-recorder");
                 t.setDaemon(true);
                 return t;
             });
     /** The binders the recorder visits: bound, not closed, their context open. */
-    private static final java.util.Set<DeviceMetrics> RECORDED = ConcurrentHashMap.newKeySet();
+    private static final Set<DeviceMetrics> RECORDED = ConcurrentHashMap.newKeySet();
     /** The recorder's periodic task while {@link #RECORDED} is not empty; guarded by {@link #RECORDED}'s monitor. */
     private static java.util.concurrent.@Nullable ScheduledFuture<?> recorderTask;
 

@@ -15,6 +15,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.Kernels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -299,7 +300,7 @@ class DevicePlanTest {
 
     @Test
     void aGeneratedKernelIsAStepLikeAnyOther() {
-        Kernel affine = Kernel.elementwise("affine")
+        Kernel affine = Kernels.elementwise("affine")
                 .input(KernelParam.pointer("x", DType.F32))
                 .output(KernelParam.pointer("y", DType.F32))
                 .body("y = 2.0f * x + 1.0f")

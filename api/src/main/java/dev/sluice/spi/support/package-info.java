@@ -18,7 +18,7 @@
  * memory the driver cannot use directly;
  * <li>{@link dev.sluice.spi.support.DeviceFaults}: the per-device poisoning policy (a fault poisons the device for
  * every context until the last one closes and the backend resets it);
- * <li>{@link dev.sluice.spi.support.DeviceAllocation} and {@link dev.sluice.spi.support.HostAllocation}: memory freed
+ * <li>{@link dev.sluice.spi.support.DeviceAllocation} and {@link dev.sluice.spi.support.PinnedHostMemory}: memory freed
  * at most once, whichever path frees it;
  * <li>{@link dev.sluice.spi.support.NativeEvent}, {@link dev.sluice.spi.support.NativeGraph} and
  * {@link dev.sluice.spi.support.Lifetime}: user events and graphs destroyed exactly once, never under a call on them;

@@ -13,7 +13,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** {@link DeviceAllocation} and {@link HostAllocation}: freed at most once, whichever path frees them. */
+/** {@link DeviceAllocation} and {@link PinnedHostMemory}: freed at most once, whichever path frees them. */
 class AllocationsTest {
 
     @Test
@@ -78,11 +78,11 @@ class AllocationsTest {
 
     @Test
     void hostMemoryIsFreedOnceAndForeignHostMemoryRefused() {
-        HostAllocation h = new HostAllocation(MemorySegment.ofArray(new byte[16]), true);
+        PinnedHostMemory h = new PinnedHostMemory(MemorySegment.ofArray(new byte[16]), true);
         assertTrue(h.registered());
         assertTrue(h.claimFree());
         assertFalse(h.claimFree());
-        assertSame(h, HostAllocation.of(h));
+        assertSame(h, PinnedHostMemory.of(h));
         HostMemory foreign = new HostMemory() {
             @Override
             public MemorySegment segment() {
@@ -94,6 +94,6 @@ class AllocationsTest {
                 return false;
             }
         };
-        assertThrows(IllegalArgumentException.class, () -> HostAllocation.of(foreign));
+        assertThrows(IllegalArgumentException.class, () -> PinnedHostMemory.of(foreign));
     }
 }

@@ -33,6 +33,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -308,11 +311,10 @@ public final class CudaBench {
             MemorySegment counterHost = MemorySegment.ofAddress(nativePointer(host)).reinterpret(8);
             for (int mode = 0; mode < 2; mode++) {
                 boolean events = mode == 1;
-                java.util.concurrent.ConcurrentLinkedQueue<long[]> queue = new java.util.concurrent.ConcurrentLinkedQueue<>();
-                java.util.concurrent.ConcurrentLinkedQueue<java.util.concurrent.CompletableFuture<Void>> futures =
-                        new java.util.concurrent.ConcurrentLinkedQueue<>();
-                java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-                java.util.concurrent.ConcurrentLinkedQueue<Long> freeEvents = new java.util.concurrent.ConcurrentLinkedQueue<>();
+                ConcurrentLinkedQueue<long[]> queue = new ConcurrentLinkedQueue<>();
+                ConcurrentLinkedQueue<CompletableFuture<Void>> futures = new ConcurrentLinkedQueue<>();
+                AtomicBoolean stop = new AtomicBoolean();
+                ConcurrentLinkedQueue<Long> freeEvents = new ConcurrentLinkedQueue<>();
                 for (long e : poolAddress) {
                     freeEvents.add(e);
                 }
@@ -346,7 +348,7 @@ public final class CudaBench {
                 for (int r = -1; r < reps; r++) {
                     JCudaDriver.cuStreamSynchronize(js);
                     long t0 = System.nanoTime();
-                    java.util.concurrent.CompletableFuture<Void> last = null;
+                    CompletableFuture<Void> last = null;
                     for (int i = 0; i < n; i++) {
                         int rc = (int) launch.invokeExact(fn, 1, 1, 1, 1, 1, 1, 0, stream, pp, 0L);
                         long marker;
@@ -362,7 +364,7 @@ public final class CudaBench {
                             marker = ++seq;
                             rc = (int) write64.invokeExact(stream, counterAddress, marker, 0);
                         }
-                        last = new java.util.concurrent.CompletableFuture<>();
+                        last = new CompletableFuture<>();
                         futures.add(last);
                         queue.add(new long[] {marker});
                     }

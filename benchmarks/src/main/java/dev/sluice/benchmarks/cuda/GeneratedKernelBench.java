@@ -14,6 +14,7 @@ import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.benchmarks.BenchKernels;
 import dev.sluice.kernel.DeviceReduction;
+import dev.sluice.kernel.Kernels;
 import dev.sluice.kernel.Reduction;
 import java.util.Arrays;
 import java.util.Locale;
@@ -21,9 +22,9 @@ import java.util.Locale;
 /**
  * Generated kernels against hand-written CUDA C++ on one GPU, over 512 MiB of floats, printed side by side:
  * <ul>
- * <li>{@code axpb}: {@code y = a * x + b} from {@link Kernel#elementwise} ({@link BenchKernels#AXPB}) against the
+ * <li>{@code axpb}: {@code y = a * x + b} from {@link Kernels#elementwise} ({@link BenchKernels#AXPB}) against the
  * usual one-thread-per-element kernel. Target: within 5 %.
- * <li>{@code sum}: a float sum from {@link Kernel#reduction} against a hand-written CUB-style block reduction (a
+ * <li>{@code sum}: a float sum from {@link Kernels#reduction} against a hand-written CUB-style block reduction (a
  * grid-stride loop per thread, warp shuffles, one partial per warp in shared memory, a second launch over the
  * partials), both with 1,024 blocks of 256 threads. Target: within 10 %.
  * </ul>
@@ -100,7 +101,7 @@ public final class GeneratedKernelBench {
                     """)
             .build();
 
-    static final Reduction GENERATED_SUM = Kernel.reduction("sum")
+    static final Reduction GENERATED_SUM = Kernels.reduction("sum")
             .input(KernelParam.pointer("x", DType.F32))
             .output(KernelParam.pointer("y", DType.F32))
             .accumulator(DType.F32)

@@ -16,6 +16,7 @@ import dev.sluice.reactive.GpuPipeline;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -25,6 +26,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
@@ -428,7 +431,7 @@ public final class MultiGpuBench {
             int chunkCount, int fixedPasses, int lanes, int reps) throws Throwable {
         int chunkElements = Math.toIntExact(totalBytes / 4 / chunkCount);
         System.out.printf(Locale.ROOT, "multi_host_cores=%d%nmulti_host_fork_join_parallelism=%d%nmulti_host_max_heap_mib=%d%n",
-                Runtime.getRuntime().availableProcessors(), java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(),
+                Runtime.getRuntime().availableProcessors(), ForkJoinPool.getCommonPoolParallelism(),
                 Runtime.getRuntime().maxMemory() >> 20);
         for (String name : loads) {
             try (Load load = switch (name) {
@@ -516,11 +519,11 @@ public final class MultiGpuBench {
             double[] t = new double[4];
             for (int r = 0; r < t.length; r++) {
                 long t0 = System.nanoTime();
-                java.util.concurrent.CompletableFuture<?>[] slots = new java.util.concurrent.CompletableFuture<?>[atOnce];
+                CompletableFuture<?>[] slots = new CompletableFuture<?>[atOnce];
                 for (int k = 0; k < atOnce; k++) {
                     int slot = k;
-                    slots[k] = java.util.concurrent.CompletableFuture.runAsync(() -> {
-                        java.lang.foreign.MemorySegment seg = pinned.get(slot).segment();
+                    slots[k] = CompletableFuture.runAsync(() -> {
+                        MemorySegment seg = pinned.get(slot).segment();
                         for (int i = slot; i < input.size(); i += atOnce) {
                             Chunks.floats().copyTo(input.get(i), seg);
                             float[] back = Chunks.floats().read(seg, DType.F32, elements);
@@ -528,9 +531,9 @@ public final class MultiGpuBench {
                                 throw new AssertionError("chunk " + i + " came back as " + back[0]);
                             }
                         }
-                    }, java.util.concurrent.ForkJoinPool.commonPool());
+                    }, ForkJoinPool.commonPool());
                 }
-                java.util.concurrent.CompletableFuture.allOf(slots).join();
+                CompletableFuture.allOf(slots).join();
                 t[r] = (System.nanoTime() - t0) / 1e6;
             }
             return median(Arrays.copyOfRange(t, 1, t.length));

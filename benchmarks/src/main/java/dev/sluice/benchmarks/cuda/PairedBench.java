@@ -18,6 +18,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import joptsimple.OptionException;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
@@ -204,15 +206,15 @@ public final class PairedBench {
      */
     private void spinnerEffect(int blocks) throws Throwable {
         int n = 2_000;
-        java.util.concurrent.atomic.AtomicBoolean spin = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean spin = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         Thread t = Thread.ofPlatform().daemon().start(() -> {
             while (!stop.get()) {
                 if (spin.get()) {
                     Thread.onSpinWait();
                     System.nanoTime();
                 } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                    LockSupport.parkNanos(100_000);
                 }
             }
         });

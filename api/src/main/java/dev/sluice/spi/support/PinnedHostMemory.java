@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>For backend authors: the CUDA and HIP backends hand these out as their {@link HostMemory}.
  */
-public final class HostAllocation implements HostMemory {
+public final class PinnedHostMemory implements HostMemory {
 
     private final MemorySegment segment;
     private final boolean registered;
@@ -22,7 +22,7 @@ public final class HostAllocation implements HostMemory {
      * @param registered whether the caller's memory was registered in place (unregister it) rather than allocated
      *                   (free it)
      */
-    public HostAllocation(MemorySegment segment, boolean registered) {
+    public PinnedHostMemory(MemorySegment segment, boolean registered) {
         this.segment = Objects.requireNonNull(segment, "segment");
         this.registered = registered;
     }
@@ -32,8 +32,8 @@ public final class HostAllocation implements HostMemory {
      *
      * @throws IllegalArgumentException naming the memory if another backend made it
      */
-    public static HostAllocation of(HostMemory memory) {
-        if (memory instanceof HostAllocation a) {
+    public static PinnedHostMemory of(HostMemory memory) {
+        if (memory instanceof PinnedHostMemory a) {
             return a;
         }
         throw new IllegalArgumentException("host memory " + memory + " was not allocated by this backend");
@@ -56,7 +56,7 @@ public final class HostAllocation implements HostMemory {
 
     @Override
     public String toString() {
-        return "HostAllocation[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes"
+        return "PinnedHostMemory[0x" + Long.toHexString(segment.address()) + ", " + segment.byteSize() + " bytes"
                 + (registered ? ", registered]" : "]");
     }
 }
