@@ -331,6 +331,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return spec;
     }
 
+    /** The device work of each chunk, as the builder was given it. */
     Stage stage() {
         return spec.stage();
     }

@@ -288,6 +288,23 @@ public final class Lane {
 
     private void releaseNow(Executor closer) {
         released = true;
+        CompletableFuture<?> lastFree = freeDeviceBuffers();
+        List<HostBuffer> staging = new ArrayList<>(2 * flights.length);
+        for (Flight f : flights) {
+            f.staging().addTo(staging);
+        }
+        // Off the enqueuing thread: freeing pinned memory can wait for the device on some drivers
+        // (cuMemFreeHost), and closing a stream waits for it.
+        Runnable closeStream = () -> closeStagingAndStream(staging);
+        if (lastFree == null) {
+            closer.execute(closeStream);
+        } else {
+            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), closer);
+        }
+    }
+
+    /** Enqueues the free of every device buffer of the lane; the last one's future, or null if none was enqueued. */
+    private @Nullable CompletableFuture<?> freeDeviceBuffers() {
         PipelineMetrics m = pipeline.metrics;
         CompletableFuture<?> lastFree = null;
         for (DeviceBuffer b : deviceBuffers) {
@@ -301,30 +318,22 @@ public final class Lane {
                 m.deviceReleases.increment();
             }
         }
-        List<HostBuffer> staging = new ArrayList<>(2 * flights.length);
-        for (Flight f : flights) {
-            f.staging().addTo(staging);
+        return lastFree;
+    }
+
+    private void closeStagingAndStream(List<HostBuffer> staging) {
+        PipelineMetrics m = pipeline.metrics;
+        for (HostBuffer h : staging) {
+            h.close(); // frees once every copy enqueued on it has finished (all have, by now)
+            m.hostReleases.increment();
         }
-        Runnable closeStream = () -> {
-            // Off the enqueuing thread: freeing pinned memory can wait for the device on some drivers
-            // (cuMemFreeHost), and closing a stream waits for it.
-            for (HostBuffer h : staging) {
-                h.close(); // frees once every copy enqueued on it has finished (all have, by now)
-                m.hostReleases.increment();
-            }
-            try {
-                stream.close();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "closing " + stream + " failed", e);
-            }
-            m.lanesClosed.increment();
-            pipeline.lanePool().laneGone();
-        };
-        if (lastFree == null) {
-            closer.execute(closeStream);
-        } else {
-            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), closer);
+        try {
+            stream.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing " + stream + " failed", e);
         }
+        m.lanesClosed.increment();
+        pipeline.lanePool().laneGone();
     }
 
     @Override
