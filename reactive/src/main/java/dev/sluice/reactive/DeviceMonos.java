@@ -1,6 +1,7 @@
 package dev.sluice.reactive;
 
 import dev.sluice.DeviceFuture;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
@@ -32,7 +33,7 @@ public final class DeviceMonos {
      * as {@code onError}, with nothing enqueued.
      */
     public static <T> Mono<T> enqueue(Supplier<? extends DeviceFuture<? extends T>> enqueue) {
-        return new MonoDeviceFuture<T>(java.util.Objects.requireNonNull(enqueue, "enqueue"), null);
+        return new MonoDeviceFuture<T>(Objects.requireNonNull(enqueue, "enqueue"), null);
     }
 
     /**
@@ -41,8 +42,8 @@ public final class DeviceMonos {
      * {@link dev.sluice.DeviceBuffer#close()}, which frees only after the device's uses of the buffer).
      */
     public static <T> Mono<T> enqueue(Supplier<? extends DeviceFuture<? extends T>> enqueue, Consumer<? super T> release) {
-        return new MonoDeviceFuture<T>(java.util.Objects.requireNonNull(enqueue, "enqueue"),
-                java.util.Objects.requireNonNull(release, "release"));
+        return new MonoDeviceFuture<T>(Objects.requireNonNull(enqueue, "enqueue"),
+                Objects.requireNonNull(release, "release"));
     }
 
     /**
@@ -50,7 +51,7 @@ public final class DeviceMonos {
      * Cancelling a subscription does not cancel {@code future}.
      */
     public static <T> Mono<T> from(DeviceFuture<? extends T> future) {
-        java.util.Objects.requireNonNull(future, "future");
+        Objects.requireNonNull(future, "future");
         return new MonoDeviceFuture<T>(() -> future, null);
     }
 }

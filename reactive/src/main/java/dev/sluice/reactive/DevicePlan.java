@@ -8,8 +8,10 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -217,8 +219,8 @@ public final class DevicePlan {
         }
 
         private static Throwable causeOf(CompletableFuture<?> f) {
-            return f.state() == java.util.concurrent.Future.State.CANCELLED
-                    ? new java.util.concurrent.CancellationException(f + " was cancelled")
+            return f.state() == Future.State.CANCELLED
+                    ? new CancellationException(f + " was cancelled")
                     : f.exceptionNow();
         }
     }

@@ -6,7 +6,6 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.HostBuffer;
-import dev.sluice.DeviceFunction;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.StreamOptions;
@@ -15,13 +14,10 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -130,9 +126,6 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class GpuPipeline<I, O> implements AutoCloseable {
 
-    /** Where lanes' streams are closed: {@link dev.sluice.DeviceStream#close()} waits for the stream. */
-    static final Executor CLOSER = r -> Schedulers.boundedElastic().schedule(r);
-
     /**
      * The device work of one chunk, enqueued on {@link Lane#stream()} between the upload into {@code in} and
      * the download from {@code out}. Called on the pipeline's enqueue thread (see the class description); it
@@ -155,101 +148,24 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         @Nullable DeviceFuture<?> enqueue(Lane lane, DeviceBuffer in, DeviceBuffer out);
     }
 
-    record Scratch(DType type, long count) {
-    }
-
-    /** The contexts lanes open on: slot {@code i} on {@code contexts.get(i % contexts.size())}. */
-    private final List<DeviceContext> contexts;
-    private final DeviceContext context;
-    private final int lanes;
-    private final int chunksPerLane;
-    private final DType inputType;
-    private final long chunkElements;
-    private final DType outputType;
-    private final LongUnaryOperator outputElements;
-    private final long outputCapacity;
-    private final boolean inPlace;
-    final List<Scratch> scratch;
-    private final Stage stage;
-    private final StreamOptions streamOptions;
-    private final @Nullable Scheduler hostScheduler;
-    /** Chunks of at least this many bytes are copied to and from staging off the drain loop ({@link #hostCopy}). */
-    private final long parallelCopyBytes;
-    private final boolean keepLanes;
-    private final ChunkSource<I> source;
-    /** Exactly one of sink and target is set. */
-    private final @Nullable ChunkSink<O> sink;
-    private final @Nullable ChunkTarget<? super I> target;
+    /** The settled options: sizes, types, lanes, stage. */
+    private final PipelineSpec spec;
+    /** How chunks are read and sized and where results go. */
+    private final ChunkIo<I, O> io;
+    private final PipelineKernels kernels;
+    /** The idle lanes between subscriptions, and the pipeline's release. */
+    private final LanePool lanePool;
+    private final HostCopies hostCopies;
     final PipelineMetrics metrics = new PipelineMetrics();
-    /** Bytes of the results emitted; see {@link #onProgress}. */
-    private final java.util.concurrent.atomic.LongAdder bytesDone = new java.util.concurrent.atomic.LongAdder();
-    private volatile java.util.function.@Nullable Consumer<? super PipelineProgress> progress;
+    private final ProgressReporter progress;
 
-    /** Idle lanes kept for the next subscription, by slot ({@link Lane#index()}). */
-    private final AtomicReferenceArray<@Nullable Lane> idle;
-    private volatile boolean closed;
-    /** Lanes opened and not yet fully released (stream closed). */
-    private final AtomicInteger liveLanes = new AtomicInteger();
-    /** Subscriptions started and not yet ended with all their lanes handed back. */
-    private final AtomicInteger activeSubscriptions = new AtomicInteger();
-    private final CompletableFuture<Void> released = new CompletableFuture<>();
-    /** The functions of the kernels declared with {@link Builder#kernel}: one per context, in context order. */
-    private final Map<Kernel, DeviceFunction[]> functions;
-
-    private GpuPipeline(Builder b, ChunkSource<I> source, @Nullable ChunkSink<O> sink, @Nullable ChunkTarget<? super I> target,
-            long outputCapacity) {
-        this.contexts = b.contexts;
-        this.context = b.contexts.get(0);
-        this.lanes = b.lanes * b.contexts.size();
-        this.chunksPerLane = b.chunksPerLane;
-        this.inputType = Objects.requireNonNull(b.inputType);
-        this.chunkElements = b.chunkElements;
-        this.outputType = b.outputType == null ? b.inputType : b.outputType;
-        this.outputElements = b.outputElements;
-        this.outputCapacity = outputCapacity;
-        this.inPlace = b.inPlace;
-        this.scratch = List.copyOf(b.scratch);
-        this.stage = Objects.requireNonNull(b.stage);
-        this.streamOptions = b.streamOptions;
-        this.hostScheduler = b.hostScheduler;
-        this.parallelCopyBytes = Long.getLong(dev.sluice.SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, 1L << 20);
-        this.keepLanes = b.keepLanes;
-        this.source = source;
-        this.sink = sink;
-        this.target = target;
-        this.idle = new AtomicReferenceArray<>(lanes);
-        this.functions = compile(b.kernels, contexts);
-    }
-
-    /** Loads every declared kernel on every context; on a failure, closes what was loaded and rethrows. */
-    private static Map<Kernel, DeviceFunction[]> compile(Set<Kernel> kernels, List<DeviceContext> contexts) {
-        if (kernels.isEmpty()) {
-            return Map.of();
-        }
-        Map<Kernel, DeviceFunction[]> m = new IdentityHashMap<>();
-        try {
-            for (Kernel k : kernels) {
-                DeviceFunction[] fs = new DeviceFunction[contexts.size()];
-                m.put(k, fs);
-                for (int i = 0; i < fs.length; i++) {
-                    fs[i] = contexts.get(i).compile(k);
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            closeAll(m);
-            throw e;
-        }
-        return Collections.unmodifiableMap(m);
-    }
-
-    private static void closeAll(Map<Kernel, DeviceFunction[]> m) {
-        for (DeviceFunction[] fs : m.values()) {
-            for (DeviceFunction f : fs) {
-                if (f != null) {
-                    f.close();
-                }
-            }
-        }
+    private GpuPipeline(PipelineSpec spec, ChunkIo<I, O> io, Set<Kernel> kernels) {
+        this.spec = spec;
+        this.io = io;
+        this.hostCopies = HostCopies.fromProperties();
+        this.progress = new ProgressReporter(metrics, spec.outputType().byteSize());
+        this.kernels = PipelineKernels.load(kernels, spec.contexts());
+        this.lanePool = new LanePool(this, spec, this.kernels);
     }
 
     /** Starts describing a pipeline on {@code context}. */
@@ -317,23 +233,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
      * block: it delays the result. An exception it throws is logged and dropped. Costs one volatile read per chunk
      * while no listener is set.
      */
-    public void onProgress(java.util.function.@Nullable Consumer<? super PipelineProgress> listener) {
-        this.progress = listener;
-    }
-
-    /** Counts a result of {@code elements} output elements as done and tells the progress listener. */
-    void progressed(long elements) {
-        java.util.function.Consumer<? super PipelineProgress> l = progress;
-        long bytes = elements * outputType.byteSize();
-        bytesDone.add(bytes);
-        if (l != null) {
-            try {
-                l.accept(new PipelineProgress(metrics.chunksEmitted(), bytesDone.sum()));
-            } catch (RuntimeException e) {
-                System.getLogger(GpuPipeline.class.getName()).log(System.Logger.Level.WARNING,
-                        "progress listener " + l + " threw; ignored", e);
-            }
-        }
+    public void onProgress(@Nullable Consumer<? super PipelineProgress> listener) {
+        progress.listen(listener);
     }
 
     /**
@@ -347,22 +248,12 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        for (int i = 0; i < idle.length(); i++) {
-            Lane l = idle.getAndSet(i, null);
-            if (l != null) {
-                l.release(CLOSER);
-            }
-        }
-        checkReleased();
+        lanePool.close();
     }
 
     /** Whether {@link #close()} has been called. */
     public boolean isClosed() {
-        return closed;
+        return lanePool.isClosed();
     }
 
     /**
@@ -373,111 +264,17 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
      * copy: completing or cancelling it affects nothing else.
      */
     public CompletableFuture<Void> released() {
-        return released.copy();
-    }
-
-    // ---------------------------------------------------------------- lanes (called by subscriptions)
-
-    /** Registers a subscription; false if the pipeline is closed (nothing registered then). */
-    boolean subscriptionStarting() {
-        activeSubscriptions.incrementAndGet();
-        if (closed) {
-            subscriptionEnded();
-            return false;
-        }
-        return true;
-    }
-
-    /** A subscription has terminated and handed back every lane it had. */
-    void subscriptionEnded() {
-        activeSubscriptions.decrementAndGet();
-        checkReleased();
-    }
-
-    /** The idle lane of slot {@code slot}, or a new one. */
-    Lane acquireLane(int slot) {
-        Lane l = idle.getAndSet(slot, null);
-        if (l != null) {
-            metrics.lanesReused.increment();
-            return l;
-        }
-        return Lane.open(this, slot);
-    }
-
-    /**
-     * Takes back a lane whose work is done (no chunk in flight, no result held): kept in its slot for the next
-     * subscription, or released if it is not {@code reusable}, lanes are not kept, the pipeline is closed or the
-     * slot is taken.
-     */
-    void recycleLane(Lane lane, boolean reusable) {
-        if (!reusable || !keepLanes || closed || lane.context().isFaulted() || !idle.compareAndSet(lane.index(), null, lane)) {
-            lane.release(CLOSER);
-            return;
-        }
-        if (closed && idle.compareAndSet(lane.index(), lane, null)) {
-            lane.release(CLOSER); // close() ran meanwhile and missed it
-        }
-    }
-
-    void laneOpening() {
-        liveLanes.incrementAndGet();
-    }
-
-    /** A lane's stream has been closed after its buffers were released (or its opening failed). */
-    void laneGone() {
-        liveLanes.decrementAndGet();
-        checkReleased();
-    }
-
-    private void checkReleased() {
-        if (closed && activeSubscriptions.get() == 0 && liveLanes.get() == 0 && !released.isDone()) {
-            if (functions.isEmpty()) {
-                released.complete(null);
-                return;
-            }
-            // Every lane's stream is closed, so no launch of these functions is pending; unloading may wait for
-            // the driver, so not on the caller's (possibly a completion) thread.
-            CLOSER.execute(() -> {
-                try {
-                    closeAll(functions);
-                } finally {
-                    released.complete(null);
-                }
-            });
-        }
+        return lanePool.released().copy();
     }
 
     /** The context of the pipeline's first lane: the only one, unless it was built with {@link #builder(List)}. */
     public DeviceContext context() {
-        return context;
+        return spec.context();
     }
 
     /** The contexts the lanes open on, in the order given to the builder (one element for {@link #builder(DeviceContext)}). */
     public List<DeviceContext> contexts() {
-        return contexts;
-    }
-
-    /** The context lane slot {@code slot} opens on. */
-    DeviceContext contextFor(int slot) {
-        return contexts.get(slot % contexts.size());
-    }
-
-    /** The function of {@code kernel} on the context of lane slot {@code slot}. */
-    DeviceFunction function(Kernel kernel, int slot) {
-        DeviceFunction[] fs = kernel == null ? null : functions.get(kernel);
-        if (fs == null) {
-            throw new InvalidArgumentException("kernel", (kernel == null ? "null" : "'" + kernel.name() + "'")
-                    + " was not declared with GpuPipeline.Builder.kernel(...); declared: " + declaredKernels());
-        }
-        return fs[slot % contexts.size()];
-    }
-
-    private List<String> declaredKernels() {
-        List<String> names = new ArrayList<>();
-        for (Kernel k : functions.keySet()) {
-            names.add(k.name());
-        }
-        return names;
+        return spec.contexts();
     }
 
     /**
@@ -485,135 +282,88 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
      * and the most idle lanes the pipeline keeps between subscriptions.
      */
     public int lanes() {
-        return lanes;
+        return spec.lanes();
     }
 
     /** The most chunks one lane holds at once (see {@link Builder#chunksPerLane}). */
     public int chunksPerLane() {
-        return chunksPerLane;
+        return spec.chunksPerLane();
     }
 
     /** The element type of each lane's input buffer, as the stage sees it. */
     public DType inputType() {
-        return inputType;
+        return spec.inputType();
     }
 
     /** The most elements of the input type a chunk may have: the size of each lane's input buffer. */
     public long chunkElements() {
-        return chunkElements;
+        return spec.chunkElements();
     }
 
     /** The element type of each lane's output buffer; the input type for an in-place pipeline. */
     public DType outputType() {
-        return outputType;
+        return spec.outputType();
     }
 
     /** The size of each lane's output buffer: the output size of a chunk of {@link #chunkElements()}. */
     public long outputCapacity() {
-        return outputCapacity;
+        return spec.outputCapacity();
     }
 
     /** Whether the stage writes its result into the input buffer (see {@link Builder#inPlace()}). */
     public boolean inPlace() {
-        return inPlace;
-    }
-
-    Stage stage() {
-        return stage;
-    }
-
-    StreamOptions streamOptions() {
-        return streamOptions;
+        return spec.inPlace();
     }
 
     /** Whether lanes are kept for later subscriptions until {@link #close()} (see {@link Builder#keepLanes}). */
     public boolean keepsLanes() {
-        return keepLanes;
+        return spec.keepLanes();
     }
 
     /** Where the host side of the pipeline runs, or null for inline (see {@link Builder#hostScheduler}). */
     public @Nullable Scheduler hostScheduler() {
-        return hostScheduler;
+        return spec.hostScheduler();
     }
 
-    /** Whether a host copy of {@code bytes} to or from staging runs off the drain loop, in parallel with others. */
-    boolean copiesInParallel(long bytes) {
-        return bytes >= parallelCopyBytes;
+    // ---------------------------------------------------------------- for the lanes and subscriptions
+
+    PipelineSpec spec() {
+        return spec;
     }
 
-    /**
-     * Runs a large host copy (a chunk into staging, a result out of it) on the common fork-join pool: one drain loop
-     * copying every chunk would cap the pipeline at one core's memcpy, whatever the lanes and devices. Not on the host
-     * scheduler: a copy must run whatever that scheduler does (a dropped copy would hold its lane's stream for ever).
-     */
-    static void hostCopy(Runnable copy) {
-        java.util.concurrent.ForkJoinPool.commonPool().execute(copy);
+    /** The device work of each chunk, as the builder was given it. */
+    Stage stage() {
+        return spec.stage();
     }
 
-    ChunkSource<I> source() {
-        return source;
+    ChunkIo<I, O> io() {
+        return io;
     }
 
-    @Nullable ChunkSink<O> sink() {
-        return sink;
+    PipelineKernels kernels() {
+        return kernels;
     }
 
-    /** The buffer chunk {@code seq}'s result is downloaded into, checked; null without a {@link ChunkTarget}. */
-    @Nullable HostBuffer targetFor(I chunk, long seq, long outN) {
-        ChunkTarget<? super I> t = target;
-        if (t == null) {
-            return null;
-        }
-        HostBuffer b = t.bufferFor(chunk, seq, outN);
-        if (b == null) {
-            throw new InvalidArgumentException("target", "the ChunkTarget gave null for chunk " + seq);
-        }
-        if (b.isClosed()) {
-            throw new ClosedResourceException("target " + b + " of chunk " + seq);
-        }
-        if (!contexts.contains(b.context())) {
-            throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " belongs to " + b.context()
-                    + ", not to " + (contexts.size() == 1 ? "the pipeline's context " + context
-                            : "one of the pipeline's contexts " + contexts));
-        }
-        if (b.dtype() != outputType || b.count() != outN) {
-            throw new InvalidArgumentException("target", "the buffer for chunk " + seq + " holds " + b.count() + " x "
-                    + b.dtype() + "; its result is " + outN + " x " + outputType);
-        }
-        return b;
+    LanePool lanePool() {
+        return lanePool;
     }
 
-    /**
-     * Output elements for chunk {@code seq} of {@code n} input elements, checked against the lane's buffer: the builder's
-     * count, or the one the {@link ChunkTarget} gives for the chunk ({@link ChunkTarget#resultElements}).
-     */
-    long outputElementsFor(I chunk, long seq, long n) {
-        if (inPlace) {
-            return n;
-        }
-        long m = outputElements.applyAsLong(n);
-        if (m < 1 || m > outputCapacity) {
-            throw new InvalidArgumentException("outputElements", "a chunk of " + n + " elements asks for " + m
-                    + " output elements, outside 1 to the output capacity " + outputCapacity);
-        }
-        ChunkTarget<? super I> t = target;
-        if (t != null) {
-            long r = t.resultElements(chunk, seq, m);
-            if (r < 1 || r > outputCapacity) {
-                throw new InvalidArgumentException("target", "the ChunkTarget gives chunk " + seq + " a result of " + r
-                        + " elements, outside 1 to the output capacity " + outputCapacity);
-            }
-            return r;
-        }
-        return m;
+    HostCopies hostCopies() {
+        return hostCopies;
+    }
+
+    ProgressReporter progress() {
+        return progress;
     }
 
     @Override
     public String toString() {
-        return "GpuPipeline[" + lanes + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "")
-                + ", " + chunkElements + " x " + inputType + " -> " + outputCapacity + " x " + outputType
-                + (inPlace ? " in place" : "") + (target != null ? " into targets" : "") + (closed ? ", closed" : "")
-                + ", " + (contexts.size() == 1 ? context : contexts) + "]";
+        int chunksPerLane = spec.chunksPerLane();
+        List<DeviceContext> contexts = spec.contexts();
+        return "GpuPipeline[" + spec.lanes() + " lanes" + (chunksPerLane > 1 ? " x " + chunksPerLane + " chunks" : "")
+                + ", " + spec.chunkElements() + " x " + spec.inputType() + " -> " + spec.outputCapacity() + " x "
+                + spec.outputType() + (spec.inPlace() ? " in place" : "") + (io.hasTarget() ? " into targets" : "")
+                + (isClosed() ? ", closed" : "") + ", " + (contexts.size() == 1 ? spec.context() : contexts) + "]";
     }
 
     /** Describes a {@link GpuPipeline}. Not thread-safe. */
@@ -631,7 +381,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         private @Nullable DType outputType;
         private LongUnaryOperator outputElements = LongUnaryOperator.identity();
         private boolean inPlace;
-        private final List<Scratch> scratch = new ArrayList<>();
+        private final List<PipelineSpec.Scratch> scratch = new ArrayList<>();
         private @Nullable Stage stage;
         private StreamOptions streamOptions = StreamOptions.defaults();
         private @Nullable Scheduler hostScheduler;
@@ -726,7 +476,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             if (count < 1) {
                 throw new InvalidArgumentException("count", "value " + count + " must be at least 1");
             }
-            scratch.add(new Scratch(type, count));
+            scratch.add(new PipelineSpec.Scratch(type, count));
             return this;
         }
 
@@ -788,6 +538,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             return this;
         }
 
+
         /** A pipeline whose input chunks and results are of one kind ({@code Chunks.floats()}: {@code float[]} in and out). */
         public <T> GpuPipeline<T, T> build(ChunkCodec<T> codec) {
             return build(codec, codec);
@@ -802,12 +553,11 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         public <A, B> GpuPipeline<A, B> build(ChunkSource<A> source, ChunkSink<B> sink) {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(sink, "sink");
-            long capacity = check(source);
-            DType out = outputType == null ? inputType : outputType;
-            if (!sink.accepts(out)) {
-                throw new InvalidArgumentException("sink", sink + " cannot carry " + out + " elements");
+            PipelineSpec spec = settle(source);
+            if (!sink.accepts(spec.outputType())) {
+                throw new InvalidArgumentException("sink", sink + " cannot carry " + spec.outputType() + " elements");
             }
-            return new GpuPipeline<>(this, source, sink, null, capacity);
+            return new GpuPipeline<>(spec, ChunkIo.toSink(spec, source, sink), kernels);
         }
 
         /**
@@ -822,26 +572,31 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         public <A> GpuPipeline<A, HostBuffer> buildInto(ChunkSource<A> source, ChunkTarget<? super A> target) {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(target, "target");
-            long capacity = check(source);
-            return new GpuPipeline<>(this, source, null, target, capacity);
+            PipelineSpec spec = settle(source);
+            return new GpuPipeline<>(spec, ChunkIo.intoTarget(spec, source, target), kernels);
         }
 
-        private long check(ChunkSource<?> source) {
-            if (inputType == null) {
+        /** The options as the pipeline keeps them, once every required one is set and {@code source} can carry the input. */
+        private PipelineSpec settle(ChunkSource<?> source) {
+            DType in = inputType;
+            Stage st = stage;
+            if (in == null) {
                 throw new InvalidArgumentException("chunkElements", "not set: call chunkElements(n, type)");
             }
-            if (stage == null) {
+            if (st == null) {
                 throw new InvalidArgumentException("stage", "not set: call stage(...)");
             }
-            if (!source.accepts(inputType)) {
-                throw new InvalidArgumentException("source", source + " cannot carry " + inputType + " elements");
+            if (!source.accepts(in)) {
+                throw new InvalidArgumentException("source", source + " cannot carry " + in + " elements");
             }
             long capacity = inPlace ? chunkElements : outputElements.applyAsLong(chunkElements);
             if (capacity < 1) {
                 throw new InvalidArgumentException("output", "a full chunk of " + chunkElements + " elements gives "
                         + capacity + " output elements; at least 1 is needed");
             }
-            return capacity;
+            return new PipelineSpec(contexts, lanes * contexts.size(), chunksPerLane, in, chunkElements,
+                    outputType == null ? in : outputType, outputElements, capacity, inPlace, List.copyOf(scratch), st,
+                    streamOptions, hostScheduler, keepLanes);
         }
     }
 }

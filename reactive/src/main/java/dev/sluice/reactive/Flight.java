@@ -1,0 +1,344 @@
+package dev.sluice.reactive;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One place for a chunk in a {@link Lane}, and the chunk's passage through it: enqueues the chunk's upload, stage and
+ * download on the lane's stream ({@link #start}), records its end on the completion thread, and gives its result
+ * ({@link #takeResult}). Each place has staging buffers of its own ({@link StagingBuffers}), so the chunks a lane
+ * holds at once never share host memory.
+ *
+ * <p>Written by the drain loop before the completion callback is attached, read by the callback (ordered by
+ * CompletableFuture); {@code state} publishes the callback's writes to the drain loop.
+ */
+final class Flight {
+
+    /** No chunk: the place may take one. */
+    static final int FREE = 0;
+    /** The chunk's device work has been enqueued and has not finished. */
+    static final int IN_FLIGHT = 1;
+    /** The chunk's device work has finished: its result (or failure) waits to be taken. */
+    static final int DONE = 2;
+
+    private final Lane lane;
+    private final StagingBuffers staging;
+    private long sequence = -1;
+    private long outputElements;
+    private @Nullable DeviceFuture<?> stageFuture;
+    private @Nullable DeviceFuture<?> lastUse;
+    /** The caller's buffer the chunk's result is downloaded into (pipelines built with a ChunkTarget). */
+    private @Nullable HostBuffer target;
+    /** Whether {@link #target} is of another context, so its result waits in the staging buffer. */
+    private boolean targetViaStaging;
+    private boolean aborted;
+    private @Nullable Throwable error;
+    private volatile int state = FREE;
+    /** The copy of a large chunk into staging, running off the drain loop; the stream waits for it. */
+    private @Nullable CompletableFuture<Void> encoded;
+    /** Whether the result was read out of staging when the chunk finished (a large one, in parallel with others). */
+    private boolean readEarly;
+    private @Nullable Object earlyResult;
+    private @Nullable Throwable earlyFailure;
+    /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
+    private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
+
+    Flight(Lane lane) {
+        this.lane = lane;
+        this.staging = new StagingBuffers(lane);
+    }
+
+    int state() {
+        return state;
+    }
+
+    long chunkSequence() {
+        return sequence;
+    }
+
+    /** The output elements of the chunk in flight (its result's size). */
+    long outputElements() {
+        return outputElements;
+    }
+
+    boolean aborted() {
+        return aborted;
+    }
+
+    @Nullable Throwable error() {
+        return error;
+    }
+
+    StagingBuffers staging() {
+        return staging;
+    }
+
+    /**
+     * Whether the lane may serve another chunk after this one: it did not fail on the device, and did not
+     * stop half-enqueued (a chunk refused before anything was enqueued leaves the lane as it was).
+     */
+    boolean reusable() {
+        return error == null && !(aborted && lastUse != null);
+    }
+
+    void reset() {
+        target = null;
+        stageFuture = null;
+        lastUse = null;
+        state = FREE;
+    }
+
+    // ---------------------------------------------------------------- enqueue (drain loop)
+
+    /**
+     * Enqueues upload, stage and download of one chunk on the lane's stream, after the chunks already in
+     * the lane. On an exception, whatever was enqueued still runs: the flight stays in flight until it has,
+     * then reports DONE with {@link #aborted()} set.
+     */
+    <I> void start(PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
+        lane.begin(by, seq, n, outN);
+        clear(seq, outN);
+        try {
+            // Asked first, so that a bad target fails the chunk before anything of it is enqueued.
+            HostBuffer directTarget = p.io().targetFor(chunk, seq, outN);
+            DeviceBuffer in = lane.input(n);
+            DeviceBuffer out = p.spec().inPlace() ? in : lane.output(outN);
+            upload(p, chunk, n, in);
+            DeviceFuture<?> sf = lane.enqueueStage(chunk, in, out);
+            boolean foreign = followStage(sf);
+            DeviceFuture<Void> download = download(out, outN, directTarget);
+            lastUse = download;
+            state = IN_FLIGHT;
+            p.metrics.chunkEnqueued();
+            if (foreign) {
+                CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
+            } else {
+                download.whenComplete(onChunkDone);
+            }
+        } catch (RuntimeException | Error e) {
+            abandon(p.metrics);
+            throw e;
+        }
+    }
+
+    private void clear(long seq, long outN) {
+        sequence = seq;
+        outputElements = outN;
+        stageFuture = null;
+        lastUse = null;
+        target = null;
+        targetViaStaging = false;
+        aborted = false;
+        error = null;
+        encoded = null;
+        readEarly = false;
+        earlyResult = null;
+        earlyFailure = null;
+    }
+
+    /** Enqueues the upload of the chunk into {@code in}: from the caller's pinned memory, or through staging. */
+    private <I> void upload(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
+        DeviceStream stream = lane.stream();
+        ChunkSource<I> source = p.io().source();
+        HostBuffer pinned = source.pinned(chunk);
+        if (pinned != null && pinned.dtype() == in.dtype() && !pinned.isClosed()
+                && stream.context().sharesPinnedMemoryWith(pinned.context())) {
+            lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory, of any device's
+            return;
+        }
+        HostBuffer stagingIn = staging.in();
+        long bytes = n * in.dtype().byteSize();
+        MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
+        if (p.hostCopies().inParallel(bytes)) {
+            // Copied on another thread while this one goes on with other chunks; the stream holds the
+            // upload until the copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
+            CompletableFuture<Void> copied = new CompletableFuture<>();
+            encoded = copied;
+            HostCopies.run(() -> {
+                try {
+                    source.copyTo(chunk, into);
+                    copied.complete(null);
+                } catch (Throwable t) {
+                    copied.completeExceptionally(t);
+                }
+            });
+            lastUse = stream.waitFor(copied);
+        } else {
+            source.copyTo(chunk, into);
+        }
+        lastUse = stream.enqueueCopy(HostCopies.prefix(stagingIn, n), in);
+    }
+
+    /**
+     * Orders the lane's stream after the stage's work; true if that work is on another stream (and not done yet),
+     * so that the chunk ends only once both have finished.
+     */
+    private boolean followStage(@Nullable DeviceFuture<?> sf) {
+        DeviceStream stream = lane.stream();
+        stageFuture = sf;
+        boolean foreign = sf != null && sf.stream() != stream && !sf.isDone();
+        if (sf != null && sf.stream() == stream) {
+            lastUse = sf;
+        }
+        if (foreign) {
+            // The download reads `out`, and the lane's next chunk reuses its buffers once the stream gets
+            // there: make the stream wait for the stage's work on another stream first (a device-side
+            // wait, no host thread; a no-op cost if the stage already made it wait).
+            lastUse = stream.waitFor(sf);
+        }
+        return foreign;
+    }
+
+    /** Enqueues the download of {@code out}: into the chunk's target buffer, or into staging. */
+    private DeviceFuture<Void> download(DeviceBuffer out, long outN, @Nullable HostBuffer directTarget) {
+        DeviceStream stream = lane.stream();
+        HostBuffer result;
+        if (directTarget != null && stream.context().sharesPinnedMemoryWith(directTarget.context())) {
+            result = directTarget; // zero-copy: the caller's pinned memory, of any device's whose it can use
+            target = directTarget;
+        } else if (directTarget != null) {
+            // Pinned memory of another of the pipeline's contexts that this lane's cannot use: downloaded into
+            // the lane's staging, and copied into the target on the host when the chunk's result is taken.
+            result = HostCopies.prefix(staging.out(), outN);
+            target = directTarget;
+            targetViaStaging = true;
+        } else {
+            result = HostCopies.prefix(staging.out(), outN);
+        }
+        return stream.enqueueCopy(out, result);
+    }
+
+    /** After a failed start: lets what was enqueued finish before the lane is reused or freed. */
+    private void abandon(PipelineMetrics metrics) {
+        aborted = true;
+        DeviceFuture<?> last = lastUse;
+        if (last != null) {
+            state = IN_FLIGHT;
+            metrics.chunkEnqueued();
+            last.whenComplete(onChunkDone);
+        } else {
+            state = FREE;
+        }
+    }
+
+    // ---------------------------------------------------------------- end (completion thread)
+
+    /** Completion of the chunk's last operation: on the completion thread. */
+    private void chunkDone(@Nullable Object ignored, @Nullable Throwable failure) {
+        Throwable e = failure;
+        if (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        DeviceFuture<?> sf = stageFuture;
+        if (e == null && sf != null && sf.isCompletedExceptionally()) {
+            e = sf.state() == Future.State.FAILED ? sf.exceptionNow()
+                    : new CancellationException("the stage's future was cancelled");
+        }
+        CompletableFuture<Void> copied = encoded;
+        if (e == null && copied != null && copied.isCompletedExceptionally()) {
+            e = copied.exceptionNow(); // the stream went on after the failed copy: the result is not the chunk's
+        }
+        if (e == null && !aborted && target == null && readsEarly()) {
+            return;
+        }
+        finish(e);
+    }
+
+    /**
+     * Reads a large result out of staging now, off the completion thread and in parallel with other chunks' (the
+     * drain loop would otherwise read every result itself, one at a time, when it emits it); false if this result
+     * is read when it is taken.
+     */
+    private boolean readsEarly() {
+        GpuPipeline<?, ?> p = lane.pipeline();
+        ChunkSink<?> sink = p.io().sink();
+        HostBuffer out = staging.outIfAllocated();
+        DType type = p.spec().outputType();
+        long bytes = outputElements * type.byteSize();
+        if (sink == null || out == null || !p.hostCopies().inParallel(bytes)) {
+            return false;
+        }
+        readEarly = true;
+        HostCopies.run(() -> {
+            try {
+                earlyResult = sink.read(HostCopies.prefix(out.segment(), bytes), type, outputElements);
+            } catch (Throwable t) {
+                earlyFailure = t;
+            }
+            finish(null);
+        });
+        return true;
+    }
+
+    /** Publishes the chunk's end; the volatile write of {@code state} publishes the fields written before it. */
+    private void finish(@Nullable Throwable e) {
+        error = e;
+        lane.metrics().chunkFinished();
+        state = DONE;
+        PipelineSubscriber<?, ?> o = lane.owner();
+        if (o != null) {
+            o.drain();
+        }
+    }
+
+    // ---------------------------------------------------------------- result (drain loop)
+
+    /** The chunk's result: its target buffer, or read out of the staging buffer by the sink; then the flight is free. */
+    @SuppressWarnings("unchecked")
+    <O> O takeResult(@Nullable ChunkSink<O> sink) {
+        try {
+            HostBuffer t = target;
+            if (t != null) {
+                if (targetViaStaging) {
+                    HostBuffer out = Objects.requireNonNull(staging.outIfAllocated());
+                    long bytes = outputElements * lane.spec().outputType().byteSize();
+                    MemorySegment.copy(out.segment(), 0, t.segment(), 0, bytes); // fails if t was closed meanwhile
+                }
+                return (O) t; // pipelines with a ChunkTarget emit HostBuffers (GpuPipeline.Builder.buildInto)
+            }
+            if (readEarly) {
+                return (O) earlyResult();
+            }
+            HostBuffer out = staging.outIfAllocated();
+            if (sink == null || out == null) {
+                throw new IllegalStateException("no result to read in " + lane);
+            }
+            DType type = lane.spec().outputType();
+            MemorySegment seg = HostCopies.prefix(out.segment(), outputElements * type.byteSize());
+            return sink.read(seg, type, outputElements);
+        } finally {
+            discardResult();
+        }
+    }
+
+    private @Nullable Object earlyResult() {
+        Throwable f = earlyFailure;
+        if (f != null) {
+            if (f instanceof Error err) {
+                throw err;
+            }
+            throw f instanceof RuntimeException r ? r : new CompletionException(f);
+        }
+        return earlyResult;
+    }
+
+    /** Drops the result (after a cancel or an error, or once it is taken): the flight is free. */
+    void discardResult() {
+        target = null;
+        targetViaStaging = false;
+        readEarly = false;
+        earlyResult = null;
+        state = FREE;
+    }
+}

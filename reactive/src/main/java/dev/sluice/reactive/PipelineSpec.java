@@ -1,0 +1,42 @@
+package dev.sluice.reactive;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceContext;
+import dev.sluice.StreamOptions;
+import java.util.List;
+import java.util.function.LongUnaryOperator;
+import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The settled options of one {@link GpuPipeline}: what its {@link GpuPipeline.Builder} was told, checked, with the
+ * defaults filled in. Lanes and subscriptions read them; they never change.
+ *
+ * @param contexts       the contexts lanes open on: slot {@code i} on {@code contexts.get(i % contexts.size())}
+ * @param lanes          lanes of one subscription over every context ({@code Builder.lanes} times the contexts)
+ * @param outputType     the output element type; the input type for an in-place pipeline
+ * @param outputCapacity the size of each lane's output buffer: the output elements of a full chunk
+ */
+record PipelineSpec(List<DeviceContext> contexts, int lanes, int chunksPerLane, DType inputType, long chunkElements,
+        DType outputType, LongUnaryOperator outputElements, long outputCapacity, boolean inPlace, List<Scratch> scratch,
+        GpuPipeline.Stage stage, StreamOptions streamOptions, @Nullable Scheduler hostScheduler, boolean keepLanes) {
+
+    /** A scratch device buffer each lane allocates ({@link GpuPipeline.Builder#scratch}). */
+    record Scratch(DType type, long count) {
+    }
+
+    /** The context of the pipeline's first lane: the only one, unless it was built over several. */
+    DeviceContext context() {
+        return contexts.get(0);
+    }
+
+    /** The context lane slot {@code slot} opens on. */
+    DeviceContext contextFor(int slot) {
+        return contexts.get(slot % contexts.size());
+    }
+
+    /** The most chunks one subscription holds at once: its lanes' places, and the chunks it requests ahead. */
+    int capacity() {
+        return lanes * chunksPerLane;
+    }
+}
