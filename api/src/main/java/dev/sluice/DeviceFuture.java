@@ -56,6 +56,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the operation's result: the buffer for allocations, null ({@link Void}) for the rest
  */
+@SuppressWarnings("exports") // its engine half is internal: users see the CompletableFuture and this class
 public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Observed {
 
     /** The future of an operation whose result will be {@code value}; its stream's engine fills in the rest. */
