@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run of the jcstress tests of the stream core (the stress module, dev.sluice.*Stress): every test, briefly,
+# A short run of the jcstress tests of the stream core (the stress module, dev.sluice.stress.*Stress): every test, briefly,
 # under a hard time limit, failing if any test saw a forbidden outcome or could not run. Run after a build that
 # packaged the stress module (.ci/run runs it after the other checks); builds it when its class path is missing.
 # The run: jcstress's quick preset (each test in each of its JVM configurations, one fork and one stress fork) cut to

@@ -1,5 +1,7 @@
 package dev.sluice.engine;
 
+import dev.sluice.ClosedResourceException;
+import dev.sluice.TraceSpan;
 import dev.sluice.spi.GraphHandle;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,10 +35,6 @@ public final class CapturedGraph {
         this.name = graphName;
     }
 
-    String name() {
-        return name;
-    }
-
     /**
      * Launches a replay on {@code stream}. Host steps find their replay by launch order, so replays of a graph with host
      * steps must not overlap: CUDA orders the launches of one graph, HIP does not say it does; a replay on another stream
@@ -45,7 +43,7 @@ public final class CapturedGraph {
     public <F extends Operation<?>> F launch(F f, StreamEngine stream) {
         GraphHostSteps steps = hostSteps;
         if (steps == null) {
-            return stream.launchGraph(f, this, null);
+            return launchOn(stream, f, null);
         }
         steps.launchOrder.lock();
         try {
@@ -55,11 +53,55 @@ public final class CapturedGraph {
             } else {
                 previous = null;
             }
-            stream.launchGraph(f, this, previous);
+            launchOn(stream, f, previous);
             steps.lastReplay = f;
             return f;
         } finally {
             steps.launchOrder.unlock();
+        }
+    }
+
+    /** Launches a replay on {@code stream} after {@code after} (a replay on another stream), or right away. */
+    private <F extends Operation<?>> F launchOn(StreamEngine stream, F f, @Nullable Operation<?> after) {
+        stream.begin();
+        try {
+            if (stream.isCapturing() && hostSteps != null) {
+                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
+                throw new IllegalStateException(name + " has host steps and cannot be launched while " + stream
+                        + " is capturing");
+            }
+            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
+            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
+            for (GraphCapture.Use u : uses) {
+                if (!stream.claims().claimForReplay(u)) { // a replay may read and write all it captured
+                    throw new ClosedResourceException(u.what() + ", which " + name + " uses (close the graph"
+                            + " before the memory its work captured)");
+                }
+            }
+            if (after != null) {
+                stream.waitMarkerLocked(after);
+            }
+            stream.claims().orderAfterHazards();
+            GraphHostSteps steps = hostSteps;
+            if (steps == null) {
+                stream.handle.launchGraph(handle);
+                // The events and functions it names live until the replay has finished, the graph closed or not.
+                stream.mark(f, TraceSpan.GRAPH, handles.isEmpty() ? null : handles);
+            } else {
+                // The replay is the future's keep-alive: its steps' failures fail the future (Operation.finish).
+                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                replay.handles = handles;
+                stream.handle.launchGraph(steps.launching(handle, replay));
+                stream.mark(f, TraceSpan.GRAPH, replay);
+            }
+            for (GraphCapture.Use u : uses) {
+                stream.claims().usedByReplay(u, f);
+            }
+            return f;
+        } catch (RuntimeException e) {
+            throw stream.failed(e);
+        } finally {
+            stream.end();
         }
     }
 

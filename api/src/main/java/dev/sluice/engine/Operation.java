@@ -73,6 +73,11 @@ public abstract class Operation<T> extends CompletableFuture<T> {
         this.core = core;
     }
 
+    /** The result the future completes with once the device has finished the operation. */
+    final @Nullable T value() {
+        return value;
+    }
+
     /** The stream's core, or null for an operation of no stream. */
     protected final @Nullable StreamCore core() {
         return core;

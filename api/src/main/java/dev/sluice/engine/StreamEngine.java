@@ -50,12 +50,8 @@ public final class StreamEngine {
     private long copyBytes;
     private @Nullable String label;
     private volatile boolean closed;
-    private final boolean ordering;
-    /** Other streams' uses the operation being enqueued must wait for. Under the lock. */
-    private final UseTracker.Hazards hazards = new UseTracker.Hazards();
-    /** The memory the operation being enqueued has claimed. Under the lock. */
-    private final UseTracker.Claims claims = new UseTracker.Claims();
-    private long automaticWaits;
+    /** What the operation being enqueued claims, waits for and uses. Under the lock. */
+    private final StreamClaims claims;
     /** The capture in progress, or null. Under the lock. */
     private @Nullable GraphCapture capture;
 
@@ -68,7 +64,7 @@ public final class StreamEngine {
                 context.heldRecords());
         this.core = context.engine().newStream(handle, context.options().markerBatch(), owner);
         this.tracer = context.tracer();
-        this.ordering = context.options().autoOrdering();
+        this.claims = new StreamClaims(this, core, context.options().autoOrdering());
     }
 
     /** The stream's name in traces: "default", or "stream N". */
@@ -79,14 +75,11 @@ public final class StreamEngine {
     // ---------------------------------------------------------------- the enqueue protocol
 
     /** Locks the stream and checks that it, its context and its device are usable. */
-    private void begin() {
+    void begin() {
         core.lock();
         try {
-            if (closed) {
-                throw new ClosedResourceException(owner.toString());
-            }
-            context.checkUsable();
-            hazards.clear(); // left over if an earlier enqueue failed between its claims and its waits
+            checkOpenLocked();
+            claims.begin();
             if (tracer != null && capture == null) {
                 traceStart = tracer.record(handle, traceStart);
             }
@@ -103,7 +96,7 @@ public final class StreamEngine {
      *                  for a launch); null for markers that end no operation of their own
      * @param keepAlive kept reachable until the device has finished the operation (Java memory it reads or writes)
      */
-    private <F extends Operation<?>> F mark(F f, @Nullable String kind, @Nullable Object keepAlive) {
+    <F extends Operation<?>> F mark(F f, @Nullable String kind, @Nullable Object keepAlive) {
         if (capture != null) {
             f.attach(core);
             f.fail(new IllegalStateException(
@@ -119,7 +112,7 @@ public final class StreamEngine {
                 core.mark(f, keepAlive);
             }
         }
-        claims.clear(); // the operation is the stream's now: its uses are noted next, each ending its claim
+        claims.marked(); // the operation is the stream's now: its uses are noted next, each ending its claim
         return f;
     }
 
@@ -141,8 +134,26 @@ public final class StreamEngine {
         }
     }
 
-    private void end() {
+    void end() {
         core.unlock();
+    }
+
+    /** Refuses work on a closed stream or an unusable context. Under the lock. */
+    void checkOpenLocked() {
+        if (closed) {
+            throw new ClosedResourceException(owner.toString());
+        }
+        context.checkUsable();
+    }
+
+    /** What the operation being enqueued claims, waits for and uses. Under the lock. */
+    StreamClaims claims() {
+        return claims;
+    }
+
+    /** Whether the stream is capturing. Under the lock. */
+    boolean isCapturing() {
+        return capture != null;
     }
 
     /**
@@ -151,8 +162,8 @@ public final class StreamEngine {
      * marker's would (its listeners hear of it, its pending futures fail, later calls are refused), on its completion
      * thread, at once.
      */
-    private RuntimeException failed(RuntimeException e) {
-        claims.unclaimAll();
+    RuntimeException failed(RuntimeException e) {
+        claims.giveBack();
         if (e instanceof DeviceException d && d.isSticky()) {
             context.report(d);
         }
@@ -196,9 +207,8 @@ public final class StreamEngine {
             Allocation allocation = new Allocation(context, memory, this);
             B b = buffer.apply(allocation);
             Operation<?> f = mark(ready.apply(b), TraceSpan.ALLOC, null);
-            if (ordering && capture == null) {
-                // Other streams' first uses wait for the memory to exist, as if the allocation wrote it
-                allocation.uses.noteWrite(core, f, 0, bytes);
+            if (claims.ordering() && capture == null) {
+                claims.allocated(allocation, f, bytes); // other streams' first uses wait for the memory to exist
             }
             context.track(allocation);
             context.allocated(bytes);
@@ -263,8 +273,8 @@ public final class StreamEngine {
         begin();
         try {
             claim("destination", destination, true);
-            claim("source", sourceBuffer, sourceWhat);
-            orderAfterHazards();
+            claims.claim("source", sourceBuffer, sourceWhat);
+            claims.orderAfterHazards();
             if (shape == null) {
                 handle.copyHostToDevice(source, destination.memory(), destination.byteOffset(), destination.byteSize());
                 copyBytes = destination.byteSize();
@@ -275,7 +285,7 @@ public final class StreamEngine {
             }
             mark(f, TraceSpan.UPLOAD, sourceBuffer == null ? source : null); // Java memory must outlive the copy
             used(destination, f, true);
-            used(sourceBuffer, sourceWhat, f);
+            claims.used(sourceBuffer, sourceWhat, f, capture);
             return f;
         } catch (RuntimeException e) {
             throw failed(e);
@@ -290,8 +300,8 @@ public final class StreamEngine {
         begin();
         try {
             claim("source", source, false);
-            claim("destination", destinationBuffer, destinationWhat);
-            orderAfterHazards();
+            claims.claim("destination", destinationBuffer, destinationWhat);
+            claims.orderAfterHazards();
             if (shape == null) {
                 handle.copyDeviceToHost(source.memory(), source.byteOffset(), destination, source.byteSize());
                 copyBytes = source.byteSize();
@@ -302,7 +312,7 @@ public final class StreamEngine {
             }
             mark(f, TraceSpan.DOWNLOAD, destinationBuffer == null ? destination : null); // Java memory must outlive the copy
             used(source, f, false);
-            used(destinationBuffer, destinationWhat, f);
+            claims.used(destinationBuffer, destinationWhat, f, capture);
             return f;
         } catch (RuntimeException e) {
             throw failed(e);
@@ -320,7 +330,7 @@ public final class StreamEngine {
         try {
             claim("source", source, false);
             claim("destination", destination, true);
-            orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
+            claims.orderAfterHazards(); // on this stream, whichever context the other buffer and its users belong to
             ContextCore from = source.allocation().context;
             ContextCore to = destination.allocation().context;
             String kind;
@@ -356,7 +366,7 @@ public final class StreamEngine {
         begin();
         try {
             claim("destination", destination, true);
-            orderAfterHazards();
+            claims.orderAfterHazards();
             handle.fill(destination.memory(), destination.byteOffset(), count, elementBytes, bits);
             mark(f, TraceSpan.MEMSET, null);
             used(destination, f, true);
@@ -368,110 +378,22 @@ public final class StreamEngine {
         }
     }
 
-    // ---------------------------------------------------------------- claims and automatic ordering
-
-    private void claim(String argument, Region buffer, boolean writes) {
-        if (!claimAccess(buffer, writes)) {
-            throw new ClosedResourceException(argument + " " + buffer.what());
-        }
-    }
-
-    private boolean claimAccess(Region buffer, boolean writes) {
-        Allocation a = buffer.allocation();
-        boolean open;
-        if (ordering && buffer.ordered() && capture == null) {
-            long start = buffer.byteOffset();
-            open = a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
-        } else {
-            open = a.uses.claimIfOpen(a.closed);
-        }
-        if (open) {
-            claims.add(a.uses);
-        }
-        return open;
-    }
-
-    private void claim(String argument, @Nullable HostAllocation buffer, @Nullable Object what) {
-        if (buffer != null) {
-            buffer.uses.claim(buffer.closed, argument, what);
-            claims.add(buffer.uses);
-        }
-    }
-
-    /**
-     * Makes this stream wait, on the device, for the other streams' uses that the claims found in conflict. A use whose
-     * group is still open is sealed first, which may let this stream's lock go for a moment.
-     */
-    private void orderAfterHazards() {
-        UseTracker.Hazards h = hazards;
-        if (h.size() == 0) {
-            return;
-        }
-        try {
-            for (int i = 0; i < h.size(); i++) {
-                Operation<?> use = h.get(i);
-                if (!use.trySeal()) {
-                    // While the lock is let go another enqueue on this stream may run, with the stream's hazard and
-                    // claim lists: this enqueue takes what is left of its own along, and puts its claims back after.
-                    if (h == hazards) {
-                        h = hazards.detach(i);
-                        i = 0;
-                    }
-                    UseTracker.Claims mine = claims.detach();
-                    core.unlock();
-                    try {
-                        use.seal();
-                    } finally {
-                        core.lock();
-                        claims.attach(mine);
-                    }
-                    if (closed) {
-                        throw new ClosedResourceException(owner.toString());
-                    }
-                    context.checkUsable();
-                    if (capture != null) {
-                        return; // another thread began a capture meanwhile: captured work waits at the graph's launch
-                    }
-                }
-                if (waitMarkerLocked(use)) {
-                    automaticWaits++;
-                }
-            }
-        } finally {
-            h.clear();
-        }
-    }
-
     /** The device-side waits automatic ordering has enqueued on this stream. */
     public long automaticWaits() {
         core.lock();
         try {
-            return automaticWaits;
+            return claims.automaticWaits();
         } finally {
             core.unlock();
         }
     }
 
-    private void used(Region buffer, Operation<?> f, boolean writes) {
-        Allocation a = buffer.allocation();
-        if (ordering && buffer.ordered() && capture == null) {
-            long start = buffer.byteOffset();
-            a.uses.noteOrdered(core, f, start, start + buffer.byteSize(), writes);
-        } else {
-            a.uses.noteUse(core, f);
-        }
-        if (capture != null) {
-            capture.used(a.uses, a.closed, buffer.what(), ordering && buffer.ordered());
-        }
+    private void claim(String argument, Region buffer, boolean writes) {
+        claims.claim(argument, buffer, writes, capture != null);
     }
 
-    private void used(@Nullable HostAllocation buffer, @Nullable Object what, Operation<?> f) {
-        if (buffer != null) {
-            buffer.uses.noteUse(core, f);
-            if (capture != null) {
-                capture.used(buffer.uses, buffer.closed, what, false);
-            }
-        }
+    private void used(Region buffer, Operation<?> f, boolean writes) {
+        claims.used(buffer, f, writes, capture);
     }
 
     // ---------------------------------------------------------------- kernels
@@ -491,12 +413,12 @@ public final class StreamEngine {
                 KernelParam p = params.get(i);
                 if (p.isPointer()) {
                     Region r = regions.apply(arguments[i]);
-                    if (!claimAccess(r, p.access().writes())) {
+                    if (!claims.claim(r, p.access().writes(), capture != null)) {
                         throw new ClosedResourceException("arguments[" + i + "] (" + p + ") " + r.what());
                     }
                 }
             }
-            orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
+            claims.orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
             LaunchArguments a = launchArguments;
             a.reset(params);
             for (int i = 0; i < arguments.length; i++) {
@@ -579,7 +501,7 @@ public final class StreamEngine {
     }
 
     /** Whether a wait was enqueued (a future of this stream, or one already finished, needs none). Under the lock. */
-    private boolean waitMarkerLocked(Operation<?> future) {
+    boolean waitMarkerLocked(Operation<?> future) {
         if (future.core() == core || future.deviceFinished()) {
             return false; // ordered by this stream already, or finished (the engine may already have recycled its marker)
         }
@@ -725,58 +647,6 @@ public final class StreamEngine {
         return c.graph(context, graph);
     }
 
-    /** Launches {@code graph} after {@code after} (a replay of another stream), or right away. */
-    <F extends Operation<?>> F launchGraph(F f, CapturedGraph graph, @Nullable Operation<?> after) {
-        begin();
-        try {
-            if (capture != null && graph.hostSteps != null) {
-                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
-                throw new IllegalStateException(graph.name() + " has host steps and cannot be launched while " + owner
-                        + " is capturing");
-            }
-            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
-            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
-            for (GraphCapture.Use u : graph.uses) {
-                // A replay may read and write all it captured: ordered as a write of the whole allocation.
-                boolean open = u.ordered() && ordering
-                        ? u.uses().claimOrdered(u.closed(), core, 0, Long.MAX_VALUE, true, hazards)
-                        : u.uses().claimIfOpen(u.closed());
-                if (!open) {
-                    throw new ClosedResourceException(u.what() + ", which " + graph.name() + " uses (close the graph"
-                            + " before the memory its work captured)");
-                }
-                claims.add(u.uses());
-            }
-            if (after != null) {
-                waitMarkerLocked(after);
-            }
-            orderAfterHazards();
-            GraphHostSteps steps = graph.hostSteps;
-            if (steps == null) {
-                handle.launchGraph(graph.handle);
-                // The events and functions it names live until the replay has finished, the graph closed or not.
-                mark(f, TraceSpan.GRAPH, graph.handles.isEmpty() ? null : graph.handles);
-            } else {
-                // The replay is the future's keep-alive: its steps' failures fail the future (Operation.finish).
-                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
-                replay.handles = graph.handles;
-                handle.launchGraph(steps.launching(graph.handle, replay));
-                mark(f, TraceSpan.GRAPH, replay);
-            }
-            for (GraphCapture.Use u : graph.uses) {
-                if (u.ordered() && ordering) {
-                    u.uses().noteOrdered(core, f, 0, Long.MAX_VALUE, true);
-                } else {
-                    u.uses().noteUse(core, f);
-                }
-            }
-            return f;
-        } catch (RuntimeException e) {
-            throw failed(e);
-        } finally {
-            end();
-        }
-    }
 
     // ---------------------------------------------------------------- interoperation and blocking
 

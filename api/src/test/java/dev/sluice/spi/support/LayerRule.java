@@ -72,6 +72,47 @@ public final class LayerRule {
         return refs;
     }
 
+    /**
+     * The top-level classes of {@code rootPackage} and every package under it compiled into {@code classes}, named
+     * relative to {@code rootPackage} ({@code "DeviceStream"}, {@code "engine.StreamCore"}), each with the classes of
+     * those packages its class files (nested classes included) refer to. {@code module-info} and {@code package-info}
+     * are left out.
+     */
+    public static Map<String, Set<String>> referencesUnder(Path classes, String rootPackage) throws IOException {
+        String prefix = rootPackage.replace('.', '/') + "/";
+        Map<String, Set<String>> refs = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(classes.resolve(prefix))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
+                ClassModel model = ClassFile.of().parse(Files.readAllBytes(f));
+                String self = relative(topLevel(model.thisClass().asInternalName()), prefix);
+                if (self.endsWith("package-info") || self.equals("module-info")) {
+                    continue;
+                }
+                Set<String> mine = refs.computeIfAbsent(self, k -> new TreeSet<>());
+                for (PoolEntry e : model.constantPool()) {
+                    if (e instanceof ClassEntry c) {
+                        String name = c.asInternalName();
+                        int l = name.indexOf('L');
+                        if (name.startsWith("[") && l >= 0) {
+                            name = name.substring(l + 1, name.length() - 1);
+                        }
+                        if (name.startsWith(prefix)) {
+                            String other = relative(topLevel(name), prefix);
+                            if (!other.equals(self)) {
+                                mine.add(other);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return refs;
+    }
+
+    private static String relative(String internalName, String prefix) {
+        return internalName.substring(prefix.length()).replace('/', '.');
+    }
+
     /** {@link #references(Path, String)} of the package of {@code anchor}, read where {@code anchor} was loaded from. */
     public static Map<String, Set<String>> references(Class<?> anchor) throws IOException {
         try {
@@ -91,18 +132,19 @@ public final class LayerRule {
         return byLayer;
     }
 
-    private static String topLevel(String simpleName) {
-        int d = simpleName.indexOf('$');
-        return d < 0 ? simpleName : simpleName.substring(0, d);
+    private static String topLevel(String name) {
+        int d = name.indexOf('$');
+        return d < 0 ? name : name.substring(0, d);
     }
 
     /** Every reference from a class to a class of a higher layer, as "A (HANDLES) names B (SPI)". */
-    public static List<String> violations(Map<String, Set<String>> references, Function<String, Layer> layerOf) {
+    public static <L extends Comparable<L>> List<String> violations(Map<String, Set<String>> references,
+            Function<String, L> layerOf) {
         List<String> found = new ArrayList<>();
         references.forEach((from, tos) -> {
-            Layer a = layerOf.apply(from);
+            L a = layerOf.apply(from);
             for (String to : tos) {
-                Layer b = layerOf.apply(to);
+                L b = layerOf.apply(to);
                 if (b.compareTo(a) > 0) {
                     found.add(from + " (" + a + ") names " + to + " (" + b + ")");
                 }

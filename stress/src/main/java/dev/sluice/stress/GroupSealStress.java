@@ -1,8 +1,11 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.sluice.engine.Operation;
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -14,7 +17,7 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 /**
  * A marker group sealed by the enqueue that fills it: on a core of two operations per marker, operation 1 has a
  * marker of its own and operation 2 opens a group (in the state's constructor); the enqueuing actor adds operation 3
- * through the real {@link StreamCore#mark}, which writes the group's {@code lastSequence}, fills it and seals it (its
+ * through the real {@code StreamCore.mark}, which writes the group's {@code lastSequence}, fills it and seals it (its
  * volatile {@code marker}). The other actor reads as the completion thread does: operation 2's marker, then the
  * group's {@code lastSequence}, which decides the one future that releases the marker.
  */
@@ -30,7 +33,7 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 public class GroupSealStress {
 
     private final StreamCore core = StressCores.core(2);
-    private final DeviceFuture<Void> second;
+    private final Operation<Void> second;
 
     public GroupSealStress() {
         StressCores.enqueue(core); // nothing pending: a marker of its own
@@ -44,10 +47,10 @@ public class GroupSealStress {
 
     @Actor
     public void complete(JJ_Result r) {
-        Marker m = second.marker();
+        Marker m = StressProbe.marker(second);
         if (m != null) {
             r.r1 = 1;
-            r.r2 = second.group.lastSequence;
+            r.r2 = StressProbe.groupLastSequence(second);
         }
     }
 }

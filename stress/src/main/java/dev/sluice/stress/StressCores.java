@@ -1,25 +1,28 @@
 package dev.sluice;
 
+import dev.sluice.LaunchConfig;
+import dev.sluice.engine.Operation;
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
+import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
-import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Field;
 
 /**
- * The real {@link StreamCore} with no device behind it, for the stress tests: a backend stream that only records
- * markers, and a {@link CompletionEngine} that was never started.
+ * The real {@code StreamCore} with no device behind it, for the stress tests: a backend stream that only records
+ * markers, in a context whose completion thread never starts ({@link StressProbe#core}).
  *
- * <p>A real engine needs a context and starts a completion thread, far too heavy for the millions of states a stress
- * test makes; the tests call {@link StreamCore#advance()} themselves, as the completion thread does. A core touches its
- * engine only in {@link CompletionEngine#wake()} after queuing a future, which on an engine allocated without its
- * constructor finds nothing sleeping, faulted or stopping and does nothing. So the cores here run the code of the real
- * enqueue ({@link StreamCore#mark}), seal and completion paths, unchanged.
+ * <p>A running completion thread would be far too heavy for the millions of states a stress test makes; the tests
+ * call {@code StreamCore.advance()} themselves, as the completion thread does. A core touches its engine only in
+ * {@code CompletionEngine.wake()} after queuing a future, which on an engine never started finds nothing sleeping,
+ * faulted or stopping and does nothing. So the cores here run the code of the real enqueue ({@code StreamCore.mark}),
+ * seal and completion paths, unchanged.
  */
 final class StressCores {
 
@@ -48,42 +51,21 @@ final class StressCores {
         }
     };
 
-    private static final CompletionEngine IDLE_ENGINE = idleEngine();
-
-    /** A core whose markers are {@link #DONE}, sharing at most {@code groupBound} operations per marker. */
+    /** A stream core of at most {@code groupBound} operations per marker, whose markers are all done. */
     static StreamCore core(int groupBound) {
-        return new StreamCore(new Stream(null), IDLE_ENGINE, groupBound);
+        return StressProbe.core(new Stream(null), groupBound);
     }
 
-    /** A core whose backend refuses every marker with {@code refusal}. */
+    /** A stream core whose backend refuses every marker with {@code refusal}. */
     static StreamCore refusingCore(int groupBound, RuntimeException refusal) {
-        return new StreamCore(new Stream(refusal), IDLE_ENGINE, groupBound);
+        return StressProbe.core(new Stream(refusal), groupBound);
     }
 
-    /** Enqueues one operation on {@code core} the way {@link DeviceStream} does: marked under the stream's lock. */
-    static DeviceFuture<Void> enqueue(StreamCore core) {
-        core.lock();
-        try {
-            return core.mark(null, null, null, null);
-        } finally {
-            core.unlock();
-        }
+    /** Enqueues an operation on {@code core}, as an enqueue marks one under the stream's lock. */
+    static Operation<Void> enqueue(StreamCore core) {
+        return StressProbe.enqueue(core);
     }
 
-    private static CompletionEngine idleEngine() {
-        try {
-            // through reflection alone: naming sun.misc.Unsafe makes javac warn of an internal API on every build
-            Class<?> type = Class.forName("sun.misc.Unsafe");
-            Field f = type.getDeclaredField("theUnsafe");
-            f.setAccessible(true);
-            Object unsafe = f.get(null);
-            return (CompletionEngine) type.getMethod("allocateInstance", Class.class).invoke(unsafe, CompletionEngine.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** A backend stream that records markers (or refuses them) and does nothing else. */
     private static final class Stream implements StreamHandle {
         private final RuntimeException refusal;
 

@@ -1,8 +1,10 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -12,13 +14,13 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * {@link UseTracker}'s claims against a free. One actor enqueues on a buffer as {@link DeviceStream} does: under the
- * stream's lock it claims the memory ({@link UseTracker#claimIfOpen}), marks the operation and notes the use. The other
+ * {@code UseTracker}'s claims against a free. One actor enqueues on a buffer as {@code DeviceStream} does: under the
+ * stream's lock it claims the memory ({@code UseTracker.claimIfOpen}), marks the operation and notes the use. The other
  * closes the buffer as {@code DeviceBuffer.close()} does: sets {@code closed}, then asks the tracker for the uses the
- * free must wait for ({@link UseTracker#pendingUses}, which {@link UseTracker#whenAllFinished} asks before it frees at
+ * free must wait for ({@code UseTracker.pendingUses}, which {@code UseTracker.whenAllFinished} asks before it frees at
  * once or waits). Nothing advances the stream, so a noted use stays pending.
  *
- * <p>{@code whenAllFinished} itself is not driven: it reaches a use's stream core through its {@link DeviceStream},
+ * <p>{@code whenAllFinished} itself is not driven: it reaches a use's stream core through its {@code DeviceStream},
  * which needs a whole context; the decision it frees by is {@code pendingUses}' answer, checked here.
  */
 @JCStressTest
@@ -32,27 +34,20 @@ import org.openjdk.jcstress.infra.results.II_Result;
 public class UseTrackerStress {
 
     private final StreamCore core = StressCores.core(64);
-    private final UseTracker uses = new UseTracker();
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final StressProbe.Uses uses = new StressProbe.Uses();
 
     @Actor
     public void enqueue(II_Result r) {
-        core.lock();
-        try {
-            if (uses.claimIfOpen(closed)) {
-                DeviceFuture<Void> f = core.mark(null, null, null, null);
-                uses.noteUse(core, f);
-                r.r1 = 1;
-            }
-        } finally {
-            core.unlock();
+        if (uses.enqueue(core)) {
+            r.r1 = 1;
         }
     }
 
     @Actor
     public void close(II_Result r) {
-        if (closed.compareAndSet(false, true)) {
-            r.r2 = uses.pendingUses(null).size();
+        int pending = uses.close();
+        if (pending >= 0) {
+            r.r2 = pending;
         }
     }
 }

@@ -1,8 +1,10 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -13,7 +15,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * {@link StreamCore#afterCompleted} against {@link StreamCore#advance()}: operation 1 is enqueued (in the state's
+ * {@code StreamCore.afterCompleted} against {@code StreamCore.advance()}: operation 1 is enqueued (in the state's
  * constructor) with a marker that is already done; one actor registers an action for sequence 1 while the other, as
  * the completion thread, advances the completed sequence past it. The two sides meet through a Dekker handshake:
  * afterCompleted writes the volatile {@code watched} then reads {@code completed}, advance writes {@code completed}
@@ -42,7 +44,7 @@ public class AfterCompletedStress {
     @Actor
     public void register() {
         registering = Thread.currentThread();
-        core.afterCompleted(1, () -> {
+        StressProbe.afterCompleted(core, 1, () -> {
             runs.incrementAndGet();
             ranOn = Thread.currentThread() == registering ? 1 : 2;
         });
@@ -50,7 +52,7 @@ public class AfterCompletedStress {
 
     @Actor
     public void advance() {
-        core.advance();
+        StressProbe.advance(core);
     }
 
     @Arbiter

@@ -1,8 +1,11 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.sluice.engine.Operation;
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -14,7 +17,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 /**
  * {@link GroupSealStress} on a backend that refuses every marker: sealing then writes the group's plain
  * {@code failure} before its volatile {@code marker} ({@link Marker#DONE} standing in for the refused one). The
- * completion thread reads the marker, then {@code failure} (which {@link DeviceFuture#finish()} gives to each future of
+ * completion thread reads the marker, then {@code failure} (which {@code Operation.finish()} gives to each future of
  * the group) and {@code lastSequence}.
  */
 @JCStressTest
@@ -30,7 +33,7 @@ public class GroupSealRefusedStress {
     private static final RuntimeException REFUSED = new IllegalStateException("marker refused (stress test)");
 
     private final StreamCore core = StressCores.refusingCore(2, REFUSED);
-    private final DeviceFuture<Void> second;
+    private final Operation<Void> second;
 
     public GroupSealRefusedStress() {
         StressCores.enqueue(core); // nothing pending: a marker of its own (refused: the future fails)
@@ -44,12 +47,11 @@ public class GroupSealRefusedStress {
 
     @Actor
     public void complete(III_Result r) {
-        Marker m = second.marker();
+        Marker m = StressProbe.marker(second);
         if (m != null) {
-            StreamCore.Group g = second.group;
             r.r1 = 1;
-            r.r2 = g.failure == REFUSED ? 1 : 0;
-            r.r3 = (int) g.lastSequence;
+            r.r2 = StressProbe.groupFailure(second) == REFUSED ? 1 : 0;
+            r.r3 = (int) StressProbe.groupLastSequence(second);
         }
     }
 }

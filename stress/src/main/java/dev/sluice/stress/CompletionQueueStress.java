@@ -1,8 +1,11 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import dev.sluice.engine.Operation;
+import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StressProbe;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -11,7 +14,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * {@link CompletionQueue}: an enqueuing thread builds two futures and adds them, as {@link StreamCore}'s publish does
+ * {@code CompletionQueue}: an enqueuing thread builds two futures and adds them, as {@code StreamCore}'s publish does
  * under the stream's lock (its plain {@code keepAlive} written first); the completion thread polls twice. Each result
  * is 0 for an empty poll, the future's sequence if every field it reads is the one written before the future was added,
  * -1 if any is not.
@@ -31,14 +34,12 @@ public class CompletionQueueStress {
     private static final Object[] VALUES = {null, "value 1", "value 2"};
     private static final Object[] KEPT = {null, new Object(), new Object()};
 
-    private final CompletionQueue queue = new CompletionQueue();
+    private final StressProbe.Queue queue = new StressProbe.Queue();
 
     @Actor
     public void enqueue() {
         for (int seq = 1; seq <= 2; seq++) {
-            DeviceFuture<Object> f = new DeviceFuture<>(null, seq, StressCores.DONE, VALUES[seq]);
-            f.keepAlive = KEPT[seq];
-            queue.add(f);
+            queue.add(StressProbe.operation(seq, StressCores.DONE, VALUES[seq], KEPT[seq]));
         }
     }
 
@@ -48,15 +49,16 @@ public class CompletionQueueStress {
         r.r2 = check(queue.poll());
     }
 
-    private static int check(DeviceFuture<?> f) {
+    private static int check(Operation<?> f) {
         if (f == null) {
             return 0;
         }
-        long seq = f.sequence();
+        long seq = StressProbe.sequence(f);
         if (seq != 1 && seq != 2) {
             return -1;
         }
         int i = (int) seq;
-        return f.value == VALUES[i] && f.keepAlive == KEPT[i] && f.marker() == StressCores.DONE ? i : -1;
+        return StressProbe.value(f) == VALUES[i] && StressProbe.keepAlive(f) == KEPT[i]
+                && StressProbe.marker(f) == StressCores.DONE ? i : -1;
     }
 }

@@ -1,0 +1,158 @@
+package dev.sluice.engine;
+
+import dev.sluice.ContextOptions;
+import dev.sluice.spi.ContextHandle;
+import dev.sluice.spi.Marker;
+import dev.sluice.spi.StreamHandle;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lock-free parts of the engine as its jcstress tests (the {@code sluice-stress} module) drive them: stream cores
+ * with no device and no completion thread (the test's actors call {@link #advance} themselves), the completion queue,
+ * a use tracker, and what the tests read back from an operation. For those tests only: nothing else calls it, and it
+ * makes no promise beyond them.
+ */
+public final class StressProbe {
+
+    private StressProbe() {
+    }
+
+    /**
+     * The one context of every stress core: its completion thread never starts, so a core's wake-up after queuing an
+     * operation finds nothing sleeping and does nothing, and its native context refuses every call.
+     */
+    private static final ContextCore CONTEXT = detachedContext();
+
+    private static ContextCore detachedContext() {
+        ContextHandle none = (ContextHandle) Proxy.newProxyInstance(StressProbe.class.getClassLoader(),
+                new Class<?>[] {ContextHandle.class}, (proxy, method, args) -> {
+                    throw new UnsupportedOperationException("a stress test's context has no device: " + method.getName());
+                });
+        return new ContextCore("stress context", "stress", "stress", none, ContextOptions.defaults(),
+                new ContextCore.Events() {
+                    @Override
+                    public void faulted(Throwable cause) {
+                    }
+
+                    @Override
+                    public void allocated(long bytes) {
+                    }
+
+                    @Override
+                    public void freed(long bytes) {
+                    }
+                });
+    }
+
+    /**
+     * A stream core over {@code stream}, at most {@code groupBound} operations per marker, that no completion thread
+     * polls: the test's actors call {@link #advance} themselves. Cheap enough for the millions of states a test makes.
+     */
+    public static StreamCore core(StreamHandle stream, int groupBound) {
+        return new StreamCore(stream, CONTEXT, groupBound, "stress stream");
+    }
+
+    /** Enqueues an operation with no device work on {@code core} (taking its lock), as every enqueue marks one. */
+    public static Operation<Void> enqueue(StreamCore core) {
+        core.lock();
+        try {
+            return core.mark(new InternalOperation(), null);
+        } finally {
+            core.unlock();
+        }
+    }
+
+    /** One pass of the completion thread over {@code core}. */
+    public static int advance(StreamCore core) {
+        return core.advance();
+    }
+
+    /** {@link StreamCore#afterCompleted}. */
+    public static void afterCompleted(StreamCore core, long sequence, Runnable action) {
+        core.afterCompleted(sequence, action);
+    }
+
+    /** A completion queue, one producer and one consumer, as a stream has. */
+    public static final class Queue {
+        private final CompletionQueue queue = new CompletionQueue();
+
+        /** Adds {@code f} (the producer, under a stream's lock in the engine). */
+        public void add(Operation<?> f) {
+            queue.add(f);
+        }
+
+        /** Takes the oldest operation, or null (the consumer, the completion thread in the engine). */
+        public @Nullable Operation<?> poll() {
+            return queue.poll();
+        }
+    }
+
+    /** An operation with {@code sequence}, its own {@code marker}, {@code value} and {@code keepAlive}, not yet queued. */
+    public static Operation<Object> operation(long sequence, Marker marker, @Nullable Object value,
+            @Nullable Object keepAlive) {
+        Operation<Object> f = new Operation<>(value) {
+        };
+        f.bind(null, sequence, marker, null);
+        f.keepAlive = keepAlive;
+        return f;
+    }
+
+    /** The operation's sequence. */
+    public static long sequence(Operation<?> f) {
+        return f.seq();
+    }
+
+    /** The operation's value, which its future completes with. */
+    public static @Nullable Object value(Operation<?> f) {
+        return f.value();
+    }
+
+    /** What the operation keeps reachable until the device has finished it. */
+    public static @Nullable Object keepAlive(Operation<?> f) {
+        return f.keepAlive;
+    }
+
+    /** The operation's marker (its own, or its group's once sealed), or null. */
+    public static @Nullable Marker marker(Operation<?> f) {
+        return f.marker();
+    }
+
+    /** The last sequence of the operation's marker group; -1 for an operation with a marker of its own. */
+    public static long groupLastSequence(Operation<?> f) {
+        StreamCore.Group g = f.group;
+        return g == null ? -1 : g.lastSequence;
+    }
+
+    /** The backend's refusal of the operation's group marker, or null. */
+    public static @Nullable Throwable groupFailure(Operation<?> f) {
+        StreamCore.Group g = f.group;
+        return g == null ? null : g.failure();
+    }
+
+    /** A use tracker, as every allocation has, and the closed flag its owner sets. */
+    public static final class Uses {
+        private final UseTracker uses = new UseTracker();
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        /** Claims the memory for an enqueue on {@code core}, noting {@code core}'s next operation as its use. */
+        public boolean enqueue(StreamCore core) {
+            core.lock();
+            try {
+                if (!uses.claimIfOpen(closed)) {
+                    return false;
+                }
+                uses.noteUse(core, core.mark(new InternalOperation(), null));
+                return true;
+            } finally {
+                core.unlock();
+            }
+        }
+
+        /** Closes the memory, as a free does; the count of pending uses it then waits for, or -1 if closed before. */
+        public int close() {
+            return closed.compareAndSet(false, true) ? uses.pendingUses(null).size() : -1;
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package dev.sluice;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.spi.support.LayerRule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.classfile.Attributes;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.instruction.LineNumber;
+import java.lang.module.ModuleDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shape of the api module, checked on its compiled classes: what its module exports, which level each class
+ * belongs to (a class names only classes of its own level or lower ones), no import loop across its internal packages,
+ * and the size of its files and of the façade's methods.
+ *
+ * <p>The levels, lowest first: the vocabulary of {@code dev.sluice} (values, options, enums, exceptions); the SPI; the
+ * backend kit ({@code spi.support}); the engine and the recorders ({@code engine}, {@code observe}, which does not name
+ * the engine); the façade (the handles users hold, and the package-private helpers that check their arguments); the
+ * kernel language. A new class of {@code dev.sluice} is vocabulary unless listed in {@link #FACADE}.
+ */
+class ApiLayersTest {
+
+    /** The levels, lowest first. */
+    enum Level {
+        VOCABULARY, SPI, KIT, ENGINE, FACADE, KERNEL
+    }
+
+    /** The classes of {@code dev.sluice} above the vocabulary: the handles and what checks their arguments. */
+    private static final Set<String> FACADE = Set.of("DeviceContext", "DeviceStream", "SyncStream", "DeviceFuture",
+            "DeviceBuffer", "HostBuffer", "HostData", "HostSegment", "DeviceEvent", "DeviceFunction", "DeviceGraph",
+            "DeviceListener", "Trace", "Observers", "LaunchLimits", "Backends", "PitchedCopy");
+
+    /** The native bindings, a list of native calls each, exempt from the file size limit. */
+    private static final Set<String> BINDINGS = Set.of("Cu.java", "HipApi.java");
+
+    private static final int MAX_FILE_LINES = 800;
+    private static final int MAX_FACADE_METHOD_LINES = 40;
+
+    static Level levelOf(String name) {
+        if (name.startsWith("spi.support.")) {
+            return Level.KIT;
+        }
+        if (name.startsWith("spi.")) {
+            return Level.SPI;
+        }
+        if (name.startsWith("engine.") || name.startsWith("observe.")) {
+            return Level.ENGINE;
+        }
+        if (name.startsWith("kernel.")) {
+            return Level.KERNEL;
+        }
+        if (name.contains(".")) {
+            throw new AssertionError(name + " is in a package no level names: place it in ApiLayersTest");
+        }
+        return FACADE.contains(name) ? Level.FACADE : Level.VOCABULARY;
+    }
+
+    private static Path classes() throws Exception {
+        return Path.of(DeviceContext.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    }
+
+    private static Map<String, Set<String>> references() throws Exception {
+        return LayerRule.referencesUnder(classes(), "dev.sluice");
+    }
+
+    @Test
+    void theModuleExportsExactlyTheVocabularyAndFacadeTheSpiItsKitAndTheKernelLanguage() throws Exception {
+        ModuleDescriptor d;
+        try (InputStream in = Files.newInputStream(classes().resolve("module-info.class"))) {
+            d = ModuleDescriptor.read(in);
+        }
+        assertEquals("dev.sluice", d.name());
+        Set<String> exports = d.exports().stream().peek(e -> assertTrue(!e.isQualified(), e + " is qualified"))
+                .map(ModuleDescriptor.Exports::source).collect(Collectors.toCollection(TreeSet::new));
+        assertEquals(Set.of("dev.sluice", "dev.sluice.spi", "dev.sluice.spi.support", "dev.sluice.kernel"), exports);
+        assertTrue(Files.isDirectory(classes().resolve("dev/sluice/engine")) && Files.isDirectory(classes().resolve("dev/sluice/observe")),
+                "the internal packages are in the module, not exported");
+        assertEquals(Set.of("dev.sluice.spi.Backend"), d.uses());
+        assertTrue(d.opens().isEmpty(), "opens nothing: " + d.opens());
+    }
+
+    @Test
+    void noClassNamesAClassOfAHigherLevel() throws Exception {
+        Map<String, Set<String>> refs = references();
+        assertTrue(refs.keySet().containsAll(Set.of("DeviceStream", "engine.StreamEngine", "observe.Tracer", "spi.Backend",
+                "spi.support.EventPool", "kernel.Kernels", "DType")), "the classes are read: " + refs.keySet());
+        List<String> violations = LayerRule.violations(refs, ApiLayersTest::levelOf);
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
+    void theRecordersNameNothingOfTheEngine() throws Exception {
+        List<String> found = new ArrayList<>();
+        references().forEach((from, tos) -> {
+            if (from.startsWith("observe.")) {
+                tos.stream().filter(t -> t.startsWith("engine.")).forEach(t -> found.add(from + " names " + t));
+            }
+        });
+        assertEquals(List.of(), found);
+    }
+
+    @Test
+    void noImportLoopCrossesOutOfTheEngineTheRecordersTheSpiOrItsKit() throws Exception {
+        Map<String, Set<String>> refs = references();
+        List<String> found = new ArrayList<>();
+        for (Set<String> component : stronglyConnected(refs)) {
+            Set<String> packages = component.stream().map(ApiLayersTest::packageOf).collect(Collectors.toSet());
+            boolean internal = packages.stream().anyMatch(p -> Set.of("engine", "observe", "spi", "spi.support").contains(p));
+            if (internal && packages.size() > 1) {
+                found.add(component.toString());
+            }
+        }
+        assertEquals(List.of(), found, "import loops across packages");
+    }
+
+    private static String packageOf(String name) {
+        int dot = name.lastIndexOf('.');
+        return dot < 0 ? "" : name.substring(0, dot);
+    }
+
+    /** Tarjan's strongly connected components of the reference graph. */
+    private static List<Set<String>> stronglyConnected(Map<String, Set<String>> graph) {
+        Map<String, Integer> index = new HashMap<>();
+        Map<String, Integer> low = new HashMap<>();
+        Deque<String> stack = new ArrayDeque<>();
+        Set<String> onStack = new TreeSet<>();
+        List<Set<String>> out = new ArrayList<>();
+        int[] next = {0};
+        for (String v : graph.keySet()) {
+            if (!index.containsKey(v)) {
+                connect(v, graph, index, low, stack, onStack, out, next);
+            }
+        }
+        return out;
+    }
+
+    private static void connect(String v, Map<String, Set<String>> graph, Map<String, Integer> index,
+            Map<String, Integer> low, Deque<String> stack, Set<String> onStack, List<Set<String>> out, int[] next) {
+        index.put(v, next[0]);
+        low.put(v, next[0]++);
+        stack.push(v);
+        onStack.add(v);
+        for (String w : graph.getOrDefault(v, Set.of())) {
+            if (!index.containsKey(w)) {
+                connect(w, graph, index, low, stack, onStack, out, next);
+                low.put(v, Math.min(low.get(v), low.get(w)));
+            } else if (onStack.contains(w)) {
+                low.put(v, Math.min(low.get(v), index.get(w)));
+            }
+        }
+        if (low.get(v).equals(index.get(v))) {
+            Set<String> component = new TreeSet<>();
+            String w;
+            do {
+                w = stack.pop();
+                onStack.remove(w);
+                component.add(w);
+            } while (!w.equals(v));
+            out.add(component);
+        }
+    }
+
+    @Test
+    void noSourceFileOfAnyModuleIsOverTheLimit() throws IOException {
+        Path root = Path.of("").toAbsolutePath().getParent(); // the tests run in the api module's directory
+        List<String> over = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path main : modules.map(m -> m.resolve("src/main/java")).filter(Files::isDirectory).toList()) {
+                try (Stream<Path> files = Files.walk(main)) {
+                    for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                        long lines;
+                        try (Stream<String> l = Files.lines(f)) {
+                            lines = l.count();
+                        }
+                        if (lines > MAX_FILE_LINES && !BINDINGS.contains(f.getFileName().toString())) {
+                            over.add(root.relativize(f) + ": " + lines + " lines");
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(root.resolve("api/src/main/java").toFile().isDirectory(), "found the modules under " + root);
+        assertEquals(List.of(), over);
+    }
+
+    @Test
+    void noMethodOfTheFacadeIsOverTheLimit() throws Exception {
+        List<String> over = new ArrayList<>();
+        for (String name : FACADE) {
+            Path file = classes().resolve("dev/sluice/" + name + ".class");
+            ClassModel model = ClassFile.of().parse(Files.readAllBytes(file));
+            for (MethodModel m : model.methods()) {
+                int lines = sourceLines(m);
+                if (lines > MAX_FACADE_METHOD_LINES) {
+                    over.add(name + "." + m.methodName().stringValue() + ": " + lines + " lines");
+                }
+            }
+        }
+        assertEquals(List.of(), over);
+    }
+
+    /** The source lines a method's code spans, from its line number table (lambdas are methods of their own). */
+    private static int sourceLines(MethodModel m) {
+        int first = Integer.MAX_VALUE;
+        int last = 0;
+        CodeAttribute code = m.findAttribute(Attributes.code()).orElse(null);
+        if (code == null) {
+            return 0;
+        }
+        for (var e : code.elementList()) {
+            if (e instanceof LineNumber n) {
+                first = Math.min(first, n.line());
+                last = Math.max(last, n.line());
+            }
+        }
+        return last == 0 ? 0 : last - first + 1;
+    }
+}
