@@ -6,6 +6,9 @@
 #   scripts/gpu-pack.sh --skip-build  pack what target/ folders hold now
 #   PACK_MVN_ARGS="-pl api,impl-cpu,impl-cuda -am" scripts/gpu-pack.sh
 #                                     build and pack only some modules (when others do not build)
+#   scripts/gpu-pack.sh --base DIR    also pack the Sluice jars of another build (each module's target/*.jar under
+#                                     DIR, a checkout of an earlier commit built with package) into .gpu/base-lib/,
+#                                     for gpu-run.sh paired's PAIRED_BASE: both builds measured in one round
 #
 # Result (copy .gpu/ to the GPU host beside the repository's files; gpu-run.sh and gpu-session.sh run from there):
 #   .gpu/jre.tar.gz    jlink runtime of JDK 25, gzipped (rebuilt only when missing or JLINK_MODULES changes);
@@ -40,9 +43,12 @@ read -r -a TEST_MODULES <<< "${PACK_TEST_MODULES:-impl-cpu impl-cuda impl-hip re
 LIMIT_MIB="${PACK_LIMIT_MIB:-61}"
 read -r -a MVN_EXTRA <<< "${PACK_MVN_ARGS:-}"
 BUILD=1
-for a in "$@"; do
+BASE=""
+while [ $# -gt 0 ]; do
+  a="$1"; shift
   case "$a" in
     --skip-build) BUILD=0 ;;
+    --base) BASE="${1:?gpu-pack: --base needs a directory}"; shift ;;
     -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "gpu-pack: unknown argument $a" >&2; exit 2 ;;
   esac
@@ -169,6 +175,19 @@ for nj in "$GPU"/lib/jcuda-natives-*.jar "$GPU"/test/lib/jcuda-natives-*.jar; do
   rm -rf "$tmp"
   echo "   slimmed $(basename "$nj"): ${before} KiB -> $(du -k "$nj" | cut -f1) KiB ($entry)"
 done
+
+# ---- another build's Sluice jars (--base), measured beside this one's
+rm -rf "$GPU/base-lib"
+if [ -n "$BASE" ]; then
+  mkdir -p "$GPU/base-lib"
+  for m in api impl-cpu impl-cuda impl-hip reactive micrometer benchmarks; do
+    for jar in "$BASE/$m"/target/sluice-*-SNAPSHOT.jar; do
+      [ -f "$jar" ] && cp "$jar" "$GPU/base-lib/"
+    done
+  done
+  [ -n "$(ls "$GPU/base-lib")" ] || { echo "gpu-pack: no Sluice jars under $BASE/*/target" >&2; exit 1; }
+  echo "   base-lib: $(ls "$GPU/base-lib" | tr '\n' ' ') (from $BASE, $(git -C "$BASE" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+fi
 
 # ---- native sources
 cp benchmarks/native/*.c benchmarks/native/*.h benchmarks/native/Makefile benchmarks/native/README.md "$GPU/native/" 2>/dev/null || true

@@ -48,6 +48,10 @@
 #                             (NAME=arguments;...: "metrics=--bound metrics;listener=--bound listener")
 #   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
 #                             arguments (e.g. "--blocks 40 --samples 10000")
+#   PAIRED_BASE               a folder of another build's Sluice jars (gpu-pack.sh --base puts them in .gpu/base-lib):
+#                             each variant also runs as <name>@base with those jars first on the class path, in the
+#                             same round, the two builds taking turns to go first (a change judged against the commit
+#                             before it)
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
 #                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny)
 #   CUDA_HOME                 default /usr/local/cuda
@@ -231,7 +235,7 @@ build_native_lib() {
 # PAIRED_VARIANTS (as SWEEP_VARIANTS) in its own JVM. Output: paired.txt (every run, then the medians).
 run_paired() {
   step "paired"
-  local reps="${PAIRED_REPS:-3}" variants="${PAIRED_VARIANTS:-default=}" rc=0 r v name opts
+  local reps="${PAIRED_REPS:-3}" variants="${PAIRED_VARIANTS:-default=}" rc=0 r v name opts builds b label cp
   local so="$WORK/libsluice_paired.so" tsv="$WORK/paired.tsv"
   build_native_lib sluice_paired.c "$so" || { note "paired: BUILD FAILED"; FAILED=1; return; }
   : > "$tsv"
@@ -239,12 +243,20 @@ run_paired() {
       IFS=';' read -r -a vs <<< "$variants"
       for v in "${vs[@]}"; do
         name="${v%%=*}"; opts="${v#*=}"
-        echo "== rep $r: $name ($opts)"
-        # shellcheck disable=SC2086
-        "$JAVA" --enable-native-access=ALL-UNNAMED $opts -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.PairedBench \
-          --lib "$so" ${PAIRED_ARGS:-} > "$WORK/paired-run.txt" 2>&1 || rc=1
-        cat "$WORK/paired-run.txt"
-        grep -E '^paired_' "$WORK/paired-run.txt" | sed "s/^paired_//; s/=/ /; s/^/$r $name /" >> "$tsv"
+        builds="this"
+        if [ -n "${PAIRED_BASE:-}" ]; then
+          if [ $((r % 2)) = 1 ]; then builds="base this"; else builds="this base"; fi
+        fi
+        for b in $builds; do
+          label="$name"; cp="$GPU/lib/*"
+          if [ "$b" = base ]; then label="$name@base"; cp="$PAIRED_BASE/*:$GPU/lib/*"; fi
+          echo "== rep $r: $label ($opts)"
+          # shellcheck disable=SC2086
+          "$JAVA" --enable-native-access=ALL-UNNAMED $opts -cp "$cp" dev.sluice.benchmarks.cuda.PairedBench \
+            --lib "$so" ${PAIRED_ARGS:-} > "$WORK/paired-run.txt" 2>&1 || rc=1
+          cat "$WORK/paired-run.txt"
+          grep -E '^paired_' "$WORK/paired-run.txt" | sed "s/^paired_//; s/=/ /; s/^/$r $label /" >> "$tsv"
+        done
       done
     done
     echo; echo "== median over $reps reps (each figure is already C and Sluice alternating in one JVM)"

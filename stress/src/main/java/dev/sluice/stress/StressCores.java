@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.stress;
 
 import dev.sluice.LaunchConfig;
 import dev.sluice.engine.Operation;
