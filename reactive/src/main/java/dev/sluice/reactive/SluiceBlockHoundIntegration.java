@@ -1,5 +1,6 @@
 package dev.sluice.reactive;
 
+import dev.sluice.SluiceProperties;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
@@ -46,20 +47,20 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
         builder.markAsBlocking("dev.sluice.DeviceBuffer", "mapToHost", "()Ldev/sluice/HostBuffer;");
         builder.markAsBlocking("dev.sluice.DeviceEvent", "synchronize", "()V");
 
-        if (!"false".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.BLOCKHOUND_COMPLETION_THREADS, "true"))) {
+        if (!"false".equalsIgnoreCase(System.getProperty(SluiceProperties.BLOCKHOUND_COMPLETION_THREADS, "true"))) {
             builder.nonBlockingThreadPredicate(current -> current.or(t -> t.getName().startsWith(COMPLETION_THREAD_PREFIX)));
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
-            builder.allowBlockingCallsInside("dev.sluice.CompletionEngine", "run");
-            builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "finish");
+            builder.allowBlockingCallsInside("dev.sluice.engine.CompletionEngine", "run");
+            builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "finish");
             // A stream held behind a wait for the host is submitted under its lock by the thread that ended the wait;
             // an enqueue meanwhile waits for those few submissions (microseconds), never for the device.
-            builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "enqueueIfHolding");
+            builder.allowBlockingCallsInside("dev.sluice.engine.HoldingStream", "enqueueIfHolding");
             // The same for a stream's enqueue lock: its holder submits to the driver (or seals a group of markers) and
             // lets go; a contended enqueue spins, then parks, for that. Two contexts' completion threads meet there when
             // a pipeline's lanes span devices. A wait for the device under the lock is still reported where it happens.
-            builder.allowBlockingCallsInside("dev.sluice.StreamCore", "lock");
-            builder.allowBlockingCallsInside("dev.sluice.HoldingStream", "hold");
-            builder.disallowBlockingCallsInside("dev.sluice.DeviceFuture", "fail");
+            builder.allowBlockingCallsInside("dev.sluice.engine.StreamCore", "lock");
+            builder.allowBlockingCallsInside("dev.sluice.engine.HoldingStream", "hold");
+            builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "fail");
         }
     }
 }
