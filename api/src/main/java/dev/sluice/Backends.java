@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,7 +80,7 @@ final class Backends {
         for (Backend b : ordered) {
             m.put(b.name(), b);
         }
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 
     /** The built-in backends' place in {@link Api}'s order; every other backend after them. */

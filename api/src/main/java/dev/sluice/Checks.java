@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import java.lang.foreign.MemorySegment;
+
 /** Argument checks shared by the public classes; each message names the argument, the value and the bound. */
 final class Checks {
 
@@ -44,7 +46,7 @@ final class Checks {
      * Host memory handed to the library (copied from or to in stream order, or registered) is touched on threads of
      * the library's choosing: a segment of a confined arena, which only its owner thread may touch, cannot be.
      */
-    static void notConfined(String argument, java.lang.foreign.MemorySegment segment) {
+    static void notConfined(String argument, MemorySegment segment) {
         alive(argument, segment);
         if (!segment.isAccessibleBy(ANOTHER_THREAD)) {
             throw new InvalidArgumentException(argument, "segment belongs to a confined arena, which only its owner thread"
@@ -59,7 +61,7 @@ final class Checks {
      *
      * @throws InvalidArgumentException naming {@code argument} if the segment's arena is closed
      */
-    static java.lang.foreign.MemorySegment alive(String argument, java.lang.foreign.MemorySegment segment) {
+    static MemorySegment alive(String argument, MemorySegment segment) {
         notNull(argument, segment);
         if (!segment.scope().isAlive()) {
             throw new InvalidArgumentException(argument, "segment of " + segment.byteSize() + " bytes at 0x"

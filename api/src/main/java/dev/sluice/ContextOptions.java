@@ -1,7 +1,10 @@
 package dev.sluice;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -62,7 +65,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
             throw new InvalidArgumentException("contextFlags", "value " + flags + " holds more than one SCHEDULE_ flag;"
                     + " the scheduling flags exclude each other");
         }
-        contextFlags = java.util.Collections.unmodifiableSet(flags);
+        contextFlags = Collections.unmodifiableSet(flags);
         if (spinNanos < 0) {
             throw new InvalidArgumentException("spinNanos", "value " + spinNanos + " is negative");
         }
@@ -165,7 +168,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
     public ContextOptions withContextFlags(ContextFlag... flags) {
         Checks.notNull("contextFlags", flags);
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits,
-                new java.util.HashSet<>(java.util.Arrays.asList(flags)), markerBatch, traceCapacity, autoOrdering, traceFile);
+                new HashSet<>(Arrays.asList(flags)), markerBatch, traceCapacity, autoOrdering, traceFile);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.engine.ContextCore;
 import dev.sluice.observe.JfrEvents;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +66,7 @@ final class Observers implements ContextCore.Events {
     DeviceListener.Registration add(DeviceListener listener) {
         synchronized (this) {
             DeviceListener[] old = listeners;
-            DeviceListener[] n = java.util.Arrays.copyOf(old, old.length + 1);
+            DeviceListener[] n = Arrays.copyOf(old, old.length + 1);
             n[old.length] = listener;
             listeners = n;
             publish();
@@ -266,7 +267,7 @@ final class Observers implements ContextCore.Events {
     /** Removes {@code l} (every registration of it); true for the call that removed it. */
     private synchronized boolean remove(DeviceListener l) {
         DeviceListener[] old = listeners;
-        DeviceListener[] kept = java.util.Arrays.stream(old).filter(x -> x != l).toArray(DeviceListener[]::new);
+        DeviceListener[] kept = Arrays.stream(old).filter(x -> x != l).toArray(DeviceListener[]::new);
         if (kept.length == old.length) {
             return false;
         }

@@ -2,6 +2,7 @@ package dev.sluice;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * The blocking facade over a {@link DeviceStream} (Mojo's {@code *_sync} family), for scripts, tests and
@@ -179,7 +180,7 @@ public final class SyncStream {
     }
 
     /** Waits for the {@code future} of an operation enqueued through {@link #blocking()}; see the class comment. */
-    private static <T> T awaitHere(java.util.concurrent.Future<T> future) {
+    private static <T> T awaitHere(Future<T> future) {
         return awaitInterruptibly(future);
     }
 
@@ -187,7 +188,7 @@ public final class SyncStream {
      * Waits for {@code future}; an interrupt ends the wait with a {@link SluiceException} caused by the
      * {@link InterruptedException}, the interrupt flag set again. Failures as in {@link #await}.
      */
-    static <T> T awaitInterruptibly(java.util.concurrent.Future<T> future) {
+    static <T> T awaitInterruptibly(Future<T> future) {
         try {
             // A result already there is returned, the flag left set: only a call that would wait ends on an interrupt
             // (CompletableFuture.get() looks at the flag only before it would block).
@@ -216,7 +217,7 @@ public final class SyncStream {
      * Waits for {@code future} and returns its value, rethrowing a {@link SluiceException} failure as it is
      * and wrapping anything else in one.
      */
-    static <T> T await(java.util.concurrent.Future<T> future) {
+    static <T> T await(Future<T> future) {
         boolean interrupted = false;
         try {
             while (true) {

@@ -9,6 +9,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -210,7 +211,7 @@ public final class Trace {
                 }
             }
             categories = List.copyOf(categories);
-            marks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(marks));
+            marks = Collections.unmodifiableMap(new LinkedHashMap<>(marks));
         }
 
         /** The context's name as title, a span count as subtitle, every category, no marks. */

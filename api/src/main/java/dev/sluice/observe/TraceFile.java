@@ -5,6 +5,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.TraceSpan;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -204,7 +205,7 @@ public final class TraceFile {
     }
 
     private void flushBatch() throws IOException {
-        ByteBuffer bytes = StandardCharsets.UTF_8.encode(java.nio.CharBuffer.wrap(batch));
+        ByteBuffer bytes = StandardCharsets.UTF_8.encode(CharBuffer.wrap(batch));
         batch.setLength(0);
         while (bytes.hasRemaining()) {
             channel.write(bytes);

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -353,7 +354,7 @@ public final class Tracer {
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
-            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            } catch (ExecutionException | CancellationException e) {
                 break;
             }
         }

@@ -3,6 +3,7 @@ package dev.sluice.arrow;
 import dev.sluice.HostBuffer;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.ArrowBuf;
 
 /**
@@ -52,7 +53,7 @@ public final class RegisteredColumn implements AutoCloseable {
             ArrowColumns.release(retained);
             return;
         }
-        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(registered.size());
+        AtomicInteger left = new AtomicInteger(registered.size());
         for (HostBuffer b : registered) {
             b.close();
             b.whenReleased().whenComplete((v, e) -> {

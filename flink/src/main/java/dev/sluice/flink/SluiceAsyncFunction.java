@@ -21,6 +21,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -250,7 +251,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     private DeviceFunction function(Kernel kernel) {
-        DeviceContext context = java.util.Objects.requireNonNull(reference, "not open").context();
+        DeviceContext context = Objects.requireNonNull(reference, "not open").context();
         synchronized (functions) {
             DeviceFunction f = functions.get(kernel);
             if (f == null) {

@@ -1,6 +1,7 @@
 /**
  * The backend kit: what every native backend (CUDA, HIP, and any later one) needs and solves the same way, written
- * once, for backend authors. Not part of the API that programs use.
+ * once, for backend authors only. Not part of the API that programs use: the module exports it so that backends in jars
+ * of their own can use it.
  *
  * <p>The kit never names a native API. It speaks through small interfaces that a backend implements with its driver
  * calls: {@link dev.sluice.spi.support.NativeEvents} (create, query, record, wait on and destroy an event),
