@@ -6,9 +6,10 @@
 #   scripts/gpu-pack.sh --skip-build  pack what target/ folders hold now
 #   PACK_MVN_ARGS="-pl api,impl-cpu,impl-cuda -am" scripts/gpu-pack.sh
 #                                     build and pack only some modules (when others do not build)
-#   scripts/gpu-pack.sh --base DIR    also pack the Sluice jars of another build (each module's target/*.jar under
-#                                     DIR, a checkout of an earlier commit built with package) into .gpu/base-lib/,
-#                                     for gpu-run.sh paired's PAIRED_BASE: both builds measured in one round
+#   scripts/gpu-pack.sh --base DIR    also pack the Sluice library jars of another build (each module's target/*.jar
+#                                     under DIR, a checkout of an earlier commit built with package) into
+#                                     .gpu/base-lib/, for gpu-run.sh paired's PAIRED_BASE: both builds measured in one
+#                                     round, by this build's benchmarks
 #
 # Result (copy .gpu/ to the GPU host beside the repository's files; gpu-run.sh and gpu-session.sh run from there):
 #   .gpu/jre.tar.gz    jlink runtime of JDK 25, gzipped (rebuilt only when missing or JLINK_MODULES changes);
@@ -180,7 +181,7 @@ done
 rm -rf "$GPU/base-lib"
 if [ -n "$BASE" ]; then
   mkdir -p "$GPU/base-lib"
-  for m in api impl-cpu impl-cuda impl-hip reactive micrometer benchmarks; do
+  for m in api impl-cpu impl-cuda impl-hip reactive micrometer; do # not benchmarks: one benchmark measures both
     for jar in "$BASE/$m"/target/sluice-*-SNAPSHOT.jar; do
       [ -f "$jar" ] && cp "$jar" "$GPU/base-lib/"
     done

@@ -14,14 +14,19 @@ import org.jspecify.annotations.Nullable;
  * The future of one enqueued operation: it completes when the device has finished the operation, and
  * only then. Futures of one stream complete in the order their operations were enqueued.
  *
- * <p><b>Completion thread:</b> completed by the context's completion thread ({@code sluice-completion-*}),
- * never by the caller and never on a driver callback thread. Dependent stages added without an
- * executor ({@code thenApply}, {@code thenRun}...) run on that thread and delay every later completion of
- * the context while they run: keep them short, or use the {@code *Async} forms. As with any
- * {@link CompletableFuture}, such a stage may instead run on the thread that adds it after completion, or
- * on a thread blocked in {@code get()}/{@code join()} on this future when it completes (which helps run its
- * dependents); so the order in which dependents of different futures run is not the completion order.
- * {@link #get()} and {@link #join()} called on the completion thread for a future not complete yet throw
+ * <p><b>Completion thread:</b> completed by the context's completion thread ({@code sluice-completion-*}), or by a
+ * thread that waits for it: {@link #get()}, {@link #get(long, TimeUnit)} and {@link #join()} (so the sync façade and
+ * {@code SyncStream} too) first poll the stream's completion markers on the calling thread, for at most the context's
+ * {@link ContextOptions#spinNanos()} (yielding instead of spinning under {@link WaitStrategy#YIELD}, not at all under
+ * {@link WaitStrategy#BLOCKING}), and complete the stream's finished futures themselves, in stream order, with the
+ * same bookkeeping and listeners as the completion thread; only then do they block. That spares the wait the
+ * completion thread's hand-off (seeing the marker, then waking the waiter). Never on a driver callback thread.
+ * Dependent stages added without an executor ({@code thenApply}, {@code thenRun}...) run on the thread that completes
+ * the future and delay every later completion of its stream while they run: keep them short, or use the
+ * {@code *Async} forms. As with any {@link CompletableFuture}, such a stage may instead run on the thread that adds it
+ * after completion; so the order in which dependents of different futures run is not the completion order.
+ * {@link #get()} and {@link #join()} called for a future not complete yet on a thread that is completing futures (the
+ * completion thread, or a dependent stage run by a waiting thread that completes them) throw
  * {@link IllegalStateException} instead of waiting for ever; {@code join()} ignores interrupts, as
  * {@link CompletableFuture#join()} does: use {@link #get()} for a wait that an interrupt ends.
  *
@@ -95,18 +100,21 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
     @Override
     public T get() throws InterruptedException, ExecutionException {
         refuseBlockingWait("get()");
+        helpComplete();
         return super.get();
     }
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         refuseBlockingWait("get(timeout)");
+        helpComplete();
         return super.get(timeout, unit);
     }
 
     @Override
     public T join() {
         refuseBlockingWait("join()");
+        helpComplete();
         return super.join();
     }
 

@@ -170,9 +170,9 @@ final class CompletionEngine {
                         cores.remove(core);
                         continue;
                     }
-                    int r = core.advance();
+                    int r = core.tryAdvance();
                     progress |= (r & StreamCore.PROGRESS) != 0;
-                    if ((r & StreamCore.PENDING) != 0) {
+                    if ((r & (StreamCore.PENDING | StreamCore.BUSY)) != 0) {
                         pending = true;
                         if (oldestPending == null) {
                             oldestPending = core;

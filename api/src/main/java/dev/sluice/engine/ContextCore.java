@@ -338,7 +338,7 @@ public final class ContextCore {
 
     /** Refuses a call that waits for this context's completion thread, on that thread. */
     public void refuseOnCompletionThread(String what) {
-        if (engine.isCompletionThread()) {
+        if (engine.isCompletionThread() || StreamCore.isCompletingOnThisThread()) {
             throw new IllegalStateException(what + " blocks, and would wait for the completion thread it was called on;"
                     + " use a *Async stage or another thread");
         }

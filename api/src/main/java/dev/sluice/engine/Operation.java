@@ -137,6 +137,24 @@ public abstract class Operation<T> extends CompletableFuture<T> {
         return c == null || sequence < 0 || c.hasCompleted(sequence);
     }
 
+    /** Whether the future is complete, without sealing its group. */
+    final boolean doneRaw() {
+        return super.isDone();
+    }
+
+    /**
+     * Before the caller blocks for this future: completes it on the calling thread if the device finishes it within the
+     * context's spin bound (see {@code StreamCore.helpUntilDone}), so that the caller does not wait for the completion
+     * thread to hand it over. The future's dependent stages, and those of the stream's earlier futures, may then run
+     * on the calling thread, in stream order.
+     */
+    protected final void helpComplete() {
+        StreamCore c = core;
+        if (c != null && sequence >= 0 && !super.isDone()) {
+            c.helpUntilDone(this);
+        }
+    }
+
     /** Whether the operation's completion is observed (listeners or Flight Recorder). */
     final boolean isObserved() {
         return this instanceof Observing;
@@ -205,9 +223,10 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     protected final void refuseBlockingWait(String what) {
         seal();
         StreamCore c = core;
-        if (c != null && !super.isDone() && c.context().isCompletionThread()) {
-            throw new IllegalStateException(what + " on " + this + " blocks the completion thread, which alone completes it;"
-                    + " use a dependent stage (thenRun, whenComplete...) or a *Async stage");
+        if (c != null && !super.isDone() && (c.context().isCompletionThread() || StreamCore.isCompletingOnThisThread())) {
+            throw new IllegalStateException(what + " on " + this + " blocks the thread that completes the stream's futures"
+                    + " (its completion thread, or a thread that waited for one and completes them), which alone could"
+                    + " complete it; use a dependent stage (thenRun, whenComplete...) or a *Async stage");
         }
     }
 }

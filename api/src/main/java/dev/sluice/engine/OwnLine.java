@@ -41,6 +41,14 @@ final class OwnLine {
         void setVolatile(long value) {
             AT.setVolatile(cell, PAD, value);
         }
+
+        boolean compareAndSet(long expected, long value) {
+            return AT.compareAndSet(cell, PAD, expected, value);
+        }
+
+        void setRelease(long value) {
+            AT.setRelease(cell, PAD, value);
+        }
     }
 
     /** A reference on lines of its own. */

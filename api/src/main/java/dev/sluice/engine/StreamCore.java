@@ -1,7 +1,9 @@
 package dev.sluice.engine;
 
+import dev.sluice.ContextOptions;
 import dev.sluice.SluiceException;
 import dev.sluice.SluiceProperties;
+import dev.sluice.WaitStrategy;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.util.ArrayList;
@@ -42,6 +44,8 @@ public final class StreamCore {
     static final int PROGRESS = 1;
     /** {@link #advance()} left futures pending. */
     static final int PENDING = 2;
+    /** {@link #tryAdvance()}: another thread was advancing the stream. */
+    static final int BUSY = 4;
 
     /** How long an enqueue that finds the lock taken spins before parking: 20 µs, many times a marker record. */
     private static final long LOCK_SPIN_NANOS = 20_000;
@@ -71,6 +75,9 @@ public final class StreamCore {
         }
     }
 
+    /** Set while the calling thread runs a helping pass ({@link #help}). */
+    private static final ThreadLocal<Boolean> HELPING = new ThreadLocal<>();
+
     private final ReentrantLock lock = new ReentrantLock();
     private final StreamHandle handle;
     private final ContextCore context;
@@ -96,6 +103,11 @@ public final class StreamCore {
     private final OwnLine.OfReference<@Nullable Group> open = new OwnLine.OfReference<>(null);
     /** Written by the completion thread only, before it completes the future of that sequence. */
     private final OwnLine.OfLong completed = new OwnLine.OfLong();
+    /**
+     * 1 while a thread runs {@link #advance()}: the completion thread, or a thread waiting for one of the stream's futures
+     * ({@link #help}). On lines of its own: the completion thread takes and gives it back on every pass.
+     */
+    private final OwnLine.OfLong advancing = new OwnLine.OfLong();
     /** Set when the stream closes: the engine drops the core once its queue is empty. */
     volatile boolean closing;
 
@@ -417,6 +429,75 @@ public final class StreamCore {
      *
      * @throws RuntimeException a marker's device fault, for the engine to fail the context with
      */
+    int tryAdvance() {
+        if (!advancing.compareAndSet(0, 1)) {
+            return BUSY;
+        }
+        try {
+            return advance();
+        } finally {
+            advancing.setRelease(0);
+        }
+    }
+
+    /**
+     * One pass of {@link #advance()} on the calling thread, a thread waiting for one of this stream's futures, unless
+     * another thread is advancing the stream or the context has faulted or is stopping (its completion thread then fails
+     * what is pending). A marker's device fault found here is handed to the completion thread, which faults the context.
+     *
+     * @return false once the caller must leave completion to the completion thread
+     */
+    boolean help() {
+        if (engine.fault() != null || engine.isStopped()) {
+            return false;
+        }
+        HELPING.set(Boolean.TRUE);
+        try {
+            tryAdvance();
+        } catch (RuntimeException e) {
+            engine.report(e);
+            return false;
+        } finally {
+            HELPING.remove();
+        }
+        return true;
+    }
+
+    /**
+     * Completes {@code f} on the calling thread, which is about to wait for it: polls the stream's markers itself
+     * ({@link #help}) instead of waiting for the completion thread to see the marker and wake it. Spins (under
+     * {@link WaitStrategy#YIELD}: yields) for at most the context's {@link ContextOptions#spinNanos()} and returns, done or
+     * not, for the caller to block; does nothing under {@link WaitStrategy#BLOCKING}, and nothing on a thread that is
+     * completing futures already (its wait is refused, see {@link #isCompletingOnThisThread()}).
+     */
+    void helpUntilDone(Operation<?> f) {
+        ContextOptions o = context.options();
+        WaitStrategy w = o.waitStrategy();
+        if (w == WaitStrategy.BLOCKING || HELPING.get() != null) {
+            return;
+        }
+        long until = System.nanoTime() + o.spinNanos();
+        while (!f.doneRaw() && help()) {
+            if (System.nanoTime() - until > 0) {
+                return;
+            }
+            if (w == WaitStrategy.YIELD) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /**
+     * Whether the calling thread is completing futures of a stream it helped ({@link #helpUntilDone}): the dependent
+     * stages it runs then must not wait for a future, as on the completion thread (the stream's completion is theirs
+     * to finish first).
+     */
+    static boolean isCompletingOnThisThread() {
+        return HELPING.get() != null;
+    }
+
     int advance() {
         int result = 0;
         // The futures of a group share one marker: once it is seen done, the rest of the group completes without asking
@@ -517,6 +598,17 @@ public final class StreamCore {
 
     /** Fails every pending future with {@code cause}, after a fault; the completed sequence stays where it was. */
     void failPending(Throwable cause) {
+        while (!advancing.compareAndSet(0, 1)) {
+            Thread.onSpinWait(); // a waiting thread's pass ends soon: it stops helping once the context faulted
+        }
+        try {
+            failPendingAlone(cause);
+        } finally {
+            advancing.setRelease(0);
+        }
+    }
+
+    private void failPendingAlone(Throwable cause) {
         Operation<?> head;
         while ((head = queue.poll()) != null) {
             try {

@@ -41,7 +41,8 @@ import joptsimple.OptionSpec;
  * drained, Sluice with a future each, none observed until the last is done. Ratio as for launch.
  * <li>{@code tiny_then}: the same with a dependent stage ({@code thenRun}) added to every future as it is returned.
  * <li>{@code latency}: idle stream, one write-one kernel, C spinning on {@code cuEventQuery}, Sluice spinning on its
- * future's {@code isDone()}; samples alternate one by one. Ratio: Sluice's median / C's median.
+ * future's {@code isDone()}; samples alternate one by one. Ratio: Sluice's median / C's median. {@code latency_join}:
+ * the same with Sluice waiting in {@code join()}, which completes the future on the waiting thread.
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.PairedBench --lib libsluice_paired.so
@@ -281,6 +282,14 @@ public final class PairedBench {
             }
             return System.nanoTime() - t0;
         });
+        // The same round trip with the caller waiting in join(), which polls the stream's markers itself before it blocks
+        // (no hand-off from the completion thread); C waits in cuStreamSynchronize's stead by spinning on its event.
+        double[][] j = alternate(2_000, samples, i -> check("sp_roundtrip", (long) roundtrip.invokeExact(i)), i -> {
+            args[1] = i;
+            long t0 = System.nanoTime();
+            s.enqueueLaunch(f, one, args).join();
+            return System.nanoTime() - t0;
+        });
         s.close();
         p.close();
         double c50 = Samples.median(t[0]);
@@ -288,6 +297,11 @@ public final class PairedBench {
         result("paired_latency_p50_ratio", s50 / c50);
         result("paired_latency_c_p50_us", c50 / 1e3);
         result("paired_latency_sluice_p50_us", s50 / 1e3);
+        double jc50 = Samples.median(j[0]);
+        double js50 = Samples.median(j[1]);
+        result("paired_latency_join_p50_ratio", js50 / jc50);
+        result("paired_latency_join_sluice_p50_us", js50 / 1e3);
+        result("paired_latency_join_p99_ratio", Samples.percentile(j[1], 99) / Samples.percentile(j[0], 99));
         result("paired_latency_p99_ratio", Samples.percentile(t[1], 99) / Samples.percentile(t[0], 99));
     }
 
