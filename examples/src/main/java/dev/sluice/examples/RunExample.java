@@ -58,6 +58,15 @@ public final class RunExample {
                 throw new UncheckedIOException(e);
             }
         });
+        m.put("FlinkJob", args -> {
+            try {
+                FlinkJob.main(args);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("FlinkJob failed: " + e, e);
+            }
+        });
         return Collections.unmodifiableMap(m);
     }
 

@@ -27,10 +27,10 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
-import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.jspecify.annotations.Nullable;
@@ -66,6 +66,10 @@ import org.jspecify.annotations.Nullable;
  * the job or restarts it by its restart strategy. {@link #timeout} fails the element with a {@link TimeoutException}
  * naming the device, the stream and the elements in flight.
  *
+ * <p><b>Metrics.</b> Each subtask registers, in the group {@code device} = its device's name of the operator's metric
+ * group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and the bytes its lanes
+ * uploaded and downloaded, named as {@code sluice-micrometer} names its meters; docs/flink.md lists them.
+ *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
  */
@@ -95,12 +99,24 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient List<GpuLane> allLanes;
     private transient ArrayDeque<GpuLane> freeLanes;
     private transient ArrayDeque<Waiting<IN, OUT>> waiting;
-    /** The lane of each element in flight, by identity: Flink hands {@link #timeout} the element it invoked. */
-    private transient Map<Object, GpuLane> inFlight;
+    /** Each element on a lane, by identity: Flink hands {@link #timeout} the element it invoked. */
+    private transient Map<Object, Running> inFlight;
     private transient Map<Kernel, DeviceFunction> functions;
+    private transient @Nullable StageMetrics metrics;
     private transient boolean closed;
 
-    private record Waiting<I, O>(I element, ResultFuture<O> result) {
+    /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
+    private record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
+    }
+
+    /**
+     * An element on {@code lane}, since {@code arrivedNanos}. {@code counted} is set by whichever counts its outcome
+     * first: the end of its work, or {@link #timeout}, after which its work still ends.
+     */
+    private record Running(GpuLane lane, long arrivedNanos, AtomicBoolean counted) {
+        Running(GpuLane lane, long arrivedNanos) {
+            this(lane, arrivedNanos, new AtomicBoolean());
+        }
     }
 
     /**
@@ -203,6 +219,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 allLanes.add(lane);
                 freeLanes.add(lane);
             }
+            metrics = new StageMetrics(rc.getMetricGroup(), deviceName, this::inFlightCount, context,
+                    allLanes.stream().map(GpuLane::stream).toList());
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -210,7 +228,6 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         LOG.log(System.Logger.Level.INFO, "sluice-flink: " + rc.getTaskInfo().getTaskNameWithSubtasks() + " (subtask "
                 + subtask + ") on device " + deviceName + ", position " + position + " of " + devices + " from " + from
                 + ", " + lanes + " lane(s)");
-        rc.getMetricGroup().addGroup("device", deviceName).gauge("sluice.flink.in_flight", (Gauge<Integer>) this::inFlightCount);
     }
 
     /** Reads the devices of Flink's external resource {@code gpu} into {@code into}; a description of where from. */
@@ -293,6 +310,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 failure = addTo(failure, e);
             }
         }
+        StageMetrics m = metrics;
+        if (m != null) {
+            m.close(); // after the lanes, whose close waited for their streams' last copies
+        }
         if (functions != null) {
             synchronized (functions) {
                 for (DeviceFunction f : functions.values()) {
@@ -339,28 +360,33 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /** Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. */
     @Override
     public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
-        GpuLane lane;
+        long arrived = System.nanoTime();
+        Running running;
         synchronized (lock) {
             if (closed) {
+                failed(null);
                 resultFuture.completeExceptionally(new GpuStageException("sluice-flink: " + describe(input)
                         + " arrived after the function closed on device " + deviceName));
                 return;
             }
-            lane = freeLanes.poll();
+            GpuLane lane = freeLanes.poll();
             if (lane == null) {
-                waiting.add(new Waiting<>(input, resultFuture));
+                waiting.add(new Waiting<>(input, resultFuture, arrived));
                 return;
             }
-            inFlight.put(input, lane);
+            running = new Running(lane, arrived);
+            inFlight.put(input, running);
         }
-        start(lane, input, resultFuture);
+        start(running, input, resultFuture);
     }
 
-    private void start(GpuLane lane, IN input, ResultFuture<OUT> resultFuture) {
+    private void start(Running running, IN input, ResultFuture<OUT> resultFuture) {
+        GpuLane lane = running.lane();
         CompletableFuture<OUT> result;
         try {
             result = stage.apply(lane, input);
         } catch (Throwable t) {
+            failed(running);
             laneFreeAfterItsWork(lane, input);
             resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage failed on " + describe(input)
                     + " (device " + deviceName + ", lane " + lane.index() + "): " + t, t));
@@ -370,12 +396,22 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             return;
         }
         if (result == null) {
+            failed(running);
             laneFreeAfterItsWork(lane, input);
             resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage returned null instead of a"
                     + " future for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
             return;
         }
         result.whenComplete((out, failure) -> {
+            // Counted before Flink has the result, so that a finished job's metrics hold all of its elements.
+            if (failure != null || out == null) {
+                failed(running);
+            } else if (running.counted().compareAndSet(false, true)) {
+                StageMetrics m = metrics;
+                if (m != null) {
+                    m.completed(System.nanoTime() - running.arrivedNanos());
+                }
+            }
             // The lane first, so that Flink, once it has the result and asks for the next element, finds it free; after
             // a failure, once what the stage enqueued before it failed has run.
             if (failure != null) {
@@ -415,6 +451,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */
     private void laneFree(GpuLane lane, IN input) {
         Waiting<IN, OUT> next;
+        Running running;
         synchronized (lock) {
             inFlight.remove(input);
             if (closed) {
@@ -425,10 +462,19 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 freeLanes.add(lane);
                 return;
             }
-            inFlight.put(next.element(), lane);
+            running = new Running(lane, next.arrivedNanos());
+            inFlight.put(next.element(), running);
         }
         // Not on this thread, which may be the device's completion thread: the stage enqueues, and may compile.
-        Thread.ofVirtual().name("sluice-flink-start").start(() -> start(lane, next.element(), next.result()));
+        Thread.ofVirtual().name("sluice-flink-start").start(() -> start(running, next.element(), next.result()));
+    }
+
+    /** Counts a failed element, unless its outcome was counted already ({@code running} null: it never had a lane). */
+    private void failed(@Nullable Running running) {
+        StageMetrics m = metrics;
+        if (m != null && (running == null || running.counted().compareAndSet(false, true))) {
+            m.failed();
+        }
     }
 
     /**
@@ -439,15 +485,21 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {
         String where;
         int running;
+        Running r;
+        boolean wasWaiting = false;
         synchronized (lock) {
-            GpuLane lane = inFlight.get(input);
+            r = inFlight.get(input);
             running = inFlight.size();
-            if (lane != null) {
+            if (r != null) {
+                GpuLane lane = r.lane();
                 where = "on device " + deviceName + ", stream " + lane.stream() + " (lane " + lane.index() + ")";
             } else {
-                waiting.removeIf(w -> w.element() == input);
+                wasWaiting = waiting.removeIf(w -> w.element() == input);
                 where = "waiting for a lane of device " + deviceName;
             }
+        }
+        if (r != null || wasWaiting) { // neither: its result raced the timer and was counted
+            failed(r);
         }
         resultFuture.completeExceptionally(new TimeoutException("sluice-flink: " + describe(input) + " timed out "
                 + where + ", with " + running + " element(s) in flight over " + lanes + " lane(s)"));
