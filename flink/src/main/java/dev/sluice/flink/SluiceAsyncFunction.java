@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -523,7 +524,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             inFlight.put(next.element(), lane);
         }
         // Not on this thread, which may be the device's completion thread: the stage enqueues, and may compile.
-        Thread.ofVirtual().name("sluice-flink-start").start(() -> start(lane, next.element(), next.result()));
+        Thread.ofVirtual().name("sluice-flink-start").start(() -> {
+            try {
+                start(lane, next.element(), next.result());
+            } catch (RejectedExecutionException taskEnded) {
+                // The task ended while the element waited (its failure frees lanes as it goes): its mailbox takes no
+                // result, and nothing waits for one.
+                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: " + describe(next.element()) + " on device "
+                        + deviceName + " started as its task ended; its result is dropped");
+            }
+        });
     }
 
     /**

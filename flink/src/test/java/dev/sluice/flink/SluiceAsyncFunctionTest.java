@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
@@ -233,11 +234,16 @@ class SluiceAsyncFunctionTest {
 
     /** {@link #failedJob(SluiceAsyncFunction)} with elements timing out after {@code timeoutMillis}. */
     private static String failedJob(SluiceAsyncFunction<float[], float[]> f, long timeoutMillis) {
+        return failedJob(f, timeoutMillis, f.lanes());
+    }
+
+    /** {@link #failedJob(SluiceAsyncFunction, long)} with the operator's capacity {@code capacity}. */
+    private static String failedJob(SluiceAsyncFunction<float[], float[]> f, long timeoutMillis, int capacity) {
         StreamExecutionEnvironment env = environment(1);
         DataStream<float[]> batches = env.fromSequence(0, 99_999).setParallelism(1)
                 .map(b -> new float[] {b, b + 1 / 8f, b + 2 / 8f, b + 3 / 8f})
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
-        AsyncDataStream.orderedWait(batches, f, timeoutMillis, TimeUnit.MILLISECONDS, f.lanes())
+        AsyncDataStream.orderedWait(batches, f, timeoutMillis, TimeUnit.MILLISECONDS, capacity)
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
                 .sinkTo(new DiscardingSink<>());
         Exception e = assertThrows(Exception.class, env::execute);
@@ -359,7 +365,45 @@ class SluiceAsyncFunctionTest {
                 (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2), 200);
         assertTrue(why.contains("TimeoutException: sluice-flink: element float[4] timed out on device cpu:0,"
                 + " stream DeviceStream[cpu:0 #"), why);
-        assertTrue(why.contains("element(s) in flight over 2 lane(s)"), why);
+        // Batch 1 has finished (held behind batch 0 by orderedWait), batch 2 waits for capacity: one on a lane.
+        assertTrue(why.contains(", with 1 element(s) in flight over 2 lane(s)"), why);
+    }
+
+    static final CountDownLatch JOB_ENDED = new CountDownLatch(1);
+    static final CountDownLatch LATE_STAGE_RETURNED = new CountDownLatch(1);
+
+    @Test
+    void anElementThatGetsALaneAsItsTaskEndsThrowsNothingOnItsThread() throws InterruptedException {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
+        try {
+            // One lane, capacity 2: batch 1 waits for the lane of batch 0, which fails 100 ms later and fails the task.
+            // Batch 1 then starts on the freed lane, on a thread of the function's, and its stage holds that thread
+            // (a test's device: stages must not block) until the job has ended, the task's mailbox closed with it.
+            String why = failedJob(SluiceAsyncFunction.<float[], float[]>of((lane, in) -> {
+                if (in[0] == 0f) {
+                    return CompletableFuture.<float[]>supplyAsync(() -> {
+                        throw new IllegalStateException("batch 0 fails late");
+                    }, CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS));
+                }
+                if (in[0] == 1f) {
+                    try {
+                        JOB_ENDED.await(30, TimeUnit.SECONDS);
+                    } finally {
+                        LATE_STAGE_RETURNED.countDown();
+                    }
+                }
+                return square(lane, in);
+            }, 1), 30_000, 2);
+            assertTrue(why.contains("batch 0 fails late"), why);
+            JOB_ENDED.countDown();
+            assertTrue(LATE_STAGE_RETURNED.await(30, TimeUnit.SECONDS), "batch 1 started on the freed lane");
+            Thread.sleep(200); // its failure, on the same thread, just after
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+        assertEquals(List.of(), uncaught, "the late element's failure threw on its thread");
     }
 
     @Test
