@@ -3,6 +3,7 @@ package dev.sluice.flink;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceException;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
@@ -26,6 +27,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
@@ -64,7 +66,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Failures.</b> A stage that throws, returns null, or whose future completes exceptionally or with null fails its
  * element's {@code ResultFuture} with a {@link GpuStageException} naming the element and the device; Flink then fails
  * the job or restarts it by its restart strategy. {@link #timeout} fails the element with a {@link TimeoutException}
- * naming the device, the stream and the elements in flight.
+ * naming the device, the stream and the elements in flight. A sticky device fault (a {@link DeviceException} whose
+ * {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every backend but the CPU simulator:
+ * see {@link #fatalOnStickyFault(boolean)}.
  *
  * <p><b>Metrics.</b> Each subtask registers, in the group {@code device} = its device's name of the operator's metric
  * group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and the bytes its lanes
@@ -91,6 +95,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private final DeviceAssignment assignment;
     /** The backend's name, or null for the default one. */
     private final @Nullable String backend;
+    /** Whether a sticky device fault fails the TaskManager; null: on every backend but the CPU simulator. */
+    private final @Nullable Boolean fatalOnStickyFault;
+    /** What the task thread throws for a sticky fault's fatal error: the error itself, but in tests. */
+    private final FatalErrorSignal fatalErrorSignal;
 
     // Per subtask, from open() on (not serialized).
     private transient SharedContexts.@Nullable Reference reference;
@@ -104,6 +112,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient Map<Kernel, DeviceFunction> functions;
     private transient @Nullable StageMetrics metrics;
     private transient boolean closed;
+    /** {@link #fatalOnStickyFault}, resolved for the subtask's backend. */
+    private transient boolean stickyFaultIsFatal;
 
     /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
     private record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
@@ -128,6 +138,11 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      *                                  positive
      */
     public SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend) {
+        this(stage, lanes, assignment, backend, null, FatalErrorSignal.THROW);
+    }
+
+    private SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend,
+            @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal) {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "null");
         }
@@ -141,6 +156,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this.lanes = lanes;
         this.assignment = assignment;
         this.backend = backend;
+        this.fatalOnStickyFault = fatalOnStickyFault;
+        this.fatalErrorSignal = fatalErrorSignal;
     }
 
     /** A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned round robin. */
@@ -150,7 +167,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /** This function with subtasks placed on devices by {@code assignment} instead. */
     public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend);
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
     }
 
     /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
@@ -158,7 +175,47 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (backend == null || backend.isBlank()) {
             throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
         }
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend);
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
+    }
+
+    /**
+     * This function with a sticky device fault fatal to the TaskManager ({@code true}) or failing its elements only
+     * ({@code false}). By default it is fatal on every backend but the CPU simulator, whose faults stay inside their
+     * context.
+     *
+     * <p>A sticky fault (a {@link DeviceException} whose {@link DeviceException#isSticky()} holds, among the causes of
+     * an element's failure) leaves the context unusable, and on CUDA every context of the process: a restarted task
+     * would fail to open its device again, restart after restart. When fatal, the element's result is a
+     * {@link StickyDeviceFaultError} thrown on Flink's task thread, which Flink holds fatal to the JVM: the task halts
+     * the TaskManager's process at once (no clean shutdown), its deployment starts a new one, and the job restarts by its
+     * restart strategy on the slots it finds. Run one TaskManager per GPU, so that the other GPUs' work goes on. Other
+     * failures, a non-sticky {@link DeviceException} among them, fail their element as always.
+     */
+    public SluiceAsyncFunction<IN, OUT> fatalOnStickyFault(boolean fatal) {
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatal, fatalErrorSignal);
+    }
+
+    /**
+     * This function with {@code signal} deciding what the task thread throws for a sticky fault's fatal error: a test
+     * on an embedded cluster cannot let the real error through, which halts the JVM.
+     */
+    SluiceAsyncFunction<IN, OUT> fatalErrorSignal(FatalErrorSignal signal) {
+        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, signal);
+    }
+
+    /** Whether a sticky fault is fatal on {@code backend} unless told otherwise: everywhere but the CPU simulator. */
+    static boolean stickyFaultIsFatalByDefault(String backend) {
+        return !"cpu".equalsIgnoreCase(backend);
+    }
+
+    /** What the task thread throws for a sticky fault's fatal error. */
+    @FunctionalInterface
+    interface FatalErrorSignal extends Serializable {
+        /** The error itself: Flink halts the TaskManager. */
+        FatalErrorSignal THROW = error -> error;
+
+        /** What the task thread throws for {@code error}: an {@link Error} or an {@link Exception}. */
+        Throwable onTaskThread(StickyDeviceFaultError error);
     }
 
     /** The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. */
@@ -193,6 +250,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                     + " but this TaskManager has " + devices.size() + " device(s), positions 0 to " + (devices.size() - 1));
         }
         int device = devices.get(position);
+        stickyFaultIsFatal = fatalOnStickyFault != null ? fatalOnStickyFault : stickyFaultIsFatalByDefault(api);
 
         ClassLoader owner = rc.getUserCodeClassLoader();
         // The backstop: a task that ends without close() must not keep a context (and its pinned memory) for ever.
@@ -227,7 +285,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
         LOG.log(System.Logger.Level.INFO, "sluice-flink: " + rc.getTaskInfo().getTaskNameWithSubtasks() + " (subtask "
                 + subtask + ") on device " + deviceName + ", position " + position + " of " + devices + " from " + from
-                + ", " + lanes + " lane(s)");
+                + ", " + lanes + " lane(s), a sticky device fault " + (stickyFaultIsFatal ? "fails the TaskManager"
+                : "fails its elements"));
     }
 
     /** Reads the devices of Flink's external resource {@code gpu} into {@code into}; a description of where from. */
@@ -388,7 +447,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         } catch (Throwable t) {
             failed(running);
             laneFreeAfterItsWork(lane, input);
-            resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage failed on " + describe(input)
+            fail(resultFuture, lane, input, new GpuStageException("sluice-flink: the stage failed on " + describe(input)
                     + " (device " + deviceName + ", lane " + lane.index() + "): " + t, t));
             if (t instanceof VirtualMachineError e) {
                 throw e;
@@ -422,7 +481,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
-                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: " + describe(input)
+                fail(resultFuture, lane, input, new GpuStageException("sluice-flink: " + describe(input)
                         + " failed on device " + deviceName + " (lane " + lane.index() + "): " + cause, cause));
             } else if (out == null) {
                 resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage's future completed"
@@ -431,6 +490,43 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 resultFuture.complete(Collections.singleton(out));
             }
         });
+    }
+
+    /**
+     * Fails {@code input}'s result with {@code failure}; or, for a sticky device fault that is fatal here, completes it
+     * with a result that throws a {@link StickyDeviceFaultError} when Flink takes it, on the task thread.
+     */
+    private void fail(ResultFuture<OUT> resultFuture, GpuLane lane, IN input, GpuStageException failure) {
+        DeviceException sticky = stickyFault(failure);
+        if (sticky == null || !stickyFaultIsFatal) {
+            resultFuture.completeExceptionally(failure);
+            return;
+        }
+        StickyDeviceFaultError fatal = new StickyDeviceFaultError("sluice-flink: a sticky device fault on device "
+                + deviceName + " (lane " + lane.index() + ", " + describe(input) + ") leaves this process's device state"
+                + " unusable: failing the TaskManager so that a new process takes its place: " + sticky, failure);
+        LOG.log(System.Logger.Level.ERROR, fatal.getMessage());
+        // complete(CollectionSupplier) runs the supplier in the task's mailbox, on the task thread: Flink's Task sees an
+        // error fatal to the JVM there, and halts the process. completeExceptionally would wrap it into an Exception.
+        FatalErrorSignal signal = fatalErrorSignal;
+        resultFuture.complete(() -> {
+            Throwable thrown = signal.onTaskThread(fatal);
+            if (thrown instanceof Error e) {
+                throw e;
+            }
+            throw (Exception) thrown;
+        });
+    }
+
+    /** The sticky {@link DeviceException} among {@code failure}'s causes, or null. */
+    private static @Nullable DeviceException stickyFault(Throwable failure) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof DeviceException d && d.isSticky()) {
+                return d;
+            }
+        }
+        return null;
     }
 
     /**
@@ -466,7 +562,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             inFlight.put(next.element(), running);
         }
         // Not on this thread, which may be the device's completion thread: the stage enqueues, and may compile.
-        Thread.ofVirtual().name("sluice-flink-start").start(() -> start(running, next.element(), next.result()));
+        Thread.ofVirtual().name("sluice-flink-start").start(() -> {
+            try {
+                start(running, next.element(), next.result());
+            } catch (RejectedExecutionException taskEnded) {
+                // The task ended while the element waited (its failure frees lanes as it goes): its mailbox takes no
+                // result, and nothing waits for one.
+                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: " + describe(next.element()) + " on device "
+                        + deviceName + " started as its task ended; its result is dropped");
+            }
+        });
     }
 
     /** Counts a failed element, unless its outcome was counted already ({@code running} null: it never had a lane). */
@@ -583,6 +688,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         private int lanes = 4;
         private DeviceAssignment assignment = DeviceAssignment.roundRobin();
         private @Nullable String backend;
+        private @Nullable Boolean fatalOnStickyFault;
 
         private Builder(KernelSource kernel) {
             if (kernel == null) {
@@ -642,6 +748,15 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
 
         /**
+         * Whether a sticky device fault fails the TaskManager; by default on every backend but the CPU simulator. See
+         * {@link SluiceAsyncFunction#fatalOnStickyFault(boolean)}.
+         */
+        public Builder<I, O> fatalOnStickyFault(boolean fatal) {
+            this.fatalOnStickyFault = fatal;
+            return this;
+        }
+
+        /**
          * The function.
          *
          * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
@@ -654,7 +769,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 throw new InvalidArgumentException("output", "not given: call output(type, reader)");
             }
             return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, outputType, outputCount, output,
-                    launch), lanes, assignment, backend);
+                    launch), lanes, assignment, backend, fatalOnStickyFault, FatalErrorSignal.THROW);
         }
 
         private static <T> T notNull(String name, @Nullable T value) {

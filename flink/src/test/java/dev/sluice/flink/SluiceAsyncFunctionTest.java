@@ -2,12 +2,14 @@ package dev.sluice.flink;
 
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceException;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.HostData;
@@ -21,6 +23,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
@@ -35,6 +39,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,6 +74,23 @@ class SluiceAsyncFunctionTest {
                 long i = t.globalIdX();
                 if (i < t.longArg(2)) {
                     float v = t.pointer(0).getAtIndex(JAVA_FLOAT, i);
+                    t.pointer(1).setAtIndex(JAVA_FLOAT, i, v * v);
+                }
+            })
+            .build();
+
+    /** Like {@link #SQUARE}, but a thread that reads 5.0 faults the context, as an illegal address would. */
+    static final Kernel SQUARE_OR_FAULT_AT_FIVE = Kernel.named("square_or_fault_at_five")
+            .param(KernelParam.pointer("in", DType.F32))
+            .param(KernelParam.pointer("out", DType.F32))
+            .param(KernelParam.scalar("n", DType.I64))
+            .java(t -> {
+                long i = t.globalIdX();
+                if (i < t.longArg(2)) {
+                    float v = t.pointer(0).getAtIndex(JAVA_FLOAT, i);
+                    if (v == 5f) {
+                        throw new IllegalStateException("illegal address at 5.0");
+                    }
                     t.pointer(1).setAtIndex(JAVA_FLOAT, i, v * v);
                 }
             })
@@ -131,13 +153,18 @@ class SluiceAsyncFunctionTest {
 
     /** The stage of {@link #SQUARE} written against the lane directly: upload, launch, download into staging. */
     static CompletableFuture<float[]> square(GpuLane lane, float[] batch) {
+        return square(lane, batch, SQUARE);
+    }
+
+    /** The stage of {@code kernel}, {@code (in, out, long n)}. */
+    static CompletableFuture<float[]> square(GpuLane lane, float[] batch, Kernel kernel) {
         DeviceStream s = lane.stream();
         int n = batch.length;
         DeviceBuffer in = lane.deviceBuffer(0, DType.F32, n);
         DeviceBuffer out = lane.deviceBuffer(1, DType.F32, n);
         HostBuffer staging = lane.staging(0, DType.F32, n);
         s.enqueueCopy(HostData.of(batch), in);
-        s.enqueueLaunch(lane.function(SQUARE), LaunchConfig.forElements(n), in, out, (long) n);
+        s.enqueueLaunch(lane.function(kernel), LaunchConfig.forElements(n), in, out, (long) n);
         return s.enqueueCopy(out, staging).thenApply(v -> staging.segment().toArray(JAVA_FLOAT));
     }
 
@@ -196,10 +223,27 @@ class SluiceAsyncFunctionTest {
         }
     }
 
-    /** Runs a job of 8 batches through {@code f}, expecting it to fail; the failure's messages, causes included. */
+    /**
+     * Runs batches {@code [b, b + 1/8, b + 2/8, b + 3/8]} through {@code f}, expecting it to fail early; the failure's
+     * messages, causes included. The source has far more batches than the job gets to: a source that ran out first
+     * would ask its coordinator for another split, and the task's failure could then reach the job as a lost event.
+     */
     private static String failedJob(SluiceAsyncFunction<float[], float[]> f) {
+        return failedJob(f, 30_000);
+    }
+
+    /** {@link #failedJob(SluiceAsyncFunction)} with elements timing out after {@code timeoutMillis}. */
+    private static String failedJob(SluiceAsyncFunction<float[], float[]> f, long timeoutMillis) {
+        return failedJob(f, timeoutMillis, f.lanes());
+    }
+
+    /** {@link #failedJob(SluiceAsyncFunction, long)} with the operator's capacity {@code capacity}. */
+    private static String failedJob(SluiceAsyncFunction<float[], float[]> f, long timeoutMillis, int capacity) {
         StreamExecutionEnvironment env = environment(1);
-        AsyncDataStream.orderedWait(batches(env, 8, 4), f, 30, TimeUnit.SECONDS, f.lanes())
+        DataStream<float[]> batches = env.fromSequence(0, 99_999).setParallelism(1)
+                .map(b -> new float[] {b, b + 1 / 8f, b + 2 / 8f, b + 3 / 8f})
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
+        AsyncDataStream.orderedWait(batches, f, timeoutMillis, TimeUnit.MILLISECONDS, capacity)
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
                 .sinkTo(new DiscardingSink<>());
         Exception e = assertThrows(Exception.class, env::execute);
@@ -246,22 +290,120 @@ class SluiceAsyncFunctionTest {
         assertTrue(why.contains("input: 6 bytes, not a positive whole number of F32 elements of 4 bytes"), why);
     }
 
+    static final List<StickyDeviceFaultError> FATAL_ERRORS = new CopyOnWriteArrayList<>();
+    static final List<String> FATAL_ERROR_THREADS = new CopyOnWriteArrayList<>();
+
+    /**
+     * {@code f} with the fatal error of a sticky fault recorded, with the thread that took it, and an ordinary exception
+     * thrown in its place: the real error would halt this JVM.
+     */
+    private static SluiceAsyncFunction<float[], float[]> recordingFatalErrors(SluiceAsyncFunction<float[], float[]> f) {
+        FATAL_ERRORS.clear();
+        FATAL_ERROR_THREADS.clear();
+        return f.fatalErrorSignal(error -> {
+            FATAL_ERRORS.add(error);
+            FATAL_ERROR_THREADS.add(Thread.currentThread().getName());
+            return new IllegalStateException("fatal error signalled: " + error.getMessage());
+        });
+    }
+
     @Test
-    void aTimeoutNamesDeviceStreamAndInFlight() throws Exception {
-        StreamExecutionEnvironment env = environment(1);
-        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of(
-                (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2);
-        AsyncDataStream.orderedWait(batches(env, 3, 4), f, 200, TimeUnit.MILLISECONDS, f.lanes())
-                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
-                .sinkTo(new DiscardingSink<>());
-        Exception e = assertThrows(Exception.class, env::execute);
-        StringBuilder why = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            why.append(t).append('\n');
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
+    @ExpectWarning(logger = "dev.sluice.flink", containing = "a sticky device fault on device cpu:0")
+    void aStickyFaultIsFatalToTheTaskManagerWhenSwitchedOn() {
+        String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.<float[], float[]>of(
+                (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2).fatalOnStickyFault(true)));
+        assertTrue(why.contains("fatal error signalled: sluice-flink: a sticky device fault on device cpu:0 (lane "), why);
+        assertTrue(!FATAL_ERRORS.isEmpty(), "the fatal error was signalled");
+        StickyDeviceFaultError fatal = FATAL_ERRORS.get(0);
+        assertTrue(ExceptionUtils.isJvmFatalError(fatal), "Flink holds it fatal to the JVM, and halts the TaskManager");
+        assertTrue(fatal.getMessage().contains("element float[4]) leaves this process's device state unusable"),
+                fatal.getMessage());
+        GpuStageException element = assertInstanceOf(GpuStageException.class, fatal.getCause());
+        DeviceException sticky = assertInstanceOf(DeviceException.class, element.getCause());
+        assertTrue(sticky.isSticky());
+        // Flink's Task halts the JVM for a fatal error that its task thread throws, and for no other thread's.
+        assertTrue(FATAL_ERROR_THREADS.get(0).contains("async wait operator"),
+                "thrown on the task thread, not " + FATAL_ERROR_THREADS.get(0));
+    }
+
+    @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
+    void aStickyFaultFailsOnlyItsElementsOnTheCpuSimulatorByDefault() {
+        String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.of(
+                (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2)));
+        // Batch 5's own failure, or that of a batch after it refused by the faulted context: either names the fault.
+        assertTrue(why.contains("GpuStageException: sluice-flink: "), why);
+        assertTrue(why.contains("element float[4]") && why.contains("device cpu:0"), why);
+        assertTrue(why.contains("illegal address at 5.0"), why);
+        assertEquals(List.of(), FATAL_ERRORS);
+    }
+
+    @Test
+    void aNonStickyDeviceErrorFailsOnlyItsElementEvenWhereStickyFaultsAreFatal() {
+        String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.<float[], float[]>of((lane, in) -> {
+            if (in[0] == 5f) {
+                throw new DeviceException("launch refused", "TEST_NOT_STICKY", 1, false, null);
+            }
+            return square(lane, in);
+        }, 2).fatalOnStickyFault(true)));
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device cpu:0,"), why);
+        assertTrue(why.contains("launch refused"), why);
+        assertEquals(List.of(), FATAL_ERRORS);
+    }
+
+    @Test
+    void stickyFaultsAreFatalByDefaultOnEveryBackendButTheCpuSimulator() {
+        assertTrue(SluiceAsyncFunction.stickyFaultIsFatalByDefault("cuda"));
+        assertTrue(SluiceAsyncFunction.stickyFaultIsFatalByDefault("hip"));
+        assertTrue(!SluiceAsyncFunction.stickyFaultIsFatalByDefault("cpu"));
+    }
+
+    @Test
+    void aTimeoutNamesDeviceStreamAndInFlight() {
+        String why = failedJob(SluiceAsyncFunction.of(
+                (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2), 200);
+        assertTrue(why.contains("TimeoutException: sluice-flink: element float[4] timed out on device cpu:0,"
+                + " stream DeviceStream[cpu:0 #"), why);
+        // Batch 1 has finished (held behind batch 0 by orderedWait), batch 2 waits for capacity: one on a lane.
+        assertTrue(why.contains(", with 1 element(s) in flight over 2 lane(s)"), why);
+    }
+
+    static final CountDownLatch JOB_ENDED = new CountDownLatch(1);
+    static final CountDownLatch LATE_STAGE_RETURNED = new CountDownLatch(1);
+
+    @Test
+    void anElementThatGetsALaneAsItsTaskEndsThrowsNothingOnItsThread() throws InterruptedException {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
+        try {
+            // One lane, capacity 2: batch 1 waits for the lane of batch 0, which fails 100 ms later and fails the task.
+            // Batch 1 then starts on the freed lane, on a thread of the function's, and its stage holds that thread
+            // (a test's device: stages must not block) until the job has ended, the task's mailbox closed with it.
+            String why = failedJob(SluiceAsyncFunction.<float[], float[]>of((lane, in) -> {
+                if (in[0] == 0f) {
+                    return CompletableFuture.<float[]>supplyAsync(() -> {
+                        throw new IllegalStateException("batch 0 fails late");
+                    }, CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS));
+                }
+                if (in[0] == 1f) {
+                    try {
+                        JOB_ENDED.await(30, TimeUnit.SECONDS);
+                    } finally {
+                        LATE_STAGE_RETURNED.countDown();
+                    }
+                }
+                return square(lane, in);
+            }, 1), 30_000, 2);
+            assertTrue(why.contains("batch 0 fails late"), why);
+            JOB_ENDED.countDown();
+            assertTrue(LATE_STAGE_RETURNED.await(30, TimeUnit.SECONDS), "batch 1 started on the freed lane");
+            Thread.sleep(200); // its failure, on the same thread, just after
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
         }
-        assertTrue(why.toString().contains("TimeoutException: sluice-flink: element float[4] timed out on device cpu:0,"
-                + " stream DeviceStream[cpu:0 #"), why.toString());
-        assertTrue(why.toString().contains("element(s) in flight over 2 lane(s)"), why.toString());
+        assertEquals(List.of(), uncaught, "the late element's failure threw on its thread");
     }
 
     @Test
