@@ -72,8 +72,8 @@ import reactor.core.publisher.Flux;
  * released (their pinned memory goes back once the downloads into it have finished); nothing leaks.
  * <li><b>Resources:</b> the caller owns the input batches and closes them; from the moment the pipeline receives a
  * batch until its buffers have been copied into the lane's staging buffer or, for a batch of pinned memory, its copies
- * to the device have been enqueued, it holds a reference to each of its buffers, so a batch may be closed, or a reader's root reloaded with the next batch,
- * as soon as it has been emitted upstream. The pinned memory of a batch closed while its upload is in flight is freed
+ * to the device have been enqueued, it holds a reference to each of its buffers, so a batch may be closed, or a
+ * reader's root reloaded with the next batch, as soon as it has been emitted upstream. The pinned memory of a batch closed while its upload is in flight is freed
  * once the upload has finished (Sluice's rule for host buffers; Arrow's accounting shows it released at once). Do not
  * write into a batch's buffers until its result has been emitted: the device may still be reading them. The
  * subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports unclosed
@@ -281,8 +281,7 @@ public final class ArrowPipeline implements AutoCloseable {
          * the whole batch is then staged ({@link #copyTo}).
          */
         @Nullable DeviceFuture<?> uploadPinned(DeviceStream stream, DeviceBuffer in) {
-            List<@Nullable HostBuffer> pieces = pinnedPieces(stream.context());
-            if (pieces == null) {
+            if (!allPinnedFor(stream.context())) {
                 return null;
             }
             if (!state.compareAndSet(HELD, COPYING)) {
@@ -293,10 +292,13 @@ public final class ArrowPipeline implements AutoCloseable {
                 for (int c = 0; c < layout.input().size(); c++) {
                     BatchLayout.Segment s = layout.input().get(c);
                     long[] at = {s.validityAt(), s.offsetsAt(), s.dataAt()};
+                    long[] bytes = {s.validityBytes(), s.offsetBytes(), s.dataBytes()};
                     for (int k = 0; k < 3; k++) {
-                        HostBuffer piece = pieces.get(3 * c + k);
-                        if (piece != null) {
-                            last = stream.enqueueCopy(piece, in.slice(at[k], piece.byteSize()));
+                        ArrowBuf b = buffers.get(3 * c + k);
+                        if (b != null) {
+                            HostBuffer pinned = Objects.requireNonNull(PinnedAllocationFactory.pinnedBytes(b));
+                            HostBuffer piece = pinned.slice(b.memoryAddress() - pinned.segment().address(), bytes[k]);
+                            last = stream.enqueueCopy(piece, in.slice(at[k], bytes[k]));
                         }
                     }
                 }
@@ -308,28 +310,17 @@ public final class ArrowPipeline implements AutoCloseable {
         }
 
         /**
-         * Views of the buffers' pinned memory (U8, as long as the layout says; null where the batch has no such buffer),
-         * or null if a buffer is not memory of a {@link PinnedAllocationFactory} that {@code context} can use.
+         * Whether every buffer of the batch is memory of a {@link PinnedAllocationFactory} that {@code context} can use.
+         * Reads no memory, so it is safe while the pipeline may be letting the buffers go ({@link #discard}).
          */
-        private @Nullable List<@Nullable HostBuffer> pinnedPieces(DeviceContext context) {
-            List<@Nullable HostBuffer> pieces = new ArrayList<>(buffers.size());
-            for (int c = 0; c < layout.input().size(); c++) {
-                BatchLayout.Segment s = layout.input().get(c);
-                long[] bytes = {s.validityBytes(), s.offsetBytes(), s.dataBytes()};
-                for (int k = 0; k < 3; k++) {
-                    ArrowBuf b = buffers.get(3 * c + k);
-                    if (b == null || bytes[k] == 0) {
-                        pieces.add(null);
-                        continue;
-                    }
-                    HostBuffer pinned = PinnedAllocationFactory.pinnedBytes(b);
-                    if (pinned == null || !context.sharesPinnedMemoryWith(pinned.context())) {
-                        return null;
-                    }
-                    pieces.add(pinned.slice(b.memoryAddress() - pinned.segment().address(), bytes[k]));
+        private boolean allPinnedFor(DeviceContext context) {
+            for (ArrowBuf b : buffers) {
+                HostBuffer pinned = b == null ? null : PinnedAllocationFactory.pinnedBytes(b);
+                if (b != null && (pinned == null || !context.sharesPinnedMemoryWith(pinned.context()))) {
+                    return false;
                 }
             }
-            return pieces;
+            return true;
         }
 
         /** Copies the buffers into {@code staging} at their places, then lets them go. */
