@@ -4,6 +4,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
@@ -70,11 +71,13 @@ import reactor.core.publisher.Flux;
  * <li><b>Cancellation:</b> cancels upstream; batches already on the device finish there and their results are
  * released (their pinned memory goes back once the downloads into it have finished); nothing leaks.
  * <li><b>Resources:</b> the caller owns the input batches and closes them; from the moment the pipeline receives a
- * batch until its buffers have been copied into the lane's pinned staging buffer, it holds a reference to each of
- * them, so a batch may be closed, or a reader's root reloaded with the next batch, as soon as it has been emitted
- * upstream. The subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports
- * unclosed results as leaks). Close the pipeline (its lanes, as {@link GpuPipeline#close()}) before the allocator's
- * context.
+ * batch until its buffers have been copied into the lane's staging buffer or, for a batch of pinned memory, its copies
+ * to the device have been enqueued, it holds a reference to each of its buffers, so a batch may be closed, or a
+ * reader's root reloaded with the next batch, as soon as it has been emitted upstream. The pinned memory of a batch closed while its upload is in flight is freed
+ * once the upload has finished (Sluice's rule for host buffers; Arrow's accounting shows it released at once). Do not
+ * write into a batch's buffers until its result has been emitted: the device may still be reading them. The
+ * subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports unclosed
+ * results as leaks). Close the pipeline (its lanes, as {@link GpuPipeline#close()}) before the allocator's context.
  * <li><b>Errors:</b> a bad batch (null, without columns, whose columns differ in length, a closed vector, a column of
  * an unsupported type, more rows or bytes than the {@link Builder#capacity capacity}, lacking a pass-through column)
  * fails the {@code Flux} with an {@link InvalidArgumentException} naming {@code batch}, as does an exception the stage
@@ -82,8 +85,11 @@ import reactor.core.publisher.Flux;
  * results are released, not emitted.
  * </ul>
  *
- * <p>Each batch's buffers are copied (one host copy) into the lane's pinned staging buffer and uploaded as one chunk;
- * results need no host copy. Thread-safe as {@link GpuPipeline}.
+ * <p>A batch whose buffers are all memory of a {@link PinnedAllocationFactory} allocator (of this context, or of one
+ * whose pinned memory it {@linkplain DeviceContext#sharesPinnedMemoryWith can use}) is uploaded straight from them, one
+ * copy per validity, offsets and data buffer, with no host copy and no staging buffer. A batch with any other buffer
+ * (Arrow's default allocator, say) is copied whole (one host copy) into the lane's pinned staging buffer and uploaded
+ * from there. Results need no host copy. Thread-safe as {@link GpuPipeline}.
  */
 public final class ArrowPipeline implements AutoCloseable {
 
@@ -227,7 +233,10 @@ public final class ArrowPipeline implements AutoCloseable {
 
     // ---------------------------------------------------------------- batches as chunks
 
-    /** One batch in the pipeline: its layout, and references to its buffers until they are copied into staging. */
+    /**
+     * One batch in the pipeline: its layout, and references to its buffers until they are uploaded from their pinned
+     * memory or copied into staging.
+     */
     static final class Job {
         private static final int HELD = 0;
         private static final int COPYING = 1;
@@ -262,6 +271,56 @@ public final class ArrowPipeline implements AutoCloseable {
                 }
             }
             return new Job(layout, results, buffers);
+        }
+
+        /**
+         * Uploads the buffers straight from their pinned memory into their places in {@code in}, one copy each, where
+         * every one of them is memory of a {@link PinnedAllocationFactory} that {@code stream}'s context can use, then
+         * lets them go: the pinned memory stays allocated until the copies have finished (Sluice's rule for host
+         * buffers), whoever releases the batch meanwhile. Null, having enqueued nothing, where a buffer is other memory:
+         * the whole batch is then staged ({@link #copyTo}).
+         */
+        @Nullable DeviceFuture<?> uploadPinned(DeviceStream stream, DeviceBuffer in) {
+            if (!allPinnedFor(stream.context())) {
+                return null;
+            }
+            if (!state.compareAndSet(HELD, COPYING)) {
+                throw new IllegalStateException("the batch's buffers were released before its upload");
+            }
+            try {
+                DeviceFuture<?> last = null;
+                for (int c = 0; c < layout.input().size(); c++) {
+                    BatchLayout.Segment s = layout.input().get(c);
+                    long[] at = {s.validityAt(), s.offsetsAt(), s.dataAt()};
+                    long[] bytes = {s.validityBytes(), s.offsetBytes(), s.dataBytes()};
+                    for (int k = 0; k < 3; k++) {
+                        ArrowBuf b = buffers.get(3 * c + k);
+                        if (b != null) {
+                            HostBuffer pinned = Objects.requireNonNull(PinnedAllocationFactory.pinnedBytes(b));
+                            HostBuffer piece = pinned.slice(b.memoryAddress() - pinned.segment().address(), bytes[k]);
+                            last = stream.enqueueCopy(piece, in.slice(at[k], bytes[k]));
+                        }
+                    }
+                }
+                return last != null ? last : stream.enqueueMarker(); // a batch of 0 rows has no buffers
+            } finally {
+                state.set(RELEASED);
+                release();
+            }
+        }
+
+        /**
+         * Whether every buffer of the batch is memory of a {@link PinnedAllocationFactory} that {@code context} can use.
+         * Reads no memory, so it is safe while the pipeline may be letting the buffers go ({@link #discard}).
+         */
+        private boolean allPinnedFor(DeviceContext context) {
+            for (ArrowBuf b : buffers) {
+                HostBuffer pinned = b == null ? null : PinnedAllocationFactory.pinnedBytes(b);
+                if (b != null && (pinned == null || !context.sharesPinnedMemoryWith(pinned.context()))) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Copies the buffers into {@code staging} at their places, then lets them go. */
@@ -318,6 +377,11 @@ public final class ArrowPipeline implements AutoCloseable {
         @Override
         public void copyTo(Job job, MemorySegment staging) {
             job.copyTo(staging);
+        }
+
+        @Override
+        public @Nullable DeviceFuture<?> enqueueUpload(Job job, DeviceStream stream, DeviceBuffer in) {
+            return job.uploadPinned(stream, in);
         }
 
         @Override

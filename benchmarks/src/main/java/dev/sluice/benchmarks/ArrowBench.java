@@ -11,16 +11,27 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.arrow.ArrowColumns;
+import dev.sluice.arrow.ArrowPipeline;
 import dev.sluice.arrow.DeviceColumn;
 import dev.sluice.arrow.PinnedAllocationFactory;
 import dev.sluice.kernel.Kernels;
+import dev.sluice.reactive.Chunks;
+import dev.sluice.reactive.GpuPipeline;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import reactor.core.publisher.Flux;
 
 /**
  * One float column through upload, kernel ({@code y = x * 2 + 1}) and download, three ways in one process, alternating
@@ -31,8 +42,15 @@ import org.apache.arrow.vector.Float4Vector;
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.ArrowBench \
- *     [--api cuda|hip|cpu] [--mib 1024] [--reps 7]
+ *     [--api cuda|hip|cpu] [--mib 1024] [--reps 7] [--pipeline [--batch-rows 4194304] [--lanes 3]]
  * </pre>
+ *
+ * <p>With {@code --pipeline} the column goes through pipelines in batches of {@code --batch-rows} rows, three ways:
+ * an {@code ArrowPipeline} over record batches of the pinned allocator ({@code arrow-pipeline}, uploaded straight from
+ * their buffers), the same over batches of Arrow's default allocator ({@code arrow-pipeline-staged}, copied into the
+ * lanes' staging buffers first), and a {@code GpuPipeline} over slices of one Sluice pinned buffer, downloading into
+ * slices of another ({@code sluice-pipeline}, the yardstick). Both Arrow ways download each result into new vectors
+ * of the pinned allocator, so their ratio is the staging copy's cost alone.
  */
 public final class ArrowBench {
 
@@ -49,17 +67,23 @@ public final class ArrowBench {
         String api = null;
         long mib = 1024;
         int reps = 7;
+        boolean pipeline = false;
+        int batchRows = 1 << 22;
+        int lanes = 3;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--api" -> api = args[++i];
                 case "--mib" -> mib = Long.parseLong(args[++i]);
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: ArrowBench [--api cuda|hip|cpu] [--mib 1024] [--reps 7]");
+                case "--pipeline" -> pipeline = true;
+                case "--batch-rows" -> batchRows = Integer.parseInt(args[++i]);
+                case "--lanes" -> lanes = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: ArrowBench"
+                        + " [--api cuda|hip|cpu] [--mib 1024] [--reps 7] [--pipeline [--batch-rows 4194304] [--lanes 3]]");
             }
         }
         try (DeviceContext ctx = api == null ? DeviceContext.open() : DeviceContext.open(api, 0)) {
-            for (String line : run(ctx, mib, reps)) {
+            for (String line : pipeline ? runPipelines(ctx, mib, batchRows, lanes, reps) : run(ctx, mib, reps)) {
                 System.out.println(line);
             }
         }
@@ -146,6 +170,125 @@ public final class ArrowBench {
         out.add(String.format(Locale.ROOT, "ratio arrow-pinned / sluice-pinned (throughput): %.3f", median[1] / median[0]));
         out.add(String.format(Locale.ROOT, "ratio arrow-pinned / arrow-arrays (throughput): %.3f", median[2] / median[0]));
         return out;
+    }
+
+    /**
+     * The report of {@code --pipeline}: one line per way, the staging buffers each way allocated in its first round,
+     * then the ratios.
+     */
+    static List<String> runPipelines(DeviceContext ctx, long mib, int batchRows, int lanes, int reps) throws Exception {
+        long rows = mib * (1 << 20) / 4;
+        int batches = Math.toIntExact((rows + batchRows - 1) / batchRows);
+        double[][] ms = new double[3][reps];
+        long[] staging = new long[3];
+        String[] names = {"arrow-pipeline", "arrow-pipeline-staged", "sluice-pipeline"};
+        ArrowType f32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+        Schema schema = new Schema(List.of(Field.notNullable("x", f32)));
+        // A batch's buffers as the pipeline lays them out: the bitmap and the values, each rounded up to 64 bytes.
+        long maxBatchBytes = align((batchRows + 7L) / 8) + align(batchRows * 4L);
+        try (RootAllocator pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
+                RootAllocator plain = new RootAllocator();
+                HostBuffer hx = ctx.allocateHost(DType.F32, rows); HostBuffer hy = ctx.allocateHost(DType.F32, rows);
+                ArrowPipeline arrow = ArrowPipeline.builder(ctx, pinned).lanes(lanes).capacity(batchRows, maxBatchBytes)
+                        .output(Field.notNullable("y", f32)).kernel(SCALE)
+                        .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SCALE),
+                                LaunchConfig.forElements(in.rowCount()), in.column("x").data(), out.column("y").data(),
+                                (long) in.rowCount()))
+                        .build();
+                GpuPipeline<HostBuffer, HostBuffer> sluice = GpuPipeline.builder(ctx).lanes(lanes)
+                        .chunkElements(batchRows, DType.F32).kernel(SCALE)
+                        .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(SCALE),
+                                LaunchConfig.forElements(lane.elements()), in, out, lane.elements()))
+                        .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hy.slice(seq * batchRows, n))) {
+            List<VectorSchemaRoot> pinnedBatches = new ArrayList<>(batches);
+            List<VectorSchemaRoot> plainBatches = new ArrayList<>(batches);
+            try { // the batches are closed before their allocators
+                List<HostBuffer> chunks = new ArrayList<>(batches);
+                for (int b = 0; b < batches; b++) {
+                    long first = (long) b * batchRows;
+                    int n = (int) Math.min(batchRows, rows - first);
+                    pinnedBatches.add(batch(schema, pinned, first, n));
+                    plainBatches.add(batch(schema, plain, first, n));
+                    chunks.add(hx.slice(first, n));
+                }
+                for (long i = 0; i < rows; i++) {
+                    hx.setFloat(i, i);
+                }
+                // One warm-up round (it also opens the lanes), then reps rounds, the three ways in turn within each.
+                for (int r = -1; r < reps; r++) {
+                    for (int way = 0; way < 3; way++) {
+                        long t0 = System.nanoTime();
+                        if (way < 2) {
+                            arrow.process(Flux.fromIterable(way == 0 ? pinnedBatches : plainBatches)).index()
+                                    .doOnNext(result -> {
+                                        try (VectorSchemaRoot y = result.getT2()) {
+                                            check((Float4Vector) y.getVector("y"), result.getT1() * batchRows, y.getRowCount());
+                                        }
+                                    })
+                                    .blockLast(Duration.ofSeconds(600));
+                        } else {
+                            sluice.process(Flux.fromIterable(chunks)).blockLast(Duration.ofSeconds(600));
+                        }
+                        if (r >= 0) {
+                            ms[way][r] = (System.nanoTime() - t0) / 1e6;
+                        } else { // a lane allocates its staging buffer on its first staged batch: the first round shows it
+                            staging[way] = way == 2 ? sluice.metrics().hostAllocations()
+                                    : arrow.metrics().hostAllocations() - (way == 1 ? staging[0] : 0);
+                        }
+                    }
+                }
+            } finally {
+                pinnedBatches.forEach(VectorSchemaRoot::close);
+                plainBatches.forEach(VectorSchemaRoot::close);
+            }
+            for (long i = 0; i < rows; i += Math.max(1, rows / 64)) {
+                if (hy.getFloat(i) != i * 2.0f + 1.0f) {
+                    throw new IllegalStateException("sluice-pipeline: y[" + i + "] = " + hy.getFloat(i));
+                }
+            }
+        }
+        List<String> out = new ArrayList<>();
+        out.add(String.format(Locale.ROOT, "ArrowBench --pipeline: %s, %d MiB float column (%d values) in %d batches of"
+                + " %d rows, %d lanes, %d reps, upload -> kernel -> download", ctx.name(), mib, rows, batches, batchRows,
+                lanes, reps));
+        double[] median = new double[3];
+        for (int w = 0; w < 3; w++) {
+            median[w] = median(ms[w]);
+            out.add(String.format(Locale.ROOT, "%-22s median %10.2f ms  %7.2f GiB/s", names[w], median[w],
+                    mib / 1024.0 / (median[w] / 1000)));
+        }
+        out.add(String.format(Locale.ROOT, "staging buffers allocated in the first round: %s %d, %s %d, %s %d",
+                names[0], staging[0], names[1], staging[1], names[2], staging[2]));
+        out.add(String.format(Locale.ROOT, "ratio arrow-pipeline / sluice-pipeline (throughput): %.3f", median[2] / median[0]));
+        out.add(String.format(Locale.ROOT, "ratio arrow-pipeline / arrow-pipeline-staged (throughput): %.3f",
+                median[1] / median[0]));
+        return out;
+    }
+
+    /** A batch of one column x of {@code n} rows whose row i holds {@code first + i}. */
+    private static VectorSchemaRoot batch(Schema schema, BufferAllocator allocator, long first, int n) {
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        Float4Vector x = (Float4Vector) root.getVector("x");
+        x.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+            x.set(i, first + i);
+        }
+        root.setRowCount(n);
+        return root;
+    }
+
+    private static long align(long bytes) {
+        return (bytes + 63) / 64 * 64;
+    }
+
+    /** Samples of y, row i of which is the column's row {@code first + i}. */
+    private static void check(Float4Vector y, long first, int n) {
+        for (int i = 0; i < n; i += Math.max(1, n / 64)) {
+            float expected = (float) (first + i) * 2.0f + 1.0f;
+            if (y.get(i) != expected) {
+                throw new IllegalStateException(y.getName() + "[" + (first + i) + "] = " + y.get(i) + ", expected " + expected);
+            }
+        }
     }
 
     private static void check(Float4Vector y, int n) {

@@ -1,6 +1,9 @@
 package dev.sluice.reactive;
 
 import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import java.lang.foreign.MemorySegment;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +35,31 @@ public interface ChunkSource<T> {
      * has the pipeline's input element type.
      */
     default @Nullable HostBuffer pinned(T chunk) {
+        return null;
+    }
+
+    /**
+     * Uploads {@code chunk} into {@code in} itself, for a chunk whose bytes lie in several pieces of pinned memory (the
+     * validity bitmaps, offsets and values of a record batch's columns) rather than in one ({@link #pinned}): enqueues
+     * one copy per piece on {@code stream}, from pinned memory that {@code stream}'s context
+     * {@linkplain dev.sluice.DeviceContext#sharesPinnedMemoryWith can use}, into the piece's place in {@code in}, and
+     * returns the future of the last operation it enqueued. The pipeline then neither copies the chunk into staging
+     * nor uploads it, and the stage runs after those copies in the stream's order. Returns null (the default) having
+     * enqueued nothing: the pipeline uploads the chunk from {@link #pinned} or through its staging buffer.
+     *
+     * <p>Called on the pipeline's enqueue thread, once per chunk, before the stage; it must not block. Decide before
+     * enqueuing anything: an exception fails the chunk (and the {@code Flux}) as a bad chunk does. {@code in} is the
+     * lane's input buffer, of exactly {@link #elements elements(chunk, type)} elements of the pipeline's input type;
+     * parts of it no copy writes hold what an earlier chunk left there. The host memory must stay allocated until the
+     * copies have finished (a {@link HostBuffer}'s does, whoever closes it meanwhile) and must not change until the
+     * chunk's result has been emitted.
+     *
+     * @param chunk  the input chunk
+     * @param stream the lane's stream
+     * @param in     where the chunk goes on the device
+     * @return the future of the last operation enqueued on {@code stream}, or null if the pipeline is to upload the chunk
+     */
+    default @Nullable DeviceFuture<?> enqueueUpload(T chunk, DeviceStream stream, DeviceBuffer in) {
         return null;
     }
 }

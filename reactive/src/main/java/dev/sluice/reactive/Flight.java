@@ -147,10 +147,19 @@ final class Flight {
         earlyFailure = null;
     }
 
-    /** Enqueues the upload of the chunk into {@code in}: from the caller's pinned memory, or through staging. */
+    /**
+     * Enqueues the upload of the chunk into {@code in}: by the source itself (several pieces of pinned memory), from the
+     * caller's pinned memory, or through staging.
+     */
     private <I> void upload(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
         DeviceStream stream = lane.stream();
         ChunkSource<I> source = p.io().source();
+        DeviceFuture<?> uploaded = source.enqueueUpload(chunk, stream, in);
+        if (uploaded != null) {
+            // A future of another stream would let the stage run before the copies: hold the lane's stream for it.
+            lastUse = uploaded.stream() == stream ? uploaded : stream.waitFor(uploaded);
+            return;
+        }
         HostBuffer pinned = source.pinned(chunk);
         if (pinned != null && pinned.dtype() == in.dtype() && !pinned.isClosed()
                 && stream.context().sharesPinnedMemoryWith(pinned.context())) {

@@ -45,7 +45,8 @@ import reactor.core.scheduler.Schedulers;
  * <p>A lane is a {@link dev.sluice.DeviceStream} with its own device input and output buffers (of
  * {@code chunkElements} and the output capacity), the declared scratch buffers, and, where needed, a pinned
  * staging buffer for each direction and each chunk the lane may hold at once (none for input given as pinned
- * {@link dev.sluice.HostBuffer}s of the context, see {@link Chunks#hostBuffers()}; none for output downloaded
+ * {@link dev.sluice.HostBuffer}s of the context, see {@link Chunks#hostBuffers()}, or in pieces of pinned memory that
+ * the source uploads itself, see {@link ChunkSource#enqueueUpload}; none for output downloaded
  * straight into the caller's pinned memory, see {@link Builder#buildInto}). A lane holds up to
  * {@link Builder#chunksPerLane chunksPerLane} chunks at once (default 1), enqueued one after the other on its
  * stream: the stream's order runs each chunk's upload after the previous chunk's kernels and download, so

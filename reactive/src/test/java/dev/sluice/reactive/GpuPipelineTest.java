@@ -546,6 +546,73 @@ class GpuPipelineTest {
         }
     }
 
+    /**
+     * A chunk in two pieces of pinned memory (each half of it in a buffer of its own, as an Arrow batch's columns are),
+     * which the source uploads itself, one copy per piece: no staging; a chunk the source declines is staged.
+     */
+    @Test
+    void aSourceUploadsAChunkOfSeveralPinnedPiecesItselfWithNoStaging() throws Exception {
+        record Halves(HostBuffer first, HostBuffer second, boolean upload) {
+        }
+        ChunkSource<Halves> halves = new ChunkSource<>() {
+            @Override
+            public boolean accepts(DType type) {
+                return type == DType.F32;
+            }
+
+            @Override
+            public long elements(Halves c, DType type) {
+                return c.first().count() + c.second().count();
+            }
+
+            @Override
+            public void copyTo(Halves c, MemorySegment staging) {
+                MemorySegment.copy(c.first().segment(), 0, staging, 0, c.first().byteSize());
+                MemorySegment.copy(c.second().segment(), 0, staging, c.first().byteSize(), c.second().byteSize());
+            }
+
+            @Override
+            public DeviceFuture<?> enqueueUpload(Halves c, dev.sluice.DeviceStream stream, dev.sluice.DeviceBuffer in) {
+                if (!c.upload()) {
+                    return null;
+                }
+                long n = c.first().count();
+                stream.enqueueCopy(c.first(), in.slice(0, n));
+                return stream.enqueueCopy(c.second(), in.slice(n, c.second().count()));
+            }
+        };
+        int n = 256;
+        int chunks = 6;
+        try (HostBuffer in = ctx.allocateHost(DType.F32, (long) n * chunks);
+                HostBuffer out = ctx.allocateHost(DType.F32, (long) n * chunks)) {
+            for (int j = 0; j < n * chunks; j++) {
+                in.setFloat(j, j / n * 1000 + j % n);
+            }
+            for (boolean upload : new boolean[] {true, false}) {
+                GpuPipeline<Halves, HostBuffer> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(n, DType.F32)
+                        .stage(scaling(1, 1, seq -> 0).stage())
+                        .buildInto(halves, (chunk, seq, elements) -> out.slice(seq * n, elements));
+                out.segment().fill((byte) 0);
+                StepVerifier.create(p.process(Flux.range(0, chunks).map(c -> new Halves(in.slice((long) c * n, 100),
+                                in.slice((long) c * n + 100, n - 100), upload))))
+                        .expectNextCount(chunks)
+                        .verifyComplete();
+                for (int c = 0; c < chunks; c++) {
+                    float[] got = new float[n];
+                    MemorySegment.copy(out.segment(), ValueLayout.JAVA_FLOAT, (long) c * n * Float.BYTES, got, 0, n);
+                    assertResultOf(c, n, got);
+                }
+                PipelineMetrics m = p.metrics();
+                if (upload) {
+                    assertEquals(0, m.hostAllocations(), "uploaded by the source: no staging buffer at all: " + m);
+                } else {
+                    assertEquals(m.lanesOpened(), m.hostAllocations(), "declined: staged, input only: " + m);
+                }
+                TestDevice.closeAndAwaitReleased(p);
+            }
+        }
+    }
+
     @Test
     void aChunkTargetWithStagedInputAndAShorterOutput() throws Exception {
         // float[] chunks (staged upload), a reduction of each into a one-element slice of the caller's buffer.
