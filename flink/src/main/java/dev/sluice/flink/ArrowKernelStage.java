@@ -245,6 +245,11 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
         return ArrowBatch.of(new VectorSchemaRoot(fields, vectors, n)); // not closed: its vectors are in's and out
     }
 
+    /** The subtask's allocator, null before open() and after close(). */
+    synchronized @Nullable RootAllocator allocator() {
+        return allocator;
+    }
+
     /** Counts an element in, or refuses it once the stage has closed; the subtask's allocator. */
     private synchronized RootAllocator enter(GpuLane lane) {
         RootAllocator a = allocator;
