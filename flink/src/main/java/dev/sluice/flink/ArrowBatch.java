@@ -44,8 +44,11 @@ public final class ArrowBatch implements Serializable {
     /** Flink's type of this class: {@code .returns(ArrowBatch.TYPE)} after an operator whose output Flink cannot see. */
     public static final TypeInformation<ArrowBatch> TYPE = new ArrowBatchTypeInfo();
 
+    /** The IPC stream: schema, one record batch, end of stream. */
     private final byte[] ipc;
+    /** The batch's row count, for messages without reading the stream. */
     private final int rowCount;
+    /** The batch's column count, for messages. */
     private final int columnCount;
 
     ArrowBatch(byte[] ipc, int rowCount, int columnCount) {

@@ -347,9 +347,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /**
      * Closes the lanes (each stream once its work has finished), the stage ({@link GpuStage#close()}), the compiled
-     * functions and this subtask's reference
-     * to the shared context, which closes when no other subtask of the TaskManager uses it. Flink calls it when the
-     * task ends, finished, failed or cancelled; elements still waiting for a lane are dropped.
+     * functions and this subtask's reference to the shared context, which closes when no other subtask of the
+     * TaskManager uses it. Flink calls it when the task ends, finished, failed or cancelled; elements still waiting for
+     * a lane are dropped.
      */
     @Override
     public void close() throws Exception {
