@@ -1,5 +1,6 @@
 package dev.sluice.flink;
 
+import dev.sluice.DeviceContext;
 import dev.sluice.Kernel;
 import java.io.Serializable;
 import java.util.List;
@@ -34,5 +35,23 @@ public interface GpuStage<IN, OUT> extends Serializable {
      */
     default List<Kernel> kernels() {
         return List.of();
+    }
+
+    /**
+     * Opens what this stage keeps per subtask on {@code context}, the subtask's device (an Arrow allocator of its pinned
+     * memory, say): called once when the function opens, before any element, on Flink's task thread. Each subtask has
+     * its own copy of the stage (Flink deserializes the function per subtask). Nothing by default.
+     *
+     * @param context the subtask's shared context; do not close it
+     */
+    default void open(DeviceContext context) {
+    }
+
+    /**
+     * Closes what {@link #open} opened: called once when the function closes, after its lanes have closed (their
+     * streams' work has ended, so no element's device work is left), before the subtask lets go of its context; only if
+     * {@link #open} returned. An exception fails the function's close. Nothing by default.
+     */
+    default void close() {
     }
 }

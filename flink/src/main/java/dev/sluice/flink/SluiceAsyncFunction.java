@@ -110,6 +110,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient Map<Kernel, DeviceFunction> functions;
     private transient @Nullable StageMetrics metrics;
     private transient boolean closed;
+    /** Whether {@link GpuStage#open} returned, so that close() closes the stage. */
+    private transient boolean stageOpen;
     /** {@link #fatalOnStickyFault}, resolved for the subtask's backend. */
     private transient boolean stickyFaultIsFatal;
 
@@ -266,6 +268,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         DeviceContext context = l.context();
         deviceName = api + ":" + device;
         try {
+            stage.open(context);
+            stageOpen = true;
             for (Kernel k : stage.kernels()) {
                 function(k);
             }
@@ -342,9 +346,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     /**
-     * Closes the lanes (each stream once its work has finished), the compiled functions and this subtask's reference
-     * to the shared context, which closes when no other subtask of the TaskManager uses it. Flink calls it when the
-     * task ends, finished, failed or cancelled; elements still waiting for a lane are dropped.
+     * Closes the lanes (each stream once its work has finished), the stage ({@link GpuStage#close()}), the compiled
+     * functions and this subtask's reference to the shared context, which closes when no other subtask of the
+     * TaskManager uses it. Flink calls it when the task ends, finished, failed or cancelled; elements still waiting for
+     * a lane are dropped.
      */
     @Override
     public void close() throws Exception {
@@ -370,6 +375,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         StageMetrics m = metrics;
         if (m != null) {
             m.close(); // after the lanes, whose close waited for their streams' last copies
+        }
+        if (stageOpen) {
+            stageOpen = false;
+            try {
+                stage.close(); // after the lanes, so no element's device work uses what it closes
+            } catch (RuntimeException e) {
+                failure = addTo(failure, e);
+            }
         }
         if (functions != null) {
             synchronized (functions) {
