@@ -4,8 +4,9 @@ import dev.sluice.InvalidArgumentException;
 
 /**
  * Where a kernel written once in Sluice's kernel language starts: an elementwise kernel ({@link #elementwise}), a chain
- * of them fused into one ({@link #fuse}) or a reduction ({@link #reduction}), each declared by typed parameters and expressions from which both the CUDA C++ and
- * the Java implementation are generated. See the guide's "Writing a kernel once" for the language.
+ * of them fused into one ({@link #fuse}) or a reduction ({@link #reduction}), each declared by typed parameters and
+ * expressions from which both the CUDA C++ and the Java implementation are generated. See the guide's "Writing a kernel
+ * once" for the language.
  */
 public final class Kernels {
 
