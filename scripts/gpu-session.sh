@@ -19,7 +19,8 @@
 #                                         (gpu-run.sh percall adds the variants and a Flight Recorder profile.)
 #   bash scripts/gpu-session.sh kernels   generated kernels against hand-written CUDA C++ over 512 MiB (about 1 minute):
 #                                         y = a*x + b (target: within 5 %) and a float sum (target: within 10 %),
-#                                         side by side (GeneratedKernelBench)
+#                                         side by side (GeneratedKernelBench); then eight elementwise stages
+#                                         launched one by one, fused by Kernels.fuse, and hand-written (FusionBench)
 #   bash scripts/gpu-session.sh peers     on a host with two GPUs (about 6 minutes): the CUDA suite again (its peer area
 #                                         and the fault tests' bystander on device 1 need the second GPU), PeerCopy, the
 #                                         GpuPipeline over two devices (and its fault case, in a JVM of its own), and
@@ -88,6 +89,9 @@ case "${1:-}" in
     step generated-kernels 300 bash -c 'exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
       dev.sluice.benchmarks.cuda.GeneratedKernelBench --reps 30 > "$1" 2>&1' _ "$OUT/generated-kernels.txt"
     cat "$OUT/generated-kernels.txt"
+    step fusion 300 bash -c 'exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" \
+      dev.sluice.benchmarks.FusionBench --api cuda --reps 30 > "$1" 2>&1' _ "$OUT/fusion.txt"
+    cat "$OUT/fusion.txt"
     ;;
   peers)
     step cuda-suite-and-faults 300 env SUITE_LIMIT=150 FAULT_LIMIT=30 bash impl-cuda/gpu-tests.sh all

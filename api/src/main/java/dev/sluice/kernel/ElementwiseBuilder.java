@@ -1,19 +1,12 @@
 package dev.sluice.kernel;
 
 import dev.sluice.CompilationException;
-import dev.sluice.DType;
 import dev.sluice.InvalidArgumentException;
-import dev.sluice.JavaKernel;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.kernel.Ast.Role;
 import dev.sluice.kernel.Ast.Statement;
 import dev.sluice.kernel.Ast.Symbol;
-import java.lang.classfile.CodeBuilder;
-import java.lang.classfile.Label;
-import java.lang.classfile.TypeKind;
-import java.lang.constant.ConstantDescs;
-import java.lang.constant.MethodTypeDesc;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +18,7 @@ import java.util.Map;
  * and the guide's "Writing a kernel once" for the language. Not thread-safe.
  *
  * <p>The {@link Kernel} it builds takes the declared parameters in the order they were declared, then {@code n}, the
- * element count, as an {@link DType#I64}: a launch refuses, before anything is enqueued, a negative {@code n} or one
+ * element count, as an {@link dev.sluice.DType#I64}: a launch refuses, before anything is enqueued, a negative {@code n} or one
  * larger than a buffer argument's {@link dev.sluice.DeviceBuffer#count()} (see {@link Kernel.Builder#elementCount}). In
  * the body, a pointer parameter's name means its element {@code i}, a
  * scalar's name its value (the same for every element), {@code i} the index and {@code n} the count. An input may be
@@ -94,117 +87,68 @@ public final class ElementwiseBuilder {
      * @throws InvalidArgumentException naming {@code kernel} if there is no output or no body
      */
     public Kernel build() {
+        Declaration d = declaration();
+        Map<String, Symbol> symbols = new LinkedHashMap<>();
+        List<Symbol> paramSymbols = new ArrayList<>();
+        for (int k = 0; k < d.params().size(); k++) {
+            KernelParam p = d.params().get(k);
+            Symbol s = new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), Params.role(p, d.isOutput(k)), k);
+            symbols.put(p.name(), s);
+            paramSymbols.add(s);
+        }
+        List<Statement> statements = d.statements(symbols, 0).statements();
+        return ElementwiseCode.kernel(name, d.params(), paramSymbols, statements, List.of(), s -> "v_" + s.name(),
+                problem -> SourceError.at(name, "body", d.body(), 1, 1, problem));
+    }
+
+    /**
+     * This builder's declaration as it stands, its body parsed and checked with each parameter meaning what it does in
+     * the kernel {@link #build} gives: what a {@link FusedBuilder fused chain} takes of a stage.
+     *
+     * @throws CompilationException     for an error in the body
+     * @throws InvalidArgumentException naming {@code kernel} if there is no output or no body
+     */
+    Declaration declaration() {
         if (body == null) {
             throw new InvalidArgumentException("kernel", name + " has no body: call body(...)");
         }
         if (!outputs.contains(true)) {
             throw new InvalidArgumentException("kernel", name + " has no output: declare one with output(...)");
         }
+        Declaration d = new Declaration(name, List.copyOf(params), List.copyOf(outputs), body);
         Map<String, Symbol> symbols = new LinkedHashMap<>();
-        List<Symbol> paramSymbols = new ArrayList<>();
         for (int k = 0; k < params.size(); k++) {
             KernelParam p = params.get(k);
-            Symbol s = new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), Params.role(p, outputs.get(k)), k);
-            symbols.put(p.name(), s);
-            paramSymbols.add(s);
+            symbols.put(p.name(), new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), Params.role(p, outputs.get(k)), k));
         }
-        symbols.put("i", new Symbol("i", Ty.I64, Role.INDEX, 0));
-        symbols.put("n", new Symbol("n", Ty.I64, Role.COUNT, 0));
-        List<Statement> statements = new Parser(name, "body", body).statements();
-        new Checker(name, "body", body, symbols, 0).statements(statements);
-
-        Kernel.Builder kernel = Kernel.named(name);
-        for (Symbol s : paramSymbols) {
-            kernel.param(Params.withAccess(params.get(s.index()), s.role())); // what the kernel reads, for automatic ordering
-        }
-        kernel.param(KernelParam.scalar("n", DType.I64));
-        String[] pointers = paramSymbols.stream().filter(Symbol::isPointer).map(Symbol::name).toArray(String[]::new);
-        kernel.elementCount("n", pointers); // the body indexes every pointer below n: a launch refuses a larger n
-        return kernel.cudaSource(cuda(paramSymbols, statements)).java(java(paramSymbols, statements)).build();
+        d.statements(symbols, 0);
+        return d;
     }
 
-    private String cuda(List<Symbol> paramSymbols, List<Statement> statements) {
-        CudaSource gen = new CudaSource(s -> switch (s.role()) {
-            case INPUT_POINTER, OUTPUT_POINTER -> "p_" + s.name() + "[sl_i]";
-            case SCALAR -> "p_" + s.name();
-            case LOCAL -> "v_" + s.name();
-            case INDEX -> "sl_i";
-            case COUNT -> "sl_n";
-            case ACCUMULATOR -> throw new AssertionError(s);
-        });
-        StringBuilder out = new StringBuilder(CudaSource.PRELUDE);
-        out.append("\nextern \"C\" __global__ void ").append(name).append('(');
-        for (Symbol p : paramSymbols) {
-            out.append(Params.cDeclaration(p)).append(", ");
+    /** A snapshot of a builder: its name, parameters (each an output or not) and body. */
+    record Declaration(String name, List<KernelParam> params, List<Boolean> outputs, String body) {
+
+        boolean isOutput(int param) {
+            return outputs.get(param);
         }
-        out.append("long long sl_n) {\n");
-        out.append("    const long long sl_first = (long long) blockIdx.x * blockDim.x + threadIdx.x;\n");
-        out.append("    const long long sl_stride = (long long) gridDim.x * blockDim.x;\n");
-        // The usual launch (LaunchConfig.forElements) has a thread per element: that path is straight-line code with
-        // one bounds check, as a hand-written kernel is; smaller grids take the grid-stride loop.
-        out.append("    if (sl_stride >= sl_n) {\n");
-        out.append("        if (sl_first >= sl_n) return;\n");
-        out.append("        const long long sl_i = sl_first;\n");
-        out.append(gen.statements(statements, "        "));
-        out.append("        return;\n");
-        out.append("    }\n");
-        out.append("    for (long long sl_i = sl_first; sl_i < sl_n; sl_i += sl_stride) {\n");
-        out.append(gen.statements(statements, "        "));
-        out.append("    }\n}\n");
-        return out.toString();
+
+        /**
+         * The body parsed and checked where its parameter names mean {@code symbols} (by name; {@code i} and {@code n}
+         * are added), its locals numbered from {@code firstLocal}.
+         */
+        Checked statements(Map<String, Symbol> symbols, int firstLocal) {
+            Map<String, Symbol> visible = new LinkedHashMap<>(symbols);
+            visible.put("i", new Symbol("i", Ty.I64, Role.INDEX, 0));
+            visible.put("n", new Symbol("n", Ty.I64, Role.COUNT, 0));
+            List<Statement> statements = new Parser(name, "body", body).statements();
+            Checker checker = new Checker(name, "body", body, visible, firstLocal);
+            checker.statements(statements);
+            return new Checked(statements, checker.localCount());
+        }
     }
 
-    private JavaKernel java(List<Symbol> paramSymbols, List<Statement> statements) {
-        return Generated.kernel(name, cb -> {
-            int[] slots = Params.load(cb, paramSymbols);
-            int n = cb.allocateLocal(TypeKind.LONG);
-            int stride = cb.allocateLocal(TypeKind.LONG);
-            int i = cb.allocateLocal(TypeKind.LONG);
-            cb.aload(1).loadConstant(paramSymbols.size())
-                    .invokeinterface(Generated.KERNEL_THREAD, "longArg", MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int))
-                    .lstore(n);
-            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "globalIdX", MethodTypeDesc.of(ConstantDescs.CD_long)).lstore(i);
-            JavaCode code = new JavaCode(cb, new JavaCode.Access() {
-                @Override
-                public void load(CodeBuilder b, Symbol s) {
-                    switch (s.role()) {
-                        case INPUT_POINTER, OUTPUT_POINTER -> JavaCode.loadElement(b, slots[s.index()], i, s.type());
-                        case SCALAR -> b.loadLocal(JavaCode.kind(s.type()), slots[s.index()]);
-                        case INDEX -> b.lload(i);
-                        case COUNT -> b.lload(n);
-                        default -> throw new AssertionError(s);
-                    }
-                }
-
-                @Override
-                public void store(CodeBuilder b, Symbol s) {
-                    JavaCode.storeElement(b, slots[s.index()], i, s.type());
-                }
-            });
-            // The first element is peeled off the grid-stride loop: with a thread per element (the usual launch) the
-            // loop is never entered, the JIT's profile says so, and the body compiles as straight-line code.
-            Label loop = cb.newLabel();
-            Label end = cb.newLabel();
-            cb.lload(i).lload(n).lcmp().ifge(end);
-            code.statements(statements);
-            gridStride(cb, stride);
-            cb.labelBinding(loop);
-            cb.lload(i).lload(stride).ladd().lstore(i);
-            cb.lload(i).lload(n).lcmp().ifge(end);
-            code.statements(statements);
-            cb.goto_(loop);
-            cb.labelBinding(end);
-            cb.return_();
-        }, problem -> SourceError.at(name, "body", body, 1, 1, problem));
-    }
-
-    /** Stores gridDim.x * blockDim.x, the step of a grid-stride loop, as a long in {@code slot}. */
-    static void gridStride(CodeBuilder cb, int slot) {
-        MethodTypeDesc dim = MethodTypeDesc.of(Generated.DIM);
-        MethodTypeDesc x = MethodTypeDesc.of(ConstantDescs.CD_int);
-        cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "gridDim", dim).invokevirtual(Generated.DIM, "x", x).i2l();
-        cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockDim", dim).invokevirtual(Generated.DIM, "x", x).i2l();
-        cb.lmul().lstore(slot);
+    /** Checked statements, and the number of locals counted up to after them. */
+    record Checked(List<Statement> statements, int localCount) {
     }
 
     private ElementwiseBuilder add(KernelParam param, boolean output) {

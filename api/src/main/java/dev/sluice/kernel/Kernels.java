@@ -3,9 +3,10 @@ package dev.sluice.kernel;
 import dev.sluice.InvalidArgumentException;
 
 /**
- * Where a kernel written once in Sluice's kernel language starts: an elementwise kernel ({@link #elementwise}) or a
- * reduction ({@link #reduction}), each declared by typed parameters and expressions from which both the CUDA C++ and
- * the Java implementation are generated. See the guide's "Writing a kernel once" for the language.
+ * Where a kernel written once in Sluice's kernel language starts: an elementwise kernel ({@link #elementwise}), a chain
+ * of them fused into one ({@link #fuse}) or a reduction ({@link #reduction}), each declared by typed parameters and
+ * expressions from which both the CUDA C++ and the Java implementation are generated. See the guide's "Writing a kernel
+ * once" for the language.
  */
 public final class Kernels {
 
@@ -31,6 +32,26 @@ public final class Kernels {
      */
     public static ElementwiseBuilder elementwise(String name) {
         return ElementwiseBuilder.named(name);
+    }
+
+    /**
+     * Starts a {@link FusedBuilder fused kernel}: one elementwise kernel made of a chain of elementwise stages, each later
+     * stage reading what earlier ones computed through explicit bindings, with the values handed between stages kept in
+     * registers and only the outputs named written to memory:
+     *
+     * <pre>{@code
+     * Kernel fused = Kernels.fuse("scale_shift")
+     *     .stage(scale)                    // ElementwiseBuilders, named "scale" and "shift"
+     *     .stage(shift)
+     *     .bind("shift.u", "scale.y")      // shift's input u reads scale's output y
+     *     .output("shift.w")
+     *     .build();
+     * }</pre>
+     *
+     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     */
+    public static FusedBuilder fuse(String name) {
+        return FusedBuilder.named(name);
     }
 
     /**

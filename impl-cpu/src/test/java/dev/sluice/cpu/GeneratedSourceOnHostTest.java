@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CUDA C++ that {@link Kernels#elementwise} (and {@link Kernels#reduction}) generates, compiled for the host by the machine's C++ compiler (with
+ * The CUDA C++ that {@link Kernels#elementwise} (and {@link Kernels#fuse}, {@link Kernels#reduction}) generates, compiled for the host by the machine's C++ compiler (with
  * CUDA's built-in names stubbed, the grid walked by a loop) and run on edge values, computes bit for bit what the Java
  * the CPU backend runs computes: so the C++ spells out wrapping, division by zero, saturating conversions and the rest
  * as the language defines them, even where no GPU is at hand. Skipped where there is no {@code c++} or {@code g++}.
@@ -77,6 +77,8 @@ class GeneratedSourceOnHostTest {
                         .output(KernelParam.pointer("z", out)).body(body).build();
                 cases.add(pairs(name, k, t, out));
             }
+            String name = "k" + cases.size();
+            cases.add(pairs(name, fusedChain(name, t), t, t));
         }
         StringBuilder program = new StringBuilder(SHIM);
         StringBuilder main = new StringBuilder("int main() {\n    gridDim.x = 3; blockDim.x = 32;\n");
@@ -214,6 +216,20 @@ class GeneratedSourceOnHostTest {
                 }
             }
         }
+    }
+
+    /**
+     * A fused chain (x, y, z, n) over {@code t}: an f32 intermediate, rounded as its buffer would round it, and an input
+     * read by both stages; in the C++ the intermediate is a local declared apart from its assignment.
+     */
+    private static Kernel fusedChain(String name, DType t) {
+        String word = t.name().toLowerCase(java.util.Locale.ROOT);
+        var first = Kernels.elementwise("diff").input(KernelParam.pointer("x", t)).input(KernelParam.pointer("y", t))
+                .output(KernelParam.pointer("q", DType.F32)).body("q = (f32) (x - y)");
+        var second = Kernels.elementwise("third").input(KernelParam.pointer("u", DType.F32)).input(KernelParam.pointer("w", t))
+                .output(KernelParam.pointer("z", t)).body("z = (" + word + ") ((" + word + ") (u / 3.0f) + w)");
+        return Kernels.fuse(name).stage(first).stage(second).bind("third.u", "diff.q").bind("third.w", "diff.x")
+                .output("third.z").build();
     }
 
     /** Every pair of edge values of {@code t}, as raw little-endian elements. */
