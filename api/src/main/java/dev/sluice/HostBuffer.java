@@ -190,6 +190,31 @@ public final class HostBuffer implements HostData, AutoCloseable {
     }
 
     /**
+     * A stage that completes once every copy enqueued on this buffer's memory up to this call (through this buffer, a
+     * slice or a view of it, on any stream of any context) has finished on the device, or was dropped by the close of
+     * its context. Then neither the device nor Sluice touches the memory any more, so that its owner may reuse it for
+     * other data, as a pool of pinned buffers does, without closing it. It is the moment {@link #close()} waits for
+     * before it frees the memory, without the free.
+     *
+     * <ul>
+     * <li><b>Ordering:</b> copies enqueued after the call are not waited for; call again for those. Whether each copy
+     * succeeded or failed does not matter: only that the device is done with the memory.
+     * <li><b>Completion thread:</b> the calling thread, before this method returns, where no copy is pending;
+     * otherwise the completion thread of the context whose stream finishes the last pending copy, or the thread closing
+     * a context that drops one. Dependent stages must be short and must not block; move other work to an executor
+     * ({@code thenRunAsync}).
+     * <li><b>Cancellation:</b> the stage cannot be completed or cancelled by the caller (cancelling its
+     * {@code toCompletableFuture()} copy changes nothing else); cancelling a copy's future does not make the memory
+     * idle any sooner: the device's progress decides.
+     * <li><b>Resources:</b> the buffer stays open and its owner's: this method frees, closes and takes nothing. On a
+     * closed buffer it completes as for an open one, by which time the memory may have been freed.
+     * </ul>
+     */
+    public CompletionStage<Void> whenIdle() {
+        return allocation.whenIdle().minimalCompletionStage();
+    }
+
+    /**
      * Element {@code index} of an F32 buffer. Like every accessor it reads host memory at once: do not call it on
      * the range of a copy whose future has not completed.
      *

@@ -85,6 +85,18 @@ public final class HostAllocation {
         return released;
     }
 
+    /**
+     * Completes once every use of the memory noted so far (each copy enqueued on any view of it, by any stream) has
+     * finished on the device or been dropped by its context's close: at once, on the caller, if none is pending; else
+     * on the completion thread of the stream that finishes the last of them, or on the thread closing a context that
+     * drops one. Uses noted after the call are not waited for. Frees nothing and changes nothing.
+     */
+    public CompletableFuture<Void> whenIdle() {
+        CompletableFuture<Void> idle = new CompletableFuture<>();
+        uses.whenAllFinished(() -> idle.complete(null));
+        return idle;
+    }
+
     /** Frees (or unregisters) the memory through {@code handle}, then completes {@link #released}, even if that failed. */
     void free(ContextHandle handle) {
         try {

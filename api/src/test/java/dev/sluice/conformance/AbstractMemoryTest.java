@@ -198,6 +198,71 @@ public abstract class AbstractMemoryTest extends ConformanceBase {
     }
 
     @Test
+    void whenIdleCompletesOnlyOnceACopyInFlightHasFinished() {
+        DeviceStream s = ctx.createStream();
+        HostBuffer h = ctx.allocateHost(DType.I32, 256);
+        for (int i = 0; i < 256; i++) {
+            h.setInt(i, 7 * i);
+        }
+        DeviceBuffer d = intBuffer(ctx, filled(256, 0));
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceFuture<Void> upload = s.enqueueCopy(h.slice(64, 128), d.slice(0, 128)); // through a slice: same memory
+        CompletableFuture<Void> idle = h.whenIdle().toCompletableFuture();
+        assertStaysPending(idle, 100, "the memory was idle while a copy of it was held");
+        gate.complete(null);
+        await(upload);
+        await(idle);
+        assertFalse(h.isClosed(), "whenIdle() closes nothing");
+        int[] expected = filled(256, 0);
+        for (int i = 0; i < 128; i++) {
+            expected[i] = 7 * (64 + i);
+        }
+        assertArrayEquals(expected, readInts(s, d));
+    }
+
+    @Test
+    void whenIdleCompletesAtOnceWhenNoCopyIsPending() {
+        HostBuffer h = ctx.allocateHost(DType.I32, 64);
+        assertTrue(h.whenIdle().toCompletableFuture().isDone(), "a buffer never copied is idle");
+        DeviceBuffer d = ctx.allocate(DType.I32, 64);
+        await(ctx.stream().enqueueCopy(h, d));
+        assertTrue(h.slice(0, 8).whenIdle().toCompletableFuture().isDone(), "its only copy has finished");
+    }
+
+    @Test
+    void whenIdleDoesNotWaitForCopiesEnqueuedAfterIt() {
+        DeviceStream s = ctx.createStream();
+        HostBuffer h = ctx.allocateHost(DType.I32, 64);
+        DeviceBuffer d = ctx.allocate(DType.I32, 64);
+        await(s.enqueueCopy(h, d));
+        CompletableFuture<Void> idle = h.whenIdle().toCompletableFuture();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        s.waitFor(gate);
+        DeviceFuture<Void> later = s.enqueueCopy(d, h);
+        assertTrue(idle.isDone(), "a copy enqueued after whenIdle() is not waited for");
+        CompletableFuture<Void> idleAgain = h.whenIdle().toCompletableFuture();
+        assertStaysPending(idleAgain, 100, "whenIdle() after the copy did not wait for it");
+        gate.complete(null);
+        await(later);
+        await(idleAgain);
+    }
+
+    @Test
+    void whenIdleCompletesWhenTheContextsCloseEndsAPendingCopy() {
+        dev.sluice.DeviceContext other = open(dev.sluice.ContextOptions.defaults());
+        HostBuffer h = other.allocateHost(DType.I32, 64);
+        DeviceBuffer d = other.allocate(DType.I32, 64);
+        DeviceStream s = other.createStream();
+        s.waitFor(new CompletableFuture<>()); // never completed: the close ends the wait
+        s.enqueueCopy(h, d);
+        CompletableFuture<Void> idle = h.whenIdle().toCompletableFuture();
+        assertFalse(idle.isDone());
+        other.close();
+        assertTrue(idle.isDone(), "the context's close ran or dropped the copy");
+    }
+
+    @Test
     void asTypeViewsTheSameBytesAsAnotherElementType() {
         HostBuffer bytes = ctx.allocateHost(DType.U8, 64);
         HostBuffer floats = bytes.asType(DType.F32);

@@ -73,8 +73,9 @@ import reactor.core.publisher.Flux;
  * <li><b>Resources:</b> the caller owns the input batches and closes them; from the moment the pipeline receives a
  * batch until its buffers have been copied into the lane's staging buffer or, for a batch of pinned memory, its copies
  * to the device have been enqueued, it holds a reference to each of its buffers, so a batch may be closed, or a
- * reader's root reloaded with the next batch, as soon as it has been emitted upstream. The pinned memory of a batch closed while its upload is in flight is freed
- * once the upload has finished (Sluice's rule for host buffers; Arrow's accounting shows it released at once). Do not
+ * reader's root reloaded with the next batch, as soon as it has been emitted upstream. The pinned memory of a batch closed while its upload is in flight is reused
+ * or freed only once the upload has finished ({@link PinnedAllocationFactory}'s pool waits for it as Sluice's rule for
+ * host buffers does; Arrow's accounting shows it released at once). Do not
  * write into a batch's buffers until its result has been emitted: the device may still be reading them. The
  * subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports unclosed
  * results as leaks). Close the pipeline (its lanes, as {@link GpuPipeline#close()}) before the allocator's context.

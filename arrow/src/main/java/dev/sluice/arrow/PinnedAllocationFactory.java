@@ -6,6 +6,8 @@ import dev.sluice.DeviceOutOfMemoryException;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import java.lang.foreign.Arena;
+import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -23,41 +25,88 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * try (DeviceContext ctx = DeviceContext.open();
- *      RootAllocator allocator = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
+ *      PinnedAllocationFactory pinned = PinnedAllocationFactory.of(ctx);
+ *      RootAllocator allocator = pinned.newRootAllocator(Long.MAX_VALUE);
  *      Float4Vector x = new Float4Vector("x", allocator)) { ... }
  * }</pre>
  *
  * <p>Accounting, limits, child allocators and the leak report of a closed allocator are Arrow's own: this factory only
- * provides the memory. <b>Resources:</b> Arrow frees a buffer when its last reference is released; the pinned memory
- * then goes back to the context once every copy already enqueued on it has finished (Sluice's rule for its own host
- * buffers). Close every allocator of the factory before its context: the context's close frees whatever pinned memory
- * is still allocated, and Arrow vectors still holding it would then point at freed memory.
+ * provides the memory, and a buffer counts as allocated, at the size Arrow asked for, while Arrow holds it.
+ *
+ * <p><b>Pool:</b> pinning memory takes milliseconds per buffer on a GPU, so the factory keeps the buffers Arrow
+ * releases, up to {@link #poolLimit()} bytes ({@link #DEFAULT_POOL_BYTES} unless given to {@link #of(DeviceContext,
+ * long)}), and hands one out again for the next allocation of its size class: a steady stream of batches of like sizes
+ * pins no new memory. A released buffer becomes reusable only once every copy enqueued on it has finished on the device
+ * ({@link HostBuffer#whenIdle()}), so a vector closed while its copy is in flight keeps its memory for the copy. A buffer
+ * is its allocation's size rounded up to a size class: a page (4 KiB) at least, else a multiple of an eighth of the
+ * size's highest power of two, so at most 12.5% more (powers of two, which Arrow's own rounding asks for below 16 MiB,
+ * are classes already; above, Arrow asks for exact sizes, and batches a few percent apart still share a class); the
+ * bytes beyond the size are not Arrow's. Newly pinned memory is zero-filled; reused memory holds what its last user left, as with
+ * Arrow's own allocation managers (Arrow's vectors zero the buffers they need zeroed when they allocate them). When the
+ * pool is full the oldest reusable buffers are freed first.
+ *
+ * <p><b>Resources:</b> {@link #close()} frees the pooled memory (a buffer still waiting for its copies once they have
+ * finished) and stops pooling; the factory's allocators keep working, each buffer freed when Arrow releases it. A
+ * factory that becomes unreachable unclosed is closed by a cleaner, and the context's close frees whatever pinned memory
+ * is still allocated, pooled or not. Close every allocator of the factory before its context: Arrow vectors still
+ * holding its memory would then point at freed memory.
  */
-public final class PinnedAllocationFactory implements AllocationManager.Factory {
+public final class PinnedAllocationFactory implements AllocationManager.Factory, AutoCloseable {
 
     /** Arrow's zero-length buffer: it is never read or written, and never freed. */
     private static final ArrowBuf EMPTY = new ArrowBuf(ReferenceManager.NO_OP, null, 0,
             Arena.global().allocate(8, 8).address());
 
-    private final DeviceContext context;
+    /** The pool's limit unless one is given: 256 MiB, sixteen batches of 16 MiB, a few pipelines' worth in flight. */
+    public static final long DEFAULT_POOL_BYTES = 256L << 20;
 
-    private PinnedAllocationFactory(DeviceContext context) {
+    /** Closes the pools of factories that became unreachable unclosed (so the leak detector sees no pooled buffer). */
+    private static final Cleaner CLEANER = Cleaner.create(r -> {
+        Thread t = new Thread(r, "sluice-arrow-pool-cleaner");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final DeviceContext context;
+    private final PinnedPool pool;
+    private final Cleaner.Cleanable cleanable;
+    private final LongAdder allocations = new LongAdder();
+
+    private PinnedAllocationFactory(DeviceContext context, long poolLimit) {
         this.context = context;
+        this.pool = new PinnedPool(poolLimit);
+        PinnedPool p = pool; // the cleaning action must not hold the factory
+        this.cleanable = CLEANER.register(this, p::close);
     }
 
     /**
-     * A factory allocating pinned memory of {@code context}.
+     * A factory allocating pinned memory of {@code context}, pooling up to {@link #DEFAULT_POOL_BYTES} of released
+     * buffers.
      *
      * @throws InvalidArgumentException naming {@code context} if it is null or closed
      */
     public static PinnedAllocationFactory of(DeviceContext context) {
+        return of(context, DEFAULT_POOL_BYTES);
+    }
+
+    /**
+     * A factory allocating pinned memory of {@code context}, pooling up to {@code poolLimit} bytes of released buffers
+     * for reuse (see the class description); 0 pools nothing, and each buffer is then exactly the size Arrow asks for.
+     *
+     * @throws InvalidArgumentException naming {@code context} if it is null or closed, or {@code poolLimit} if it is
+     *                                  negative
+     */
+    public static PinnedAllocationFactory of(DeviceContext context, long poolLimit) {
         if (context == null) {
             throw new InvalidArgumentException("context", "must not be null");
         }
         if (context.isClosed()) {
             throw new InvalidArgumentException("context", context + " is closed");
         }
-        return new PinnedAllocationFactory(context);
+        if (poolLimit < 0) {
+            throw new InvalidArgumentException("poolLimit", "value " + poolLimit + " is negative");
+        }
+        return new PinnedAllocationFactory(context, poolLimit);
     }
 
     /** The context whose pinned memory this factory allocates. */
@@ -80,18 +129,78 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory 
     }
 
     /**
-     * Allocates {@code size} bytes of zero-filled pinned memory; Arrow calls it after its accounting allowed the size.
+     * Allocates {@code size} bytes of pinned memory, Arrow's size after its rounding, once Arrow's accounting allowed it:
+     * a pooled buffer of the size class if one is reusable, else newly pinned, zero-filled memory.
      *
      * @throws OutOfMemoryException (Arrow's) with Sluice's {@link DeviceOutOfMemoryException} as the cause, where the
-     *                              context has no pinned memory left
+     *                              context has no pinned memory left, even after the pool freed its buffers
      */
     @Override
     public AllocationManager create(BufferAllocator accountingAllocator, long size) {
-        try {
-            return new PinnedAllocationManager(accountingAllocator, context.allocateHost(DType.U8, size));
-        } catch (DeviceOutOfMemoryException e) {
-            throw new OutOfMemoryException("no pinned host memory of " + context + " left for " + size + " bytes", e);
+        long capacity = pool.limit() == 0 ? size : PinnedPool.sizeClass(size);
+        HostBuffer memory = pool.take(capacity);
+        if (memory == null) {
+            memory = allocate(capacity);
         }
+        return new PinnedAllocationManager(accountingAllocator, memory, size, pool);
+    }
+
+    private HostBuffer allocate(long bytes) {
+        try {
+            return pinned(bytes);
+        } catch (DeviceOutOfMemoryException e) {
+            pool.clear(); // buffers of other size classes may hold what is missing
+            try {
+                return pinned(bytes);
+            } catch (DeviceOutOfMemoryException again) {
+                throw new OutOfMemoryException("no pinned host memory of " + context + " left for " + bytes + " bytes",
+                        again);
+            }
+        }
+    }
+
+    private HostBuffer pinned(long bytes) {
+        HostBuffer memory = context.allocateHost(DType.U8, bytes);
+        allocations.increment();
+        return memory;
+    }
+
+    /**
+     * How many times this factory pinned new memory (each allocation the pool could not serve): the figure to watch
+     * for a steady stream of batches, which should stop growing once the pool holds a round's worth of buffers.
+     */
+    public long allocations() {
+        return allocations.sum();
+    }
+
+    /** How many allocations a pooled buffer served, pinning nothing. */
+    public long reuses() {
+        return pool.reuses();
+    }
+
+    /** Bytes of the released buffers the pool holds, reusable or waiting for their copies to finish. */
+    public long pooledBytes() {
+        return pool.heldBytes();
+    }
+
+    /** Bytes of the pooled buffers whose copies have finished, which the next allocations may take. */
+    long reusableBytes() {
+        return pool.reusableBytes();
+    }
+
+    /** The most bytes of released buffers the pool keeps. */
+    public long poolLimit() {
+        return pool.limit();
+    }
+
+    /**
+     * Frees the pooled buffers (one still waiting for its copies once they have finished) and stops pooling: buffers
+     * Arrow releases later are freed. The factory's allocators keep working. Idempotent, safe from any thread, never
+     * blocks.
+     */
+    @Override
+    public void close() {
+        cleanable.clean();
     }
 
     /** Arrow's buffer of zero bytes, which every allocator of this factory hands out for empty vectors. */
@@ -111,6 +220,6 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory 
 
     @Override
     public String toString() {
-        return "PinnedAllocationFactory[" + context + "]";
+        return "PinnedAllocationFactory[" + context + ", pool " + pool.heldBytes() + " of " + pool.limit() + " bytes]";
     }
 }

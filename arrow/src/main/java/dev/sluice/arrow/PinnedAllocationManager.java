@@ -5,24 +5,31 @@ import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * One Arrow allocation held in one Sluice pinned host buffer. Arrow calls {@link #release0()} when the last reference
- * to the memory is released; closing the host buffer frees it only once every copy already enqueued on it has
- * finished, so a vector closed while its copy is in flight keeps its memory for the copy.
+ * One Arrow allocation held in the first bytes of one Sluice pinned host buffer, which may be larger (its size class).
+ * Arrow calls {@link #release0()} when the last reference to the memory is released; the buffer then goes back to the
+ * factory's pool, reusable once every copy already enqueued on it has finished, or is closed (freed once they have), so
+ * a vector closed while its copy is in flight keeps its memory for the copy.
  */
 final class PinnedAllocationManager extends AllocationManager {
 
+    private final HostBuffer memory;
     private final HostBuffer bytes;
+    private final PinnedPool pool;
 
-    PinnedAllocationManager(BufferAllocator accountingAllocator, HostBuffer bytes) {
+    /** {@code size} bytes at the start of {@code memory}, which goes back to {@code pool} when Arrow releases them. */
+    PinnedAllocationManager(BufferAllocator accountingAllocator, HostBuffer memory, long size, PinnedPool pool) {
         super(accountingAllocator);
-        this.bytes = bytes;
+        this.memory = memory;
+        this.bytes = memory.byteSize() == size ? memory : memory.slice(0, size);
+        this.pool = pool;
     }
 
-    /** The pinned memory, as {@link dev.sluice.DType#U8} elements. */
+    /** The pinned memory Arrow allocated, as {@link dev.sluice.DType#U8} elements. */
     HostBuffer bytes() {
         return bytes;
     }
 
+    /** The size Arrow asked for, which its accounting counts (not the size class of the buffer behind it). */
     @Override
     public long getSize() {
         return bytes.byteSize();
@@ -35,6 +42,6 @@ final class PinnedAllocationManager extends AllocationManager {
 
     @Override
     protected void release0() {
-        bytes.close();
+        pool.offer(memory);
     }
 }

@@ -69,19 +69,22 @@ class ArrowPipelineTest {
             Field.nullable("name", ArrowType.Utf8.INSTANCE)));
 
     private DeviceContext ctx;
+    private PinnedAllocationFactory factory;
     private RootAllocator pinned;
     private RootAllocator plain;
 
     @BeforeEach
     void open() {
         ctx = DeviceContext.open(Api.CPU, 0);
-        pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
+        factory = PinnedAllocationFactory.of(ctx);
+        pinned = factory.newRootAllocator(Long.MAX_VALUE);
         plain = new RootAllocator();
     }
 
     @AfterEach
     void close() {
         pinned.close(); // Arrow's leak check: every result and every input was released
+        factory.close();
         plain.close();
         ctx.close();
     }
@@ -263,6 +266,35 @@ class ArrowPipelineTest {
     }
 
     @Test
+    void aSteadyStreamOfBatchesPinsNoNewMemoryOnceThePoolHoldsARoundsResults() {
+        int[] rows = {300, 0, 1, 1000, 37, 1000, 999};
+        List<VectorSchemaRoot> inputs = new ArrayList<>();
+        for (int k = 0; k < rows.length; k++) {
+            inputs.add(batch(pinned, k, rows[k]));
+        }
+        try (ArrowPipeline p = passingThrough().build()) {
+            long afterFirstRound = 0;
+            for (int run = 0; run < 3; run++) {
+                List<VectorSchemaRoot> results = p.process(Flux.fromIterable(inputs)).collectList()
+                        .block(Duration.ofSeconds(30));
+                assertNotNull(results);
+                for (int k = 0; k < rows.length; k++) {
+                    checkPassedThrough(inputs.get(k), results.get(k)); // bit for bit on reused memory too
+                    results.get(k).close();
+                }
+                if (run == 0) {
+                    afterFirstRound = factory.allocations();
+                } else {
+                    assertEquals(afterFirstRound, factory.allocations(), "round " + run + " pinned new memory: " + factory);
+                }
+            }
+            assertTrue(factory.reuses() >= 2L * rows.length, "every later result reused a buffer: " + factory.reuses());
+        } finally {
+            inputs.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    @Test
     void batchesOfTheDefaultAllocatorAreStagedAndComeBackAlike() {
         List<VectorSchemaRoot> inputs = new ArrayList<>();
         for (int k = 0; k < 4; k++) {
@@ -284,7 +316,10 @@ class ArrowPipelineTest {
     @Test
     void aPinnedBatchClosedWhileItsUploadIsInFlightIsFreedOnlyAfterTheUpload() throws Exception {
         AtomicReference<DeviceStream> laneStream = new AtomicReference<>();
-        try (ArrowPipeline p = passingThrough().lanes(1).stage((lane, in, out) -> {
+        // Without a pool, so that the batch's memory is freed at its release (a pool keeps it: PinnedAllocationFactoryTest).
+        try (PinnedAllocationFactory unpooled = PinnedAllocationFactory.of(ctx, 0);
+                RootAllocator batches = unpooled.newRootAllocator(Long.MAX_VALUE);
+                ArrowPipeline p = passingThrough().lanes(1).stage((lane, in, out) -> {
             laneStream.set(lane.stream());
             return FMA_STAGE.enqueue(lane, in, out);
         }).build()) {
@@ -294,7 +329,7 @@ class ArrowPipelineTest {
             // The pipeline keeps its one lane: hold that lane's stream so that the next batch's upload waits there.
             CompletableFuture<Void> gate = new CompletableFuture<>();
             laneStream.get().waitFor(gate);
-            VectorSchemaRoot batch = batch(pinned, 7, 500);
+            VectorSchemaRoot batch = batch(batches, 7, 500);
             VectorSchemaRoot expected = batch(plain, 7, 500);
             List<HostBuffer> memory = new ArrayList<>();
             for (FieldVector v : batch.getFieldVectors()) {
@@ -309,9 +344,9 @@ class ArrowPipelineTest {
                 assertTrue(System.nanoTime() < deadline, "the batch's upload was never enqueued: " + p.metrics());
                 Thread.sleep(1);
             }
-            long allocated = pinned.getAllocatedMemory();
+            long allocated = batches.getAllocatedMemory();
             batch.close(); // its upload waits behind the gate
-            assertTrue(pinned.getAllocatedMemory() < allocated, "Arrow's accounting shows the batch released at once");
+            assertTrue(batches.getAllocatedMemory() < allocated, "Arrow's accounting shows the batch released at once");
             for (HostBuffer h : memory) {
                 assertFalse(h.whenReleased().toCompletableFuture().isDone(), "freed while its upload is in flight: " + h);
             }

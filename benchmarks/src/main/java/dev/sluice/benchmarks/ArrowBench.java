@@ -50,7 +50,9 @@ import reactor.core.publisher.Flux;
  * their buffers), the same over batches of Arrow's default allocator ({@code arrow-pipeline-staged}, copied into the
  * lanes' staging buffers first), and a {@code GpuPipeline} over slices of one Sluice pinned buffer, downloading into
  * slices of another ({@code sluice-pipeline}, the yardstick). Both Arrow ways download each result into new vectors
- * of the pinned allocator, so their ratio is the staging copy's cost alone.
+ * of the pinned allocator, so their ratio is the staging copy's cost alone. It also prints how many buffers the pinned
+ * allocator's factory pinned in the warm-up round and in the measured rounds: its pool should serve every result of the
+ * measured rounds.
  */
 public final class ArrowBench {
 
@@ -186,7 +188,9 @@ public final class ArrowBench {
         Schema schema = new Schema(List.of(Field.notNullable("x", f32)));
         // A batch's buffers as the pipeline lays them out: the bitmap and the values, each rounded up to 64 bytes.
         long maxBatchBytes = align((batchRows + 7L) / 8) + align(batchRows * 4L);
-        try (RootAllocator pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
+        long[] pinnedAllocations = new long[3]; // before the warm-up round, after it, after the measured rounds
+        try (PinnedAllocationFactory factory = PinnedAllocationFactory.of(ctx);
+                RootAllocator pinned = factory.newRootAllocator(Long.MAX_VALUE);
                 RootAllocator plain = new RootAllocator();
                 HostBuffer hx = ctx.allocateHost(DType.F32, rows); HostBuffer hy = ctx.allocateHost(DType.F32, rows);
                 ArrowPipeline arrow = ArrowPipeline.builder(ctx, pinned).lanes(lanes).capacity(batchRows, maxBatchBytes)
@@ -215,7 +219,11 @@ public final class ArrowBench {
                     hx.setFloat(i, i);
                 }
                 // One warm-up round (it also opens the lanes), then reps rounds, the three ways in turn within each.
+                pinnedAllocations[0] = factory.allocations();
                 for (int r = -1; r < reps; r++) {
+                    if (r == 0) {
+                        pinnedAllocations[1] = factory.allocations();
+                    }
                     for (int way = 0; way < 3; way++) {
                         long t0 = System.nanoTime();
                         if (way < 2) {
@@ -237,6 +245,7 @@ public final class ArrowBench {
                         }
                     }
                 }
+                pinnedAllocations[2] = factory.allocations();
             } finally {
                 pinnedBatches.forEach(VectorSchemaRoot::close);
                 plainBatches.forEach(VectorSchemaRoot::close);
@@ -259,6 +268,9 @@ public final class ArrowBench {
         }
         out.add(String.format(Locale.ROOT, "staging buffers allocated in the first round: %s %d, %s %d, %s %d",
                 names[0], staging[0], names[1], staging[1], names[2], staging[2]));
+        out.add(String.format(Locale.ROOT, "pinned buffers allocated by the Arrow allocator: warm-up round %d, measured"
+                + " rounds %d (the pool serves the rest)", pinnedAllocations[1] - pinnedAllocations[0],
+                pinnedAllocations[2] - pinnedAllocations[1]));
         out.add(String.format(Locale.ROOT, "ratio arrow-pipeline / sluice-pipeline (throughput): %.3f", median[2] / median[0]));
         out.add(String.format(Locale.ROOT, "ratio arrow-pipeline / arrow-pipeline-staged (throughput): %.3f",
                 median[1] / median[0]));
