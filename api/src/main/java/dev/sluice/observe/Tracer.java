@@ -15,12 +15,10 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -342,24 +340,7 @@ public final class Tracer {
      */
     public void awaitResolved() {
         for (Pending p : List.copyOf(pending)) {
-            awaitQuietly(p);
-        }
-    }
-
-    private static void awaitQuietly(CompletableFuture<?> f) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                f.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | CancellationException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            p.exceptionally(e -> null).join(); // its outcome is the span's business: wait, keeping an interrupt
         }
     }
 

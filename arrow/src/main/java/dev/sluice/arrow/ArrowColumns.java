@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -21,6 +22,7 @@ import org.apache.arrow.vector.BaseLargeVariableWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,6 +59,19 @@ public final class ArrowColumns {
             ColumnLayout.of("vector", vector); // throws, naming the type
         }
         return Objects.requireNonNull(t);
+    }
+
+    /**
+     * The element type of a fixed-width Arrow type that Sluice has one for: signed and unsigned integers of 8 to 64 bits,
+     * half, single and double floats; empty for any other type (variable-width, nested, boolean, decimal...).
+     *
+     * @throws InvalidArgumentException naming {@code type} if it is null
+     */
+    public static Optional<DType> fixedWidthType(ArrowType type) {
+        if (type == null) {
+            throw new InvalidArgumentException("type", "must not be null");
+        }
+        return Optional.ofNullable(ColumnLayout.fixedWidth(type));
     }
 
     /**

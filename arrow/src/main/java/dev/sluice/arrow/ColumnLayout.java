@@ -73,6 +73,21 @@ record ColumnLayout(FieldVector vector, DType type, @Nullable DType offsetType, 
 
     /** The element type of the values of {@code type}: U8 (bytes) for a variable-width type; null if unsupported. */
     static @Nullable DType elementType(ArrowType type) {
+        DType fixed = fixedWidth(type);
+        if (fixed != null) {
+            return fixed;
+        }
+        return switch (type) {
+            case ArrowType.Utf8 u -> DType.U8;
+            case ArrowType.Binary b -> DType.U8;
+            case ArrowType.LargeUtf8 u -> DType.U8;
+            case ArrowType.LargeBinary b -> DType.U8;
+            default -> null;
+        };
+    }
+
+    /** The element type of a fixed-width type Sluice has one for (integers of 8 to 64 bits, floats); null for others. */
+    static @Nullable DType fixedWidth(ArrowType type) {
         return switch (type) {
             case ArrowType.Int i -> switch (i.getBitWidth()) {
                 case 8 -> i.getIsSigned() ? DType.I8 : DType.U8;
@@ -86,10 +101,6 @@ record ColumnLayout(FieldVector vector, DType type, @Nullable DType offsetType, 
                 case SINGLE -> DType.F32;
                 case DOUBLE -> DType.F64;
             };
-            case ArrowType.Utf8 u -> DType.U8;
-            case ArrowType.Binary b -> DType.U8;
-            case ArrowType.LargeUtf8 u -> DType.U8;
-            case ArrowType.LargeBinary b -> DType.U8;
             default -> null;
         };
     }

@@ -2,6 +2,7 @@ package dev.sluice.flink;
 
 import dev.sluice.DType;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.arrow.ArrowColumns;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -204,21 +205,7 @@ public final class ArrowBatches {
 
     /** The element type of a fixed-width Arrow type Sluice has one for, or null. */
     static @Nullable DType fixedWidthTypeOrNull(ArrowType type) {
-        return switch (type) {
-            case ArrowType.Int i -> switch (i.getBitWidth()) {
-                case 8 -> i.getIsSigned() ? DType.I8 : DType.U8;
-                case 16 -> i.getIsSigned() ? DType.I16 : DType.U16;
-                case 32 -> i.getIsSigned() ? DType.I32 : DType.U32;
-                case 64 -> i.getIsSigned() ? DType.I64 : DType.U64;
-                default -> null;
-            };
-            case ArrowType.FloatingPoint f -> switch (f.getPrecision()) {
-                case HALF -> DType.F16;
-                case SINGLE -> DType.F32;
-                case DOUBLE -> DType.F64;
-            };
-            default -> null;
-        };
+        return ArrowColumns.fixedWidthType(type).orElse(null);
     }
 
     /** {@link #fixedWidthTypeOrNull}, for a type already checked. */
