@@ -2,7 +2,7 @@
 # Packs what FlinkBench (examples/.../FlinkBench.java) needs on the GPU machine beyond scripts/gpu-pack.sh's .gpu/:
 # Flink's runtime jars, which the examples module has at provided scope and .gpu/lib/ therefore lacks, into the
 # git-ignored folders .gpu-flink/part1/, part2/, ... of at most PACK_PART_MIB MiB each (a jar is never split), so that
-# each folder goes to the machine in a call of its own, beside the repository's files, under the 64 MiB a call carries
+# each folder goes to the machine in a copy of its own, beside the repository's files, under the 64 MiB a copy takes
 # (default: 64 MiB less the repository's files and 2 MiB to spare, at most 60). Run here, from
 # anywhere inside the repository, after scripts/gpu-pack.sh (whose install puts the Sluice modules into the local
 # Maven repository, where the class path below is resolved from):
@@ -29,7 +29,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="$ROOT/.gpu-flink"
-# The repository's files travel with every call: tracked ones and those untracked that git does not ignore.
+# The repository's files travel with every copy: tracked ones and those untracked that git does not ignore.
 # (du fails on a tracked file deleted from the work tree, and still prints its total.)
 tree_bytes="$({ git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null || true; } \
   | tail -n 1 | cut -f1)"
@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 done
 mvn() { ./mvnw -q -B "$@"; }
 
-# Keep .gpu-flink/ out of git (and so out of the working tree every call copies) even where .gitignore is being
+# Keep .gpu-flink/ out of git (and so out of the working tree that every copy takes) even where .gitignore is being
 # edited by others.
 EXCLUDE="$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)"
 mkdir -p "$(dirname "$EXCLUDE")"
@@ -148,16 +148,16 @@ fi
 
 cat <<EOF
 
-On the GPU machine: one call per folder, on one warm machine (it keeps the ignored folders earlier calls carried
-while it stays warm; a fresh one has none of them). Each call carries one folder beside the repository's files:
-   1. carry .gpu               (scripts/gpu-pack.sh's; skip if this warm machine has it)   command: ls .gpu/lib | wc -l
+On the GPU machine, which keeps the copied folders while it stays up (a fresh one has none): one copy per folder,
+each beside the repository's files, then the run. After each copy, ls shows that the folder arrived:
+   1. copy .gpu/               (scripts/gpu-pack.sh's; not again while the machine has it)   then: ls .gpu/lib | wc -l
 EOF
 for i in "${!part_bytes[@]}"; do
   n=$((i + 1))
-  echo "   $((n + 1)). carry .gpu-flink/part$n                                                  command: ls .gpu-flink/part$n | wc -l"
+  echo "   $((n + 1)). copy .gpu-flink/part$n/                                                 then: ls .gpu-flink/part$n | wc -l"
 done
 cat <<EOF
-   $((parts + 2)). carry nothing, run:
+   $((parts + 2)). copy nothing more, run:
       test -d .gpu/lib$(for i in "${!part_bytes[@]}"; do printf ' && test -d .gpu-flink/part%d' $((i + 1)); done) && \\
       .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Xms16g -Xmx16g \\
         -cp "${cp_parts}.gpu/lib/*" dev.sluice.examples.FlinkBench --api cuda
