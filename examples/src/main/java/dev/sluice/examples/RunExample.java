@@ -67,6 +67,15 @@ public final class RunExample {
                 throw new IllegalStateException("FlinkJob failed: " + e, e);
             }
         });
+        m.put("FlinkBench", args -> {
+            try {
+                FlinkBench.main(args);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("FlinkBench failed: " + e, e);
+            }
+        });
         return Collections.unmodifiableMap(m);
     }
 
