@@ -19,10 +19,10 @@
 # and the examples and sluice-flink jars of this build (the examples jar holds FlinkBench), which the command below
 # puts before .gpu/lib/ so that they win over an older pack's.
 #
-# Flink needs two JDK modules that gpu-pack.sh's runtime leaves out: java.sql (Flink's type information names
-# java.sql.Date) and java.management.rmi (the TaskManager's JMX; without it the embedded TaskManager never registers
-# and every job fails with "Could not acquire the minimum required resources"). The script checks .gpu/jre.modules and
-# says how to rebuild the runtime with them.
+# Flink needs two JDK modules beyond Sluice's own: java.sql (Flink's type information names java.sql.Date) and
+# java.management.rmi (the TaskManager's JMX; without it the embedded TaskManager never registers and every job fails
+# with "Could not acquire the minimum required resources"). gpu-pack.sh's runtime includes both; the script checks
+# .gpu/jre.modules and, for a runtime packed before, says how to rebuild it with them.
 set -euo pipefail
 # As in gpu-pack.sh: no pipe ends in a reader that stops early (pipefail would make its writer's SIGPIPE fatal).
 
