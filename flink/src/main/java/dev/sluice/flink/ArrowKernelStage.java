@@ -57,6 +57,8 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
     private transient @Nullable Field output;
     private transient @Nullable DType outputType;
     private transient @Nullable RootAllocator allocator;
+    /** The pinned memory behind {@link #allocator}, pooled across elements; closed after it. */
+    private transient @Nullable PinnedAllocationFactory pinned;
     /** Elements between their apply and the end of their vectors; guarded by this. */
     private transient int live;
     private transient boolean closed;
@@ -116,7 +118,8 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
         }
         output = f;
         outputType = t;
-        allocator = PinnedAllocationFactory.of(context).newRootAllocator(Long.MAX_VALUE);
+        pinned = PinnedAllocationFactory.of(context);
+        allocator = pinned.newRootAllocator(Long.MAX_VALUE);
     }
 
     @Override
@@ -287,6 +290,7 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
     @Override
     public void close() {
         RootAllocator a;
+        PinnedAllocationFactory memory;
         int left;
         synchronized (this) {
             closed = true;
@@ -303,6 +307,8 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
             left = live;
             a = allocator;
             allocator = null;
+            memory = pinned;
+            pinned = null;
         }
         if (a == null) {
             return;
@@ -312,6 +318,10 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
         } catch (IllegalStateException e) {
             throw new IllegalStateException("sluice-flink: the subtask's Arrow allocator closed with memory still allocated"
                     + (left > 0 ? " by " + left + " element(s) not finished" : "") + ": " + e.getMessage(), e);
+        } finally {
+            if (memory != null) {
+                memory.close(); // the pool's memory: what Arrow still holds stays until Arrow releases it
+            }
         }
     }
 }
