@@ -28,11 +28,8 @@ public final class DeviceBuffer implements AutoCloseable {
     /** The memory this buffer views, as the engine claims and orders it. */
     private final Region region;
     private final DType type;
-    private final long byteOffset;
     private final long count;
     private final boolean owner;
-    /** Whether operations through this buffer take part in automatic ordering; false for {@link #unordered()} views. */
-    private final boolean ordered;
     /**
      * Shared by the buffer that owns the memory and every view of it, and held by nothing inside Sluice: once it is
      * unreachable while the memory is still open, the {@link LeakDetector} frees the memory in stream order. For views
@@ -49,10 +46,8 @@ public final class DeviceBuffer implements AutoCloseable {
         this.context = context;
         this.region = new Region(allocation, 0, count * type.byteSize(), true, this);
         this.type = type;
-        this.byteOffset = 0;
         this.count = count;
         this.owner = true;
-        this.ordered = true;
         this.liveness = new Object();
         this.cleanable = LeakDetector.watch(liveness, allocation.closedFlag(),
                 () -> "DeviceBuffer[" + type + " x " + count + ", " + context + "]",
@@ -72,7 +67,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
     /** A view (slice, reinterpretation) of {@code of}'s memory, ordered as {@code of} is. */
     private DeviceBuffer(Allocation allocation, DType type, long byteOffset, long count, DeviceBuffer of) {
-        this(of.context, allocation, type, byteOffset, count, of.liveness, of.ordered, of.ready);
+        this(of.context, allocation, type, byteOffset, count, of.liveness, of.isOrdered(), of.ready);
     }
 
     private DeviceBuffer(DeviceContext context, Allocation allocation, DType type, long byteOffset, long count,
@@ -80,10 +75,8 @@ public final class DeviceBuffer implements AutoCloseable {
         this.context = context;
         this.region = new Region(allocation, byteOffset, count * type.byteSize(), ordered, this);
         this.type = type;
-        this.byteOffset = byteOffset;
         this.count = count;
         this.owner = false;
-        this.ordered = ordered;
         this.liveness = liveness;
         this.cleanable = null;
         this.ready = ready;
@@ -127,7 +120,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
     /** Offset of this buffer's first byte in the allocation it belongs to (0 unless it is a slice). */
     public long byteOffset() {
-        return byteOffset;
+        return region.byteOffset();
     }
 
     /**
@@ -136,7 +129,7 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public long address() {
         long base = region.memory().address();
-        return base == 0 ? 0 : base + byteOffset;
+        return base == 0 ? 0 : base + region.byteOffset();
     }
 
     /** Whether this buffer owns its memory (the one an allocation returned), rather than being a view of it. */
@@ -156,7 +149,7 @@ public final class DeviceBuffer implements AutoCloseable {
     public DeviceBuffer slice(long offset, long count) {
         checkOpen();
         Checks.range("buffer", offset, count, this.count);
-        return new DeviceBuffer(allocation(), type, byteOffset + offset * type.byteSize(), count, this);
+        return new DeviceBuffer(allocation(), type, byteOffset() + offset * type.byteSize(), count, this);
     }
 
     /**
@@ -171,7 +164,7 @@ public final class DeviceBuffer implements AutoCloseable {
             throw new InvalidArgumentException("newType", byteSize() + " bytes are not a whole number of " + newType
                     + " elements of " + newType.byteSize() + " bytes");
         }
-        return new DeviceBuffer(allocation(), newType, byteOffset, byteSize() / newType.byteSize(), this);
+        return new DeviceBuffer(allocation(), newType, byteOffset(), byteSize() / newType.byteSize(), this);
     }
 
     /**
@@ -185,12 +178,12 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public DeviceBuffer unordered() {
         checkOpen();
-        return new DeviceBuffer(context, allocation(), type, byteOffset, count, liveness, false, ready);
+        return new DeviceBuffer(context, allocation(), type, byteOffset(), count, liveness, false, ready);
     }
 
     /** Whether operations through this buffer take part in automatic ordering (false for {@link #unordered()} views). */
     public boolean isOrdered() {
-        return ordered;
+        return region.ordered();
     }
 
     /**
@@ -246,7 +239,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset) + (ordered ? "" : " unordered")
+        return "DeviceBuffer[" + type + " x " + count + (owner ? "" : " at byte " + byteOffset()) + (isOrdered() ? "" : " unordered")
                 + ", "
                 + context.backendName() + ":" + context.id() + "]";
     }

@@ -75,7 +75,7 @@ public final class StreamCore {
         }
     }
 
-    /** Set while the calling thread runs a helping pass ({@link #help}). */
+    /** Set while the calling thread helps complete a stream's futures ({@link #helpUntilDone}). */
     private static final ThreadLocal<Boolean> HELPING = new ThreadLocal<>();
 
     private final ReentrantLock lock = new ReentrantLock();
@@ -136,10 +136,6 @@ public final class StreamCore {
     /** The context this stream belongs to. */
     ContextCore context() {
         return context;
-    }
-
-    int groupBound() {
-        return groupBound;
     }
 
     // ---------------------------------------------------------------- the enqueue lock
@@ -451,14 +447,11 @@ public final class StreamCore {
         if (engine.fault() != null || engine.isStopped()) {
             return false;
         }
-        HELPING.set(Boolean.TRUE);
         try {
             tryAdvance();
         } catch (RuntimeException e) {
             engine.report(e);
             return false;
-        } finally {
-            HELPING.remove();
         }
         return true;
     }
@@ -477,15 +470,20 @@ public final class StreamCore {
             return;
         }
         long until = System.nanoTime() + o.spinNanos();
-        while (!f.doneRaw() && help()) {
-            if (System.nanoTime() - until > 0) {
-                return;
+        HELPING.set(Boolean.TRUE); // once for the whole wait, not per pass: the stages it runs see it
+        try {
+            while (!f.doneRaw() && help()) {
+                if (System.nanoTime() - until > 0) {
+                    return;
+                }
+                if (w == WaitStrategy.YIELD) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
             }
-            if (w == WaitStrategy.YIELD) {
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
-            }
+        } finally {
+            HELPING.remove();
         }
     }
 

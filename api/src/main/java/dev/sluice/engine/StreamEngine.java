@@ -495,11 +495,6 @@ public final class StreamEngine {
         }
     }
 
-    /** Makes later work of this stream wait for all work enqueued on {@code other} so far. */
-    public <F extends Operation<?>> F waitFor(F f, StreamEngine other) {
-        return waitFor(f, other.marker(new InternalOperation(), null));
-    }
-
     /** Whether a wait was enqueued (a future of this stream, or one already finished, needs none). Under the lock. */
     boolean waitMarkerLocked(Operation<?> future) {
         if (future.core() == core || future.deviceFinished()) {
@@ -705,7 +700,7 @@ public final class StreamEngine {
     }
 
     /** Waits for {@code f} to complete, whatever its outcome, keeping an interrupt for the caller. */
-    public static void awaitQuietly(Future<?> f) {
+    private static void awaitQuietly(Future<?> f) {
         boolean interrupted = false;
         while (true) {
             try {

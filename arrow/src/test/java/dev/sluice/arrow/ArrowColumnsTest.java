@@ -41,6 +41,8 @@ import org.apache.arrow.vector.UInt1Vector;
 import org.apache.arrow.vector.UInt2Vector;
 import org.apache.arrow.vector.UInt4Vector;
 import org.apache.arrow.vector.UInt8Vector;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.TransferPair;
@@ -110,6 +112,21 @@ class ArrowColumnsTest {
             assertSameColumn(in, out);
             assertTrue(out.getNullCount() > 0, "the nulls came back");
         }
+    }
+
+    @Test
+    void fixedWidthTypesMapToTheirElementTypesAndOthersToNone() {
+        assertEquals(DType.I8, ArrowColumns.fixedWidthType(new ArrowType.Int(8, true)).orElseThrow());
+        assertEquals(DType.U16, ArrowColumns.fixedWidthType(new ArrowType.Int(16, false)).orElseThrow());
+        assertEquals(DType.U64, ArrowColumns.fixedWidthType(new ArrowType.Int(64, false)).orElseThrow());
+        assertEquals(DType.F16,
+                ArrowColumns.fixedWidthType(new ArrowType.FloatingPoint(FloatingPointPrecision.HALF)).orElseThrow());
+        assertEquals(DType.F64,
+                ArrowColumns.fixedWidthType(new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)).orElseThrow());
+        assertTrue(ArrowColumns.fixedWidthType(ArrowType.Utf8.INSTANCE).isEmpty(), "variable width: none");
+        assertTrue(ArrowColumns.fixedWidthType(ArrowType.Bool.INSTANCE).isEmpty(), "bits: none");
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> ArrowColumns.fixedWidthType(null));
+        assertTrue(e.getMessage().contains("type"), e.getMessage());
     }
 
     @Test

@@ -35,8 +35,6 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -75,11 +73,7 @@ class ArrowBatchesTest {
 
     @AfterEach
     void everyContextClosed() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (SharedContexts.openCount() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(0, SharedContexts.openCount(), "shared device contexts left open");
+        TestJobs.assertEveryContextClosed();
     }
 
     private static SluiceAsyncFunction<ArrowBatch, ArrowBatch> fma() {
@@ -156,14 +150,6 @@ class ArrowBatchesTest {
         }
     }
 
-    private static StreamExecutionEnvironment environment(int parallelism) {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        return env;
-    }
-
     private static List<ArrowBatch> collect(DataStream<ArrowBatch> results) throws Exception {
         List<ArrowBatch> out = new ArrayList<>();
         try (CloseableIterator<ArrowBatch> it = results.executeAndCollect()) {
@@ -174,7 +160,7 @@ class ArrowBatchesTest {
 
     @Test
     void batchesWithNullsComeBackRightThroughOrderedWait() throws Exception {
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma();
         DataStream<ArrowBatch> in = env.fromData(batches(24), ArrowBatch.TYPE).setParallelism(1);
         List<ArrowBatch> out = collect(AsyncDataStream.orderedWait(in, f, 30, TimeUnit.SECONDS, f.lanes())
@@ -189,7 +175,7 @@ class ArrowBatchesTest {
 
     @Test
     void batchesWithNullsComeBackRightThroughUnorderedWaitOverTwoDevices() throws Exception {
-        StreamExecutionEnvironment env = environment(4);
+        StreamExecutionEnvironment env = TestJobs.environment(4);
         SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma();
         DataStream<ArrowBatch> in = env.fromData(batches(40), ArrowBatch.TYPE).setParallelism(1);
         List<ArrowBatch> out = collect(AsyncDataStream.unorderedWait(in, f, 30, TimeUnit.SECONDS, f.lanes())
@@ -226,7 +212,7 @@ class ArrowBatchesTest {
         try (RootAllocator allocator = new RootAllocator()) {
             bad = ragged(allocator);
         }
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         // Far more elements than the job gets to (as in SluiceAsyncFunctionTest's failing jobs).
         DataStream<ArrowBatch> in = env.fromSequence(0, 99_999).setParallelism(1)
                 .map(k -> k == 5 ? bad : good.get((int) (k % 4))).returns(ArrowBatch.TYPE);

@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -54,19 +53,7 @@ class SluiceAsyncFunctionMetricsTest {
 
     @AfterEach
     void everyContextClosed() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (SharedContexts.openCount() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(0, SharedContexts.openCount(), "shared device contexts left open");
-    }
-
-    private static StreamExecutionEnvironment environment(int parallelism) {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        return env;
+        TestJobs.assertEveryContextClosed();
     }
 
     /** {@code count} batches of {@code size} floats, the first element of batch b being b. */
@@ -108,7 +95,7 @@ class SluiceAsyncFunctionMetricsTest {
     void aJobsBytesElementsAndLatenciesAddUpOverItsSubtasks() throws Exception {
         int elements = 24;
         int floats = 64;
-        StreamExecutionEnvironment env = environment(4);
+        StreamExecutionEnvironment env = TestJobs.environment(4);
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(
                         () -> SluiceAsyncFunctionTest.SQUARE)
                 .input(DType.F32, HostData::of)
@@ -145,7 +132,7 @@ class SluiceAsyncFunctionMetricsTest {
 
     @Test
     void aStageThatThrowsCountsOneFailedElement() throws Exception {
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
             if (in[0] == 5f) {
                 throw new IllegalStateException("no batch five");
@@ -163,7 +150,7 @@ class SluiceAsyncFunctionMetricsTest {
 
     @Test
     void aTimedOutElementCountsAsFailedOnceAndNotAsCompletedWhenItsWorkEnds() throws Exception {
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         // Batch 0's result comes 600 ms late, after its 150 ms timeout has failed it (and the job).
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
             CompletableFuture<float[]> r = SluiceAsyncFunctionTest.square(lane, in);

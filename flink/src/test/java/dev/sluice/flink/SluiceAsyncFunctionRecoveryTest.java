@@ -114,11 +114,7 @@ class SluiceAsyncFunctionRecoveryTest {
 
     @AfterEach
     void everyContextClosed() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (SharedContexts.openCount() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(0, SharedContexts.openCount(), "shared device contexts left open");
+        TestJobs.assertEveryContextClosed();
     }
 
     /** Batch {@code id}: {@code [id, id + 1/8, ..., id + 7/8]}, exact in floats for ids below 2^20. */

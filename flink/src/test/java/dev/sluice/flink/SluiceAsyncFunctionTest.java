@@ -29,8 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
@@ -101,24 +99,7 @@ class SluiceAsyncFunctionTest {
 
     @AfterEach
     void everyContextClosed() throws InterruptedException {
-        // A job's functions close when its tasks end, which may be a moment after the client saw the job end.
-        waitForNoOpenContext();
-    }
-
-    private static void waitForNoOpenContext() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (SharedContexts.openCount() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(0, SharedContexts.openCount(), "shared device contexts left open");
-    }
-
-    private static StreamExecutionEnvironment environment(int parallelism) {
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(parallelism);
-        return env;
+        TestJobs.assertEveryContextClosed();
     }
 
     /** Batches {@code [b, b + 1/8, ...]} of {@code size} elements, b = 0 to count - 1. */
@@ -179,7 +160,7 @@ class SluiceAsyncFunctionTest {
     @Test
     void resultsAreCorrectAndBothDevicesAreUsed() throws Exception {
         DEVICES.clear();
-        StreamExecutionEnvironment env = environment(4);
+        StreamExecutionEnvironment env = TestJobs.environment(4);
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
             DEVICES.add(lane.deviceName());
             return square(lane, in);
@@ -193,7 +174,7 @@ class SluiceAsyncFunctionTest {
 
     @Test
     void orderedWaitKeepsTheOrderOfTheBuiltStage() throws Exception {
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         SluiceAsyncFunction<float[], float[]> f = squareBuilt();
         List<float[]> out = collect(AsyncDataStream.orderedWait(batches(env, 30, 17), f, 30, TimeUnit.SECONDS, f.lanes())
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
@@ -206,7 +187,7 @@ class SluiceAsyncFunctionTest {
 
     @Test
     void unorderedWaitLosesNothingWhenResultsFinishOutOfOrder() throws Exception {
-        StreamExecutionEnvironment env = environment(2);
+        StreamExecutionEnvironment env = TestJobs.environment(2);
         // Even batches finish 15 ms late, so that later batches overtake them.
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> square(lane, in)
                 .thenApplyAsync(r -> r, CompletableFuture.delayedExecutor(((int) in[0]) % 2 == 0 ? 15 : 0,
@@ -239,7 +220,7 @@ class SluiceAsyncFunctionTest {
 
     /** {@link #failedJob(SluiceAsyncFunction, long)} with the operator's capacity {@code capacity}. */
     private static String failedJob(SluiceAsyncFunction<float[], float[]> f, long timeoutMillis, int capacity) {
-        StreamExecutionEnvironment env = environment(1);
+        StreamExecutionEnvironment env = TestJobs.environment(1);
         DataStream<float[]> batches = env.fromSequence(0, 99_999).setParallelism(1)
                 .map(b -> new float[] {b, b + 1 / 8f, b + 2 / 8f, b + 3 / 8f})
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
@@ -419,7 +400,7 @@ class SluiceAsyncFunctionTest {
     void cancellingWithElementsInFlightClosesEveryContext() throws Exception {
         STARTED.set(0);
         int hookBefore = SharedContexts.releasedByHook();
-        StreamExecutionEnvironment env = environment(4);
+        StreamExecutionEnvironment env = TestJobs.environment(4);
         // Each element holds its lane's stream for 50 ms on the device (a host wait the stream runs behind).
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
             STARTED.incrementAndGet();
@@ -445,7 +426,7 @@ class SluiceAsyncFunctionTest {
         while (job.getJobStatus().get(30, TimeUnit.SECONDS) != JobStatus.CANCELED) {
             Thread.sleep(10);
         }
-        waitForNoOpenContext();
+        TestJobs.assertEveryContextClosed();
         assertEquals(hookBefore, SharedContexts.releasedByHook(), "the functions' close() gave back every context,"
                 + " leaving nothing to the class loader's release hook");
     }

@@ -6,6 +6,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 import dev.sluice.engine.Operation;
 import dev.sluice.engine.StreamCore;
 import dev.sluice.engine.StressProbe;
+import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -39,7 +40,7 @@ public class CompletionQueueStress {
     @Actor
     public void enqueue() {
         for (int seq = 1; seq <= 2; seq++) {
-            queue.add(StressProbe.operation(seq, StressCores.DONE, VALUES[seq], KEPT[seq]));
+            queue.add(StressProbe.operation(seq, Marker.DONE, VALUES[seq], KEPT[seq]));
         }
     }
 
@@ -59,6 +60,6 @@ public class CompletionQueueStress {
         }
         int i = (int) seq;
         return StressProbe.value(f) == VALUES[i] && StressProbe.keepAlive(f) == KEPT[i]
-                && StressProbe.marker(f) == StressCores.DONE ? i : -1;
+                && StressProbe.marker(f) == Marker.DONE ? i : -1;
     }
 }

@@ -29,28 +29,6 @@ final class StressCores {
     private StressCores() {
     }
 
-    /** A backend marker that is always done: the device has finished everything before it. */
-    static final Marker DONE = new Marker() {
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public boolean awaitDone(long timeoutNanos) {
-            return true;
-        }
-
-        @Override
-        public void release() {
-        }
-
-        @Override
-        public String toString() {
-            return "stress marker (done)";
-        }
-    };
-
     /** A stream core of at most {@code groupBound} operations per marker, whose markers are all done. */
     static StreamCore core(int groupBound) {
         return StressProbe.core(new Stream(null), groupBound);
@@ -78,7 +56,7 @@ final class StressCores {
             if (refusal != null) {
                 throw refusal;
             }
-            return DONE;
+            return Marker.DONE; // every operation is finished at once
         }
 
         @Override

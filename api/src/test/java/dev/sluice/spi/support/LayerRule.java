@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -42,33 +43,12 @@ public final class LayerRule {
      * the package its class files (nested classes included) refer to.
      */
     public static Map<String, Set<String>> references(Path classes, String packageName) throws IOException {
-        String prefix = packageName.replace('.', '/') + "/";
         Map<String, Set<String>> refs = new TreeMap<>();
-        try (Stream<Path> files = Files.list(classes.resolve(prefix))) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
-                ClassModel model = ClassFile.of().parse(Files.readAllBytes(f));
-                String self = topLevel(model.thisClass().asInternalName().substring(prefix.length()));
-                if (self.equals("package-info")) {
-                    continue;
-                }
-                Set<String> mine = refs.computeIfAbsent(self, k -> new TreeSet<>());
-                for (PoolEntry e : model.constantPool()) {
-                    if (e instanceof ClassEntry c) {
-                        String name = c.asInternalName();
-                        int l = name.indexOf('L');
-                        if (name.startsWith("[") && l >= 0) {
-                            name = name.substring(l + 1, name.length() - 1);
-                        }
-                        if (name.startsWith(prefix) && name.indexOf('/', prefix.length()) < 0) {
-                            String other = topLevel(name.substring(prefix.length()));
-                            if (!other.equals(self)) {
-                                mine.add(other);
-                            }
-                        }
-                    }
-                }
+        referencesUnder(classes, packageName).forEach((from, tos) -> {
+            if (from.indexOf('.') < 0) { // a class of the package itself, not of a package under it
+                refs.put(from, tos.stream().filter(to -> to.indexOf('.') < 0).collect(Collectors.toCollection(TreeSet::new)));
             }
-        }
+        });
         return refs;
     }
 
