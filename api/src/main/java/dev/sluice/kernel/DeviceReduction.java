@@ -1,6 +1,7 @@
 package dev.sluice.kernel;
 
 import dev.sluice.DeviceBuffer;
+import dev.sluice.Dim;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
@@ -33,10 +34,22 @@ public final class DeviceReduction implements AutoCloseable {
     /** Blocks of a whole-buffer reduction's first pass at most, so that one block can reduce their partials. */
     static final int MAX_PARTIALS = 1024;
 
+    /**
+     * Blocks a column reduction aims to launch, to fill a GPU (an H100 holds 1,056 blocks of 256 threads at once): with
+     * fewer tiles of columns than this, the rows are split into chunks over the grid's second dimension.
+     */
+    static final int COLUMN_BLOCKS = 1024;
+
+    /** Rows a chunk of a column reduction holds at least: 8 per warp of a block, so that a chunk is worth a block. */
+    static final int MIN_CHUNK_ROWS = 64;
+
     private final Reduction reduction;
     private final DeviceFunction partials;
     private final DeviceFunction last;
     private final DeviceFunction segments;
+    private final DeviceFunction columns;
+    private final DeviceFunction columnPartials;
+    private final DeviceFunction columnFinal;
 
     /**
      * Guards the kept scratch buffer, and is held while both passes that use it are enqueued: two callers on its stream
@@ -51,13 +64,17 @@ public final class DeviceReduction implements AutoCloseable {
     private DeviceBuffer scratch;
     private boolean closed;
 
-    DeviceReduction(Reduction reduction, DeviceFunction partials, DeviceFunction last, DeviceFunction segments) {
+    /** {@code functions}: {@link Reduction#kernels()} compiled, in that order. */
+    DeviceReduction(Reduction reduction, List<DeviceFunction> functions) {
+        this.reduction = reduction;
+        this.partials = functions.get(0);
+        this.last = functions.get(1);
+        this.segments = functions.get(2);
+        this.columns = functions.get(3);
+        this.columnPartials = functions.get(4);
+        this.columnFinal = functions.get(5);
         this.firstCount = partials.kernel().params().size();
         this.secondCount = last.kernel().params().size();
-        this.reduction = reduction;
-        this.partials = partials;
-        this.last = last;
-        this.segments = segments;
     }
 
     /**
@@ -120,34 +137,43 @@ public final class DeviceReduction implements AutoCloseable {
     private DeviceFuture<Void> enqueuePasses(DeviceStream stream, long n, int blocks, DeviceBuffer partialValues,
             Object[] arguments) {
         long chunk = Math.ceilDiv(n, blocks);
+        // the geometry: segments, segment length, its outer stride, its inner stride, the element count
+        Object[] first = firstPass(arguments, partialValues, blocks, chunk, chunk, 1L, n);
+        Object[] second = secondPass(arguments, partialValues, 1L, blocks, 0L, 1L, blocks);
+        stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first);
+        return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second);
+    }
+
+    /** The arguments of a pass that writes partials: the inputs and scalars, the partials, then {@code geometry}. */
+    private Object[] firstPass(Object[] arguments, DeviceBuffer partialValues, long... geometry) {
         Object[] first = new Object[firstCount];
-        Object[] second = new Object[secondCount];
         int f = 0;
-        int l = 0;
-        second[l++] = partialValues;
         for (int k = 0; k < arguments.length; k++) {
-            boolean output = reduction.isOutput(k);
-            if (!output) {
+            if (!reduction.isOutput(k)) {
                 first[f++] = arguments[k];
-            }
-            if (output || !reduction.params().get(k).isPointer()) {
-                second[l++] = arguments[k];
             }
         }
         first[f++] = partialValues;
-        // the geometry: segments, segment length, its outer stride, its inner stride, the element count
-        first[f++] = (long) blocks;
-        first[f++] = chunk;
-        first[f++] = chunk;
-        first[f++] = 1L;
-        first[f] = n;
-        second[l++] = 1L;
-        second[l++] = (long) blocks;
-        second[l++] = 0L;
-        second[l++] = 1L;
-        second[l] = (long) blocks;
-        stream.enqueueLaunch(partials, LaunchConfig.of(blocks, BLOCK), first);
-        return stream.enqueueLaunch(last, LaunchConfig.of(1, BLOCK), second);
+        for (long g : geometry) {
+            first[f++] = g;
+        }
+        return first;
+    }
+
+    /** The arguments of a pass that reads partials: the partials, the outputs and scalars, then {@code geometry}. */
+    private Object[] secondPass(Object[] arguments, DeviceBuffer partialValues, long... geometry) {
+        Object[] second = new Object[secondCount];
+        int l = 0;
+        second[l++] = partialValues;
+        for (int k = 0; k < arguments.length; k++) {
+            if (reduction.isOutput(k) || !reduction.params().get(k).isPointer()) {
+                second[l++] = arguments[k];
+            }
+        }
+        for (long g : geometry) {
+            second[l++] = g;
+        }
+        return second;
     }
 
     /**
@@ -158,19 +184,62 @@ public final class DeviceReduction implements AutoCloseable {
      *                                  does (inputs hold rows * cols elements, outputs rows)
      */
     public DeviceFuture<Void> enqueueRows(DeviceStream stream, long rows, long cols, Object... arguments) {
-        return axis(stream, rows, cols, true, arguments);
+        checkAxis(stream, rows, cols, rows, arguments);
+        List<Object> args = new ArrayList<>(List.of(arguments));
+        // Segment o holds elements o * outer + k * inner, k < length: a block per row, whose elements are adjacent, so
+        // the threads striding along it read contiguous runs.
+        args.addAll(List.of(rows, cols, cols, 1L, rows * cols));
+        int blocks = (int) Math.min(rows, Integer.MAX_VALUE);
+        return stream.enqueueLaunch(segments, LaunchConfig.of(blocks, BLOCK), args.toArray());
     }
 
     /**
-     * Reduces each column of the row-major {@code [rows][cols]} inputs into element {@code col} of each output.
+     * Reduces each column of the row-major {@code [rows][cols]} inputs into element {@code col} of each output: in one
+     * launch, or, where the columns are too few to fill the device, in two, through a scratch buffer of partial values
+     * allocated in stream order and freed after the second (see {@link Reduction} for how).
      *
      * @throws InvalidArgumentException as {@link #enqueueRows} does (outputs hold cols elements)
      */
     public DeviceFuture<Void> enqueueColumns(DeviceStream stream, long rows, long cols, Object... arguments) {
-        return axis(stream, rows, cols, false, arguments);
+        checkAxis(stream, rows, cols, cols, arguments);
+        long total = rows * cols;
+        long tiles = Math.ceilDiv(cols, ReductionCode.COLUMN_TILE);
+        int gridX = (int) Math.min(tiles, Integer.MAX_VALUE); // the kernel strides over the tiles past the grid
+        long chunkRows = columnChunkRows(rows, tiles);
+        if (chunkRows == rows) {
+            List<Object> args = new ArrayList<>(List.of(arguments));
+            args.addAll(List.of(cols, rows, rows, cols, total));
+            return stream.enqueueLaunch(columns, LaunchConfig.of(gridX, BLOCK), args.toArray());
+        }
+        int chunks = (int) Math.ceilDiv(rows, chunkRows);
+        long values = chunks * cols; // at most about COLUMN_BLOCKS * COLUMN_TILE: there are fewer tiles than COLUMN_BLOCKS
+        DeviceBuffer partialValues = stream.enqueueAllocate(reduction.accumulator(), values);
+        try {
+            // the geometry: columns, rows, rows per chunk, values written, elements read
+            stream.enqueueLaunch(columnPartials, LaunchConfig.of(Dim.of(gridX, chunks), Dim.of(BLOCK)),
+                    firstPass(arguments, partialValues, cols, rows, chunkRows, values, total));
+            return stream.enqueueLaunch(columnFinal, LaunchConfig.of(gridX, BLOCK),
+                    secondPass(arguments, partialValues, cols, chunks, chunks, cols, values));
+        } finally {
+            partialValues.close(); // freed after the launches above, in stream order
+        }
     }
 
-    private DeviceFuture<Void> axis(DeviceStream stream, long rows, long cols, boolean alongRows, Object... arguments) {
+    /**
+     * The rows each chunk of a column reduction holds: all of them where the tiles of columns fill the device, else
+     * enough chunks for {@link #COLUMN_BLOCKS} blocks in all, of at least {@link #MIN_CHUNK_ROWS} rows each. A function
+     * of the sizes alone, so that the order values are combined in is too.
+     */
+    static long columnChunkRows(long rows, long tiles) {
+        if (tiles >= COLUMN_BLOCKS) {
+            return rows;
+        }
+        long chunks = Math.min(Math.ceilDiv(COLUMN_BLOCKS, tiles), Math.ceilDiv(rows, MIN_CHUNK_ROWS));
+        return chunks <= 1 ? rows : Math.ceilDiv(rows, chunks);
+    }
+
+    /** Checks a row or column reduction's arguments: inputs of rows * cols elements, outputs of {@code results}. */
+    private void checkAxis(DeviceStream stream, long rows, long cols, long results, Object[] arguments) {
         check(stream, arguments);
         if (rows < 1) {
             throw new InvalidArgumentException("rows", "value " + rows + " must be at least 1");
@@ -182,14 +251,7 @@ public final class DeviceReduction implements AutoCloseable {
             throw new InvalidArgumentException("cols", "value " + cols + " times rows " + rows
                     + " is more elements than a long counts (" + Long.MAX_VALUE + ")");
         }
-        long total = rows * cols;
-        long count = alongRows ? rows : cols;
-        checkSizes(arguments, total, count);
-        List<Object> args = new ArrayList<>(List.of(arguments));
-        // Segment o holds elements o * outer + k * inner, k < length.
-        args.addAll(alongRows ? List.of(rows, cols, cols, 1L, total) : List.of(cols, rows, 1L, cols, total));
-        int blocks = (int) Math.min(count, Integer.MAX_VALUE);
-        return stream.enqueueLaunch(segments, LaunchConfig.of(blocks, BLOCK), args.toArray());
+        checkSizes(arguments, rows * cols, results);
     }
 
     private void check(DeviceStream stream, Object[] arguments) {
@@ -235,6 +297,9 @@ public final class DeviceReduction implements AutoCloseable {
         partials.close();
         last.close();
         segments.close();
+        columns.close();
+        columnPartials.close();
+        columnFinal.close();
     }
 
     @Override

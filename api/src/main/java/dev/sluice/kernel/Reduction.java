@@ -3,10 +3,12 @@ package dev.sluice.kernel;
 import dev.sluice.CompilationException;
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.UnsupportedOnBackendException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,11 +16,17 @@ import java.util.List;
  * with {@link #compile(DeviceContext)}. Immutable and thread-safe.
  *
  * <p>How the result is produced: a whole buffer in two passes (each block reduces its share to one partial value,
- * then one block reduces the partials and runs the post-map); the rows or the columns of a 2-D buffer in one pass, one
- * block per row or column. On GPUs a block's share of a whole buffer is grid-strided, with four accumulators per
- * thread, and blocks combine over a tree of warps; on the CPU backend a block reduces a contiguous chunk in order. No
- * atomics are used, so a result is the same from run to run on one backend with the same sizes; but the backends
- * combine values in different orders, so float sums may differ between backends in the last bits.
+ * then one block reduces the partials and runs the post-map); the rows of a 2-D buffer in one pass, one block per row;
+ * its columns with a block per tile of 32 adjacent columns, in one pass, or in two where there are too few tiles to
+ * fill the device (the rows are split into chunks, each block reduces its tile over one chunk to partial values, and a
+ * second pass reduces the chunks' partials of each column and runs the post-map). The chunks depend only on the
+ * numbers of rows and columns. On GPUs a block's share of a whole buffer is grid-strided, with four accumulators per
+ * thread, and blocks combine over a tree of warps; a row's threads stride along it and combine over the same tree; a
+ * column's values are taken by one lane of each warp of a block, rows a warp apart, so that a warp reads a contiguous
+ * run of a row, and the warps' values are combined in warp order. On the CPU backend a block reduces a contiguous
+ * chunk (or a column's chunk) in order. No atomics are used, so a result is the same from run to run on one backend
+ * with the same sizes; but the backends combine values in different orders, so float sums may differ between backends
+ * in the last bits.
  */
 public final class Reduction {
 
@@ -26,19 +34,14 @@ public final class Reduction {
     private final List<KernelParam> params;
     private final List<Boolean> outputs;
     private final DType accumulator;
-    private final Kernel partials;
-    private final Kernel last;
-    private final Kernel segments;
+    private final List<Kernel> kernels;
 
-    Reduction(String name, List<KernelParam> params, List<Boolean> outputs, DType accumulator, Kernel partials, Kernel last,
-            Kernel segments) {
+    Reduction(String name, List<KernelParam> params, List<Boolean> outputs, DType accumulator, List<Kernel> kernels) {
         this.name = name;
         this.params = List.copyOf(params);
         this.outputs = List.copyOf(outputs);
         this.accumulator = accumulator;
-        this.partials = partials;
-        this.last = last;
-        this.segments = segments;
+        this.kernels = List.copyOf(kernels);
     }
 
     /** The name the reduction was declared with; its kernels are named after it. */
@@ -57,11 +60,12 @@ public final class Reduction {
     }
 
     /**
-     * The generated kernels: the partials and final passes of a whole-buffer reduction, and the one-pass kernel for rows
-     * and columns, for reading their generated source; {@link DeviceReduction} launches them.
+     * The generated kernels, for reading their generated source; {@link DeviceReduction} launches them. In order: the
+     * partials and final passes of a whole-buffer reduction, the one-pass kernel for rows, then the one-pass kernel for
+     * columns and the partials and final passes of a column reduction in two passes.
      */
     public List<Kernel> kernels() {
-        return List.of(partials, last, segments);
+        return kernels;
     }
 
     /**
@@ -76,7 +80,16 @@ public final class Reduction {
         if (context == null) {
             throw new InvalidArgumentException("context", "must not be null");
         }
-        return new DeviceReduction(this, context.compile(partials), context.compile(last), context.compile(segments));
+        List<DeviceFunction> functions = new ArrayList<>();
+        try {
+            for (Kernel k : kernels) {
+                functions.add(context.compile(k));
+            }
+        } catch (RuntimeException e) {
+            functions.forEach(DeviceFunction::close); // a later kernel refused: unload those already compiled
+            throw e;
+        }
+        return new DeviceReduction(this, functions);
     }
 
     boolean isOutput(int index) {

@@ -11,6 +11,7 @@ import dev.sluice.kernel.Ast.Symbol;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
 import java.lang.classfile.TypeKind;
+import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
 import java.util.ArrayList;
@@ -21,11 +22,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks a reduction's expressions and generates its three kernels. Each is a segment reduction: block {@code o}
- * reduces the elements {@code o * outer + k * inner} for {@code k < length} (and below {@code total}), for segments
- * {@code o < count}, and writes one value. The "partials" kernel reduces chunks of a whole buffer to one value per
- * block, the "final" kernel reduces those to the outputs, and the "segments" kernel reduces rows or columns of a 2-D
- * buffer to the outputs directly.
+ * Checks a reduction's expressions and generates its six kernels. The first three are segment reductions: block
+ * {@code o} reduces the elements {@code o * outer + k * inner} for {@code k < length} (and below {@code total}), for
+ * segments {@code o < count}, and writes one value. The "partials" kernel reduces chunks of a whole buffer to one value
+ * per block, the "final" kernel reduces those to the outputs, and the "segments" kernel reduces the rows of a 2-D buffer
+ * to the outputs directly. The other three are column reductions of a row-major 2-D buffer (see {@link #columnsCuda}):
+ * "columns" in one pass, "column_partials" to one value per column and chunk of rows, "column_final" from those.
  *
  * <p>On GPUs a block's threads reduce in a strided loop, then within each warp with shuffles, then across warps in
  * shared memory; the partials kernel's C++ has a loop of its own, striding the whole grid over the buffer (only its
@@ -34,9 +36,18 @@ import java.util.Map;
  */
 final class ReductionCode {
 
-    /** The names of the five I64 parameters every reduction kernel ends with. */
+    /** The names of the five I64 parameters every segment kernel ends with. */
     static final List<String> GEOMETRY = List.of("sl_count", "sl_length", "sl_outer", "sl_inner", "sl_total");
+    /**
+     * The names of the five I64 parameters every column kernel ends with: the columns of the row-major input, its rows,
+     * the rows each chunk (block row {@code blockIdx.y}) reduces, the values written (chunk {@code c}'s value of column
+     * {@code j} goes to {@code c * cols + j}) and the input's elements.
+     */
+    static final List<String> COLUMN_GEOMETRY = List.of("sl_cols", "sl_rows", "sl_chunk_rows", "sl_count", "sl_total");
+    /** Adjacent columns a column kernel's block reduces: one per lane of a warp, so that a warp reads a row's run. */
+    static final int COLUMN_TILE = 32;
     private static final String PARTIALS = "sl_partials";
+    private static final ClassDesc MATH = ClassDesc.of("java.lang.Math");
 
     private final String name;
     private final List<KernelParam> params;
@@ -120,18 +131,23 @@ final class ReductionCode {
         }
         first.add(partials);
         firstRoles.add(Role.OUTPUT_POINTER);
-        Kernel partialsKernel = kernel(name + "_partials", first, firstRoles, false, true);
-        Kernel segmentsKernel = kernel(name + "_segments", params, userRoles, false, false);
-        Kernel finalKernel = kernel(name + "_final", last, lastRoles, true, false);
-        return new Reduction(name, params, outputs, acc.dtype, partialsKernel, finalKernel, segmentsKernel);
+        Kernel partialsKernel = kernel(name + "_partials", first, firstRoles, false, true, false);
+        Kernel segmentsKernel = kernel(name + "_segments", params, userRoles, false, false, false);
+        Kernel finalKernel = kernel(name + "_final", last, lastRoles, true, false, false);
+        Kernel columnsKernel = kernel(name + "_columns", params, userRoles, false, false, true);
+        Kernel columnPartialsKernel = kernel(name + "_column_partials", first, firstRoles, false, true, true);
+        Kernel columnFinalKernel = kernel(name + "_column_final", last, lastRoles, true, false, true);
+        return new Reduction(name, params, outputs, acc.dtype, List.of(partialsKernel, finalKernel, segmentsKernel,
+                columnsKernel, columnPartialsKernel, columnFinalKernel));
     }
 
     /**
      * A segment kernel over {@code kernelParams} (then the geometry): its map reads the partials if {@code fromPartials},
-     * else is the user's; it stores the reduced value into the partials if {@code toPartials}, else runs the post-map.
+     * else is the user's; it stores the reduced value into the partials if {@code toPartials}, else runs the post-map. A
+     * column kernel if {@code columns} (see {@link #COLUMN_GEOMETRY}), else a segment kernel (see {@link #GEOMETRY}).
      */
     private Kernel kernel(String kernelName, List<KernelParam> kernelParams, List<Role> roles, boolean fromPartials,
-            boolean toPartials) {
+            boolean toPartials, boolean columns) {
         List<Symbol> symbols = new ArrayList<>();
         Map<String, Integer> position = new HashMap<>();
         for (int k = 0; k < kernelParams.size(); k++) {
@@ -143,7 +159,7 @@ final class ReductionCode {
         for (int k = 0; k < kernelParams.size(); k++) {
             b.param(Params.withAccess(kernelParams.get(k), roles.get(k))); // what the kernel reads, for automatic ordering
         }
-        for (String g : GEOMETRY) {
+        for (String g : columns ? COLUMN_GEOMETRY : GEOMETRY) {
             b.param(KernelParam.scalar(g, DType.I64));
         }
         // Inputs are indexed below the element count, outputs (and the partials a pass writes) below the segment count:
@@ -154,6 +170,11 @@ final class ReductionCode {
             b.elementCount("sl_total", read);
         }
         b.elementCount("sl_count", written);
+        if (columns) {
+            return b.cudaSource(columnsCuda(kernelName, symbols, fromPartials, toPartials))
+                    .java(columnsJava(kernelName, symbols, position, fromPartials, toPartials))
+                    .build();
+        }
         return b.cudaSource(cuda(kernelName, symbols, fromPartials, toPartials))
                 .java(java(kernelName, symbols, position, fromPartials, toPartials))
                 .build();
@@ -210,16 +231,7 @@ final class ReductionCode {
                 #define SL_SHFL_DOWN(v, offset) __shfl_down_sync(0xffffffffu, (v), (offset))
                 #endif
                 """);
-        out.append("\nextern \"C\" __global__ void ").append(kernelName).append('(');
-        for (Symbol p : symbols) {
-            // The whole-buffer pass writes only the scratch partials, which no argument can be, and the final pass
-            // reads only them: in these two no pointer the kernel writes can alias one it reads, so they may be
-            // __restrict__ (inputs then read through the non-coherent read-only path). The segments kernel writes the
-            // user's outputs, which the user may also pass as inputs, so it keeps plain pointers.
-            boolean restricted = wholeBuffer || fromPartials && p.role() == Role.INPUT_POINTER;
-            out.append(Params.cDeclaration(p, restricted)).append(", ");
-        }
-        out.append(String.join(", ", GEOMETRY.stream().map(g -> "long long " + g).toList())).append(") {\n");
+        out.append(signature(kernelName, symbols, fromPartials, toPartials, GEOMETRY));
         out.append("    __shared__ ").append(t).append(" sl_warps[32];\n");
         out.append("    const int sl_lane = threadIdx.x % warpSize;\n");
         out.append("    const int sl_warp = threadIdx.x / warpSize;\n");
@@ -258,6 +270,84 @@ final class ReductionCode {
         if (!wholeBuffer) {
             out.append("        __syncthreads(); // sl_warps is reused by the next segment\n");
         }
+        out.append("    }\n}\n");
+        return out.toString();
+    }
+
+    /** {@code extern "C" __global__ void name(parameters, geometry) {}, the opening brace ending the line. */
+    private static String signature(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials,
+            List<String> geometry) {
+        StringBuilder out = new StringBuilder("\nextern \"C\" __global__ void ").append(kernelName).append('(');
+        for (Symbol p : symbols) {
+            // The passes that write partials write only the scratch partials, which no argument can be, and the final
+            // passes read only them: in these no pointer the kernel writes can alias one it reads, so they may be
+            // __restrict__ (inputs then read through the non-coherent read-only path). The one-pass kernels write the
+            // user's outputs, which the user may also pass as inputs, so they keep plain pointers.
+            boolean restricted = toPartials || fromPartials && p.role() == Role.INPUT_POINTER;
+            out.append(Params.cDeclaration(p, restricted)).append(", ");
+        }
+        return out.append(String.join(", ", geometry.stream().map(g -> "long long " + g).toList())).append(") {\n")
+                .toString();
+    }
+
+    /**
+     * A column kernel: block {@code (x, y)} reduces the columns of tile {@code x} (and every {@code gridDim.x}-th tile
+     * after it), {@value #COLUMN_TILE} adjacent columns, over the rows of chunk {@code y}. Lane {@code x} of each warp
+     * takes column {@code x} of the tile and warp {@code w} the rows {@code w, w + warps, ...} of the chunk, so a warp's
+     * loads are one contiguous run of a row (the segment kernel's block per column read a column, a row apart per
+     * thread). Each column's per-warp values are then combined in warp order through shared memory. No shuffles, so a
+     * HIP wavefront of 64 reads two rows' runs. Blocks must be a multiple of 32 threads, at most 1,024.
+     */
+    private String columnsCuda(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials) {
+        CudaSource gen = cudaNames("sl_i", "sl_a", "sl_b");
+        String t = CudaSource.c(acc);
+        String id = gen.converted(identity, acc);
+        String combine = combine("sl_a", "sl_a", "sl_b");
+        String tile = String.valueOf(COLUMN_TILE);
+        StringBuilder out = new StringBuilder(CudaSource.PRELUDE);
+        out.append(signature(kernelName, symbols, fromPartials, toPartials, COLUMN_GEOMETRY));
+        out.append("    __shared__ ").append(t).append(" sl_tile[32][").append(tile).append("];\n");
+        out.append("    const int sl_x = threadIdx.x % ").append(tile).append(";\n");
+        out.append("    const int sl_y = threadIdx.x / ").append(tile).append(";\n");
+        out.append("    const int sl_warps = blockDim.x / ").append(tile).append(";\n");
+        out.append("""
+                    const long long sl_first = (long long) blockIdx.y * sl_chunk_rows;
+                    // The chunk's end, min(sl_rows, sl_first + sl_chunk_rows) without overflowing.
+                    const long long sl_end = sl_first >= sl_rows ? sl_first
+                            : sl_rows - sl_first < sl_chunk_rows ? sl_rows : sl_first + sl_chunk_rows;
+                """);
+        out.append("    for (long long sl_t = blockIdx.x; sl_t * ").append(tile).append(" < sl_cols; sl_t += gridDim.x) {\n");
+        out.append("        const long long sl_j = sl_t * ").append(tile).append(" + sl_x;\n");
+        out.append("        ").append(t).append(" sl_a = ").append(id).append(";\n");
+        out.append("        if (sl_j < sl_cols && sl_y < sl_warps) {\n");
+        out.append("            #pragma unroll 4\n");
+        out.append("            for (long long sl_r = sl_first + sl_y; sl_r < sl_end; sl_r += sl_warps) {\n");
+        out.append("                const long long sl_i = sl_r * sl_cols + sl_j;\n");
+        // Unsigned: an index that overflowed from a direct launch's geometry is past the end too.
+        out.append("                if ((unsigned long long) sl_i >= (unsigned long long) sl_total) break;\n");
+        out.append("                ").append(t).append(" sl_b = ")
+                .append(fromPartials ? "p_" + PARTIALS + "[sl_i]" : gen.converted(map, acc)).append(";\n");
+        out.append("                ").append(combine).append("\n");
+        out.append("            }\n");
+        out.append("        }\n");
+        out.append("        if (sl_y < sl_warps) sl_tile[sl_y][sl_x] = sl_a;\n");
+        out.append("        __syncthreads();\n");
+        out.append("        if (sl_y == 0 && sl_j < sl_cols) {\n");
+        out.append("            for (int sl_w = 1; sl_w < sl_warps; sl_w++) {\n");
+        out.append("                ").append(t).append(" sl_b = sl_tile[sl_w][sl_x];\n");
+        out.append("                ").append(combine).append("\n");
+        out.append("            }\n");
+        out.append("            const long long sl_o = (long long) blockIdx.y * sl_cols + sl_j;\n");
+        // A block past the values written (a chunk of a one-pass launch with more than one block row) writes nothing.
+        out.append("            if (sl_o < sl_count) {\n");
+        if (toPartials) {
+            out.append("                p_").append(PARTIALS).append("[sl_o] = sl_a;\n");
+        } else {
+            out.append(gen.statements(postMap, "                "));
+        }
+        out.append("            }\n");
+        out.append("        }\n");
+        out.append("        __syncthreads(); // sl_tile is reused by the next tile\n");
         out.append("    }\n}\n");
         return out.toString();
     }
@@ -350,25 +440,7 @@ final class ReductionCode {
             cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxX", intGetter).i2l().lstore(o);
             cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "gridDim", dim)
                     .invokevirtual(Generated.DIM, "x", intGetter).i2l().lstore(step);
-            JavaCode code = new JavaCode(cb, new JavaCode.Access() {
-                @Override
-                public void load(CodeBuilder c, Symbol s) {
-                    switch (s.role()) {
-                        case INPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], i, s.type());
-                        case OUTPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], o, s.type());
-                        case SCALAR -> c.loadLocal(JavaCode.kind(s.type()), slots[position.get(s.name())]);
-                        case INDEX -> c.lload(i);
-                        case COUNT -> c.lload(total);
-                        case ACCUMULATOR -> c.loadLocal(k, s.index() == 0 ? a : b);
-                        default -> throw new AssertionError(s);
-                    }
-                }
-
-                @Override
-                public void store(CodeBuilder c, Symbol s) {
-                    JavaCode.storeElement(c, slots[position.get(s.name())], o, s.type());
-                }
-            });
+            JavaCode code = new JavaCode(cb, access(slots, position, i, o, total, a, b));
             Label segments = cb.newLabel();
             Label elements = cb.newLabel();
             Label segmentDone = cb.newLabel();
@@ -401,6 +473,134 @@ final class ReductionCode {
             }
             cb.lload(o).lload(step).ladd().lstore(o);
             cb.goto_(segments);
+            cb.labelBinding(end);
+            cb.return_();
+        }, this::tooLarge);
+    }
+
+    /**
+     * How the generated Java reads and writes: inputs at the element index in slot {@code i}, outputs at the segment's
+     * index in slot {@code o}, {@code n} from slot {@code total}, {@code a} and {@code b} from their slots.
+     */
+    private JavaCode.Access access(int[] slots, Map<String, Integer> position, int i, int o, int total, int a, int b) {
+        TypeKind k = JavaCode.kind(acc);
+        return new JavaCode.Access() {
+            @Override
+            public void load(CodeBuilder c, Symbol s) {
+                switch (s.role()) {
+                    case INPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], i, s.type());
+                    case OUTPUT_POINTER -> JavaCode.loadElement(c, slots[position.get(s.name())], o, s.type());
+                    case SCALAR -> c.loadLocal(JavaCode.kind(s.type()), slots[position.get(s.name())]);
+                    case INDEX -> c.lload(i);
+                    case COUNT -> c.lload(total);
+                    case ACCUMULATOR -> c.loadLocal(k, s.index() == 0 ? a : b);
+                    default -> throw new AssertionError(s);
+                }
+            }
+
+            @Override
+            public void store(CodeBuilder c, Symbol s) {
+                JavaCode.storeElement(c, slots[position.get(s.name())], o, s.type());
+            }
+        };
+    }
+
+    /**
+     * A column kernel in Java: thread 0 of block {@code (x, y)} reduces each column of its tiles over the rows of chunk
+     * {@code y} in row order, and the block's other threads return. Blocks of one launch run in parallel.
+     */
+    private JavaKernel columnsJava(String kernelName, List<Symbol> symbols, Map<String, Integer> position,
+            boolean fromPartials, boolean toPartials) {
+        MethodTypeDesc longArg = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int);
+        MethodTypeDesc intGetter = MethodTypeDesc.of(ConstantDescs.CD_int);
+        MethodTypeDesc dim = MethodTypeDesc.of(Generated.DIM);
+        MethodTypeDesc longPair = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_long, ConstantDescs.CD_long);
+        MethodTypeDesc unsignedCompare = MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long, ConstantDescs.CD_long);
+        TypeKind k = JavaCode.kind(acc);
+        return Generated.kernel(kernelName, cb -> {
+            Label end = cb.newLabel();
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            int[] slots = Params.load(cb, symbols);
+            int[] geometry = new int[COLUMN_GEOMETRY.size()];
+            for (int g = 0; g < geometry.length; g++) {
+                geometry[g] = cb.allocateLocal(TypeKind.LONG);
+                cb.aload(1).loadConstant(symbols.size() + g).invokeinterface(Generated.KERNEL_THREAD, "longArg", longArg)
+                        .lstore(geometry[g]);
+            }
+            int cols = geometry[0];
+            int rows = geometry[1];
+            int chunkRows = geometry[2];
+            int count = geometry[3];
+            int total = geometry[4];
+            int first = cb.allocateLocal(TypeKind.LONG);
+            int last = cb.allocateLocal(TypeKind.LONG);
+            int tile = cb.allocateLocal(TypeKind.LONG);
+            int step = cb.allocateLocal(TypeKind.LONG);
+            int j = cb.allocateLocal(TypeKind.LONG);
+            int tileEnd = cb.allocateLocal(TypeKind.LONG);
+            int r = cb.allocateLocal(TypeKind.LONG);
+            int i = cb.allocateLocal(TypeKind.LONG);
+            int o = cb.allocateLocal(TypeKind.LONG);
+            int a = cb.allocateLocal(k);
+            int b = cb.allocateLocal(k);
+            // first = blockIdx.y * chunkRows; last = first + min(max(rows - first, 0), chunkRows): no overflow
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxY", intGetter).i2l().lload(chunkRows).lmul()
+                    .lstore(first);
+            cb.lload(rows).lload(first).lsub().lconst_0()
+                    .invokestatic(MATH, "max", longPair)
+                    .lload(chunkRows).invokestatic(MATH, "min", longPair)
+                    .lload(first).ladd().lstore(last);
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxX", intGetter).i2l().lstore(tile);
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "gridDim", dim)
+                    .invokevirtual(Generated.DIM, "x", intGetter).i2l().lstore(step);
+            JavaCode code = new JavaCode(cb, access(slots, position, i, o, total, a, b));
+            Label tiles = cb.newLabel();
+            Label columns = cb.newLabel();
+            Label elements = cb.newLabel();
+            Label columnDone = cb.newLabel();
+            Label written = cb.newLabel();
+            Label tileDone = cb.newLabel();
+            cb.labelBinding(tiles);
+            cb.lload(tile).loadConstant((long) COLUMN_TILE).lmul().lstore(j);
+            cb.lload(j).lload(cols).lcmp().ifge(end);
+            cb.lload(j).loadConstant((long) COLUMN_TILE).ladd().lload(cols)
+                    .invokestatic(MATH, "min", longPair).lstore(tileEnd);
+            cb.labelBinding(columns);
+            cb.lload(j).lload(tileEnd).lcmp().ifge(tileDone);
+            code.converted(identity, acc);
+            cb.storeLocal(k, a);
+            cb.lload(first).lstore(r);
+            cb.labelBinding(elements);
+            cb.lload(r).lload(last).lcmp().ifge(columnDone);
+            cb.lload(r).lload(cols).lmul().lload(j).ladd().lstore(i);
+            cb.lload(i).lload(total).invokestatic(ConstantDescs.CD_Long, "compareUnsigned", unsignedCompare)
+                    .ifge(columnDone);
+            if (fromPartials) {
+                JavaCode.loadElement(cb, slots[position.get(PARTIALS)], i, acc);
+            } else {
+                code.converted(map, acc);
+            }
+            cb.storeLocal(k, b);
+            code.converted(reduce, acc);
+            cb.storeLocal(k, a);
+            cb.lload(r).lconst_1().ladd().lstore(r);
+            cb.goto_(elements);
+            cb.labelBinding(columnDone);
+            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxY", intGetter).i2l().lload(cols).lmul()
+                    .lload(j).ladd().lstore(o);
+            cb.lload(o).lload(count).lcmp().ifge(written);
+            if (toPartials) {
+                cb.loadLocal(k, a);
+                JavaCode.storeElement(cb, slots[position.get(PARTIALS)], o, acc);
+            } else {
+                code.statements(postMap);
+            }
+            cb.labelBinding(written);
+            cb.lload(j).lconst_1().ladd().lstore(j);
+            cb.goto_(columns);
+            cb.labelBinding(tileDone);
+            cb.lload(tile).lload(step).ladd().lstore(tile);
+            cb.goto_(tiles);
             cb.labelBinding(end);
             cb.return_();
         }, this::tooLarge);

@@ -581,6 +581,57 @@ public abstract class AbstractCopyTest extends ConformanceBase {
         }
     }
 
+    /**
+     * Unpinned host memory (a Java array, or native memory that is not pinned) of a rectangle larger than a backend's
+     * staging buffers (4 MiB on CUDA, 8 MiB on HIP), which GPU backends pack into staging a chunk of rows at a time:
+     * odd pitches and origins on every side, to the device and back without waiting in between (stream order), and
+     * every byte outside the rectangles untouched.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void copy2DOfUnpinnedHostMemoryLargerThanTheStagingBuffersGoesBothWaysInStreamOrder(boolean nativeMemory) {
+        Rect there = new Rect("to the device", 1003, 2, 7, 1009, 1, 3, 1001, 3100, 3103);
+        Rect back = new Rect("back to the host", 1009, 1, 3, 1005, 2, 11, 1001, 3100, 3103);
+        roundTrip2D(there, back, DType.F32, nativeMemory);
+    }
+
+    /** Rows wider than any staging buffer (8 MiB and 4 KiB + 1 bytes), unpinned: they go row by row, both ways. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void copy2DOfUnpinnedRowsWiderThanTheStagingBuffersGoesBothWays(boolean nativeMemory) {
+        int width = (8 << 20) + 4097;
+        Rect there = new Rect("to the device", width + 3, 0, 1, width + 5, 1, 2, width, 3, 4);
+        Rect back = new Rect("back to the host", width + 5, 1, 2, width + 1, 0, 3, width, 3, 4);
+        roundTrip2D(there, back, DType.I8, nativeMemory);
+    }
+
+    /** {@code there} from unpinned host memory to a device buffer, then {@code back} into other host memory, awaited once. */
+    private void roundTrip2D(Rect there, Rect back, DType type, boolean nativeMemory) {
+        int e = type.byteSize();
+        DeviceStream s = ctx.createStream();
+        byte[] src = pattern(there.sourceCount() * e, 7);
+        byte[] onDevice = pattern(there.destinationCount() * e, 8);
+        byte[] dst = pattern(back.destinationCount() * e, 9);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment from = MemorySegment.ofArray(src);
+            MemorySegment to = MemorySegment.ofArray(dst.clone());
+            if (nativeMemory) {
+                from = arena.allocate(src.length).copyFrom(from);
+                to = arena.allocate(dst.length).copyFrom(to);
+            }
+            DeviceBuffer d = closeLater(deviceHolding(s, type, onDevice));
+            s.enqueueCopy2D(HostData.of(from.asSlice((long) there.sourceOrigin() * e)), there.sourcePitch(),
+                    d.slice(there.destinationOrigin(), there.destinationCount() - there.destinationOrigin()),
+                    there.destinationPitch(), there.width(), there.height());
+            await(s.enqueueCopy2D(d.slice(back.sourceOrigin(), back.sourceCount() - back.sourceOrigin()), back.sourcePitch(),
+                    HostData.of(to.asSlice((long) back.destinationOrigin() * e)), back.destinationPitch(), back.width(),
+                    back.height()));
+            byte[] device = there.expected(src, onDevice, e);
+            assertArrayEquals(device, read(s, d), there.name() + (nativeMemory ? ", native" : ", heap"));
+            assertArrayEquals(back.expected(device, dst, e), bytesOf(to), back.name() + (nativeMemory ? ", native" : ", heap"));
+        }
+    }
+
     @Test
     void copy2DBetweenInterleavedRectanglesOfOneBufferCopiesEveryRow() {
         // even rows of a 6-row, 5-wide image onto the odd rows: the extents overlap, the rectangles share no element

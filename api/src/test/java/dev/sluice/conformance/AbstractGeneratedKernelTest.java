@@ -9,6 +9,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
+import dev.sluice.Dim;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
@@ -385,6 +386,137 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         }
     }
 
+    /** Shapes for the row and column kernels: single rows and columns, sizes off the warp and block sizes, tall, wide. */
+    private static final long[][] AXIS_SHAPES = {
+        {1, 1}, {1, 1000}, {1000, 1}, {33, 31}, {31, 33}, {257, 65}, {5000, 3}, {70_001, 2}, {3, 40_000}, {2, 100_003},
+    };
+
+    @TestFactory
+    Stream<DynamicTest> rowAndColumnIntegerReductionsWrapAndMatchTheHostExactly() {
+        return Stream.of(AXIS_SHAPES).map(shape -> DynamicTest.dynamicTest(shape[0] + " x " + shape[1], () -> {
+            int rows = (int) shape[0];
+            int cols = (int) shape[1];
+            int[] xs = new int[rows * cols];
+            int[] rowSums = new int[rows];
+            int[] colSums = new int[cols];
+            int[] rowMax = new int[rows];
+            int[] colMax = new int[cols];
+            java.util.Arrays.fill(rowMax, Integer.MIN_VALUE);
+            java.util.Arrays.fill(colMax, Integer.MIN_VALUE);
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < cols; c++) {
+                    int k = r * cols + c;
+                    // Large values, so that the i32 sums overflow and wrap; MIN_VALUE, whose |x| wraps to itself.
+                    int v = k % 9973 == 5 ? Integer.MIN_VALUE : (int) ((k * 2654435761L) >>> 1) ^ (r << 8);
+                    xs[k] = v;
+                    rowSums[r] += v;
+                    colSums[c] += v;
+                    int magnitude = v > 0 ? v : -v;
+                    rowMax[r] = Math.max(rowMax[r], magnitude);
+                    colMax[c] = Math.max(colMax[c], magnitude);
+                }
+            }
+            DeviceStream s = ctx.stream();
+            DeviceBuffer x = closeLater(ctx.allocate(DType.I32, xs.length));
+            await(s.enqueueCopy(HostData.of(MemorySegment.ofArray(xs)), x));
+            DeviceBuffer rowTotals = closeLater(ctx.allocate(DType.I32, rows));
+            DeviceBuffer rowWides = closeLater(ctx.allocate(DType.I64, rows));
+            DeviceBuffer colTotals = closeLater(ctx.allocate(DType.I32, cols));
+            DeviceBuffer colWides = closeLater(ctx.allocate(DType.I64, cols));
+            DeviceBuffer rowBiggest = closeLater(ctx.allocate(DType.I32, rows));
+            DeviceBuffer colBiggest = closeLater(ctx.allocate(DType.I32, cols));
+            try (DeviceReduction sum = INTEGER_SUM.compile(ctx); DeviceReduction max = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+                sum.enqueueRows(s, rows, cols, x, rowTotals, rowWides);
+                sum.enqueueColumns(s, rows, cols, x, colTotals, colWides);
+                max.enqueueRows(s, rows, cols, x, rowBiggest);
+                await(max.enqueueColumns(s, rows, cols, x, colBiggest));
+            }
+            assertIntegers(rowSums, download(s, rowTotals), "i32 sum of row");
+            assertIntegers(rowSums, download(s, rowWides), "wrapped sum, widened, of row");
+            assertIntegers(colSums, download(s, colTotals), "i32 sum of column");
+            assertIntegers(colSums, download(s, colWides), "wrapped sum, widened, of column");
+            assertIntegers(rowMax, download(s, rowBiggest), "max |x| of row");
+            assertIntegers(colMax, download(s, colBiggest), "max |x| of column");
+        }));
+    }
+
+    private static void assertIntegers(int[] expected, List<Number> got, String what) {
+        assertEquals(expected.length, got.size(), what + ": count");
+        for (int k = 0; k < expected.length; k++) {
+            if (expected[k] != got.get(k).longValue()) {
+                assertEquals(expected[k], got.get(k).longValue(), what + " " + k);
+            }
+        }
+    }
+
+    private static final Reduction FLOAT_SUM = Kernels.reduction("fsum")
+            .input(KernelParam.pointer("x", DType.F32))
+            .output(KernelParam.pointer("y", DType.F32))
+            .accumulator(DType.F32)
+            .map("x")
+            .reduce("a + b")
+            .identity("0.0f")
+            .postMap("y = a")
+            .build();
+
+    @TestFactory
+    Stream<DynamicTest> rowAndColumnFloatSumsPropagateNaNAndRepeatBitForBit() {
+        return Stream.of(AXIS_SHAPES).map(shape -> DynamicTest.dynamicTest(shape[0] + " x " + shape[1], () -> {
+            int rows = (int) shape[0];
+            int cols = (int) shape[1];
+            float[] xs = new float[rows * cols];
+            java.util.Random random = new java.util.Random(rows * 31L + cols);
+            for (int k = 0; k < xs.length; k++) {
+                xs[k] = random.nextFloat() * 2 - 1;
+            }
+            int nanRow = rows / 2;
+            int nanCol = cols / 3;
+            xs[nanRow * cols + nanCol] = Float.NaN;
+            double[] rowSums = new double[rows];
+            double[] colSums = new double[cols];
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < cols; c++) {
+                    rowSums[r] += xs[r * cols + c];
+                    colSums[c] += xs[r * cols + c];
+                }
+            }
+            DeviceStream s = ctx.stream();
+            DeviceBuffer x = closeLater(ctx.allocate(DType.F32, xs.length));
+            await(s.enqueueCopy(HostData.of(MemorySegment.ofArray(xs)), x));
+            float[][] byRow = new float[2][rows];
+            float[][] byCol = new float[2][cols];
+            try (DeviceReduction sum = FLOAT_SUM.compile(ctx)) {
+                for (int run = 0; run < 2; run++) {
+                    DeviceBuffer y = closeLater(ctx.allocate(DType.F32, rows));
+                    DeviceBuffer z = closeLater(ctx.allocate(DType.F32, cols));
+                    sum.enqueueRows(s, rows, cols, x, y);
+                    sum.enqueueColumns(s, rows, cols, x, z);
+                    await(s.enqueueCopy(y, HostData.of(MemorySegment.ofArray(byRow[run]))));
+                    await(s.enqueueCopy(z, HostData.of(MemorySegment.ofArray(byCol[run]))));
+                }
+            }
+            assertFloatSums(rowSums, byRow[0], nanRow, cols, "row");
+            assertFloatSums(colSums, byCol[0], nanCol, rows, "column");
+            // The order values are combined in depends on the sizes only: a second run gives the same bits.
+            assertTrue(java.util.Arrays.equals(byRow[0], byRow[1]), "row sums repeat bit for bit");
+            assertTrue(java.util.Arrays.equals(byCol[0], byCol[1]), "column sums repeat bit for bit");
+        }));
+    }
+
+    /** NaN in segment {@code nan} only; the others within float rounding of the double sum of {@code length} values. */
+    private static void assertFloatSums(double[] expected, float[] got, int nan, int length, String what) {
+        for (int k = 0; k < expected.length; k++) {
+            if (k == nan) {
+                assertTrue(Float.isNaN(got[k]), what + " " + k + " holds the NaN: " + got[k]);
+            } else {
+                double tolerance = 1e-6 * length + 1e-6;
+                if (!(Math.abs(expected[k] - got[k]) <= tolerance)) {
+                    fail(what + " " + k + ": expected " + expected[k] + " within " + tolerance + ", got " + got[k]);
+                }
+            }
+        }
+    }
+
     @Test
     void reductionArgumentsAreCheckedBeforeAnyLaunch() {
         DeviceStream s = ctx.stream();
@@ -448,6 +580,30 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
                 "value 4 exceeds the 1 elements of arguments[1] (int* sl_partials)");
         // A negative stride stays inside the buffer: such an index is past the end, and nothing is read.
         await(s.enqueueLaunch(segments, LaunchConfig.of(1, 256), x, y, 1L, 5L, 0L, -1L, 10L));
+    }
+
+    @Test
+    void aReductionsColumnKernelsLaunchedDirectlyRefuseBuffersSmallerThanTheirGeometry() {
+        List<Kernel> kernels = MAX_AND_WRAPPING_SUM.kernels();
+        DeviceFunction columns = fn(kernels.get(3));
+        DeviceFunction columnPartials = fn(kernels.get(4));
+        DeviceStream s = ctx.stream();
+        List<Number> values = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            values.add((long) (k * 7 % 10)); // [2][5]: rows 0 7 4 1 8 and 5 2 9 6 3
+        }
+        DeviceBuffer x = upload(s, DType.I32, values);
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 5));
+        // x, biggest, then columns, rows, rows per chunk, values written, elements
+        assertInvalid("arguments[6] (long long sl_total)", s,
+                () -> s.enqueueLaunch(columns, LaunchConfig.of(1, 256), x, y, 5L, 3L, 3L, 5L, 15L),
+                "value 15 exceeds the 10 elements of arguments[0] (const int* x)");
+        assertInvalid("arguments[5] (long long sl_count)", s,
+                () -> s.enqueueLaunch(columnPartials, LaunchConfig.of(Dim.of(1, 2), Dim.of(256)), x, y, 5L, 2L, 1L, 10L, 10L),
+                "value 10 exceeds the 5 elements of arguments[1] (int* sl_partials)");
+        // A one-pass launch with a second row of blocks: those have no rows of their own, and write nothing.
+        await(s.enqueueLaunch(columns, LaunchConfig.of(Dim.of(1, 2), Dim.of(256)), x, y, 5L, 2L, 2L, 5L, 10L));
+        assertEquals(List.<Number>of(5L, 7L, 9L, 6L, 8L), download(s, y));
     }
 
     @Test

@@ -187,6 +187,13 @@ class KernelLanguageTest {
         String partials = kernels.get(0).cudaSource().orElseThrow();
         String last = kernels.get(1).cudaSource().orElseThrow();
         String segments = kernels.get(2).cudaSource().orElseThrow();
+        String columnPartials = kernels.get(4).cudaSource().orElseThrow();
+        String columnFinal = kernels.get(5).cudaSource().orElseThrow();
+        assertTrue(columnPartials.contains("total_column_partials(const float* __restrict__ p_x, float* __restrict__"
+                + " p_sl_partials,"), columnPartials);
+        assertTrue(columnFinal.contains("total_column_final(const float* __restrict__ p_sl_partials, float* p_y,"),
+                columnFinal);
+        assertTrue(kernels.get(3).cudaSource().orElseThrow().contains("total_columns(const float* p_x, float* p_y,"));
         assertTrue(partials.contains("total_partials(const float* __restrict__ p_x, float* __restrict__ p_sl_partials,"),
                 partials);
         assertTrue(last.contains("total_final(const float* __restrict__ p_sl_partials, float* p_y,"), last);
@@ -215,8 +222,29 @@ class KernelLanguageTest {
         assertTrue(cuda.contains("__shfl_down_sync(0xffffffffu, (v), (offset))"), cuda);
         assertTrue(cuda.contains("#if defined(__HIPCC_RTC__) || defined(__HIP__)"), cuda);
         assertTrue(cuda.contains("__shfl_down((v), (offset))"), cuda);
-        assertEquals(List.of("total_partials", "total_final", "total_segments"),
-                sum().build().kernels().stream().map(Kernel::name).toList());
+        assertEquals(List.of("total_partials", "total_final", "total_segments", "total_columns", "total_column_partials",
+                "total_column_final"), sum().build().kernels().stream().map(Kernel::name).toList());
+    }
+
+    @Test
+    void aColumnKernelsWarpReadsAdjacentColumnsOfOneRow() {
+        List<Kernel> kernels = sum().build().kernels();
+        for (Kernel k : kernels.subList(3, 6)) {
+            String cuda = k.cudaSource().orElseThrow();
+            // Lane x of a warp takes column 32t + x; a warp's rows are the same: its loads are one run of a row.
+            assertTrue(cuda.contains("const int sl_x = threadIdx.x % 32;"), cuda);
+            assertTrue(cuda.contains("const int sl_y = threadIdx.x / 32;"), cuda);
+            assertTrue(cuda.contains("const long long sl_j = sl_t * 32 + sl_x;"), cuda);
+            assertTrue(cuda.contains("for (long long sl_r = sl_first + sl_y; sl_r < sl_end; sl_r += sl_warps) {"), cuda);
+            assertTrue(cuda.contains("const long long sl_i = sl_r * sl_cols + sl_j;"), cuda);
+            assertFalse(cuda.contains("sl_inner"), "no thread walks down a column: " + cuda);
+        }
+        assertTrue(kernels.get(3).cudaSource().orElseThrow().contains("p_x[sl_i]"), "the one-pass kernel maps the input");
+        assertTrue(kernels.get(4).cudaSource().orElseThrow().contains("p_sl_partials[sl_o] = sl_a;"), "partials stored");
+        assertTrue(kernels.get(5).cudaSource().orElseThrow().contains("sl_b = p_sl_partials[sl_i];"), "partials read");
+        // The row kernel: a block per row, its threads striding along the row, thread k at element k of each stride.
+        String rows = kernels.get(2).cudaSource().orElseThrow();
+        assertTrue(rows.contains("for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {"), rows);
     }
 
     // ---------------------------------------------------------------- sources at and past the limits

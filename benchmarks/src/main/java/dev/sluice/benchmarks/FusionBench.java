@@ -50,7 +50,7 @@ public final class FusionBench {
     private static final float D = 0.75f;
 
     /** Keeps one thread of the device busy for {@code cycles} clock cycles: the stream's work ahead of a timed span. */
-    private static final Kernel BUSY = Kernel.named("fusion_busy_cycles")
+    static final Kernel BUSY = Kernel.named("fusion_busy_cycles")
             .params(KernelParam.scalar("cycles", DType.I64))
             .cudaSource("""
                     extern "C" __global__ void fusion_busy_cycles(long long cycles) {

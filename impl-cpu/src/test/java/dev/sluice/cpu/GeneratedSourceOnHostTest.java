@@ -223,6 +223,111 @@ class GeneratedSourceOnHostTest {
     }
 
     /**
+     * The column kernels' C++ run on the host with the threads of a block as real threads ({@code __syncthreads} a
+     * barrier, {@code __shared__} memory static) over shapes off the tile and warp sizes, in one pass and in two with
+     * several chunk sizes and grids narrower than the tiles: a weighted integer sum (exact in any order) shows that each
+     * column counts each of its elements once, at its own index.
+     */
+    @Test
+    void theGeneratedColumnReductionCountsEveryElementOfEachColumnOnce() throws Exception {
+        String compiler = findCompiler();
+        assumeTrue(compiler != null, "no c++ or g++ on the PATH");
+        Reduction weighted = Kernels.reduction("weighted").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * (i + 1)")
+                .reduce("a + b").identity("0").postMap("y = a").build();
+        // rows, cols, rows per chunk (rows: one pass), blocks across the tiles, threads per block
+        long[][] launches = {{1, 1, 1, 1, 64}, {1, 70, 1, 3, 64}, {70, 1, 70, 1, 64}, {70, 1, 9, 1, 256},
+            {33, 31, 33, 1, 64}, {33, 31, 5, 1, 96}, {257, 65, 64, 3, 64}, {257, 65, 64, 1, 64}, {500, 3, 7, 1, 128},
+            {3, 100, 3, 2, 32}, {3, 100, 2, 4, 64}};
+        StringBuilder program = new StringBuilder("""
+                #include <math.h>
+                #include <stdio.h>
+                #include <pthread.h>
+                #include <thread>
+                #include <vector>
+                #define __global__
+                #define __device__
+                #define __forceinline__ inline
+                #define __shared__ static
+                struct sl_dim3 { unsigned x, y, z; };
+                static thread_local sl_dim3 threadIdx;
+                static sl_dim3 blockIdx, blockDim, gridDim;
+                static pthread_barrier_t sl_barrier;
+                #define __syncthreads() pthread_barrier_wait(&sl_barrier)
+                template <class F> static void launch(unsigned gx, unsigned gy, unsigned threads, F kernel) {
+                    gridDim = {gx, gy, 1};
+                    blockDim = {threads, 1, 1};
+                    for (unsigned by = 0; by < gy; by++) {
+                        for (unsigned bx = 0; bx < gx; bx++) {
+                            blockIdx = {bx, by, 0};
+                            pthread_barrier_init(&sl_barrier, nullptr, threads);
+                            std::vector<std::thread> block;
+                            for (unsigned t = 0; t < threads; t++) {
+                                block.emplace_back([t, &kernel] { threadIdx = {t, 0, 0}; kernel(); });
+                            }
+                            for (std::thread& t : block) t.join();
+                            pthread_barrier_destroy(&sl_barrier);
+                        }
+                    }
+                }
+                """);
+        List<Kernel> kernels = weighted.kernels();
+        program.append(kernels.get(3).cudaSource().orElseThrow());
+        for (Kernel k : kernels.subList(4, 6)) {
+            String source = k.cudaSource().orElseThrow();
+            program.append(source.substring(source.indexOf("extern \"C\"")));
+        }
+        program.append("int main() {\n");
+        List<String> expected = new ArrayList<>();
+        for (long[] l : launches) {
+            int rows = (int) l[0];
+            int cols = (int) l[1];
+            long chunkRows = l[2];
+            long chunks = Math.ceilDiv(rows, chunkRows);
+            long total = (long) rows * cols;
+            program.append("    {\n        static int x[").append(total).append("];\n")
+                    .append("        static long long y[").append(cols).append("], partials[").append(chunks * cols).append("];\n")
+                    .append("        for (int k = 0; k < ").append(total).append("; k++) x[k] = (int) (2654435761u * (unsigned) k);\n");
+            if (chunks == 1) {
+                program.append("        launch(").append(l[3]).append(", 1, ").append(l[4]).append(", [&] { weighted_columns(x, y, ")
+                        .append(cols).append(", ").append(rows).append(", ").append(rows).append(", ").append(cols).append(", ")
+                        .append(total).append("); });\n");
+            } else {
+                program.append("        launch(").append(l[3]).append(", ").append(chunks).append(", ").append(l[4])
+                        .append(", [&] { weighted_column_partials(x, partials, ").append(cols).append(", ").append(rows)
+                        .append(", ").append(chunkRows).append(", ").append(chunks * cols).append(", ").append(total)
+                        .append("); });\n")
+                        .append("        launch(").append(l[3]).append(", 1, ").append(l[4])
+                        .append(", [&] { weighted_column_final(partials, y, ").append(cols).append(", ").append(chunks)
+                        .append(", ").append(chunks).append(", ").append(cols).append(", ").append(chunks * cols)
+                        .append("); });\n");
+            }
+            program.append("        for (int c = 0; c < ").append(cols)
+                    .append("; c++) printf(c == 0 ? \"%lld\" : \",%lld\", y[c]);\n        printf(\"\\n\");\n    }\n");
+            StringBuilder line = new StringBuilder();
+            for (int c = 0; c < cols; c++) {
+                long sum = 0;
+                for (int r = 0; r < rows; r++) {
+                    long i = (long) r * cols + c;
+                    sum += (long) (int) (2654435761L * i) * (i + 1);
+                }
+                line.append(c == 0 ? "" : ",").append(sum);
+            }
+            expected.add(line.toString());
+        }
+        program.append("    return 0;\n}\n");
+        Path dir = Files.createTempDirectory("sluice-generated-columns");
+        Path source = dir.resolve("columns.cpp");
+        Path binary = dir.resolve("columns");
+        Files.writeString(source, program);
+        run(List.of(compiler, "-std=c++14", "-O1", "-w", "-pthread", "-o", binary.toString(), source.toString()));
+        List<String> lines = run(List.of(binary.toString())).lines().toList();
+        for (int k = 0; k < launches.length; k++) {
+            assertEquals(expected.get(k), lines.get(k), "launch " + java.util.Arrays.toString(launches[k]));
+        }
+    }
+
+    /**
      * A fused chain (x, y, z, n) over {@code t}: an f32 intermediate, rounded as its buffer would round it, and an input
      * read by both stages; in the C++ the intermediate is a local declared apart from its assignment.
      */

@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.LongToIntFunction;
 import org.jspecify.annotations.Nullable;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -141,37 +143,48 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
         for (long off = 0; off < bytes; off += Staging.CHUNK) {
             long n = Math.min(Staging.CHUNK, bytes - off);
             long at = off;
-            boolean last = off + n >= bytes;
-            Staging.Chunk c = staging.take();
-            int r = Cu.memcpyDtoHAsync(c.host, src + off, n, address);
-            if (r == Cu.SUCCESS) {
-                r = Cu.eventRecord(c.event, address);
-            }
-            if (r != Cu.SUCCESS) {
-                staging.give(c);
-                downloadTail = downloadTail.handle((v, e) -> {
-                    downloadsDone = ticket;
-                    return null;
-                });
-                Cu.check(r, "cuMemcpyDtoHAsync (staged)");
-            }
-            // handleAsync, not thenRunAsync: one chunk's failure must not stop the chunks and downloads after it
-            downloadTail = downloadTail.handleAsync((v, previous) -> {
-                try {
-                    if (staging.awaitEvent(c.event) == Cu.SUCCESS) {
-                        MemorySegment.copy(c.segment, 0, destination, at, n);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "staged download into " + destination + " failed", e);
-                } finally {
-                    staging.give(c);
-                    if (last) {
-                        downloadsDone = ticket;
-                    }
-                }
-                return null;
-            }, staging.executor());
+            stageDownload(staging, ticket, off + n >= bytes, destination,
+                    host -> Cu.memcpyDtoHAsync(host, src + at, n, address), "cuMemcpyDtoHAsync (staged)",
+                    chunk -> MemorySegment.copy(chunk, 0, destination, at, n));
         }
+    }
+
+    /**
+     * One chunk of staged download {@code ticket}: enqueues {@code dma} into a staging chunk (it gets the chunk's host
+     * address and returns the driver's status) and an event after it; a staging thread then runs {@code unpack} on the
+     * chunk once the event has completed. The {@code last} chunk marks the download done, whatever happened.
+     */
+    private void stageDownload(Staging staging, long ticket, boolean last, MemorySegment destination, LongToIntFunction dma,
+            String call, Consumer<MemorySegment> unpack) {
+        Staging.Chunk c = staging.take();
+        int r = dma.applyAsInt(c.host);
+        if (r == Cu.SUCCESS) {
+            r = Cu.eventRecord(c.event, address);
+        }
+        if (r != Cu.SUCCESS) {
+            staging.give(c);
+            downloadTail = downloadTail.handle((v, e) -> {
+                downloadsDone = ticket;
+                return null;
+            });
+            Cu.check(r, call);
+        }
+        // handleAsync, not thenRunAsync: one chunk's failure must not stop the chunks and downloads after it
+        downloadTail = downloadTail.handleAsync((v, previous) -> {
+            try {
+                if (staging.awaitEvent(c.event) == Cu.SUCCESS) {
+                    unpack.accept(c.segment);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "staged download into " + destination + " failed", e);
+            } finally {
+                staging.give(c);
+                if (last) {
+                    downloadsDone = ticket;
+                }
+            }
+            return null;
+        }, staging.executor());
     }
 
     /** Whether every staged download enqueued up to {@code ticket} has reached the host. */
@@ -231,10 +244,11 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     /** The {@code CUDA_MEMCPY2D} of 2-D copies, reused: enqueues are serialised by the public stream's lock. */
     private final MemorySegment copy2D;
 
-    // Pinned host memory and device memory take one cuMemcpy2DAsync. Memory that is not pinned keeps the staged row path of
-    // the default (one staged copy per row): packing the rectangle into staging chunks would save calls for many short
-    // rows, but the native path is the one pipelines that care use, with a HostBuffer. Pitches past the driver's limit
-    // (CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2^31 - 1 bytes on current GPUs) take the row path too.
+    // Pinned host memory and device memory take one cuMemcpy2DAsync. Memory that is not pinned is packed, whole rows at a
+    // time, into staging chunks (rows widthBytes apart there), each chunk then one cuMemcpy2DAsync in stream order: one
+    // host copy and one DMA per 4 MiB rather than one staged copy per row. Rows wider than a chunk keep the staged row
+    // path of the default, and so do pitches past the driver's limit (CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2^31 - 1 bytes on
+    // current GPUs).
 
     private static boolean nativePitches(long sourcePitch, long destinationPitch) {
         return sourcePitch <= Integer.MAX_VALUE && destinationPitch <= Integer.MAX_VALUE;
@@ -243,27 +257,72 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
             long destinationPitch, long widthBytes, long height) {
-        if (!PinnedRanges.contains(source) || !nativePitches(sourcePitch, destinationPitch)) {
+        boolean pinned = PinnedRanges.contains(source);
+        if (!nativePitches(sourcePitch, destinationPitch) || !pinned && widthBytes > Staging.CHUNK) {
             StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
         }
         context.cu.bind();
-        Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_HOST, source.address(), sourcePitch, Cu.MEMORYTYPE_DEVICE,
-                destination.address() + destinationOffset, destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+        long dst = destination.address() + destinationOffset;
+        if (pinned) {
+            Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_HOST, source.address(), sourcePitch, Cu.MEMORYTYPE_DEVICE, dst,
+                    destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+            return;
+        }
+        refuseStagingDuringCapture();
+        Staging staging = context.staging();
+        long rowsPerChunk = Staging.CHUNK / widthBytes;
+        for (long row = 0; row < height; row += rowsPerChunk) {
+            long n = Math.min(rowsPerChunk, height - row);
+            Staging.Chunk c = staging.take();
+            for (long k = 0; k < n; k++) {
+                MemorySegment.copy(source, (row + k) * sourcePitch, c.segment, k * widthBytes, widthBytes);
+            }
+            int r = Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_HOST, c.host, widthBytes, Cu.MEMORYTYPE_DEVICE,
+                    dst + row * destinationPitch, destinationPitch, widthBytes, n, address);
+            if (r != Cu.SUCCESS) {
+                staging.give(c);
+                Cu.check(r, "cuMemcpy2DAsync (staged)");
+            }
+            staging.releaseAfter(c, address);
+        }
     }
 
     @Override
     public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
             long destinationPitch, long widthBytes, long height) {
-        if (!PinnedRanges.contains(destination) || !nativePitches(sourcePitch, destinationPitch)) {
+        boolean pinned = PinnedRanges.contains(destination);
+        if (!nativePitches(sourcePitch, destinationPitch) || !pinned && widthBytes > Staging.CHUNK) {
             StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
         }
         context.cu.bind();
-        Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, source.address() + sourceOffset, sourcePitch,
-                Cu.MEMORYTYPE_HOST, destination.address(), destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+        long src = source.address() + sourceOffset;
+        if (pinned) {
+            Cu.check(Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, src, sourcePitch, Cu.MEMORYTYPE_HOST,
+                    destination.address(), destinationPitch, widthBytes, height, address), "cuMemcpy2DAsync");
+            return;
+        }
+        refuseStagingDuringCapture();
+        // As copyDeviceToHost: DMAs into chunks in stream order, a staging thread unpacking each chunk's rows once its
+        // DMA has finished, and the markers recorded after this copy waiting for that.
+        Staging staging = context.staging();
+        long ticket = ++downloadsEnqueued;
+        long rowsPerChunk = Staging.CHUNK / widthBytes;
+        for (long row = 0; row < height; row += rowsPerChunk) {
+            long n = Math.min(rowsPerChunk, height - row);
+            long first = row;
+            stageDownload(staging, ticket, row + n >= height, destination,
+                    host -> Cu.memcpy2DAsync(copy2D, Cu.MEMORYTYPE_DEVICE, src + first * sourcePitch, sourcePitch,
+                            Cu.MEMORYTYPE_HOST, host, widthBytes, widthBytes, n, address),
+                    "cuMemcpy2DAsync (staged)", chunk -> {
+                        for (long k = 0; k < n; k++) {
+                            MemorySegment.copy(chunk, k * widthBytes, destination, (first + k) * destinationPitch, widthBytes);
+                        }
+                    });
+        }
     }
 
     @Override

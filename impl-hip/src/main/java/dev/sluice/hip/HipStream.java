@@ -139,7 +139,9 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     }
 
     // Native host memory (pinned, registered or pageable: HIP copies from all of them) and device memory take one
-    // hipMemcpy2DAsync. Java heap memory keeps the staged row path of the default (one staged copy per row), and so do
+    // hipMemcpy2DAsync. Java heap memory is packed, whole rows at a time, into staging buffers (rows widthBytes apart
+    // there), each buffer then one hipMemcpy2DAsync in stream order: one host copy and one DMA per buffer rather than one
+    // staged copy per row. Rows wider than the largest staging buffer keep the staged row path of the default, and so do
     // pitches past the runtime's limit (hipDeviceAttributeMaxPitch, 2^31 - 1 bytes on current GPUs).
 
     private static boolean nativePitches(long sourcePitch, long destinationPitch) {
@@ -149,25 +151,74 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     @Override
     public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
             long destinationPitch, long widthBytes, long height) {
-        if (!source.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
+        if (!nativePitches(sourcePitch, destinationPitch) || !source.isNative() && widthBytes > context.staging.largest()) {
             StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
         }
-        api.memcpy2DAsync(destination.address() + destinationOffset, destinationPitch, source.address(), sourcePitch,
-                widthBytes, height, HipApiConstants.hipMemcpyHostToDevice, handle);
+        long dst = destination.address() + destinationOffset;
+        if (source.isNative()) {
+            api.memcpy2DAsync(dst, destinationPitch, source.address(), sourcePitch, widthBytes, height,
+                    HipApiConstants.hipMemcpyHostToDevice, handle);
+            return;
+        }
+        refuseHeapDuringCapture();
+        StagingPool staging = context.staging;
+        for (long row = 0; row < height; ) {
+            StagingPool.Buffer b = staging.acquire((height - row) * widthBytes);
+            long n = Math.min(b.capacity() / widthBytes, height - row);
+            for (long k = 0; k < n; k++) {
+                MemorySegment.copy(source, (row + k) * sourcePitch, b.segment(), k * widthBytes, widthBytes);
+            }
+            try {
+                api.memcpy2DAsync(dst + row * destinationPitch, destinationPitch, b.address(), widthBytes, widthBytes, n,
+                        HipApiConstants.hipMemcpyHostToDevice, handle);
+            } catch (RuntimeException e) {
+                staging.release(b);
+                throw e;
+            }
+            addHostWork(() -> staging.release(b));
+            row += n;
+        }
     }
 
     @Override
     public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
             long destinationPitch, long widthBytes, long height) {
-        if (!destination.isNative() || !nativePitches(sourcePitch, destinationPitch)) {
+        if (!nativePitches(sourcePitch, destinationPitch)
+                || !destination.isNative() && widthBytes > context.staging.largest()) {
             StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
         }
-        api.memcpy2DAsync(destination.address(), destinationPitch, source.address() + sourceOffset, sourcePitch, widthBytes,
-                height, HipApiConstants.hipMemcpyDeviceToHost, handle);
+        long src = source.address() + sourceOffset;
+        if (destination.isNative()) {
+            api.memcpy2DAsync(destination.address(), destinationPitch, src, sourcePitch, widthBytes, height,
+                    HipApiConstants.hipMemcpyDeviceToHost, handle);
+            return;
+        }
+        refuseHeapDuringCapture();
+        // As copyDeviceToHost: the next completion marker unpacks each buffer's rows into the array, then frees it.
+        StagingPool staging = context.staging;
+        for (long row = 0; row < height; ) {
+            StagingPool.Buffer b = staging.acquire((height - row) * widthBytes);
+            long n = Math.min(b.capacity() / widthBytes, height - row);
+            try {
+                api.memcpy2DAsync(b.address(), widthBytes, src + row * sourcePitch, sourcePitch, widthBytes, n,
+                        HipApiConstants.hipMemcpyDeviceToHost, handle);
+            } catch (RuntimeException e) {
+                staging.release(b);
+                throw e;
+            }
+            long first = row;
+            addHostWork(() -> {
+                for (long k = 0; k < n; k++) {
+                    MemorySegment.copy(b.segment(), k * widthBytes, destination, (first + k) * destinationPitch, widthBytes);
+                }
+                staging.release(b);
+            });
+            row += n;
+        }
     }
 
     @Override
