@@ -88,6 +88,60 @@ long long sp_roundtrip(int v) {
     return now_ns() - t0;
 }
 
+/* "Chain of 8 tiny kernels per chunk", C with 8 stream launches per chunk: time from the first of `chunks` chunks of
+ * 8 write_one launches until the stream has finished them. */
+long long sp_chain8_stream(int chunks) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(cuStreamSynchronize(stream));
+    long long t0 = now_ns();
+    for (int c = 0; c < chunks; c++) {
+        for (int k = 0; k < 8; k++) {
+            arg_v = c * 8 + k;
+            TRY(cuLaunchKernel(write_one, 1, 1, 1, 1, 1, 1, 0, stream, args_one, NULL));
+        }
+    }
+    TRY(cuStreamSynchronize(stream));
+    return now_ns() - t0;
+}
+
+static CUgraph chain8;
+static CUgraphExec chain8_exec;
+
+/* The 8-kernel graph of sp_chain8_graph: write_one nodes chained by dependencies, instantiated once. */
+static CUresult chain8_build(void) {
+    CUresult r = cuGraphCreate(&chain8, 0);
+    if (r != CUDA_SUCCESS) return r;
+    CUgraphNode before = NULL;
+    for (int k = 0; k < 8; k++) {
+        CUDA_KERNEL_NODE_PARAMS p = {0};
+        p.func = write_one;
+        p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+        p.blockDimX = p.blockDimY = p.blockDimZ = 1;
+        p.kernelParams = args_one;
+        CUgraphNode node;
+        r = cuGraphAddKernelNode(&node, chain8, before ? &before : NULL, before ? 1 : 0, &p);
+        if (r != CUDA_SUCCESS) return r;
+        before = node;
+    }
+    return cuGraphInstantiateWithFlags(&chain8_exec, chain8, 0);
+}
+
+/* The same chunks, C with one cuGraphLaunch of the instantiated 8-kernel graph per chunk (built on the first call,
+ * outside the time). */
+long long sp_chain8_graph(int chunks) {
+    TRY(cuCtxSetCurrent(ctx));
+    if (chain8_exec == NULL) {
+        TRY(chain8_build());
+    }
+    TRY(cuStreamSynchronize(stream));
+    long long t0 = now_ns();
+    for (int c = 0; c < chunks; c++) {
+        TRY(cuGraphLaunch(chain8_exec, stream));
+    }
+    TRY(cuStreamSynchronize(stream));
+    return now_ns() - t0;
+}
+
 /* Drains the stream (before a round-trip series) and binds the context to the calling thread. */
 long long sp_sync(void) {
     TRY(cuCtxSetCurrent(ctx));
@@ -99,6 +153,11 @@ long long sp_sync(void) {
 long long sp_close(void) {
     TRY(cuCtxSetCurrent(ctx));
     TRY(cuStreamSynchronize(stream));
+    if (chain8_exec != NULL) {
+        TRY(cuGraphExecDestroy(chain8_exec));
+        TRY(cuGraphDestroy(chain8));
+        chain8_exec = NULL;
+    }
     TRY(cuMemFree(p1));
     TRY(cuMemFree(p2));
     TRY(cuEventDestroy(event));

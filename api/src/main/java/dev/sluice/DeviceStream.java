@@ -671,6 +671,15 @@ public final class DeviceStream implements AutoCloseable {
         return new DeviceGraph(context, engine.endCapture(failure));
     }
 
+    /**
+     * Repeated work on this stream: each {@link RepeatedWork#enqueue} call records what its body enqueues and launches
+     * it as one graph, updated in place while the work keeps its shape (see {@link RepeatedWork}). Close it when done;
+     * it holds a native graph.
+     */
+    public RepeatedWork repeatedWork() {
+        return new RepeatedWork(this, engine.repeatedWork());
+    }
+
     // ---------------------------------------------------------------- interoperation
 
     /**

@@ -42,6 +42,10 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
     public static final String ALLOC = "alloc";
     public static final String FREE = "free";
     public static final String GRAPH = "graph";
+    /** One launch of repeated work's graph, updated with the call's arguments ({@code DeviceStream.repeatedWork()}). */
+    public static final String REPLAY = "replay";
+    /** One launch of repeated work's graph, built anew: the first call, or one whose work changed shape. */
+    public static final String REPLAY_BUILT = "replay (new graph)";
 
     /**
      * Checks that the span has a stream and a kind and does not end before it starts.

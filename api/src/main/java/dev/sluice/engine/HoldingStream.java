@@ -459,6 +459,14 @@ public final class HoldingStream implements StreamHandle {
         device.launch(function, config, arguments);
     }
 
+    /**
+     * Whether later operations are held on the host now. Under the stream's lock it stays false until this stream
+     * enqueues a wait for the host or for held work.
+     */
+    boolean isHolding() {
+        return holding;
+    }
+
     /** Launches an executable graph here (a backend's graph launches on its own stream type). */
     void launchGraph(GraphHandle graph) {
         if (!holding || !enqueueIfHolding(new Op(() -> graph.launch(device)))) {

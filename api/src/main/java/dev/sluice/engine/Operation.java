@@ -229,4 +229,22 @@ public abstract class Operation<T> extends CompletableFuture<T> {
                     + " complete it; use a dependent stage (thenRun, whenComplete...) or a *Async stage");
         }
     }
+
+    /** Waits for this operation to complete, whatever its outcome, keeping an interrupt for the caller. */
+    final void awaitQuietly() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

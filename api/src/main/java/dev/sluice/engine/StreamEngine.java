@@ -15,11 +15,9 @@ import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.CancellationException;
+import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +52,8 @@ public final class StreamEngine {
     private final StreamClaims claims;
     /** The capture in progress, or null. Under the lock. */
     private @Nullable GraphCapture capture;
+    /** The repeated work being recorded, or null. Under the lock. */
+    private @Nullable Recording recording;
 
     StreamEngine(ContextCore context, StreamHandle stream, boolean isDefault, int index, Object owner) {
         this.context = context;
@@ -74,18 +74,51 @@ public final class StreamEngine {
 
     // ---------------------------------------------------------------- the enqueue protocol
 
-    /** Locks the stream and checks that it, its context and its device are usable. */
+    /**
+     * Locks the stream and checks that it, its context and its device are usable. An operation that a recording of
+     * repeated work cannot describe submits what was recorded as plain enqueues first, and ends the recording.
+     */
     void begin() {
+        begin(false);
+    }
+
+    /** {@link #begin()}; true, with nothing else done, if the operation is to be recorded ({@code recordable}). */
+    private boolean begin(boolean recordable) {
         core.lock();
         try {
             checkOpenLocked();
             claims.begin();
-            if (tracer != null && capture == null) {
-                traceStart = tracer.record(handle, traceStart);
+            if (recording != null) {
+                if (recordable) {
+                    return true;
+                }
+                Recording r = recording;
+                recording = null;
+                r.submitPlain(this);
+                claims.begin();
             }
+            traceFromHere();
+            return false;
         } catch (RuntimeException e) {
             core.unlock();
             throw e;
+        }
+    }
+
+    /** Where the next traced operation begins: here. Under the lock. */
+    void traceFromHere() {
+        if (tracer != null && capture == null) {
+            traceStart = tracer.record(handle, traceStart);
+        }
+    }
+
+    /** Adds {@code step} to the recording and lets the lock go: it is submitted when the recording ends. */
+    private <F extends Operation<?>> F recorded(F f, Recording.Step step) {
+        try {
+            Objects.requireNonNull(recording).add(core, step);
+            return f;
+        } finally {
+            core.unlock();
         }
     }
 
@@ -326,7 +359,9 @@ public final class StreamEngine {
      */
     public <F extends Operation<?>> F copyOnDevice(F f, Region source, Region destination, long bytes,
             @Nullable Pitched shape) {
-        begin();
+        if (begin(shape == null && source.allocation().context == destination.allocation().context)) {
+            return recorded(f, Recording.copy(f, source, destination, bytes));
+        }
         try {
             claim("source", source, false);
             claim("destination", destination, true);
@@ -363,7 +398,9 @@ public final class StreamEngine {
 
     /** Sets {@code count} elements of {@code elementBytes} each of {@code destination} to {@code bits}. */
     public <F extends Operation<?>> F fill(F f, Region destination, long count, int elementBytes, long bits) {
-        begin();
+        if (begin(true)) {
+            return recorded(f, Recording.fill(f, destination, count, elementBytes, bits));
+        }
         try {
             claim("destination", destination, true);
             claims.orderAfterHazards();
@@ -407,7 +444,9 @@ public final class StreamEngine {
      */
     public <F extends Operation<?>> F launch(F f, FunctionHandle function, Object keep, String kind,
             List<KernelParam> params, LaunchConfig config, Object[] arguments, Function<Object, Region> regions) {
-        begin();
+        if (begin(true)) {
+            return recorded(f, Recording.launch(f, function, keep, kind, params, config, arguments, regions));
+        }
         try {
             for (int i = 0; i < arguments.length; i++) {
                 KernelParam p = params.get(i);
@@ -420,17 +459,7 @@ public final class StreamEngine {
             }
             claims.orderAfterHazards(); // before the arguments are set: it may let the lock go, and they are the stream's
             LaunchArguments a = launchArguments;
-            a.reset(params);
-            for (int i = 0; i < arguments.length; i++) {
-                KernelParam p = params.get(i);
-                Object v = arguments[i];
-                if (p.isPointer()) {
-                    Region r = regions.apply(v);
-                    a.setPointer(i, r.memory(), r.byteOffset());
-                } else {
-                    a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
-                }
-            }
+            Recording.setArguments(a, params, arguments, regions);
             handle.launch(function, config, a);
             keptByGraph(keep);
             mark(f, kind, keep); // not unloaded by the leak detector before it ran
@@ -446,6 +475,27 @@ public final class StreamEngine {
         } finally {
             end();
         }
+    }
+
+    // ---------------------------------------------------------------- repeated work
+
+    /** Repeated work on this stream. */
+    public ReplayedWork repeatedWork() {
+        return new ReplayedWork(context, this);
+    }
+
+    /** Sets the recording that this stream's enqueues go to, or ends it ({@code null}); returns the one it had. */
+    @Nullable Recording swapRecording(@Nullable Recording r) {
+        Recording old = recording;
+        recording = r;
+        return old;
+    }
+
+    /** Marks {@code f}, which needs no trace span or listener call of its own. Under the lock. */
+    <F extends Operation<?>> F markQuiet(F f, @Nullable Object keepAlive) {
+        core.mark(f, keepAlive);
+        claims.marked();
+        return f;
     }
 
     // ---------------------------------------------------------------- events, waits, host work
@@ -674,7 +724,7 @@ public final class StreamEngine {
 
     private void awaitFinished(@Nullable Operation<?> upTo, long deadline, boolean interruptible) {
         if (upTo != null && core.awaitCompleted(upTo.seq(), deadline, interruptible)) {
-            awaitQuietly(upTo); // completed by now, or about to be: its sequence has passed
+            upTo.awaitQuietly(); // completed by now, or about to be: its sequence has passed
         }
     }
 
@@ -697,24 +747,6 @@ public final class StreamEngine {
         Operation<?> upTo = core.last();
         handle.synchronize();
         awaitFinished(upTo, deadline, false);
-    }
-
-    /** Waits for {@code f} to complete, whatever its outcome, keeping an interrupt for the caller. */
-    private static void awaitQuietly(Future<?> f) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                f.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException | CancellationException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Whether the stream is closed. */

@@ -41,6 +41,8 @@ public final class TraceSvg {
         COLOURS.put(TraceSpan.ALLOC, "#ff9da6");
         COLOURS.put(TraceSpan.FREE, "#9d755d");
         COLOURS.put(TraceSpan.GRAPH, "#8c6d31");
+        COLOURS.put(TraceSpan.REPLAY, "#8c6d31");
+        COLOURS.put(TraceSpan.REPLAY_BUILT, "#8c6d31");
     }
 
     private static final String OTHER = "#888888";

@@ -122,4 +122,16 @@ public interface ContextHandle {
     default long nativeHandle() {
         throw new dev.sluice.UnsupportedOnBackendException("native context handles (this backend has no driver context to share)");
     }
+
+    /**
+     * Builds an executable graph that runs {@code steps} in order, one after another, each launch running on the stream
+     * it is launched on, without enqueuing anything now. The public layer calls it for repeated work whose shape changed,
+     * then {@link UpdatableGraph#update} while the shape stays the same. The default says the backend cannot: repeated
+     * work then runs as plain enqueues.
+     *
+     * @throws dev.sluice.UnsupportedOnBackendException if the backend builds no such graphs
+     */
+    default UpdatableGraph buildGraph(java.util.List<WorkStep> steps) {
+        throw new dev.sluice.UnsupportedOnBackendException("graph replay of repeated work", null);
+    }
 }

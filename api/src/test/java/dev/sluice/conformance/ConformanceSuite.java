@@ -164,6 +164,15 @@ public abstract class ConformanceSuite implements ConformanceTarget {
     }
 
     @Nested
+    @Order(12)
+    public class RepeatedWorks extends AbstractRepeatedWorkTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
     @Order(13)
     public class Memory extends AbstractMemoryTest {
         @Override

@@ -18,6 +18,8 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.WorkStep;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumMap;
 import java.util.List;
@@ -169,6 +171,11 @@ final class CpuContext implements ContextHandle {
     }
 
     // ---------------------------------------------------------------- streams, events
+
+    @Override
+    public UpdatableGraph buildGraph(List<WorkStep> steps) {
+        return new CpuStream.ReplayGraph(steps);
+    }
 
     @Override
     public StreamHandle defaultStream() {

@@ -7,6 +7,8 @@ import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.GraphHandle;
+import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.WorkStep;
 import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
@@ -362,6 +364,54 @@ final class CpuStream implements StreamHandle {
             public void destroy() {
             }
         };
+    }
+
+    /**
+     * Repeated work's graph on the simulator: its steps, which each launch queues as one operation that the stream's
+     * thread runs with the values of the last update, as a device runs an updated executable graph.
+     */
+    static final class ReplayGraph implements UpdatableGraph {
+        /** Read by each launch, so an update changes later launches only. */
+        private volatile List<WorkStep> steps;
+
+        ReplayGraph(List<WorkStep> steps) {
+            this.steps = List.copyOf(steps);
+        }
+
+        @Override
+        public boolean update(List<WorkStep> newSteps) {
+            steps = List.copyOf(newSteps);
+            return true;
+        }
+
+        @Override
+        public void launch(StreamHandle stream) {
+            ((CpuStream) stream).replay(steps);
+        }
+
+        @Override
+        public void destroy() {
+            // Nothing native: queued launches keep the steps they took.
+        }
+    }
+
+    /** Queues {@code steps} as one operation: the stream's thread runs them in order, one launch of a graph. */
+    private void replay(List<WorkStep> steps) {
+        List<Op> saved = capture;
+        List<Op> ops = new ArrayList<>(steps.size());
+        capture = ops; // each step's enqueue adds its operation here instead of queueing it
+        try {
+            for (WorkStep step : steps) {
+                step.enqueueOn(this);
+            }
+        } finally {
+            capture = saved;
+        }
+        submit(() -> {
+            for (Op op : ops) {
+                op.run();
+            }
+        });
     }
 
     @Override

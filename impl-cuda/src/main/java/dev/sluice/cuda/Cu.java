@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -98,6 +99,26 @@ final class Cu {
     private static final MethodHandle LAUNCH_HOST_FUNC = fn("cuLaunchHostFunc", J, J, J);
     private static final MethodHandle DEVICE_GET_DEFAULT_MEM_POOL = optional(false, "cuDeviceGetDefaultMemPool", A, I);
     private static final MethodHandle MEM_POOL_SET_ACCESS = optional(false, "cuMemPoolSetAccess", J, J, J);
+    // Graphs built node by node for repeated work (CudaReplayGraph), with the v1 node structs every CUDA 11.4+ driver
+    // exports under these names. Pointers pass as addresses (J). Optional: without them repeated work falls back.
+    /** {@code cuGraphCreate(CUgraph*, unsigned int flags)}. */
+    private static final @Nullable MethodHandle GRAPH_CREATE = optional(false, "cuGraphCreate", J, I);
+    /** {@code cuGraphAddKernelNode(CUgraphNode*, CUgraph, const CUgraphNode* deps, size_t n, const CUDA_KERNEL_NODE_PARAMS*)}. */
+    private static final @Nullable MethodHandle GRAPH_ADD_KERNEL_NODE = optional(false, "cuGraphAddKernelNode", J, J, J, J, J);
+    /** {@code cuGraphAddMemsetNode(CUgraphNode*, CUgraph, deps, n, const CUDA_MEMSET_NODE_PARAMS*, CUcontext)}. */
+    private static final @Nullable MethodHandle GRAPH_ADD_MEMSET_NODE = optional(false, "cuGraphAddMemsetNode", J, J, J, J, J, J);
+    /** {@code cuGraphAddMemcpyNode(CUgraphNode*, CUgraph, deps, n, const CUDA_MEMCPY3D*, CUcontext)}. */
+    private static final @Nullable MethodHandle GRAPH_ADD_MEMCPY_NODE = optional(false, "cuGraphAddMemcpyNode", J, J, J, J, J, J);
+    /** {@code cuGraphInstantiateWithFlags(CUgraphExec*, CUgraph, unsigned long long flags)}. */
+    private static final @Nullable MethodHandle GRAPH_INSTANTIATE = optional(false, "cuGraphInstantiateWithFlags", J, J, J);
+    /** {@code cuGraphExecKernelNodeSetParams(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*)}. */
+    private static final @Nullable MethodHandle GRAPH_EXEC_KERNEL_NODE_SET = optional(false, "cuGraphExecKernelNodeSetParams", J, J, J);
+    /** {@code cuGraphExecMemsetNodeSetParams(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext)}. */
+    private static final @Nullable MethodHandle GRAPH_EXEC_MEMSET_NODE_SET = optional(false, "cuGraphExecMemsetNodeSetParams", J, J, J, J);
+    /** {@code cuGraphExecMemcpyNodeSetParams(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext)}. */
+    private static final @Nullable MethodHandle GRAPH_EXEC_MEMCPY_NODE_SET = optional(false, "cuGraphExecMemcpyNodeSetParams", J, J, J, J);
+    private static final @Nullable MethodHandle GRAPH_DESTROY = optional(false, "cuGraphDestroy", J);
+    private static final @Nullable MethodHandle GRAPH_EXEC_DESTROY = optional(false, "cuGraphExecDestroy", J);
 
     private static MethodHandle fn(String name, MemoryLayout... args) {
         return fn(new String[] {name}, args);
@@ -249,6 +270,98 @@ final class Cu {
     static int graphLaunch(long exec, long stream) {
         try {
             return (int) GRAPH_LAUNCH.invokeExact(exec, stream);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- graphs built node by node (repeated work)
+
+    /** Whether the driver has every call {@code CudaReplayGraph} makes. */
+    static boolean hasGraphBuilding() {
+        return GRAPH_CREATE != null && GRAPH_ADD_KERNEL_NODE != null && GRAPH_ADD_MEMSET_NODE != null
+                && GRAPH_ADD_MEMCPY_NODE != null && GRAPH_INSTANTIATE != null && GRAPH_EXEC_KERNEL_NODE_SET != null
+                && GRAPH_EXEC_MEMSET_NODE_SET != null && GRAPH_EXEC_MEMCPY_NODE_SET != null && GRAPH_DESTROY != null
+                && GRAPH_EXEC_DESTROY != null;
+    }
+
+    static int graphCreate(long graphOut) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_CREATE).invokeExact(graphOut, 0);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphAddKernelNode(long nodeOut, long graph, long dependencies, long count, long params) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_ADD_KERNEL_NODE).invokeExact(nodeOut, graph, dependencies, count, params);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphAddMemsetNode(long nodeOut, long graph, long dependencies, long count, long params, long ctx) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_ADD_MEMSET_NODE).invokeExact(nodeOut, graph, dependencies, count, params,
+                    ctx);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphAddMemcpyNode(long nodeOut, long graph, long dependencies, long count, long params, long ctx) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_ADD_MEMCPY_NODE).invokeExact(nodeOut, graph, dependencies, count, params,
+                    ctx);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphInstantiate(long execOut, long graph) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_INSTANTIATE).invokeExact(execOut, graph, 0L);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphExecKernelNodeSetParams(long exec, long node, long params) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_EXEC_KERNEL_NODE_SET).invokeExact(exec, node, params);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphExecMemsetNodeSetParams(long exec, long node, long params, long ctx) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_EXEC_MEMSET_NODE_SET).invokeExact(exec, node, params, ctx);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphExecMemcpyNodeSetParams(long exec, long node, long params, long ctx) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_EXEC_MEMCPY_NODE_SET).invokeExact(exec, node, params, ctx);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphDestroy(long graph) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_DESTROY).invokeExact(graph);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    static int graphExecDestroy(long exec) {
+        try {
+            return (int) Objects.requireNonNull(GRAPH_EXEC_DESTROY).invokeExact(exec);
         } catch (Throwable t) {
             throw fatal(t);
         }

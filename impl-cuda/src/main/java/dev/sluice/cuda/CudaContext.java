@@ -459,6 +459,11 @@ final class CudaContext implements ContextHandle {
         return waiter;
     }
 
+    @Override
+    public dev.sluice.spi.UpdatableGraph buildGraph(java.util.List<dev.sluice.spi.WorkStep> steps) {
+        return CudaReplayGraph.build(this, steps);
+    }
+
     // ---------------------------------------------------------------- life cycle
 
     /** Whether {@link #close()} has begun: native objects of this context must not be destroyed one by one any more. */

@@ -29,6 +29,7 @@ class LayerNamingTest {
     void everyClassHasTheLayerItsJobSays() throws Exception {
         Map<Layer, Set<String>> byLayer = LayerRule.classesByLayer(CudaBackend.class, LayerNamingTest::layerOf);
         assertEquals(Set.of("Cu", "CuLibrary", "Jc", "JcNatives", "Nvrtc"), byLayer.get(Layer.BINDINGS));
-        assertEquals(Set.of("CudaBackend", "CudaContext", "CudaFunction", "CudaStagedMarker", "CudaStream"), byLayer.get(Layer.SPI));
+        assertEquals(Set.of("CudaBackend", "CudaContext", "CudaFunction", "CudaReplayGraph", "CudaStagedMarker", "CudaStream"),
+                byLayer.get(Layer.SPI));
     }
 }

@@ -387,6 +387,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         private StreamOptions streamOptions = StreamOptions.defaults();
         private @Nullable Scheduler hostScheduler;
         private boolean keepLanes = true;
+        private boolean graphReplay = true;
 
         private Builder(List<DeviceContext> contexts) {
             this.contexts = contexts;
@@ -508,6 +509,21 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
+         * Whether each lane enqueues its {@link Stage} as repeated work
+         * ({@link dev.sluice.DeviceStream#repeatedWork()}; the default: {@code true}): the kernels, fills and device copies a stage enqueues on the lane's stream are
+         * recorded and launched as one graph per chunk, which the lane updates in place for the next chunk (the
+         * lane's buffers and the stage's scalars may change; the kernels and sizes stay). A chunk whose stage
+         * enqueues work of another shape (the last, shorter chunk) builds a new graph, and a stage that enqueues
+         * anything else on the lane's stream (a host copy, a wait, an event) runs that chunk as plain enqueues.
+         * The results are the same either way; {@link PipelineMetrics#graphReplays()} and
+         * {@link PipelineMetrics#stageFallbacks()} show which ran. {@code false} enqueues the stage as it is.
+         */
+        public Builder graphReplay(boolean replay) {
+            this.graphReplay = replay;
+            return this;
+        }
+
+        /**
          * Whether the pipeline keeps its lanes (streams, device and pinned buffers) after a subscription ends,
          * for the next {@code process} call, until {@link GpuPipeline#close()} (the default: {@code true}).
          * With {@code false}, each lane is released once its subscription has ended and its last chunk is off
@@ -597,7 +613,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             }
             return new PipelineSpec(contexts, lanes * contexts.size(), chunksPerLane, in, chunkElements,
                     outputType == null ? in : outputType, outputElements, capacity, inPlace, List.copyOf(scratch), st,
-                    streamOptions, hostScheduler, keepLanes);
+                    streamOptions, hostScheduler, keepLanes, graphReplay);
         }
     }
 }

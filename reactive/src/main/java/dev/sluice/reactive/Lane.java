@@ -6,6 +6,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.RepeatedWork;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
@@ -38,6 +39,8 @@ public final class Lane {
     private final GpuPipeline<?, ?> pipeline;
     private final int index;
     private final DeviceStream stream;
+    /** The stage as repeated work of the lane's stream ({@link GpuPipeline.Builder#graphReplay}), or null. */
+    private final @Nullable RepeatedWork stageWork;
     /** Buffers this lane allocated, freed on release. */
     private final List<DeviceBuffer> deviceBuffers = new ArrayList<>(4);
     private final DeviceBuffer deviceIn;
@@ -61,6 +64,7 @@ public final class Lane {
         this.index = index;
         this.stream = stream;
         PipelineSpec spec = pipeline.spec();
+        this.stageWork = spec.graphReplay() ? stream.repeatedWork() : null;
         this.flights = new Flight[spec.chunksPerLane()];
         for (int i = 0; i < flights.length; i++) {
             flights[i] = new Flight(this);
@@ -241,7 +245,20 @@ public final class Lane {
     @Nullable DeviceFuture<?> enqueueStage(Object chunk, DeviceBuffer in, DeviceBuffer out) {
         this.chunk = chunk;
         try {
-            return pipeline.spec().stage().enqueue(this, in, out);
+            RepeatedWork w = stageWork;
+            if (w == null) {
+                return pipeline.spec().stage().enqueue(this, in, out);
+            }
+            long replays = w.replays();
+            long builds = w.builds();
+            long fallbacks = w.fallbacks();
+            Object[] last = new Object[1];
+            w.enqueue(s -> last[0] = pipeline.spec().stage().enqueue(this, in, out));
+            PipelineMetrics m = pipeline.metrics;
+            m.graphReplays.add(w.replays() - replays);
+            m.graphBuilds.add(w.builds() - builds);
+            m.stageFallbacks.add(w.fallbacks() - fallbacks);
+            return (DeviceFuture<?>) last[0];
         } finally {
             this.chunk = null; // an idle lane must not keep a subscription's chunk reachable
         }
@@ -288,6 +305,9 @@ public final class Lane {
 
     private void releaseNow(Executor closer) {
         released = true;
+        if (stageWork != null) {
+            stageWork.close(); // its graph: launches already enqueued still run, and the buffers wait for them
+        }
         CompletableFuture<?> lastFree = freeDeviceBuffers();
         List<HostBuffer> staging = new ArrayList<>(2 * flights.length);
         for (Flight f : flights) {

@@ -20,11 +20,32 @@ public final class PipelineMetrics {
     final LongAdder deviceReleases = new LongAdder();
     final LongAdder hostReleases = new LongAdder();
     final LongAdder chunksStarted = new LongAdder();
+    final LongAdder graphReplays = new LongAdder();
+    final LongAdder graphBuilds = new LongAdder();
+    final LongAdder stageFallbacks = new LongAdder();
     final LongAdder chunksEmitted = new LongAdder();
     final AtomicLong inFlight = new AtomicLong();
     final AtomicLong maxInFlight = new AtomicLong();
 
     PipelineMetrics() {
+    }
+
+    /**
+     * Chunks whose stage ran as one graph launch ({@link GpuPipeline.Builder#graphReplay}), those that built their
+     * graph included.
+     */
+    public long graphReplays() {
+        return graphReplays.sum();
+    }
+
+    /** Graphs the lanes built for their stages: one per lane for its first chunk, and one per change of shape. */
+    public long graphBuilds() {
+        return graphBuilds.sum();
+    }
+
+    /** Chunks whose stage, under graph replay, ran as plain enqueues (see {@link GpuPipeline.Builder#graphReplay}). */
+    public long stageFallbacks() {
+        return stageFallbacks.sum();
     }
 
     /** Lanes (a stream and its buffers) opened so far. */

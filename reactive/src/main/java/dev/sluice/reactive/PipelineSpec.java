@@ -16,10 +16,12 @@ import reactor.core.scheduler.Scheduler;
  * @param lanes          lanes of one subscription over every context ({@code Builder.lanes} times the contexts)
  * @param outputType     the output element type; the input type for an in-place pipeline
  * @param outputCapacity the size of each lane's output buffer: the output elements of a full chunk
+ * @param graphReplay    whether each lane enqueues its stage as repeated work ({@link GpuPipeline.Builder#graphReplay})
  */
 record PipelineSpec(List<DeviceContext> contexts, int lanes, int chunksPerLane, DType inputType, long chunkElements,
         DType outputType, LongUnaryOperator outputElements, long outputCapacity, boolean inPlace, List<Scratch> scratch,
-        GpuPipeline.Stage stage, StreamOptions streamOptions, @Nullable Scheduler hostScheduler, boolean keepLanes) {
+        GpuPipeline.Stage stage, StreamOptions streamOptions, @Nullable Scheduler hostScheduler, boolean keepLanes,
+        boolean graphReplay) {
 
     /** A scratch device buffer each lane allocates ({@link GpuPipeline.Builder#scratch}). */
     record Scratch(DType type, long count) {

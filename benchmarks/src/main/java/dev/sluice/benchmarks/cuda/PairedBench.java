@@ -9,6 +9,7 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.LaunchConfig;
+import dev.sluice.RepeatedWork;
 import dev.sluice.benchmarks.Samples;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -43,6 +44,11 @@ import joptsimple.OptionSpec;
  * <li>{@code latency}: idle stream, one write-one kernel, C spinning on {@code cuEventQuery}, Sluice spinning on its
  * future's {@code isDone()}; samples alternate one by one. Ratio: Sluice's median / C's median. {@code latency_join}:
  * the same with Sluice waiting in {@code join()}, which completes the future on the waiting thread.
+ * <li>{@code chain8_*}: "a chain of 8 tiny kernels per chunk", blocks of 10,000 chunks of 8 write-one launches, until
+ * the stream has finished them; reported per chunk in µs. Sluice's side is repeated work (8 launches recorded, one
+ * graph launch updated with the chunk's arguments). {@code chain8_stream}: against C's 8 stream launches per chunk;
+ * {@code chain8_graph}: against C's one {@code cuGraphLaunch} of an instantiated 8-kernel graph per chunk (no update);
+ * {@code chain8_plain}: Sluice's 8 plain enqueues per chunk against C's 8 stream launches.
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.PairedBench --lib libsluice_paired.so
@@ -57,6 +63,8 @@ public final class PairedBench {
     private final MethodHandle tiny;
     private final MethodHandle roundtrip;
     private final MethodHandle sync;
+    private final MethodHandle chain8Stream;
+    private final MethodHandle chain8Graph;
     private final MethodHandle close;
 
     private PairedBench(Path lib) {
@@ -70,6 +78,8 @@ public final class PairedBench {
         tiny = linker.downcallHandle(c.find("sp_tiny").orElseThrow(), ofInt);
         roundtrip = linker.downcallHandle(c.find("sp_roundtrip").orElseThrow(), ofInt);
         sync = linker.downcallHandle(c.find("sp_sync").orElseThrow(), ofNone);
+        chain8Stream = linker.downcallHandle(c.find("sp_chain8_stream").orElseThrow(), ofInt);
+        chain8Graph = linker.downcallHandle(c.find("sp_chain8_graph").orElseThrow(), ofInt);
         close = linker.downcallHandle(c.find("sp_close").orElseThrow(), ofNone);
     }
 
@@ -127,6 +137,7 @@ public final class PairedBench {
                 b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, false);
                 b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
                 b.latency(ctx, writeOne, samples);
+                b.chain8(ctx, writeOne, Math.max(6, blocks / 4), 10_000);
             } finally {
                 check("sp_close", (long) b.close.invokeExact());
             }
@@ -264,6 +275,62 @@ public final class PairedBench {
         s.close();
         p.close();
         reportBlocks(then ? "tiny_then" : "tiny", t, 1e6, "ms");
+    }
+
+    /** The chain8 figures (see the class comment): {@code chunks} chunks of 8 write-one launches per block. */
+    private void chain8(DeviceContext ctx, DeviceFunction f, int blocks, int chunks) throws Throwable {
+        DeviceBuffer p = ctx.allocate(DType.I32, 1);
+        LaunchConfig one = LaunchConfig.of(1, 1);
+        DeviceStream s = ctx.createStream();
+        Integer[] boxed = new Integer[8 * chunks];
+        for (int i = 0; i < boxed.length; i++) {
+            boxed[i] = i; // boxed outside the timed loop: C passes its int by pointer
+        }
+        try (RepeatedWork work = s.repeatedWork()) {
+            Side replay = i -> {
+                s.synchronize();
+                long t0 = System.nanoTime();
+                DeviceFuture<Void> last = null;
+                for (int c = 0; c < chunks; c++) {
+                    int chunk = c;
+                    last = work.enqueue(w -> {
+                        for (int k = 0; k < 8; k++) {
+                            w.enqueueLaunch(f, one, p, boxed[chunk * 8 + k]);
+                        }
+                    });
+                }
+                while (!last.isDone()) {
+                    Thread.onSpinWait();
+                }
+                return System.nanoTime() - t0;
+            };
+            Side plain = i -> {
+                s.synchronize();
+                long t0 = System.nanoTime();
+                DeviceFuture<Void> last = null;
+                for (int c = 0; c < chunks; c++) {
+                    for (int k = 0; k < 8; k++) {
+                        last = s.enqueueLaunch(f, one, p, boxed[c * 8 + k]);
+                    }
+                }
+                while (!last.isDone()) {
+                    Thread.onSpinWait();
+                }
+                return System.nanoTime() - t0;
+            };
+            double perChunkUs = 1e3 * chunks;
+            reportBlocks("chain8_stream", alternate(2, blocks,
+                    i -> check("sp_chain8_stream", (long) chain8Stream.invokeExact(chunks)), replay), perChunkUs, "us");
+            reportBlocks("chain8_graph", alternate(2, blocks,
+                    i -> check("sp_chain8_graph", (long) chain8Graph.invokeExact(chunks)), replay), perChunkUs, "us");
+            reportBlocks("chain8_plain", alternate(2, blocks,
+                    i -> check("sp_chain8_stream", (long) chain8Stream.invokeExact(chunks)), plain), perChunkUs, "us");
+            result("paired_chain8_replays", work.replays());
+            result("paired_chain8_fallbacks", work.fallbacks());
+        }
+        s.synchronize();
+        s.close();
+        p.close();
     }
 
     private void latency(DeviceContext ctx, DeviceFunction f, int samples) throws Throwable {

@@ -1,0 +1,113 @@
+package dev.sluice;
+
+import dev.sluice.engine.ReplayedWork;
+import java.util.function.Consumer;
+
+/**
+ * Work of the same shape enqueued again and again on one stream (a pipeline's per-chunk kernels on fixed buffers, a
+ * solver's iteration), launched as one graph per call instead of one enqueue per operation. Made by
+ * {@link DeviceStream#repeatedWork()}.
+ *
+ * <p>Each {@link #enqueue} runs its body, which enqueues on the stream as usual. Launches, fills, memsets and copies
+ * between buffers of the stream's context are checked as always and <em>recorded</em> instead of submitted. When the
+ * body returns, the recording becomes one launch of a graph (CUDA and HIP graphs; the CPU simulator replays its own
+ * recording). The graph is kept: the next call whose recording has the same shape (the same operations in the same
+ * order, with the same functions, launch configurations, copy sizes and fill sizes) updates only the values that
+ * changed (kernel arguments, buffers, offsets, fill values) and launches it again; a call of another shape builds a new
+ * graph and destroys the old one. {@link #replays()}, {@link #builds()} and {@link #fallbacks()} count what ran; with
+ * tracing on, each graph launch is a span of kind {@link TraceSpan#REPLAY} (or {@link TraceSpan#REPLAY_BUILT}).
+ *
+ * <p><b>Fallback.</b> An operation that a recording cannot describe (a copy with host memory, a 2-D or peer copy, an
+ * event record or wait, a wait for a future or stage, a host function, an allocation or free, a graph launch) makes
+ * that call fall back to plain enqueues: what was recorded so far is submitted as the enqueues it stands for, then that
+ * operation and the rest of the body run as plain enqueues. So does every call on a backend without updatable graphs,
+ * and a call made while the stream holds work for the host ({@link HostWaits#HOLD_ON_HOST}). Results are the same
+ * either way.
+ *
+ * <ul>
+ * <li><b>Ordering:</b> the call's work runs after everything enqueued on the stream before the call and before
+ * everything enqueued after it, in the body's order; automatic ordering across streams applies to it as to the
+ * operations it records. Work enqueued on the stream by other threads while a body runs is recorded too.
+ * <li><b>Completion thread:</b> the futures that the body's enqueue calls return complete (or fail) on the context's
+ * completion thread once the graph launch (or their plain enqueue) has finished, in the order of the calls, and the
+ * future {@link #enqueue} returns completes after them. Do not wait for those futures inside the body: their work has
+ * not been submitted yet.
+ * <li><b>Cancellation:</b> as for every enqueue, cancelling a future stops nothing and frees nothing early.
+ * <li><b>Resources:</b> the buffers a call uses are claimed and kept as its operations' enqueues would keep them:
+ * closing one while a launch using it is pending frees it after that launch. A buffer closed before it is used in a
+ * body is refused at that enqueue; one closed between the enqueue and the end of the body fails the call with
+ * {@link ClosedResourceException} naming it, with nothing of the call submitted. Functions must stay open while a
+ * call may use them.
+ * <li><b>Errors:</b> bad arguments throw at the enqueue call in the body, as always; if the body throws, nothing it
+ * recorded is submitted, the futures its enqueue calls returned fail with {@link IllegalStateException}, and the
+ * exception leaves {@link #enqueue}.
+ * </ul>
+ *
+ * <p>Calls are serialised: a second thread's call waits until the first has submitted its work. Only one repeated work
+ * may record on a stream at a time, and not while the stream captures ({@link DeviceStream#capture}).
+ */
+public final class RepeatedWork implements AutoCloseable {
+
+    private final DeviceStream stream;
+    private final ReplayedWork work;
+
+    RepeatedWork(DeviceStream stream, ReplayedWork work) {
+        this.stream = stream;
+        this.work = work;
+        work.name(toString());
+    }
+
+    /**
+     * Runs {@code body} on this thread, recording what it enqueues on the stream, then submits all of it as one graph
+     * launch (or as plain enqueues; see the class comment) and returns the future of the whole call.
+     *
+     * @param body enqueues the work on the stream it is given (this work's stream)
+     * @return completes once everything the body enqueued has finished
+     * @throws ClosedResourceException if this work, the stream or the context is closed, or a buffer the body used was
+     *                                 closed before the call was submitted
+     * @throws IllegalStateException   if the stream is capturing, or recording other repeated work
+     */
+    public DeviceFuture<Void> enqueue(Consumer<? super DeviceStream> body) {
+        Checks.notNull("body", body);
+        return work.enqueue(stream.future(null), () -> body.accept(stream));
+    }
+
+    /** The stream the work is enqueued on. */
+    public DeviceStream stream() {
+        return stream;
+    }
+
+    /** Graph launches so far: one per call that did not fall back, the calls that built a graph included. */
+    public long replays() {
+        return work.replays();
+    }
+
+    /** Graphs built so far: one for the first call that launched one, and one per change of shape after it. */
+    public long builds() {
+        return work.builds();
+    }
+
+    /** Calls that ran as plain enqueues, wholly or from an operation no graph describes on. */
+    public long fallbacks() {
+        return work.fallbacks();
+    }
+
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return work.isClosed();
+    }
+
+    /**
+     * Destroys the work's graph; launches already enqueued still run, and buffers they use stay allocated until they
+     * have finished. Idempotent; waits for a call in progress on another thread, never for the device.
+     */
+    @Override
+    public void close() {
+        work.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RepeatedWork[" + stream + "]";
+    }
+}

@@ -1,0 +1,173 @@
+package dev.sluice.engine;
+
+import dev.sluice.ClosedResourceException;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import dev.sluice.TraceSpan;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.WorkStep;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one call of repeated work has recorded on a stream so far: each operation's description, its future, and the
+ * memory it will claim when it is submitted. Nothing of it has reached the backend, claimed memory or taken a place in
+ * the stream's order yet. Under the stream's lock.
+ */
+final class Recording {
+
+    /**
+     * One recorded operation.
+     *
+     * @param kind      its trace kind, as its plain enqueue would have marked it
+     * @param keep      kept reachable until it has run (the public function of a launch)
+     * @param regions   the memory it uses, claimed when it is submitted
+     * @param writes    whether it writes each region
+     * @param arguments each region's argument name, for the refusal of a region closed since
+     */
+    record Step(WorkStep work, Operation<?> future, String kind, @Nullable Object keep, Region[] regions,
+            boolean[] writes, String[] arguments) {
+    }
+
+    private final List<Step> steps = new ArrayList<>();
+    /** How many steps have been submitted (their futures marked) or failed. */
+    private int done;
+
+    /** Adds {@code step}, refused naming the argument if its memory is closed (as the enqueue's claim would refuse it). */
+    void add(StreamCore core, Step step) {
+        for (int i = 0; i < step.regions().length; i++) {
+            if (step.regions()[i].allocation().closed.get()) {
+                throw new ClosedResourceException(step.arguments()[i] + " " + step.regions()[i].what());
+            }
+        }
+        step.future().attach(core); // a wait for it on this stream, in the body, needs none
+        steps.add(step);
+    }
+
+    /** A fill's step. */
+    static Step fill(Operation<?> f, Region destination, long count, int elementBytes, long bits) {
+        return new Step(new WorkStep.Fill(destination.memory(), destination.byteOffset(), count, elementBytes, bits), f,
+                TraceSpan.MEMSET, null, new Region[] {destination}, new boolean[] {true}, new String[] {"destination"});
+    }
+
+    /** The step of a copy between two buffers of one context. */
+    static Step copy(Operation<?> f, Region source, Region destination, long bytes) {
+        return new Step(new WorkStep.Copy(source.memory(), source.byteOffset(), destination.memory(),
+                destination.byteOffset(), bytes), f, TraceSpan.DEVICE_TO_DEVICE, null, new Region[] {source, destination},
+                new boolean[] {false, true}, new String[] {"source", "destination"});
+    }
+
+    /** A launch's step, with arguments of its own (the stream's are reused by its next launch). */
+    static Step launch(Operation<?> f, FunctionHandle function, Object keep, String kind, List<KernelParam> params,
+            LaunchConfig config, Object[] arguments, Function<Object, Region> regions) {
+        LaunchArguments a = new LaunchArguments();
+        setArguments(a, params, arguments, regions);
+        int pointers = 0;
+        for (KernelParam p : params) {
+            pointers += p.isPointer() ? 1 : 0;
+        }
+        Region[] used = new Region[pointers];
+        boolean[] writes = new boolean[pointers];
+        String[] names = new String[pointers];
+        for (int i = 0, j = 0; i < arguments.length; i++) {
+            KernelParam p = params.get(i);
+            if (p.isPointer()) {
+                used[j] = regions.apply(arguments[i]);
+                writes[j] = p.access().writes();
+                names[j++] = "arguments[" + i + "] (" + p + ")";
+            }
+        }
+        return new Step(new WorkStep.Launch(function, config, a), f, kind, keep, used, writes, names);
+    }
+
+    boolean isEmpty() {
+        return steps.isEmpty();
+    }
+
+    List<Step> steps() {
+        return steps;
+    }
+
+    /** The descriptions, in order: what a graph is built or updated with. */
+    List<WorkStep> work() {
+        List<WorkStep> w = new ArrayList<>(steps.size());
+        for (Step s : steps) {
+            w.add(s.work());
+        }
+        return w;
+    }
+
+    /** Claims each step's memory for the stream's next operation; refused naming the argument once it is closed. */
+    static void claim(StreamClaims claims, Step s) {
+        for (int i = 0; i < s.regions().length; i++) {
+            claims.claim(s.arguments()[i], s.regions()[i], s.writes()[i], false);
+        }
+    }
+
+    /** Notes {@code s}'s future as the use of its memory, ending its claims. */
+    static void noteUses(StreamClaims claims, Step s) {
+        for (int i = 0; i < s.regions().length; i++) {
+            claims.used(s.regions()[i], s.future(), s.writes()[i], null);
+        }
+    }
+
+    /**
+     * Enqueues the steps not submitted yet as the plain enqueues they stand for, each claimed, ordered, handed to the
+     * backend, marked and noted in turn; a failure fails the step's future and those after it.
+     */
+    void submitPlain(StreamEngine stream) {
+        try {
+            for (; done < steps.size(); done++) {
+                Step s = steps.get(done);
+                stream.claims().begin();
+                claim(stream.claims(), s);
+                stream.claims().orderAfterHazards();
+                s.work().enqueueOn(stream.handle);
+                stream.mark(s.future(), s.kind(), s.keep());
+                noteUses(stream.claims(), s);
+            }
+        } catch (RuntimeException e) {
+            fail(stream.core, e);
+            throw e;
+        }
+    }
+
+    /** After the graph that runs the steps was launched: each future completes once the launch has finished. */
+    void markReplayed(StreamEngine stream) {
+        for (Step s : steps) {
+            stream.markQuiet(s.future(), s.keep());
+        }
+        done = steps.size();
+        for (Step s : steps) {
+            noteUses(stream.claims(), s);
+        }
+    }
+
+    /** Fails the futures of the steps not submitted: they will never run. */
+    void fail(StreamCore core, Throwable cause) {
+        for (; done < steps.size(); done++) {
+            Operation<?> f = steps.get(done).future();
+            f.attach(core);
+            f.fail(cause);
+        }
+    }
+
+    /** Sets a launch's arguments, pointers through {@code regions}. */
+    static void setArguments(LaunchArguments a, List<KernelParam> params, Object[] arguments,
+            Function<Object, Region> regions) {
+        a.reset(params);
+        for (int i = 0; i < arguments.length; i++) {
+            KernelParam p = params.get(i);
+            Object v = arguments[i];
+            if (p.isPointer()) {
+                Region r = regions.apply(v);
+                a.setPointer(i, r.memory(), r.byteOffset());
+            } else {
+                a.setBits(i, v instanceof Boolean bool ? (bool ? 1 : 0) : p.type().bits(p.name(), (Number) v));
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package dev.sluice.engine;
+
+import dev.sluice.ClosedResourceException;
+import dev.sluice.TraceSpan;
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.WorkStep;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's half of repeated work on one stream: each call records what its body enqueues ({@link Recording}), then
+ * launches one graph that runs it all. The graph is kept between calls: while the work keeps its shape (the same
+ * operations, functions, configurations and sizes, {@link WorkStep#sameShape}) it is updated with the call's values;
+ * otherwise a new one is built and the old one destroyed. Work the backend cannot put in a graph runs as plain
+ * enqueues instead, with the same results.
+ *
+ * <p>Calls are serialised by their own lock, held while the body runs; the graph and the shape are under it, and under
+ * the stream's lock while a recording is submitted.
+ */
+public final class ReplayedWork {
+
+    private final ContextCore context;
+    private final StreamEngine stream;
+    private final ReentrantLock calls = new ReentrantLock();
+    private @Nullable UpdatableGraph graph;
+    private @Nullable List<WorkStep> shape;
+    /** The backend builds no graphs: every call runs as plain enqueues. */
+    private boolean unsupported;
+    private boolean closed;
+    private String name = "RepeatedWork";
+    /** Counts, written under the stream's lock and read by any thread. */
+    private volatile long replays;
+    private volatile long builds;
+    private volatile long fallbacks;
+
+    ReplayedWork(ContextCore context, StreamEngine stream) {
+        this.context = context;
+        this.stream = stream;
+    }
+
+    /** Names the work in messages by its public side. */
+    public void name(String workName) {
+        this.name = workName;
+    }
+
+    /**
+     * Runs {@code body}, which enqueues on the stream, recording its work, then submits it as one graph launch (or as
+     * plain enqueues) and fills in {@code f}, which completes after all of it.
+     */
+    public <F extends Operation<?>> F enqueue(F f, Runnable body) {
+        calls.lock();
+        try {
+            if (closed) {
+                throw new ClosedResourceException(name);
+            }
+            Recording r = new Recording();
+            begin(r);
+            try {
+                body.run();
+            } catch (RuntimeException | Error e) {
+                abandon(r, e);
+                throw e;
+            }
+            return end(f, r);
+        } finally {
+            calls.unlock();
+        }
+    }
+
+    /** Starts recording the stream's enqueues into {@code r} instead of submitting them. */
+    private void begin(Recording r) {
+        stream.core.lock();
+        try {
+            stream.checkOpenLocked();
+            Recording other = stream.swapRecording(r);
+            if (stream.isCapturing() || other != null) {
+                stream.swapRecording(other);
+                throw new IllegalStateException(stream + " is capturing or recording other repeated work: " + name
+                        + " cannot begin on it now");
+            }
+        } finally {
+            stream.core.unlock();
+        }
+    }
+
+    /** The body threw {@code cause}: nothing recorded is submitted, and the recorded futures fail. */
+    private void abandon(Recording r, Throwable cause) {
+        stream.core.lock();
+        try {
+            if (take(stream, r)) {
+                r.fail(stream.core, new IllegalStateException("not enqueued: the body of " + name + " threw " + cause,
+                        cause));
+            }
+        } finally {
+            stream.core.unlock();
+        }
+    }
+
+    /** Ends {@code r} if the stream still records into it; false if it was submitted already. Under the lock. */
+    private static boolean take(StreamEngine s, Recording r) {
+        Recording current = s.swapRecording(null);
+        if (current != r) {
+            s.swapRecording(current);
+        }
+        return current == r;
+    }
+
+    /** Ends {@code r} and submits what it recorded; {@code f} completes after all of it. */
+    private <F extends Operation<?>> F end(F f, Recording r) {
+        StreamEngine s = stream;
+        s.core.lock();
+        try {
+            boolean whole = take(s, r); // false: an operation no graph describes submitted it already
+            s.checkOpenLocked();
+            s.claims().begin();
+            s.traceFromHere();
+            if (!whole) {
+                fallbacks++;
+            }
+            return whole && !r.isEmpty() ? submit(s, r, f) : s.mark(f, TraceSpan.MARKER, null);
+        } catch (RuntimeException e) {
+            r.fail(s.core, e);
+            throw s.failed(e);
+        } finally {
+            s.core.unlock();
+        }
+    }
+
+    /**
+     * Submits {@code r} under the stream's lock: claims its memory and orders it after other streams' uses as its
+     * operations would be, then launches the graph updated (or built) for it, or, where no graph can run it, enqueues
+     * its operations one by one. Marks {@code f} last.
+     */
+    <F extends Operation<?>> F submit(StreamEngine s, Recording r, F f) {
+        if (!unsupported) {
+            for (Recording.Step step : r.steps()) {
+                Recording.claim(s.claims(), step);
+            }
+            s.claims().orderAfterHazards();
+            // Held work is launched later, from a queue: the graph updated for it would be updated again by then.
+            if (!s.handle.isHolding() && !s.isCapturing()) {
+                boolean built = graph == null || !sameShape(shape, r.work()) || !update(r);
+                UpdatableGraph g = built ? build(r) : graph;
+                if (g != null) {
+                    s.handle.launchGraph(g);
+                    r.markReplayed(s);
+                    replays++;
+                    return s.mark(f, built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY, g);
+                }
+            }
+            s.claims().giveBack(); // claimed again step by step
+        }
+        r.submitPlain(s);
+        fallbacks++;
+        return s.mark(f, TraceSpan.MARKER, null);
+    }
+
+    private static boolean sameShape(@Nullable List<WorkStep> last, List<WorkStep> work) {
+        if (last == null || last.size() != work.size()) {
+            return false;
+        }
+        for (int i = 0; i < work.size(); i++) {
+            if (!last.get(i).sameShape(work.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean update(Recording r) {
+        List<WorkStep> work = r.work();
+        UpdatableGraph g = graph;
+        if (g != null && g.update(work)) {
+            shape = work;
+            return true;
+        }
+        return false;
+    }
+
+    /** A new graph for {@code r}, the old one destroyed (launches already enqueued still run); null if unsupported. */
+    private @Nullable UpdatableGraph build(Recording r) {
+        List<WorkStep> work = r.work();
+        UpdatableGraph made;
+        try {
+            made = context.handle().buildGraph(work);
+        } catch (UnsupportedOnBackendException e) {
+            unsupported = true;
+            return null;
+        }
+        UpdatableGraph old = graph;
+        graph = made;
+        shape = work;
+        builds++;
+        if (old != null) {
+            old.destroy();
+        }
+        return made;
+    }
+
+    /** Graph launches so far, the first of each shape included. */
+    public long replays() {
+        return replays;
+    }
+
+    /** Graphs built so far: the first call's, and one per change of shape. */
+    public long builds() {
+        return builds;
+    }
+
+    /** Calls that ran as plain enqueues. */
+    public long fallbacks() {
+        return fallbacks;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Destroys the graph, after a call in progress on another thread; launches already enqueued still run (the drivers
+     * free an executable graph once its launches have finished). Nothing to destroy once the context is closed.
+     */
+    public void close() {
+        calls.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            UpdatableGraph g = graph;
+            graph = null;
+            if (g != null && !context.isClosed()) {
+                g.destroy();
+            }
+        } finally {
+            calls.unlock();
+        }
+    }
+}

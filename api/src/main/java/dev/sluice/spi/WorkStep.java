@@ -1,0 +1,87 @@
+package dev.sluice.spi;
+
+import dev.sluice.LaunchConfig;
+
+/**
+ * One operation of repeated work, described instead of enqueued: what a backend builds an {@link UpdatableGraph} of, and
+ * what it updates the graph with when the same shape of work comes again. The public layer has checked every argument
+ * (as for the enqueue the step stands for) and keeps the memory and functions alive while a launch of the graph may
+ * run.
+ */
+public sealed interface WorkStep {
+
+    /**
+     * Whether {@code other} is the same operation with other values, so that a graph made for this step can be updated
+     * to run {@code other}: the same kind, function, launch configuration and sizes; only the kernel arguments and the
+     * addresses of the memory may differ.
+     */
+    boolean sameShape(WorkStep other);
+
+    /** Enqueues the step on {@code stream} as the enqueue it stands for would have (the fallback without a graph). */
+    void enqueueOn(StreamHandle stream);
+
+    /**
+     * A kernel launch. The arguments are the step's own copy, never changed after the step was made.
+     *
+     * @param function  the loaded kernel
+     * @param config    the grid, block, cluster, shared memory and launch attributes
+     * @param arguments the resolved arguments
+     */
+    record Launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) implements WorkStep {
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof Launch l && l.function == function && l.config.equals(config);
+        }
+
+        @Override
+        public void enqueueOn(StreamHandle stream) {
+            stream.launch(function, config, arguments);
+        }
+    }
+
+    /**
+     * A copy of {@code bytes} between two device buffers of one context.
+     *
+     * @param source            the memory read
+     * @param sourceOffset      where the copy reads, in bytes from the start of {@code source}
+     * @param destination       the memory written
+     * @param destinationOffset where the copy writes, in bytes from the start of {@code destination}
+     * @param bytes             how many bytes
+     */
+    record Copy(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset, long bytes)
+            implements WorkStep {
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof Copy c && c.bytes == bytes;
+        }
+
+        @Override
+        public void enqueueOn(StreamHandle stream) {
+            stream.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
+        }
+    }
+
+    /**
+     * Sets {@code count} elements of {@code elementBytes} (1, 2, 4 or 8) to the low bits of {@code bits}.
+     *
+     * @param destination the memory written
+     * @param offset      where the fill starts, in bytes from the start of {@code destination}
+     * @param count       how many elements
+     * @param elementBytes the size of one element
+     * @param bits        the value
+     */
+    record Fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) implements WorkStep {
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof Fill f && f.count == count && f.elementBytes == elementBytes;
+        }
+
+        @Override
+        public void enqueueOn(StreamHandle stream) {
+            stream.fill(destination, offset, count, elementBytes, bits);
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package dev.sluice.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.ClosedResourceException;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceFuture;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
+import dev.sluice.InvalidArgumentException;
+import dev.sluice.LaunchConfig;
+import dev.sluice.RepeatedWork;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Repeated work ({@link DeviceStream#repeatedWork()}): recorded, launched as one graph, updated while its shape stays
+ * the same. Every backend must give the results of plain enqueues; the CPU simulator must replay (a backend without
+ * updatable graphs falls back, which these tests accept elsewhere).
+ */
+public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
+
+    private static final int N = 256;
+
+    private RepeatedWork work(DeviceStream s) {
+        return closeLater(s.repeatedWork());
+    }
+
+    /** On the CPU simulator every call of {@code w} so far must have been one graph launch. */
+    private void assertReplayed(RepeatedWork w, long calls, long builds) {
+        if (target().api() == Api.CPU || w.fallbacks() == 0) {
+            assertEquals(0, w.fallbacks(), "no call fell back");
+            assertEquals(calls, w.replays(), "one graph launch per call");
+            assertEquals(builds, w.builds(), "graphs built");
+        } else {
+            assertEquals(calls, w.fallbacks(), "a backend without updatable graphs runs every call as plain enqueues");
+        }
+    }
+
+    /** Call {@code i}'s work: two launches, a fill and a copy, on buffers and values that change from call to call. */
+    private static void chunk(DeviceStream s, DeviceFunction mulAdd, int i, DeviceBuffer[] in, DeviceBuffer[] out,
+            DeviceBuffer scratch) {
+        DeviceBuffer v = in[i % in.length];
+        s.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) N, 2 + i % 3, i);
+        s.enqueueFill(scratch, i * 7);
+        s.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) (N - i % 5), 1, i % 11);
+        s.enqueueCopy(v, out[i % out.length]);
+    }
+
+    @Test
+    void replaysEqualPlainEnqueuesBitForBitWithChangingScalarsAndBuffers() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer[] in = {intBuffer(ctx, iota(N, 0)), intBuffer(ctx, iota(N, 5))};
+        DeviceBuffer[] out = {intBuffer(ctx, filled(N, 0)), intBuffer(ctx, filled(N, 0)), intBuffer(ctx, filled(N, 0))};
+        DeviceBuffer scratch = intBuffer(ctx, filled(N, 0));
+        DeviceBuffer[] plainIn = {intBuffer(ctx, iota(N, 0)), intBuffer(ctx, iota(N, 5))};
+        DeviceBuffer[] plainOut = {intBuffer(ctx, filled(N, 0)), intBuffer(ctx, filled(N, 0)), intBuffer(ctx, filled(N, 0))};
+        DeviceBuffer plainScratch = intBuffer(ctx, filled(N, 0));
+        RepeatedWork w = work(s);
+        int calls = 60;
+        for (int i = 0; i < calls; i++) {
+            int call = i;
+            w.enqueue(c -> chunk(c, mulAdd, call, in, out, scratch));
+            chunk(s, mulAdd, call, plainIn, plainOut, plainScratch);
+        }
+        for (int k = 0; k < in.length; k++) {
+            assertArrayEquals(readInts(s, plainIn[k]), readInts(s, in[k]), "input " + k);
+        }
+        for (int k = 0; k < out.length; k++) {
+            assertArrayEquals(readInts(s, plainOut[k]), readInts(s, out[k]), "output " + k);
+        }
+        assertArrayEquals(readInts(s, plainScratch), readInts(s, scratch), "scratch");
+        assertReplayed(w, calls, 1);
+    }
+
+    @Test
+    void aChangeOfShapeBuildsANewGraphAndTheSameShapeUpdatesIt() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(64, 1));
+        RepeatedWork w = work(s);
+        Consumer<DeviceStream> two = c -> {
+            c.enqueueLaunch(mulAdd, LaunchConfig.forElements(64), v, 64L, 2, 0);
+            c.enqueueLaunch(mulAdd, LaunchConfig.forElements(64), v, 64L, 1, 1);
+        };
+        Consumer<DeviceStream> three = c -> {
+            two.accept(c);
+            c.enqueueLaunch(mulAdd, LaunchConfig.forElements(64), v, 64L, 1, -1);
+        };
+        await(w.enqueue(two)); // 1 -> 2 -> 3
+        await(w.enqueue(three)); // 3 -> 6 -> 7 -> 6: a new graph
+        await(w.enqueue(three)); // 6 -> 12 -> 13 -> 12: updated
+        await(w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 64), v, 64L, 2, 0))); // another config: 24
+        assertArrayEquals(filled(64, 24), readInts(s, v));
+        assertReplayed(w, 4, 3);
+    }
+
+    @Test
+    void anOperationNoGraphDescribesFallsBackWithTheSameResults() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(16, 0));
+        RepeatedWork w = work(s);
+        List<DeviceFuture<?>> futures = new ArrayList<>();
+        DeviceFuture<Void> f = w.enqueue(c -> {
+            futures.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 1, 3)); // recorded: 3
+            futures.add(c.enqueueCopy(HostData.of(iota(16, 10)), v)); // a host copy: falls back, after the launch
+            futures.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0)); // plain
+        });
+        await(f);
+        for (DeviceFuture<?> d : futures) {
+            assertTrue(d.isDone() && !d.isCompletedExceptionally(), "every operation of the call completed: " + d);
+        }
+        int[] expected = iota(16, 10);
+        for (int i = 0; i < 16; i++) {
+            expected[i] *= 2;
+        }
+        assertArrayEquals(expected, readInts(s, v));
+        assertEquals(1, w.fallbacks(), "the call fell back");
+        assertEquals(0, w.replays());
+        await(w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 1, 1)));
+        for (int i = 0; i < 16; i++) {
+            expected[i] += 1;
+        }
+        assertArrayEquals(expected, readInts(s, v), "the next call runs as recorded");
+    }
+
+    @Test
+    void badInputIsRefusedAtTheCallNamingTheArgumentWithNothingEnqueued() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(16, 5));
+        RepeatedWork w = work(s);
+        List<DeviceFuture<?>> recorded = new ArrayList<>();
+        InvalidArgumentException e = assertInvalid("arguments", s, () -> w.enqueue(c -> {
+            recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 3, 0));
+            c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 3); // one argument short
+        }));
+        assertInstanceOf(IllegalStateException.class, awaitFailure(recorded.get(0)), "the recorded launch never runs");
+        assertTrue(e.getMessage().contains("4"), e.getMessage());
+        assertArrayEquals(filled(16, 5), readInts(s, v), "nothing of the call ran");
+        await(w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 3, 0)));
+        assertArrayEquals(filled(16, 15), readInts(s, v), "the work is usable after a refused call");
+        assertInvalid("body", s, () -> w.enqueue(null));
+    }
+
+    @Test
+    void aClosedBufferIsRefusedBeforeAndAfterItsEnqueue() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(16, 5));
+        DeviceBuffer closed = ctx.allocate(DType.I32, 16);
+        closed.close();
+        RepeatedWork w = work(s);
+        assertRejected(ClosedResourceException.class, s,
+                () -> w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closed, 16L, 1, 1)), "closed");
+        DeviceBuffer closedInBody = intBuffer(ctx, filled(16, 1));
+        List<DeviceFuture<?>> recorded = new ArrayList<>();
+        assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
+            recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0));
+            recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 2, 0));
+            closedInBody.close(); // before the call is submitted: the call is refused, the memory freed unused
+        }));
+        for (DeviceFuture<?> f : recorded) {
+            assertInstanceOf(ClosedResourceException.class, awaitFailure(f));
+        }
+        assertArrayEquals(filled(16, 5), readInts(s, v), "nothing of the refused call ran");
+        await(w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0)));
+        assertArrayEquals(filled(16, 10), readInts(s, v));
+    }
+
+    @Test
+    void futuresOfTheBodyAndOfTheCallCompleteInOrderWithTheReplay() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(N, 0));
+        RepeatedWork w = work(s);
+        List<Integer> completions = new CopyOnWriteArrayList<>();
+        List<DeviceFuture<?>> all = new ArrayList<>();
+        for (int call = 0; call < 20; call++) {
+            w.enqueue(c -> {
+                for (int k = 0; k < 3; k++) {
+                    DeviceFuture<Void> f = c.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) N, 1, 1);
+                    int index = all.size();
+                    all.add(f);
+                    f.thenRun(() -> completions.add(index));
+                }
+            });
+            DeviceFuture<Void> whole = s.enqueueMarker();
+            int index = all.size();
+            all.add(whole);
+            whole.thenRun(() -> completions.add(index));
+        }
+        for (DeviceFuture<?> f : all) {
+            assertNull(await(f));
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            expected.add(i);
+        }
+        assertEquals(expected, completions, "futures complete in the order of their calls");
+        for (int i = 1; i < all.size(); i++) {
+            assertTrue(all.get(i).sequence() > all.get(i - 1).sequence(), "sequences follow the calls");
+        }
+        assertArrayEquals(filled(N, 60), readInts(s, v));
+    }
+
+    @Test
+    void anotherStreamWaitsForWhatAReplayWrites() {
+        DeviceStream s = ctx.createStream();
+        DeviceStream other = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(16, 0));
+        RepeatedWork w = work(s);
+        for (int call = 1; call <= 5; call++) {
+            int value = call;
+            w.enqueue(c -> {
+                slowFill(c, v, value, java.time.Duration.ofMillis(20));
+                c.enqueueFill(v.slice(0, 1), value * 100);
+            });
+            int[] seen = new int[16];
+            await(other.enqueueCopy(v, HostData.of(seen))); // automatic ordering: after the replay's writes
+            int[] expected = filled(16, value);
+            expected[0] = value * 100;
+            assertArrayEquals(expected, seen, "call " + call);
+        }
+    }
+
+    @Test
+    void closingTheWorkTheBuffersTheStreamOrTheContextWithReplaysPendingIsSafe() {
+        DeviceContext c = open(ContextOptions.defaults());
+        DeviceFunction mulAdd = fn(c, TestKernels.MUL_ADD);
+        DeviceStream s = c.createStream();
+        DeviceBuffer v = intBuffer(c, filled(N, 1));
+        DeviceBuffer scratch = c.allocate(DType.I32, N);
+        RepeatedWork w = s.repeatedWork();
+        List<DeviceFuture<Void>> pending = new ArrayList<>();
+        for (int call = 0; call < 30; call++) {
+            pending.add(w.enqueue(x -> {
+                slowFill(x, scratch, 3, java.time.Duration.ofMillis(1));
+                x.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) N, 1, 1);
+            }));
+        }
+        scratch.close(); // freed after the replays that use it
+        w.close();
+        w.close();
+        assertThrows(ClosedResourceException.class, () -> w.enqueue(x -> { }));
+        for (DeviceFuture<Void> f : pending) {
+            await(f); // every launch ran, on memory that was still there
+        }
+        assertArrayEquals(filled(N, 31), readInts(s, v));
+        RepeatedWork again = s.repeatedWork();
+        for (int call = 0; call < 30; call++) {
+            again.enqueue(x -> x.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) N, 1, 1));
+        }
+        s.close(); // waits for them
+        c.close(); // the native graph goes with the context
+        again.close();
+        assertTrue(again.isClosed());
+    }
+
+    @Test
+    void twoRepeatedWorksCannotRecordOnOneStreamAtOnce() {
+        DeviceStream s = ctx.createStream();
+        RepeatedWork w = work(s);
+        assertThrows(IllegalStateException.class, () -> w.enqueue(c -> work(c).enqueue(x -> { })),
+                "two repeated works cannot record on one stream at once");
+        await(w.enqueue(c -> { }));
+    }
+}

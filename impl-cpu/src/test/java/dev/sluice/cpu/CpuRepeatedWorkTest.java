@@ -1,0 +1,81 @@
+package dev.sluice.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.Api;
+import dev.sluice.ContextOptions;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
+import dev.sluice.DeviceStream;
+import dev.sluice.HostData;
+import dev.sluice.LaunchConfig;
+import dev.sluice.RepeatedWork;
+import dev.sluice.TraceSpan;
+import dev.sluice.conformance.TestKernels;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PairedBench's "chain of 8 tiny kernels per chunk" on the simulator: repeated work replays one graph per chunk, built
+ * once, and the trace shows each launch as a {@link TraceSpan#REPLAY} span. Also prints the time per chunk of the plain
+ * enqueues and of the replay (simulator figures, not GPU ones).
+ */
+class CpuRepeatedWorkTest {
+
+    private static final int CHUNKS = 2_000;
+
+    @Test
+    void aChainOfEightKernelsPerChunkIsOneReplayPerChunkAndTheTraceSaysSo() {
+        try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0, ContextOptions.defaults().withTracing(true))) {
+            DeviceFunction mulAdd = ctx.compile(TestKernels.MUL_ADD);
+            DeviceBuffer v = ctx.allocate(DType.I32, 1);
+            DeviceBuffer plain = ctx.allocate(DType.I32, 1);
+            DeviceStream s = ctx.createStream();
+            s.enqueueFill(v, 0);
+            s.enqueueFill(plain, 0);
+            LaunchConfig one = LaunchConfig.of(1, 1);
+            long t0 = System.nanoTime();
+            for (int c = 0; c < CHUNKS; c++) {
+                for (int k = 0; k < 8; k++) {
+                    s.enqueueLaunch(mulAdd, one, plain, 1L, 1, c * 8 + k);
+                }
+            }
+            s.synchronize();
+            long plainNs = System.nanoTime() - t0;
+            try (RepeatedWork work = s.repeatedWork()) {
+                t0 = System.nanoTime();
+                for (int c = 0; c < CHUNKS; c++) {
+                    int chunk = c;
+                    work.enqueue(w -> {
+                        for (int k = 0; k < 8; k++) {
+                            w.enqueueLaunch(mulAdd, one, v, 1L, 1, chunk * 8 + k);
+                        }
+                    });
+                }
+                s.synchronize();
+                long replayNs = System.nanoTime() - t0;
+                System.out.printf("chain8 on cpu: plain %.2f us/chunk, replay %.2f us/chunk%n",
+                        plainNs / 1e3 / CHUNKS, replayNs / 1e3 / CHUNKS);
+                assertEquals(CHUNKS, work.replays());
+                assertEquals(1, work.builds());
+                assertEquals(0, work.fallbacks());
+            }
+            int[] a = new int[1];
+            int[] b = new int[1];
+            s.enqueueCopy(v, HostData.of(a));
+            s.enqueueCopy(plain, HostData.of(b));
+            s.synchronize();
+            assertArrayEquals(b, a, "the replays add what the plain launches add");
+            List<TraceSpan> spans = ctx.trace().spans(s.name());
+            long replays = spans.stream().filter(t -> t.kind().equals(TraceSpan.REPLAY)).count();
+            long built = spans.stream().filter(t -> t.kind().equals(TraceSpan.REPLAY_BUILT)).count();
+            assertEquals(1, built, "the first call builds the graph");
+            assertTrue(replays > 0, "later calls are replays in the trace");
+            s.close();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.sluice.reactive;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.DType;
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
+import dev.sluice.LaunchConfig;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+
+/** {@link GpuPipeline.Builder#graphReplay}: each lane's stage as one graph launch per chunk, with the same results. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class GpuPipelineReplayTest {
+
+    static DeviceContext ctx;
+    static DeviceFunction scaleAdd;
+    static DeviceFunction addOne;
+    static final int CHUNKS = 40;
+    static final int N = 256;
+
+    @BeforeAll
+    static void open() {
+        ctx = TestDevice.open();
+        scaleAdd = ctx.compile(TestDevice.SCALE_ADD);
+        addOne = ctx.compile(TestDevice.ADD_ONE);
+    }
+
+    @AfterAll
+    static void close() {
+        ctx.close();
+    }
+
+    /** A stage of three kernels whose scalars change with the chunk; the last chunk is shorter. */
+    static GpuPipeline<float[], float[]> pipeline(boolean replay) {
+        return GpuPipeline.builder(ctx)
+                .lanes(2)
+                .chunkElements(N, DType.F32)
+                .graphReplay(replay)
+                .stage((lane, in, out) -> {
+                    LaunchConfig config = LaunchConfig.forElements(lane.elements());
+                    lane.stream().enqueueLaunch(addOne, config, in, lane.elements());
+                    lane.stream().enqueueLaunch(scaleAdd, config, in, out, lane.elements(), 2f, (float) lane.sequence());
+                    return lane.stream().enqueueLaunch(addOne, config, out, lane.elements());
+                })
+                .build(Chunks.floats());
+    }
+
+    static List<float[]> run(GpuPipeline<float[], float[]> p) {
+        return p.process(Flux.range(0, CHUNKS).map(i -> GpuPipelineTest.chunk(i, i == CHUNKS - 1 ? 100 : N)))
+                .collectList().block();
+    }
+
+    @Test
+    void resultsWithReplayEqualThoseWithoutAndTheLanesReplay() {
+        List<float[]> replayed;
+        List<float[]> plain;
+        PipelineMetrics on;
+        PipelineMetrics off;
+        try (GpuPipeline<float[], float[]> p = pipeline(true)) {
+            replayed = run(p);
+            on = p.metrics();
+        }
+        try (GpuPipeline<float[], float[]> p = pipeline(false)) {
+            plain = run(p);
+            off = p.metrics();
+        }
+        assertEquals(CHUNKS, replayed.size());
+        assertEquals(CHUNKS, plain.size());
+        for (int i = 0; i < CHUNKS; i++) {
+            assertArrayEquals(plain.get(i), replayed.get(i), "chunk " + i);
+            float[] r = replayed.get(i);
+            assertEquals(((i * 1000f + 1) * 2 + i) + 1, r[0], "chunk " + i + " computed");
+        }
+        assertEquals(CHUNKS, on.graphReplays(), "one graph launch per chunk");
+        assertEquals(0, on.stageFallbacks());
+        assertTrue(on.graphBuilds() >= 2 && on.graphBuilds() <= 3,
+                "a graph per lane, and one more for the shorter last chunk: " + on.graphBuilds());
+        assertEquals(0, off.graphReplays(), "off: the stage is enqueued as it is");
+        assertEquals(0, off.graphBuilds());
+    }
+
+    @Test
+    void aStageThatWaitsFallsBackWithTheSameResults() {
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx)
+                .lanes(1)
+                .chunkElements(N, DType.F32)
+                .stage((lane, in, out) -> {
+                    lane.stream().enqueueLaunch(scaleAdd, LaunchConfig.forElements(lane.elements()), in, out,
+                            lane.elements(), 2f, 1f);
+                    return lane.stream().enqueueMarker(); // a marker: no graph describes it
+                })
+                .build(Chunks.floats())) {
+            List<float[]> out = p.process(Flux.range(0, 5).map(i -> GpuPipelineTest.chunk(i, N))).collectList().block();
+            for (int i = 0; i < 5; i++) {
+                GpuPipelineTest.assertResultOf(i, N, out.get(i));
+            }
+            assertEquals(5, p.metrics().stageFallbacks());
+            assertEquals(0, p.metrics().graphReplays());
+        }
+    }
+}
