@@ -30,8 +30,11 @@ import java.util.function.Consumer;
  * operations it records. Work enqueued on the stream by other threads while a body runs is recorded too.
  * <li><b>Completion thread:</b> the futures that the body's enqueue calls return complete (or fail) on the context's
  * completion thread once the graph launch (or their plain enqueue) has finished, in the order of the calls, and the
- * future {@link #enqueue} returns completes after them. Do not wait for those futures inside the body: their work has
- * not been submitted yet.
+ * future {@link #enqueue} returns completes after them. Until the body returns, their work has no place in the
+ * stream's order: a blocking wait for one of them ({@code join}, {@code get}) or another stream's
+ * {@link DeviceStream#waitFor(DeviceFuture)} for one is refused with {@link IllegalStateException} (the wait could
+ * never end, or would order nothing); wait after {@link #enqueue} has returned. A wait on this stream itself needs
+ * nothing: stream order covers it.
  * <li><b>Cancellation:</b> as for every enqueue, cancelling a future stops nothing and frees nothing early.
  * <li><b>Resources:</b> the buffers a call uses are claimed and kept as its operations' enqueues would keep them:
  * closing one while a launch using it is pending frees it after that launch. A buffer closed before it is used in a

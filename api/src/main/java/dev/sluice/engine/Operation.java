@@ -43,6 +43,11 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     /** Written before publication (by {@link StreamCore#mark} or {@link #attach}), read after. */
     private @Nullable StreamCore core;
     private long sequence = -1;
+    /**
+     * Set while repeated work has recorded the operation and not submitted it yet: it has no place in a stream's order,
+     * so nothing can wait for it. Cleared (a volatile write, after the sequence is set) once it is submitted or failed.
+     */
+    private volatile boolean unsubmitted;
     private @Nullable Marker marker;
     StreamCore.@Nullable Group group;
     /** The next future of the stream's completion queue. */
@@ -66,6 +71,30 @@ public abstract class Operation<T> extends CompletableFuture<T> {
         this.sequence = sequence;
         this.marker = marker;
         this.group = group;
+    }
+
+    /** Recorded by repeated work: not submitted until the body that recorded it returns. */
+    final void recordedUnsubmitted() {
+        unsubmitted = true;
+    }
+
+    /** Submitted (given its place in the stream's order) or failed: waits for it may be enqueued now. */
+    final void submitted() {
+        unsubmitted = false;
+    }
+
+    /**
+     * Refuses a wait for an operation that repeated work has recorded and not submitted yet: the wait could never end
+     * (on the recording thread) or would not order anything (on the device).
+     *
+     * @throws IllegalStateException if the operation is recorded and not submitted yet
+     */
+    final void refuseWaitWhileRecorded(String what) {
+        if (unsubmitted) {
+            throw new IllegalStateException(what + " on " + this + ": the operation is recorded by repeated work whose"
+                    + " body is still running, and is submitted only when the body returns; wait for it after"
+                    + " RepeatedWork.enqueue has returned (or for the future that call returns)");
+        }
     }
 
     /** Names the stream of an operation that has no place in its order (completed at once, or refused). */
@@ -221,6 +250,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
      * @throws IllegalStateException on the completion thread, for a future not done yet
      */
     protected final void refuseBlockingWait(String what) {
+        refuseWaitWhileRecorded(what);
         seal();
         StreamCore c = core;
         if (c != null && !super.isDone() && (c.context().isCompletionThread() || StreamCore.isCompletingOnThisThread())) {

@@ -44,6 +44,7 @@ final class Recording {
             }
         }
         step.future().attach(core); // a wait for it on this stream, in the body, needs none
+        step.future().recordedUnsubmitted(); // a wait for it anywhere else is refused until it is submitted
         steps.add(step);
     }
 
@@ -127,6 +128,7 @@ final class Recording {
                 stream.claims().orderAfterHazards();
                 s.work().enqueueOn(stream.handle);
                 stream.mark(s.future(), s.kind(), s.keep());
+                s.future().submitted();
                 noteUses(stream.claims(), s);
             }
         } catch (RuntimeException e) {
@@ -139,6 +141,7 @@ final class Recording {
     void markReplayed(StreamEngine stream) {
         for (Step s : steps) {
             stream.markQuiet(s.future(), s.keep());
+            s.future().submitted();
         }
         done = steps.size();
         for (Step s : steps) {
@@ -151,6 +154,7 @@ final class Recording {
         for (; done < steps.size(); done++) {
             Operation<?> f = steps.get(done).future();
             f.attach(core);
+            f.submitted();
             f.fail(cause);
         }
     }

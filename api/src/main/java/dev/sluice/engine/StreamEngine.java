@@ -532,6 +532,7 @@ public final class StreamEngine {
     /** Makes later work of this stream wait, on the device, for {@code future}'s operation (of this backend). */
     public <F extends Operation<?>> F waitFor(F f, Operation<?> future) {
         if (future.core() != core) {
+            future.refuseWaitWhileRecorded("waitFor(future)");
             future.seal(); // its group's marker must exist before a device-side wait on it; before taking this lock
         }
         begin();
