@@ -27,7 +27,8 @@ import java.util.function.Consumer;
  * <ul>
  * <li><b>Ordering:</b> the call's work runs after everything enqueued on the stream before the call and before
  * everything enqueued after it, in the body's order; automatic ordering across streams applies to it as to the
- * operations it records. Work enqueued on the stream by other threads while a body runs is recorded too.
+ * operations it records. Only the body's thread records: work another thread enqueues on the stream while a body runs
+ * makes the call fall back (what was recorded so far is submitted first, then that work, in the stream's order).
  * <li><b>Completion thread:</b> the futures that the body's enqueue calls return complete (or fail) on the context's
  * completion thread once the graph launch (or their plain enqueue) has finished, in the order of the calls, and the
  * future {@link #enqueue} returns completes after them. Until the body returns, their work has no place in the

@@ -33,6 +33,8 @@ final class Recording {
     }
 
     private final List<Step> steps = new ArrayList<>();
+    /** The thread running the body: only its enqueues are recorded (another thread's make the call fall back). */
+    private final Thread owner = Thread.currentThread();
     /** How many steps have been submitted (their futures marked) or failed. */
     private int done;
 
@@ -82,6 +84,11 @@ final class Recording {
             }
         }
         return new Step(new WorkStep.Launch(function, config, a), f, kind, keep, used, writes, names);
+    }
+
+    /** Whether the calling thread is the one whose body this records. */
+    boolean isOwnedByThisThread() {
+        return owner == Thread.currentThread();
     }
 
     boolean isEmpty() {

@@ -89,7 +89,7 @@ public final class StreamEngine {
             checkOpenLocked();
             claims.begin();
             if (recording != null) {
-                if (recordable) {
+                if (recordable && recording.isOwnedByThisThread()) { // another thread's work: submitted in order
                     return true;
                 }
                 Recording r = recording;

@@ -323,4 +323,25 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
             assertArrayEquals(filled(N, value), readInts(other, copy), "call " + call);
         }
     }
+
+    @Test
+    void anotherThreadsEnqueueWhileTheBodyRunsIsSubmittedInOrderNotRecorded() throws Exception {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(N, 0));
+        RepeatedWork w = work(s);
+        DeviceFuture<Void> whole = w.enqueue(c -> {
+            c.enqueueFill(v, 4);
+            java.util.concurrent.CompletableFuture<DeviceFuture<Void>> theirs = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> s.enqueueFill(v.slice(0, 1), 5));
+            DeviceFuture<Void> f = theirs.join();
+            assertNull(await(f)); // submitted at once, after the fill recorded before it: joinable on any thread
+            c.enqueueFill(v.slice(1, 1), 6);
+        });
+        assertNull(await(whole));
+        assertEquals(1, w.fallbacks(), "the other thread's enqueue made the call fall back");
+        int[] expected = filled(N, 4);
+        expected[0] = 5;
+        expected[1] = 6;
+        assertArrayEquals(expected, readInts(s, v));
+    }
 }
