@@ -36,7 +36,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The metrics of SluiceAsyncFunction's subtasks, read through Flink's {@link InMemoryReporter} (which keeps a job's
- * metrics after it ends) from an embedded cluster of one TaskManager with 4 slots over two simulated CPU devices.
+ * metrics after it ends) from an embedded cluster of one TaskManager with 4 slots on {@link TestBackend}'s devices (two
+ * simulated CPU devices by default).
  */
 class SluiceAsyncFunctionMetricsTest {
 
@@ -107,8 +108,8 @@ class SluiceAsyncFunctionMetricsTest {
                 .sinkTo(new DiscardingSink<>());
         JobID job = runToTheEnd(env, false);
 
-        // Two subtasks share each device's context: a listener that counted the context's copies rather than its own
-        // lanes' would count every byte twice.
+        // Subtasks share each device's context (two on each of two devices, four on one): a listener that counted the
+        // context's copies rather than its own lanes' would count every byte more than once.
         long each = (long) elements * floats * Float.BYTES;
         assertEquals(each, bytes(job, "upload"), "bytes uploaded, all subtasks");
         assertEquals(each, bytes(job, "download"), "bytes downloaded, all subtasks");
@@ -127,7 +128,7 @@ class SluiceAsyncFunctionMetricsTest {
             assertEquals(0, ((Gauge<?>) e.getValue()).getValue(), e.getKey());
             devices.add(e.getKey().replaceAll(".*\\.device\\.([^.]+)\\..*", "$1"));
         }
-        assertEquals(List.of("cpu:0", "cpu:1"), List.copyOf(devices), "the device tag of the 4 subtasks");
+        assertEquals(TestBackend.devicesOf(4), List.copyOf(devices), "the device tag of the 4 subtasks");
     }
 
     @Test
