@@ -465,7 +465,7 @@ class SluiceAsyncFunctionTest {
     void aFaultedSharedContextIsReplacedForNewSubtasksAndClosedByItsOldHolders() {
         TestBackend.assumeCpuSimulator("the fault is a kernel that throws on the simulator");
         ClassLoader job = new ClassLoader(null) { };
-        SharedContexts.Reference old = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference old = SharedContexts.acquire("cpu", 0, job);
         dev.sluice.Kernel boom = dev.sluice.Kernel.named("boom").java(t -> {
             throw new IllegalStateException("device fault");
         }).build();
@@ -473,7 +473,7 @@ class SluiceAsyncFunctionTest {
             assertThrows(Exception.class, () -> old.context().stream().enqueueLaunch(f, dev.sluice.LaunchConfig.of(1, 1)).join());
         }
         assertTrue(old.context().isFaulted());
-        SharedContexts.Reference restarted = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference restarted = SharedContexts.acquire("cpu", 0, job);
         assertTrue(restarted.context() != old.context() && !restarted.context().isFaulted(),
                 "a restarted subtask gets a usable context");
         old.close();
