@@ -7,14 +7,24 @@
 # anywhere inside the repository, after scripts/gpu-pack.sh (whose install puts the Sluice modules into the local
 # Maven repository, where the class path below is resolved from):
 #
-#   scripts/gpu-pack-flink.sh               build the examples module (mvnw -pl examples -am package), then pack
+#   scripts/gpu-pack-flink.sh               build the examples and flink modules (mvnw -pl examples,flink -am package),
+#                                           then pack
 #   scripts/gpu-pack-flink.sh --skip-build  pack what examples/target and flink/target hold now
+#   scripts/gpu-pack-flink.sh --tests       also pack the flink module's tests, for gpu-run.sh tests-flink: its test
+#                                           class path (mvnw -pl flink dependency:copy-dependencies -DincludeScope=test:
+#                                           flink-test-utils, Flink's test jars, Arrow's allocator, ...) less what is
+#                                           packed already or in .gpu/lib and .gpu/test/lib, and its test classes as the
+#                                           jar sluice-flink-test-classes.jar, into the same parts
 #
 # What goes in: the examples module's provided class path (Flink's streaming API, flink-clients, flink-runtime and
 # what they bring; mvnw dependency:copy-dependencies -DincludeScope=provided), less
 #   - what an embedded MiniCluster without high availability, profiling or shuffle compression does not load:
-#     ZooKeeper (flink-shaded-zookeeper, 12 MB), async-profiler, snappy-java; RocksDB (rocksdbjni, frocksdbjni,
-#     flink-statebackend-rocksdb) and test libraries (JUnit, flink-test-utils, ...) where a dependency brings them;
+#     async-profiler, snappy-java; RocksDB (rocksdbjni, frocksdbjni, flink-statebackend-rocksdb) and test libraries
+#     (JUnit, flink-test-utils, ...) where a dependency brings them. Not ZooKeeper's flink-shaded-zookeeper (12 MB),
+#     although high availability is off: Flink 2.3.0's OneInputStreamTask takes Guava's Iterables from the copy shaded
+#     into it (org.apache.flink.shaded.curator5...), so a task with a network input (any edge that is not chained: a
+#     rebalance, a keyBy, a window) fails without it with NoClassDefFoundError; FlinkBench's jobs, chained throughout,
+#     ran without it;
 #   - any jar .gpu/lib/ already holds (commons-math3 comes with JMH);
 # and the examples and sluice-flink jars of this build (the examples jar holds FlinkBench), which the command below
 # puts before .gpu/lib/ so that they win over an older pack's.
@@ -22,7 +32,8 @@
 # Flink needs two JDK modules beyond Sluice's own: java.sql (Flink's type information names java.sql.Date) and
 # java.management.rmi (the TaskManager's JMX; without it the embedded TaskManager never registers and every job fails
 # with "Could not acquire the minimum required resources"). gpu-pack.sh's runtime includes both; the script checks
-# .gpu/jre.modules and, for a runtime packed before, says how to rebuild it with them.
+# .gpu/jre.modules and, for a runtime packed before, says how to rebuild it with them. With --tests, also for jdk.zipfs
+# (the JUnit console launcher reads the jar of test classes through the zip file system).
 set -euo pipefail
 # As in gpu-pack.sh: no pipe ends in a reader that stops early (pipefail would make its writer's SIGPIPE fatal).
 
@@ -37,16 +48,20 @@ default_mib=$(( (64 * 1024 * 1024 - tree_bytes) / (1024 * 1024) - 2 ))
 [ "$default_mib" -le 60 ] || default_mib=60
 PART_MIB="${PACK_PART_MIB:-$default_mib}"
 NEEDED_MODULES="java.sql java.management.rmi"
+TESTS_NEEDED_MODULES="jdk.zipfs" # the console launcher scans the jar of test classes through the zip file system
 BUILD=1
+TESTS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --skip-build) BUILD=0 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --tests) TESTS=1 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "gpu-pack-flink: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 mvn() { ./mvnw -q -B "$@"; }
+JDK="${SLUICE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 
 # Keep .gpu-flink/ out of git (and so out of the working tree that every copy takes) even where .gitignore is being
 # edited by others.
@@ -55,8 +70,8 @@ mkdir -p "$(dirname "$EXCLUDE")"
 grep -qx '/.gpu-flink/' "$EXCLUDE" 2>/dev/null || echo '/.gpu-flink/' >> "$EXCLUDE"
 
 if [ "$BUILD" = 1 ]; then
-  echo "== build: mvnw -q -pl examples -am package -DskipTests"
-  mvn -pl examples -am package -DskipTests
+  echo "== build: mvnw -q -pl examples,flink -am package -DskipTests"
+  mvn -pl examples,flink -am package -DskipTests # compiles the test classes too
 fi
 
 own_jar() { # the main jar of module $1 (artifact $2) in its target/, or nothing
@@ -69,6 +84,7 @@ own_jar() { # the main jar of module $1 (artifact $2) in its target/, or nothing
 }
 EXAMPLES_JAR="$(own_jar examples sluice-examples)"
 FLINK_JAR="$(own_jar flink sluice-flink)"
+[ "$TESTS" = 0 ] || [ -x "$JDK/bin/jar" ] || { echo "gpu-pack-flink: no JDK 25 at $JDK (set SLUICE_JDK)" >&2; exit 1; }
 [ -n "$EXAMPLES_JAR" ] || { echo "gpu-pack-flink: no examples/target/sluice-examples-*.jar (build it, or drop --skip-build)" >&2; exit 1; }
 all="$(mktemp -d)"
 trap 'rm -rf "$all"' EXIT
@@ -82,14 +98,20 @@ mvn -pl examples dependency:copy-dependencies -DincludeScope=provided -DexcludeG
   -DoutputDirectory="$all"
 
 left_out=() left_bytes=0
+declare -A decided=() # the jars this pass keeps or leaves out, which the tests' pass does not weigh again
 for j in "$all"/*.jar; do
   name="$(basename "$j")"
   why=""
   case "$name" in
-    flink-shaded-zookeeper-*|async-profiler-*|snappy-java-*) why="not loaded by an embedded MiniCluster" ;;
+    async-profiler-*|snappy-java-*) why="not loaded by an embedded MiniCluster" ;;
     rocksdbjni-*|frocksdbjni-*|flink-statebackend-rocksdb-*) why="RocksDB" ;;
-    junit-*|opentest4j-*|apiguardian-*|hamcrest-*|assertj-*|mockito-*|flink-test-utils*|flink-runtime-*-tests.jar) why="test library" ;;
+    junit-*|opentest4j-*|apiguardian-*|hamcrest-*|assertj-*|mockito-*|flink-test-utils*|flink-runtime-*-tests.jar)
+      why="test library" ;;
   esac
+  if [ "$why" = "test library" ] && [ "$TESTS" = 1 ]; then
+    rm "$j"; continue # the tests' pass below brings back those the flink module's tests use
+  fi
+  decided[$name]=1
   if [ -z "$why" ] && [ -f "$ROOT/.gpu/lib/$name" ]; then
     why="in .gpu/lib"
   fi
@@ -101,6 +123,49 @@ for j in "$all"/*.jar; do
 done
 cp "$EXAMPLES_JAR" "$all/"
 if [ -n "$FLINK_JAR" ]; then cp "$FLINK_JAR" "$all/"; else echo "   flink/target has no sluice-flink jar: .gpu/lib's is used"; fi
+
+# ---- the flink module's tests (--tests): its test class path beyond what is packed, and its test classes in a jar
+if [ "$TESTS" = 1 ]; then
+  echo "== the flink module's test class path (its test scope, less what is packed already)"
+  if [ ! -d flink/target/test-classes ] || [ -z "$(ls -A flink/target/test-classes)" ]; then
+    echo "gpu-pack-flink: flink/target/test-classes is empty (build it, or drop --skip-build)" >&2; exit 1
+  fi
+  [ -d "$ROOT/.gpu/test/lib" ] || echo "   no .gpu/test/lib (gpu-pack.sh not run?): the JUnit console launcher and sluice-api's test jar come from there"
+  tdeps="$(mktemp -d)"
+  # The JUnit engines come with the console launcher in .gpu/test/lib, as for gpu-pack.sh's tests; Sluice's modules
+  # from .gpu/lib (and sluice-api's test jar from .gpu/test/lib).
+  mvn -pl flink dependency:copy-dependencies -DincludeScope=test \
+    -DexcludeGroupIds=dev.sluice,org.junit.jupiter,org.junit.platform,org.junit.vintage,org.opentest4j,org.apiguardian \
+    -DoutputDirectory="$tdeps"
+  added=0
+  for j in "$tdeps"/*.jar; do
+    name="$(basename "$j")"
+    why=""
+    case "$name" in
+      zookeeper-*|curator-*|async-profiler-*|snappy-java-*) why="not loaded by an embedded MiniCluster" ;;
+      rocksdbjni-*|frocksdbjni-*|flink-statebackend-rocksdb-*) why="RocksDB" ;;
+      testcontainers-*|docker-java-*|duct-tape-*|jna-*) why="Testcontainers (Docker), which no test of the module starts" ;;
+      icu4j-*) why="the Table API's Unicode functions, which no test of the module calls" ;;
+      byte-buddy-*) why="AssertJ's proxies and Mockito's mocks, which no test of the module uses" ;;
+      log4j-*) why="Log4j, whose core needs java.desktop, which the runtime leaves out: Flink logs to slf4j-nop" ;;
+      slf4j-api-1.*) why="SLF4J 1; SLF4J 2 comes with slf4j-nop" ;;
+    esac
+    if [ -n "${decided[$name]:-}" ]; then rm "$j"; continue; fi # packed or left out already
+    if [ -z "$why" ] && [ -f "$ROOT/.gpu/lib/$name" ]; then why="in .gpu/lib"; fi
+    if [ -z "$why" ] && [ -f "$ROOT/.gpu/test/lib/$name" ]; then why="in .gpu/test/lib"; fi
+    if [ -n "$why" ]; then
+      left_out+=("$name ($why)")
+      left_bytes=$((left_bytes + $(stat -c %s "$j")))
+      rm "$j"
+    else
+      mv "$j" "$all/"
+      added=$((added + 1))
+    fi
+  done
+  rm -rf "$tdeps"
+  "$JDK/bin/jar" --create --file "$all/sluice-flink-test-classes.jar" -C flink/target/test-classes .
+  echo "   $added jars of the test class path, and sluice-flink-test-classes.jar ($(stat -c %s "$all/sluice-flink-test-classes.jar") bytes)"
+fi
 
 # ---- parts: the largest jars first, each into the first part it fits (first-fit decreasing)
 limit=$((PART_MIB * 1024 * 1024))
@@ -137,13 +202,14 @@ echo "   total: $total bytes in $parts part(s); left out: ${#left_out[@]} jars, 
 for l in "${left_out[@]}"; do echo "      - $l"; done
 
 missing=""
+[ "$TESTS" = 0 ] || NEEDED_MODULES="$NEEDED_MODULES $TESTS_NEEDED_MODULES"
 for m in $NEEDED_MODULES; do
   case ",$(cat "$ROOT/.gpu/jre.modules" 2>/dev/null)," in *",$m,"*) ;; *) missing="$missing $m" ;; esac
 done
 if [ -n "$missing" ]; then
   echo
-  echo "gpu-pack-flink: .gpu/jre lacks${missing} (or .gpu/ is not packed): Flink needs them. Pack .gpu/ with them:"
-  echo "   JLINK_MODULES=\"java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach,java.sql,java.management.rmi\" scripts/gpu-pack.sh [--skip-build]"
+  echo "gpu-pack-flink: .gpu/jre lacks${missing} (or .gpu/ is not packed): Flink (and its tests) need them. Pack .gpu/ with them:"
+  echo "   JLINK_MODULES=\"java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach,java.sql,java.management.rmi,jdk.zipfs\" scripts/gpu-pack.sh [--skip-build]"
 fi
 
 cat <<EOF
@@ -164,5 +230,14 @@ cat <<EOF
    (one folder per class path entry: java expands a trailing '*' of an entry, not one in the middle, so
    ".gpu-flink/*/*" would find nothing; this build's examples and sluice-flink jars come before .gpu/lib's.)
    Options: --batches 256 --floats 1048576 --work 1,128 --runs 5 --devices 2 --lanes 4 (the defaults on a GPU).
+EOF
+if [ "$TESTS" = 1 ]; then
+  cat <<EOF
+   The flink module's tests (packed with --tests), on the GPUs there are, instead of FlinkBench or after it:
+      test -d .gpu/lib$(for i in "${!part_bytes[@]}"; do printf ' && test -d .gpu-flink/part%d' $((i + 1)); done) && \\
+      bash scripts/gpu-run.sh tests-flink   (summary.txt: tests found, successful, failed; "aborted" are the skips)
+EOF
+fi
+cat <<EOF
 gpu-pack-flink: ok ($total bytes in $parts part(s) of at most $PART_MIB MiB)
 EOF

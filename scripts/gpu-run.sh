@@ -3,11 +3,14 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu examples bench percall sweep paired meter multi all
+#                                                tests-cpu tests-flink examples bench percall sweep paired meter
+#                                                multi all
 #                                                (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
-# suite on the packed runtime, a check of the packing itself. bench (not in `all`: about 5
+# suite on the packed runtime, a check of the packing itself. tests-flink (not in `all`: it needs
+# scripts/gpu-pack-flink.sh --tests's folders .gpu-flink/part*/ beside .gpu/) runs the flink module's tests, embedded
+# Flink clusters over the devices there are, with Flink's jars and the module's test class path from those folders. bench (not in `all`: about 5
 # minutes) runs scripts/bench.sh: the overlap benchmark and the JMH benchmarks (docs/benchmarks.md).
 # percall (not in `all`: about 2 minutes) runs CudaBench for the CUDA backend's per-call targets, with variants and a
 # Flight Recorder profile (percall.txt, launch.jfr). sweep (not in `all`: about 3 minutes) runs those targets
@@ -32,9 +35,11 @@
 #   TESTS_HIP_INCLUDE         ... tests-hip                        (default ^.*Hip.*Tests?$)
 #   TESTS_REACTIVE_INCLUDE    ... tests-reactive                   (default ^.*Tests?$)
 #   TESTS_CPU_INCLUDE         ... tests-cpu                        (default ^.*Tests?$)
+#   TESTS_FLINK_INCLUDE       ... tests-flink                      (default ^.*Tests?$)
 #   TESTS_<T>_MODULES         modules whose test classes are scanned (defaults: impl-cuda,
-#                             impl-hip, reactive, impl-cpu)
-#   TESTS_<T>_API             value of -Dsluice.api (defaults: cuda, hip, cuda, cpu)
+#                             impl-hip, reactive, impl-cpu; not tests-flink, whose classes are a packed jar)
+#   TESTS_<T>_API             value of -Dsluice.api (defaults: cuda, hip, cuda, cpu, cuda); tests-flink on cpu runs
+#                             on two simulated devices (-Dsluice.cpu.devices=2), as the module's build does
 #   HIP_SHIM                  tests-hip builds impl-hip's HIP-over-CUDA test library and points the HIP
 #                             backend at it (default 1); 0 uses the HIP library discovery finds
 #   JAVA_OPTS                 extra JVM options for tests and examples
@@ -74,7 +79,8 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|examples|bench|percall|sweep|paired|multi|meter) SEL+=("$w") ;;
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|tests-flink|examples|bench|percall|sweep|paired|multi|meter)
+      SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
 done
@@ -329,12 +335,18 @@ run_tests() { # target modules api include
     else echo "no test classes for $m in .gpu/test"; fi
   done
   [ -n "$dirs" ] || { note "$t: SKIPPED (no test classes packed)"; return; }
-  local cp="$GPU/lib/*:$GPU/test/lib/*:$dirs" log="$WORK/$t.log"
+  run_console "$t" "$api" "$include" "$GPU/lib/*:$GPU/test/lib/*:$dirs" "$dirs"
+}
+
+# Runs the JUnit console launcher on class path $4 over the test classes of $5 (':'-separated folders or jars, each
+# also on $4), the classes named as $3 says, with -Dsluice.api=$2 and JAVA_OPTS; notes the counts in the summary.
+run_console() { # target api include class-path roots
+  local t="$1" api="$2" include="$3" cp="$4" roots="$5" log="$WORK/$1.log"
   # shellcheck disable=SC2086
   timeout "${TEST_TIMEOUT:-300}" "$JAVA" --enable-native-access=ALL-UNNAMED -Xss2m \
     -Dsluice.api="$api" ${JAVA_OPTS:-} -cp "$cp" org.junit.platform.console.ConsoleLauncher \
     execute --disable-banner --details=tree --disable-ansi-colors \
-    --scan-class-path="$dirs" --include-classname="$include" \
+    --scan-class-path="$roots" --include-classname="$include" \
     --reports-dir="$OUT/junit/$t" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   count() { sed -n "s/^\[ *\([0-9][0-9]*\) tests $1 *\]\$/\1/p" "$log" | tail -1; }
@@ -344,6 +356,8 @@ run_tests() { # target modules api include
   local status=ok
   [ "$rc" = 0 ] || { status="FAILED rc=$rc"; FAILED=1; }
   [ "$rc" = 124 ] && status="TIMED OUT after ${TEST_TIMEOUT:-300}s"
+  # The launcher exits 0 when it finds no test at all: a class path or scan root that is wrong, not a pass.
+  if [ "$rc" = 0 ] && [ "${found:-0}" = 0 ]; then status="FAILED: no tests found"; FAILED=1; fi
   note "$t: $status; tests found ${found:-?}, successful ${ok:-?}, failed ${failed:-?}, skipped ${skipped:-?}, aborted ${aborted:-?}"
 }
 
@@ -365,6 +379,37 @@ run_tests_hip() {
   fi
   JAVA_OPTS="$opts" run_tests tests-hip "${TESTS_HIP_MODULES:-impl-hip}" "${TESTS_HIP_API:-hip}" \
     "${TESTS_HIP_INCLUDE:-^.*Hip.*Tests?\$}"
+}
+
+# ---------------------------------------------------------------- tests-flink
+# The flink module's tests (embedded MiniClusters, one TaskManager of 4 slots) on the packed runtime, over what
+# scripts/gpu-pack-flink.sh --tests put in .gpu-flink/part*/: Flink's jars, the module's test class path and its test
+# classes (sluice-flink-test-classes.jar), before .gpu/lib/ and .gpu/test/lib/ (the JUnit console launcher, sluice-api's
+# test jar). The JVM options are the module's Surefire ones: leak detection paranoid, Pekko's and Arrow's sun.misc.Unsafe
+# allowed, java.nio opened for Arrow IPC; on cpu two simulated devices, elsewhere the devices there are (1 or 2). The
+# tests of sticky faults and of the restart after one fault a context through the CPU simulator's hooks and skip on
+# other backends (the launcher's tree names each skip and its reason).
+run_tests_flink() {
+  local api="${TESTS_FLINK_API:-cuda}" include="${TESTS_FLINK_INCLUDE:-^.*Tests?\$}" parts="" classes="" p
+  step "tests-flink (.gpu-flink/part*, -Dsluice.api=$api, include: $include)"
+  [ -x "$JAVA" ] || { echo "no $JAVA: run scripts/gpu-pack.sh and copy .gpu/ here"; note "tests-flink: NO JRE"; FAILED=1; return; }
+  for p in "$ROOT"/.gpu-flink/part*/; do
+    [ -d "$p" ] && parts="$parts$p*:" # one entry per folder: java expands only a trailing '*'
+  done
+  for p in "$ROOT"/.gpu-flink/part*/sluice-flink-test-classes.jar; do
+    [ -f "$p" ] && classes="$p"
+  done
+  if [ -z "$classes" ]; then
+    echo "no sluice-flink-test-classes.jar in .gpu-flink/part*/ (parts: ${parts:-none}): pack with" \
+      "scripts/gpu-pack-flink.sh --tests and copy every part here"
+    note "tests-flink: NOT PACKED (no .gpu-flink/part*/sluice-flink-test-classes.jar)"; FAILED=1; return
+  fi
+  local opts="-Dsluice.leakDetection=paranoid --sun-misc-unsafe-memory-access=allow"
+  opts="$opts --add-opens=java.base/java.nio=ALL-UNNAMED"
+  [ "$api" = cpu ] && opts="$opts -Dsluice.cpu.devices=2"
+  # The test classes' jar first by name too: the launcher scans a root only where the class path names it.
+  JAVA_OPTS="$opts ${JAVA_OPTS:-}" run_console tests-flink "$api" "$include" \
+    "$classes:$parts$GPU/lib/*:$GPU/test/lib/*" "$classes"
 }
 
 # ---------------------------------------------------------------- examples
@@ -414,6 +459,7 @@ for s in "${SEL[@]}"; do
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \
                   "${TESTS_CUDA_INCLUDE:-^.*Cuda.*Tests?\$}" ;;
     tests-hip) run_tests_hip ;;
+    tests-flink) run_tests_flink ;;
     # BlockHound (reactive's tests) instruments the JDK from an agent it attaches itself
     tests-reactive) JAVA_OPTS="${JAVA_OPTS:-} -XX:+AllowRedefinitionToAddDeleteMethods -XX:+EnableDynamicAgentLoading" \
                       run_tests "$s" "${TESTS_REACTIVE_MODULES:-reactive}" "${TESTS_REACTIVE_API:-cuda}" \

@@ -27,10 +27,15 @@ final class SharedContexts {
 
     private static final class Entry {
         final DeviceContext context;
+        /** The context's own figures, from its opening on, which every subtask on it shows (ContextMetrics). */
+        final ContextMetrics metrics;
         int references;
 
         Entry(DeviceContext context) {
             this.context = context;
+            this.metrics = new ContextMetrics(context);
+            // Removed with the context: a closed context drops its listeners.
+            context.addListener(metrics);
         }
     }
 
@@ -60,6 +65,11 @@ final class SharedContexts {
 
         DeviceContext context() {
             return entry.context;
+        }
+
+        /** The context's figures, shared by every reference to it. */
+        ContextMetrics metrics() {
+            return entry.metrics;
         }
 
         /** Gives the reference back; the last one closes the context (waiting for its work). Idempotent. */

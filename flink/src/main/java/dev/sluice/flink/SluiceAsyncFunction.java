@@ -70,7 +70,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Metrics.</b> Each subtask registers, in the group {@code device} = its device's name of the operator's metric
  * group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and the bytes its lanes
- * uploaded and downloaded, named as {@code sluice-micrometer} names its meters; docs/flink.md lists them.
+ * uploaded and downloaded, and gauges of its device's shared context (operations completed, failed and in flight,
+ * device memory, faults: the same values in every subtask on that context), named as {@code sluice-micrometer} names
+ * its meters; docs/flink.md lists them.
  *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
@@ -279,7 +281,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 allLanes.add(lane);
                 freeLanes.add(lane);
             }
-            metrics = new StageMetrics(rc.getMetricGroup(), deviceName, this::inFlightCount, context,
+            metrics = new StageMetrics(rc.getMetricGroup(), deviceName, this::inFlightCount, context, l.metrics(),
                     allLanes.stream().map(GpuLane::stream).toList());
         } catch (RuntimeException | Error e) {
             close();

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * One subtask's metrics, in the group {@code device} = the device's name ({@code cuda:0}) of its operator's metric
  * group, named as {@code sluice-micrometer} names its meters: elements in flight, completed and failed, the elements'
  * latency, and the bytes its lanes' copies moved by direction ({@code sluice.copy.bytes} in the group
- * {@code direction} = {@code upload} or {@code download}).
+ * {@code direction} = {@code upload} or {@code download}), and the gauges of its shared context
+ * ({@link ContextMetrics}).
  *
  * <p>The bytes come from a {@link DeviceListener} on the shared context that keeps the operations of this subtask's lane
  * streams: a {@link GpuStage} enqueues its copies on {@link GpuLane#stream()} itself, so no code of this module sees a
@@ -51,7 +52,7 @@ final class StageMetrics implements DeviceListener {
      * {@code context} for the copies on {@code laneStreams}.
      */
     StageMetrics(MetricGroup operator, String deviceName, IntSupplier inFlight, DeviceContext context,
-            List<DeviceStream> laneStreams) {
+            ContextMetrics contextMetrics, List<DeviceStream> laneStreams) {
         this.streams = laneStreams.toArray(DeviceStream[]::new);
         MetricGroup device = operator.addGroup("device", deviceName);
         device.gauge(IN_FLIGHT, (Gauge<Integer>) inFlight::getAsInt);
@@ -60,6 +61,7 @@ final class StageMetrics implements DeviceListener {
         device.histogram(LATENCY, latency);
         device.addGroup("direction", TraceSpan.UPLOAD).counter(COPY_BYTES, uploaded);
         device.addGroup("direction", TraceSpan.DOWNLOAD).counter(COPY_BYTES, downloaded);
+        contextMetrics.register(device);
         this.registration = context.addListener(this);
     }
 

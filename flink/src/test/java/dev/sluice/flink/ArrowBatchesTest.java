@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
 import dev.sluice.InvalidArgumentException;
@@ -17,6 +16,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Arrow record batches through {@link ArrowBatches#kernel} in an embedded Flink cluster of one TaskManager with 4
- * slots over two simulated CPU devices, and the stage alone on one lane. Each job's subtasks close their pinned Arrow
+ * slots on {@link TestBackend}'s devices (two simulated CPU devices by default), and the stage alone on one lane. Each job's subtasks close their pinned Arrow
  * allocators when they end; a buffer still allocated fails the close, and with it the job.
  */
 class ArrowBatchesTest {
@@ -174,7 +175,7 @@ class ArrowBatchesTest {
     }
 
     @Test
-    void batchesWithNullsComeBackRightThroughUnorderedWaitOverTwoDevices() throws Exception {
+    void batchesWithNullsComeBackRightThroughUnorderedWaitOverEveryDevice() throws Exception {
         StreamExecutionEnvironment env = TestJobs.environment(4);
         SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma();
         DataStream<ArrowBatch> in = env.fromData(batches(40), ArrowBatch.TYPE).setParallelism(1);
@@ -228,10 +229,10 @@ class ArrowBatchesTest {
         assertTrue(why.toString().contains("batch: column b has 3 values but the batch has 4 rows"), why.toString());
     }
 
-    /** The stage alone, on one lane of a CPU context, as a subtask runs it. */
+    /** The stage alone, on one lane of a context of device 0, as a subtask runs it. */
     private record OneLane(DeviceContext context, ArrowKernelStage stage, GpuLane lane) implements AutoCloseable {
         static OneLane open() {
-            DeviceContext ctx = DeviceContext.open(Api.CPU, 0);
+            DeviceContext ctx = DeviceContext.open(TestBackend.select(), 0);
             ArrowKernelStage stage = new ArrowKernelStage(() -> FMA, List.of("a", "b"), Field.nullable("y", FLOAT),
                     List.of("id"));
             stage.open(ctx);
@@ -310,10 +311,12 @@ class ArrowBatchesTest {
      */
     @Test
     void onlyTheArrowClassesNameArrow() throws IOException, URISyntaxException {
-        Path dir = Path.of(SluiceAsyncFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .resolve("dev/sluice/flink");
+        // The module's classes are a folder in the build and a jar on a GPU host (scripts/gpu-run.sh tests-flink).
+        Path location = Path.of(SluiceAsyncFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<String> checked = new ArrayList<>();
-        try (Stream<Path> files = Files.list(dir)) {
+        try (FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location);
+             Stream<Path> files = Files.list(jar == null ? location.resolve("dev/sluice/flink")
+                     : jar.getPath("dev/sluice/flink"))) {
             for (Path p : files.filter(p -> p.toString().endsWith(".class")).toList()) {
                 String name = p.getFileName().toString();
                 String pool = new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1);

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
 import dev.sluice.HostData;
+import dev.sluice.testing.ExpectWarning;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -36,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The metrics of SluiceAsyncFunction's subtasks, read through Flink's {@link InMemoryReporter} (which keeps a job's
- * metrics after it ends) from an embedded cluster of one TaskManager with 4 slots over two simulated CPU devices.
+ * metrics after it ends) from an embedded cluster of one TaskManager with 4 slots on {@link TestBackend}'s devices (two
+ * simulated CPU devices by default).
  */
 class SluiceAsyncFunctionMetricsTest {
 
@@ -107,8 +110,8 @@ class SluiceAsyncFunctionMetricsTest {
                 .sinkTo(new DiscardingSink<>());
         JobID job = runToTheEnd(env, false);
 
-        // Two subtasks share each device's context: a listener that counted the context's copies rather than its own
-        // lanes' would count every byte twice.
+        // Subtasks share each device's context (two on each of two devices, four on one): a listener that counted the
+        // context's copies rather than its own lanes' would count every byte more than once.
         long each = (long) elements * floats * Float.BYTES;
         assertEquals(each, bytes(job, "upload"), "bytes uploaded, all subtasks");
         assertEquals(each, bytes(job, "download"), "bytes downloaded, all subtasks");
@@ -127,7 +130,55 @@ class SluiceAsyncFunctionMetricsTest {
             assertEquals(0, ((Gauge<?>) e.getValue()).getValue(), e.getKey());
             devices.add(e.getKey().replaceAll(".*\\.device\\.([^.]+)\\..*", "$1"));
         }
-        assertEquals(List.of("cpu:0", "cpu:1"), List.copyOf(devices), "the device tag of the 4 subtasks");
+        assertEquals(TestBackend.devicesOf(4), List.copyOf(devices), "the device tag of the 4 subtasks");
+
+        // The shared contexts' gauges: every subtask shows its context's figures, the same in each subtask of a device.
+        Map<String, Long> completedByDevice = new TreeMap<>();
+        Map<String, Metric> contextCompleted = metrics(job, ContextMetrics.OPERATIONS_COMPLETED);
+        assertEquals(4, contextCompleted.size(), "one gauge per subtask: " + contextCompleted.keySet());
+        for (Map.Entry<String, Metric> e : contextCompleted.entrySet()) {
+            long value = gauge(e.getValue());
+            Long before = completedByDevice.putIfAbsent(device(e.getKey()), value);
+            assertTrue(before == null || before == value, "subtasks of one device show one value: " + contextCompleted);
+        }
+        assertEquals(TestBackend.devicesOf(4), List.copyOf(completedByDevice.keySet()));
+        long operations = completedByDevice.values().stream().mapToLong(Long::longValue).sum();
+        assertTrue(operations >= 3L * elements, "an upload, a launch and a download per element: " + operations);
+        for (String name : List.of(ContextMetrics.OPERATIONS_FAILED, ContextMetrics.OPERATIONS_IN_FLIGHT,
+                ContextMetrics.FAULTS, ContextMetrics.MEMORY_ALLOCATED)) {
+            Map<String, Metric> gauges = metrics(job, name);
+            assertEquals(4, gauges.size(), name);
+            gauges.values().forEach(m -> assertEquals(0, gauge(m), name + " once the job has ended"));
+        }
+        // Read after the job: the contexts have closed, and no longer ask the device.
+        metrics(job, ContextMetrics.MEMORY_DEVICE_USED).values().forEach(m ->
+                assertTrue(Double.isNaN(((Number) ((Gauge<?>) m).getValue()).doubleValue())));
+    }
+
+    @Test
+    @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
+    void aFaultShowsInTheContextsGauges() throws Exception {
+        TestBackend.assumeCpuSimulator("the fault is a kernel that throws on the simulator");
+        StreamExecutionEnvironment env = TestJobs.environment(1);
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> SluiceAsyncFunctionTest.square(
+                lane, in, SluiceAsyncFunctionTest.SQUARE_OR_FAULT_AT_FIVE), 2);
+        AsyncDataStream.orderedWait(batches(env, 8, 4), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .sinkTo(new DiscardingSink<>());
+        JobID job = runToTheEnd(env, true);
+        assertEquals(1, gauge(metrics(job, ContextMetrics.FAULTS).values().iterator().next()));
+        assertTrue(gauge(metrics(job, ContextMetrics.OPERATIONS_FAILED).values().iterator().next()) >= 1,
+                "the faulting launch, and what its stream held behind it");
+    }
+
+    /** A gauge's value, a whole number. */
+    private static long gauge(Metric m) {
+        return ((Number) ((Gauge<?>) m).getValue()).longValue();
+    }
+
+    /** The device tag in a metric's identifier. */
+    private static String device(String identifier) {
+        return identifier.replaceAll(".*\\.device\\.([^.]+)\\..*", "$1");
     }
 
     @Test

@@ -43,9 +43,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SluiceAsyncFunction in an embedded Flink cluster of one TaskManager with 4 slots, over two simulated CPU devices
- * ({@code sluice.cpu.devices=2}, set by the module's Surefire configuration). The jobs have no restart strategy: an
- * element's failure fails the job, and the tests read the failure's message from the job's exception.
+ * SluiceAsyncFunction in an embedded Flink cluster of one TaskManager with 4 slots, on the backend of
+ * {@link TestBackend}: by default two simulated CPU devices ({@code sluice.cpu.devices=2}, set by the module's Surefire
+ * configuration), on a GPU host its devices. The jobs have no restart strategy: an element's failure fails the job, and
+ * the tests read the failure's message from the job's exception. The tests of sticky faults fault a context through a
+ * kernel that throws on the simulator, and skip on other backends.
  */
 class SluiceAsyncFunctionTest {
 
@@ -77,7 +79,10 @@ class SluiceAsyncFunctionTest {
             })
             .build();
 
-    /** Like {@link #SQUARE}, but a thread that reads 5.0 faults the context, as an illegal address would. */
+    /**
+     * Like {@link #SQUARE}, but a thread that reads 5.0 faults the context, as an illegal address would: on the CPU
+     * simulator only (a GPU's sticky fault would leave every context of this JVM unusable for the tests after it).
+     */
     static final Kernel SQUARE_OR_FAULT_AT_FIVE = Kernel.named("square_or_fault_at_five")
             .param(KernelParam.pointer("in", DType.F32))
             .param(KernelParam.pointer("out", DType.F32))
@@ -93,6 +98,9 @@ class SluiceAsyncFunctionTest {
                 }
             })
             .build();
+
+    /** The device of a job of parallelism 1 (subtask 0's). */
+    static final String FIRST_DEVICE = TestBackend.device(0);
 
     static final Set<String> DEVICES = ConcurrentHashMap.newKeySet();
     static final AtomicInteger STARTED = new AtomicInteger();
@@ -158,7 +166,7 @@ class SluiceAsyncFunctionTest {
     }
 
     @Test
-    void resultsAreCorrectAndBothDevicesAreUsed() throws Exception {
+    void resultsAreCorrectAndEveryDeviceIsUsed() throws Exception {
         DEVICES.clear();
         StreamExecutionEnvironment env = TestJobs.environment(4);
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
@@ -169,7 +177,7 @@ class SluiceAsyncFunctionTest {
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
         assertEquals(40, out.size());
         out.forEach(r -> assertSquares(r, 33));
-        assertEquals(Set.of("cpu:0", "cpu:1"), DEVICES, "4 subtasks round robin over 2 devices");
+        assertEquals(Set.copyOf(TestBackend.devicesOf(4)), DEVICES, "4 subtasks round robin over the devices");
     }
 
     @Test
@@ -243,21 +251,23 @@ class SluiceAsyncFunctionTest {
             }
             return square(lane, in);
         }, 2));
-        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device cpu:0,"), why);
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device "
+                + FIRST_DEVICE + ","), why);
         assertTrue(why.contains("no batch five"), why);
     }
 
     @Test
     void aStageThatReturnsNullFailsItsElement() throws Exception {
         String why = failedJob(SluiceAsyncFunction.of((lane, in) -> in[0] == 3f ? null : square(lane, in), 2));
-        assertTrue(why.contains("the stage returned null instead of a future for element float[4] (device cpu:0"), why);
+        assertTrue(why.contains("the stage returned null instead of a future for element float[4] (device "
+                + FIRST_DEVICE), why);
     }
 
     @Test
     void aFutureThatCompletesWithNullFailsItsElement() throws Exception {
         String why = failedJob(SluiceAsyncFunction.of(
                 (lane, in) -> in[0] == 2f ? CompletableFuture.completedFuture(null) : square(lane, in), 2));
-        assertTrue(why.contains("the stage's future completed with null for element float[4] (device cpu:0"), why);
+        assertTrue(why.contains("the stage's future completed with null for element float[4] (device " + FIRST_DEVICE), why);
     }
 
     @Test
@@ -292,6 +302,7 @@ class SluiceAsyncFunctionTest {
     @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     @ExpectWarning(logger = "dev.sluice.flink", containing = "a sticky device fault on device cpu:0")
     void aStickyFaultIsFatalToTheTaskManagerWhenSwitchedOn() {
+        TestBackend.assumeCpuSimulator("the sticky fault is a kernel that throws on the simulator");
         String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.<float[], float[]>of(
                 (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2).fatalOnStickyFault(true)));
         assertTrue(why.contains("fatal error signalled: sluice-flink: a sticky device fault on device cpu:0 (lane "), why);
@@ -311,11 +322,12 @@ class SluiceAsyncFunctionTest {
     @Test
     @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aStickyFaultFailsOnlyItsElementsOnTheCpuSimulatorByDefault() {
+        TestBackend.assumeCpuSimulator("the simulator's own default, with a kernel that throws on it");
         String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.of(
                 (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2)));
         // Batch 5's own failure, or that of a batch after it refused by the faulted context: either names the fault.
         assertTrue(why.contains("GpuStageException: sluice-flink: "), why);
-        assertTrue(why.contains("element float[4]") && why.contains("device cpu:0"), why);
+        assertTrue(why.contains("element float[4]") && why.contains("device " + FIRST_DEVICE), why);
         assertTrue(why.contains("illegal address at 5.0"), why);
         assertEquals(List.of(), FATAL_ERRORS);
     }
@@ -328,7 +340,8 @@ class SluiceAsyncFunctionTest {
             }
             return square(lane, in);
         }, 2).fatalOnStickyFault(true)));
-        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device cpu:0,"), why);
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device "
+                + FIRST_DEVICE + ","), why);
         assertTrue(why.contains("launch refused"), why);
         assertEquals(List.of(), FATAL_ERRORS);
     }
@@ -344,8 +357,8 @@ class SluiceAsyncFunctionTest {
     void aTimeoutNamesDeviceStreamAndInFlight() {
         String why = failedJob(SluiceAsyncFunction.of(
                 (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2), 200);
-        assertTrue(why.contains("TimeoutException: sluice-flink: element float[4] timed out on device cpu:0,"
-                + " stream DeviceStream[cpu:0 #"), why);
+        assertTrue(why.contains("TimeoutException: sluice-flink: element float[4] timed out on device " + FIRST_DEVICE
+                + ", stream DeviceStream[" + FIRST_DEVICE + " #"), why);
         // Batch 1 has finished (held behind batch 0 by orderedWait), batch 2 waits for capacity: one on a lane.
         assertTrue(why.contains(", with 1 element(s) in flight over 2 lane(s)"), why);
     }
@@ -436,8 +449,8 @@ class SluiceAsyncFunctionTest {
     void theReleaseHookGivesBackWhatAJobLeftOpenAndNoOtherJobs() {
         ClassLoader job = new ClassLoader(null) { };
         ClassLoader other = new ClassLoader(null) { };
-        SharedContexts.Reference left = SharedContexts.acquire("cpu", 1, job);
-        SharedContexts.Reference kept = SharedContexts.acquire("cpu", 1, other);
+        SharedContexts.Reference left = SharedContexts.acquire(TestBackend.API, 0, job);
+        SharedContexts.Reference kept = SharedContexts.acquire(TestBackend.API, 0, other);
         SharedContexts.releaseAll(job);
         assertEquals(1, SharedContexts.openCount(), "the other job's reference keeps the context");
         assertTrue(!kept.context().isClosed());
@@ -450,8 +463,9 @@ class SluiceAsyncFunctionTest {
     @Test
     @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aFaultedSharedContextIsReplacedForNewSubtasksAndClosedByItsOldHolders() {
+        TestBackend.assumeCpuSimulator("the fault is a kernel that throws on the simulator");
         ClassLoader job = new ClassLoader(null) { };
-        SharedContexts.Reference old = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference old = SharedContexts.acquire("cpu", 0, job);
         dev.sluice.Kernel boom = dev.sluice.Kernel.named("boom").java(t -> {
             throw new IllegalStateException("device fault");
         }).build();
@@ -459,7 +473,7 @@ class SluiceAsyncFunctionTest {
             assertThrows(Exception.class, () -> old.context().stream().enqueueLaunch(f, dev.sluice.LaunchConfig.of(1, 1)).join());
         }
         assertTrue(old.context().isFaulted());
-        SharedContexts.Reference restarted = SharedContexts.acquire("cpu", 1, job);
+        SharedContexts.Reference restarted = SharedContexts.acquire("cpu", 0, job);
         assertTrue(restarted.context() != old.context() && !restarted.context().isFaulted(),
                 "a restarted subtask gets a usable context");
         old.close();

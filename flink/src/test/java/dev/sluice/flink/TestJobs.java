@@ -13,8 +13,12 @@ final class TestJobs {
     private TestJobs() {
     }
 
-    /** An environment of {@code parallelism} whose jobs fail at the first failure (no restarts). */
+    /**
+     * An environment of {@code parallelism} whose jobs fail at the first failure (no restarts), their functions on
+     * {@link TestBackend}'s backend.
+     */
     static StreamExecutionEnvironment environment(int parallelism) {
+        TestBackend.select();
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
