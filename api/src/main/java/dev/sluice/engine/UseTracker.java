@@ -28,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * costs one scanned entry per operation and no allocation; entries of finished operations are dropped when the arrays
  * are full. Another stream's unfinished access is never dropped, even when a later write covers it: the later write
  * may have been enqueued concurrently, without waiting for it.
+ *
+ * <p>The accesses are kept sorted by their first byte, with the longest range's length beside them, so an operation
+ * scans only the entries that can overlap its range (those starting less than that length before it, up to its end):
+ * thousands of chunks of one buffer enqueued ahead of the device cost a binary search and a few entries each, not a
+ * scan of every chunk still pending.
  */
 final class UseTracker {
 
@@ -38,6 +43,8 @@ final class UseTracker {
     private Operation<?>[] accessUse = new Operation<?>[1];
     private boolean[] accessWrites = new boolean[1];
     private int accesses;
+    /** At least the length of every remembered access's range: how far before a range an overlapping one may start. */
+    private long longestAccess;
 
     private StreamCore[] streams = new StreamCore[2];
     private Operation<?>[] lastUses = new Operation<?>[2];
@@ -80,9 +87,9 @@ final class UseTracker {
             return false;
         }
         claims++;
-        for (int i = 0; i < accesses; i++) {
+        for (int i = firstOverlapCandidate(start); i < accesses && accessStart[i] < end; i++) {
             StreamCore other = accessStream[i];
-            if (other != stream && (writes || accessWrites[i]) && start < accessEnd[i] && accessStart[i] < end) {
+            if (other != stream && (writes || accessWrites[i]) && start < accessEnd[i]) {
                 Operation<?> use = accessUse[i];
                 if (!other.hasCompleted(use.seq())) {
                     hazards.add(other, use);
@@ -123,50 +130,75 @@ final class UseTracker {
         noteAnyAccess(stream, use, start, end, writes);
     }
 
-    /** {@link #noteAccess} in general: merges, compacts and grows the remembered accesses. Under the monitor. */
+    /**
+     * {@link #noteAccess} in general: drops the same stream's accesses this one stands for, then inserts it in start
+     * order, first dropping finished accesses or growing the arrays if they are full. Under the monitor.
+     */
     private void noteAnyAccess(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
-        int slot = -1;
-        int kept = 0;
-        for (int i = 0; i < accesses; i++) {
-            if (accessStream[i] == stream) {
-                boolean same = accessStart[i] == start && accessEnd[i] == end && accessWrites[i] == writes;
-                // This stream runs its operations in order: a later access of its own stands for an earlier one that
-                // every later conflicting operation would also conflict with (the same range and kind; or anything
-                // inside a write's range, since a write conflicts with everything).
-                if (same || writes && start <= accessStart[i] && accessEnd[i] <= end) {
-                    if (slot < 0) {
-                        slot = kept;
-                    } else {
-                        continue; // dropped: the slot already found stands for it
-                    }
-                }
+        // Only entries starting in [start - longestAccess, end) can overlap the range, and those this access stands for
+        // lie inside it: the window is all that is scanned, and the entries after it move down over what was dropped.
+        int from = firstOverlapCandidate(start);
+        int kept = from;
+        int i = from;
+        for (; i < accesses && accessStart[i] < end; i++) {
+            // This stream runs its operations in order: a later access of its own stands for an earlier one that
+            // every later conflicting operation would also conflict with (the same range and kind; or anything
+            // inside a write's range, since a write conflicts with everything).
+            if (accessStream[i] == stream && (accessStart[i] == start && accessEnd[i] == end && accessWrites[i] == writes
+                    || writes && start <= accessStart[i] && accessEnd[i] <= end)) {
+                continue;
             }
             if (kept != i) {
                 move(i, kept);
             }
             kept++;
         }
-        clearFrom(kept);
-        accesses = kept;
-        if (slot < 0) {
-            if (accesses == accessStream.length) {
-                dropFinishedAccesses();
-                if (accesses == accessStream.length) {
-                    int n = accesses * 2;
-                    accessStart = Arrays.copyOf(accessStart, n);
-                    accessEnd = Arrays.copyOf(accessEnd, n);
-                    accessStream = Arrays.copyOf(accessStream, n);
-                    accessUse = Arrays.copyOf(accessUse, n);
-                    accessWrites = Arrays.copyOf(accessWrites, n);
-                }
-            }
-            slot = accesses++;
+        if (kept != i) {
+            int tail = accesses - i;
+            shift(i, kept, tail);
+            clear(kept + tail, accesses);
+            accesses = kept + tail;
         }
-        accessStart[slot] = start;
-        accessEnd[slot] = end;
-        accessStream[slot] = stream;
-        accessUse[slot] = use;
-        accessWrites[slot] = writes;
+        if (accesses == accessStream.length) {
+            dropFinishedAccesses();
+            if (accesses == accessStream.length) {
+                int n = accesses * 2;
+                accessStart = Arrays.copyOf(accessStart, n);
+                accessEnd = Arrays.copyOf(accessEnd, n);
+                accessStream = Arrays.copyOf(accessStream, n);
+                accessUse = Arrays.copyOf(accessUse, n);
+                accessWrites = Arrays.copyOf(accessWrites, n);
+            }
+        }
+        int at = firstStartingAfter(start); // usually the end: buffers are mostly used in order of their offsets
+        shift(at, at + 1, accesses - at);
+        accesses++;
+        accessStart[at] = start;
+        accessEnd[at] = end;
+        accessStream[at] = stream;
+        accessUse[at] = use;
+        accessWrites[at] = writes;
+        longestAccess = Math.max(longestAccess, end - start);
+    }
+
+    /** The first access that may overlap a range starting at {@code start}. Under the monitor. */
+    private int firstOverlapCandidate(long start) {
+        return firstStartingAfter(start - longestAccess); // one starting at or before that ends at or before start
+    }
+
+    /** The first access whose range starts after {@code offset} ({@link #accesses} if none): binary search. */
+    private int firstStartingAfter(long offset) {
+        int lo = 0;
+        int hi = accesses;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (accessStart[mid] <= offset) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     private void move(int from, int to) {
@@ -177,26 +209,41 @@ final class UseTracker {
         accessWrites[to] = accessWrites[from];
     }
 
-    private void clearFrom(int from) {
-        for (int i = from; i < accesses; i++) {
+    /** Moves {@code count} entries from {@code from} to {@code to} (either way; they may overlap). */
+    private void shift(int from, int to, int count) {
+        if (count > 0 && from != to) {
+            System.arraycopy(accessStart, from, accessStart, to, count);
+            System.arraycopy(accessEnd, from, accessEnd, to, count);
+            System.arraycopy(accessStream, from, accessStream, to, count);
+            System.arraycopy(accessUse, from, accessUse, to, count);
+            System.arraycopy(accessWrites, from, accessWrites, to, count);
+        }
+    }
+
+    /** Lets go of the entries in [from, to). */
+    private void clear(int from, int to) {
+        for (int i = from; i < to; i++) {
             accessStream[i] = null;
             accessUse[i] = null;
         }
     }
 
-    /** Removes the accesses the device has finished; under the monitor. */
+    /** Removes the accesses the device has finished, keeping the order; under the monitor. */
     private void dropFinishedAccesses() {
         int kept = 0;
+        long longest = 0;
         for (int i = 0; i < accesses; i++) {
             if (!accessStream[i].hasCompleted(accessUse[i].seq())) {
                 if (kept != i) {
                     move(i, kept);
                 }
+                longest = Math.max(longest, accessEnd[kept] - accessStart[kept]);
                 kept++;
             }
         }
-        clearFrom(kept);
+        clear(kept, accesses);
         accesses = kept;
+        longestAccess = longest;
     }
 
     /** How many accesses this tracker remembers (for tests of its bound). */

@@ -118,6 +118,43 @@ class UseTrackerTest {
     }
 
     @Test
+    void manySlicesPendingOnSeveralStreamsWaitExactlyWhereTheyConflict() {
+        // Thousands of accesses of one buffer pending at once, of random slices on three streams: each operation must
+        // wait for exactly the other streams that have an earlier conflicting access overlapping its slice (the device
+        // finishes nothing, so nothing is forgotten), however the accesses are kept and searched.
+        DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
+        int elements = 4096;
+        DeviceBuffer b = ctx.allocate(DType.I32, elements);
+        DeviceStream[] streams = {ctx.createStream(), ctx.createStream(), ctx.createStream()};
+        deviceDone.set(false);
+        java.util.Random random = new java.util.Random(7);
+        java.util.List<int[]> done = new java.util.ArrayList<>(); // {stream, from, to, writes}
+        for (int op = 0; op < 3_000; op++) {
+            int k = random.nextInt(streams.length);
+            int length = random.nextInt(10) == 0 ? 1 + random.nextInt(elements / 4) : 1 + random.nextInt(16);
+            int from = op < 1_000 ? op * 4 % (elements - length) : random.nextInt(elements - length); // in order, then anywhere
+            int to = from + length;
+            boolean writes = random.nextBoolean();
+            java.util.Set<Integer> expected = new java.util.HashSet<>();
+            for (int[] d : done) {
+                if (d[0] != k && (writes || d[3] == 1) && from < d[2] && d[1] < to) {
+                    expected.add(d[0]);
+                }
+            }
+            long before = streams[k].automaticWaits();
+            if (writes) {
+                streams[k].enqueueFill(b.slice(from, length), op);
+            } else {
+                streams[k].enqueueCopy(b.slice(from, length), HostData.of(new int[length]));
+            }
+            assertEquals(expected.size(), streams[k].automaticWaits() - before, "operation " + op + ": waits");
+            done.add(new int[] {k, from, to, writes ? 1 : 0});
+        }
+        deviceDone.set(true);
+        b.close();
+    }
+
+    @Test
     void aWriteOnAnotherStreamWaitsOnceForTheLatestPendingUseOfEachStream() {
         DeviceContext ctx = FakeDevices.open(Api.CPU, n -> stream());
         DeviceBuffer b = ctx.allocate(DType.I32, 16);
