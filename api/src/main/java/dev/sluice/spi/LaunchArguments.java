@@ -48,6 +48,22 @@ public final class LaunchArguments {
         return c;
     }
 
+    /**
+     * Whether {@code other} holds the same arguments: the same parameters, and for each argument the same memory (the
+     * same object) and offset, or the same bits.
+     */
+    public boolean sameValues(LaunchArguments other) {
+        if (other.count != count || other.params != params && !other.params.equals(params)) {
+            return false;
+        }
+        for (int i = 0; i < count; i++) {
+            if (other.memories[i] != memories[i] || other.values[i] != values[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Sets argument {@code index} to a pointer into {@code memory} at {@code byteOffset}. */
     public void setPointer(int index, DeviceMemory memory, long byteOffset) {
         memories[index] = memory;

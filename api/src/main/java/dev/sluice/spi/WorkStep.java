@@ -17,6 +17,12 @@ public sealed interface WorkStep {
      */
     boolean sameShape(WorkStep other);
 
+    /**
+     * Whether {@code other} is the same operation with the same values: a graph node running this step needs no update
+     * to run {@code other}.
+     */
+    boolean sameValues(WorkStep other);
+
     /** Enqueues the step on {@code stream} as the enqueue it stands for would have (the fallback without a graph). */
     void enqueueOn(StreamHandle stream);
 
@@ -32,6 +38,11 @@ public sealed interface WorkStep {
         @Override
         public boolean sameShape(WorkStep other) {
             return other instanceof Launch l && l.function == function && l.config.equals(config);
+        }
+
+        @Override
+        public boolean sameValues(WorkStep other) {
+            return sameShape(other) && arguments.sameValues(((Launch) other).arguments);
         }
 
         @Override
@@ -58,6 +69,12 @@ public sealed interface WorkStep {
         }
 
         @Override
+        public boolean sameValues(WorkStep other) {
+            return other instanceof Copy c && c.source == source && c.sourceOffset == sourceOffset
+                    && c.destination == destination && c.destinationOffset == destinationOffset && c.bytes == bytes;
+        }
+
+        @Override
         public void enqueueOn(StreamHandle stream) {
             stream.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
         }
@@ -77,6 +94,12 @@ public sealed interface WorkStep {
         @Override
         public boolean sameShape(WorkStep other) {
             return other instanceof Fill f && f.count == count && f.elementBytes == elementBytes;
+        }
+
+        @Override
+        public boolean sameValues(WorkStep other) {
+            return other instanceof Fill f && f.destination == destination && f.offset == offset && f.count == count
+                    && f.elementBytes == elementBytes && f.bits == bits;
         }
 
         @Override

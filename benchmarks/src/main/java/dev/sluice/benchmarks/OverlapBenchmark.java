@@ -55,7 +55,7 @@ import reactor.core.publisher.Flux;
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
  *     [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4] [--passes 4] [--reps 5]
  *     [--modes plain,reactive] [--chunks-per-lane all|N] [--max-park-us N]
- *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--quick]
+ *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--graph-replay true|false] [--quick]
  * </pre>
  *
  * Defaults: 512 MiB on a GPU, the workload of {@code benchmarks/native}'s {@code overlap} (whose figures are the C
@@ -80,6 +80,8 @@ public final class OverlapBenchmark {
          * one chunk pays once per chunk.
          */
         long maxParkMicros;
+        /** Whether the pipeline's lanes replay their stage as one graph per chunk (GpuPipeline's default: true). */
+        boolean graphReplay = true;
         Path svg;
         Path traceJson;
         Path nativeResults;
@@ -99,6 +101,7 @@ public final class OverlapBenchmark {
             OptionSpec<String> modes = parser.accepts("modes").withRequiredArg().withValuesSeparatedBy(',');
             OptionSpec<String> chunksPerLane = parser.accepts("chunks-per-lane").withRequiredArg();
             OptionSpec<Long> maxParkMicros = parser.accepts("max-park-us").withRequiredArg().ofType(Long.class);
+            OptionSpec<Boolean> graphReplay = parser.accepts("graph-replay").withRequiredArg().ofType(Boolean.class);
             OptionSpec<String> svg = parser.accepts("svg").withRequiredArg();
             OptionSpec<String> traceJson = parser.accepts("trace-json").withRequiredArg();
             OptionSpec<String> nativeResults = parser.accepts("native").withRequiredArg();
@@ -120,6 +123,9 @@ public final class OverlapBenchmark {
                     o.passes = set.valueOf(passes);
                 }
                 o.quick = set.has(quick);
+                if (set.has(graphReplay)) {
+                    o.graphReplay = set.valueOf(graphReplay);
+                }
                 // --quick means one timed run, unless --reps says otherwise.
                 if (set.has(reps)) {
                     o.reps = set.valueOf(reps);
@@ -172,7 +178,7 @@ public final class OverlapBenchmark {
                     usage: OverlapBenchmark [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4]
                                             [--passes 4] [--reps 5] [--modes plain,reactive] [--chunks-per-lane all|N]
                                             [--svg FILE] [--trace-json FILE] [--trace-config plain:3:16] [--native FILE]
-                                            [--quick]
+                                            [--graph-replay true|false] [--quick]
                       --total-mib     size of the host array (default 512 on a GPU, 64 on the CPU simulator)
                       --chunks        chunk counts to try (chunk size = total / count)
                       --passes        read-modify-write passes of the kernel over each chunk: its cost
@@ -185,6 +191,8 @@ public final class OverlapBenchmark {
                       --trace-json    also write that run's Chrome trace-event JSON (Perfetto) here
                       --native        native.txt of benchmarks/native from the same run: adds the ratios
                                       of the plain 16-chunk rows to C's overlap_streamsN_ms (same --passes)
+                      --graph-replay  whether the pipeline's lanes replay their stage as one graph (default true,
+                                      as GpuPipeline's default)
                       --quick         one timed run per configuration (CI)""";
         }
     }
@@ -515,6 +523,7 @@ public final class OverlapBenchmark {
                 .chunksPerLane(perLane)
                 .chunkElements(m, DType.F32)
                 .inPlace()
+                .graphReplay(options.graphReplay)
                 .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes))
                 .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hostOut.slice(seq * m, n));
     }

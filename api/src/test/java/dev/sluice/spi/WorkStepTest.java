@@ -1,0 +1,55 @@
+package dev.sluice.spi;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.DType;
+import dev.sluice.FakeDevices;
+import dev.sluice.KernelParam;
+import dev.sluice.LaunchConfig;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a backend's updatable graph compares to skip a node's update: the same values, not only the same shape. A step
+ * whose memory, offset or bits differ must be updated, or a replay would run the last call's arguments.
+ */
+class WorkStepTest {
+
+    private static final List<KernelParam> PARAMS = List.of(KernelParam.pointer("v", DType.F32),
+            KernelParam.scalar("n", DType.I64));
+    private final DeviceMemory a = FakeDevices.memory(64);
+    private final DeviceMemory b = FakeDevices.memory(64);
+    private final FunctionHandle function = (FunctionHandle) java.lang.reflect.Proxy.newProxyInstance(
+            getClass().getClassLoader(), new Class<?>[] {FunctionHandle.class}, (p, m, args) -> null);
+
+    private WorkStep launch(DeviceMemory memory, long offset, long n) {
+        LaunchArguments args = new LaunchArguments();
+        args.reset(PARAMS);
+        args.setPointer(0, memory, offset);
+        args.setBits(1, n);
+        return new WorkStep.Launch(function, LaunchConfig.of(1, 32), args);
+    }
+
+    @Test
+    void aLaunchHasTheSameValuesOnlyWithTheSameMemoryOffsetsAndBits() {
+        assertTrue(launch(a, 0, 16).sameValues(launch(a, 0, 16)));
+        assertFalse(launch(a, 0, 16).sameValues(launch(b, 0, 16)), "other memory");
+        assertFalse(launch(a, 0, 16).sameValues(launch(a, 4, 16)), "another offset");
+        assertFalse(launch(a, 0, 16).sameValues(launch(a, 0, 17)), "another scalar");
+        assertTrue(launch(a, 0, 16).sameShape(launch(b, 4, 17)), "the same shape all the same");
+    }
+
+    @Test
+    void copiesAndFillsHaveTheSameValuesOnlyWithEveryFieldEqual() {
+        WorkStep copy = new WorkStep.Copy(a, 0, b, 8, 32);
+        assertTrue(copy.sameValues(new WorkStep.Copy(a, 0, b, 8, 32)));
+        assertFalse(copy.sameValues(new WorkStep.Copy(b, 0, b, 8, 32)), "another source");
+        assertFalse(copy.sameValues(new WorkStep.Copy(a, 0, b, 16, 32)), "another destination offset");
+        WorkStep fill = new WorkStep.Fill(a, 0, 16, 4, 7);
+        assertTrue(fill.sameValues(new WorkStep.Fill(a, 0, 16, 4, 7)));
+        assertFalse(fill.sameValues(new WorkStep.Fill(a, 0, 16, 4, 8)), "another value");
+        assertFalse(fill.sameValues(new WorkStep.Fill(b, 0, 16, 4, 7)), "other memory");
+        assertFalse(fill.sameValues(copy), "another kind");
+    }
+}
