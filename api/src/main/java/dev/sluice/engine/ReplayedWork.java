@@ -134,7 +134,7 @@ public final class ReplayedWork {
      * its operations one by one. Marks {@code f} last.
      */
     <F extends Operation<?>> F submit(StreamEngine s, Recording r, F f) {
-        if (!unsupported) {
+        if (!unsupported && !closed) { // closed by the body itself: a graph built now would never be destroyed
             for (Recording.Step step : r.steps()) {
                 Recording.claim(s.claims(), step);
             }

@@ -344,4 +344,23 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
         expected[1] = 6;
         assertArrayEquals(expected, readInts(s, v));
     }
+
+    @Test
+    void aBodyThatClosesItsWorkStillRunsAndBuildsNoGraph() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(N, 0));
+        RepeatedWork w = work(s);
+        DeviceFuture<Void> whole = w.enqueue(c -> {
+            c.enqueueFill(v, 3);
+            c.enqueueFill(v.slice(0, 1), 4);
+            w.close();
+        });
+        assertNull(await(whole));
+        assertEquals(0, w.builds(), "no graph built for a closed work, which nothing would destroy");
+        assertEquals(1, w.fallbacks());
+        int[] expected = filled(N, 3);
+        expected[0] = 4;
+        assertArrayEquals(expected, readInts(s, v));
+        assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> { }));
+    }
 }
