@@ -509,8 +509,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
-         * Whether each lane enqueues its {@link Stage} as repeated work
-         * ({@link dev.sluice.DeviceStream#repeatedWork()}; the default: {@code true}): the kernels, fills and device copies a stage enqueues on the lane's stream are
+         * Whether each lane enqueues its {@link Stage} as repeated work ({@link dev.sluice.DeviceStream#repeatedWork()};
+         * the default: {@code true}): the kernels, fills and device copies a stage enqueues on the lane's stream are
          * recorded and launched as one graph per chunk, which the lane updates in place for the next chunk (the
          * lane's buffers and the stage's scalars may change; the kernels and sizes stay). A chunk whose stage
          * enqueues work of another shape (the last, shorter chunk) builds a new graph, and a stage that enqueues
