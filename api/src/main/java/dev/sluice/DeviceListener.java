@@ -38,7 +38,8 @@ public interface DeviceListener {
      * @param stream   the stream it was enqueued on
      * @param category its {@link TraceSpan#category()}: {@code upload}, {@code download}, {@code d2d}, {@code peer},
      *                 {@code memset}, {@code kernel}, {@code record}, {@code wait}, {@code host}, {@code marker},
-     *                 {@code alloc}, {@code free} or {@code graph}
+     *                 {@code alloc}, {@code free}, {@code graph} or {@code replay} (a graph launch of repeated work, whose
+     *                 operations are reported too, each under its own category, completing with it)
      * @param bytes    the bytes a copy moves ({@code upload}, {@code download}, {@code d2d}, {@code peer}); 0 otherwise
      */
     default void operationEnqueued(DeviceStream stream, String category, long bytes) {

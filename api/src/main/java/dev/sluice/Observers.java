@@ -130,9 +130,14 @@ final class Observers implements ContextCore.Events {
         into.startNanos = System.nanoTime();
     }
 
-    /** The category listeners are told: the {@link TraceSpan} kind's, or {@code kernel} for a launch. */
+    /**
+     * The category listeners are told: the {@link TraceSpan} kind's, {@code kernel} for a launch, {@code replay} for
+     * every graph launch of repeated work (built anew or not).
+     */
+    @SuppressWarnings("StringEquality") // the engine passes the very constant
     private static String category(String kind) {
-        return kind.startsWith(KERNEL_PREFIX) ? TraceSpan.KERNEL : kind;
+        return kind.startsWith(KERNEL_PREFIX) ? TraceSpan.KERNEL
+                : kind == TraceSpan.REPLAY_BUILT ? TraceSpan.REPLAY : kind;
     }
 
     /**

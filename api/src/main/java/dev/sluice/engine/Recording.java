@@ -147,13 +147,33 @@ final class Recording {
     /** After the graph that runs the steps was launched: each future completes once the launch has finished. */
     void markReplayed(StreamEngine stream) {
         for (Step s : steps) {
-            stream.markQuiet(s.future(), s.keep());
+            long bytes = s.work() instanceof WorkStep.Copy c ? c.bytes() : 0;
+            stream.markRecorded(s.future(), s.kind(), bytes, s.keep());
             s.future().submitted();
         }
         done = steps.size();
         for (Step s : steps) {
             noteUses(stream.claims(), s);
         }
+    }
+
+    /**
+     * What a graph launch of these steps runs, for its trace span: the user's label (if any), then the steps' kinds,
+     * the first few of them ({@code "chunk 3: kernel scale, memset (2 operations)"}).
+     */
+    String traceLabel(@Nullable String userLabel) {
+        StringBuilder b = new StringBuilder();
+        if (userLabel != null) {
+            b.append(userLabel).append(": ");
+        }
+        int shown = Math.min(steps.size(), 3);
+        for (int i = 0; i < shown; i++) {
+            b.append(i == 0 ? "" : ", ").append(steps.get(i).kind());
+        }
+        if (shown < steps.size()) {
+            b.append(", ...");
+        }
+        return b.append(" (").append(steps.size()).append(steps.size() == 1 ? " operation)" : " operations)").toString();
     }
 
     /** Fails the futures of the steps not submitted: they will never run. */

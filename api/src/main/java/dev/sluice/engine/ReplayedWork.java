@@ -147,7 +147,17 @@ public final class ReplayedWork {
                     s.handle.launchGraph(g);
                     r.markReplayed(s);
                     replays++;
-                    return s.mark(f, built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY, g);
+                    String kind = built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY;
+                    if (!s.traced()) {
+                        return s.mark(f, kind, g);
+                    }
+                    String userLabel = s.swapLabel(null); // the span says what the graph ran (the lock is reentrant)
+                    s.swapLabel(r.traceLabel(userLabel));
+                    try {
+                        return s.mark(f, kind, g);
+                    } finally {
+                        s.swapLabel(userLabel);
+                    }
                 }
             }
             s.claims().giveBack(); // claimed again step by step

@@ -491,11 +491,20 @@ public final class StreamEngine {
         return old;
     }
 
-    /** Marks {@code f}, which needs no trace span or listener call of its own. Under the lock. */
-    <F extends Operation<?>> F markQuiet(F f, @Nullable Object keepAlive) {
+    /** Marks {@code f}, run by a graph launch whose span traces it: observers hear of its enqueue. Under the lock. */
+    <F extends Operation<?>> F markRecorded(F f, String kind, long bytes, @Nullable Object keepAlive) {
+        if (f instanceof Operation.Observing o) {
+            f.attach(core); // its observers name the stream
+            o.enqueued(kind, bytes, label);
+        }
         core.mark(f, keepAlive);
         claims.marked();
         return f;
+    }
+
+    /** Whether operations are traced now (a span's label is worth making). Under the lock. */
+    boolean traced() {
+        return tracer != null && capture == null;
     }
 
     // ---------------------------------------------------------------- events, waits, host work

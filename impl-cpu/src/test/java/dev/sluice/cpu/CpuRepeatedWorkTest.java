@@ -78,4 +78,51 @@ class CpuRepeatedWorkTest {
             s.close();
         }
     }
+
+    @Test
+    void listenersHearOfEachRecordedOperationAndTheSpanSaysWhatTheGraphRan() {
+        try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0, ContextOptions.defaults().withTracing(true))) {
+            DeviceFunction mulAdd = ctx.compile(TestKernels.MUL_ADD);
+            DeviceBuffer v = ctx.allocate(DType.I32, 4);
+            DeviceStream s = ctx.createStream();
+            List<String> enqueued = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> completed = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ctx.addListener(new dev.sluice.DeviceListener() {
+                @Override
+                public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+                    enqueued.add(category);
+                }
+
+                @Override
+                public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+                        Throwable failure) {
+                    completed.add(category + (failure == null ? "" : " failed"));
+                }
+            });
+            try (RepeatedWork work = s.repeatedWork(); var label = s.label("chunk 7")) {
+                for (int c = 0; c < 3; c++) {
+                    int chunk = c;
+                    work.enqueue(w -> {
+                        w.enqueueFill(v, chunk);
+                        w.enqueueLaunch(mulAdd, LaunchConfig.of(1, 4), v, 4L, 2, chunk);
+                    }).join();
+                }
+                assertEquals(3, work.replays());
+            }
+            s.synchronize();
+            List<String> perCall = List.of(TraceSpan.MEMSET, TraceSpan.KERNEL, TraceSpan.REPLAY);
+            assertEquals(perCall, enqueued.subList(0, 3),
+                    "each recorded operation under its own category, then the graph launch (built anew, still replay)");
+            assertEquals(perCall, enqueued.subList(3, 6));
+            assertEquals(9, completed.size(), "every operation completes once, none failed: " + completed);
+            assertTrue(completed.containsAll(perCall), completed.toString());
+            List<TraceSpan> spans = ctx.trace().spans(s.name()).stream()
+                    .filter(t -> t.kind().startsWith(TraceSpan.REPLAY)).toList();
+            assertEquals(3, spans.size(), "one span per graph launch: " + spans);
+            for (TraceSpan t : spans) {
+                assertEquals("chunk 7: memset, kernel " + TestKernels.MUL_ADD.name() + " (2 operations)", t.label());
+            }
+            s.close();
+        }
+    }
 }
