@@ -135,7 +135,8 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
      */
     private static final List<String> CATEGORIES = List.of(TraceSpan.UPLOAD, TraceSpan.DOWNLOAD,
             TraceSpan.DEVICE_TO_DEVICE, TraceSpan.PEER, TraceSpan.MEMSET, TraceSpan.KERNEL, TraceSpan.RECORD,
-            TraceSpan.WAIT, TraceSpan.HOST, TraceSpan.MARKER, TraceSpan.ALLOC, TraceSpan.FREE, TraceSpan.GRAPH);
+            TraceSpan.WAIT, TraceSpan.HOST, TraceSpan.MARKER, TraceSpan.ALLOC, TraceSpan.FREE, TraceSpan.GRAPH,
+            TraceSpan.REPLAY);
 
     private final DeviceContext context;
     private final Tags tags;
