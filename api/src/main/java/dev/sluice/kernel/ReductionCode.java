@@ -456,7 +456,9 @@ final class ReductionCode {
         out.append("        }\n");
         out.append("        for (int sl_d = (int) sl_lanes / 2; sl_d > 0; sl_d /= 2) {\n");
         out.append("            ").append(t).append(" sl_b = SL_SHFL_DOWN(sl_a, sl_d);\n");
-        out.append("            if (sl_part + sl_d < sl_lanes) ").append(combine).append("\n");
+        // Lanes past a row's group take the next row's values, but only each group's first lane is written from, and
+        // it takes its own group's lanes alone.
+        out.append("            ").append(combine).append("\n");
         out.append("        }\n");
         out.append("        if (sl_part == 0 && sl_o < sl_count) {\n");
         out.append(gen.statements(postMap, "            "));

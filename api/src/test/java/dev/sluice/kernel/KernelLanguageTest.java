@@ -264,7 +264,7 @@ class KernelLanguageTest {
         assertTrue(cuda.contains("for (long long sl_k = sl_part; sl_k < sl_length; sl_k += sl_lanes) {"), cuda);
         assertTrue(cuda.contains("const long long sl_o = sl_first + sl_lane / sl_lanes;"), cuda);
         assertTrue(cuda.contains("for (int sl_d = (int) sl_lanes / 2; sl_d > 0; sl_d /= 2) {"), cuda);
-        assertTrue(cuda.contains("if (sl_part + sl_d < sl_lanes) sl_a = (sl_a + sl_b);"), cuda);
+        assertTrue(cuda.contains("float sl_b = SL_SHFL_DOWN(sl_a, sl_d);\n            sl_a = (sl_a + sl_b);"), cuda);
         assertFalse(cuda.contains("__syncthreads"), "no block barrier: " + cuda);
         assertFalse(cuda.contains("unsigned long long) sl_i"), "no test per element: " + cuda);
     }
