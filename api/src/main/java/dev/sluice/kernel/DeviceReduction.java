@@ -43,6 +43,29 @@ public final class DeviceReduction implements AutoCloseable {
     /** Rows a chunk of a column reduction holds at least: 8 per warp of a block, so that a chunk is worth a block. */
     static final int MIN_CHUNK_ROWS = 64;
 
+    /**
+     * Columns a row has at most for a part of a warp to reduce it rather than a block. A block per row pays a barrier
+     * and a second shuffle tree per row, and leaves threads idle below 256 columns: measured on an H200 it read 64-column
+     * rows at a twelfth of the speed of 16,384-column ones, which puts its per-row cost at about what 700 columns take
+     * to read. A warp per row has no barrier and keeps its lanes busy from 32 columns, so it should be ahead at least up
+     * to here, where each lane takes 32 elements, as a block's thread does over 8,192 columns (to be confirmed by
+     * MatrixBench on a GPU).
+     */
+    static final int NARROW_COLS = 1024;
+
+    /**
+     * Blocks a row reduction aims to launch, as {@link #COLUMN_BLOCKS}: with fewer rows than this (and rows wider than
+     * {@link #NARROW_COLS}), each row is split into chunks of columns over the grid's second dimension.
+     */
+    static final int ROW_BLOCKS = 1024;
+
+    /**
+     * Columns a chunk of a row reduction holds at least: 8 per thread of a block, so that a chunk is worth a block. A
+     * multiple of 32, as every chunk's width is (but the last of a row), so that a chunk's warps read aligned runs where
+     * the row starts aligned.
+     */
+    static final int MIN_CHUNK_COLS = 8 * BLOCK;
+
     private final Reduction reduction;
     private final DeviceFunction partials;
     private final DeviceFunction last;
@@ -50,6 +73,8 @@ public final class DeviceReduction implements AutoCloseable {
     private final DeviceFunction columns;
     private final DeviceFunction columnPartials;
     private final DeviceFunction columnFinal;
+    private final DeviceFunction narrowRows;
+    private final DeviceFunction rowPartials;
 
     /**
      * Guards the kept scratch buffer, and is held while both passes that use it are enqueued: two callers on its stream
@@ -73,6 +98,8 @@ public final class DeviceReduction implements AutoCloseable {
         this.columns = functions.get(3);
         this.columnPartials = functions.get(4);
         this.columnFinal = functions.get(5);
+        this.narrowRows = functions.get(6);
+        this.rowPartials = functions.get(7);
         this.firstCount = partials.kernel().params().size();
         this.secondCount = last.kernel().params().size();
     }
@@ -177,7 +204,9 @@ public final class DeviceReduction implements AutoCloseable {
     }
 
     /**
-     * Reduces each row of the row-major {@code [rows][cols]} inputs into element {@code row} of each output.
+     * Reduces each row of the row-major {@code [rows][cols]} inputs into element {@code row} of each output: in one
+     * launch, or, where a few wide rows would not fill the device, in two, through a scratch buffer of partial values
+     * allocated in stream order and freed after the second (see {@link Reduction} for how).
      *
      * @throws InvalidArgumentException naming {@code rows} or {@code cols} for a value below 1, naming {@code cols}
      *                                  where rows * cols overflows a long, naming {@code arguments} as {@link #enqueue}
@@ -185,12 +214,54 @@ public final class DeviceReduction implements AutoCloseable {
      */
     public DeviceFuture<Void> enqueueRows(DeviceStream stream, long rows, long cols, Object... arguments) {
         checkAxis(stream, rows, cols, rows, arguments);
+        long total = rows * cols;
         List<Object> args = new ArrayList<>(List.of(arguments));
-        // Segment o holds elements o * outer + k * inner, k < length: a block per row, whose elements are adjacent, so
-        // the threads striding along it read contiguous runs.
-        args.addAll(List.of(rows, cols, cols, 1L, rows * cols));
+        if (cols <= NARROW_COLS) {
+            long lanes = lanesPerRow(cols);
+            int blocks = (int) Math.min(Math.ceilDiv(rows, BLOCK / lanes), Integer.MAX_VALUE); // the kernel strides on
+            args.addAll(List.of(rows, cols, lanes, total));
+            return stream.enqueueLaunch(narrowRows, LaunchConfig.of(blocks, BLOCK), args.toArray());
+        }
         int blocks = (int) Math.min(rows, Integer.MAX_VALUE);
-        return stream.enqueueLaunch(segments, LaunchConfig.of(blocks, BLOCK), args.toArray());
+        long chunkCols = rowChunkCols(rows, cols);
+        if (chunkCols == cols) {
+            // Segment o holds elements o * outer + k * inner, k < length: a block per row, whose elements are adjacent,
+            // so the threads striding along it read contiguous runs.
+            args.addAll(List.of(rows, cols, cols, 1L, total));
+            return stream.enqueueLaunch(segments, LaunchConfig.of(blocks, BLOCK), args.toArray());
+        }
+        int chunks = (int) Math.ceilDiv(cols, chunkCols);
+        long values = rows * chunks; // under ROW_BLOCKS rows of at most ROW_BLOCKS chunks
+        DeviceBuffer partialValues = stream.enqueueAllocate(reduction.accumulator(), values);
+        try {
+            // the geometry: rows, columns, columns per chunk, values written, elements read
+            stream.enqueueLaunch(rowPartials, LaunchConfig.of(Dim.of(blocks, chunks), Dim.of(BLOCK)),
+                    firstPass(arguments, partialValues, rows, cols, chunkCols, values, total));
+            // then a block per row of partials, in chunk order: segments, length, outer stride, inner stride, elements
+            return stream.enqueueLaunch(last, LaunchConfig.of(blocks, BLOCK),
+                    secondPass(arguments, partialValues, rows, chunks, chunks, 1L, values));
+        } finally {
+            partialValues.close(); // freed after the launches above, in stream order
+        }
+    }
+
+    /** The lanes of a warp that reduce a narrow row: the fewest, a power of two, that hold it, and 32 at most. */
+    static long lanesPerRow(long cols) {
+        return cols >= 32 ? 32 : Long.highestOneBit(2 * cols - 1);
+    }
+
+    /**
+     * The columns each chunk of a row reduction holds: all of them where the rows fill the device, else enough chunks
+     * for {@link #ROW_BLOCKS} blocks in all, of at least {@link #MIN_CHUNK_COLS} columns each, their width rounded up to
+     * a multiple of 32. A function of the sizes alone, so that the order values are combined in is too.
+     */
+    static long rowChunkCols(long rows, long cols) {
+        if (rows >= ROW_BLOCKS) {
+            return cols;
+        }
+        long chunks = Math.min(Math.ceilDiv(ROW_BLOCKS, rows), Math.ceilDiv(cols, MIN_CHUNK_COLS));
+        long chunkCols = Math.ceilDiv(Math.ceilDiv(cols, chunks), 32) * 32;
+        return chunks <= 1 || chunkCols >= cols ? cols : chunkCols;
     }
 
     /**
@@ -300,6 +371,8 @@ public final class DeviceReduction implements AutoCloseable {
         columns.close();
         columnPartials.close();
         columnFinal.close();
+        narrowRows.close();
+        rowPartials.close();
     }
 
     @Override

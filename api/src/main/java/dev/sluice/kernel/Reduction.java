@@ -16,12 +16,16 @@ import java.util.List;
  * with {@link #compile(DeviceContext)}. Immutable and thread-safe.
  *
  * <p>How the result is produced: a whole buffer in two passes (each block reduces its share to one partial value,
- * then one block reduces the partials and runs the post-map); the rows of a 2-D buffer in one pass, one block per row;
- * its columns with a block per tile of 32 adjacent columns, in one pass, or in two where there are too few tiles to
+ * then one block reduces the partials and runs the post-map); the rows of a 2-D buffer in one pass, rows of up to
+ * 1,024 columns by the fewest lanes of a warp (a power of two up to 32) that hold one, several rows a block, wider
+ * rows a block each, or, with fewer than 1,024 wide rows, in two passes (each row is split into chunks of at least
+ * 2,048 columns over the grid's second dimension, enough for about 1,024 blocks, each block reduces a chunk to a
+ * partial value, and a second pass reduces each row's partials in chunk order and runs the post-map); its columns with a block per tile of 32 adjacent columns, in one pass, or in two where there are too few tiles to
  * fill the device (the rows are split into chunks, each block reduces its tile over one chunk to partial values, and a
  * second pass reduces the chunks' partials of each column and runs the post-map). The chunks depend only on the
  * numbers of rows and columns. On GPUs a block's share of a whole buffer is grid-strided, with four accumulators per
- * thread, and blocks combine over a tree of warps; a row's threads stride along it and combine over the same tree; a
+ * thread, and blocks combine over a tree of warps; a row's (or a chunk's) threads stride along it and combine over the same tree, or a narrow row's lanes over a tree
+ * of shuffles within their part of the warp; a
  * column's values are taken by one lane of each warp of a block, rows a warp apart, so that a warp reads a contiguous
  * run of a row, and the warps' values are combined in warp order. On the CPU backend a block reduces a contiguous
  * chunk (or a column's chunk) in order. No atomics are used, so a result is the same from run to run on one backend
@@ -62,7 +66,8 @@ public final class Reduction {
     /**
      * The generated kernels, for reading their generated source; {@link DeviceReduction} launches them. In order: the
      * partials and final passes of a whole-buffer reduction, the one-pass kernel for rows, then the one-pass kernel for
-     * columns and the partials and final passes of a column reduction in two passes.
+     * columns and the partials and final passes of a column reduction in two passes, then the one-pass kernel for narrow
+     * rows and the partials pass of a row reduction in two passes (whose final pass is the whole buffer's).
      */
     public List<Kernel> kernels() {
         return kernels;

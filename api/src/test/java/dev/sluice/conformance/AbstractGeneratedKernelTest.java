@@ -386,10 +386,77 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         }
     }
 
-    /** Shapes for the row and column kernels: single rows and columns, sizes off the warp and block sizes, tall, wide. */
+    /**
+     * Shapes for the row and column kernels: single rows and columns, sizes off the warp and block sizes, tall, wide. Rows
+     * take each of their paths: narrow rows a part of a warp each (1 to 32 lanes), a few wide rows split into chunks
+     * of columns ({1, 1,000,003} into 489, {3, 300,000} into 147), and a block per row ({1100, 1030}).
+     */
     private static final long[][] AXIS_SHAPES = {
         {1, 1}, {1, 1000}, {1000, 1}, {33, 31}, {31, 33}, {257, 65}, {5000, 3}, {70_001, 2}, {3, 40_000}, {2, 100_003},
+        {1, 1_000_003}, {3, 300_000}, {100_000, 5}, {100_000, 33}, {1100, 1030},
     };
+
+    /** Shapes taking each path of a row reduction, as in {@link #AXIS_SHAPES}. */
+    private static final long[][] ROW_PATH_SHAPES = {{1, 1}, {1, 1_000_003}, {3, 300_000}, {100_000, 5}, {100_000, 33},
+        {1100, 1030}};
+
+    @TestFactory
+    Stream<DynamicTest> rowSumsInEveryAccumulatorTypeMatchTheHostExactlyOnEveryPath() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (DType t : List.of(DType.I32, DType.I64, DType.F32, DType.F64)) {
+            for (long[] shape : ROW_PATH_SHAPES) {
+                tests.add(DynamicTest.dynamicTest(t + " " + shape[0] + " x " + shape[1], () -> rowSums(t, (int) shape[0],
+                        (int) shape[1])));
+            }
+        }
+        return tests.stream();
+    }
+
+    /**
+     * Row sums of {@code t} in {@code t}: integers large enough to wrap, floats small integers (exact in any order, so
+     * that every backend's sum is the host's), each row with a value of its own index so that a row read twice, or
+     * another's, shows.
+     */
+    private void rowSums(DType t, int rows, int cols) {
+        String word = word(t);
+        Reduction sum = Kernels.reduction("row_sum_" + word).input(KernelParam.pointer("x", t))
+                .output(KernelParam.pointer("y", t)).accumulator(t).map("x").reduce("a + b")
+                .identity("(" + word + ") 0").postMap("y = a").build();
+        int n = rows * cols;
+        MemorySegment values = MemorySegment.ofArray(new byte[n * t.byteSize()]);
+        long[] exact = new long[rows];
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                int k = r * cols + c;
+                long v = switch (t) {
+                    case I32 -> (int) (k * 2654435761L) ^ r;
+                    case I64 -> k * 0x9E3779B97F4A7C15L ^ r;
+                    default -> (k * 7L + r) % 9 - 4 + (c == 0 ? r % 1000 : 0);
+                };
+                exact[r] = t == DType.I32 ? (int) (exact[r] + v) : exact[r] + v;
+                switch (t) {
+                    case I32 -> values.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, k, (int) v);
+                    case I64 -> values.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k, v);
+                    case F32 -> values.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, k, v);
+                    default -> values.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, k, v);
+                }
+            }
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(t, n));
+        await(s.enqueueCopy(HostData.of(values), x));
+        DeviceBuffer y = closeLater(ctx.allocate(t, rows));
+        try (DeviceReduction r = sum.compile(ctx)) {
+            await(r.enqueueRows(s, rows, cols, x, y));
+        }
+        List<Number> got = download(s, y);
+        for (int r = 0; r < rows; r++) {
+            boolean same = t.isFloatingPoint() ? got.get(r).doubleValue() == exact[r] : got.get(r).longValue() == exact[r];
+            if (!same) {
+                fail(t + " sum of row " + r + " of " + rows + " x " + cols + ": expected " + exact[r] + ", got " + got.get(r));
+            }
+        }
+    }
 
     @TestFactory
     Stream<DynamicTest> rowAndColumnIntegerReductionsWrapAndMatchTheHostExactly() {

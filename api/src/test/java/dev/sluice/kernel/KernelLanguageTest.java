@@ -198,6 +198,11 @@ class KernelLanguageTest {
                 partials);
         assertTrue(last.contains("total_final(const float* __restrict__ p_sl_partials, float* p_y,"), last);
         assertTrue(segments.contains("total_segments(const float* p_x, float* p_y,"), segments);
+        String narrow = kernels.get(6).cudaSource().orElseThrow();
+        String rowPartials = kernels.get(7).cudaSource().orElseThrow();
+        assertTrue(narrow.contains("total_narrow_rows(const float* p_x, float* p_y,"), narrow);
+        assertTrue(rowPartials.contains("total_row_partials(const float* __restrict__ p_x, float* __restrict__"
+                + " p_sl_partials,"), rowPartials);
     }
 
     @Test
@@ -223,7 +228,12 @@ class KernelLanguageTest {
         assertTrue(cuda.contains("#if defined(__HIPCC_RTC__) || defined(__HIP__)"), cuda);
         assertTrue(cuda.contains("__shfl_down((v), (offset))"), cuda);
         assertEquals(List.of("total_partials", "total_final", "total_segments", "total_columns", "total_column_partials",
-                "total_column_final"), sum().build().kernels().stream().map(Kernel::name).toList());
+                "total_column_final", "total_narrow_rows", "total_row_partials"),
+                sum().build().kernels().stream().map(Kernel::name).toList());
+        for (Kernel k : sum().build().kernels()) {
+            assertTrue(k.cudaSource().orElseThrow().contains("#define SL_SHFL_DOWN") || k.name().contains("column"),
+                    "every kernel that shuffles defines the shuffle: " + k.name());
+        }
     }
 
     @Test
@@ -245,6 +255,44 @@ class KernelLanguageTest {
         // The row kernel: a block per row, its threads striding along the row, thread k at element k of each stride.
         String rows = kernels.get(2).cudaSource().orElseThrow();
         assertTrue(rows.contains("for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {"), rows);
+    }
+
+    @Test
+    void aNarrowRowIsReducedByLanesOfOneWarpWithoutABlockBarrier() {
+        String cuda = sum().build().kernels().get(6).cudaSource().orElseThrow();
+        // Lane p of a row's group takes elements p, p + lanes, ...; a warp goes round the loop as a whole.
+        assertTrue(cuda.contains("for (long long sl_k = sl_part; sl_k < sl_length; sl_k += sl_lanes) {"), cuda);
+        assertTrue(cuda.contains("const long long sl_o = sl_first + sl_lane / sl_lanes;"), cuda);
+        assertTrue(cuda.contains("for (int sl_d = (int) sl_lanes / 2; sl_d > 0; sl_d /= 2) {"), cuda);
+        assertTrue(cuda.contains("float sl_b = SL_SHFL_DOWN(sl_a, sl_d);\n            sl_a = (sl_a + sl_b);"), cuda);
+        assertFalse(cuda.contains("__syncthreads"), "no block barrier: " + cuda);
+        assertFalse(cuda.contains("unsigned long long) sl_i"), "no test per element: " + cuda);
+    }
+
+    @Test
+    void aWideRowsChunkIsReducedByABlockIntoItsPartial() {
+        String cuda = sum().build().kernels().get(7).cudaSource().orElseThrow();
+        assertTrue(cuda.contains("const long long sl_column = (long long) blockIdx.y * sl_chunk_cols;"), cuda);
+        assertTrue(cuda.contains("for (long long sl_k = threadIdx.x; sl_k < sl_length; sl_k += blockDim.x) {"), cuda);
+        assertTrue(cuda.contains("const long long sl_v = sl_o * sl_chunks + blockIdx.y;"), cuda);
+        assertTrue(cuda.contains("p_sl_partials[sl_v] = sl_a;"), cuda);
+    }
+
+    @Test
+    void rowsPickTheirKernelByShapeAlone() {
+        assertEquals(List.of(1L, 2L, 4L, 4L, 8L, 16L, 32L, 32L, 32L), java.util.stream.LongStream.of(1, 2, 3, 4, 5, 9, 32, 33, 1024)
+                .map(DeviceReduction::lanesPerRow).boxed().toList(), "lanes: the fewest powers of two holding a row, 32 at most");
+        // 64 rows of 4 Mi: 16 chunks a row, 1,024 blocks in all.
+        assertEquals(262_144, DeviceReduction.rowChunkCols(64, 4_194_304));
+        // One row: as many chunks of 2,048 columns (a multiple of 32) as the row holds, up to 1,024.
+        assertEquals(2048, DeviceReduction.rowChunkCols(1, 1_000_003));
+        assertEquals(4096, DeviceReduction.rowChunkCols(1, 1024 * 4096));
+        assertEquals(2048, DeviceReduction.rowChunkCols(3, 300_000));
+        // Enough rows, or too few columns for two chunks: one pass.
+        assertEquals(1_000_000, DeviceReduction.rowChunkCols(1024, 1_000_000));
+        assertEquals(1025, DeviceReduction.rowChunkCols(1000, 1025));
+        assertEquals(2048, DeviceReduction.rowChunkCols(2, 2048));
+        assertEquals(1504, DeviceReduction.rowChunkCols(2, 3000));
     }
 
     // ---------------------------------------------------------------- sources at and past the limits

@@ -23,15 +23,18 @@ import joptsimple.OptionSpec;
  * Row-major F32 matrices, two ways:
  * <ul>
  * <li>row and column sums ({@link DeviceReduction#enqueueRows}, {@link DeviceReduction#enqueueColumns}) of a square
- * matrix, a tall and thin one and a short and wide one, each the same number of bytes: the median device time (events)
+ * matrix, a tall and thin one and a short and wide one, each the same number of bytes, and (each path of a row
+ * reduction) rows as wide as a warp's part of a row gets, rows just past that, and a single row: the median device
+ * time (events)
  * of {@code --reps} runs, and the matrix's bytes read per second. On a GPU a kernel keeping the device busy for about a
  * millisecond precedes each timed start, so that the host's enqueue overlaps it;
  * <li>a pitched 2-D copy of a rectangle of a Java {@code float[]} (unpinned: staged by the backend) whose rows are
  * {@code 64} floats longer than the rectangle's, to a dense device buffer and back: the median wall time from the
  * enqueue to the future's completion, and the rectangle's bytes per second.
  * </ul>
- * Defaults on a GPU: 16384 × 16384, 4194304 × 64 and 64 × 4194304 (1 GiB each) for the sums, 8192 × 8192 for the copies,
- * 10 runs; on the CPU simulator 1024 × 1024, 16384 × 64, 64 × 16384 and 1024 × 1024, 3 runs.
+ * Defaults on a GPU: 16384 × 16384, 4194304 × 64, 64 × 4194304, 262144 × 1024, 131072 × 2048 and 1 × 268435456 (1 GiB
+ * each) for the sums, 8192 × 8192 for the copies, 10 runs; on the CPU simulator 1024 × 1024, 16384 × 64, 64 × 16384 and
+ * 1 × 1048576 for the sums and 1024 × 1024 for the copies, 3 runs.
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.MatrixBench
  *     [--api cuda|hip|cpu] [--reps 10]</pre>
@@ -85,8 +88,9 @@ public final class MatrixBench {
             boolean gpu = ctx.api() != Api.CPU;
             int reps = o.reps() > 0 ? o.reps() : gpu ? 10 : 3;
             System.out.printf(Locale.ROOT, "device=%s%napi=%s%nreps=%d%n", ctx.name(), ctx.api().id(), reps);
-            long[][] shapes = gpu ? new long[][] {{16384, 16384}, {4194304, 64}, {64, 4194304}}
-                    : new long[][] {{1024, 1024}, {16384, 64}, {64, 16384}};
+            long[][] shapes = gpu ? new long[][] {{16384, 16384}, {4194304, 64}, {64, 4194304}, {262144, 1024},
+                {131072, 2048}, {1, 268435456}}
+                    : new long[][] {{1024, 1024}, {16384, 64}, {64, 16384}, {1, 1048576}};
             reductions(ctx, gpu, reps, shapes);
             int side = gpu ? 8192 : 1024;
             copies(ctx, reps, side, side);

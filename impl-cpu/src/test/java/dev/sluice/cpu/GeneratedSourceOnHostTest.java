@@ -48,6 +48,60 @@ class GeneratedSourceOnHostTest {
             static sl_dim3 threadIdx, blockIdx, blockDim, gridDim;
             """;
 
+    /**
+     * For running generated C++ on the host with the threads of a block as real threads: {@code __syncthreads} a barrier
+     * of the block, {@code __shfl_down_sync} one of each warp of 32, {@code __shared__} memory static, and
+     * {@code launch(gx, gy, threads, kernel)} running the blocks one after another. Blocks of a multiple of 32 threads.
+     */
+    private static final String THREADED_SHIM = """
+            #include <math.h>
+            #include <stdio.h>
+            #include <pthread.h>
+            #include <thread>
+            #include <vector>
+            #define __global__
+            #define __device__
+            #define __forceinline__ inline
+            #define __shared__ static
+            struct sl_dim3 { unsigned x, y, z; };
+            static thread_local sl_dim3 threadIdx;
+            static sl_dim3 blockIdx, blockDim, gridDim;
+            static pthread_barrier_t sl_barrier;
+            #define __syncthreads() pthread_barrier_wait(&sl_barrier)
+            static const int warpSize = 32;
+            static pthread_barrier_t sl_warp_barriers[32];
+            // A warp's shuffle: each lane leaves its value, the warp meets, each takes the one offset lanes up (its
+            // own past the warp's end), and the warp meets again before the slots are reused. Every lane of the warp
+            // must call it, as __shfl_down_sync with a full mask requires: a kernel that diverges hangs here.
+            template <class T> static T __shfl_down_sync(unsigned, T v, int offset) {
+                static T slots[1024];
+                const unsigned t = threadIdx.x;
+                slots[t] = v;
+                pthread_barrier_wait(&sl_warp_barriers[t / 32]);
+                const T got = t % 32 + offset < 32 ? slots[t + offset] : v;
+                pthread_barrier_wait(&sl_warp_barriers[t / 32]);
+                return got;
+            }
+            template <class F> static void launch(unsigned gx, unsigned gy, unsigned threads, F kernel) {
+                gridDim = {gx, gy, 1};
+                blockDim = {threads, 1, 1};
+                for (unsigned by = 0; by < gy; by++) {
+                    for (unsigned bx = 0; bx < gx; bx++) {
+                        blockIdx = {bx, by, 0};
+                        pthread_barrier_init(&sl_barrier, nullptr, threads);
+                        for (unsigned w = 0; w < threads / 32; w++) pthread_barrier_init(&sl_warp_barriers[w], nullptr, 32);
+                        std::vector<std::thread> block;
+                        for (unsigned t = 0; t < threads; t++) {
+                            block.emplace_back([t, &kernel] { threadIdx = {t, 0, 0}; kernel(); });
+                        }
+                        for (std::thread& t : block) t.join();
+                        pthread_barrier_destroy(&sl_barrier);
+                        for (unsigned w = 0; w < threads / 32; w++) pthread_barrier_destroy(&sl_warp_barriers[w]);
+                    }
+                }
+            }
+            """;
+
     private static final List<DType> TYPES = List.of(DType.I8, DType.U8, DType.I16, DType.I32, DType.I64, DType.F32, DType.F64);
 
     private static final List<String> BODIES = List.of("z = x + y", "z = x - y", "z = x * y", "z = x / y", "z = x % y", "z = -x",
@@ -239,38 +293,7 @@ class GeneratedSourceOnHostTest {
         long[][] launches = {{1, 1, 1, 1, 64}, {1, 70, 1, 3, 64}, {70, 1, 70, 1, 64}, {70, 1, 9, 1, 256},
             {33, 31, 33, 1, 64}, {33, 31, 5, 1, 96}, {257, 65, 64, 3, 64}, {257, 65, 64, 1, 64}, {500, 3, 7, 1, 128},
             {3, 100, 3, 2, 32}, {3, 100, 2, 4, 64}};
-        StringBuilder program = new StringBuilder("""
-                #include <math.h>
-                #include <stdio.h>
-                #include <pthread.h>
-                #include <thread>
-                #include <vector>
-                #define __global__
-                #define __device__
-                #define __forceinline__ inline
-                #define __shared__ static
-                struct sl_dim3 { unsigned x, y, z; };
-                static thread_local sl_dim3 threadIdx;
-                static sl_dim3 blockIdx, blockDim, gridDim;
-                static pthread_barrier_t sl_barrier;
-                #define __syncthreads() pthread_barrier_wait(&sl_barrier)
-                template <class F> static void launch(unsigned gx, unsigned gy, unsigned threads, F kernel) {
-                    gridDim = {gx, gy, 1};
-                    blockDim = {threads, 1, 1};
-                    for (unsigned by = 0; by < gy; by++) {
-                        for (unsigned bx = 0; bx < gx; bx++) {
-                            blockIdx = {bx, by, 0};
-                            pthread_barrier_init(&sl_barrier, nullptr, threads);
-                            std::vector<std::thread> block;
-                            for (unsigned t = 0; t < threads; t++) {
-                                block.emplace_back([t, &kernel] { threadIdx = {t, 0, 0}; kernel(); });
-                            }
-                            for (std::thread& t : block) t.join();
-                            pthread_barrier_destroy(&sl_barrier);
-                        }
-                    }
-                }
-                """);
+        StringBuilder program = new StringBuilder(THREADED_SHIM);
         List<Kernel> kernels = weighted.kernels();
         program.append(kernels.get(3).cudaSource().orElseThrow());
         for (Kernel k : kernels.subList(4, 6)) {
@@ -325,6 +348,99 @@ class GeneratedSourceOnHostTest {
         for (int k = 0; k < launches.length; k++) {
             assertEquals(expected.get(k), lines.get(k), "launch " + java.util.Arrays.toString(launches[k]));
         }
+    }
+
+    /**
+     * The row kernels' C++ run on the host as the column kernels' is, its warp shuffles too: the narrow-row kernel with
+     * every count of lanes, grids short of the rows (so that warps go round again) and past them, and the wide rows'
+     * chunk pass with chunks off the block size, then the final pass over the chunks' partials. A weighted integer sum
+     * (exact in any order) shows that each row counts each of its elements once, at its own index, and that a row's
+     * shuffle tree takes no other row's lanes.
+     */
+    @Test
+    void theGeneratedRowReductionCountsEveryElementOfEachRowOnce() throws Exception {
+        String compiler = findCompiler();
+        assumeTrue(compiler != null, "no c++ or g++ on the PATH");
+        Reduction weighted = Kernels.reduction("weighted").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I64)).accumulator(DType.I64).map("(i64) x * (i + 1)")
+                .reduce("a + b").identity("0").postMap("y = a").build();
+        // rows, cols, lanes per row, blocks, threads per block
+        long[][] narrow = {{1, 1, 1, 1, 32}, {1000, 1, 1, 2, 64}, {50, 2, 2, 1, 32}, {257, 3, 4, 4, 128}, {33, 5, 8, 1, 96},
+            {40, 9, 16, 3, 32}, {100, 33, 32, 3, 64}, {7, 32, 32, 5, 256}, {10, 5, 32, 1, 64}, {9, 1000, 32, 1, 64}};
+        // rows, cols, columns per chunk, blocks across the rows, threads per block
+        long[][] chunked = {{1, 1000, 64, 1, 64}, {3, 1000, 100, 2, 96}, {5, 300, 32, 5, 32}, {2, 257, 256, 1, 256},
+            {4, 70, 7, 3, 64}};
+        List<Kernel> kernels = weighted.kernels();
+        StringBuilder program = new StringBuilder(THREADED_SHIM);
+        program.append(kernels.get(1).cudaSource().orElseThrow()); // the final pass, its helpers and the shuffle macro
+        for (Kernel k : List.of(kernels.get(6), kernels.get(7))) {
+            String source = k.cudaSource().orElseThrow();
+            program.append(source.substring(source.indexOf("extern \"C\"")));
+        }
+        program.append("int main() {\n");
+        List<String> expected = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (long[] l : narrow) {
+            long total = l[0] * l[1];
+            program.append(rowInput(l[0], l[1], 0)).append("        launch(").append(l[3]).append(", 1, ").append(l[4])
+                    .append(", [&] { weighted_narrow_rows(x, y, ").append(l[0]).append(", ").append(l[1]).append(", ")
+                    .append(l[2]).append(", ").append(total).append("); });\n").append(rowOutput(l[0]));
+            expected.add(weightedRowSums((int) l[0], (int) l[1]));
+            names.add("narrow rows " + java.util.Arrays.toString(l));
+        }
+        for (long[] l : chunked) {
+            long total = l[0] * l[1];
+            long chunks = Math.ceilDiv(l[1], l[2]);
+            long values = l[0] * chunks;
+            program.append(rowInput(l[0], l[1], values)).append("        launch(").append(l[3]).append(", ").append(chunks)
+                    .append(", ").append(l[4]).append(", [&] { weighted_row_partials(x, partials, ").append(l[0]).append(", ")
+                    .append(l[1]).append(", ").append(l[2]).append(", ").append(values).append(", ").append(total)
+                    .append("); });\n")
+                    .append("        launch(").append(l[3]).append(", 1, ").append(l[4])
+                    .append(", [&] { weighted_final(partials, y, ").append(l[0]).append(", ").append(chunks).append(", ")
+                    .append(chunks).append(", 1, ").append(values).append("); });\n").append(rowOutput(l[0]));
+            expected.add(weightedRowSums((int) l[0], (int) l[1]));
+            names.add("rows in chunks " + java.util.Arrays.toString(l));
+        }
+        program.append("    return 0;\n}\n");
+        Path dir = Files.createTempDirectory("sluice-generated-rows");
+        Path source = dir.resolve("rows.cpp");
+        Path binary = dir.resolve("rows");
+        Files.writeString(source, program);
+        run(List.of(compiler, "-std=c++14", "-O1", "-w", "-pthread", "-o", binary.toString(), source.toString()));
+        // A time limit: lanes of a warp that miss a shuffle the others make would wait at its barrier for ever.
+        List<String> lines = run(List.of("timeout", "100", binary.toString())).lines().toList();
+        for (int k = 0; k < expected.size(); k++) {
+            assertEquals(expected.get(k), lines.get(k), names.get(k));
+        }
+    }
+
+    /** C++ opening a block with x, the weighted sum's input of {@code rows * cols}, y of {@code rows}, and partials. */
+    private static String rowInput(long rows, long cols, long partials) {
+        long total = rows * cols;
+        return "    {\n        static int x[" + total + "];\n"
+                + "        static long long y[" + rows + "], partials[" + Math.max(1, partials) + "];\n"
+                + "        for (int k = 0; k < " + total + "; k++) x[k] = (int) (2654435761u * (unsigned) k);\n";
+    }
+
+    /** C++ printing y's {@code rows} values on a line, and closing the block. */
+    private static String rowOutput(long rows) {
+        return "        for (int r = 0; r < " + rows + "; r++) printf(r == 0 ? \"%lld\" : \",%lld\", y[r]);\n"
+                + "        printf(\"\\n\");\n    }\n";
+    }
+
+    /** Each row's sum of x[i] * (i + 1), as {@link #rowOutput} prints them. */
+    private static String weightedRowSums(int rows, int cols) {
+        StringBuilder line = new StringBuilder();
+        for (int r = 0; r < rows; r++) {
+            long sum = 0;
+            for (int c = 0; c < cols; c++) {
+                long i = (long) r * cols + c;
+                sum += (long) (int) (2654435761L * i) * (i + 1);
+            }
+            line.append(r == 0 ? "" : ",").append(sum);
+        }
+        return line.toString();
     }
 
     /**
