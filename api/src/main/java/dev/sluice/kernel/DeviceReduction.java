@@ -245,10 +245,18 @@ public final class DeviceReduction implements AutoCloseable {
         }
     }
 
-    /** The lanes of a warp that reduce a narrow row: the fewest, a power of two, that hold it, and 32 at most. */
+    /**
+     * The lanes of a warp that reduce a narrow row: the fewest, a power of two, that leave each at most
+     * {@link #ELEMENTS_PER_LANE} of its elements, and 32 at most. Rows of 64 columns get 8 lanes (a warp reads four rows
+     * at once, eight loads a lane in flight) rather than 32 (two loads a lane, too few to cover the memory's latency).
+     */
     static long lanesPerRow(long cols) {
-        return cols >= 32 ? 32 : Long.highestOneBit(2 * cols - 1);
+        long lanes = Math.ceilDiv(cols, ELEMENTS_PER_LANE);
+        return lanes >= 32 ? 32 : Long.highestOneBit(2 * lanes - 1);
     }
+
+    /** Elements a lane of a narrow row reads at most, where the row is narrow enough for fewer than 32 lanes. */
+    static final int ELEMENTS_PER_LANE = 8;
 
     /**
      * The columns each chunk of a row reduction holds: all of them where the rows fill the device, else enough chunks

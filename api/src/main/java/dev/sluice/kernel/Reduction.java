@@ -17,7 +17,8 @@ import java.util.List;
  *
  * <p>How the result is produced: a whole buffer in two passes (each block reduces its share to one partial value,
  * then one block reduces the partials and runs the post-map); the rows of a 2-D buffer in one pass, rows of up to
- * 1,024 columns by the fewest lanes of a warp (a power of two up to 32) that hold one, several rows a block, wider
+ * 1,024 columns by the fewest lanes of a warp (a power of two up to 32) that leave each at most 8 of its elements,
+ * several rows a block, wider
  * rows a block each, or, with fewer than 1,024 wide rows, in two passes (each row is split into chunks of at least
  * 2,048 columns over the grid's second dimension, enough for about 1,024 blocks, each block reduces a chunk to a
  * partial value, and a second pass reduces each row's partials in chunk order and runs the post-map); its columns with a block per tile of 32 adjacent columns, in one pass, or in two where there are too few tiles to

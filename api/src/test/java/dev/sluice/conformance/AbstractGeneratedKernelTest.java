@@ -388,17 +388,18 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
 
     /**
      * Shapes for the row and column kernels: single rows and columns, sizes off the warp and block sizes, tall, wide. Rows
-     * take each of their paths: narrow rows a part of a warp each (1 to 32 lanes), a few wide rows split into chunks
+     * take each of their paths: narrow rows a part of a warp each (1 to 32 lanes: 1 for 3 columns, 2 for 12, 4 for 31,
+     * 8 for 33, 16 for 65 and 100, 32 for 1,000), a few wide rows split into chunks
      * of columns ({1, 1,000,003} into 489, {3, 300,000} into 147), and a block per row ({1100, 1030}).
      */
     private static final long[][] AXIS_SHAPES = {
         {1, 1}, {1, 1000}, {1000, 1}, {33, 31}, {31, 33}, {257, 65}, {5000, 3}, {70_001, 2}, {3, 40_000}, {2, 100_003},
-        {1, 1_000_003}, {3, 300_000}, {100_000, 5}, {100_000, 33}, {1100, 1030},
+        {1, 1_000_003}, {3, 300_000}, {100_000, 5}, {100_000, 33}, {1100, 1030}, {4099, 12}, {2049, 100},
     };
 
     /** Shapes taking each path of a row reduction, as in {@link #AXIS_SHAPES}. */
     private static final long[][] ROW_PATH_SHAPES = {{1, 1}, {1, 1_000_003}, {3, 300_000}, {100_000, 5}, {100_000, 33},
-        {1100, 1030}};
+        {1100, 1030}, {4099, 12}, {2049, 100}};
 
     @TestFactory
     Stream<DynamicTest> rowSumsInEveryAccumulatorTypeMatchTheHostExactlyOnEveryPath() {

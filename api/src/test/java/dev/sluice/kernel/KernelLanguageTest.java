@@ -280,8 +280,10 @@ class KernelLanguageTest {
 
     @Test
     void rowsPickTheirKernelByShapeAlone() {
-        assertEquals(List.of(1L, 2L, 4L, 4L, 8L, 16L, 32L, 32L, 32L), java.util.stream.LongStream.of(1, 2, 3, 4, 5, 9, 32, 33, 1024)
-                .map(DeviceReduction::lanesPerRow).boxed().toList(), "lanes: the fewest powers of two holding a row, 32 at most");
+        assertEquals(List.of(1L, 1L, 2L, 2L, 4L, 4L, 8L, 8L, 16L, 32L, 32L),
+                java.util.stream.LongStream.of(1, 8, 9, 16, 17, 32, 33, 64, 65, 129, 1024)
+                        .map(DeviceReduction::lanesPerRow).boxed().toList(),
+                "lanes: the fewest powers of two leaving at most 8 elements a lane, 32 at most");
         // 64 rows of 4 Mi: 16 chunks a row, 1,024 blocks in all.
         assertEquals(262_144, DeviceReduction.rowChunkCols(64, 4_194_304));
         // One row: as many chunks of 2,048 columns (a multiple of 32) as the row holds, up to 1,024.
