@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.engine.Region;
+import dev.sluice.engine.ReplayedWork;
 import dev.sluice.engine.StreamEngine;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
@@ -677,7 +678,7 @@ public final class DeviceStream implements AutoCloseable {
      * it holds a native graph.
      */
     public RepeatedWork repeatedWork() {
-        return new RepeatedWork(this, engine.repeatedWork());
+        return new RepeatedWork(this, new ReplayedWork(engine));
     }
 
     // ---------------------------------------------------------------- interoperation

@@ -35,8 +35,9 @@ public final class ReplayedWork {
     private volatile long builds;
     private volatile long fallbacks;
 
-    ReplayedWork(ContextCore context, StreamEngine stream) {
-        this.context = context;
+    /** Repeated work on {@code stream}, with no graph yet. */
+    public ReplayedWork(StreamEngine stream) {
+        this.context = stream.core.context();
         this.stream = stream;
     }
 
@@ -74,12 +75,11 @@ public final class ReplayedWork {
         stream.core.lock();
         try {
             stream.checkOpenLocked();
-            Recording other = stream.swapRecording(r);
-            if (stream.isCapturing() || other != null) {
-                stream.swapRecording(other);
+            if (stream.isCapturing() || stream.recording != null) {
                 throw new IllegalStateException(stream + " is capturing or recording other repeated work: " + name
                         + " cannot begin on it now");
             }
+            stream.recording = r;
         } finally {
             stream.core.unlock();
         }
@@ -100,11 +100,11 @@ public final class ReplayedWork {
 
     /** Ends {@code r} if the stream still records into it; false if it was submitted already. Under the lock. */
     private static boolean take(StreamEngine s, Recording r) {
-        Recording current = s.swapRecording(null);
-        if (current != r) {
-            s.swapRecording(current);
+        if (s.recording != r) {
+            return false;
         }
-        return current == r;
+        s.recording = null;
+        return true;
     }
 
     /** Ends {@code r} and submits what it recorded; {@code f} completes after all of it. */
@@ -141,23 +141,14 @@ public final class ReplayedWork {
             s.claims().orderAfterHazards();
             // Held work is launched later, from a queue: the graph updated for it would be updated again by then.
             if (!s.handle.isHolding() && !s.isCapturing()) {
-                boolean built = graph == null || !sameShape(shape, r.work()) || !update(r);
-                UpdatableGraph g = built ? build(r) : graph;
+                List<WorkStep> work = r.work();
+                boolean built = graph == null || !sameShape(shape, work) || !update(work);
+                UpdatableGraph g = built ? build(work) : graph;
                 if (g != null) {
                     s.handle.launchGraph(g);
                     r.markReplayed(s);
                     replays++;
-                    String kind = built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY;
-                    if (!s.traced()) {
-                        return s.mark(f, kind, g);
-                    }
-                    String userLabel = s.swapLabel(null); // the span says what the graph ran (the lock is reentrant)
-                    s.swapLabel(r.traceLabel(userLabel));
-                    try {
-                        return s.mark(f, kind, g);
-                    } finally {
-                        s.swapLabel(userLabel);
-                    }
+                    return s.markReplay(f, built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY, g, r);
                 }
             }
             s.claims().giveBack(); // claimed again step by step
@@ -179,8 +170,7 @@ public final class ReplayedWork {
         return true;
     }
 
-    private boolean update(Recording r) {
-        List<WorkStep> work = r.work();
+    private boolean update(List<WorkStep> work) {
         UpdatableGraph g = graph;
         if (g != null && g.update(work)) {
             shape = work;
@@ -189,9 +179,8 @@ public final class ReplayedWork {
         return false;
     }
 
-    /** A new graph for {@code r}, the old one destroyed (launches already enqueued still run); null if unsupported. */
-    private @Nullable UpdatableGraph build(Recording r) {
-        List<WorkStep> work = r.work();
+    /** A new graph for {@code work}, the old one destroyed (launches already enqueued still run); null if unsupported. */
+    private @Nullable UpdatableGraph build(List<WorkStep> work) {
         UpdatableGraph made;
         try {
             made = context.handle().buildGraph(work);

@@ -52,8 +52,8 @@ public final class StreamEngine {
     private final StreamClaims claims;
     /** The capture in progress, or null. Under the lock. */
     private @Nullable GraphCapture capture;
-    /** The repeated work being recorded, or null. Under the lock. */
-    private @Nullable Recording recording;
+    /** The repeated work being recorded, or null: set and ended by {@link ReplayedWork}. Under the lock. */
+    @Nullable Recording recording;
 
     StreamEngine(ContextCore context, StreamHandle stream, boolean isDefault, int index, Object owner) {
         this.context = context;
@@ -130,6 +130,12 @@ public final class StreamEngine {
      * @param keepAlive kept reachable until the device has finished the operation (Java memory it reads or writes)
      */
     <F extends Operation<?>> F mark(F f, @Nullable String kind, @Nullable Object keepAlive) {
+        return mark(f, kind, keepAlive, label);
+    }
+
+    /** {@link #mark} with {@code spanLabel} for the stream's label, for the observers and the trace. */
+    private <F extends Operation<?>> F mark(F f, @Nullable String kind, @Nullable Object keepAlive,
+            @Nullable String spanLabel) {
         if (capture != null) {
             f.attach(core);
             f.fail(new IllegalStateException(
@@ -137,10 +143,10 @@ public final class StreamEngine {
         } else {
             if (kind != null && f instanceof Operation.Observing o) {
                 f.attach(core); // its observers name the stream
-                o.enqueued(kind, isCopy(kind) ? copyBytes : 0, label);
+                o.enqueued(kind, isCopy(kind) ? copyBytes : 0, spanLabel);
             }
             if (tracer != null) {
-                markTraced(tracer, f, kind, keepAlive);
+                markTraced(tracer, f, kind, keepAlive, spanLabel);
             } else {
                 core.mark(f, keepAlive);
             }
@@ -157,13 +163,14 @@ public final class StreamEngine {
     }
 
     /** {@link #mark} with tracing on: the end point goes before the marker, so the marker's completion implies it. */
-    private void markTraced(Tracer t, Operation<?> f, @Nullable String kind, @Nullable Object keepAlive) {
+    private void markTraced(Tracer t, Operation<?> f, @Nullable String kind, @Nullable Object keepAlive,
+            @Nullable String spanLabel) {
         Tracer.Point start = traceStart;
         Tracer.Point end = kind != null && start != null ? t.record(handle, null) : null;
         core.markAlone(f, keepAlive);
         if (end != null) {
             traceStart = null;
-            t.add(index, name(), kind, label, start, end, f);
+            t.add(index, name(), kind, spanLabel, start, end, f);
         }
     }
 
@@ -479,18 +486,6 @@ public final class StreamEngine {
 
     // ---------------------------------------------------------------- repeated work
 
-    /** Repeated work on this stream. */
-    public ReplayedWork repeatedWork() {
-        return new ReplayedWork(context, this);
-    }
-
-    /** Sets the recording that this stream's enqueues go to, or ends it ({@code null}); returns the one it had. */
-    @Nullable Recording swapRecording(@Nullable Recording r) {
-        Recording old = recording;
-        recording = r;
-        return old;
-    }
-
     /** Marks {@code f}, run by a graph launch whose span traces it: observers hear of its enqueue. Under the lock. */
     <F extends Operation<?>> F markRecorded(F f, String kind, long bytes, @Nullable Object keepAlive) {
         if (f instanceof Operation.Observing o) {
@@ -502,9 +497,9 @@ public final class StreamEngine {
         return f;
     }
 
-    /** Whether operations are traced now (a span's label is worth making). Under the lock. */
-    boolean traced() {
-        return tracer != null && capture == null;
+    /** {@link #mark} for a graph launch of repeated work; traced, its span is labelled with what the launch ran. */
+    <F extends Operation<?>> F markReplay(F f, String kind, Object graph, Recording r) {
+        return mark(f, kind, graph, tracer != null && capture == null ? r.traceLabel(label) : label);
     }
 
     // ---------------------------------------------------------------- events, waits, host work

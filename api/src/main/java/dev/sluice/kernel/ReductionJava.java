@@ -44,19 +44,12 @@ final class ReductionJava {
 
     JavaKernel java(String kernelName, List<Symbol> symbols, Map<String, Integer> position, boolean fromPartials,
             boolean toPartials) {
-        MethodTypeDesc longArg = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int);
         MethodTypeDesc intGetter = MethodTypeDesc.of(ConstantDescs.CD_int);
         TypeKind k = JavaCode.kind(acc);
         return Generated.kernel(kernelName, cb -> {
-            Label end = cb.newLabel();
-            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            Label end = threadZeroOnly(cb);
             int[] slots = Params.load(cb, symbols);
-            int[] geometry = new int[ReductionCode.GEOMETRY.size()];
-            for (int g = 0; g < geometry.length; g++) {
-                geometry[g] = cb.allocateLocal(TypeKind.LONG);
-                cb.aload(1).loadConstant(symbols.size() + g).invokeinterface(Generated.KERNEL_THREAD, "longArg", longArg)
-                        .lstore(geometry[g]);
-            }
+            int[] geometry = geometry(cb, symbols.size(), ReductionCode.GEOMETRY.size());
             int count = geometry[0];
             int length = geometry[1];
             int outer = geometry[2];
@@ -86,23 +79,11 @@ final class ReductionJava {
             cb.lload(o).lload(outer).lmul().lload(kk).lload(inner).lmul().ladd().lstore(i);
             cb.lload(i).lload(total).invokestatic(ConstantDescs.CD_Long, "compareUnsigned",
                     MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long, ConstantDescs.CD_long)).ifge(segmentDone);
-            if (fromPartials) {
-                JavaCode.loadElement(cb, slots[position.get(ReductionCode.PARTIALS)], i, acc);
-            } else {
-                code.converted(map, acc);
-            }
-            cb.storeLocal(k, b);
-            code.converted(reduce, acc);
-            cb.storeLocal(k, a);
+            fold(cb, code, fromPartials ? slots[position.get(ReductionCode.PARTIALS)] : -1, i, a, b);
             cb.lload(kk).lconst_1().ladd().lstore(kk);
             cb.goto_(elements);
             cb.labelBinding(segmentDone);
-            if (toPartials) {
-                cb.loadLocal(k, a);
-                JavaCode.storeElement(cb, slots[position.get(ReductionCode.PARTIALS)], o, acc);
-            } else {
-                code.statements(postMap);
-            }
+            write(cb, code, toPartials ? slots[position.get(ReductionCode.PARTIALS)] : -1, o, a);
             cb.lload(o).lload(step).ladd().lstore(o);
             cb.goto_(segments);
             cb.labelBinding(end);
@@ -143,22 +124,15 @@ final class ReductionJava {
      */
     JavaKernel columnsJava(String kernelName, List<Symbol> symbols, Map<String, Integer> position,
             boolean fromPartials, boolean toPartials) {
-        MethodTypeDesc longArg = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int);
         MethodTypeDesc intGetter = MethodTypeDesc.of(ConstantDescs.CD_int);
         MethodTypeDesc dim = MethodTypeDesc.of(Generated.DIM);
         MethodTypeDesc longPair = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_long, ConstantDescs.CD_long);
         MethodTypeDesc unsignedCompare = MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long, ConstantDescs.CD_long);
         TypeKind k = JavaCode.kind(acc);
         return Generated.kernel(kernelName, cb -> {
-            Label end = cb.newLabel();
-            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            Label end = threadZeroOnly(cb);
             int[] slots = Params.load(cb, symbols);
-            int[] geometry = new int[ReductionCode.COLUMN_GEOMETRY.size()];
-            for (int g = 0; g < geometry.length; g++) {
-                geometry[g] = cb.allocateLocal(TypeKind.LONG);
-                cb.aload(1).loadConstant(symbols.size() + g).invokeinterface(Generated.KERNEL_THREAD, "longArg", longArg)
-                        .lstore(geometry[g]);
-            }
+            int[] geometry = geometry(cb, symbols.size(), ReductionCode.COLUMN_GEOMETRY.size());
             int cols = geometry[0];
             int rows = geometry[1];
             int chunkRows = geometry[2];
@@ -207,26 +181,14 @@ final class ReductionJava {
             cb.lload(r).lload(cols).lmul().lload(j).ladd().lstore(i);
             cb.lload(i).lload(total).invokestatic(ConstantDescs.CD_Long, "compareUnsigned", unsignedCompare)
                     .ifge(columnDone);
-            if (fromPartials) {
-                JavaCode.loadElement(cb, slots[position.get(ReductionCode.PARTIALS)], i, acc);
-            } else {
-                code.converted(map, acc);
-            }
-            cb.storeLocal(k, b);
-            code.converted(reduce, acc);
-            cb.storeLocal(k, a);
+            fold(cb, code, fromPartials ? slots[position.get(ReductionCode.PARTIALS)] : -1, i, a, b);
             cb.lload(r).lconst_1().ladd().lstore(r);
             cb.goto_(elements);
             cb.labelBinding(columnDone);
             cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "blockIdxY", intGetter).i2l().lload(cols).lmul()
                     .lload(j).ladd().lstore(o);
             cb.lload(o).lload(count).lcmp().ifge(written);
-            if (toPartials) {
-                cb.loadLocal(k, a);
-                JavaCode.storeElement(cb, slots[position.get(ReductionCode.PARTIALS)], o, acc);
-            } else {
-                code.statements(postMap);
-            }
+            write(cb, code, toPartials ? slots[position.get(ReductionCode.PARTIALS)] : -1, o, a);
             cb.labelBinding(written);
             cb.lload(j).lconst_1().ladd().lstore(j);
             cb.goto_(columns);
@@ -249,8 +211,7 @@ final class ReductionJava {
         MethodTypeDesc bitCount = MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long);
         TypeKind k = JavaCode.kind(acc);
         return Generated.kernel(kernelName, cb -> {
-            Label end = cb.newLabel();
-            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            Label end = threadZeroOnly(cb);
             int[] slots = Params.load(cb, symbols);
             int[] geometry = geometry(cb, symbols.size(), ReductionCode.NARROW_GEOMETRY.size());
             int count = geometry[0];
@@ -309,8 +270,7 @@ final class ReductionJava {
         MethodTypeDesc unsignedCompare = MethodTypeDesc.of(ConstantDescs.CD_int, ConstantDescs.CD_long, ConstantDescs.CD_long);
         TypeKind k = JavaCode.kind(acc);
         return Generated.kernel(kernelName, cb -> {
-            Label end = cb.newLabel();
-            cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", intGetter).ifne(end);
+            Label end = threadZeroOnly(cb);
             int[] slots = Params.load(cb, symbols);
             int[] geometry = geometry(cb, symbols.size(), ReductionCode.ROW_CHUNK_GEOMETRY.size());
             int rowCount = geometry[0];
@@ -365,6 +325,40 @@ final class ReductionJava {
         }, tooLarge);
     }
 
+    /** Sends every thread but thread 0 of its block to the label returned, which the kernel binds at its end. */
+    private static Label threadZeroOnly(CodeBuilder cb) {
+        Label end = cb.newLabel();
+        cb.aload(1).invokeinterface(Generated.KERNEL_THREAD, "threadIdxX", MethodTypeDesc.of(ConstantDescs.CD_int))
+                .ifne(end);
+        return end;
+    }
+
+    /**
+     * Folds element {@code i} into {@code a}: {@code b} = its mapped value (or, with {@code partials} a slot, the
+     * partial value there), then {@code a} = reduce(a, b).
+     */
+    private void fold(CodeBuilder cb, JavaCode code, int partials, int i, int a, int b) {
+        TypeKind k = JavaCode.kind(acc);
+        if (partials >= 0) {
+            JavaCode.loadElement(cb, partials, i, acc);
+        } else {
+            code.converted(map, acc);
+        }
+        cb.storeLocal(k, b);
+        code.converted(reduce, acc);
+        cb.storeLocal(k, a);
+    }
+
+    /** Writes {@code a} as result {@code o}: into the partials at slot {@code partials}, or through the post-map. */
+    private void write(CodeBuilder cb, JavaCode code, int partials, int o, int a) {
+        if (partials >= 0) {
+            cb.loadLocal(JavaCode.kind(acc), a);
+            JavaCode.storeElement(cb, partials, o, acc);
+        } else {
+            code.statements(postMap);
+        }
+    }
+
     /** Loads the launch's {@code size} geometry arguments, after its {@code params} others, into new long locals. */
     private static int[] geometry(CodeBuilder cb, int params, int size) {
         MethodTypeDesc longArg = MethodTypeDesc.of(ConstantDescs.CD_long, ConstantDescs.CD_int);
@@ -405,10 +399,7 @@ final class ReductionJava {
         cb.labelBinding(elements);
         cb.lload(kk).lload(length).lcmp().ifge(done);
         cb.lload(start).lload(kk).ladd().lstore(i);
-        code.converted(map, acc);
-        cb.storeLocal(k, b);
-        code.converted(reduce, acc);
-        cb.storeLocal(k, a);
+        fold(cb, code, -1, i, a, b);
         cb.lload(kk).lconst_1().ladd().lstore(kk);
         cb.goto_(elements);
         cb.labelBinding(done);

@@ -142,6 +142,29 @@ class DeviceMetricsTest {
     }
 
     @Test
+    void repeatedWorkCountsItsGraphLaunchesAsReplayAndItsOperationsUnderTheirOwn() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx, Tags.empty());
+        metrics.bindTo(registry);
+        assertEquals(13, DeviceMetrics.index(dev.sluice.TraceSpan.REPLAY));
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer b = ctx.allocate(DType.F32, 16);
+        try (dev.sluice.RepeatedWork work = s.repeatedWork()) {
+            for (int i = 0; i < 3; i++) {
+                work.enqueue(w -> {
+                    w.enqueueMemset(b, 0);
+                    w.enqueueMemset(b, 1);
+                }).join();
+            }
+            assertEquals(3, work.replays(), "every call a graph launch");
+        }
+        s.synchronize();
+        assertEquals(3, registry.get("sluice.operations.enqueued").tags("stream", s.name(), "category", "replay")
+                .functionCounter().count(), "the graph launches, the first (built) one too");
+        assertEquals(6, registry.get("sluice.operations.enqueued").tags("stream", s.name(), "category", "memset")
+                .functionCounter().count(), "the operations each launch ran");
+    }
+
+    @Test
     void aBinderNeverClosedLeavesTheRecorderOnceItsContextCloses() throws InterruptedException {
         DeviceContext other = DeviceContext.open(Api.CPU, 0);
         DeviceMetrics metrics = new DeviceMetrics(other);
