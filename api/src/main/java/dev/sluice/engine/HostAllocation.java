@@ -3,19 +3,15 @@ package dev.sluice.engine;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.HostMemory;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Pinned or registered host memory a context owns: the native memory, the uses of streams that have not finished with
  * it, whether its owner closed it, and when it was released. Every view of it shares this object.
  */
-public final class HostAllocation {
+public final class HostAllocation extends OwnedMemory {
 
-    final ContextCore context;
     final HostMemory memory;
-    final UseTracker uses = new UseTracker();
-    final AtomicBoolean closed = new AtomicBoolean();
     /** For memory mapped from a device buffer: copies the contents back before the memory is freed. */
     private @Nullable Runnable writeBack;
     /**
@@ -27,28 +23,13 @@ public final class HostAllocation {
     private final CompletableFuture<Void> released = new CompletableFuture<>();
 
     HostAllocation(ContextCore context, HostMemory memory) {
-        this.context = context;
+        super(context);
         this.memory = memory;
     }
 
     /** The native memory. */
     public HostMemory memory() {
         return memory;
-    }
-
-    /** Whether its owner closed it. */
-    public boolean isClosed() {
-        return closed.get();
-    }
-
-    /** Marks it closed; true for the one caller that did, who then {@linkplain ContextCore#release(HostAllocation) releases} it. */
-    public boolean close() {
-        return closed.compareAndSet(false, true);
-    }
-
-    /** The closed flag, for the leak detector. */
-    public AtomicBoolean closedFlag() {
-        return closed;
     }
 
     /** Sets what copies the memory back to the device buffer it maps, before it is freed. */

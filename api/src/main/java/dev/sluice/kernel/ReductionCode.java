@@ -410,7 +410,7 @@ final class ReductionCode {
 
     /**
      * The narrow-row kernel: {@code sl_lanes} adjacent lanes of a warp (a power of two up to 32: the launch picks the
-     * smallest that covers a row, or 32) reduce a row, lane {@code p} taking its elements {@code p, p + lanes, ...}, and
+     * fewest that leave each lane at most {@link DeviceReduction#ELEMENTS_PER_LANE} elements) reduce a row, lane {@code p} taking its elements {@code p, p + lanes, ...}, and
      * combine their values with shuffles in a fixed tree (lane {@code p} takes lane {@code p + d}'s, {@code d} halving
      * from {@code lanes / 2}); a block of 256 threads holds {@code 256 / lanes} rows, adjacent, so a warp's loads are one
      * run of the buffer. No block barrier and no idle warps: a block per row of 64 columns left three quarters of its
