@@ -437,7 +437,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         synchronized (lock) {
             if (closed) {
                 failed(null);
-                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: " + describe(input)
+                failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(input)
                         + " arrived after the function closed on device " + deviceName));
                 return;
             }
@@ -470,7 +470,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (result == null) {
             failed(running);
             laneFreeAfterItsWork(lane, input);
-            resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage returned null instead of a"
+            failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage returned null instead of a"
                     + " future for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
             return;
         }
@@ -497,7 +497,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 fail(resultFuture, lane, input, new GpuStageException("sluice-flink: " + describe(input)
                         + " failed on device " + deviceName + " (lane " + lane.index() + "): " + cause, cause));
             } else if (out == null) {
-                resultFuture.completeExceptionally(new GpuStageException("sluice-flink: the stage's future completed"
+                failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage's future completed"
                         + " with null for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
             } else {
                 resultFuture.complete(Collections.singleton(out));
@@ -512,7 +512,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private void fail(ResultFuture<OUT> resultFuture, GpuLane lane, IN input, GpuStageException failure) {
         DeviceException sticky = stickyFault(failure);
         if (sticky == null || !stickyFaultIsFatal) {
-            resultFuture.completeExceptionally(failure);
+            failOnTaskThread(resultFuture, failure);
             return;
         }
         StickyDeviceFaultError fatal = new StickyDeviceFaultError("sluice-flink: a sticky device fault on device "
@@ -528,6 +528,19 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
                 throw e;
             }
             throw (Exception) thrown;
+        });
+    }
+
+    /**
+     * Fails an element with {@code failure} on the task thread. Not {@code completeExceptionally}: Flink's async operator
+     * then takes the element out of its queue at once and fails the task later, from another thread, so a checkpoint
+     * taken in between would not hold the element, and a restore from it would lose it (a restart test lost the
+     * elements in flight at a fault that way). A result that throws when the task thread takes it fails the task there,
+     * with the element still in the queue, and so in any checkpoint taken before.
+     */
+    private static <T> void failOnTaskThread(ResultFuture<T> resultFuture, Exception failure) {
+        resultFuture.complete(() -> {
+            throw failure;
         });
     }
 
@@ -619,7 +632,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (r != null || wasWaiting) { // neither: its result raced the timer and was counted
             failed(r);
         }
-        resultFuture.completeExceptionally(new TimeoutException("sluice-flink: " + describe(input) + " timed out "
+        failOnTaskThread(resultFuture, new TimeoutException("sluice-flink: " + describe(input) + " timed out "
                 + where + ", with " + running + " element(s) in flight over " + lanes + " lane(s)"));
     }
 

@@ -76,12 +76,12 @@ class SluiceAsyncFunctionRecoveryTest {
     static final long FAULT_FROM = 1000;
 
     /** out[i] = in[i] * in[i] for i below n. */
-    static final Kernel SQUARE = square("square");
+    static final Kernel SQUARE = TestJobs.squareKernel("square");
     /**
      * The same kernel under another name: the fault plan of every context of the first attempt makes each launch of
      * it throw, and the stage launches it for one batch only.
      */
-    static final Kernel SQUARE_AT_FAULT = square("square_at_fault");
+    static final Kernel SQUARE_AT_FAULT = TestJobs.squareKernel("square_at_fault");
 
     /** Committed batches of result ids, by committable: a committable re-committed after a restore counts once. */
     static final Map<String, long[]> COMMITTED = new ConcurrentHashMap<>();
@@ -89,29 +89,6 @@ class SluiceAsyncFunctionRecoveryTest {
     static final AtomicBoolean FAULT_PENDING = new AtomicBoolean();
     static final List<String> FAILURES = new CopyOnWriteArrayList<>();
     static final AtomicInteger HIGHEST_ATTEMPT = new AtomicInteger();
-
-    private static Kernel square(String name) {
-        return Kernel.named(name)
-                .param(KernelParam.pointer("in", DType.F32))
-                .param(KernelParam.pointer("out", DType.F32))
-                .param(KernelParam.scalar("n", DType.I64))
-                .cudaSource("""
-                        extern "C" __global__ void %s(const float* in, float* out, long long n) {
-                            long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-                            if (i < n) {
-                                out[i] = in[i] * in[i];
-                            }
-                        }
-                        """.formatted(name))
-                .java(t -> {
-                    long i = t.globalIdX();
-                    if (i < t.longArg(2)) {
-                        float v = t.pointer(0).getAtIndex(JAVA_FLOAT, i);
-                        t.pointer(1).setAtIndex(JAVA_FLOAT, i, v * v);
-                    }
-                })
-                .build();
-    }
 
     @AfterEach
     void everyContextClosed() throws InterruptedException {

@@ -58,26 +58,7 @@ class SluiceAsyncFunctionTest {
             .build());
 
     /** out[i] = in[i] * in[i] for i below n. */
-    static final Kernel SQUARE = Kernel.named("square")
-            .param(KernelParam.pointer("in", DType.F32))
-            .param(KernelParam.pointer("out", DType.F32))
-            .param(KernelParam.scalar("n", DType.I64))
-            .cudaSource("""
-                    extern "C" __global__ void square(const float* in, float* out, long long n) {
-                        long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-                        if (i < n) {
-                            out[i] = in[i] * in[i];
-                        }
-                    }
-                    """)
-            .java(t -> {
-                long i = t.globalIdX();
-                if (i < t.longArg(2)) {
-                    float v = t.pointer(0).getAtIndex(JAVA_FLOAT, i);
-                    t.pointer(1).setAtIndex(JAVA_FLOAT, i, v * v);
-                }
-            })
-            .build();
+    static final Kernel SQUARE = TestJobs.squareKernel("square");
 
     /**
      * Like {@link #SQUARE}, but a thread that reads 5.0 faults the context, as an illegal address would: on the CPU
