@@ -510,7 +510,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * with a result that throws a {@link StickyDeviceFaultError} when Flink takes it, on the task thread.
      */
     private void fail(ResultFuture<OUT> resultFuture, GpuLane lane, IN input, GpuStageException failure) {
-        DeviceException sticky = stickyFault(failure);
+        DeviceException sticky = StickyDeviceFaultError.stickyCause(failure);
         if (sticky == null || !stickyFaultIsFatal) {
             failOnTaskThread(resultFuture, failure);
             return;
@@ -532,27 +532,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     /**
-     * Fails an element with {@code failure} on the task thread. Not {@code completeExceptionally}: Flink's async operator
-     * then takes the element out of its queue at once and fails the task later, from another thread, so a checkpoint
-     * taken in between would not hold the element, and a restore from it would lose it (a restart test lost the
-     * elements in flight at a fault that way). A result that throws when the task thread takes it fails the task there,
-     * with the element still in the queue, and so in any checkpoint taken before.
+     * Fails an element on the task thread, with the element still in the async operator's queue (and so in a checkpoint
+     * taken before): {@code completeExceptionally} would drop it from the queue at once and fail the task later, from
+     * another thread, and a checkpoint taken in between, restored, would lose it.
      */
     private static <T> void failOnTaskThread(ResultFuture<T> resultFuture, Exception failure) {
         resultFuture.complete(() -> {
             throw failure;
         });
-    }
-
-    /** The sticky {@link DeviceException} among {@code failure}'s causes, or null. */
-    private static @Nullable DeviceException stickyFault(Throwable failure) {
-        int depth = 0;
-        for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
-            if (t instanceof DeviceException d && d.isSticky()) {
-                return d;
-            }
-        }
-        return null;
     }
 
     /**

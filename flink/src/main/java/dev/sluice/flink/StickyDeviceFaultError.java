@@ -1,6 +1,8 @@
 package dev.sluice.flink;
 
+import dev.sluice.DeviceException;
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A sticky device fault that a {@link SluiceAsyncFunction} turns into a fatal error of its TaskManager: on CUDA a sticky
@@ -20,5 +22,16 @@ public final class StickyDeviceFaultError extends InternalError {
     /** The fatal error described by {@code message}, caused by the element's failure {@code cause}. */
     public StickyDeviceFaultError(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /** The sticky {@link DeviceException} among {@code failure}'s causes (32 deep at most), or null. */
+    static @Nullable DeviceException stickyCause(Throwable failure) {
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t instanceof DeviceException d && d.isSticky()) {
+                return d;
+            }
+        }
+        return null;
     }
 }
