@@ -7,6 +7,7 @@ import dev.sluice.TraceSpan;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.WorkStep;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -27,9 +28,35 @@ final class Recording {
      * @param regions   the memory it uses, claimed when it is submitted
      * @param writes    whether it writes each region
      * @param arguments each region's argument name, for the refusal of a region closed since
+     * @param host      the page-locked host memory a copy to or from the host uses, claimed when it is submitted
      */
     record Step(WorkStep work, Operation<?> future, String kind, @Nullable Object keep, Region[] regions,
-            boolean[] writes, String[] arguments) {
+            boolean[] writes, String[] arguments, @Nullable HostUse host) {
+
+        Step(WorkStep work, Operation<?> future, String kind, @Nullable Object keep, Region[] regions, boolean[] writes,
+                String[] arguments) {
+            this(work, future, kind, keep, regions, writes, arguments, null);
+        }
+
+        /** The bytes a copy moves, for listeners and metrics; 0 for other steps. */
+        long bytes() {
+            return switch (work) {
+                case WorkStep.Copy c -> c.bytes();
+                case WorkStep.Upload u -> u.bytes();
+                case WorkStep.Download d -> d.bytes();
+                case WorkStep.Launch _, WorkStep.Fill _ -> 0;
+            };
+        }
+    }
+
+    /**
+     * Host memory a recorded copy uses.
+     *
+     * @param buffer   the pinned or registered memory
+     * @param what     the host buffer, named if it closed since the caller's check
+     * @param argument its argument's name
+     */
+    record HostUse(HostAllocation buffer, Object what, String argument) {
     }
 
     private final List<Step> steps = new ArrayList<>();
@@ -44,6 +71,10 @@ final class Recording {
             if (step.regions()[i].allocation().closed.get()) {
                 throw new ClosedResourceException(step.arguments()[i] + " " + step.regions()[i].what());
             }
+        }
+        HostUse h = step.host();
+        if (h != null && h.buffer().closed.get()) {
+            throw new ClosedResourceException(h.argument() + " " + h.what());
         }
         step.future().attach(core); // a wait for it on this stream, in the body, needs none
         step.future().recordedUnsubmitted(); // a wait for it anywhere else is refused until it is submitted
@@ -61,6 +92,22 @@ final class Recording {
         return new Step(new WorkStep.Copy(source.memory(), source.byteOffset(), destination.memory(),
                 destination.byteOffset(), bytes), f, TraceSpan.DEVICE_TO_DEVICE, null, new Region[] {source, destination},
                 new boolean[] {false, true}, new String[] {"source", "destination"});
+    }
+
+    /** The step of a copy of {@code source}, page-locked memory of the stream's context, to {@code destination}. */
+    static Step upload(Operation<?> f, MemorySegment source, HostAllocation sourceBuffer, Object sourceWhat,
+            Region destination) {
+        return new Step(new WorkStep.Upload(source, destination.memory(), destination.byteOffset(),
+                destination.byteSize()), f, TraceSpan.UPLOAD, null, new Region[] {destination}, new boolean[] {true},
+                new String[] {"destination"}, new HostUse(sourceBuffer, sourceWhat, "source"));
+    }
+
+    /** The step of a copy of {@code source} to {@code destination}, page-locked memory of the stream's context. */
+    static Step download(Operation<?> f, Region source, MemorySegment destination, HostAllocation destinationBuffer,
+            Object destinationWhat) {
+        return new Step(new WorkStep.Download(source.memory(), source.byteOffset(), destination, source.byteSize()), f,
+                TraceSpan.DOWNLOAD, null, new Region[] {source}, new boolean[] {false}, new String[] {"source"},
+                new HostUse(destinationBuffer, destinationWhat, "destination"));
     }
 
     /** A launch's step, with arguments of its own (the stream's are reused by its next launch). */
@@ -113,12 +160,20 @@ final class Recording {
         for (int i = 0; i < s.regions().length; i++) {
             claims.claim(s.arguments()[i], s.regions()[i], s.writes()[i], false);
         }
+        HostUse h = s.host();
+        if (h != null) {
+            claims.claim(h.argument(), h.buffer(), h.what());
+        }
     }
 
     /** Notes {@code s}'s future as the use of its memory, ending its claims. */
     static void noteUses(StreamClaims claims, Step s) {
         for (int i = 0; i < s.regions().length; i++) {
             claims.used(s.regions()[i], s.future(), s.writes()[i], null);
+        }
+        HostUse h = s.host();
+        if (h != null) {
+            claims.used(h.buffer(), h.what(), s.future(), null);
         }
     }
 
@@ -134,6 +189,7 @@ final class Recording {
                 claim(stream.claims(), s);
                 stream.claims().orderAfterHazards();
                 s.work().enqueueOn(stream.handle);
+                stream.copyBytes = s.bytes(); // what its listeners hear a copy moved
                 stream.mark(s.future(), s.kind(), s.keep());
                 s.future().submitted();
                 noteUses(stream.claims(), s);
@@ -147,8 +203,7 @@ final class Recording {
     /** After the graph that runs the steps was launched: each future completes once the launch has finished. */
     void markReplayed(StreamEngine stream) {
         for (Step s : steps) {
-            long bytes = s.work() instanceof WorkStep.Copy c ? c.bytes() : 0;
-            stream.markRecorded(s.future(), s.kind(), bytes, s.keep());
+            stream.markRecorded(s.future(), s.kind(), s.bytes(), s.keep());
             s.future().submitted();
         }
         done = steps.size();

@@ -45,7 +45,7 @@ public final class StreamEngine {
     /** Where the next traced operation begins: the end of the last, or a point recorded by {@link #begin()}. */
     private Tracer.@Nullable Point traceStart;
     /** The bytes of the copy being marked, for listeners. Under the lock. */
-    private long copyBytes;
+    long copyBytes;
     private @Nullable String label;
     private volatile boolean closed;
     /** What the operation being enqueued claims, waits for and uses. Under the lock. */
@@ -310,7 +310,9 @@ public final class StreamEngine {
      */
     public <F extends Operation<?>> F copyToDevice(F f, MemorySegment source, @Nullable HostAllocation sourceBuffer,
             @Nullable Object sourceWhat, Region destination, @Nullable Pitched shape) {
-        begin();
+        if (begin(shape == null && sourceBuffer != null && sourceBuffer.context == context)) { // page-locked: a DMA
+            return recorded(f, Recording.upload(f, source, sourceBuffer, Objects.requireNonNull(sourceWhat), destination));
+        }
         try {
             claim("destination", destination, true);
             claims.claim("source", sourceBuffer, sourceWhat);
@@ -337,7 +339,10 @@ public final class StreamEngine {
     /** Copies {@code source} to host memory; the parameters mirror {@link #copyToDevice}'s. */
     public <F extends Operation<?>> F copyToHost(F f, Region source, MemorySegment destination,
             @Nullable HostAllocation destinationBuffer, @Nullable Object destinationWhat, @Nullable Pitched shape) {
-        begin();
+        if (begin(shape == null && destinationBuffer != null && destinationBuffer.context == context)) {
+            return recorded(f, Recording.download(f, source, destination, destinationBuffer,
+                    Objects.requireNonNull(destinationWhat)));
+        }
         try {
             claim("source", source, false);
             claims.claim("destination", destinationBuffer, destinationWhat);
@@ -697,17 +702,13 @@ public final class StreamEngine {
         return c.graph(context, graph);
     }
 
-
     // ---------------------------------------------------------------- interoperation and blocking
 
     /** The backend's native stream handle. */
     public long nativeHandle() {
         core.lock();
         try {
-            if (closed) {
-                throw new ClosedResourceException(owner.toString());
-            }
-            context.checkUsable();
+            checkOpenLocked();
             return handle.device.nativeHandle();
         } finally {
             core.unlock();

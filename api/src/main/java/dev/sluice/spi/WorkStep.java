@@ -1,6 +1,7 @@
 package dev.sluice.spi;
 
 import dev.sluice.LaunchConfig;
+import java.lang.foreign.MemorySegment;
 
 /**
  * One operation of repeated work, described instead of enqueued: what a backend builds an {@link UpdatableGraph} of, and
@@ -77,6 +78,63 @@ public sealed interface WorkStep {
         @Override
         public void enqueueOn(StreamHandle stream) {
             stream.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
+        }
+    }
+
+    /**
+     * A copy of {@code bytes} from page-locked host memory (pinned or registered, of the context the work runs on) to a
+     * device buffer. The host memory stays valid while a launch of the graph may run.
+     *
+     * @param source            the host memory read, {@code bytes} long
+     * @param destination       the memory written
+     * @param destinationOffset where the copy writes, in bytes from the start of {@code destination}
+     * @param bytes             how many bytes
+     */
+    record Upload(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes)
+            implements WorkStep {
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof Upload u && u.bytes == bytes;
+        }
+
+        @Override
+        public boolean sameValues(WorkStep other) {
+            return other instanceof Upload u && u.source.address() == source.address() && u.destination == destination
+                    && u.destinationOffset == destinationOffset && u.bytes == bytes;
+        }
+
+        @Override
+        public void enqueueOn(StreamHandle stream) {
+            stream.copyHostToDevice(source, destination, destinationOffset, bytes);
+        }
+    }
+
+    /**
+     * A copy of {@code bytes} from a device buffer to page-locked host memory (pinned or registered, of the context the
+     * work runs on). The host memory stays valid while a launch of the graph may run.
+     *
+     * @param source       the memory read
+     * @param sourceOffset where the copy reads, in bytes from the start of {@code source}
+     * @param destination  the host memory written, {@code bytes} long
+     * @param bytes        how many bytes
+     */
+    record Download(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) implements WorkStep {
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof Download d && d.bytes == bytes;
+        }
+
+        @Override
+        public boolean sameValues(WorkStep other) {
+            return other instanceof Download d && d.source == source && d.sourceOffset == sourceOffset
+                    && d.destination.address() == destination.address() && d.bytes == bytes;
+        }
+
+        @Override
+        public void enqueueOn(StreamHandle stream) {
+            stream.copyDeviceToHost(source, sourceOffset, destination, bytes);
         }
     }
 

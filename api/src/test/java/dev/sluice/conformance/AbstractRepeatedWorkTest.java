@@ -16,6 +16,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
+import dev.sluice.HostBuffer;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.LaunchConfig;
@@ -137,6 +138,45 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
             expected[i] += 1;
         }
         assertArrayEquals(expected, readInts(s, v), "the next call runs as recorded");
+    }
+
+    @Test
+    void copiesWithPinnedAndRegisteredHostMemoryAreReplayedAndSeeEachCallsHostData() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        HostBuffer[] hostIn = {closeLater(ctx.allocateHost(DType.I32, N)), closeLater(ctx.allocateHost(DType.I32, N))};
+        java.lang.foreign.Arena arena = closeLater(java.lang.foreign.Arena.ofShared());
+        HostBuffer hostOut = closeLater(ctx.registerHost(arena.allocate(4L * N, 4096), DType.I32));
+        DeviceBuffer v = ctx.allocate(DType.I32, N);
+        RepeatedWork w = work(s);
+        List<DeviceFuture<?>> futures = new ArrayList<>();
+        int calls = 12;
+        for (int i = 0; i < calls; i++) {
+            HostBuffer in = hostIn[i % 2];
+            for (int k = 0; k < N; k++) {
+                in.setInt(k, k + i); // the host's data of this call, written while the last call's graph is done with it
+            }
+            int call = i;
+            await(w.enqueue(c -> {
+                futures.add(c.enqueueCopy(in, v));
+                futures.add(c.enqueueLaunch(mulAdd, LaunchConfig.forElements(N), v, (long) N, 3, call));
+                futures.add(c.enqueueCopy(v, hostOut));
+            }));
+            for (int k = 0; k < N; k++) {
+                assertEquals((k + i) * 3 + i, hostOut.getInt(k), "call " + i + ", element " + k);
+            }
+        }
+        for (DeviceFuture<?> f : futures) {
+            assertTrue(f.isDone() && !f.isCompletedExceptionally(), "every operation of the calls completed: " + f);
+        }
+        assertReplayed(w, calls, 1);
+        HostBuffer closedInBody = ctx.allocateHost(DType.I32, N);
+        List<DeviceFuture<?>> recorded = new ArrayList<>();
+        assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
+            recorded.add(c.enqueueCopy(v, closedInBody));
+            closedInBody.close(); // before the call is submitted: refused, nothing of it runs
+        }));
+        assertInstanceOf(ClosedResourceException.class, awaitFailure(recorded.get(0)));
     }
 
     @Test

@@ -13,7 +13,8 @@ import java.util.List;
 
 /**
  * Repeated work's graph on CUDA: built node by node ({@code cuGraphAddKernelNode}, {@code cuGraphAddMemsetNode},
- * {@code cuGraphAddMemcpyNode}, each depending on the one before), instantiated once, and updated in place with
+ * {@code cuGraphAddMemcpyNode} for device copies and copies to and from page-locked host memory, each depending on the
+ * one before), instantiated once, and updated in place with
  * {@code cuGraphExec*NodeSetParams}, which changes later launches only. The graph is kept beside its executable graph:
  * the node handles the updates name belong to it. Its launches, updates and destruction are serialised by the public
  * layer (one repeated work, under its lock).
@@ -31,6 +32,7 @@ final class CudaReplayGraph implements UpdatableGraph {
     private static final long MEMSET_PARAMS_BYTES = 40;
     /** {@code CUDA_MEMCPY3D}: source and destination position, memory type, pointers, pitch; width, height, depth. */
     private static final long MEMCPY3D_BYTES = 200;
+    private static final int CU_MEMORYTYPE_HOST = 1;
     private static final int CU_MEMORYTYPE_DEVICE = 2;
 
     private final CudaContext context;
@@ -74,8 +76,8 @@ final class CudaReplayGraph implements UpdatableGraph {
                         case WorkStep.Launch l -> Cu.graphAddKernelNode(out.address(), graph, deps, n, p.address());
                         case WorkStep.Fill f -> Cu.graphAddMemsetNode(out.address(), graph, deps, n, p.address(),
                                 context.cu.address);
-                        case WorkStep.Copy c -> Cu.graphAddMemcpyNode(out.address(), graph, deps, n, p.address(),
-                                context.cu.address);
+                        case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ -> Cu.graphAddMemcpyNode(
+                                out.address(), graph, deps, n, p.address(), context.cu.address);
                     };
                     Cu.check(r, "cuGraphAdd" + kind(steps.get(i)) + "Node");
                     nodes[i] = out.get(J, 0);
@@ -104,9 +106,9 @@ final class CudaReplayGraph implements UpdatableGraph {
 
     private static String kind(WorkStep s) {
         return switch (s) {
-            case WorkStep.Launch l -> "Kernel";
-            case WorkStep.Fill f -> "Memset";
-            case WorkStep.Copy c -> "Memcpy";
+            case WorkStep.Launch _ -> "Kernel";
+            case WorkStep.Fill _ -> "Memset";
+            case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ -> "Memcpy";
         };
     }
 
@@ -124,18 +126,30 @@ final class CudaReplayGraph implements UpdatableGraph {
                 p.set(J, 32, 1);
                 yield p;
             }
-            case WorkStep.Copy c -> {
-                MemorySegment p = arena.allocate(MEMCPY3D_BYTES, 8); // zeroed: positions, arrays, LOD, host pointers
-                p.set(I, 32, CU_MEMORYTYPE_DEVICE);
-                p.set(J, 48, c.source().address() + c.sourceOffset());
-                p.set(I, 120, CU_MEMORYTYPE_DEVICE);
-                p.set(J, 136, c.destination().address() + c.destinationOffset());
-                p.set(J, 176, c.bytes());
-                p.set(J, 184, 1);
-                p.set(J, 192, 1);
-                yield p;
-            }
+            case WorkStep.Copy c -> memcpy(arena, CU_MEMORYTYPE_DEVICE, c.source().address() + c.sourceOffset(),
+                    CU_MEMORYTYPE_DEVICE, c.destination().address() + c.destinationOffset(), c.bytes());
+            case WorkStep.Upload u -> memcpy(arena, CU_MEMORYTYPE_HOST, u.source().address(), CU_MEMORYTYPE_DEVICE,
+                    u.destination().address() + u.destinationOffset(), u.bytes());
+            case WorkStep.Download d -> memcpy(arena, CU_MEMORYTYPE_DEVICE, d.source().address() + d.sourceOffset(),
+                    CU_MEMORYTYPE_HOST, d.destination().address(), d.bytes());
         };
+    }
+
+    /**
+     * {@code CUDA_MEMCPY3D} of one row of {@code bytes}; a pointer goes in the host or device slot of its side by its
+     * memory type (page-locked host memory: the copy is a DMA, asynchronous like the stream's own).
+     */
+    private static MemorySegment memcpy(Arena arena, int sourceType, long source, int destinationType, long destination,
+            long bytes) {
+        MemorySegment p = arena.allocate(MEMCPY3D_BYTES, 8); // zeroed: positions, arrays, LOD, the other pointers
+        p.set(I, 32, sourceType);
+        p.set(J, sourceType == CU_MEMORYTYPE_HOST ? 40 : 48, source);
+        p.set(I, 120, destinationType);
+        p.set(J, destinationType == CU_MEMORYTYPE_HOST ? 128 : 136, destination);
+        p.set(J, 176, bytes);
+        p.set(J, 184, 1);
+        p.set(J, 192, 1);
+        return p;
     }
 
     /** {@code CUDA_KERNEL_NODE_PARAMS}, each argument in an 8-byte slot as {@code CudaStream.launch} passes them. */
@@ -189,7 +203,8 @@ final class CudaReplayGraph implements UpdatableGraph {
                 int r = switch (s) {
                     case WorkStep.Launch l -> Cu.graphExecKernelNodeSetParams(exec, nodes[i], p);
                     case WorkStep.Fill f -> Cu.graphExecMemsetNodeSetParams(exec, nodes[i], p, context.cu.address);
-                    case WorkStep.Copy c -> Cu.graphExecMemcpyNodeSetParams(exec, nodes[i], p, context.cu.address);
+                    case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ ->
+                        Cu.graphExecMemcpyNodeSetParams(exec, nodes[i], p, context.cu.address);
                 };
                 if (r != Cu.SUCCESS) {
                     return false; // the public layer builds a new graph, whose calls report a lasting error

@@ -103,7 +103,8 @@ final class Flight {
 
     /**
      * Enqueues upload, stage and download of one chunk on the lane's stream, after the chunks already in
-     * the lane. On an exception, whatever was enqueued still runs: the flight stays in flight until it has,
+     * the lane (with graph replay, as one call of the lane's repeated work). On an exception, whatever was enqueued
+     * still runs (with graph replay, a call whose body threw enqueued nothing): the flight stays in flight until it has,
      * then reports DONE with {@link #aborted()} set.
      */
     <I> void start(PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
@@ -114,15 +115,17 @@ final class Flight {
             HostBuffer directTarget = p.io().targetFor(chunk, seq, outN);
             DeviceBuffer in = lane.input(n);
             DeviceBuffer out = p.spec().inPlace() ? in : lane.output(outN);
-            upload(p, chunk, n, in);
-            DeviceFuture<?> sf = lane.enqueueStage(chunk, in, out);
-            boolean foreign = followStage(sf);
-            DeviceFuture<Void> download = download(out, outN, directTarget);
-            lastUse = download;
+            boolean[] foreign = new boolean[1]; // whether the stage's work ran on another stream
+            lane.enqueueChunk(chunk, () -> {
+                upload(p, chunk, n, in);
+                foreign[0] = followStage(lane.enqueueStage(in, out));
+                lastUse = download(out, outN, directTarget);
+            });
+            DeviceFuture<?> download = Objects.requireNonNull(lastUse);
             state = IN_FLIGHT;
             p.metrics.chunkEnqueued();
-            if (foreign) {
-                CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
+            if (foreign[0]) {
+                CompletableFuture.allOf(download, stageFuture).whenComplete(onChunkDone); // stage work on another stream
             } else {
                 download.whenComplete(onChunkDone);
             }
