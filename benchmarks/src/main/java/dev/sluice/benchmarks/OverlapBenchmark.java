@@ -82,6 +82,8 @@ public final class OverlapBenchmark {
         long maxParkMicros;
         /** Whether the pipeline's lanes replay their stage as one graph per chunk (GpuPipeline's default: true). */
         boolean graphReplay = true;
+        /** Whether the pipeline copies each chunk through its lanes' staging instead of the caller's pinned memory. */
+        boolean staged;
         Path svg;
         Path traceJson;
         Path nativeResults;
@@ -102,6 +104,7 @@ public final class OverlapBenchmark {
             OptionSpec<String> chunksPerLane = parser.accepts("chunks-per-lane").withRequiredArg();
             OptionSpec<Long> maxParkMicros = parser.accepts("max-park-us").withRequiredArg().ofType(Long.class);
             OptionSpec<Boolean> graphReplay = parser.accepts("graph-replay").withRequiredArg().ofType(Boolean.class);
+            OptionSpec<Void> staged = parser.accepts("staged");
             OptionSpec<String> svg = parser.accepts("svg").withRequiredArg();
             OptionSpec<String> traceJson = parser.accepts("trace-json").withRequiredArg();
             OptionSpec<String> nativeResults = parser.accepts("native").withRequiredArg();
@@ -123,6 +126,7 @@ public final class OverlapBenchmark {
                     o.passes = set.valueOf(passes);
                 }
                 o.quick = set.has(quick);
+                o.staged = set.has(staged);
                 if (set.has(graphReplay)) {
                     o.graphReplay = set.valueOf(graphReplay);
                 }
@@ -193,6 +197,9 @@ public final class OverlapBenchmark {
                                       of the plain 16-chunk rows to C's overlap_streamsN_ms (same --passes)
                       --graph-replay  whether the pipeline's lanes replay their stage as one graph (default true,
                                       as GpuPipeline's default)
+                      --staged        the pipeline copies each chunk into its lanes' pinned staging on the host and
+                                      each result out of it (a heap segment, then into the output array), instead
+                                      of the device copying the caller's pinned slices in place
                       --quick         one timed run per configuration (CI)""";
         }
     }
@@ -345,7 +352,7 @@ public final class OverlapBenchmark {
                 f.join();
             }
             if (options.modes.contains("reactive")) {
-                try (GpuPipeline<HostBuffer, HostBuffer> p = pipeline(2, perLane(2, chunks), m)) {
+                try (GpuPipeline<HostBuffer, ?> p = pipeline(2, perLane(2, chunks), m)) {
                     runPipeline(p, chunks, m);
                     p.close();
                     p.released().join();
@@ -423,8 +430,15 @@ public final class OverlapBenchmark {
         double[] dev = new double[options.reps];
         double[] rwall = new double[options.reps];
         int perLane = perLane(ns, chunks);
-        try (GpuPipeline<HostBuffer, HostBuffer> p = reactive ? pipeline(ns, perLane, m) : null) {
+        try (GpuPipeline<HostBuffer, ?> p = reactive ? pipeline(ns, perLane, m) : null) {
             long allocations = -1;
+            if (p != null && options.staged) {
+                // Staging is allocated as each of a lane's places first holds a chunk, which one run may not reach:
+                // warm up until every place has its two (the timed runs must allocate nothing: checked below).
+                for (int w = 0; w < 50 && p.metrics().hostAllocations() < 2L * ns * perLane; w++) {
+                    reactiveOnce(p, ns, chunks, m);
+                }
+            }
             for (int r = -1; r < options.reps; r++) {
                 if (plain) {
                     double[] t = plainOnce(ns, chunks, m);
@@ -503,7 +517,7 @@ public final class OverlapBenchmark {
      * array (a {@link dev.sluice.reactive.ChunkTarget}), as the plain mode does. Only {@code process} is timed, from
      * subscribing until the last result has been emitted; wall ms.
      */
-    private double reactiveOnce(GpuPipeline<HostBuffer, HostBuffer> p, int ns, int chunks, long m) {
+    private double reactiveOnce(GpuPipeline<HostBuffer, ?> p, int ns, int chunks, long m) {
         hostOut.segment().fill((byte) 0);
         long t0 = System.nanoTime();
         runPipeline(p, chunks, m);
@@ -517,24 +531,36 @@ public final class OverlapBenchmark {
      * membound kernel on each lane's device buffer; each chunk's result downloaded into the slice of
      * {@code hostOut} at the chunk's position.
      */
-    GpuPipeline<HostBuffer, HostBuffer> pipeline(int ns, int perLane, long m) {
-        return GpuPipeline.builder(ctx)
+    GpuPipeline<HostBuffer, ?> pipeline(int ns, int perLane, long m) {
+        GpuPipeline.Builder b = GpuPipeline.builder(ctx)
                 .lanes(ns)
                 .chunksPerLane(perLane)
                 .chunkElements(m, DType.F32)
                 .inPlace()
                 .graphReplay(options.graphReplay)
-                .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes))
-                .buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hostOut.slice(seq * m, n));
+                .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes));
+        return options.staged ? b.build(Chunks.hostBuffers(), Chunks.segments())
+                : b.buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hostOut.slice(seq * m, n));
+    }
+
+    /** Chunk {@code c}: a slice of the input array; for {@code --staged}, viewed as I32, which the lanes stage. */
+    private HostBuffer chunk(int c, long m) {
+        HostBuffer slice = hostIn.slice(c * m, m);
+        return options.staged ? slice.asType(DType.I32) : slice;
     }
 
     /** One run of {@code chunks} chunks through {@code p}; checks that the results came in order, into their slices. */
-    private void runPipeline(GpuPipeline<HostBuffer, HostBuffer> p, int chunks, long m) {
+    private void runPipeline(GpuPipeline<HostBuffer, ?> p, int chunks, long m) {
         long base = hostOut.segment().address();
         long[] next = {0};
-        HostBuffer last = p.process(Flux.range(0, chunks).map(c -> hostIn.slice(c * m, m)))
-                .doOnNext(r -> {
+        Object last = p.process(Flux.range(0, chunks).map(c -> chunk(c, m)))
+                .doOnNext(result -> {
                     long want = base + next[0]++ * m * Float.BYTES; // signals are serial: no race on next
+                    if (result instanceof MemorySegment copied) { // --staged: a copy of the result, put in its place
+                        MemorySegment.copy(copied, 0, hostOut.segment(), want - base, copied.byteSize());
+                        return;
+                    }
+                    HostBuffer r = (HostBuffer) result;
                     if (r.segment().address() != want) {
                         throw new IllegalStateException("reactive: result " + (next[0] - 1) + " landed at "
                                 + (r.segment().address() - base) + ", expected " + (want - base));
@@ -583,7 +609,7 @@ public final class OverlapBenchmark {
             String label = "traced run";
             double wall = 0;
             long cutoff = Long.MIN_VALUE;
-            GpuPipeline<HostBuffer, HostBuffer> pipeline = plain ? null : b.pipeline(ns, b.perLane(ns, chunks), m); // lanes opened by the warm-up
+            GpuPipeline<HostBuffer, ?> pipeline = plain ? null : b.pipeline(ns, b.perLane(ns, chunks), m); // lanes opened by the warm-up
             for (int r = 0; r < 2; r++) { // a warm-up, then the run drawn
                 if (r == 1) {
                     // everything traced so far has finished: the drawn run's spans all start after it

@@ -115,12 +115,24 @@ final class Flight {
             HostBuffer directTarget = p.io().targetFor(chunk, seq, outN);
             DeviceBuffer in = lane.input(n);
             DeviceBuffer out = p.spec().inPlace() ? in : lane.output(outN);
+            // Copies of the lane's own staging join the stage's repeated work (fixed addresses: its graph needs no
+            // update); copies of the caller's memory, which moves from chunk to chunk, are enqueued as they are, since
+            // updating a graph's copy for each chunk measured slower than enqueuing the copy (docs/benchmarks.md).
+            boolean uploaded = uploadUnrecorded(p, chunk, n, in);
+            boolean downloadDirect = downloadsDirectly(directTarget);
             boolean[] foreign = new boolean[1]; // whether the stage's work ran on another stream
             lane.enqueueChunk(chunk, () -> {
-                upload(p, chunk, n, in);
+                if (!uploaded) {
+                    uploadThroughStaging(p, chunk, n, in);
+                }
                 foreign[0] = followStage(lane.enqueueStage(in, out));
-                lastUse = download(out, outN, directTarget);
+                if (!downloadDirect) {
+                    lastUse = download(out, outN, directTarget);
+                }
             });
+            if (downloadDirect) {
+                lastUse = download(out, outN, directTarget);
+            }
             DeviceFuture<?> download = Objects.requireNonNull(lastUse);
             state = IN_FLIGHT;
             p.metrics.chunkEnqueued();
@@ -151,45 +163,53 @@ final class Flight {
     }
 
     /**
-     * Enqueues the upload of the chunk into {@code in}: by the source itself (several pieces of pinned memory), from the
-     * caller's pinned memory, or through staging.
+     * Enqueues the upload of the chunk into {@code in} by the source itself (several pieces of pinned memory), from the
+     * caller's pinned memory, or through staging copied on another thread; false, with nothing done, for a chunk to be
+     * copied into staging on this thread ({@link #uploadThroughStaging}).
      */
-    private <I> void upload(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
+    private <I> boolean uploadUnrecorded(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
         DeviceStream stream = lane.stream();
         ChunkSource<I> source = p.io().source();
         DeviceFuture<?> uploaded = source.enqueueUpload(chunk, stream, in);
         if (uploaded != null) {
             // A future of another stream would let the stage run before the copies: hold the lane's stream for it.
             lastUse = uploaded.stream() == stream ? uploaded : stream.waitFor(uploaded);
-            return;
+            return true;
         }
         HostBuffer pinned = source.pinned(chunk);
         if (pinned != null && pinned.dtype() == in.dtype() && !pinned.isClosed()
                 && stream.context().sharesPinnedMemoryWith(pinned.context())) {
             lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory, of any device's
-            return;
+            return true;
         }
-        HostBuffer stagingIn = staging.in();
         long bytes = n * in.dtype().byteSize();
-        MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
-        if (p.hostCopies().inParallel(bytes)) {
-            // Copied on another thread while this one goes on with other chunks; the stream holds the
-            // upload until the copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
-            CompletableFuture<Void> copied = new CompletableFuture<>();
-            encoded = copied;
-            HostCopies.run(() -> {
-                try {
-                    source.copyTo(chunk, into);
-                    copied.complete(null);
-                } catch (Throwable t) {
-                    copied.completeExceptionally(t);
-                }
-            });
-            lastUse = stream.waitFor(copied);
-        } else {
-            source.copyTo(chunk, into);
+        if (!p.hostCopies().inParallel(bytes)) {
+            return false;
         }
+        // Copied on another thread while this one goes on with other chunks; the stream holds the upload until the
+        // copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
+        HostBuffer stagingIn = staging.in();
+        MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
+        CompletableFuture<Void> copied = new CompletableFuture<>();
+        encoded = copied;
+        HostCopies.run(() -> {
+            try {
+                source.copyTo(chunk, into);
+                copied.complete(null);
+            } catch (Throwable t) {
+                copied.completeExceptionally(t);
+            }
+        });
+        lastUse = stream.waitFor(copied);
         lastUse = stream.enqueueCopy(HostCopies.prefix(stagingIn, n), in);
+        return true;
+    }
+
+    /** Copies the chunk into the lane's staging on this thread and enqueues its upload into {@code in}. */
+    private <I> void uploadThroughStaging(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
+        HostBuffer stagingIn = staging.in();
+        p.io().source().copyTo(chunk, HostCopies.prefix(stagingIn.segment(), n * in.dtype().byteSize()));
+        lastUse = lane.stream().enqueueCopy(HostCopies.prefix(stagingIn, n), in);
     }
 
     /**
@@ -212,11 +232,16 @@ final class Flight {
         return foreign;
     }
 
+    /** Whether the result is downloaded straight into {@code directTarget} (else through the lane's staging). */
+    private boolean downloadsDirectly(@Nullable HostBuffer directTarget) {
+        return directTarget != null && lane.stream().context().sharesPinnedMemoryWith(directTarget.context());
+    }
+
     /** Enqueues the download of {@code out}: into the chunk's target buffer, or into staging. */
     private DeviceFuture<Void> download(DeviceBuffer out, long outN, @Nullable HostBuffer directTarget) {
         DeviceStream stream = lane.stream();
         HostBuffer result;
-        if (directTarget != null && stream.context().sharesPinnedMemoryWith(directTarget.context())) {
+        if (downloadsDirectly(directTarget)) {
             result = directTarget; // zero-copy: the caller's pinned memory, of any device's whose it can use
             target = directTarget;
         } else if (directTarget != null) {

@@ -87,6 +87,54 @@ class GpuPipelineReplayTest {
         assertEquals(0, off.graphBuilds());
     }
 
+    /**
+     * Chunks copied through the lanes' staging join the stage's graph (one launch per chunk runs upload, kernels and
+     * download, as the trace's replay spans say); chunks uploaded from and downloaded into the caller's pinned memory
+     * replay the stage alone, between plain copies. Results are the same either way.
+     */
+    @Test
+    void stagedCopiesJoinTheGraphAndTheCallersPinnedMemoryIsCopiedAsItIs() throws Exception {
+        try (DeviceContext traced = DeviceContext.open(dev.sluice.ContextOptions.defaults().withTracing(true))) {
+            DeviceFunction add = traced.compile(TestDevice.ADD_ONE);
+            GpuPipeline.Builder b = GpuPipeline.builder(traced).lanes(1).chunkElements(N, DType.F32).inPlace()
+                    .stage((lane, in, out) -> lane.stream().enqueueLaunch(add, LaunchConfig.forElements(lane.elements()),
+                            in, lane.elements()));
+            try (GpuPipeline<float[], float[]> p = b.build(Chunks.floats())) {
+                List<float[]> out = p.process(Flux.range(0, 6).map(i -> GpuPipelineTest.chunk(i, N))).collectList()
+                        .block();
+                for (int i = 0; i < 6; i++) {
+                    assertEquals(GpuPipelineTest.chunk(i, N)[7] + 1, out.get(i)[7], "chunk " + i);
+                }
+                assertEquals(6, p.metrics().graphReplays());
+                TestDevice.closeAndAwaitReleased(p);
+            }
+            List<dev.sluice.TraceSpan> replays = traced.trace().select(t -> t.kind().startsWith("replay")).spans();
+            assertEquals(6, replays.size(), replays.toString());
+            for (dev.sluice.TraceSpan t : replays) {
+                assertTrue(String.valueOf(t.label()).contains("upload") && t.label().contains("download")
+                        && t.label().contains("(3 operations)"), "the chunk's copies ran in its graph: " + t);
+            }
+            try (dev.sluice.HostBuffer pinnedIn = traced.allocateHost(DType.F32, N);
+                    dev.sluice.HostBuffer pinnedOut = traced.allocateHost(DType.F32, 6L * N);
+                    GpuPipeline<dev.sluice.HostBuffer, dev.sluice.HostBuffer> p = b.buildInto(Chunks.hostBuffers(),
+                            (chunk, seq, n) -> pinnedOut.slice(seq * N, n))) {
+                pinnedIn.setFloat(7, 41f);
+                p.process(Flux.range(0, 6).map(i -> pinnedIn)).blockLast();
+                for (int i = 0; i < 6; i++) {
+                    assertEquals(42f, pinnedOut.getFloat(i * N + 7L), "chunk " + i);
+                }
+                assertEquals(6, p.metrics().graphReplays());
+                assertEquals(0, p.metrics().stageFallbacks());
+                TestDevice.closeAndAwaitReleased(p);
+            }
+            List<dev.sluice.TraceSpan> all = traced.trace().select(t -> t.kind().startsWith("replay")).spans();
+            for (dev.sluice.TraceSpan t : all.subList(6, all.size())) {
+                assertTrue(String.valueOf(t.label()).contains("(1 operation)"), "the stage alone: " + t);
+            }
+            assertEquals(12, all.size());
+        }
+    }
+
     @Test
     void aStageThatWaitsFallsBackWithTheSameResults() {
         try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx)
