@@ -103,8 +103,7 @@ final class Flight {
 
     /**
      * Enqueues upload, stage and download of one chunk on the lane's stream, after the chunks already in
-     * the lane (with graph replay, as one call of the lane's repeated work). On an exception, whatever was enqueued
-     * still runs (with graph replay, a call whose body threw enqueued nothing): the flight stays in flight until it has,
+     * the lane. On an exception, whatever was enqueued still runs: the flight stays in flight until it has,
      * then reports DONE with {@link #aborted()} set.
      */
     <I> void start(PipelineSubscriber<?, ?> by, long seq, I chunk, GpuPipeline<I, ?> p, long n, long outN) {
@@ -115,29 +114,15 @@ final class Flight {
             HostBuffer directTarget = p.io().targetFor(chunk, seq, outN);
             DeviceBuffer in = lane.input(n);
             DeviceBuffer out = p.spec().inPlace() ? in : lane.output(outN);
-            // Copies of the lane's own staging join the stage's repeated work (fixed addresses: its graph needs no
-            // update); copies of the caller's memory, which moves from chunk to chunk, are enqueued as they are, since
-            // updating a graph's copy for each chunk measured slower than enqueuing the copy (docs/benchmarks.md).
-            boolean uploaded = uploadUnrecorded(p, chunk, n, in);
-            boolean downloadDirect = downloadsDirectly(directTarget);
-            boolean[] foreign = new boolean[1]; // whether the stage's work ran on another stream
-            lane.enqueueChunk(chunk, () -> {
-                if (!uploaded) {
-                    uploadThroughStaging(p, chunk, n, in);
-                }
-                foreign[0] = followStage(lane.enqueueStage(in, out));
-                if (!downloadDirect) {
-                    lastUse = download(out, outN, directTarget);
-                }
-            });
-            if (downloadDirect) {
-                lastUse = download(out, outN, directTarget);
-            }
-            DeviceFuture<?> download = Objects.requireNonNull(lastUse);
+            upload(p, chunk, n, in);
+            DeviceFuture<?> sf = lane.enqueueStage(chunk, in, out);
+            boolean foreign = followStage(sf);
+            DeviceFuture<Void> download = download(out, outN, directTarget);
+            lastUse = download;
             state = IN_FLIGHT;
             p.metrics.chunkEnqueued();
-            if (foreign[0]) {
-                CompletableFuture.allOf(download, stageFuture).whenComplete(onChunkDone); // stage work on another stream
+            if (foreign) {
+                CompletableFuture.allOf(download, sf).whenComplete(onChunkDone); // stage work on another stream
             } else {
                 download.whenComplete(onChunkDone);
             }
@@ -163,53 +148,45 @@ final class Flight {
     }
 
     /**
-     * Enqueues the upload of the chunk into {@code in} by the source itself (several pieces of pinned memory), from the
-     * caller's pinned memory, or through staging copied on another thread; false, with nothing done, for a chunk to be
-     * copied into staging on this thread ({@link #uploadThroughStaging}).
+     * Enqueues the upload of the chunk into {@code in}: by the source itself (several pieces of pinned memory), from the
+     * caller's pinned memory, or through staging.
      */
-    private <I> boolean uploadUnrecorded(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
+    private <I> void upload(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
         DeviceStream stream = lane.stream();
         ChunkSource<I> source = p.io().source();
         DeviceFuture<?> uploaded = source.enqueueUpload(chunk, stream, in);
         if (uploaded != null) {
             // A future of another stream would let the stage run before the copies: hold the lane's stream for it.
             lastUse = uploaded.stream() == stream ? uploaded : stream.waitFor(uploaded);
-            return true;
+            return;
         }
         HostBuffer pinned = source.pinned(chunk);
         if (pinned != null && pinned.dtype() == in.dtype() && !pinned.isClosed()
                 && stream.context().sharesPinnedMemoryWith(pinned.context())) {
             lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory, of any device's
-            return true;
+            return;
         }
+        HostBuffer stagingIn = staging.in();
         long bytes = n * in.dtype().byteSize();
-        if (!p.hostCopies().inParallel(bytes)) {
-            return false;
-        }
-        // Copied on another thread while this one goes on with other chunks; the stream holds the upload until the
-        // copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
-        HostBuffer stagingIn = staging.in();
         MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
-        CompletableFuture<Void> copied = new CompletableFuture<>();
-        encoded = copied;
-        HostCopies.run(() -> {
-            try {
-                source.copyTo(chunk, into);
-                copied.complete(null);
-            } catch (Throwable t) {
-                copied.completeExceptionally(t);
-            }
-        });
-        lastUse = stream.waitFor(copied);
+        if (p.hostCopies().inParallel(bytes)) {
+            // Copied on another thread while this one goes on with other chunks; the stream holds the
+            // upload until the copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
+            CompletableFuture<Void> copied = new CompletableFuture<>();
+            encoded = copied;
+            HostCopies.run(() -> {
+                try {
+                    source.copyTo(chunk, into);
+                    copied.complete(null);
+                } catch (Throwable t) {
+                    copied.completeExceptionally(t);
+                }
+            });
+            lastUse = stream.waitFor(copied);
+        } else {
+            source.copyTo(chunk, into);
+        }
         lastUse = stream.enqueueCopy(HostCopies.prefix(stagingIn, n), in);
-        return true;
-    }
-
-    /** Copies the chunk into the lane's staging on this thread and enqueues its upload into {@code in}. */
-    private <I> void uploadThroughStaging(GpuPipeline<I, ?> p, I chunk, long n, DeviceBuffer in) {
-        HostBuffer stagingIn = staging.in();
-        p.io().source().copyTo(chunk, HostCopies.prefix(stagingIn.segment(), n * in.dtype().byteSize()));
-        lastUse = lane.stream().enqueueCopy(HostCopies.prefix(stagingIn, n), in);
     }
 
     /**
@@ -232,16 +209,11 @@ final class Flight {
         return foreign;
     }
 
-    /** Whether the result is downloaded straight into {@code directTarget} (else through the lane's staging). */
-    private boolean downloadsDirectly(@Nullable HostBuffer directTarget) {
-        return directTarget != null && lane.stream().context().sharesPinnedMemoryWith(directTarget.context());
-    }
-
     /** Enqueues the download of {@code out}: into the chunk's target buffer, or into staging. */
     private DeviceFuture<Void> download(DeviceBuffer out, long outN, @Nullable HostBuffer directTarget) {
         DeviceStream stream = lane.stream();
         HostBuffer result;
-        if (downloadsDirectly(directTarget)) {
+        if (directTarget != null && stream.context().sharesPinnedMemoryWith(directTarget.context())) {
             result = directTarget; // zero-copy: the caller's pinned memory, of any device's whose it can use
             target = directTarget;
         } else if (directTarget != null) {

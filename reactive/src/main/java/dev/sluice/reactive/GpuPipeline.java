@@ -509,15 +509,14 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
-         * Whether each lane enqueues a chunk's upload, {@link Stage} and download as repeated work
-         * ({@link dev.sluice.DeviceStream#repeatedWork()}; the default: {@code true}): the copies through the lane's
-         * pinned staging (or from and into the caller's pinned memory of the lane's context) and the kernels, fills
-         * and device copies the stage enqueues on the lane's stream are recorded and launched as one graph per chunk,
-         * which the lane updates in place for the next chunk (the lane's buffers and the stage's scalars may change;
-         * the kernels and sizes stay). A chunk of another shape (the last, shorter chunk) builds a new graph, and a
-         * chunk whose work includes anything else on the lane's stream (a copy of Java or unpinned memory, a wait, an
-         * event; a chunk copied into staging on another thread, at or over {@code sluice.pipeline.parallelCopyBytes})
-         * runs as plain enqueues.
+         * Whether each lane enqueues its {@link Stage} as repeated work ({@link dev.sluice.DeviceStream#repeatedWork()};
+         * the default: {@code true}): the kernels, fills and device copies a stage enqueues on the lane's stream are
+         * recorded and launched as one graph per chunk, which the lane updates in place for the next chunk (the
+         * lane's buffers and the stage's scalars may change; the kernels and sizes stay). A chunk whose stage
+         * enqueues work of another shape (the last, shorter chunk) builds a new graph, and a stage that enqueues
+         * anything else on the lane's stream (a copy of Java or unpinned memory, a wait, an event) runs that chunk as
+         * plain enqueues. The chunk's own upload and download are enqueued before and after the graph, not in it:
+         * copies in each chunk's graph measured slower than plain copies (docs/benchmarks.md).
          * The results are the same either way; {@link PipelineMetrics#graphReplays()} and
          * {@link PipelineMetrics#stageFallbacks()} show which ran. {@code false} enqueues the stage as it is.
          */

@@ -241,36 +241,27 @@ public final class Lane {
         return outN == deviceOut.count() ? deviceOut : deviceOut.slice(0, outN);
     }
 
-    /**
-     * Runs {@code enqueue}, which enqueues {@code chunk}'s upload, stage and download on the lane's stream, with
-     * {@link #chunk()} showing the chunk meanwhile. With graph replay, as one call of the lane's repeated work: a chunk
-     * whose copies use the lane's pinned staging (or the caller's pinned memory of the lane's context) and whose stage
-     * only launches, fills and copies on the device is one graph launch.
-     */
-    void enqueueChunk(Object chunk, Runnable enqueue) {
+    /** Calls the stage for {@code chunk}, which {@link #chunk()} shows it during the call only. */
+    @Nullable DeviceFuture<?> enqueueStage(Object chunk, DeviceBuffer in, DeviceBuffer out) {
         this.chunk = chunk;
         try {
             RepeatedWork w = stageWork;
             if (w == null) {
-                enqueue.run();
-                return;
+                return pipeline.spec().stage().enqueue(this, in, out);
             }
             long replays = w.replays();
             long builds = w.builds();
             long fallbacks = w.fallbacks();
-            w.enqueue(s -> enqueue.run());
+            Object[] last = new Object[1];
+            w.enqueue(s -> last[0] = pipeline.spec().stage().enqueue(this, in, out));
             PipelineMetrics m = pipeline.metrics;
             m.graphReplays.add(w.replays() - replays);
             m.graphBuilds.add(w.builds() - builds);
             m.stageFallbacks.add(w.fallbacks() - fallbacks);
+            return (DeviceFuture<?>) last[0];
         } finally {
             this.chunk = null; // an idle lane must not keep a subscription's chunk reachable
         }
-    }
-
-    /** Calls the stage on {@code in} and {@code out}: inside {@link #enqueueChunk}. */
-    @Nullable DeviceFuture<?> enqueueStage(DeviceBuffer in, DeviceBuffer out) {
-        return pipeline.spec().stage().enqueue(this, in, out);
     }
 
     PipelineSpec spec() {
