@@ -809,6 +809,135 @@ hipError_t hipGraphDestroy(hipGraph_t graph) {
     return hipSuccess;
 }
 
+/* Graphs built node by node (repeated work). A node's work runs in the calling thread's HIP device's context, as HIP
+   checks a kernel node's function against the current device. */
+
+hipError_t hipGraphCreate(hipGraph_t* pGraph, unsigned int flags) {
+    if (pGraph == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUgraph g;
+    TRY(cuGraphCreate(&g, flags));
+    *pGraph = (hipGraph_t) g;
+    return hipSuccess;
+}
+
+/* hipKernelNodeParams.func is the hipFunction_t of hipModuleGetFunction (AMD's runtime accepts one there): a CUfunction. */
+static CUresult kernel_node(CUDA_KERNEL_NODE_PARAMS* p, const hipKernelNodeParams* h) {
+    memset(p, 0, sizeof *p);
+    p->func = (CUfunction) h->func;
+    p->gridDimX = h->gridDim.x;
+    p->gridDimY = h->gridDim.y;
+    p->gridDimZ = h->gridDim.z;
+    p->blockDimX = h->blockDim.x;
+    p->blockDimY = h->blockDim.y;
+    p->blockDimZ = h->blockDim.z;
+    p->sharedMemBytes = h->sharedMemBytes;
+    p->kernelParams = h->kernelParams;
+    p->extra = h->extra;
+    return allow_shared(p->func, p->sharedMemBytes);
+}
+
+static void memset_node(CUDA_MEMSET_NODE_PARAMS* p, const hipMemsetParams* h) {
+    memset(p, 0, sizeof *p);
+    p->dst = DPTR(h->dst);
+    p->pitch = h->pitch;
+    p->value = h->value;
+    p->elementSize = h->elementSize;
+    p->width = h->width;
+    p->height = h->height;
+}
+
+/* One row of count bytes; a side is host or device memory by the kind (hipMemcpyDefault: unified addressing). */
+static void memcpy_node(CUDA_MEMCPY3D* p, void* dst, const void* src, size_t count, hipMemcpyKind kind) {
+    memset(p, 0, sizeof *p);
+    int fromHost = kind == hipMemcpyHostToDevice || kind == hipMemcpyHostToHost;
+    int toHost = kind == hipMemcpyDeviceToHost || kind == hipMemcpyHostToHost;
+    p->srcMemoryType = kind == hipMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : fromHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (fromHost) p->srcHost = src; else p->srcDevice = DPTR(src);
+    p->dstMemoryType = kind == hipMemcpyDefault ? CU_MEMORYTYPE_UNIFIED : toHost ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    if (toHost) p->dstHost = dst; else p->dstDevice = DPTR(dst);
+    p->WidthInBytes = count;
+    p->Height = 1;
+    p->Depth = 1;
+}
+
+hipError_t hipGraphAddKernelNode(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+                                 const hipGraphNode_t* pDependencies, size_t numDependencies,
+                                 const hipKernelNodeParams* pNodeParams) {
+    if (pGraphNode == NULL || pNodeParams == NULL || pNodeParams->func == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUDA_KERNEL_NODE_PARAMS p;
+    TRY(kernel_node(&p, pNodeParams));
+    CUgraphNode n;
+    TRY(cuGraphAddKernelNode(&n, (CUgraph) graph, (const CUgraphNode*) pDependencies, numDependencies, &p));
+    *pGraphNode = (hipGraphNode_t) n;
+    return hipSuccess;
+}
+
+hipError_t hipGraphAddMemsetNode(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+                                 const hipGraphNode_t* pDependencies, size_t numDependencies,
+                                 const hipMemsetParams* pMemsetParams) {
+    if (pGraphNode == NULL || pMemsetParams == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUcontext c;
+    TRY(cuCtxGetCurrent(&c));
+    CUDA_MEMSET_NODE_PARAMS p;
+    memset_node(&p, pMemsetParams);
+    CUgraphNode n;
+    TRY(cuGraphAddMemsetNode(&n, (CUgraph) graph, (const CUgraphNode*) pDependencies, numDependencies, &p, c));
+    *pGraphNode = (hipGraphNode_t) n;
+    return hipSuccess;
+}
+
+hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+                                   const hipGraphNode_t* pDependencies, size_t numDependencies,
+                                   void* dst, const void* src, size_t count, hipMemcpyKind kind) {
+    if (pGraphNode == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUcontext c;
+    TRY(cuCtxGetCurrent(&c));
+    CUDA_MEMCPY3D p;
+    memcpy_node(&p, dst, src, count, kind);
+    CUgraphNode n;
+    TRY(cuGraphAddMemcpyNode(&n, (CUgraph) graph, (const CUgraphNode*) pDependencies, numDependencies, &p, c));
+    *pGraphNode = (hipGraphNode_t) n;
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipKernelNodeParams* pNodeParams) {
+    if (pNodeParams == NULL || pNodeParams->func == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUDA_KERNEL_NODE_PARAMS p;
+    TRY(kernel_node(&p, pNodeParams));
+    TRY(cuGraphExecKernelNodeSetParams((CUgraphExec) hGraphExec, (CUgraphNode) node, &p));
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                           const hipMemsetParams* pNodeParams) {
+    if (pNodeParams == NULL) return hipErrorInvalidValue;
+    TRY(bind_device());
+    CUcontext c;
+    TRY(cuCtxGetCurrent(&c));
+    CUDA_MEMSET_NODE_PARAMS p;
+    memset_node(&p, pNodeParams);
+    TRY(cuGraphExecMemsetNodeSetParams((CUgraphExec) hGraphExec, (CUgraphNode) node, &p, c));
+    return hipSuccess;
+}
+
+hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+                                             void* dst, const void* src, size_t count,
+                                             hipMemcpyKind kind) {
+    TRY(bind_device());
+    CUcontext c;
+    TRY(cuCtxGetCurrent(&c));
+    CUDA_MEMCPY3D p;
+    memcpy_node(&p, dst, src, count, kind);
+    TRY(cuGraphExecMemcpyNodeSetParams((CUgraphExec) hGraphExec, (CUgraphNode) node, &p, c));
+    return hipSuccess;
+}
+
 /* ------------------------------------------------------------------------ hiprtc over NVRTC */
 
 typedef int nvrtcResult; /* NVRTC_SUCCESS 0; the other codes are hiprtc's */

@@ -22,9 +22,10 @@ import java.util.function.Consumer;
  * <p><b>Fallback.</b> An operation that a recording cannot describe (a copy with Java or unpinned host memory, or with pinned memory of another context, a 2-D or peer copy, an
  * event record or wait, a wait for a future or stage, a host function, an allocation or free, a graph launch) makes
  * that call fall back to plain enqueues: what was recorded so far is submitted as the enqueues it stands for, then that
- * operation and the rest of the body run as plain enqueues. So does every call on a backend without updatable graphs,
- * and a call made while the stream holds work for the host ({@link HostWaits#HOLD_ON_HOST}). Results are the same
- * either way.
+ * operation and the rest of the body run as plain enqueues. So does every call of work the backend's graph nodes cannot
+ * describe (on CUDA and HIP: launches with a cluster or launch attributes, fills of 8-byte elements), every call on a
+ * backend without updatable graphs, and a call made while the stream holds work for the host
+ * ({@link HostWaits#HOLD_ON_HOST}). Results are the same either way.
  *
  * <ul>
  * <li><b>Ordering:</b> the call's work runs after everything enqueued on the stream before the call and before

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Api;
 import dev.sluice.ClosedResourceException;
 import dev.sluice.ContextOptions;
 import dev.sluice.DType;
@@ -29,8 +28,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Repeated work ({@link DeviceStream#repeatedWork()}): recorded, launched as one graph, updated while its shape stays
- * the same. Every backend must give the results of plain enqueues; the CPU simulator must replay (a backend without
- * updatable graphs falls back, which these tests accept elsewhere).
+ * the same. Every backend must give the results of plain enqueues, and replay what a graph describes: CUDA, HIP and the
+ * CPU simulator build updatable graphs.
  */
 public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
 
@@ -40,15 +39,11 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
         return closeLater(s.repeatedWork());
     }
 
-    /** On the CPU simulator every call of {@code w} so far must have been one graph launch. */
-    private void assertReplayed(RepeatedWork w, long calls, long builds) {
-        if (target().api() != Api.HIP || w.fallbacks() == 0) { // HIP builds no updatable graphs yet
-            assertEquals(0, w.fallbacks(), "no call fell back");
-            assertEquals(calls, w.replays(), "one graph launch per call");
-            assertEquals(builds, w.builds(), "graphs built");
-        } else {
-            assertEquals(calls, w.fallbacks(), "a backend without updatable graphs runs every call as plain enqueues");
-        }
+    /** Every call of {@code w} so far must have been one graph launch, on every backend (CUDA, HIP, the simulator). */
+    private static void assertReplayed(RepeatedWork w, long calls, long builds) {
+        assertEquals(0, w.fallbacks(), "no call fell back");
+        assertEquals(calls, w.replays(), "one graph launch per call");
+        assertEquals(builds, w.builds(), "graphs built");
     }
 
     /** Call {@code i}'s work: two launches, a fill and a copy, on buffers and values that change from call to call. */

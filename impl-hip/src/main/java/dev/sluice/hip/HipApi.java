@@ -646,6 +646,77 @@ final class HipApi {
         }
     }
 
+    // ---------------------------------------------------------------- graphs built node by node (repeated work)
+    // Adding and updating a node returns the raw status: a runtime that cannot describe a step (a kernel node that
+    // takes no module function, a refused update) is an answer, which makes the work fall back or rebuild.
+
+    long graphCreate() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            check((int) lib.handle(HipApiSymbol.hipGraphCreate).invokeExact(out, 0), "hipGraphCreate");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code hipGraphAddKernelNode}: the node goes to {@code nodeOut}, after the {@code count} nodes at
+     * {@code dependencies} (NULL for none); {@code params} a {@link HipApiNodeParams#kernel}.
+     */
+    int graphAddKernelNode(MemorySegment nodeOut, long graph, MemorySegment dependencies, long count, MemorySegment params) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphAddKernelNode).invokeExact(nodeOut, graph, dependencies, count, params);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipGraphAddMemsetNode}, as {@link #graphAddKernelNode}; {@code params} a {@link HipApiNodeParams#memset}. */
+    int graphAddMemsetNode(MemorySegment nodeOut, long graph, MemorySegment dependencies, long count, MemorySegment params) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphAddMemsetNode).invokeExact(nodeOut, graph, dependencies, count, params);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code hipGraphAddMemcpyNode1D}, as {@link #graphAddKernelNode}; {@code kind} a {@code hipMemcpyKind}. */
+    int graphAddMemcpyNode1D(MemorySegment nodeOut, long graph, MemorySegment dependencies, long count, long destination,
+            long source, long bytes, int kind) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphAddMemcpyNode1D).invokeExact(nodeOut, graph, dependencies, count,
+                    destination, source, bytes, kind);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int graphExecKernelNodeSetParams(long exec, long node, MemorySegment params) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphExecKernelNodeSetParams).invokeExact(exec, node, params);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int graphExecMemsetNodeSetParams(long exec, long node, MemorySegment params) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphExecMemsetNodeSetParams).invokeExact(exec, node, params);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    int graphExecMemcpyNodeSetParams1D(long exec, long node, long destination, long source, long bytes, int kind) {
+        try {
+            return (int) lib.handle(HipApiSymbol.hipGraphExecMemcpyNodeSetParams1D).invokeExact(exec, node, destination, source,
+                    bytes, kind);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     // ---------------------------------------------------------------- hiprtc (raw statuses; KernelCompiler checks them)
 
     String hiprtcErrorString(int result) {

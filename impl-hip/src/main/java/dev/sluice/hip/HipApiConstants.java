@@ -21,6 +21,7 @@ final class HipApiConstants {
     static final int hipErrorInvalidValue = 1;
     static final int hipErrorOutOfMemory = 2;
     static final int hipErrorNotInitialized = 3;
+    static final int hipErrorInvalidDeviceFunction = 98;
     static final int hipErrorPriorLaunchFailure = 53;
     static final int hipErrorNoDevice = 100;
     static final int hipErrorInvalidDevice = 101;

@@ -19,8 +19,9 @@ import java.util.List;
  * the same on x86-64 and AArch64. {@code hipError_t}, {@code hiprtcResult}, enums and {@code unsigned int}
  * are {@code int}; {@code size_t} is {@code long}.
  *
- * <p>Optional symbols are those that appeared after HIP 5.2 (the version Debian ships and CI checks):
- * the backend uses them when present and reports the feature unsupported otherwise.
+ * <p>Optional symbols are those that appeared after HIP 5.2 (the version Debian ships and CI checks), and those
+ * that only one feature needs, which falls back or is reported unsupported without them (host nodes, repeated work's
+ * graphs): the backend uses them when present, and a runtime without them still loads.
  */
 enum HipApiSymbol {
 
@@ -174,8 +175,9 @@ enum HipApiSymbol {
      */
     hipGraphInstantiate(Lib.HIP, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG),
     /**
-     * {@code hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData)}: in HIP 5.2, but optional
-     * all the same, as only graphs with host steps need it: a runtime without it refuses those at capture, not at load.
+     * {@code hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData)}: declared by HIP 5.2's
+     * header but not exported by Debian's build of it; optional, as only graphs with host steps need it: a runtime without
+     * it refuses those at capture, not at load.
      */
     hipLaunchHostFunc(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG),
     /** {@code hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)} */
@@ -184,6 +186,44 @@ enum HipApiSymbol {
     hipGraphExecDestroy(Lib.HIP, JAVA_INT, JAVA_LONG),
     /** {@code hipError_t hipGraphDestroy(hipGraph_t graph)} */
     hipGraphDestroy(Lib.HIP, JAVA_INT, JAVA_LONG),
+
+    // ---------------------------------------------------------------- graphs built node by node (repeated work)
+    // All in HIP 5.2, optional all the same: only repeated work's replay needs them, and without them it falls back.
+    /** {@code hipError_t hipGraphCreate(hipGraph_t* pGraph, unsigned int flags)} */
+    hipGraphCreate(Lib.HIP, true, JAVA_INT, ADDRESS, JAVA_INT),
+    /**
+     * {@code hipError_t hipGraphAddKernelNode(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+     * const hipGraphNode_t* pDependencies, size_t numDependencies, const hipKernelNodeParams* pNodeParams)}
+     */
+    hipGraphAddKernelNode(Lib.HIP, true, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS),
+    /**
+     * {@code hipError_t hipGraphAddMemsetNode(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+     * const hipGraphNode_t* pDependencies, size_t numDependencies, const hipMemsetParams* pMemsetParams)}
+     */
+    hipGraphAddMemsetNode(Lib.HIP, true, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS),
+    /**
+     * {@code hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t* pGraphNode, hipGraph_t graph,
+     * const hipGraphNode_t* pDependencies, size_t numDependencies, void* dst, const void* src, size_t count,
+     * hipMemcpyKind kind)}
+     */
+    hipGraphAddMemcpyNode1D(Lib.HIP, true, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_INT),
+    /**
+     * {@code hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+     * const hipKernelNodeParams* pNodeParams)}
+     */
+    hipGraphExecKernelNodeSetParams(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
+    /**
+     * {@code hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node,
+     * const hipMemsetParams* pNodeParams)}
+     */
+    hipGraphExecMemsetNodeSetParams(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS),
+    /**
+     * {@code hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void* dst,
+     * const void* src, size_t count, hipMemcpyKind kind)}
+     */
+    hipGraphExecMemcpyNodeSetParams1D(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+            JAVA_INT),
 
     // ---------------------------------------------------------------- hiprtc
     /** {@code const char* hiprtcGetErrorString(hiprtcResult result)} */

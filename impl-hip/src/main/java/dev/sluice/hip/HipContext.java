@@ -18,6 +18,8 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.WorkStep;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
 import dev.sluice.spi.support.HostFlagSlots;
@@ -76,6 +78,8 @@ final class HipContext implements ContextHandle {
     private final @Nullable HipStream allocationStream;
     /** Every live stream of this context: {@link #synchronize()} waits for these, not for the whole device. */
     final Set<HipStream> streams = ConcurrentHashMap.newKeySet();
+    /** Repeated work's graphs not yet destroyed: HIP keeps them past the context, so {@link #close()} destroys them. */
+    final Set<HipReplayGraph> replayGraphs = ConcurrentHashMap.newKeySet();
     private volatile @Nullable HipModule fill64;
     private volatile boolean faulted;
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -450,6 +454,12 @@ final class HipContext implements ContextHandle {
         }
     }
 
+    /** Repeated work's graph: {@link HipReplayGraph}, or unsupported where a step or the runtime cannot be described. */
+    @Override
+    public UpdatableGraph buildGraph(List<WorkStep> steps) {
+        return HipReplayGraph.build(this, steps);
+    }
+
     /** The internal kernel that fills 64-bit patterns (HIP's memsets stop at 32 bits); compiled on first use. */
     HipModule fill64() {
         HipModule f = fill64;
@@ -502,6 +512,9 @@ final class HipContext implements ContextHandle {
             quietly(a::destroy);
         }
         quietly(defaultStream::destroy);
+        for (HipReplayGraph g : List.copyOf(replayGraphs)) {
+            g.destroy(); // its launches have finished with the streams; the public layer skips it once the context is closed
+        }
         // pinned host memory is freed on the reaper thread: hipHostFree may synchronise the whole device
         reaper.later(() -> quietly(gates::destroy));
         reaper.later(() -> quietly(staging::destroy));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -135,6 +136,56 @@ class HipHeadersTest {
         }
         assertTrue(wrong.isEmpty(), "bindings that differ from HIP's prototypes:\n  " + String.join("\n  ", wrong));
         System.out.println("HipHeadersTest: " + HipApiSymbol.values().length + " downcall descriptors match HIP's prototypes");
+    }
+
+    /**
+     * Every field of the graph-node structs the backend writes sits at the offset the header's declaration gives it
+     * (natural alignment on x86-64 and AArch64), in the header's order, and the structs have the header's size.
+     */
+    @Test
+    void everyNodeStructMatchesItsDeclaration() {
+        List<String> wrong = new ArrayList<>();
+        for (StructLayout java : List.of(HipApiNodeParams.KERNEL, HipApiNodeParams.MEMSET)) {
+            String name = java.name().orElseThrow();
+            Matcher m = Pattern.compile("typedef\\s+struct\\s+" + name + "\\s*\\{([^}]*)\\}\\s*" + name + "\\s*;").matcher(headers);
+            if (!m.find()) {
+                wrong.add(name + ": no declaration in the headers");
+                continue;
+            }
+            long offset = 0;
+            long align = 1;
+            List<String> cFields = new ArrayList<>();
+            for (String decl : m.group(1).split(";")) {
+                String d = decl.replaceAll("\\s+", " ").strip();
+                if (d.isEmpty()) {
+                    continue;
+                }
+                String field = d.substring(d.lastIndexOf(' ') + 1).replace("*", "");
+                long[] sizeAlign = d.contains("*") ? new long[] {8, 8} : switch (d.substring(0, d.lastIndexOf(' '))) {
+                    case "dim3" -> new long[] {12, 4};
+                    case "unsigned int", "int", "uint32_t" -> new long[] {4, 4};
+                    case "size_t", "uint64_t" -> new long[] {8, 8};
+                    default -> throw new AssertionError(name + ": a field type this test does not lay out: " + d);
+                };
+                offset = (offset + sizeAlign[1] - 1) / sizeAlign[1] * sizeAlign[1];
+                align = Math.max(align, sizeAlign[1]);
+                cFields.add(field);
+                long javaOffset = java.byteOffset(MemoryLayout.PathElement.groupElement(field));
+                if (javaOffset != offset) {
+                    wrong.add(name + "." + field + ": C offset " + offset + ", bound at " + javaOffset);
+                }
+                offset += sizeAlign[0];
+            }
+            long size = (offset + align - 1) / align * align;
+            if (java.byteSize() != size) {
+                wrong.add(name + ": C size " + size + ", bound " + java.byteSize());
+            }
+            List<String> javaFields = java.memberLayouts().stream().flatMap(l -> l.name().stream()).toList();
+            if (!javaFields.equals(cFields)) {
+                wrong.add(name + ": C fields " + cFields + ", bound " + javaFields);
+            }
+        }
+        assertTrue(wrong.isEmpty(), "structs that differ from HIP's declarations:\n  " + String.join("\n  ", wrong));
     }
 
     @Test
