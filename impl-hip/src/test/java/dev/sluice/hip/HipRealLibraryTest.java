@@ -57,8 +57,13 @@ class HipRealLibraryTest {
         assertTrue(resolved >= required, "every required symbol resolves");
         // Optional for a feature's sake (repeated work's graphs) yet exported by HIP 5.2: they must resolve here. Absent:
         // the two that came later, and hipLaunchHostFunc, which HIP 5.2 declares but Debian's build does not export.
-        assertEquals(List.of("hipDeviceSetLimit", "hipModuleLaunchCooperativeKernel", "hipLaunchHostFunc"), missingOptional,
-                "optional symbols absent from " + lib.hipName());
+        List<String> absentFromHip52 = List.of("hipDeviceSetLimit", "hipModuleLaunchCooperativeKernel",
+                "hipLaunchHostFunc");
+        assertTrue(absentFromHip52.containsAll(missingOptional), "optional symbols absent from " + lib.hipName() + ": "
+                + missingOptional);
+        if (System.getProperty("sluice.hip.library") == null) { // not the HIP-over-CUDA test library, which has them all
+            assertEquals(absentFromHip52, missingOptional, "optional symbols absent from " + lib.hipName());
+        }
         System.out.println("HipRealLibraryTest: " + resolved + " of " + HipApiSymbol.values().length + " bound symbols resolved in "
                 + lib.hipName() + " (hiprtc from " + lib.hiprtcName() + "); " + required + " required, all resolved"
                 + (missingOptional.isEmpty() ? "" : "; optional, absent from this HIP version: " + missingOptional));
