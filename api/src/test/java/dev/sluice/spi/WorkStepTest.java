@@ -52,4 +52,67 @@ class WorkStepTest {
         assertFalse(fill.sameValues(new WorkStep.Fill(b, 0, 16, 4, 7)), "other memory");
         assertFalse(fill.sameValues(copy), "another kind");
     }
+
+    @Test
+    void uploadsAndDownloadsHaveTheSameValuesOnlyWithTheSameHostAddressMemoryAndOffset() {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment host = arena.allocate(64);
+            WorkStep up = new WorkStep.Upload(host.asSlice(0, 32), a, 8, 32);
+            assertTrue(up.sameValues(new WorkStep.Upload(host.asSlice(0, 32), a, 8, 32)), "another view of the same bytes");
+            assertFalse(up.sameValues(new WorkStep.Upload(host.asSlice(8, 32), a, 8, 32)), "another host address");
+            assertFalse(up.sameValues(new WorkStep.Upload(host.asSlice(0, 32), b, 8, 32)), "other memory");
+            assertTrue(up.sameShape(new WorkStep.Upload(host.asSlice(8, 32), b, 0, 32)));
+            WorkStep down = new WorkStep.Download(a, 0, host.asSlice(0, 32), 32);
+            assertFalse(up.sameShape(down), "a copy the other way is another shape (a node's direction never changes)");
+            assertFalse(down.sameValues(new WorkStep.Download(a, 4, host.asSlice(0, 32), 32)), "another offset");
+            assertFalse(down.sameValues(new WorkStep.Download(a, 0, host.asSlice(4, 32), 32)), "another host address");
+        }
+    }
+
+    /** A chain that counts the nodes it sets, refusing those it is told to. */
+    private static final class CountingChain extends dev.sluice.spi.support.NodeChain {
+        final List<Integer> set = new java.util.ArrayList<>();
+        int refuse = -1;
+        boolean unsupported;
+
+        CountingChain(List<WorkStep> steps) {
+            super(steps);
+        }
+
+        @Override
+        protected void beforeUpdate() {
+        }
+
+        @Override
+        protected boolean setNode(int index, WorkStep step, java.lang.foreign.Arena arena) {
+            if (unsupported) {
+                throw new dev.sluice.UnsupportedOnBackendException("no node for " + step);
+            }
+            set.add(index);
+            return index != refuse;
+        }
+
+        @Override
+        public void launch(StreamHandle stream) {
+        }
+
+        @Override
+        public void destroy() {
+        }
+    }
+
+    @Test
+    void aChainUpdatesOnlyTheNodesWhoseValuesChangedAndSaysWhenItCannot() {
+        CountingChain c = new CountingChain(List.of(launch(a, 0, 16), launch(a, 0, 16), launch(b, 0, 16)));
+        assertTrue(c.update(List.of(launch(a, 0, 16), launch(a, 0, 16), launch(b, 0, 16))));
+        assertTrue(c.set.isEmpty(), "the same values: no node set");
+        assertTrue(c.update(List.of(launch(a, 0, 16), launch(a, 4, 16), launch(b, 0, 16))));
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(1), c.set, "only the node whose offset changed");
+        assertTrue(c.update(List.of(launch(a, 0, 16), launch(a, 4, 16), launch(b, 0, 16))), "applied: nothing to set");
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(1), c.set);
+        c.refuse = 2;
+        assertFalse(c.update(List.of(launch(a, 0, 16), launch(a, 4, 16), launch(b, 0, 17))), "the driver refused");
+        c.unsupported = true;
+        assertFalse(c.update(List.of(launch(b, 0, 16), launch(a, 4, 16), launch(b, 0, 16))), "no node describes it");
+    }
 }

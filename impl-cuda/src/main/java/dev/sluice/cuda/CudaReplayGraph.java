@@ -4,7 +4,7 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.StreamHandle;
-import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.support.NodeChain;
 import dev.sluice.spi.WorkStep;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +22,7 @@ import java.util.List;
  * <p>Not described here, so the work falls back to plain enqueues: launches with a cluster or launch attributes (the
  * v1 kernel node has neither), and fills of 8-byte elements (a memset node sets 1, 2 or 4).
  */
-final class CudaReplayGraph implements UpdatableGraph {
+final class CudaReplayGraph extends NodeChain {
 
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT;
@@ -39,15 +39,13 @@ final class CudaReplayGraph implements UpdatableGraph {
     private final long graph;
     private final long exec;
     private final long[] nodes;
-    /** What each node runs now: a step of the same values needs no update (a driver call per node saved). */
-    private final WorkStep[] applied;
 
     private CudaReplayGraph(CudaContext context, long graph, long exec, long[] nodes, List<WorkStep> steps) {
+        super(steps);
         this.context = context;
         this.graph = graph;
         this.exec = exec;
         this.nodes = nodes;
-        this.applied = steps.toArray(WorkStep[]::new);
     }
 
     /** Builds and instantiates the graph of {@code steps}, a chain in their order. */
@@ -183,38 +181,21 @@ final class CudaReplayGraph implements UpdatableGraph {
     }
 
     @Override
-    public boolean update(List<WorkStep> steps) {
-        int first = 0;
-        while (first < nodes.length && applied[first].sameValues(steps.get(first))) {
-            first++; // a lane's stage on its fixed buffers: usually every node, and then no native call at all
-        }
-        if (first == nodes.length) {
-            return true;
-        }
+    protected void beforeUpdate() {
         context.cu.bind();
-        try (Arena arena = Arena.ofConfined()) {
-            for (int i = first; i < nodes.length; i++) {
-                WorkStep s = steps.get(i);
-                if (applied[i].sameValues(s)) {
-                    continue;
-                }
-                describable(s);
-                long p = params(context, arena, s).address();
-                int r = switch (s) {
-                    case WorkStep.Launch l -> Cu.graphExecKernelNodeSetParams(exec, nodes[i], p);
-                    case WorkStep.Fill f -> Cu.graphExecMemsetNodeSetParams(exec, nodes[i], p, context.cu.address);
-                    case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ ->
-                        Cu.graphExecMemcpyNodeSetParams(exec, nodes[i], p, context.cu.address);
-                };
-                if (r != Cu.SUCCESS) {
-                    return false; // the public layer builds a new graph, whose calls report a lasting error
-                }
-                applied[i] = s;
-            }
-            return true;
-        } catch (UnsupportedOnBackendException e) {
-            return false;
-        }
+    }
+
+    @Override
+    protected boolean setNode(int i, WorkStep s, Arena arena) {
+        describable(s);
+        long p = params(context, arena, s).address();
+        int r = switch (s) {
+            case WorkStep.Launch l -> Cu.graphExecKernelNodeSetParams(exec, nodes[i], p);
+            case WorkStep.Fill f -> Cu.graphExecMemsetNodeSetParams(exec, nodes[i], p, context.cu.address);
+            case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ ->
+                Cu.graphExecMemcpyNodeSetParams(exec, nodes[i], p, context.cu.address);
+        };
+        return r == Cu.SUCCESS;
     }
 
     @Override

@@ -7,7 +7,7 @@ import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.StreamHandle;
-import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.support.NodeChain;
 import dev.sluice.spi.WorkStep;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the steps no node here describes, refused before anything is built: launches with a cluster or launch attributes
  * (the kernel node has neither), and fills of 8-byte elements (a memset node sets 1, 2 or 4 bytes).
  */
-final class HipReplayGraph implements UpdatableGraph {
+final class HipReplayGraph extends NodeChain {
 
     /** What building and updating call beyond the captured graphs' calls: optional symbols (see HipApiSymbol). */
     private static final List<HipApiSymbol> CALLS = List.of(HipApiSymbol.hipGraphCreate, HipApiSymbol.hipGraphAddKernelNode,
@@ -42,17 +42,15 @@ final class HipReplayGraph implements UpdatableGraph {
     private final long graph;
     private final long exec;
     private final long[] nodes;
-    /** What each node runs now: a step of the same values needs no update (a runtime call per node saved). */
-    private final WorkStep[] applied;
     private final AtomicBoolean destroyed = new AtomicBoolean();
 
     private HipReplayGraph(HipContext context, long graph, long exec, long[] nodes, List<WorkStep> steps) {
+        super(steps);
         this.context = context;
         this.api = context.api;
         this.graph = graph;
         this.exec = exec;
         this.nodes = nodes;
-        this.applied = steps.toArray(WorkStep[]::new);
     }
 
     /** Builds and instantiates the graph of {@code steps}, a chain in their order. */
@@ -162,42 +160,25 @@ final class HipReplayGraph implements UpdatableGraph {
     }
 
     @Override
-    public boolean update(List<WorkStep> steps) {
-        int first = 0;
-        while (first < nodes.length && applied[first].sameValues(steps.get(first))) {
-            first++; // a lane's stage on its fixed buffers: usually every node, and then no runtime call at all
-        }
-        if (first == nodes.length) {
-            return true;
-        }
+    protected void beforeUpdate() {
         context.bind(); // HIP checks a kernel node's function against the current device
-        try (Arena arena = Arena.ofConfined()) {
-            for (int i = first; i < nodes.length; i++) {
-                WorkStep s = steps.get(i);
-                if (applied[i].sameValues(s)) {
-                    continue;
-                }
-                describable(s);
-                int r = switch (s) {
-                    case WorkStep.Launch l -> api.graphExecKernelNodeSetParams(exec, nodes[i], kernelParams(arena, l));
-                    case WorkStep.Fill f -> api.graphExecMemsetNodeSetParams(exec, nodes[i], memsetParams(arena, f));
-                    case WorkStep.Copy c -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], c.destination().address()
-                            + c.destinationOffset(), c.source().address() + c.sourceOffset(), c.bytes(),
-                            HipApiConstants.hipMemcpyDeviceToDevice);
-                    case WorkStep.Upload u -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], u.destination().address()
-                            + u.destinationOffset(), u.source().address(), u.bytes(), HipApiConstants.hipMemcpyHostToDevice);
-                    case WorkStep.Download d -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], d.destination().address(),
-                            d.source().address() + d.sourceOffset(), d.bytes(), HipApiConstants.hipMemcpyDeviceToHost);
-                };
-                if (r != HipApiConstants.hipSuccess) {
-                    return false; // the public layer builds a new graph, whose calls report a lasting error
-                }
-                applied[i] = s;
-            }
-            return true;
-        } catch (UnsupportedOnBackendException e) {
-            return false;
-        }
+    }
+
+    @Override
+    protected boolean setNode(int i, WorkStep s, Arena arena) {
+        describable(s);
+        int r = switch (s) {
+            case WorkStep.Launch l -> api.graphExecKernelNodeSetParams(exec, nodes[i], kernelParams(arena, l));
+            case WorkStep.Fill f -> api.graphExecMemsetNodeSetParams(exec, nodes[i], memsetParams(arena, f));
+            case WorkStep.Copy c -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], c.destination().address()
+                    + c.destinationOffset(), c.source().address() + c.sourceOffset(), c.bytes(),
+                    HipApiConstants.hipMemcpyDeviceToDevice);
+            case WorkStep.Upload u -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], u.destination().address()
+                    + u.destinationOffset(), u.source().address(), u.bytes(), HipApiConstants.hipMemcpyHostToDevice);
+            case WorkStep.Download d -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], d.destination().address(),
+                    d.source().address() + d.sourceOffset(), d.bytes(), HipApiConstants.hipMemcpyDeviceToHost);
+        };
+        return r == HipApiConstants.hipSuccess;
     }
 
     @Override

@@ -1,0 +1,68 @@
+package dev.sluice.spi.support;
+
+import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.UpdatableGraph;
+import dev.sluice.spi.WorkStep;
+import java.lang.foreign.Arena;
+import java.util.List;
+
+/**
+ * What the native backends' {@link UpdatableGraph}s share: a chain of nodes, one per {@link WorkStep}, the step each node
+ * runs now, and an update that changes only the nodes whose values changed. A lane's stage on its fixed buffers
+ * usually changes none, and then the update makes no native call at all. Updated by one repeated work at a time, under
+ * its lock.
+ */
+public abstract class NodeChain implements UpdatableGraph {
+
+    /** What each node runs now. */
+    private final WorkStep[] applied;
+
+    /** A chain whose nodes run {@code steps}, in order. */
+    protected NodeChain(List<WorkStep> steps) {
+        this.applied = steps.toArray(WorkStep[]::new);
+    }
+
+    /** How many nodes the chain has. */
+    protected final int nodeCount() {
+        return applied.length;
+    }
+
+    @Override
+    public final boolean update(List<WorkStep> steps) {
+        int first = 0;
+        while (first < applied.length && applied[first].sameValues(steps.get(first))) {
+            first++;
+        }
+        if (first == applied.length) {
+            return true;
+        }
+        beforeUpdate();
+        try (Arena arena = Arena.ofConfined()) {
+            for (int i = first; i < applied.length; i++) {
+                WorkStep s = steps.get(i);
+                if (applied[i].sameValues(s)) {
+                    continue;
+                }
+                if (!setNode(i, s, arena)) {
+                    return false; // the public layer builds a new graph, whose calls report a lasting error
+                }
+                applied[i] = s;
+            }
+            return true;
+        } catch (UnsupportedOnBackendException e) {
+            return false;
+        }
+    }
+
+    /** Called once before the first node of an update is set (to make the context current). */
+    protected abstract void beforeUpdate();
+
+    /**
+     * Makes node {@code index} run {@code step} in later launches (launches already enqueued run as they were); false if
+     * the driver refused.
+     *
+     * @param arena for the node's parameters, valid during the call
+     * @throws UnsupportedOnBackendException for a step no node of this backend describes
+     */
+    protected abstract boolean setNode(int index, WorkStep step, Arena arena);
+}
