@@ -64,6 +64,9 @@ final class Recording {
     private final Thread owner = Thread.currentThread();
     /** How many steps have been submitted (their futures marked) or failed. */
     private int done;
+    /** How many of the launches ran inside fused kernels, and in how many, for the trace label. */
+    private int fusedLaunches;
+    private int fusedKernels;
 
     /** Adds {@code step}, refused naming the argument if its memory is closed (as the enqueue's claim would refuse it). */
     void add(StreamCore core, Step step) {
@@ -212,6 +215,12 @@ final class Recording {
         }
     }
 
+    /** Notes that {@code launches} of the steps ran inside {@code kernels} fused kernels. */
+    void fused(int launches, int kernels) {
+        fusedLaunches = launches;
+        fusedKernels = kernels;
+    }
+
     /**
      * What a graph launch of these steps runs, for its trace span: the user's label (if any), then the steps' kinds,
      * the first few of them ({@code "chunk 3: kernel scale, memset (2 operations)"}).
@@ -228,7 +237,12 @@ final class Recording {
         if (shown < steps.size()) {
             b.append(", ...");
         }
-        return b.append(" (").append(steps.size()).append(steps.size() == 1 ? " operation)" : " operations)").toString();
+        b.append(" (").append(steps.size()).append(steps.size() == 1 ? " operation" : " operations");
+        if (fusedKernels > 0) {
+            b.append(", ").append(fusedLaunches).append(" launches fused into ").append(fusedKernels)
+                    .append(fusedKernels == 1 ? " kernel" : " kernels");
+        }
+        return b.append(')').toString();
     }
 
     /** Fails the futures of the steps not submitted: they will never run. */

@@ -30,15 +30,21 @@ public final class ReplayedWork {
     private boolean unsupported;
     private boolean closed;
     private String name = "RepeatedWork";
+    /** The fused kernels of this work's runs of element-wise launches, loaded once per plan. */
+    private final FusedLaunches fusion;
+    /** Whether runs of element-wise launches are fused; read when a call is submitted. */
+    private volatile boolean fuse = true;
     /** Counts, written under the stream's lock and read by any thread. */
     private volatile long replays;
     private volatile long builds;
     private volatile long fallbacks;
+    private volatile long fusedLaunches;
 
     /** Repeated work on {@code stream}, with no graph yet. */
     public ReplayedWork(StreamEngine stream) {
         this.context = stream.core.context();
         this.stream = stream;
+        this.fusion = new FusedLaunches(context);
     }
 
     /** Names the work in messages by its public side. */
@@ -141,13 +147,16 @@ public final class ReplayedWork {
             s.claims().orderAfterHazards();
             // Held work is launched later, from a queue: the graph updated for it would be updated again by then.
             if (!s.handle.isHolding() && !s.isCapturing()) {
-                List<WorkStep> work = r.work();
+                FusedLaunches.Result fused = fuse ? fusion.work(r.steps()) : new FusedLaunches.Result(r.work(), 0, 0);
+                List<WorkStep> work = fused.work();
                 boolean built = graph == null || !sameShape(shape, work) || !update(work);
                 UpdatableGraph g = built ? build(work) : graph;
                 if (g != null) {
                     s.handle.launchGraph(g);
                     r.markReplayed(s);
                     replays++;
+                    fusedLaunches += fused.launches();
+                    r.fused(fused.launches(), fused.kernels());
                     return s.markReplay(f, built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY, g, r);
                 }
             }
@@ -213,6 +222,16 @@ public final class ReplayedWork {
         return fallbacks;
     }
 
+    /** Recorded launches that ran inside a fused kernel so far. */
+    public long fusedLaunches() {
+        return fusedLaunches;
+    }
+
+    /** Fuses runs of element-wise launches in the calls submitted from now on, or not ({@code false}). */
+    public void fuse(boolean on) {
+        fuse = on;
+    }
+
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         return closed;
@@ -234,6 +253,7 @@ public final class ReplayedWork {
             if (g != null && !context.isClosed()) {
                 g.destroy();
             }
+            fusion.close();
         } finally {
             calls.unlock();
         }

@@ -97,8 +97,9 @@ public final class ElementwiseBuilder {
             paramSymbols.add(s);
         }
         List<Statement> statements = d.statements(symbols, 0).statements();
-        return ElementwiseCode.kernel(name, d.params(), paramSymbols, statements, List.of(), s -> "v_" + s.name(),
+        Kernel kernel = ElementwiseCode.kernel(name, d.params(), paramSymbols, statements, List.of(), s -> "v_" + s.name(),
                 problem -> SourceError.at(name, "body", d.body(), 1, 1, problem));
+        return ElementwiseChain.register(kernel, ElementwiseChain.of(d));
     }
 
     /**
@@ -130,6 +131,11 @@ public final class ElementwiseBuilder {
 
         boolean isOutput(int param) {
             return outputs.get(param);
+        }
+
+        /** The same declaration under another name: a stage's name in a chain. */
+        Declaration named(String stageName) {
+            return new Declaration(stageName, params, outputs, body);
         }
 
         /**

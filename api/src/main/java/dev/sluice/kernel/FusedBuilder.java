@@ -76,6 +76,8 @@ public final class FusedBuilder {
     private final List<Declaration> stages = new ArrayList<>();
     private final Map<Ref, Ref> bindings = new LinkedHashMap<>();
     private final Set<Ref> written = new LinkedHashSet<>();
+    /** Whether the fused kernel's parameters are named {@code stage_param}, so that stages may share names of them. */
+    private boolean stageNamedParameters;
 
     /** Parameter {@code param} of stage {@code stage}, both by position. */
     private record Ref(int stage, int param) {
@@ -106,7 +108,11 @@ public final class FusedBuilder {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "must not be null");
         }
-        Declaration d = stage.declaration();
+        return stage(stage.declaration());
+    }
+
+    /** Appends the stage {@code d}; see {@link #stage(ElementwiseBuilder)}. */
+    FusedBuilder stage(Declaration d) {
         for (Declaration s : stages) {
             if (s.name().equals(d.name())) {
                 throw new InvalidArgumentException("stage", "fused kernel " + name + " already has a stage named '" + d.name()
@@ -176,6 +182,15 @@ public final class FusedBuilder {
     }
 
     /**
+     * Names each parameter of the fused kernel {@code stage_param} (stage names that contain no {@code _} then keep
+     * them distinct): for chains whose stages are launches of one kernel, or of kernels whose parameters share names.
+     */
+    FusedBuilder stageNamedParameters() {
+        stageNamedParameters = true;
+        return this;
+    }
+
+    /**
      * Checks the chain and generates the fused kernel's CUDA C++ and Java implementation, as
      * {@link ElementwiseBuilder#build()} does for one stage.
      *
@@ -193,6 +208,7 @@ public final class FusedBuilder {
                     + " writes no output: name one with output(\"stage.param\")");
         }
         List<KernelParam> params = new ArrayList<>();
+        List<String> origins = new ArrayList<>();
         List<Symbol> paramSymbols = new ArrayList<>();
         Map<String, Ref> paramOwners = new HashMap<>();
         Map<Ref, Symbol> symbols = new HashMap<>();
@@ -216,14 +232,17 @@ public final class FusedBuilder {
                     s = new Symbol(p.name(), type, Role.LOCAL, locals++);
                     stageRegisters.add(s);
                 } else {
-                    Ref owner = paramOwners.putIfAbsent(p.name(), r);
+                    KernelParam named = stageNamedParameters
+                            ? new KernelParam(d.name() + "_" + p.name(), p.isPointer(), p.type(), p.access()) : p;
+                    Ref owner = paramOwners.putIfAbsent(named.name(), r);
                     if (owner != null) {
                         throw new InvalidArgumentException("kernel", "fused kernel " + name + ": '" + spell(owner) + "' and '"
                                 + spell(r) + "' would both be its parameter '" + p.name() + "'; bind(\"" + spell(r) + "\", \""
                                 + spell(owner) + "\") if they are the same argument, or rename one");
                     }
-                    s = new Symbol(p.name(), type, Params.role(p, d.isOutput(j)), params.size());
-                    params.add(p);
+                    s = new Symbol(named.name(), type, Params.role(p, d.isOutput(j)), params.size());
+                    params.add(named);
+                    origins.add(spell(r));
                     paramSymbols.add(s);
                 }
                 symbols.put(r, s);
@@ -242,8 +261,12 @@ public final class FusedBuilder {
         }
         requireBoundRegistersAssigned(symbols, assigned);
         String source = sources.toString();
-        return ElementwiseCode.kernel(name, params, paramSymbols, statements, registers, s -> "v" + s.index() + "_" + s.name(),
-                problem -> SourceError.at(name, "fused stages", source, 1, 1, problem));
+        Kernel kernel = ElementwiseCode.kernel(name, params, paramSymbols, statements, registers,
+                s -> "v" + s.index() + "_" + s.name(), problem -> SourceError.at(name, "fused stages", source, 1, 1, problem));
+        List<String[]> bound = new ArrayList<>();
+        bindings.forEach((in, src) -> bound.add(new String[] {spell(in), spell(src)}));
+        return ElementwiseChain.register(kernel, new ElementwiseChain(name, List.copyOf(stages), List.copyOf(bound),
+                written.stream().map(this::spell).toList(), List.copyOf(origins)));
     }
 
     /**

@@ -297,4 +297,13 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(25)
+    public class RepeatedWorkFusion extends AbstractRepeatedWorkFusionTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }

@@ -388,6 +388,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         private @Nullable Scheduler hostScheduler;
         private boolean keepLanes = true;
         private boolean graphReplay = true;
+        private boolean elementwiseFusion = true;
 
         private Builder(List<DeviceContext> contexts) {
             this.contexts = contexts;
@@ -526,6 +527,18 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
+         * Whether a stage enqueued as repeated work ({@link #graphReplay}) runs consecutive launches of kernels the
+         * kernel language generated ({@link dev.sluice.kernel.Kernels#elementwise}) as one fused launch where that is
+         * the same computation (the default: {@code true}; see "Fusion" in {@link dev.sluice.RepeatedWork}):
+         * {@link PipelineMetrics#fusedLaunches()} counts the launches that ran fused. {@code false} launches each of
+         * them as the stage enqueued it.
+         */
+        public Builder elementwiseFusion(boolean fuse) {
+            this.elementwiseFusion = fuse;
+            return this;
+        }
+
+        /**
          * Whether the pipeline keeps its lanes (streams, device and pinned buffers) after a subscription ends,
          * for the next {@code process} call, until {@link GpuPipeline#close()} (the default: {@code true}).
          * With {@code false}, each lane is released once its subscription has ended and its last chunk is off
@@ -615,7 +628,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             }
             return new PipelineSpec(contexts, lanes * contexts.size(), chunksPerLane, in, chunkElements,
                     outputType == null ? in : outputType, outputElements, capacity, inPlace, List.copyOf(scratch), st,
-                    streamOptions, hostScheduler, keepLanes, graphReplay);
+                    streamOptions, hostScheduler, keepLanes, graphReplay, elementwiseFusion);
         }
     }
 }

@@ -64,7 +64,7 @@ public final class Lane {
         this.index = index;
         this.stream = stream;
         PipelineSpec spec = pipeline.spec();
-        this.stageWork = spec.graphReplay() ? stream.repeatedWork() : null;
+        this.stageWork = spec.graphReplay() ? stream.repeatedWork().fuseElementwise(spec.elementwiseFusion()) : null;
         this.flights = new Flight[spec.chunksPerLane()];
         for (int i = 0; i < flights.length; i++) {
             flights[i] = new Flight(this);
@@ -252,12 +252,14 @@ public final class Lane {
             long replays = w.replays();
             long builds = w.builds();
             long fallbacks = w.fallbacks();
+            long fused = w.fusedLaunches();
             Object[] last = new Object[1];
             w.enqueue(s -> last[0] = pipeline.spec().stage().enqueue(this, in, out));
             PipelineMetrics m = pipeline.metrics;
             m.graphReplays.add(w.replays() - replays);
             m.graphBuilds.add(w.builds() - builds);
             m.stageFallbacks.add(w.fallbacks() - fallbacks);
+            m.fusedLaunches.add(w.fusedLaunches() - fused);
             return (DeviceFuture<?>) last[0];
         } finally {
             this.chunk = null; // an idle lane must not keep a subscription's chunk reachable

@@ -23,6 +23,7 @@ public final class PipelineMetrics {
     final LongAdder graphReplays = new LongAdder();
     final LongAdder graphBuilds = new LongAdder();
     final LongAdder stageFallbacks = new LongAdder();
+    final LongAdder fusedLaunches = new LongAdder();
     final LongAdder chunksEmitted = new LongAdder();
     final AtomicLong inFlight = new AtomicLong();
     final AtomicLong maxInFlight = new AtomicLong();
@@ -46,6 +47,14 @@ public final class PipelineMetrics {
     /** Chunks whose stage, under graph replay, ran as plain enqueues (see {@link GpuPipeline.Builder#graphReplay}). */
     public long stageFallbacks() {
         return stageFallbacks.sum();
+    }
+
+    /**
+     * Launches of the stages that ran inside a fused kernel ({@link GpuPipeline.Builder#elementwiseFusion}): a chunk
+     * whose stage ran two element-wise launches as one adds two.
+     */
+    public long fusedLaunches() {
+        return fusedLaunches.sum();
     }
 
     /** Lanes (a stream and its buffers) opened so far. */

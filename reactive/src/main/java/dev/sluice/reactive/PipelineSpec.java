@@ -17,11 +17,13 @@ import reactor.core.scheduler.Scheduler;
  * @param outputType     the output element type; the input type for an in-place pipeline
  * @param outputCapacity the size of each lane's output buffer: the output elements of a full chunk
  * @param graphReplay    whether each lane enqueues its stage as repeated work ({@link GpuPipeline.Builder#graphReplay})
+ * @param elementwiseFusion whether that repeated work fuses element-wise launches
+ *                       ({@link GpuPipeline.Builder#elementwiseFusion})
  */
 record PipelineSpec(List<DeviceContext> contexts, int lanes, int chunksPerLane, DType inputType, long chunkElements,
         DType outputType, LongUnaryOperator outputElements, long outputCapacity, boolean inPlace, List<Scratch> scratch,
         GpuPipeline.Stage stage, StreamOptions streamOptions, @Nullable Scheduler hostScheduler, boolean keepLanes,
-        boolean graphReplay) {
+        boolean graphReplay, boolean elementwiseFusion) {
 
     /** A scratch device buffer each lane allocates ({@link GpuPipeline.Builder#scratch}). */
     record Scratch(DType type, long count) {

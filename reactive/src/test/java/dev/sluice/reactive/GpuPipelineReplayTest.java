@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
+import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
+import dev.sluice.kernel.Kernels;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -127,6 +129,47 @@ class GpuPipelineReplayTest {
                         "the stage alone: " + t);
             }
         }
+    }
+
+    /** A stage of two element-wise kernels (the second in place), fused or not. */
+    static GpuPipeline<float[], float[]> elementwisePipeline(boolean replay, boolean fuse) {
+        DeviceFunction scale = ctx.compile(Kernels.elementwise("scale").input(KernelParam.pointer("x", DType.F32))
+                .input(KernelParam.scalar("a", DType.F32)).output(KernelParam.pointer("y", DType.F32))
+                .body("y = x * a").build());
+        DeviceFunction shift = ctx.compile(Kernels.elementwise("shift").input(KernelParam.pointer("u", DType.F32))
+                .output(KernelParam.pointer("w", DType.F32)).body("w = u / 4.0f - 1.0f").build());
+        return GpuPipeline.builder(ctx)
+                .lanes(2)
+                .chunkElements(N, DType.F32)
+                .graphReplay(replay)
+                .elementwiseFusion(fuse)
+                .stage((lane, in, out) -> {
+                    LaunchConfig config = LaunchConfig.forElements(lane.elements());
+                    lane.stream().enqueueLaunch(scale, config, in, 1.5f + lane.sequence(), out, lane.elements());
+                    return lane.stream().enqueueLaunch(shift, config, out, out, lane.elements());
+                })
+                .build(Chunks.floats());
+    }
+
+    @Test
+    void aStageOfTwoElementwiseKernelsRunsAsOneFusedLaunchWithTheSameResults() {
+        List<List<float[]>> results = new java.util.ArrayList<>();
+        List<PipelineMetrics> metrics = new java.util.ArrayList<>();
+        for (boolean[] setting : new boolean[][] {{true, true}, {true, false}, {false, true}}) {
+            try (GpuPipeline<float[], float[]> p = elementwisePipeline(setting[0], setting[1])) {
+                results.add(run(p));
+                metrics.add(p.metrics());
+            }
+        }
+        for (int i = 0; i < CHUNKS; i++) {
+            assertArrayEquals(results.get(2).get(i), results.get(0).get(i), "chunk " + i + ", fused");
+            assertArrayEquals(results.get(2).get(i), results.get(1).get(i), "chunk " + i + ", replayed unfused");
+        }
+        assertEquals(2L * CHUNKS, metrics.get(0).fusedLaunches(), "both launches of every chunk ran as one");
+        assertEquals(CHUNKS, metrics.get(0).graphReplays());
+        assertEquals(0, metrics.get(1).fusedLaunches(), "fusion off");
+        assertEquals(CHUNKS, metrics.get(1).graphReplays());
+        assertEquals(0, metrics.get(2).fusedLaunches(), "no repeated work, no fusion");
     }
 
     @Test

@@ -1,0 +1,278 @@
+package dev.sluice.engine;
+
+import dev.sluice.DType;
+import dev.sluice.Kernel;
+import dev.sluice.KernelParam;
+import dev.sluice.spi.DeviceMemory;
+import dev.sluice.spi.FunctionHandle;
+import dev.sluice.spi.LaunchArguments;
+import dev.sluice.spi.WorkStep;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Fuses runs of consecutive recorded launches of generated element-wise kernels ({@link LaunchFusion}) into one launch
+ * each, where that is provably the same computation: the same launch configuration and element count {@code n}, and
+ * for every pair of pointer arguments of the run whose bytes overlap, one of them written, the same region (memory,
+ * byte offset and element type). Thread {@code i} of each launch then touches only element {@code i} of every region,
+ * so the fused kernel's thread {@code i}, running the launches' bodies in order, touches what they touched, in the same
+ * order. Anything else between two launches ends a run.
+ *
+ * <p>The fused kernels are loaded on the context once per plan (which launches' kernels, which inputs read what) and
+ * kept until {@link #close()}; a plan that failed to fuse or load is not tried again. One per {@link ReplayedWork},
+ * used under its call lock.
+ */
+final class FusedLaunches {
+
+    /** A plan: the launches' chains, and where each of their parameters reads from (see {@link LaunchFusion.Chains}). */
+    private record Plan(List<Object> chains, List<Integer> sources) {
+    }
+
+    /** A plan's fused kernel, loaded. */
+    private record Fused(FunctionHandle function, OwnedHandle owned, List<KernelParam> params) {
+    }
+
+    /**
+     * A recording's work with its runs fused.
+     *
+     * @param work     the steps to build or update the graph with
+     * @param launches how many recorded launches run inside fused kernels
+     * @param kernels  how many fused kernels they run in
+     */
+    record Result(List<WorkStep> work, int launches, int kernels) {
+    }
+
+    /** A pointer argument of a launch: parameter {@code param} of launch {@code launch} of a run. */
+    private record Use(int launch, int param, DeviceMemory memory, long offset, long bytes, DType type, boolean writes) {
+
+        boolean sameRegion(Use o) {
+            return memory == o.memory && offset == o.offset && type == o.type;
+        }
+
+        boolean overlaps(Use o) {
+            if (bytes == 0 || o.bytes == 0) {
+                return false;
+            }
+            if (memory == o.memory) {
+                return offset < o.offset + o.bytes && o.offset < offset + bytes;
+            }
+            // Distinct memory never overlaps, unless a backend's addresses say otherwise.
+            long a = memory.address();
+            long b = o.memory.address();
+            return a != 0 && b != 0 && a + offset < b + o.offset + o.bytes && b + o.offset < a + offset + bytes;
+        }
+
+        /** Whether the two may not be in one fused kernel: overlapping, one written, and not the same region. */
+        boolean conflicts(Use o) {
+            return (writes || o.writes) && overlaps(o) && !sameRegion(o);
+        }
+    }
+
+    private final ContextCore context;
+    private final Map<Plan, Fused> loaded = new HashMap<>();
+    private final Set<Plan> refused = new HashSet<>();
+
+    FusedLaunches(ContextCore context) {
+        this.context = context;
+    }
+
+    /** {@code steps}' work, each run of two or more fusible launches replaced by one launch of their fused kernel. */
+    Result work(List<Recording.Step> steps) {
+        LaunchFusion.Chains chains = LaunchFusion.installed();
+        List<WorkStep> work = new ArrayList<>(steps.size());
+        if (chains == null) {
+            for (Recording.Step s : steps) {
+                work.add(s.work());
+            }
+            return new Result(work, 0, 0);
+        }
+        int launches = 0;
+        int kernels = 0;
+        Run run = null;
+        for (Recording.Step s : steps) {
+            Object chain = s.work() instanceof WorkStep.Launch && s.keep() != null ? chains.chainOf(s.keep()) : null;
+            WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.work();
+            if (run != null && launch != null && run.add(launch, chain)) {
+                continue;
+            }
+            if (run != null && emit(run, chains, work)) {
+                launches += run.launches.size();
+                kernels++;
+            }
+            run = launch == null ? null : Run.start(launch, chain);
+            if (run == null) {
+                work.add(s.work());
+            }
+        }
+        if (run != null && emit(run, chains, work)) {
+            launches += run.launches.size();
+            kernels++;
+        }
+        return new Result(work, launches, kernels);
+    }
+
+    /** Adds {@code run}'s work: one fused launch (true) or, for one launch or a plan that does not fuse, its launches. */
+    private boolean emit(Run run, LaunchFusion.Chains chains, List<WorkStep> work) {
+        Fused f = run.launches.size() < 2 ? null : fused(run.plan(), chains);
+        if (f == null) {
+            work.addAll(run.launches);
+            return false;
+        }
+        work.add(new WorkStep.Launch(f.function(), run.launches.getFirst().config(), run.arguments(f.params())));
+        return true;
+    }
+
+    private @Nullable Fused fused(Plan plan, LaunchFusion.Chains chains) {
+        Fused f = loaded.get(plan);
+        if (f != null || refused.contains(plan)) {
+            return f;
+        }
+        try {
+            int[][] sources = new int[plan.chains().size()][];
+            for (int k = 0, at = 0; k < sources.length; k++) {
+                int count = plan.sources().get(at++);
+                sources[k] = new int[count];
+                for (int j = 0; j < count; j++) {
+                    sources[k][j] = plan.sources().get(at++);
+                }
+            }
+            Kernel kernel = chains.fuse(plan.chains(), sources);
+            FunctionHandle function = context.handle().load(kernel);
+            f = new Fused(function, context.own(function::unload), kernel.params());
+        } catch (RuntimeException e) {
+            refused.add(plan); // the launches run unfused, as recorded: the same results
+            return null;
+        }
+        loaded.put(plan, f);
+        return f;
+    }
+
+    /** Unloads the fused kernels; launches already enqueued still run (the backends unload with the context). */
+    void close() {
+        for (Fused f : loaded.values()) {
+            f.owned().close();
+        }
+        loaded.clear();
+    }
+
+    /** Consecutive launches that fuse so far, and where each of their input pointers reads from. */
+    private static final class Run {
+
+        final List<WorkStep.Launch> launches = new ArrayList<>();
+        final List<Object> chains = new ArrayList<>();
+        final List<int[]> sources = new ArrayList<>();
+        final List<Use> uses = new ArrayList<>();
+        final long n;
+
+        private Run(long n) {
+            this.n = n;
+        }
+
+        /** A run of {@code launch} alone; null if its own arguments conflict (a partial overlap, say). */
+        static @Nullable Run start(WorkStep.Launch launch, Object chain) {
+            LaunchArguments a = launch.arguments();
+            Run r = new Run(a.longValue(a.count() - 1));
+            return r.add(launch, chain) ? r : null;
+        }
+
+        /** Adds {@code launch} if it fuses with the run; false, changing nothing, if not. */
+        boolean add(WorkStep.Launch launch, Object chain) {
+            LaunchArguments a = launch.arguments();
+            int count = a.count() - 1; // the last is n
+            if (a.longValue(count) != n || !launches.isEmpty() && !launches.getFirst().config().equals(launch.config())) {
+                return false;
+            }
+            int k = launches.size();
+            List<Use> mine = new ArrayList<>();
+            for (int j = 0; j < count; j++) {
+                if (a.isPointer(j)) {
+                    DType t = a.type(j);
+                    mine.add(new Use(k, j, a.memory(j), a.byteOffset(j), n * t.byteSize(), t, a.param(j).access().writes()));
+                }
+            }
+            for (Use u : mine) {
+                for (Use o : uses) {
+                    if (u.conflicts(o)) {
+                        return false;
+                    }
+                }
+                for (Use o : mine) {
+                    if (u != o && u.conflicts(o)) {
+                        return false;
+                    }
+                }
+            }
+            int[] from = new int[count];
+            Arrays.fill(from, -1);
+            for (Use u : mine) {
+                if (!u.writes()) {
+                    from[u.param()] = source(u);
+                }
+            }
+            launches.add(launch);
+            chains.add(chain);
+            sources.add(from);
+            uses.addAll(mine);
+            return true;
+        }
+
+        /**
+         * Where input {@code u} reads from: the last earlier output of its region (written to memory, which it would
+         * read), else the first earlier input of its region that is a parameter itself (the same argument), else -1.
+         */
+        private int source(Use u) {
+            for (int k = uses.size() - 1; k >= 0; k--) {
+                Use o = uses.get(k);
+                if (o.writes() && o.sameRegion(u)) {
+                    return o.launch() << 16 | o.param();
+                }
+            }
+            for (Use o : uses) {
+                if (!o.writes() && o.sameRegion(u) && sources.get(o.launch())[o.param()] < 0) {
+                    return o.launch() << 16 | o.param();
+                }
+            }
+            return -1;
+        }
+
+        Plan plan() {
+            List<Integer> flat = new ArrayList<>();
+            for (int[] from : sources) {
+                flat.add(from.length);
+                for (int s : from) {
+                    flat.add(s);
+                }
+            }
+            return new Plan(List.copyOf(chains), List.copyOf(flat));
+        }
+
+        /** The fused launch's arguments: each launch's unbound ones in order, then {@code n}. */
+        LaunchArguments arguments(List<KernelParam> params) {
+            LaunchArguments fused = new LaunchArguments();
+            fused.reset(params);
+            int at = 0;
+            for (int k = 0; k < launches.size(); k++) {
+                LaunchArguments a = launches.get(k).arguments();
+                int[] from = sources.get(k);
+                for (int j = 0; j < from.length; j++) {
+                    if (from[j] >= 0) {
+                        continue;
+                    }
+                    if (a.isPointer(j)) {
+                        fused.setPointer(at++, a.memory(j), a.byteOffset(j));
+                    } else {
+                        fused.setBits(at++, a.bits(j));
+                    }
+                }
+            }
+            fused.setBits(at, n);
+            return fused;
+        }
+    }
+}

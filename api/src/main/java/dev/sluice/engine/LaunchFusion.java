@@ -1,0 +1,48 @@
+package dev.sluice.engine;
+
+import dev.sluice.Kernel;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the kernel language, a level above the engine, tells repeated work which launches it may fuse: it installs its
+ * {@link Chains} the first time it generates an element-wise kernel, so no launch of one can be recorded before. Until
+ * then, and for every other kernel, nothing is fused.
+ */
+public final class LaunchFusion {
+
+    /** What the kernel language knows of the kernels it generated. Thread-safe. */
+    public interface Chains {
+
+        /**
+         * The chain of element-wise stages that {@code function}'s kernel was generated from, compared by identity;
+         * null if it is not a generated element-wise kernel. Its launches take the chain's parameters, then {@code n}.
+         *
+         * @param function what a recorded launch keeps reachable: the public function
+         */
+        @Nullable Object chainOf(Object function);
+
+        /**
+         * One element-wise kernel running {@code chains} one after another for each element, every output written to
+         * memory. {@code sources[k][j]} says where parameter {@code j} of launch {@code k} (an input pointer) reads
+         * from: {@code -1} for a parameter of the fused kernel, else {@code k' << 16 | j'}, parameter {@code j'} of an
+         * earlier launch {@code k'} (an output it wrote, or the same input). The fused kernel's parameters are the
+         * launches' parameters in order, those bound left out, then {@code n}.
+         */
+        Kernel fuse(List<Object> chains, int[][] sources);
+    }
+
+    private static volatile @Nullable Chains installed;
+
+    private LaunchFusion() {
+    }
+
+    /** Installs the kernel language's chains; the last installation wins (there is one). */
+    public static void install(Chains chains) {
+        installed = chains;
+    }
+
+    static @Nullable Chains installed() {
+        return installed;
+    }
+}
