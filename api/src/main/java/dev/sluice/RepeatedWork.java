@@ -9,23 +9,23 @@ import java.util.function.Consumer;
  * {@link DeviceStream#repeatedWork()}.
  *
  * <p>Each {@link #enqueue} runs its body, which enqueues on the stream as usual. Launches, fills, memsets, copies
- * between buffers of the stream's context, and whole-buffer copies between a buffer and pinned or registered host memory
- * of the stream's context ({@link DeviceContext#allocateHost}, {@link DeviceContext#registerHost}) are checked as always and
- * <em>recorded</em> instead of submitted. When the
- * body returns, the recording becomes one launch of a graph (CUDA and HIP graphs; the CPU simulator replays its own
- * recording). The graph is kept: the next call whose recording has the same shape (the same operations in the same
- * order, with the same functions, launch configurations, copy sizes and fill sizes) updates only the values that
- * changed (kernel arguments, buffers, offsets, fill values) and launches it again; a call of another shape builds a new
- * graph and destroys the old one. {@link #replays()}, {@link #builds()} and {@link #fallbacks()} count what ran; with
- * tracing on, each graph launch is a span of kind {@link TraceSpan#REPLAY} (or {@link TraceSpan#REPLAY_BUILT}).
+ * between buffers of the stream's context, and whole-buffer copies between a buffer and pinned or registered host
+ * memory of the stream's context ({@link DeviceContext#allocateHost}, {@link DeviceContext#registerHost}) are checked
+ * as always and <em>recorded</em> instead of submitted. When the body returns, the recording becomes one launch of a
+ * graph (CUDA and HIP graphs; the CPU simulator replays its own recording). The graph is kept: the next call whose
+ * recording has the same shape (the same operations in the same order, with the same functions, launch configurations,
+ * copy sizes and fill sizes) updates only the values that changed (kernel arguments, buffers, offsets, fill values) and
+ * launches it again; a call of another shape builds a new graph and destroys the old one. {@link #replays()},
+ * {@link #builds()} and {@link #fallbacks()} count what ran; with tracing on, each graph launch is a span of kind
+ * {@link TraceSpan#REPLAY} (or {@link TraceSpan#REPLAY_BUILT}).
  *
- * <p><b>Fallback.</b> An operation that a recording cannot describe (a copy with Java or unpinned host memory, or with pinned memory of another context, a 2-D or peer copy, an
- * event record or wait, a wait for a future or stage, a host function, an allocation or free, a graph launch) makes
- * that call fall back to plain enqueues: what was recorded so far is submitted as the enqueues it stands for, then that
- * operation and the rest of the body run as plain enqueues. So does every call of work the backend's graph nodes cannot
- * describe (on CUDA and HIP: launches with a cluster or launch attributes, fills of 8-byte elements), every call on a
- * backend without updatable graphs, and a call made while the stream holds work for the host
- * ({@link HostWaits#HOLD_ON_HOST}). Results are the same either way.
+ * <p><b>Fallback.</b> An operation that a recording cannot describe (a copy with Java or unpinned host memory, or with
+ * pinned memory of another context, a 2-D or peer copy, an event record or wait, a wait for a future or stage, a host
+ * function, an allocation or free, a graph launch) makes that call fall back to plain enqueues: what was recorded so
+ * far is submitted as the enqueues it stands for, then that operation and the rest of the body run as plain enqueues.
+ * So does every call of work the backend's graph nodes cannot describe (on CUDA and HIP: launches with a cluster or
+ * launch attributes, fills of 8-byte elements), every call on a backend without updatable graphs, and a call made while
+ * the stream holds work for the host ({@link HostWaits#HOLD_ON_HOST}). Results are the same either way.
  *
  * <ul>
  * <li><b>Ordering:</b> the call's work runs after everything enqueued on the stream before the call and before
