@@ -79,6 +79,10 @@ class WorkStepTest {
             super(steps);
         }
 
+        static java.lang.foreign.MemorySegment slots(java.lang.foreign.Arena arena, LaunchArguments a) {
+            return argumentSlots(arena, a);
+        }
+
         @Override
         protected void beforeUpdate() {
         }
@@ -98,6 +102,21 @@ class WorkStepTest {
 
         @Override
         public void destroy() {
+        }
+    }
+
+    @Test
+    void aKernelNodesArgumentSlotsHoldEachArgumentByValueThePointersAsDeviceAddresses() {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment slots = CountingChain.slots(arena, ((WorkStep.Launch) launch(a, 8, 16))
+                    .arguments()).reinterpret(16);
+            java.lang.foreign.ValueLayout.OfLong j = java.lang.foreign.ValueLayout.JAVA_LONG;
+            long first = slots.get(j, 0);
+            long second = slots.get(j, 8);
+            org.junit.jupiter.api.Assertions.assertEquals(a.address() + 8,
+                    java.lang.foreign.MemorySegment.ofAddress(first).reinterpret(8).get(j, 0), "the pointer, offset");
+            org.junit.jupiter.api.Assertions.assertEquals(16,
+                    java.lang.foreign.MemorySegment.ofAddress(second).reinterpret(8).get(j, 0), "the scalar's bits");
         }
     }
 

@@ -2,7 +2,6 @@ package dev.sluice.cuda;
 
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
-import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.NodeChain;
 import dev.sluice.spi.WorkStep;
@@ -154,14 +153,7 @@ final class CudaReplayGraph extends NodeChain {
     private static MemorySegment kernelParams(Arena arena, WorkStep.Launch l) {
         CudaFunction f = (CudaFunction) l.function();
         LaunchConfig config = l.config();
-        LaunchArguments a = l.arguments();
-        int n = a.count();
-        MemorySegment values = arena.allocate(8L * Math.max(n, 1), 8);
-        MemorySegment pointers = arena.allocate(8L * Math.max(n, 1), 8);
-        for (int i = 0; i < n; i++) {
-            values.set(J, 8L * i, a.isPointer(i) ? a.memory(i).address() + a.byteOffset(i) : a.bits(i));
-            pointers.set(J, 8L * i, values.address() + 8L * i);
-        }
+        MemorySegment pointers = argumentSlots(arena, l.arguments());
         long shared = config.sharedMemoryBytes();
         if (shared > 48 * 1024) {
             f.ensureDynamicShared((int) shared);

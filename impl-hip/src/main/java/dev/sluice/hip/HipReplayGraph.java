@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import dev.sluice.Api;
 import dev.sluice.LaunchConfig;
 import dev.sluice.UnsupportedOnBackendException;
-import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.NodeChain;
 import dev.sluice.spi.WorkStep;
@@ -135,14 +134,7 @@ final class HipReplayGraph extends NodeChain {
     private static MemorySegment kernelParams(Arena arena, WorkStep.Launch l) {
         HipModule f = (HipModule) l.function();
         LaunchConfig config = l.config();
-        LaunchArguments a = l.arguments();
-        int n = a.count();
-        MemorySegment values = arena.allocate(8L * Math.max(n, 1), 8);
-        MemorySegment pointers = arena.allocate(8L * Math.max(n, 1), 8); // never NULL: HIP wants it or extra
-        for (int i = 0; i < n; i++) {
-            values.set(JAVA_LONG, 8L * i, a.isPointer(i) ? a.memory(i).address() + a.byteOffset(i) : a.bits(i));
-            pointers.set(JAVA_LONG, 8L * i, values.address() + 8L * i);
-        }
+        MemorySegment pointers = argumentSlots(arena, l.arguments()); // never NULL: HIP wants it or extra
         var g = config.grid();
         var b = config.block();
         return HipApiNodeParams.kernel(arena, f.function, g.x(), g.y(), g.z(), b.x(), b.y(), b.z(),

@@ -1,9 +1,12 @@
 package dev.sluice.spi.support;
 
 import dev.sluice.UnsupportedOnBackendException;
+import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -52,6 +55,22 @@ public abstract class NodeChain implements UpdatableGraph {
         } catch (UnsupportedOnBackendException e) {
             return false;
         }
+    }
+
+    /**
+     * A kernel node's {@code void**} argument array in {@code arena}: each argument of {@code a} in an 8-byte slot of its
+     * own (a pointer argument as its device address), as the native backends' launches pass them; never empty, so the
+     * array is never {@code NULL}. The drivers copy the values when the node is added or set.
+     */
+    protected static MemorySegment argumentSlots(Arena arena, LaunchArguments a) {
+        int n = a.count();
+        MemorySegment values = arena.allocate(8L * Math.max(n, 1), 8);
+        MemorySegment pointers = arena.allocate(8L * Math.max(n, 1), 8);
+        for (int i = 0; i < n; i++) {
+            values.set(ValueLayout.JAVA_LONG, 8L * i, a.isPointer(i) ? a.memory(i).address() + a.byteOffset(i) : a.bits(i));
+            pointers.set(ValueLayout.JAVA_LONG, 8L * i, values.address() + 8L * i);
+        }
+        return pointers;
     }
 
     /** Called once before the first node of an update is set (to make the context current). */
