@@ -125,4 +125,49 @@ class CpuRepeatedWorkTest {
             s.close();
         }
     }
+
+    @Test
+    void fusedLaunchesAreStillHeardOneByOneAndTheSpanSaysTheyWereFused() {
+        try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0, ContextOptions.defaults().withTracing(true))) {
+            DeviceFunction scale = ctx.compile(dev.sluice.kernel.Kernels.elementwise("scale")
+                    .input(dev.sluice.KernelParam.pointer("x", DType.I32))
+                    .output(dev.sluice.KernelParam.pointer("y", DType.I32)).body("y = x * 2").build());
+            DeviceFunction addOne = ctx.compile(dev.sluice.kernel.Kernels.elementwise("add_one")
+                    .input(dev.sluice.KernelParam.pointer("u", DType.I32))
+                    .output(dev.sluice.KernelParam.pointer("w", DType.I32)).body("w = u + 1").build());
+            DeviceBuffer x = ctx.allocate(DType.I32, 8);
+            DeviceBuffer y = ctx.allocate(DType.I32, 8);
+            DeviceBuffer z = ctx.allocate(DType.I32, 8);
+            DeviceStream s = ctx.createStream();
+            s.enqueueCopy(HostData.of(new int[] {0, 1, 2, 3, 4, 5, 6, 7}), x);
+            List<String> enqueued = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ctx.addListener(new dev.sluice.DeviceListener() {
+                @Override
+                public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+                    enqueued.add(category);
+                }
+            });
+            try (RepeatedWork work = s.repeatedWork()) {
+                for (int c = 0; c < 2; c++) {
+                    work.enqueue(w -> {
+                        w.enqueueLaunch(scale, LaunchConfig.forElements(8), x, y, 8L);
+                        w.enqueueLaunch(addOne, LaunchConfig.forElements(8), y, z, 8L);
+                    }).join();
+                }
+                assertEquals(4, work.fusedLaunches(), "two launches a call ran fused");
+            }
+            int[] got = new int[8];
+            s.enqueueCopy(z, HostData.of(got)).join();
+            assertArrayEquals(new int[] {1, 3, 5, 7, 9, 11, 13, 15}, got);
+            assertEquals(List.of(TraceSpan.KERNEL, TraceSpan.KERNEL, TraceSpan.REPLAY), enqueued.subList(0, 3),
+                    "each fused launch heard as a launch of its own, then the graph launch");
+            List<TraceSpan> spans = ctx.trace().spans(s.name()).stream()
+                    .filter(t -> t.kind().startsWith(TraceSpan.REPLAY)).toList();
+            assertEquals(2, spans.size(), spans.toString());
+            for (TraceSpan t : spans) {
+                assertTrue(String.valueOf(t.label()).endsWith("(2 operations, 2 launches fused into 1 kernel)"), t.label());
+            }
+            s.close();
+        }
+    }
 }
