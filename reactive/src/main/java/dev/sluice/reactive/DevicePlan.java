@@ -130,7 +130,22 @@ public final class DevicePlan {
      * operation has finished; for callers outside Reactor. Never throws: an enqueue failure fails the future.
      */
     public CompletableFuture<Void> enqueue() {
-        Execution run = new Execution();
+        return enqueue(PLAIN);
+    }
+
+    /**
+     * This plan as {@link RepeatedPlan repeated work}: each run of consecutive steps on one stream is recorded on
+     * its first subscription and replayed as one graph launch on later ones (kernel arguments, buffers and fill
+     * values updated in place), and runs of element-wise launches fuse. Results, ordering and errors are the
+     * plain plan's; the returned plan owns the graphs and must be closed.
+     */
+    public RepeatedPlan repeated() {
+        return new RepeatedPlan(this);
+    }
+
+    /** Enqueues the plan, each run of steps on one stream through {@code runs}. */
+    CompletableFuture<Void> enqueue(StepRuns runs) {
+        Execution run = new Execution(runs);
         try {
             run.execute(this, null);
         } catch (Throwable t) {
@@ -147,12 +162,28 @@ public final class DevicePlan {
         return List.copyOf(out);
     }
 
+    /**
+     * Enqueues a run of consecutive steps of a plan on one stream, through {@link Execution#enqueueSteps}; the run's
+     * first node identifies it across subscriptions.
+     */
+    interface StepRuns {
+        /** Enqueues {@code steps} on {@code stream} for {@code execution}; returns what later steps wait for. */
+        List<DeviceFuture<?>> enqueue(Object run, DeviceStream stream, List<DeviceStep> steps, Execution execution);
+    }
+
+    private static final StepRuns PLAIN = (run, stream, steps, execution) -> execution.enqueueSteps(stream, steps);
+
     /** The state of one subscription's enqueueing. */
-    private static final class Execution {
+    static final class Execution {
         /** Last future per stream: each stream's futures complete in order, so these cover the rest. */
         final Map<DeviceStream, DeviceFuture<?>> lastPerStream = new IdentityHashMap<>();
         final List<DeviceFuture<?>> steps = new ArrayList<>();
+        final StepRuns runs;
         @Nullable Throwable enqueueFailure;
+
+        Execution(StepRuns runs) {
+            this.runs = runs;
+        }
 
         /**
          * Enqueues {@code plan}'s nodes, the first of which wait for {@code after}; returns the futures later
@@ -161,20 +192,21 @@ public final class DevicePlan {
         List<DeviceFuture<?>> execute(DevicePlan plan, @Nullable List<DeviceFuture<?>> after) {
             List<DeviceFuture<?>> frontier = after == null ? List.of() : after;
             DeviceStream current = null;
-            for (Node n : plan.nodes()) {
-                switch (n) {
-                    case SwitchNode s -> current = s.stream();
-                    case StepNode s -> {
+            List<Node> nodes = plan.nodes();
+            for (int i = 0; i < nodes.size(); ) {
+                switch (nodes.get(i)) {
+                    case SwitchNode s -> {
+                        current = s.stream();
+                        i++;
+                    }
+                    case StepNode first -> {
                         DeviceStream stream = Objects.requireNonNull(current);
-                        for (DeviceFuture<?> f : frontier) {
-                            if (f.stream() != stream) {
-                                note(stream, stream.waitFor(f)); // device-side: no host thread waits
-                            }
+                        List<DeviceStep> run = new ArrayList<>();
+                        for (; i < nodes.size() && nodes.get(i) instanceof StepNode s; i++) {
+                            run.add(s.step());
                         }
-                        DeviceFuture<?> f = Objects.requireNonNull(s.step().enqueue(stream), "a DeviceStep returned null");
-                        note(f.stream() == null ? stream : f.stream(), f);
-                        steps.add(f);
-                        frontier = List.of(f);
+                        waitOnDevice(stream, frontier);
+                        frontier = runs.enqueue(first, stream, run, this);
                     }
                     case ForkNode fork -> {
                         List<DeviceFuture<?>> joined = new ArrayList<>();
@@ -182,13 +214,39 @@ public final class DevicePlan {
                             joined.addAll(execute(branch, frontier));
                         }
                         frontier = joined.isEmpty() ? frontier : List.copyOf(joined);
+                        i++;
                     }
                 }
             }
             return frontier;
         }
 
-        private void note(DeviceStream stream, DeviceFuture<?> f) {
+        /**
+         * Enqueues {@code steps} on {@code stream}, one after another, after what the caller made the stream wait
+         * for; returns the last step's future.
+         */
+        List<DeviceFuture<?>> enqueueSteps(DeviceStream stream, List<DeviceStep> run) {
+            List<DeviceFuture<?>> frontier = List.of();
+            for (DeviceStep step : run) {
+                waitOnDevice(stream, frontier); // only where a step returned another stream's future
+                DeviceFuture<?> f = Objects.requireNonNull(step.enqueue(stream), "a DeviceStep returned null");
+                note(f.stream() == null ? stream : f.stream(), f);
+                steps.add(f);
+                frontier = List.of(f);
+            }
+            return frontier;
+        }
+
+        /** Makes {@code stream} wait, on the device, for those of {@code frontier} on other streams. */
+        private void waitOnDevice(DeviceStream stream, List<DeviceFuture<?>> frontier) {
+            for (DeviceFuture<?> f : frontier) {
+                if (f.stream() != stream) {
+                    note(stream, stream.waitFor(f)); // device-side: no host thread waits
+                }
+            }
+        }
+
+        void note(DeviceStream stream, DeviceFuture<?> f) {
             lastPerStream.put(stream, f);
         }
 

@@ -60,6 +60,9 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // a pipeline's lanes span devices. A wait for the device under the lock is still reported where it happens.
             builder.allowBlockingCallsInside("dev.sluice.engine.StreamCore", "lock");
             builder.allowBlockingCallsInside("dev.sluice.engine.HoldingStream", "hold");
+            // Repeated work's calls take turns (a RepeatedPlan subscribed from two threads at once): the one waiting waits
+            // for the other's body and submission, never for the device.
+            builder.allowBlockingCallsInside("dev.sluice.engine.ReplayedWork", "awaitTurn");
             builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "fail");
         }
     }

@@ -2,7 +2,8 @@
  * Project Reactor over Sluice. {@link dev.sluice.reactive.ReactiveStream} gives a cold {@code Mono} for every
  * enqueue operation of a {@link dev.sluice.DeviceStream}; {@link dev.sluice.reactive.DevicePlan} enqueues a
  * whole chain of operations, over one or several streams, on subscription, so that no host round trip
- * separates them; {@link dev.sluice.reactive.GpuPipeline} moves a {@code Flux} of host chunks through
+ * separates them, and {@link dev.sluice.reactive.RepeatedPlan} replays such a chain as one graph launch per run
+ * of steps on one stream when it is subscribed again and again; {@link dev.sluice.reactive.GpuPipeline} moves a {@code Flux} of host chunks through
  * upload, kernels and download over N lanes, in order, with back-pressure; it keeps its lanes (streams,
  * device and pinned buffers) from one {@code process} call to the next until it is closed, and can download
  * results straight into the caller's pinned memory ({@link dev.sluice.reactive.ChunkTarget}).

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,6 +98,45 @@ class BlockHoundTest {
                     assertTrue(e.getMessage().contains("completion thread"), e.getMessage());
                 })
                 .verify(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aRepeatedPlanWaitingForAnotherSubscriptionsTurnIsNotReportedAsBlocking() throws Exception {
+        CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean holdOnce = new AtomicBoolean(true);
+        try (DeviceStream s = ctx.createStream(); DeviceBuffer b = ctx.allocate(DType.F32, 4);
+                RepeatedPlan plan = DevicePlan.on(s).then(t -> {
+                    if (holdOnce.compareAndSet(true, false)) {
+                        inStep.countDown();
+                        awaitQuietly(release); // holds the run's turn, as a long step would
+                    }
+                    return t.enqueueFill(b, 4f);
+                }).repeated()) {
+            CompletableFuture<Void> first = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> plan.enqueue().whenComplete((v, e) -> first.complete(null)));
+            assertTrue(inStep.await(10, TimeUnit.SECONDS));
+            Thread.ofPlatform().start(() -> {
+                awaitQuietly(new CountDownLatch(1), 100); // so that the second subscription really waits its turn
+                release.countDown();
+            });
+            StepVerifier.create(plan.toMono().subscribeOn(Schedulers.parallel())).verifyComplete();
+            first.get(10, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        awaitQuietly(latch, 10_000);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch, long millis) {
+        try {
+            latch.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

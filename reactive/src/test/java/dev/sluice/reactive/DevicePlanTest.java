@@ -193,7 +193,8 @@ class DevicePlanTest {
     /**
      * A chain of N tiny kernels (each adds one to one float), either as Monos subscribed one after another
      * ({@code concatMap}: every launch is enqueued from the completion of the one before, a host round trip)
-     * or as one DevicePlan (all enqueued at subscription; device-side waits between streams). Counts the
+     * or as one DevicePlan (all enqueued at subscription; device-side waits between streams), plain or repeated (each
+     * run of steps on one stream replayed as one graph from the second subscription on). Counts the
      * host round trips (launches enqueued on a completion thread, i.e. in reaction to a completion) and
      * times the chain; prints the table and writes it to target/devicePlan-measurement.txt.
      */
@@ -215,24 +216,21 @@ class DevicePlanTest {
                     .concatMap(i -> rx1.enqueue(s -> launch.apply(i).enqueue(s)), 1).then();
             IntFunction<Mono<Void>> roundTripsTwoStreams = k -> Flux.range(0, k)
                     .concatMap(i -> (i % 2 == 0 ? rx1 : rx2).enqueue(s -> launch.apply(i).enqueue(s)), 1).then();
-            IntFunction<Mono<Void>> planOneStream = k -> {
-                DevicePlan p = DevicePlan.on(s1);
-                for (int i = 0; i < k; i++) {
-                    p = p.then(launch.apply(i));
-                }
-                return p.toMono();
-            };
-            IntFunction<Mono<Void>> planTwoStreams = k -> {
-                DevicePlan p = DevicePlan.on(s1);
-                for (int i = 0; i < k; i++) {
-                    p = p.then(i % 2 == 0 ? s1 : s2, launch.apply(i));
-                }
-                return p.toMono();
-            };
-            Run[] runs = measure(n, v, s1, hops, new String[] {
-                "Mono chain (concatMap), 1 stream", "DevicePlan, 1 stream",
-                "Mono chain (concatMap), 2 streams", "DevicePlan, 2 streams (device-side waits)"},
-                    List.of(roundTripsOneStream, planOneStream, roundTripsTwoStreams, planTwoStreams));
+            RepeatedPlan repeatedOneStream = planOneStream(n, s1, launch).repeated();
+            RepeatedPlan repeatedTwoStreams = planTwoStreams(n, s1, s2, launch).repeated();
+            Run[] runs;
+            try (repeatedOneStream; repeatedTwoStreams) {
+                runs = measure(n, v, s1, hops, new String[] {
+                    "Mono chain (concatMap), 1 stream", "DevicePlan, 1 stream",
+                    "Mono chain (concatMap), 2 streams", "DevicePlan, 2 streams (device-side waits)",
+                    "RepeatedPlan, 1 stream", "RepeatedPlan, 2 streams"},
+                        List.of(roundTripsOneStream, k -> planOneStream(k, s1, launch).toMono(), roundTripsTwoStreams,
+                                k -> planTwoStreams(k, s1, s2, launch).toMono(), k -> repeatedOneStream.toMono(),
+                                k -> repeatedTwoStreams.toMono()));
+                assertEquals(10, repeatedOneStream.replays(), "one graph launch per subscription: " + repeatedOneStream);
+                assertEquals(1, repeatedOneStream.builds());
+                assertEquals(0, repeatedOneStream.fallbacks());
+            }
             StringBuilder table = new StringBuilder("chain of " + n + " add_one launches on " + ctx.api().id()
                     + " (" + ctx.name() + "), median of 7 runs\n");
             table.append(String.format("%-44s %10s %12s %12s%n", "", "host hops", "total µs", "µs per op"));
@@ -253,6 +251,8 @@ class DevicePlanTest {
             assertTrue(runs[2].hostHops() >= n * 9 / 10, runs[2].toString());
             assertEquals(0, runs[1].hostHops(), "a plan is enqueued at subscription, from the subscribing thread");
             assertEquals(0, runs[3].hostHops());
+            assertEquals(0, runs[4].hostHops(), "a repeated plan too");
+            assertEquals(0, runs[5].hostHops());
             assertTrue(runs[1].nanos() < runs[0].nanos(), "plan " + runs[1] + " not faster than " + runs[0]);
             // Across two streams the hop count above is the promise, not the time: every step is a device-side wait
             // on the other stream, and on the H100 such a wait cost more than a host hop for a kernel this small
@@ -263,6 +263,22 @@ class DevicePlanTest {
                 assertTrue(runs[3].nanos() < runs[2].nanos() * 2.5, "plan " + runs[3] + " far slower than " + runs[2]);
             }
         }
+    }
+
+    private static DevicePlan planOneStream(int k, DeviceStream s1, IntFunction<DeviceStep> launch) {
+        DevicePlan p = DevicePlan.on(s1);
+        for (int i = 0; i < k; i++) {
+            p = p.then(launch.apply(i));
+        }
+        return p;
+    }
+
+    private static DevicePlan planTwoStreams(int k, DeviceStream s1, DeviceStream s2, IntFunction<DeviceStep> launch) {
+        DevicePlan p = DevicePlan.on(s1);
+        for (int i = 0; i < k; i++) {
+            p = p.then(i % 2 == 0 ? s1 : s2, launch.apply(i));
+        }
+        return p;
     }
 
     /** Runs the chains round-robin (so that load on the machine hits all alike) and keeps each one's median. */
