@@ -112,7 +112,7 @@ class BlockHoundTest {
                         awaitQuietly(release); // holds the run's turn, as a long step would
                     }
                     return t.enqueueFill(b, 4f);
-                }).repeated()) {
+                }).then(t -> t.enqueueFill(b, 5f)).repeated()) { // two steps: a run of one is not recorded
             CompletableFuture<Void> first = new CompletableFuture<>();
             Thread.ofPlatform().start(() -> plan.enqueue().whenComplete((v, e) -> first.complete(null)));
             assertTrue(inStep.await(10, TimeUnit.SECONDS));

@@ -93,11 +93,14 @@ class RepeatedPlanTest {
             LaunchConfig four = LaunchConfig.forElements(4);
             AtomicInteger round = new AtomicInteger();
             try (RepeatedPlan repeated = DevicePlan.on(a)
+                    .then(s -> s.enqueueFill(y, -1f))
                     .then(s -> s.enqueueFill(x, (float) round.get()))                            // x = k
                     .switchTo(b)
+                    .then(s -> s.enqueueFill(z, -1f))
                     .then(s -> s.enqueueLaunch(scaleAdd, four, x, y, 4L, 2f, 1f))               // y = 2k + 1
                     .switchTo(a)
-                    .then(s -> s.enqueueLaunch(scaleAdd, four, y, z, 4L, 10f, 0f))              // z = 20k + 10
+                    .then(s -> s.enqueueLaunch(scaleAdd, four, y, z, 4L, 5f, 0f))
+                    .then(s -> s.enqueueLaunch(scaleAdd, four, z, z, 4L, 2f, 0f))               // z = 20k + 10
                     .repeated()) {
                 for (int k = 1; k <= 4; k++) {
                     round.set(k);
@@ -120,7 +123,8 @@ class RepeatedPlanTest {
         try (DeviceStream main = ctx.createStream(); DeviceStream a = ctx.createStream(); DeviceStream b = ctx.createStream();
                 DeviceBuffer x = main.enqueueAllocate(DType.F32, 2)) {
             try (RepeatedPlan repeated = DevicePlan.on(main)
-                    .then(s -> s.enqueueFill(x, 1f))
+                    .then(s -> s.enqueueFill(x, 0f))
+                    .then(s -> s.enqueueLaunch(addOne, LaunchConfig.forElements(2), x, 2L))
                     .fork(DevicePlan.on(a).then(s -> s.enqueueLaunch(addOne, ONE, x.slice(0, 1), 1L)),
                             DevicePlan.on(b).then(s -> s.enqueueLaunch(addOne, ONE, x.slice(1, 1), 1L))
                                     .then(s -> s.enqueueLaunch(addOne, ONE, x.slice(1, 1), 1L)))
@@ -132,8 +136,9 @@ class RepeatedPlanTest {
                     main.enqueueCopy(x, HostData.of(out)).join();
                     assertArrayEquals(new float[] {3, 4}, out, "round " + k);
                 }
-                assertEquals(4, repeated.builds(), "the fill, each branch, the launch after the fork");
-                assertEquals(12, repeated.replays());
+                assertEquals(2, repeated.builds(), "the run before the fork and the branch of two steps");
+                assertEquals(6, repeated.replays(), "runs of one step are enqueued as the plain plan would");
+                assertEquals(0, repeated.fallbacks());
             }
         }
     }
@@ -185,7 +190,8 @@ class RepeatedPlanTest {
     void aClosedRepeatedPlanFailsItsSubscriptionsAndThePlanStaysUsable() {
         try (DeviceStream s = ctx.createStream(); DeviceBuffer v = s.enqueueAllocate(DType.F32, 1)) {
             s.enqueueFill(v, 0f);
-            DevicePlan plan = DevicePlan.on(s).then(t -> t.enqueueLaunch(addOne, ONE, v, 1L));
+            DevicePlan plan = DevicePlan.on(s).then(t -> t.enqueueLaunch(addOne, ONE, v, 1L))
+                    .then(t -> t.enqueueLaunch(addOne, ONE, v, 1L));
             RepeatedPlan repeated = plan.repeated();
             repeated.enqueue().join();
             assertFalse(repeated.isClosed());
@@ -196,7 +202,7 @@ class RepeatedPlanTest {
             assertInstanceOf(ClosedResourceException.class, e.getCause());
             StepVerifier.create(repeated.toMono()).expectError(ClosedResourceException.class).verify(WAIT);
             plan.enqueue().join();
-            assertEquals(2f, read(s, v));
+            assertEquals(4f, read(s, v));
         }
     }
 
@@ -221,9 +227,12 @@ class RepeatedPlanTest {
             // a, b, a: two runs on stream a, so that two threads in different runs can meet on one stream.
             try (RepeatedPlan repeated = DevicePlan.on(a)
                     .then(s -> s.enqueueLaunch(addOne, ONE, x, 1L))
+                    .then(s -> s.enqueueLaunch(addOne, ONE, x, 1L))
                     .switchTo(b)
                     .then(s -> s.enqueueLaunch(addOne, ONE, y, 1L))
+                    .then(s -> s.enqueueLaunch(addOne, ONE, y, 1L))
                     .switchTo(a)
+                    .then(s -> s.enqueueLaunch(addOne, ONE, x, 1L))
                     .then(s -> s.enqueueLaunch(addOne, ONE, x, 1L))
                     .repeated()) {
                 int threads = 3;
@@ -247,8 +256,8 @@ class RepeatedPlanTest {
                 }
                 a.synchronize();
                 b.synchronize();
-                assertEquals(2f * threads * each, read(a, x));
-                assertEquals((float) threads * each, read(a, y));
+                assertEquals(4f * threads * each, read(a, x));
+                assertEquals(2f * threads * each, read(a, y));
                 assertEquals(3L * threads * each, repeated.replays() + repeated.fallbacks(), "every run replayed or fell back");
             }
         }
