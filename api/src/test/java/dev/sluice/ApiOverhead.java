@@ -117,6 +117,10 @@ public final class ApiOverhead {
     }
 
     public static void main(String[] args) throws Exception {
+        if ("repeated".equals(System.getProperty("mode"))) {
+            repeated();
+            return;
+        }
         DeviceContext ctx = FakeDevices.open(Api.CUDA, n -> new NoWorkStream());
         Kernel empty5 = Kernel.named("empty5")
                 .params(KernelParam.pointer("a", DType.F32), KernelParam.scalar("n", DType.I64), KernelParam.scalar("s", DType.F32),
@@ -138,5 +142,53 @@ public final class ApiOverhead {
             System.out.printf(Locale.ROOT, "enqueueLaunch, 5 arguments, future: %.1f ns/call%n", (t1 - t0) / (double) n);
         }
         System.exit(0); // the context's backend cannot be closed for real
+    }
+
+    /**
+     * {@code -Dmode=repeated}: PairedBench's chain8 on the api layer alone, a repeated work's call of 8 one-argument
+     * launches whose argument changes every launch, recorded and replayed as a graph that does nothing, against the same
+     * 8 launches enqueued plainly: what recording, comparing and submitting cost the host per call.
+     */
+    private static void repeated() {
+        DeviceContext ctx = FakeDevices.openWithGraphs(Api.CUDA, n -> new NoWorkStream());
+        Kernel writeOne = Kernel.named("write_one")
+                .params(KernelParam.pointer("p", DType.I32), KernelParam.scalar("v", DType.I32))
+                .cudaSource("never compiled here").build();
+        DeviceFunction f = ctx.compile(writeOne);
+        DeviceBuffer p = ctx.allocate(DType.I32, 1);
+        LaunchConfig one = LaunchConfig.of(1, 1);
+        DeviceStream s = ctx.createStream();
+        int chunks = 100_000;
+        Integer[] boxed = new Integer[8 * chunks];
+        for (int i = 0; i < boxed.length; i++) {
+            boxed[i] = i;
+        }
+        try (RepeatedWork work = s.repeatedWork()) {
+            for (int r = 0; r < 15; r++) {
+                long t0 = System.nanoTime();
+                DeviceFuture<Void> last = null;
+                for (int c = 0; c < chunks; c++) {
+                    int chunk = c;
+                    last = work.enqueue(w -> {
+                        for (int k = 0; k < 8; k++) {
+                            w.enqueueLaunch(f, one, p, boxed[chunk * 8 + k]);
+                        }
+                    });
+                }
+                long t1 = System.nanoTime();
+                last.join();
+                DeviceFuture<Void> plain = null;
+                for (int c = 0; c < chunks; c++) {
+                    for (int k = 0; k < 8; k++) {
+                        plain = s.enqueueLaunch(f, one, p, boxed[c * 8 + k]);
+                    }
+                }
+                long t2 = System.nanoTime();
+                plain.join();
+                System.out.printf(Locale.ROOT, "chain of 8 launches: repeated work %.1f ns/call, plain %.1f ns/call (replays %d)%n",
+                        (t1 - t0) / (double) chunks, (t2 - t1) / (double) chunks, work.replays());
+            }
+        }
+        System.exit(0);
     }
 }

@@ -50,7 +50,20 @@ public final class FakeDevices {
         return open(api, streams, ContextOptions.defaults(), releases);
     }
 
+    /**
+     * {@link #open(Api, IntFunction)} whose backend builds updatable graphs that do nothing (every update accepted), so
+     * that repeated work replays instead of falling back.
+     */
+    public static DeviceContext openWithGraphs(Api api, IntFunction<StreamHandle> streams) {
+        return open(api, streams, ContextOptions.defaults(), new Releases(), true);
+    }
+
     private static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options, Releases releases) {
+        return open(api, streams, options, releases, false);
+    }
+
+    private static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options, Releases releases,
+            boolean graphs) {
         int[] created = {0};
         ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(FakeDevices.class.getClassLoader(),
                 new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
@@ -83,6 +96,7 @@ public final class FakeDevices {
                         releases.hostFrees.incrementAndGet();
                         yield null;
                     }
+                    case "buildGraph" -> graphs ? new NoWorkGraph() : null;
                     default -> null;
                 });
         try {
@@ -92,6 +106,22 @@ public final class FakeDevices {
             return c.newInstance(api.id(), 0, handle, options);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** A graph that runs nothing and takes every update. */
+    private static final class NoWorkGraph implements dev.sluice.spi.UpdatableGraph {
+        @Override
+        public boolean update(java.util.List<dev.sluice.spi.WorkStep> steps) {
+            return true;
+        }
+
+        @Override
+        public void launch(StreamHandle stream) {
+        }
+
+        @Override
+        public void destroy() {
         }
     }
 

@@ -27,14 +27,14 @@ final class Recording {
      * @param keep      kept reachable until it has run (the public function of a launch)
      * @param regions   the memory it uses, claimed when it is submitted
      * @param writes    whether it writes each region
-     * @param arguments each region's argument name, for the refusal of a region closed since
+     * @param arguments each region's argument name, made only for the refusal of a region closed since
      * @param host      the page-locked host memory a copy to or from the host uses, claimed when it is submitted
      */
     record Step(WorkStep work, Operation<?> future, String kind, @Nullable Object keep, Region[] regions,
-            boolean[] writes, String[] arguments, @Nullable HostUse host) {
+            boolean[] writes, ArgumentNames arguments, @Nullable HostUse host) {
 
         Step(WorkStep work, Operation<?> future, String kind, @Nullable Object keep, Region[] regions, boolean[] writes,
-                String[] arguments) {
+                ArgumentNames arguments) {
             this(work, future, kind, keep, regions, writes, arguments, null);
         }
 
@@ -48,6 +48,37 @@ final class Recording {
             };
         }
     }
+
+    /**
+     * The argument names of a step's regions, in the words of the enqueue's own refusals. Made only when a refusal needs
+     * one: building them for every recorded launch cost more than the rest of its recording.
+     */
+    @FunctionalInterface
+    interface ArgumentNames {
+        /** The name of the argument of region {@code region}. */
+        String name(int region);
+
+        /** Names given up front. */
+        static ArgumentNames of(String... names) {
+            return region -> names[region];
+        }
+
+        /** A launch's: region {@code j} is its j-th pointer argument. */
+        static ArgumentNames ofPointers(List<KernelParam> params) {
+            return region -> {
+                for (int i = 0, j = 0; i < params.size(); i++) {
+                    if (params.get(i).isPointer() && j++ == region) {
+                        return "arguments[" + i + "] (" + params.get(i) + ")";
+                    }
+                }
+                throw new IndexOutOfBoundsException(region);
+            };
+        }
+    }
+
+    private static final ArgumentNames DESTINATION = ArgumentNames.of("destination");
+    private static final ArgumentNames SOURCE = ArgumentNames.of("source");
+    private static final ArgumentNames SOURCE_DESTINATION = ArgumentNames.of("source", "destination");
 
     /**
      * Host memory a recorded copy uses.
@@ -72,7 +103,7 @@ final class Recording {
     void add(StreamCore core, Step step) {
         for (int i = 0; i < step.regions().length; i++) {
             if (step.regions()[i].allocation().closed.get()) {
-                throw new ClosedResourceException(step.arguments()[i] + " " + step.regions()[i].what());
+                throw new ClosedResourceException(step.arguments().name(i) + " " + step.regions()[i].what());
             }
         }
         HostUse h = step.host();
@@ -87,14 +118,14 @@ final class Recording {
     /** A fill's step. */
     static Step fill(Operation<?> f, Region destination, long count, int elementBytes, long bits) {
         return new Step(new WorkStep.Fill(destination.memory(), destination.byteOffset(), count, elementBytes, bits), f,
-                TraceSpan.MEMSET, null, new Region[] {destination}, new boolean[] {true}, new String[] {"destination"});
+                TraceSpan.MEMSET, null, new Region[] {destination}, new boolean[] {true}, DESTINATION);
     }
 
     /** The step of a copy between two buffers of one context. */
     static Step copy(Operation<?> f, Region source, Region destination, long bytes) {
         return new Step(new WorkStep.Copy(source.memory(), source.byteOffset(), destination.memory(),
                 destination.byteOffset(), bytes), f, TraceSpan.DEVICE_TO_DEVICE, null, new Region[] {source, destination},
-                new boolean[] {false, true}, new String[] {"source", "destination"});
+                new boolean[] {false, true}, SOURCE_DESTINATION);
     }
 
     /** The step of a copy of {@code source}, page-locked memory of the stream's context, to {@code destination}. */
@@ -102,14 +133,14 @@ final class Recording {
             Region destination) {
         return new Step(new WorkStep.Upload(source, destination.memory(), destination.byteOffset(),
                 destination.byteSize()), f, TraceSpan.UPLOAD, null, new Region[] {destination}, new boolean[] {true},
-                new String[] {"destination"}, new HostUse(sourceBuffer, sourceWhat, "source"));
+                DESTINATION, new HostUse(sourceBuffer, sourceWhat, "source"));
     }
 
     /** The step of a copy of {@code source} to {@code destination}, page-locked memory of the stream's context. */
     static Step download(Operation<?> f, Region source, MemorySegment destination, HostAllocation destinationBuffer,
             Object destinationWhat) {
         return new Step(new WorkStep.Download(source.memory(), source.byteOffset(), destination, source.byteSize()), f,
-                TraceSpan.DOWNLOAD, null, new Region[] {source}, new boolean[] {false}, new String[] {"source"},
+                TraceSpan.DOWNLOAD, null, new Region[] {source}, new boolean[] {false}, SOURCE,
                 new HostUse(destinationBuffer, destinationWhat, "destination"));
     }
 
@@ -124,16 +155,15 @@ final class Recording {
         }
         Region[] used = new Region[pointers];
         boolean[] writes = new boolean[pointers];
-        String[] names = new String[pointers];
         for (int i = 0, j = 0; i < arguments.length; i++) {
             KernelParam p = params.get(i);
             if (p.isPointer()) {
                 used[j] = regions.apply(arguments[i]);
-                writes[j] = p.access().writes();
-                names[j++] = "arguments[" + i + "] (" + p + ")";
+                writes[j++] = p.access().writes();
             }
         }
-        return new Step(new WorkStep.Launch(function, config, a), f, kind, keep, used, writes, names);
+        return new Step(new WorkStep.Launch(function, config, a), f, kind, keep, used, writes,
+                ArgumentNames.ofPointers(params));
     }
 
     /** Whether the calling thread is the one whose body this records. */
@@ -161,7 +191,9 @@ final class Recording {
     /** Claims each step's memory for the stream's next operation; refused naming the argument once it is closed. */
     static void claim(StreamClaims claims, Step s) {
         for (int i = 0; i < s.regions().length; i++) {
-            claims.claim(s.arguments()[i], s.regions()[i], s.writes()[i], false);
+            if (!claims.claim(s.regions()[i], s.writes()[i], false)) {
+                throw new ClosedResourceException(s.arguments().name(i) + " " + s.regions()[i].what());
+            }
         }
         HostUse h = s.host();
         if (h != null) {

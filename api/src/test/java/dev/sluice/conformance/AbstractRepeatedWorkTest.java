@@ -205,11 +205,12 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
                 () -> w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closed, 16L, 1, 1)), "closed");
         DeviceBuffer closedInBody = intBuffer(ctx, filled(16, 1));
         List<DeviceFuture<?>> recorded = new ArrayList<>();
-        assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
+        ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
             recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0));
             recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 2, 0));
             closedInBody.close(); // before the call is submitted: the call is refused, the memory freed unused
         }));
+        assertTrue(e.getMessage().contains("arguments[0]"), "names the argument: " + e.getMessage());
         for (DeviceFuture<?> f : recorded) {
             assertInstanceOf(ClosedResourceException.class, awaitFailure(f));
         }
