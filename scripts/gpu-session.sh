@@ -31,7 +31,7 @@ OUT="${OUT:-/tmp/out}"
 mkdir -p "$OUT"
 # the overlap benchmark with its arguments after the output file
 OVERLAP='out="$0"; exec .gpu/jre/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu/lib/*" dev.sluice.benchmarks.OverlapBenchmark "$@" > "$out" 2>&1'
-EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart WrittenOnce ArrowIpc Demo"
+EXAMPLES_ALL="ScalarAdd PrintThreads MapToHost TwoStreams PeerCopy Quickstart WrittenOnce Iterations ArrowIpc Demo"
 failed=0
 
 archive() { # a few files are quicker to fetch from a remote host: everything in one archive, session.txt beside it

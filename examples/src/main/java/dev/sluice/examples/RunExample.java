@@ -51,6 +51,7 @@ public final class RunExample {
         m.put("PeerCopy", PeerCopy::main);
         m.put("Quickstart", Quickstart::main);
         m.put("WrittenOnce", WrittenOnce::main);
+        m.put("Iterations", Iterations::main);
         m.put("ArrowIpc", args -> {
             try {
                 ArrowIpc.main(args);

@@ -34,7 +34,7 @@ class RunExampleTest {
         assertEquals(RunExample.NO_SUCH_EXAMPLE, status);
         List<String> lines = err.toString(UTF_8).lines().toList();
         assertEquals(List.of("no example named Nope; the examples: Demo, ScalarAdd, PrintThreads, MapToHost, TwoStreams,"
-                + " PeerCopy, Quickstart, WrittenOnce, ArrowIpc, FlinkJob, FlinkBench (-Dexample=NAME)"), lines);
+                + " PeerCopy, Quickstart, WrittenOnce, Iterations, ArrowIpc, FlinkJob, FlinkBench (-Dexample=NAME)"), lines);
     }
 
     @Test
