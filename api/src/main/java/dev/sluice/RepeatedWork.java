@@ -57,7 +57,10 @@ import java.util.function.Consumer;
  * one of them written, are the same region (the same buffer memory, byte offset and element type). Each element's
  * thread then runs the launches' bodies one after another, touching what their threads for that element touched, in
  * the same order; an input that an earlier launch wrote reads what it wrote, an input that is the same region as an
- * earlier input is the same argument, and every output is still written to memory. Anything else (another kernel, a
+ * earlier input is the same argument, and every region written holds its last value in memory afterwards: an output
+ * that a later launch of the run writes again (the same region) stays in a register where no launch could read the
+ * earlier value from memory (both bodies assign the output before reading it, and the later one reads no other argument
+ * of that region after assigning it), and is stored otherwise. Anything else (another kernel, a
  * fill, a copy, a partial overlap such as a shifted slice, another element type, {@code n} or configuration) ends the
  * run. The fused kernel is generated and loaded once per plan (which kernels, which inputs read what), kept until
  * {@link #close()}; calls of one shape whose buffers alias differently have different plans, and the graph is rebuilt

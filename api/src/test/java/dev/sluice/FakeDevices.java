@@ -13,11 +13,13 @@ import java.lang.reflect.Proxy;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
  * Test support: a {@link DeviceContext} over a backend that does nothing but hand out the streams it is given, for
- * checking and timing the public layer alone. Its allocations have address 4096, its pinned memory is ordinary native
+ * checking and timing the public layer alone. Its allocations have addresses of their own that nothing backs (so that two
+ * never overlap), its pinned memory is ordinary native
  * memory, its kernels load without compiling, it reports no device attributes; other context calls return null.
  */
 public final class FakeDevices {
@@ -55,15 +57,20 @@ public final class FakeDevices {
      * that repeated work replays instead of falling back.
      */
     public static DeviceContext openWithGraphs(Api api, IntFunction<StreamHandle> streams) {
-        return open(api, streams, ContextOptions.defaults(), new Releases(), true);
+        return openWithGraphs(api, streams, k -> { });
+    }
+
+    /** {@link #openWithGraphs(Api, IntFunction)}, telling {@code loads} of each kernel its backend is asked to load. */
+    public static DeviceContext openWithGraphs(Api api, IntFunction<StreamHandle> streams, Consumer<Kernel> loads) {
+        return open(api, streams, ContextOptions.defaults(), new Releases(), true, loads);
     }
 
     private static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options, Releases releases) {
-        return open(api, streams, options, releases, false);
+        return open(api, streams, options, releases, false, k -> { });
     }
 
     private static DeviceContext open(Api api, IntFunction<StreamHandle> streams, ContextOptions options, Releases releases,
-            boolean graphs) {
+            boolean graphs, Consumer<Kernel> loads) {
         int[] created = {0};
         ContextHandle handle = (ContextHandle) Proxy.newProxyInstance(FakeDevices.class.getClassLoader(),
                 new Class<?>[] {ContextHandle.class}, (proxy, method, a) -> switch (method.getName()) {
@@ -72,22 +79,25 @@ public final class FakeDevices {
                     case "attribute" -> throw new UnsupportedOnBackendException("no device attributes here");
                     case "allocate" -> memory((Long) a[0]);
                     case "name" -> "fake backend";
-                    case "load" -> new FunctionHandle() {
-                        @Override
-                        public Optional<String> assembly() {
-                            return Optional.empty();
-                        }
+                    case "load" -> {
+                        loads.accept((Kernel) a[0]);
+                        yield new FunctionHandle() {
+                            @Override
+                            public Optional<String> assembly() {
+                                return Optional.empty();
+                            }
 
-                        @Override
-                        public void unload() {
-                            releases.unloads.incrementAndGet();
-                        }
+                            @Override
+                            public void unload() {
+                                releases.unloads.incrementAndGet();
+                            }
 
-                        @Override
-                        public DeviceMemory global(String name) {
-                            return memory(16); // a module variable of four 32-bit elements
-                        }
-                    };
+                            @Override
+                            public DeviceMemory global(String name) {
+                                return memory(16); // a module variable of four 32-bit elements
+                            }
+                        };
+                    }
                     case "streamPriorityRange" -> new PriorityRange(0, 0);
                     case "createEvent" -> event(releases.eventDestroys::incrementAndGet);
                     case "allocateHost" -> hostMemory(Arena.ofAuto().allocate((Long) a[0]), false);
@@ -190,7 +200,11 @@ public final class FakeDevices {
         };
     }
 
+    /** The next allocation's address: 1 MiB apart from the last, or more for a larger one. */
+    private static final java.util.concurrent.atomic.AtomicLong NEXT_ADDRESS = new java.util.concurrent.atomic.AtomicLong(4096);
+
     public static DeviceMemory memory(long bytes) {
+        long address = NEXT_ADDRESS.getAndAdd(Math.max(1 << 20, (bytes + 4095) & ~4095L));
         return new DeviceMemory() {
             @Override
             public long byteSize() {
@@ -199,7 +213,7 @@ public final class FakeDevices {
 
             @Override
             public long address() {
-                return 4096;
+                return address;
             }
         };
     }

@@ -149,6 +149,9 @@ final class FusedLaunches {
 
     /** Adds {@code run}'s work: one fused launch (true) or, for one launch or a plan that does not fuse, its launches. */
     private boolean emit(Run run, LaunchFusion.Chains chains, List<WorkStep> work) {
+        if (run.launches.size() >= 2) {
+            run.keepOverwrittenInRegisters(chains);
+        }
         Fused f = run.launches.size() < 2 ? null : fused(run.plan(), chains);
         if (f == null) {
             work.addAll(run.launches);
@@ -273,6 +276,36 @@ final class FusedLaunches {
             return -1;
         }
 
+        /**
+         * Marks {@link LaunchFusion#OVERWRITTEN} each output whose region a later launch of the run writes again, where
+         * both launches' bodies say that no read from memory could see the earlier value: it is then never stored.
+         * Inputs of the region in between read it from the earlier launch already (see {@link #source}).
+         */
+        void keepOverwrittenInRegisters(LaunchFusion.Chains c) {
+            for (Use u : uses) {
+                Use next = u.writes() ? nextWriter(u) : null;
+                if (next != null && c.overwrites(chains.get(u.launch()), u.param(), aliases(u))
+                        && c.overwrites(chains.get(next.launch()), next.param(), aliases(next))) {
+                    sources.get(u.launch())[u.param()] = LaunchFusion.OVERWRITTEN;
+                }
+            }
+        }
+
+        /** The first use of a later launch that writes {@code u}'s region; null if none does. */
+        private @Nullable Use nextWriter(Use u) {
+            for (Use o : uses) {
+                if (o.launch() > u.launch() && o.writes() && o.sameRegion(u)) {
+                    return o;
+                }
+            }
+            return null;
+        }
+
+        /** The parameters of {@code u}'s launch on its region, its own among them. */
+        private int[] aliases(Use u) {
+            return uses.stream().filter(o -> o.launch() == u.launch() && o.sameRegion(u)).mapToInt(Use::param).toArray();
+        }
+
         Plan plan() {
             List<Integer> flat = new ArrayList<>();
             for (int[] from : sources) {
@@ -293,7 +326,7 @@ final class FusedLaunches {
                 LaunchArguments a = launches.get(k).arguments();
                 int[] from = sources.get(k);
                 for (int j = 0; j < from.length; j++) {
-                    if (from[j] >= 0) {
+                    if (from[j] >= 0 || from[j] == LaunchFusion.OVERWRITTEN) {
                         continue;
                     }
                     if (a.isPointer(j)) {

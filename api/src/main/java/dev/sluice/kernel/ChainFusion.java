@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Builds the kernel that runs consecutive launches of generated element-wise kernels as one, for repeated work: a
  * {@link FusedBuilder} chain of every stage of every launch, each launch's stages named {@code l<launch>s<stage>} (so
- * two launches of one kernel are two stages), the launches' own bindings kept, every output written to memory, and the
+ * two launches of one kernel are two stages), the launches' own bindings kept, every output written to memory but those
+ * the engine found overwritten later in the run (kept in registers), and the
  * bindings between launches that the engine planned.
  */
 final class ChainFusion implements LaunchFusion.Chains {
@@ -23,6 +24,11 @@ final class ChainFusion implements LaunchFusion.Chains {
     @Override
     public @Nullable Object chainOf(Object function) {
         return function instanceof DeviceFunction f ? ElementwiseChain.of(f.kernel()) : null;
+    }
+
+    @Override
+    public boolean overwrites(Object chain, int output, int[] aliases) {
+        return ((ElementwiseChain) chain).overwrites(output, aliases);
     }
 
     @Override
@@ -46,7 +52,9 @@ final class ChainFusion implements LaunchFusion.Chains {
                 b.bind(respell(binding[0], stageNames), respell(binding[1], stageNames));
             }
             for (String output : c.written()) {
-                b.output(respell(output, stageNames));
+                if (!overwritten(c, sources[k], output)) {
+                    b.output(respell(output, stageNames));
+                }
             }
             for (int j = 0; j < sources[k].length; j++) {
                 int from = sources[k][j];
@@ -59,6 +67,12 @@ final class ChainFusion implements LaunchFusion.Chains {
             }
         }
         return b.build();
+    }
+
+    /** Whether the written {@code output} of a launch of {@code c} is one that a later launch overwrites. */
+    private static boolean overwritten(ElementwiseChain c, int[] sources, String output) {
+        int j = c.parameters().indexOf(output);
+        return j >= 0 && sources[j] == LaunchFusion.OVERWRITTEN;
     }
 
     /** {@code "stage.param"} of launch {@code k} under the name its stage has in the fused chain. */

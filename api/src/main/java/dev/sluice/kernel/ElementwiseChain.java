@@ -2,9 +2,13 @@ package dev.sluice.kernel;
 
 import dev.sluice.Kernel;
 import dev.sluice.engine.LaunchFusion;
+import dev.sluice.kernel.Ast.Statement;
+import dev.sluice.kernel.Ast.Symbol;
 import dev.sluice.kernel.ElementwiseBuilder.Declaration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -21,9 +25,11 @@ import org.jspecify.annotations.Nullable;
  * @param bindings   pairs of an input and the parameter it reads, both spelled
  * @param written    the outputs written to memory
  * @param parameters the kernel's parameters before {@code n}, in order, as the stage parameters they are
+ * @param overwrites for a chain of one stage, each output that its body assigns before any read of it, with the
+ *                   parameters its body reads after that first assignment (by position); empty for other chains
  */
 record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bindings, List<String> written,
-        List<String> parameters) {
+        List<String> parameters, Map<Integer, BitSet> overwrites) {
 
     /** The generated kernels, held weakly: a kernel does not override equals, so this is an identity map. */
     private static final Map<Kernel, ElementwiseChain> GENERATED = Collections.synchronizedMap(new WeakHashMap<>());
@@ -32,8 +38,11 @@ record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bi
         LaunchFusion.install(new ChainFusion()); // before the first kernel whose launches could be fused exists
     }
 
-    /** The chain of the one stage {@code d}: every parameter is the kernel's, every output written. */
-    static ElementwiseChain of(Declaration d) {
+    /**
+     * The chain of the one stage {@code d}, whose body checked is {@code statements} with its parameters meaning
+     * {@code params}: every parameter is the kernel's, every output written, and which outputs a launch overwrites.
+     */
+    static ElementwiseChain of(Declaration d, List<Statement> statements, List<Symbol> params) {
         List<String> parameters = new ArrayList<>();
         List<String> written = new ArrayList<>();
         for (int j = 0; j < d.params().size(); j++) {
@@ -43,7 +52,61 @@ record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bi
                 written.add(spelled);
             }
         }
-        return new ElementwiseChain(d.name(), List.of(d), List.of(), List.copyOf(written), List.copyOf(parameters));
+        Map<Integer, BitSet> overwrites = new HashMap<>();
+        for (int j = 0; j < params.size(); j++) {
+            if (d.isOutput(j)) {
+                BitSet readAfter = readAfterAssigning(statements, params, j);
+                if (readAfter != null) {
+                    overwrites.put(j, readAfter);
+                }
+            }
+        }
+        return new ElementwiseChain(d.name(), List.of(d), List.of(), List.copyOf(written), List.copyOf(parameters),
+                Map.copyOf(overwrites));
+    }
+
+    /**
+     * The parameters {@code statements} read after their first assignment of output {@code output}; null if they read
+     * it before assigning it, or never assign it (its earlier value in memory then matters).
+     */
+    private static @Nullable BitSet readAfterAssigning(List<Statement> statements, List<Symbol> params, int output) {
+        Symbol out = params.get(output);
+        BitSet after = null;
+        for (Statement s : statements) {
+            if (after == null && FusedBuilder.firstRead(s.value(), out) != null) {
+                return null;
+            }
+            if (after != null) {
+                for (int j = 0; j < params.size(); j++) {
+                    if (FusedBuilder.firstRead(s.value(), params.get(j)) != null) {
+                        after.set(j);
+                    }
+                }
+            }
+            if (after == null && s.symbol().equals(out)) {
+                after = new BitSet();
+            }
+        }
+        return after;
+    }
+
+    /**
+     * Whether this chain's launch writes its output {@code output} so that an earlier launch's write of the same region
+     * is never read from memory: the chain is one stage that assigns the output before any read of it, and reads none of
+     * {@code aliases} (its other parameters on that region) after assigning it; nor is another of them an output.
+     */
+    boolean overwrites(int output, int[] aliases) {
+        BitSet readAfter = overwrites.get(output);
+        if (readAfter == null) {
+            return false;
+        }
+        Declaration d = stages.getFirst();
+        for (int a : aliases) {
+            if (a != output && (d.isOutput(a) || readAfter.get(a))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Notes that {@code kernel} was generated from {@code chain}; returns it. */

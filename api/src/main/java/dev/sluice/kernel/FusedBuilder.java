@@ -266,7 +266,7 @@ public final class FusedBuilder {
         List<String[]> bound = new ArrayList<>();
         bindings.forEach((in, src) -> bound.add(new String[] {spell(in), spell(src)}));
         return ElementwiseChain.register(kernel, new ElementwiseChain(name, List.copyOf(stages), List.copyOf(bound),
-                written.stream().map(this::spell).toList(), List.copyOf(origins)));
+                written.stream().map(this::spell).toList(), List.copyOf(origins), Map.of()));
     }
 
     /**
@@ -311,7 +311,7 @@ public final class FusedBuilder {
     }
 
     /** The first read of {@code symbol} in {@code e}, or null. */
-    private static @org.jspecify.annotations.Nullable Name firstRead(Expr e, Symbol symbol) {
+    static @org.jspecify.annotations.Nullable Name firstRead(Expr e, Symbol symbol) {
         return switch (e) {
             case Literal l -> null;
             case Name n -> n.symbol.equals(symbol) ? n : null;

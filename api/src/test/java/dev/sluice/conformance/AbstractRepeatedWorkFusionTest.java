@@ -94,6 +94,21 @@ public abstract class AbstractRepeatedWorkFusionTest extends ConformanceBase {
     }
 
     @Test
+    void outputsOverwrittenLaterInTheRunGivePlainResults() {
+        DeviceFunction step = step();
+        DeviceFunction accumulate = fn(Kernels.elementwise("accumulate").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I32)).body("y = y + x").build());
+        RepeatedWork w = compare(4, N, (s, call, b) -> {
+            s.enqueueLaunch(step, CONFIG, b[0], 2 + call, b[1], (long) N); // b1, written again below: kept in a register
+            s.enqueueLaunch(step, CONFIG, b[1], -3, b[2], (long) N);
+            s.enqueueLaunch(step, CONFIG, b[2], 5, b[1], (long) N);        // b1 again: its last value is stored
+            s.enqueueLaunch(step, CONFIG, b[1], 7, b[3], (long) N);
+            s.enqueueLaunch(accumulate, CONFIG, b[1], b[3], (long) N);      // reads b3 from memory: its store stays
+        });
+        assertEquals(5L * CALLS, w.fusedLaunches(), "every call ran its five launches as one");
+    }
+
+    @Test
     void twoLaunchesOfOneKernelFuse() {
         DeviceFunction step = step();
         RepeatedWork w = compare(3, N, (s, call, b) -> {
