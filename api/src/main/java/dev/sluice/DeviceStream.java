@@ -676,6 +676,8 @@ public final class DeviceStream implements AutoCloseable {
      * Repeated work on this stream: each {@link RepeatedWork#enqueue} call records what its body enqueues and launches
      * it as one graph, updated in place while the work keeps its shape (see {@link RepeatedWork}). Close it when done;
      * it holds a native graph.
+     *
+     * @throws ClosedResourceException if this stream or its context is closed
      */
     public RepeatedWork repeatedWork() {
         return new RepeatedWork(this, new ReplayedWork(engine));

@@ -166,6 +166,19 @@ final class Recording {
                 ArgumentNames.ofPointers(params));
     }
 
+    /**
+     * Before a blocking wait for {@code stream}'s work ({@code synchronize}): what a body records there is submitted as
+     * plain enqueues, as an operation no graph describes would submit it, so the wait covers it instead of missing it.
+     * Returns the stream's last operation, the one to wait for.
+     */
+    static @Nullable Operation<?> submitBeforeWait(StreamEngine stream) {
+        if (stream.recording != null) { // read without the lock: begin() checks again under it
+            stream.begin();
+            stream.end();
+        }
+        return stream.core.last();
+    }
+
     /** Whether the calling thread is the one whose body this records. */
     boolean isOwnedByThisThread() {
         return owner == Thread.currentThread();

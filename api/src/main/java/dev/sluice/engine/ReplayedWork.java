@@ -40,8 +40,18 @@ public final class ReplayedWork {
     private volatile long fallbacks;
     private volatile long fusedLaunches;
 
-    /** Repeated work on {@code stream}, with no graph yet. */
+    /**
+     * Repeated work on {@code stream}, with no graph yet.
+     *
+     * @throws ClosedResourceException if the stream or its context is closed
+     */
     public ReplayedWork(StreamEngine stream) {
+        stream.core.lock();
+        try {
+            stream.checkOpenLocked();
+        } finally {
+            stream.core.unlock();
+        }
         this.context = stream.core.context();
         this.stream = stream;
         this.fusion = new FusedLaunches(context);
@@ -66,7 +76,7 @@ public final class ReplayedWork {
             begin(r);
             try {
                 body.run();
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) { // also what a Kotlin body or a sneaky rethrow throws undeclared: the stream must stop recording
                 abandon(r, e);
                 throw e;
             }
@@ -247,7 +257,8 @@ public final class ReplayedWork {
 
     /**
      * Destroys the graph, after a call in progress on another thread; launches already enqueued still run (the drivers
-     * free an executable graph once its launches have finished). Nothing to destroy once the context is closed.
+     * free an executable graph once its launches have finished). Nothing to destroy once the context is closed; a
+     * context close on another thread waits for a destruction in progress before it closes the native context.
      */
     public void close() {
         calls.lock();
@@ -258,8 +269,16 @@ public final class ReplayedWork {
             closed = true;
             UpdatableGraph g = graph;
             graph = null;
-            if (g != null && !context.isClosed()) {
-                g.destroy();
+            if (g != null) {
+                // Noted before the check: a context close from here on waits for the destruction before its native close.
+                context.handshake().beginRelease();
+                try {
+                    if (!context.isClosed()) {
+                        g.destroy();
+                    }
+                } finally {
+                    context.handshake().endRelease();
+                }
             }
             fusion.close();
         } finally {

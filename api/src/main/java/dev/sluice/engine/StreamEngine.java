@@ -721,7 +721,7 @@ public final class StreamEngine {
         if (closed) {
             throw new ClosedResourceException(owner.toString());
         }
-        Operation<?> upTo = core.last();
+        Operation<?> upTo = Recording.submitBeforeWait(this);
         context.checkUsable();
         handle.synchronize();
         awaitFinished(upTo, Long.MAX_VALUE, true);

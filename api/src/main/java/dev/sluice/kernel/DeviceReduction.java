@@ -1,5 +1,6 @@
 package dev.sluice.kernel;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.Dim;
 import dev.sluice.DeviceFunction;
@@ -87,7 +88,8 @@ public final class DeviceReduction implements AutoCloseable {
     /** The stream the kept scratch buffer belongs to: calls on it are ordered after one another by the stream itself. */
     private DeviceStream scratchStream;
     private DeviceBuffer scratch;
-    private boolean closed;
+    /** Written under {@link #scratchLock}; read without it by the checks, which refuse a call after close. */
+    private volatile boolean closed;
 
     /** {@code functions}: {@link Reduction#kernels()} compiled, in that order. */
     DeviceReduction(Reduction reduction, List<DeviceFunction> functions) {
@@ -107,9 +109,13 @@ public final class DeviceReduction implements AutoCloseable {
     /**
      * Reduces elements {@code 0..n-1} of the inputs into element 0 of each output, in two launches.
      *
-     * @throws InvalidArgumentException naming {@code n} for a value below 1, naming {@code arguments} for a count other
-     *                                  than the declared parameters', an input holding fewer than {@code n} elements or
-     *                                  an empty output
+     * @throws InvalidArgumentException naming {@code n} for a value below 1, naming {@code stream} for a stream of
+     *                                  another context, naming {@code arguments} for a count other than the declared
+     *                                  parameters', an argument that is null, of another kind or element type or of
+     *                                  another context (the message says which, by its place in {@code arguments}), an
+     *                                  input holding fewer than {@code n} elements or an empty output; before anything
+     *                                  is enqueued
+     * @throws ClosedResourceException  if this reduction or a buffer argument is closed
      */
     public DeviceFuture<Void> enqueue(DeviceStream stream, long n, Object... arguments) {
         check(stream, arguments);
@@ -211,6 +217,7 @@ public final class DeviceReduction implements AutoCloseable {
      * @throws InvalidArgumentException naming {@code rows} or {@code cols} for a value below 1, naming {@code cols}
      *                                  where rows * cols overflows a long, naming {@code arguments} as {@link #enqueue}
      *                                  does (inputs hold rows * cols elements, outputs rows)
+     * @throws ClosedResourceException  if this reduction or a buffer argument is closed
      */
     public DeviceFuture<Void> enqueueRows(DeviceStream stream, long rows, long cols, Object... arguments) {
         checkAxis(stream, rows, cols, rows, arguments);
@@ -278,6 +285,7 @@ public final class DeviceReduction implements AutoCloseable {
      * allocated in stream order and freed after the second (see {@link Reduction} for how).
      *
      * @throws InvalidArgumentException as {@link #enqueueRows} does (outputs hold cols elements)
+     * @throws ClosedResourceException  if this reduction or a buffer argument is closed
      */
     public DeviceFuture<Void> enqueueColumns(DeviceStream stream, long rows, long cols, Object... arguments) {
         checkAxis(stream, rows, cols, cols, arguments);
@@ -334,8 +342,14 @@ public final class DeviceReduction implements AutoCloseable {
     }
 
     private void check(DeviceStream stream, Object[] arguments) {
+        if (closed) {
+            throw new ClosedResourceException(toString());
+        }
         if (stream == null) {
             throw new InvalidArgumentException("stream", "must not be null");
+        }
+        if (stream.context() != partials.context()) {
+            throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
         if (arguments == null) {
             throw new InvalidArgumentException("arguments", "must not be null");
@@ -343,6 +357,43 @@ public final class DeviceReduction implements AutoCloseable {
         if (arguments.length != reduction.params().size()) {
             throw new InvalidArgumentException("arguments", arguments.length + " given but reduction " + reduction.name()
                     + " takes " + reduction.params().size() + ": " + reduction.params());
+        }
+        for (int k = 0; k < arguments.length; k++) {
+            checkArgument(stream, k, reduction.params().get(k), arguments[k]);
+        }
+    }
+
+    /**
+     * Checks argument {@code k} as a launch would, naming its place in the reduction's arguments rather than in one of
+     * its kernels': the passes split them, and a pass already enqueued must not be left behind by a refusal of the next.
+     */
+    private static void checkArgument(DeviceStream stream, int k, KernelParam p, Object value) {
+        if (value == null) {
+            throw new InvalidArgumentException("arguments", "argument " + k + " (" + p + ") must not be null");
+        }
+        if (!p.isPointer()) {
+            if (value instanceof Number n) {
+                p.type().bits("arguments", n);
+            } else if (!(value instanceof Boolean) || p.type().isFloatingPoint()) {
+                throw new InvalidArgumentException("arguments", "argument " + k + " (" + p + ") expects a " + p.type()
+                        + " but got " + value.getClass().getSimpleName() + " " + value);
+            }
+            return;
+        }
+        if (!(value instanceof DeviceBuffer b)) {
+            throw new InvalidArgumentException("arguments", "argument " + k + " (" + p + ") expects a DeviceBuffer of "
+                    + p.type() + " but got " + value.getClass().getSimpleName() + " " + value);
+        }
+        if (b.isClosed()) {
+            throw new ClosedResourceException("argument " + k + " (" + p + ") " + b);
+        }
+        if (b.context() != stream.context()) {
+            throw new InvalidArgumentException("arguments", "argument " + k + " (" + p + ") " + b
+                    + " belongs to another context than " + stream);
+        }
+        if (b.dtype() != p.type()) {
+            throw new InvalidArgumentException("arguments", "argument " + k + " (" + p + ") has element type " + b.dtype()
+                    + ", not " + p.type());
         }
     }
 

@@ -685,6 +685,43 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         }
     }
 
+    @Test
+    void aReductionsOutputOfAnotherTypeContextOrClosedIsRefusedBeforeItsFirstPassNamingItsPlace() {
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 4096));
+        DeviceBuffer wrongType = closeLater(ctx.allocate(DType.F32, 4096));
+        DeviceBuffer closed = ctx.allocate(DType.I32, 4096);
+        closed.close();
+        DeviceBuffer elsewhere = closeLater(open(dev.sluice.ContextOptions.defaults()).allocate(DType.I32, 4096));
+        try (DeviceReduction r = MAX_AND_WRAPPING_SUM.compile(ctx)) {
+            // Each call's first pass (partials, or rows' chunks) would be enqueued before its last pass refused the output.
+            assertInvalid("arguments", s, () -> r.enqueue(s, 4096, x, wrongType), "argument 1 (int* biggest)", "F32");
+            assertInvalid("arguments", s, () -> r.enqueueRows(s, 1, 4096, x, wrongType), "argument 1", "F32");
+            assertInvalid("arguments", s, () -> r.enqueueColumns(s, 4096, 1, x, wrongType), "argument 1", "F32");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 4096, x, 7), "argument 1 (int* biggest)", "Integer");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 4096, x, null), "argument 1 (int* biggest)", "null");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 4096, x, elsewhere), "argument 1", "context");
+            assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueue(s, 4096, x, closed), "argument 1");
+            assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueueRows(s, 1, 4096, x, closed),
+                    "argument 1");
+            assertInvalid("arguments", s, () -> r.enqueue(s, 4096, wrongType, x), "argument 0 (int* x)", "F32");
+        }
+    }
+
+    @Test
+    void aClosedReductionIsRefusedNamingItWithNothingEnqueued() {
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.I32, 4096));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.I32, 4096));
+        DeviceReduction r = MAX_AND_WRAPPING_SUM.compile(ctx);
+        r.close();
+        r.close();
+        assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueue(s, 4096, x, y), "extremes");
+        assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueueRows(s, 1, 4096, x, y), "extremes");
+        assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueueRows(s, 4, 8, x, y), "extremes");
+        assertRejected(dev.sluice.ClosedResourceException.class, s, () -> r.enqueueColumns(s, 4096, 1, x, y), "extremes");
+    }
+
     // ---------------------------------------------------------------- the host reference
 
     private static String word(DType t) {
