@@ -668,6 +668,13 @@ public final class DeviceStream implements AutoCloseable {
             body.accept(this);
         } catch (RuntimeException e) {
             failure = e;
+        } catch (Throwable t) { // an Error, or a checked exception a Kotlin body throws undeclared: the capture ends too
+            try {
+                engine.endCapture(new IllegalStateException("the capture's body threw " + t, t));
+            } catch (IllegalStateException ended) {
+                // the capture ended and its graph was destroyed; what the body threw leaves below
+            }
+            throw t;
         }
         return new DeviceGraph(context, engine.endCapture(failure));
     }

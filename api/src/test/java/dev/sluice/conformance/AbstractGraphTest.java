@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -313,6 +314,31 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         assertInvalid("stream", s, () -> g.enqueueLaunch(null));
         assertStreamUsable(s);
         await(g.enqueueLaunch(s));
+    }
+
+    @Test
+    void aBodyThatThrowsAnErrorOrAnUndeclaredCheckedExceptionEndsTheCapture() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(4, 1));
+        captureOrSkip(s, c -> c.enqueueFill(v, 2)); // skips where the backend cannot capture
+        AssertionError error = new AssertionError("from the body");
+        assertSame(error, assertThrows(AssertionError.class, () -> s.capture(c -> {
+            c.enqueueFill(v, 3);
+            throw error;
+        })));
+        assertStreamUsable(s);
+        Exception checked = new java.io.IOException("thrown undeclared, as a Kotlin body may");
+        assertSame(checked, assertThrows(java.io.IOException.class, () -> s.capture(c -> {
+            c.enqueueFill(v, 4);
+            throwUnchecked(checked);
+        })));
+        assertStreamUsable(s);
+        assertArrayEquals(filled(4, 1), readInts(s, v), "nothing captured ran");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void throwUnchecked(Throwable t) throws T {
+        throw (T) t;
     }
 
     @Test
