@@ -186,7 +186,7 @@ public final class RepeatedPlan implements AutoCloseable {
                 recorded[0] = true;
                 try {
                     frontier.addAll(execution.enqueueSteps(s, steps));
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) { // a checked exception thrown undeclared (a Kotlin step) included
                     // The plain plan submits the steps before a failing one; so does this: the body returns normally.
                     stepFailure[0] = e;
                 }
@@ -200,12 +200,16 @@ public final class RepeatedPlan implements AutoCloseable {
             return execution.enqueueSteps(stream, steps);
         }
         execution.note(stream, call);
-        if (stepFailure[0] instanceof RuntimeException e) {
-            throw e;
-        } else if (stepFailure[0] instanceof Error e) {
-            throw e;
+        if (stepFailure[0] != null) {
+            throw RepeatedPlan.<RuntimeException>rethrow(stepFailure[0]);
         }
         return frontier.isEmpty() ? List.of(call) : frontier;
+    }
+
+    /** Throws {@code t} as it is, checked or not, as the plain plan lets a step's exception leave. */
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T rethrow(Throwable t) throws T {
+        throw (T) t;
     }
 
     private synchronized RepeatedWork workFor(Object run, DeviceStream stream) {

@@ -187,6 +187,31 @@ class RepeatedPlanTest {
     }
 
     @Test
+    void aStepThatThrowsACheckedExceptionUndeclaredFailsThePlanWithIt() {
+        try (DeviceStream s = ctx.createStream(); DeviceBuffer v = s.enqueueAllocate(DType.F32, 1)) {
+            s.enqueueFill(v, 0f);
+            java.io.IOException thrown = new java.io.IOException("from a step, undeclared");
+            try (RepeatedPlan repeated = DevicePlan.on(s)
+                    .then(t -> t.enqueueLaunch(addOne, ONE, v, 1L))
+                    .then(t -> {
+                        throwUnchecked(thrown);
+                        return t.enqueueMarker();
+                    })
+                    .repeated()) {
+                StepVerifier.create(repeated.toMono()).expectErrorMatches(e -> e == thrown).verify(WAIT);
+                assertEquals(1f, read(s, v), "the step before it ran");
+                StepVerifier.create(repeated.toMono()).expectErrorMatches(e -> e == thrown).verify(WAIT);
+                assertEquals(2f, read(s, v), "and the stream is not left recording");
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> void throwUnchecked(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    @Test
     void aClosedRepeatedPlanFailsItsSubscriptionsAndThePlanStaysUsable() {
         try (DeviceStream s = ctx.createStream(); DeviceBuffer v = s.enqueueAllocate(DType.F32, 1)) {
             s.enqueueFill(v, 0f);
