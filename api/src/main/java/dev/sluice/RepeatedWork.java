@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  *
  * <p><b>Fallback.</b> An operation that a recording cannot describe (a copy with Java or unpinned host memory, or with
  * pinned memory of another context, a 2-D or peer copy, an event record or wait, a wait for a future or stage, a host
- * function, an allocation or free, a graph launch) makes that call fall back to plain enqueues: what was recorded so
+ * function, an allocation or free, a graph launch, a call of another repeated work of the stream, a capture) makes that
+ * call fall back to plain enqueues: what was recorded so
  * far is submitted as the enqueues it stands for, then that operation and the rest of the body run as plain enqueues.
  * So does every call of work the backend's graph nodes cannot describe (on CUDA and HIP: launches with a cluster or
  * launch attributes, fills of 8-byte elements), every call on a backend without updatable graphs, and a call made while
@@ -77,7 +78,9 @@ import java.util.function.Consumer;
  * {@link #fuseElementwise(boolean) fuseElementwise(false)} turns it off; plain enqueues (fallbacks) never fuse.
  *
  * <p>Calls are serialised: a second thread's call waits until the first has submitted its work. Only one repeated work
- * may record on a stream at a time, and not while the stream captures ({@link DeviceStream#capture}).
+ * records on a stream at a time: a call of another repeated work from inside a body makes the body's call fall back
+ * from there and then records its own; a call while another thread's body records on the stream, a call of this work
+ * from inside its own body, and a call while the stream captures ({@link DeviceStream#capture}) are refused.
  */
 public final class RepeatedWork implements AutoCloseable {
 
@@ -98,7 +101,8 @@ public final class RepeatedWork implements AutoCloseable {
      * @return completes once everything the body enqueued has finished
      * @throws ClosedResourceException if this work, the stream or the context is closed, or a buffer the body used was
      *                                 closed before the call was submitted
-     * @throws IllegalStateException   if the stream is capturing, or recording other repeated work
+     * @throws IllegalStateException   if the stream is capturing, or another thread's body records on it, or this is
+     *                                 called from inside this work's own body
      */
     public DeviceFuture<Void> enqueue(Consumer<? super DeviceStream> body) {
         Checks.notNull("body", body);

@@ -99,7 +99,13 @@ public final class ReplayedWork {
         stream.core.lock();
         try {
             stream.checkOpenLocked();
-            if (stream.isCapturing() || stream.recording != null) {
+            Recording outer = stream.recording;
+            if (outer != null && outer.isOwnedByThisThread() && calls.getHoldCount() == 1) {
+                // Another work's body on this thread calls this one: that call falls back from here, as it does for any
+                // operation no graph describes (what it recorded is submitted first, in order).
+                stream.recording = null;
+                outer.submitPlain(stream);
+            } else if (stream.isCapturing() || outer != null) {
                 throw new IllegalStateException(stream + " is capturing or recording other repeated work: " + name
                         + " cannot begin on it now");
             }

@@ -234,6 +234,29 @@ public abstract class AbstractRepeatedWorkMisuseTest extends ConformanceBase {
     }
 
     @Test
+    void aBodyThatCallsAnotherWorkOfItsStreamFallsBackAndBothCallsRunInOrder() {
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = closeLater(intBuffer(ctx, filled(N, 0)));
+        RepeatedWork outer = work(s);
+        RepeatedWork inner = work(s);
+        for (int call = 1; call <= 2; call++) {
+            int k = call;
+            DeviceFuture<Void> whole = assertTimeoutPreemptively(HANG, () -> outer.enqueue(c -> {
+                c.enqueueFill(v, 10 * k);
+                inner.enqueue(x -> x.enqueueFill(v.slice(0, 2), 10 * k + 1)); // after the fill above
+                c.enqueueFill(v.slice(0, 1), 10 * k + 2);                      // after the inner call
+            }));
+            assertNull(await(whole));
+            int[] expected = filled(N, 10 * k);
+            expected[0] = 10 * k + 2;
+            expected[1] = 10 * k + 1;
+            assertArrayEquals(expected, readInts(s, v), "call " + k);
+        }
+        assertEquals(2, outer.fallbacks(), "the outer calls fall back where the inner one begins");
+        assertEquals(2, inner.replays(), "the inner calls record and replay");
+    }
+
+    @Test
     void aBodyThatCapturesItsStreamFallsBackAndTheCapturedGraphReplays() {
         DeviceStream s = ctx.createStream();
         DeviceBuffer v = closeLater(intBuffer(ctx, filled(N, 0)));

@@ -309,11 +309,29 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
     }
 
     @Test
-    void twoRepeatedWorksCannotRecordOnOneStreamAtOnce() {
+    void twoThreadsRepeatedWorksCannotRecordOnOneStreamAtOnce() throws Exception {
         DeviceStream s = ctx.createStream();
         RepeatedWork w = work(s);
-        assertThrows(IllegalStateException.class, () -> w.enqueue(c -> work(c).enqueue(x -> { })),
-                "two repeated works cannot record on one stream at once");
+        RepeatedWork other = work(s);
+        java.util.concurrent.CompletableFuture<Throwable> refused = new java.util.concurrent.CompletableFuture<>();
+        await(w.enqueue(c -> {
+            Thread t = Thread.ofPlatform().start(() -> {
+                try {
+                    other.enqueue(x -> { });
+                    refused.complete(null);
+                } catch (Throwable e) {
+                    refused.complete(e);
+                }
+            });
+            try {
+                t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        assertInstanceOf(IllegalStateException.class, refused.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                "another thread's repeated work cannot record on the stream while a body does");
+        await(other.enqueue(c -> { }));
         await(w.enqueue(c -> { }));
     }
 
