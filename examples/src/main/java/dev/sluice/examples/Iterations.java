@@ -20,8 +20,8 @@ import java.util.Locale;
  * The same iteration of two kernels run 200 times three ways: as plain enqueues (400 launches), as {@link RepeatedWork}
  * (each iteration recorded and launched as one graph, its two generated element-wise kernels fused into one) and as a
  * reactive {@link RepeatedPlan} (a {@link DevicePlan} replayed the same way). Prints each way's first elements, what ran
- * (graph launches, launches fused), whether the three results are equal bit for bit, and the times, which depend on
- * the machine.
+ * (graph launches, launches fused), whether the three results are equal bit for bit, and the times of all iterations but
+ * the first (which loads the kernels, builds the graph and compiles the fused kernel), which depend on the machine.
  */
 public final class Iterations {
 
@@ -72,11 +72,14 @@ public final class Iterations {
             float[] repeated = new float[ELEMENTS];
             float[] replayedPlan = new float[ELEMENTS];
 
+            // Each way's first iteration runs untimed: it loads the kernels (and the repeated forms build their graph and
+            // generate and compile the fused kernel), once; the times are of the other iterations.
             s.enqueueCopy(HostData.of(start), x);
-            long t0 = System.nanoTime();
+            long t0 = 0;
             for (int k = 0; k < ITERATIONS; k++) {
                 s.enqueueLaunch(logistic, config, 2.9f, x, y, n);
                 s.enqueueLaunch(clamp, config, y, 0.05f, 0.95f, x, n);
+                t0 = k == 0 ? started(s) : t0;
             }
             s.synchronize();
             long plainNanos = System.nanoTime() - t0;
@@ -86,12 +89,13 @@ public final class Iterations {
             long workNanos;
             s.enqueueCopy(HostData.of(start), x);
             try (RepeatedWork work = s.repeatedWork()) {
-                long t1 = System.nanoTime();
+                long t1 = 0;
                 for (int k = 0; k < ITERATIONS; k++) {
                     work.enqueue(w -> {
                         w.enqueueLaunch(logistic, config, 2.9f, x, y, n);
                         w.enqueueLaunch(clamp, config, y, 0.05f, 0.95f, x, n);
                     });
+                    t1 = k == 0 ? started(s) : t1;
                 }
                 s.synchronize();
                 workNanos = System.nanoTime() - t1;
@@ -106,9 +110,10 @@ public final class Iterations {
                     .then(t -> t.enqueueLaunch(logistic, config, 2.9f, x, y, n))
                     .then(t -> t.enqueueLaunch(clamp, config, y, 0.05f, 0.95f, x, n))
                     .repeated()) {
-                long t2 = System.nanoTime();
+                long t2 = 0;
                 for (int k = 0; k < ITERATIONS; k++) {
                     iteration.enqueue();
+                    t2 = k == 0 ? started(s) : t2;
                 }
                 s.synchronize();
                 planNanos = System.nanoTime() - t2;
@@ -118,9 +123,15 @@ public final class Iterations {
             }
 
             System.out.println("equal bit for bit: " + (Arrays.equals(plain, repeated) && Arrays.equals(plain, replayedPlan)));
-            System.out.println(String.format(Locale.ROOT, "times (this machine): plain %.2f ms, repeated work %.2f ms, repeated plan %.2f ms",
-                    plainNanos / 1e6, workNanos / 1e6, planNanos / 1e6));
+            System.out.println(String.format(Locale.ROOT, "times of iterations 2 to %d (this machine): plain %.2f ms, repeated work"
+                    + " %.2f ms, repeated plan %.2f ms", ITERATIONS, plainNanos / 1e6, workNanos / 1e6, planNanos / 1e6));
         }
+    }
+
+    /** Waits for the first iteration, then returns the time the others start from. */
+    private static long started(DeviceStream s) {
+        s.synchronize();
+        return System.nanoTime();
     }
 
     private static String head(float[] v) {

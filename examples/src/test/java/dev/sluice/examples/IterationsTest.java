@@ -26,6 +26,6 @@ class IterationsTest {
         assertEquals("repeated work:    " + values + ", 200 graph launches (1 built), 400 launches fused", work);
         assertEquals("repeated plan:    " + values + ", 200 graph launches, 400 launches fused", plan);
         assertEquals("equal bit for bit: true", lines.get(last - 2));
-        assertTrue(lines.get(last - 1).startsWith("times (this machine): plain "), lines.get(last - 1));
+        assertTrue(lines.get(last - 1).startsWith("times of iterations 2 to 200 (this machine): plain "), lines.get(last - 1));
     }
 }
