@@ -106,6 +106,7 @@ long long sp_chain8_stream(int chunks) {
 
 static CUgraph chain8;
 static CUgraphExec chain8_exec;
+static CUgraphNode chain8_nodes[8];
 
 /* The 8-kernel graph of sp_chain8_graph: write_one nodes chained by dependencies, instantiated once. */
 static CUresult chain8_build(void) {
@@ -121,6 +122,7 @@ static CUresult chain8_build(void) {
         CUgraphNode node;
         r = cuGraphAddKernelNode(&node, chain8, before ? &before : NULL, before ? 1 : 0, &p);
         if (r != CUDA_SUCCESS) return r;
+        chain8_nodes[k] = node;
         before = node;
     }
     return cuGraphInstantiateWithFlags(&chain8_exec, chain8, 0);
@@ -136,6 +138,31 @@ long long sp_chain8_graph(int chunks) {
     TRY(cuStreamSynchronize(stream));
     long long t0 = now_ns();
     for (int c = 0; c < chunks; c++) {
+        TRY(cuGraphLaunch(chain8_exec, stream));
+    }
+    TRY(cuStreamSynchronize(stream));
+    return now_ns() - t0;
+}
+
+/* The same chunks, C doing what Sluice's repeated work does per chunk: each of the 8 kernel nodes updated with the
+ * chunk's argument (cuGraphExecKernelNodeSetParams), then one cuGraphLaunch. */
+long long sp_chain8_graph_update(int chunks) {
+    TRY(cuCtxSetCurrent(ctx));
+    if (chain8_exec == NULL) {
+        TRY(chain8_build());
+    }
+    CUDA_KERNEL_NODE_PARAMS p = {0};
+    p.func = write_one;
+    p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = p.blockDimY = p.blockDimZ = 1;
+    p.kernelParams = args_one; /* the driver copies the argument values at each update */
+    TRY(cuStreamSynchronize(stream));
+    long long t0 = now_ns();
+    for (int c = 0; c < chunks; c++) {
+        for (int k = 0; k < 8; k++) {
+            arg_v = c * 8 + k;
+            TRY(cuGraphExecKernelNodeSetParams(chain8_exec, chain8_nodes[k], &p));
+        }
         TRY(cuGraphLaunch(chain8_exec, stream));
     }
     TRY(cuStreamSynchronize(stream));

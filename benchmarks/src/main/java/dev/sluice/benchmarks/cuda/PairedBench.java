@@ -48,6 +48,8 @@ import joptsimple.OptionSpec;
  * the stream has finished them; reported per chunk in µs. Sluice's side is repeated work (8 launches recorded, one
  * graph launch updated with the chunk's arguments). {@code chain8_stream}: against C's 8 stream launches per chunk;
  * {@code chain8_graph}: against C's one {@code cuGraphLaunch} of an instantiated 8-kernel graph per chunk (no update);
+ * {@code chain8_update}: against C doing the same work as Sluice, each of the 8 kernel nodes updated with the chunk's
+ * argument ({@code cuGraphExecKernelNodeSetParams}) before the launch;
  * {@code chain8_plain}: Sluice's 8 plain enqueues per chunk against C's 8 stream launches.
  * </ul>
  *
@@ -65,6 +67,7 @@ public final class PairedBench {
     private final MethodHandle sync;
     private final MethodHandle chain8Stream;
     private final MethodHandle chain8Graph;
+    private final MethodHandle chain8GraphUpdate;
     private final MethodHandle close;
 
     private PairedBench(Path lib) {
@@ -80,6 +83,7 @@ public final class PairedBench {
         sync = linker.downcallHandle(c.find("sp_sync").orElseThrow(), ofNone);
         chain8Stream = linker.downcallHandle(c.find("sp_chain8_stream").orElseThrow(), ofInt);
         chain8Graph = linker.downcallHandle(c.find("sp_chain8_graph").orElseThrow(), ofInt);
+        chain8GraphUpdate = linker.downcallHandle(c.find("sp_chain8_graph_update").orElseThrow(), ofInt);
         close = linker.downcallHandle(c.find("sp_close").orElseThrow(), ofNone);
     }
 
@@ -323,6 +327,8 @@ public final class PairedBench {
                     i -> check("sp_chain8_stream", (long) chain8Stream.invokeExact(chunks)), replay), perChunkUs, "us");
             reportBlocks("chain8_graph", alternate(2, blocks,
                     i -> check("sp_chain8_graph", (long) chain8Graph.invokeExact(chunks)), replay), perChunkUs, "us");
+            reportBlocks("chain8_update", alternate(2, blocks,
+                    i -> check("sp_chain8_graph_update", (long) chain8GraphUpdate.invokeExact(chunks)), replay), perChunkUs, "us");
             reportBlocks("chain8_plain", alternate(2, blocks,
                     i -> check("sp_chain8_stream", (long) chain8Stream.invokeExact(chunks)), plain), perChunkUs, "us");
             result("paired_chain8_replays", work.replays());
