@@ -166,5 +166,13 @@ public final class SluiceProperties {
          * Read when a context opens.
          */
         public static final String CUDA_GATES = "sluice.cuda.gates";
+
+        /**
+         * {@value}: {@code true} times every CUDA driver call the backend makes through {@code java.lang.foreign} (two
+         * clock reads around each) and prints, when the JVM exits, each function's calls, total time and time per call
+         * to standard error: where the host's time goes inside the downcalls, which a sampling profiler cannot see.
+         * Read when the CUDA backend's classes load; off by default.
+         */
+        public static final String CUDA_TIME_DOWNCALLS = "sluice.cuda.timeDowncalls";
     }
 }

@@ -148,7 +148,7 @@ final class Cu {
             return null;
         }
         FunctionDescriptor d = FunctionDescriptor.of(I, args);
-        return critical ? LINKER.downcallHandle(sym.get(), d, CRITICAL) : LINKER.downcallHandle(sym.get(), d);
+        return CuCallTimes.wrap(name, critical ? LINKER.downcallHandle(sym.get(), d, CRITICAL) : LINKER.downcallHandle(sym.get(), d));
     }
 
     static boolean hasLaunchKernelEx() {
