@@ -49,7 +49,7 @@ import reactor.core.publisher.Mono;
  * <li><b>Cancellation:</b> stops the signals only; the enqueued operations run to the end.
  * <li><b>Resources:</b> what the steps capture (buffers, arrays) stays reachable until the device has finished
  * with it, as for every enqueue. The plan itself is immutable, thread-safe and reusable: each subscription
- * enqueues the chain again.
+ * enqueues the chain again ({@link #repeated()} replays it as graphs instead, where it is subscribed again and again).
  * </ul>
  */
 public final class DevicePlan {
