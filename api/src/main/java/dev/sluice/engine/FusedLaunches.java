@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,6 +47,11 @@ final class FusedLaunches {
      * @param kernels  how many fused kernels they run in
      */
     record Result(List<WorkStep> work, int launches, int kernels) {
+
+        /** {@code r}'s work as recorded, nothing fused. */
+        static Result unfused(Recording r) {
+            return new Result(r.work(), 0, 0);
+        }
     }
 
     /** A pointer argument of a launch: parameter {@code param} of launch {@code launch} of a run. */
@@ -80,24 +86,33 @@ final class FusedLaunches {
     /** The last call's recorded work and what it fused into: a call of the same values fuses the same way. */
     private List<WorkStep> lastRecorded = List.of();
     private @Nullable Result last;
+    /**
+     * Each launched function's chain ({@link LaunchFusion.Chains#chainOf}, or {@link #NO_CHAIN}), so that a call looks up
+     * the kernel language's synchronized registry once per function rather than once per launch. Weak: it keeps no
+     * function reachable (public functions compare by identity).
+     */
+    private final Map<Object, Object> chainOfFunction = new WeakHashMap<>();
+    private static final Object NO_CHAIN = new Object();
 
     FusedLaunches(ContextCore context) {
         this.context = context;
     }
 
-    /** {@code steps}' work, each run of two or more fusible launches replaced by one launch of their fused kernel. */
-    Result work(List<Recording.Step> steps) {
+    /** {@code r}'s work, each run of two or more fusible launches replaced by one launch of their fused kernel. */
+    Result work(Recording r) {
+        LaunchFusion.Chains chains = LaunchFusion.installed();
+        if (chains == null) {
+            return Result.unfused(r); // no element-wise kernel was generated yet: nothing to fuse, nothing to remember
+        }
+        List<Recording.Step> steps = r.steps();
         Result previous = last;
         if (previous != null && sameValues(lastRecorded, steps)) {
             return previous; // a lane's stage on its fixed buffers: the same plan and arguments, nothing to look up again
         }
-        Result r = plan(steps);
-        last = r;
-        lastRecorded = new ArrayList<>(steps.size());
-        for (Recording.Step s : steps) {
-            lastRecorded.add(s.work());
-        }
-        return r;
+        Result planned = plan(steps, chains);
+        last = planned;
+        lastRecorded = r.work();
+        return planned;
     }
 
     /** Whether {@code steps} run exactly {@code recorded}: every step of the same values, in order. */
@@ -113,20 +128,13 @@ final class FusedLaunches {
         return true;
     }
 
-    private Result plan(List<Recording.Step> steps) {
-        LaunchFusion.Chains chains = LaunchFusion.installed();
+    private Result plan(List<Recording.Step> steps, LaunchFusion.Chains chains) {
         List<WorkStep> work = new ArrayList<>(steps.size());
-        if (chains == null) {
-            for (Recording.Step s : steps) {
-                work.add(s.work());
-            }
-            return new Result(work, 0, 0);
-        }
         int launches = 0;
         int kernels = 0;
         Run run = null;
         for (Recording.Step s : steps) {
-            Object chain = s.work() instanceof WorkStep.Launch && s.keep() != null ? chains.chainOf(s.keep()) : null;
+            Object chain = s.work() instanceof WorkStep.Launch && s.keep() != null ? chainOf(s.keep(), chains) : null;
             WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.work();
             if (run != null && launch != null && run.add(launch, chain)) {
                 continue;
@@ -145,6 +153,17 @@ final class FusedLaunches {
             kernels++;
         }
         return new Result(work, launches, kernels);
+    }
+
+    /** {@code function}'s chain, or null; looked up once per function. */
+    private @Nullable Object chainOf(Object function, LaunchFusion.Chains chains) {
+        Object chain = chainOfFunction.get(function);
+        if (chain == null) {
+            Object found = chains.chainOf(function);
+            chain = found == null ? NO_CHAIN : found;
+            chainOfFunction.put(function, chain);
+        }
+        return chain == NO_CHAIN ? null : chain;
     }
 
     /** Adds {@code run}'s work: one fused launch (true) or, for one launch or a plan that does not fuse, its launches. */
@@ -190,6 +209,7 @@ final class FusedLaunches {
     void close() {
         last = null;
         lastRecorded = List.of();
+        chainOfFunction.clear();
         for (Fused f : loaded.values()) {
             f.owned().close();
         }

@@ -171,7 +171,7 @@ public final class ReplayedWork {
             s.claims().orderAfterHazards();
             // Held work is launched later, from a queue: the graph updated for it would be updated again by then.
             if (!s.handle.isHolding() && !s.isCapturing()) {
-                FusedLaunches.Result fused = fuse ? fusion.work(r.steps()) : new FusedLaunches.Result(r.work(), 0, 0);
+                FusedLaunches.Result fused = fuse ? fusion.work(r) : FusedLaunches.Result.unfused(r);
                 List<WorkStep> work = fused.work();
                 boolean built = graph == null || !sameShape(shape, work) || !update(work);
                 UpdatableGraph g = built ? build(work) : graph;

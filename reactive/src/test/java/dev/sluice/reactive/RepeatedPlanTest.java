@@ -323,6 +323,9 @@ class RepeatedPlanTest {
                 assertEquals(4, fused.fusedLaunches(), "two launches fused on each of two subscriptions");
                 assertEquals(0, unfused.fusedLaunches());
                 assertEquals(2, fused.replays());
+                fused.fuseElementwise(false).enqueue().join(); // switched off after its runs' works exist
+                assertEquals(4, fused.fusedLaunches(), "the switch reaches the works already made");
+                assertEquals(3, fused.replays());
             }
         }
     }
