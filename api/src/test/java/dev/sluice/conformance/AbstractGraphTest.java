@@ -336,11 +336,6 @@ public abstract class AbstractGraphTest extends ConformanceBase {
         assertArrayEquals(filled(4, 1), readInts(s, v), "nothing captured ran");
     }
 
-    @SuppressWarnings("unchecked")
-    private static <T extends Throwable> void throwUnchecked(Throwable t) throws T {
-        throw (T) t;
-    }
-
     @Test
     void nestedCaptureIsRefused() {
         DeviceStream s = ctx.createStream();

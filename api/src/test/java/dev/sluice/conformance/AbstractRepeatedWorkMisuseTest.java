@@ -47,12 +47,6 @@ public abstract class AbstractRepeatedWorkMisuseTest extends ConformanceBase {
         return closeLater(s.repeatedWork());
     }
 
-    /** Throws {@code t} whatever its type: what a Kotlin or Scala body, or a sneaky rethrow, may do. */
-    @SuppressWarnings("unchecked")
-    private static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
-        throw (E) t;
-    }
-
     @Test
     void aBodyThatThrowsACheckedExceptionFailsItsFuturesAndLeavesTheStreamRecordingNothing() {
         DeviceStream s = ctx.createStream();

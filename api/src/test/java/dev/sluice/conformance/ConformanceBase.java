@@ -131,6 +131,12 @@ public abstract class ConformanceBase {
 
     // ---------------------------------------------------------------- waiting
 
+    /** Throws {@code t} whatever its type: what a Kotlin or Scala body, or a sneaky rethrow, may do. */
+    @SuppressWarnings("unchecked")
+    protected static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
+        throw (E) t;
+    }
+
     /** The future's value, failing the test if it fails or takes longer than {@link #WAIT_SECONDS}. */
     protected static <T> T await(Future<T> f) {
         try {
