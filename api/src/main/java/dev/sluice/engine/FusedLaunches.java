@@ -323,7 +323,14 @@ final class FusedLaunches {
 
         /** The parameters of {@code u}'s launch on its region, its own among them. */
         private int[] aliases(Use u) {
-            return uses.stream().filter(o -> o.launch() == u.launch() && o.sameRegion(u)).mapToInt(Use::param).toArray();
+            int[] params = new int[uses.size()];
+            int n = 0;
+            for (Use o : uses) {
+                if (o.launch() == u.launch() && o.sameRegion(u)) {
+                    params[n++] = o.param();
+                }
+            }
+            return Arrays.copyOf(params, n);
         }
 
         Plan plan() {
