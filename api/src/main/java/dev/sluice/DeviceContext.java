@@ -554,7 +554,7 @@ public final class DeviceContext implements AutoCloseable {
         core.refuseBlocking("mapToHost");
         HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
         DeviceStream s = defaultStream;
-        s.engine.waitForUses(buffer.allocation()); // also other streams' unordered uses
+        s.engine.memory().waitForUses(buffer.allocation()); // also other streams' unordered uses
         try {
             join(s.enqueueCopy(buffer, host));
         } catch (RuntimeException e) {

@@ -33,7 +33,21 @@ import org.jspecify.annotations.Nullable;
 public interface DeviceListener {
 
     /**
-     * An operation was handed to the device.
+     * An operation was handed to the device. The default tells {@link #operationEnqueued(DeviceStream, String, long)}
+     * with the kind's {@linkplain OperationKind#category() category}: override either.
+     *
+     * @param stream the stream it was enqueued on
+     * @param kind   what it is: a copy of some kind, a fill, a launch, an event record, a wait, a host function, a marker,
+     *               an allocation, a free, a graph launch, or a graph launch of repeated work (whose operations are
+     *               reported too, each as its own kind, completing with it)
+     * @param bytes  the bytes a copy moves ({@link OperationKind#isCopy()}); 0 otherwise
+     */
+    default void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
+        operationEnqueued(stream, kind.category(), bytes);
+    }
+
+    /**
+     * {@link #operationEnqueued(DeviceStream, OperationKind, long)} by category name.
      *
      * @param stream   the stream it was enqueued on
      * @param category its {@link TraceSpan#category()}: {@code upload}, {@code download}, {@code d2d}, {@code peer},
@@ -56,6 +70,15 @@ public interface DeviceListener {
      */
     default void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
             @Nullable Throwable failure) {
+    }
+
+    /**
+     * {@link #operationCompleted(DeviceStream, String, long, long, Throwable)} with the operation's kind; the default
+     * tells that method with the kind's {@linkplain OperationKind#category() category}: override either.
+     */
+    default void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
+            @Nullable Throwable failure) {
+        operationCompleted(stream, kind.category(), bytes, latencyNanos, failure);
     }
 
     /** {@code bytes} of device memory were allocated, by {@link DeviceContext#allocate} or {@link DeviceStream#enqueueAllocate}. */

@@ -194,7 +194,7 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("type", type);
         Checks.positive("count", count);
         long bytes = context.checkAllocationSize("count", type, count);
-        return engine.allocate(bytes, a -> new DeviceBuffer(context, a, type, count), b -> b.ready(future(b)));
+        return engine.memory().allocate(bytes, a -> new DeviceBuffer(context, a, type, count), b -> b.ready(future(b)));
     }
 
     /** Frees {@code buffer} in this stream's order; the same as {@link DeviceBuffer#close()} but on this stream. */
@@ -207,7 +207,7 @@ public final class DeviceStream implements AutoCloseable {
         if (!buffer.allocation().close()) {
             throw new ClosedResourceException("buffer " + buffer);
         }
-        return engine.free(future(), buffer.allocation());
+        return engine.memory().free(future(), buffer.allocation());
     }
 
     // ---------------------------------------------------------------- copies
@@ -564,7 +564,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> enqueueRecord(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        DeviceFuture<Void> f = engine.record(future(), event.handle, event);
+        DeviceFuture<Void> f = engine.waits().record(future(), event.handle, event);
         event.recorded = true;
         return f;
     }
@@ -577,7 +577,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> waitFor(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        return engine.waitEvent(future(), event.handle, event);
+        return engine.waits().waitEvent(future(), event.handle, event);
     }
 
     /**
@@ -592,9 +592,9 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("future", future);
         DeviceStream origin = future.stream();
         if (origin != null && !origin.context.backendName().equals(context.backendName())) {
-            return engine.waitForStage(future(), future);
+            return engine.waits().waitForStage(future(), future);
         }
-        return engine.waitFor(future(), future);
+        return engine.waits().waitFor(future(), future);
     }
 
     /**
@@ -617,7 +617,7 @@ public final class DeviceStream implements AutoCloseable {
         if (stage instanceof DeviceFuture<?> df) {
             return waitFor(df);
         }
-        return engine.waitForStage(future(), stage);
+        return engine.waits().waitForStage(future(), stage);
     }
 
     /**
@@ -629,7 +629,7 @@ public final class DeviceStream implements AutoCloseable {
         if (other == this) {
             return enqueueMarker();
         }
-        return waitFor(other.engine.marker(new DeviceFuture<Void>(null), null));
+        return waitFor(other.engine.waits().marker(new DeviceFuture<Void>(null), null));
     }
 
     /**
@@ -637,7 +637,7 @@ public final class DeviceStream implements AutoCloseable {
      * {@code async_done}). Enqueues only a completion marker.
      */
     public DeviceFuture<Void> enqueueMarker() {
-        return engine.marker(future(), TraceSpan.MARKER);
+        return engine.waits().marker(future(), OperationKind.MARKER);
     }
 
     /**
@@ -654,7 +654,7 @@ public final class DeviceStream implements AutoCloseable {
      */
     public DeviceFuture<Void> enqueueHostFunction(Runnable function) {
         Checks.notNull("function", function);
-        return engine.hostFunction(future(), function);
+        return engine.waits().hostFunction(future(), function);
     }
 
     // ---------------------------------------------------------------- graphs
@@ -739,7 +739,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws SluiceException if interrupted
      */
     public void synchronize() {
-        engine.synchronize();
+        engine.waits().synchronize();
     }
 
     /** The blocking facade over this stream: each operation enqueued and waited for. */

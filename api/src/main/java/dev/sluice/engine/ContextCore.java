@@ -262,11 +262,11 @@ public final class ContextCore {
         StreamEngine fallback = defaultStream();
         StreamEngine s = a.home.isClosed() ? fallback : a.home;
         try {
-            s.freeInOrder(a);
+            s.memory().freeInOrder(a);
         } catch (ClosedResourceException e) {
             if (s != fallback && !closed) {
                 try {
-                    fallback.freeInOrder(a); // the home stream closed meanwhile
+                    fallback.memory().freeInOrder(a); // the home stream closed meanwhile
                 } catch (SluiceException again) {
                     LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", again);
                 }
@@ -401,10 +401,10 @@ public final class ContextCore {
         refuseBlocking("DeviceContext.synchronize");
         checkUsable();
         handle.synchronize();
-        defaultStream().synchronize();
+        defaultStream().waits().synchronize();
         for (StreamEngine s : resources.streams()) {
             if (!s.isClosed()) {
-                s.synchronize();
+                s.waits().synchronize();
             }
         }
         Tracer t = tracer;
@@ -503,7 +503,7 @@ public final class ContextCore {
 
     private static void drainForClose(StreamEngine s, long deadline) {
         try {
-            s.drain(deadline);
+            s.waits().drain(deadline);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "synchronize of " + s + " during close failed", e);
         }

@@ -333,4 +333,13 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(29)
+    public class OperationWays extends AbstractOperationWaysTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }
