@@ -1,0 +1,83 @@
+package dev.sluice.reactive;
+
+import dev.sluice.Api;
+import dev.sluice.DType;
+import dev.sluice.DeviceContext;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.tck.PublisherVerification;
+import org.reactivestreams.tck.TestEnvironment;
+import org.testng.annotations.AfterClass;
+import org.testng.annotations.BeforeClass;
+import reactor.core.publisher.Flux;
+
+/**
+ * The Reactive Streams TCK's publisher rules against {@link GpuPipeline}'s {@code Flux}es on the CPU backend (TestNG,
+ * run by the JUnit Platform's TestNG engine): {@link GpuPipelineOrderedTckTest} for {@link GpuPipeline#process},
+ * {@link GpuPipelineUnorderedTckTest} for {@link GpuPipeline#processUnordered}. Every required rule must pass; the TCK
+ * skips, with its reason, the optional ones a publisher of {@code n} elements cannot show and the rules it cannot test.
+ *
+ * <p>A publisher of {@code n} elements is the pipeline over {@code n} one-element chunks (an identity copy on the
+ * device); the failed publisher is a pipeline that is closed, whose subscribers get {@code onSubscribe} then
+ * {@code onError(ClosedResourceException)}. One context and two lanes serve every test of a class.
+ */
+abstract class GpuPipelineTck extends PublisherVerification<float[]> {
+
+    /** How long the TCK waits for an expected signal: generous, since the build machine may be shared and loaded. */
+    static final long TIMEOUT_MILLIS = 5_000;
+    /** How long it watches for a signal that must not come. */
+    static final long NO_SIGNALS_MILLIS = 100;
+
+    private final boolean ordered;
+    private DeviceContext ctx;
+    private GpuPipeline<float[], float[]> pipeline;
+    private GpuPipeline<float[], float[]> closed;
+
+    GpuPipelineTck(boolean ordered) {
+        super(new TestEnvironment(TIMEOUT_MILLIS, NO_SIGNALS_MILLIS));
+        this.ordered = ordered;
+    }
+
+    private GpuPipeline<float[], float[]> build() {
+        return GpuPipeline.builder(ctx).lanes(2).chunkElements(1, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
+                .build(Chunks.floats());
+    }
+
+    /** Opens the context and the pipelines every test of the class shares. */
+    @BeforeClass
+    public void open() {
+        ctx = DeviceContext.open(Api.CPU, 0);
+        pipeline = build();
+        closed = build();
+        closed.close();
+    }
+
+    /** Closes them once every test of the class has run. */
+    @AfterClass(alwaysRun = true)
+    public void close() {
+        if (pipeline != null) {
+            pipeline.close();
+        }
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    @Override
+    public Publisher<float[]> createPublisher(long elements) {
+        Flux<float[]> chunks = Flux.generate(() -> 0L, (i, sink) -> {
+            if (i >= elements) {
+                sink.complete();
+            } else {
+                sink.next(new float[] {i});
+            }
+            return i + 1;
+        });
+        return ordered ? pipeline.process(chunks) : pipeline.processUnordered(chunks);
+    }
+
+    @Override
+    public Publisher<float[]> createFailedPublisher() {
+        return ordered ? closed.process(Flux.just(new float[1])) : closed.processUnordered(Flux.just(new float[1]));
+    }
+}
