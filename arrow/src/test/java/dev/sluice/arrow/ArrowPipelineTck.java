@@ -15,7 +15,9 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;
 import org.testng.annotations.AfterClass;
+import org.testng.SkipException;
 import org.testng.annotations.BeforeClass;
+import org.testng.annotations.Test;
 import reactor.core.publisher.Flux;
 
 /**
@@ -26,10 +28,11 @@ import reactor.core.publisher.Flux;
  * test.
  *
  * <p>A publisher of {@code n} elements is the pipeline over one one-row batch emitted {@code n} times (the caller may
- * reuse a batch once it has been emitted), its column passed through on the device; the failed publisher is a closed
- * pipeline's. The TCK's subscribers do not close the results they receive, so the allocator of the results is not
- * checked for leaks here: the context's close releases the pinned memory under them (ArrowPipelineTest checks that a
- * subscriber that closes its results leaves nothing behind).
+ * reuse a batch once it has been emitted), its column passed through on the device, followed by
+ * {@code doOnNext(VectorSchemaRoot::close)}: the subscriber owns each result and must close it, and the TCK's
+ * subscribers only count what they receive (a result left to the garbage collector is reported as a leak of its pinned
+ * memory). That pass-through adds no signal of its own. The failed publisher is a closed pipeline's. After the class,
+ * the results' allocator must find every result released, those dropped by a cancel included.
  */
 abstract class ArrowPipelineTck extends PublisherVerification<VectorSchemaRoot> {
 
@@ -37,6 +40,12 @@ abstract class ArrowPipelineTck extends PublisherVerification<VectorSchemaRoot> 
     static final long TIMEOUT_MILLIS = 5_000;
     /** How long it watches for a signal that must not come. */
     static final long NO_SIGNALS_MILLIS = 100;
+    /**
+     * How long after a cancel the subscriber must be unreachable (§3.13): the lanes forget the subscription once the
+     * chunks in flight at the cancel have finished on the device, which a loaded build machine may take longer than the
+     * TCK's default 300 ms to report.
+     */
+    static final long GC_AFTER_CANCEL_MILLIS = 2_000;
 
     private static final Schema INPUT = new Schema(List.of(
             Field.nullable("a", new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE))));
@@ -51,7 +60,7 @@ abstract class ArrowPipelineTck extends PublisherVerification<VectorSchemaRoot> 
     private ArrowPipeline closed;
 
     ArrowPipelineTck(boolean ordered) {
-        super(new TestEnvironment(TIMEOUT_MILLIS, NO_SIGNALS_MILLIS));
+        super(new TestEnvironment(TIMEOUT_MILLIS, NO_SIGNALS_MILLIS), GC_AFTER_CANCEL_MILLIS);
         this.ordered = ordered;
     }
 
@@ -77,11 +86,15 @@ abstract class ArrowPipelineTck extends PublisherVerification<VectorSchemaRoot> 
         closed.close();
     }
 
-    /** Closes what {@link #open} opened but the results' allocator (see the class description). */
+    /** Closes what {@link #open} opened; fails if a result's memory is still allocated. */
     @AfterClass(alwaysRun = true)
     public void close() {
         if (pipeline != null) {
             pipeline.close();
+            pipeline.released().orTimeout(TIMEOUT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).join();
+        }
+        if (pinned != null) {
+            pinned.close(); // Arrow's leak check: every result was released
         }
         if (batch != null) {
             batch.close();
@@ -103,11 +116,37 @@ abstract class ArrowPipelineTck extends PublisherVerification<VectorSchemaRoot> 
             }
             return i + 1;
         });
-        return ordered ? pipeline.process(batches) : pipeline.processUnordered(batches);
+        Flux<VectorSchemaRoot> results = ordered ? pipeline.process(batches) : pipeline.processUnordered(batches);
+        return results.doOnNext(VectorSchemaRoot::close);
     }
 
     @Override
     public Publisher<VectorSchemaRoot> createFailedPublisher() {
-        return ordered ? closed.process(Flux.just(batch)) : closed.processUnordered(Flux.just(batch));
+        Flux<VectorSchemaRoot> results = ordered ? closed.process(Flux.just(batch)) : closed.processUnordered(Flux.just(batch));
+        return results.doOnNext(VectorSchemaRoot::close);
+    }
+
+    /** Each subscription runs its chunks anew, so two subscribers get equal results, never the same objects. */
+    private static final String NOT_MULTICAST = "not applicable: each subscription runs its input anew on the device and"
+            + " emits results of its own, and VectorSchemaRoot compares by identity, so two subscribers never see the same"
+            + " elements (the rule's optional multicast does not apply to a cold publisher); multiple subscriptions are supported"
+            + " (optional_spec111_maySupportMultiSubscribe)";
+
+    @Override
+    @Test
+    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
+        throw new SkipException(NOT_MULTICAST);
+    }
+
+    @Override
+    @Test
+    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
+        throw new SkipException(NOT_MULTICAST);
+    }
+
+    @Override
+    @Test
+    public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
+        throw new SkipException(NOT_MULTICAST);
     }
 }
