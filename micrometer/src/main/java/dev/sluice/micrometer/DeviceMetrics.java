@@ -602,8 +602,8 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             if (closed) {
                 return; // an enqueue racing close(): registering its meters now would leave them behind
             }
-            StreamMeters m = lastEnqueued;
-            if (m == null || m.stream != stream || m.closed) {
+            StreamMeters m = lastEnqueued; // a closed stream enqueues nothing more, so its meters need no check here
+            if (m == null || m.stream != stream) {
                 m = meters(stream);
                 lastEnqueued = m;
                 if (m == null) {
