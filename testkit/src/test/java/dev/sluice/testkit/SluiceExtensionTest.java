@@ -29,6 +29,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Events;
 import org.opentest4j.AssertionFailedError;
@@ -37,18 +41,36 @@ import org.opentest4j.AssertionFailedError;
  * The extension's promises, each checked by running a small test class through the JUnit Platform (EngineTestKit) and
  * reading its outcome: a test that closes what it opens passes, one that leaves a buffer, a host buffer or a stream
  * open fails naming it, one whose context faults fails with the fault, and a backend without a device skips.
- * The classes run only here: Surefire leaves nested classes out of its own discovery.
+ * The classes run only here ({@link OnlyThroughTheKit}).
  */
 class SluiceExtensionTest {
 
+    /** The configuration parameter that enables the test classes below: set by {@link #run} alone. */
+    static final String THROUGH_THE_KIT = "dev.sluice.testkit.throughTheKit";
+
     private static Events run(Class<?> testClass) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testClass)).execute().testEvents();
+        return EngineTestKit.engine("junit-jupiter").configurationParameter(THROUGH_THE_KIT, "true")
+                .selectors(selectClass(testClass)).execute().testEvents();
+    }
+
+    /**
+     * Keeps the classes below, some of which fail on purpose, to runs through {@link #run}: a selection that names them
+     * directly ({@code -Dtest=SluiceExtensionTest*}) would otherwise run them as tests of their own.
+     */
+    static final class OnlyThroughTheKit implements ExecutionCondition {
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            return context.getConfigurationParameter(THROUGH_THE_KIT).isPresent()
+                    ? ConditionEvaluationResult.enabled("run by SluiceExtensionTest")
+                    : ConditionEvaluationResult.disabled("runs only through SluiceExtensionTest's EngineTestKit");
+        }
     }
 
     // ---------------------------------------------------------------- the test classes run through the kit
 
     /** Closes everything it opens; the parameter, the field and the @BeforeEach parameter are one context. */
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class ClosesWhatItOpens {
         static final List<DeviceContext> SEEN = new ArrayList<>();
 
@@ -81,6 +103,7 @@ class SluiceExtensionTest {
     }
 
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class LeavesABufferOpen {
         @Test
         void allocatesAndForgets(DeviceContext ctx) {
@@ -90,6 +113,7 @@ class SluiceExtensionTest {
     }
 
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class LeavesAHostBufferOpen {
         @TestContext
         DeviceContext ctx;
@@ -101,6 +125,7 @@ class SluiceExtensionTest {
     }
 
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class LeavesAStreamOpen {
         static DeviceStream stream;
 
@@ -113,6 +138,7 @@ class SluiceExtensionTest {
 
     /** Leaves a buffer open for its @AfterEach, which closes it: the check comes after the test's own clean-up. */
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class ClosesInAfterEach {
         DeviceBuffer buffer;
 
@@ -134,6 +160,7 @@ class SluiceExtensionTest {
             .build();
 
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class FaultsItsContext {
         @Test
         void launchesAKernelThatFaults(DeviceContext ctx) {
@@ -146,6 +173,7 @@ class SluiceExtensionTest {
     }
 
     @SluiceTest
+    @ExtendWith(OnlyThroughTheKit.class)
     static class NeedsADevice {
         @Test
         void runs(DeviceContext ctx) {
