@@ -5,6 +5,6 @@ public class GpuPipelineOrderedTckTest extends GpuPipelineTck {
 
     /** TestNG makes the instance. */
     public GpuPipelineOrderedTckTest() {
-        super(true);
+        super(true, null);
     }
 }

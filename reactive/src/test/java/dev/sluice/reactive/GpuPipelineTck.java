@@ -3,6 +3,7 @@ package dev.sluice.reactive;
 import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;
@@ -11,11 +12,13 @@ import org.testng.SkipException;
 import org.testng.annotations.BeforeClass;
 import org.testng.annotations.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * The Reactive Streams TCK's publisher rules against {@link GpuPipeline}'s {@code Flux}es on the CPU backend (TestNG,
  * run by the JUnit Platform's TestNG engine): {@link GpuPipelineOrderedTckTest} for {@link GpuPipeline#process},
- * {@link GpuPipelineUnorderedTckTest} for {@link GpuPipeline#processUnordered}. Every required rule must pass; the TCK
+ * {@link GpuPipelineUnorderedTckTest} for {@link GpuPipeline#processUnordered}, and
+ * {@link GpuPipelineHostSchedulerTckTest} for {@code process} with its drain loop on a host scheduler's worker. Every required rule must pass; the TCK
  * skips, with its reason, the optional ones a publisher of {@code n} elements cannot show and the rules it cannot test.
  *
  * <p>A publisher of {@code n} elements is the pipeline over {@code n} one-element chunks (an identity copy on the
@@ -36,19 +39,25 @@ abstract class GpuPipelineTck extends PublisherVerification<float[]> {
     static final long GC_AFTER_CANCEL_MILLIS = 2_000;
 
     private final boolean ordered;
+    /** Where the pipeline's drain loop runs; null: on the signalling threads. */
+    private final @Nullable Scheduler hostScheduler;
     private DeviceContext ctx;
     private GpuPipeline<float[], float[]> pipeline;
     private GpuPipeline<float[], float[]> closed;
 
-    GpuPipelineTck(boolean ordered) {
+    GpuPipelineTck(boolean ordered, @Nullable Scheduler hostScheduler) {
         super(new TestEnvironment(TIMEOUT_MILLIS, NO_SIGNALS_MILLIS), GC_AFTER_CANCEL_MILLIS);
         this.ordered = ordered;
+        this.hostScheduler = hostScheduler;
     }
 
     private GpuPipeline<float[], float[]> build() {
-        return GpuPipeline.builder(ctx).lanes(2).chunkElements(1, DType.F32)
-                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
-                .build(Chunks.floats());
+        GpuPipeline.Builder b = GpuPipeline.builder(ctx).lanes(2).chunkElements(1, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out));
+        if (hostScheduler != null) {
+            b.hostScheduler(hostScheduler);
+        }
+        return b.build(Chunks.floats());
     }
 
     /** Opens the context and the pipelines every test of the class shares. */

@@ -5,6 +5,6 @@ public class GpuPipelineUnorderedTckTest extends GpuPipelineTck {
 
     /** TestNG makes the instance. */
     public GpuPipelineUnorderedTckTest() {
-        super(false);
+        super(false, null);
     }
 }
