@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
  * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
  * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw.
- * The memory, kernel, fault and close callbacks run on the thread that allocated, freed, compiled, saw the fault, or
- * closed.
+ * The memory, kernel, fault, stream-close and close callbacks run on the thread that allocated, freed, compiled, saw
+ * the fault, or closed.
  *
  * <p><b>What a listener throws</b> never reaches the caller and never stops the completion thread: an exception or an
  * {@link Error} is logged (at {@code WARNING}, by {@code System.Logger} {@code dev.sluice.Observers}) and dropped, and
@@ -99,6 +99,17 @@ public interface DeviceListener {
 
     /** The context faulted ({@link DeviceContext#isFaulted()}): it stays unusable. Called once. */
     default void faulted(DeviceContext context, Throwable fault) {
+    }
+
+    /**
+     * {@code stream} was closed by {@link DeviceStream#close()}: it takes no more operations, so a listener that keeps
+     * state per stream (a metrics binder's meters, tagged with {@link DeviceStream#name()}, which no later stream
+     * reuses) can drop it. Called once per stream, on the thread of the first {@code close()} call to return; completions
+     * of its operations may still follow where that call did not wait for them (interrupted, racing another thread's
+     * close, or on a faulted context). Streams that
+     * the context's close destroys are not reported one by one: {@link #closed} covers them.
+     */
+    default void streamClosed(DeviceStream stream) {
     }
 
     /** The context closed; no callback follows. */

@@ -55,6 +55,8 @@ public final class DeviceStream implements AutoCloseable {
     private final boolean isDefault;
     private final int priority;
     private final int index;
+    /** Claimed by the close that tells the listeners ({@link DeviceListener#streamClosed}), so they are told once. */
+    private final AtomicBoolean closeReported = new AtomicBoolean();
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
@@ -772,7 +774,14 @@ public final class DeviceStream implements AutoCloseable {
             return;
         }
         context.core.refuseBlocking("DeviceStream.close");
-        engine.close(true, Long.MAX_VALUE, true);
+        try {
+            engine.close(true, Long.MAX_VALUE, true);
+        } finally {
+            Observers o = context.observing;
+            if (o != null && closeReported.compareAndSet(false, true)) {
+                o.streamClosed(this); // per-stream state of listeners (a metrics binder's meters) goes with the stream
+            }
+        }
     }
 
     @Override

@@ -215,6 +215,17 @@ final class Observers implements ContextCore.Events {
         }
     }
 
+    /** {@code stream} was closed by its {@link DeviceStream#close()} (once per stream); on the closing thread. */
+    void streamClosed(DeviceStream stream) {
+        for (DeviceListener l : listeners) {
+            try {
+                l.streamClosed(stream);
+            } catch (Throwable t) {
+                threw(context, l, "a stream's close", t);
+            }
+        }
+    }
+
     void closed() {
         OPEN.remove(this);
         for (DeviceListener l : listeners) {

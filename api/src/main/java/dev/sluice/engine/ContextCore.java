@@ -125,6 +125,11 @@ public final class ContextCore {
         return s;
     }
 
+    /** The streams and memory still open, one description each ({@link ContextResources#describeOpen}). */
+    public List<String> openResources() {
+        return resources.describeOpen();
+    }
+
     // ---------------------------------------------------------------- what the engine's parts share
 
     CompletionEngine engine() {
