@@ -63,6 +63,9 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // Repeated work's calls take turns (a RepeatedPlan subscribed from two threads at once): the one waiting waits
             // for the other's body and submission, never for the device.
             builder.allowBlockingCallsInside("dev.sluice.engine.ReplayedWork", "awaitTurn");
+            // A traced context starts a new trace epoch every few seconds from whichever thread enqueues then: it records
+            // a timing event on the tracer's own clock stream, which runs nothing else, and waits for it (at once).
+            builder.allowBlockingCallsInside("dev.sluice.observe.Tracer", "rebase");
             builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "fail");
         }
     }
