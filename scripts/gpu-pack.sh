@@ -116,12 +116,13 @@ echo "== jars"
 # dependencies (jcstress, JNA) would cost MiBs of the pack. The Micrometer binder's jar comes along, for
 # MeterBenchmark on the GPU; Micrometer itself is already there as a dependency of the benchmarks.
 # Test-only dependencies come from the modules whose tests are packed (-am: and the modules they need, so that
-# their POMs come from here, not from the local repository).
-SKIP_MODULES=" stress "
+# their POMs come from here, not from the local repository). The test kit (sluice-test) is a JUnit extension for users'
+# builds: its JUnit API at run time would sit on the class path beside the console launcher's own, of another version.
+SKIP_MODULES=" stress testkit "
 DEP_PL=() TEST_DEP_PL=()
 case " ${MVN_EXTRA[*]} " in
   *" -pl "*|*" --projects "*) ;;
-  *) DEP_PL=(-pl '!stress,!micrometer'); TEST_DEP_PL=(-pl "$(IFS=,; echo "${TEST_MODULES[*]}")" -am) ;;
+  *) DEP_PL=(-pl '!stress,!micrometer,!testkit'); TEST_DEP_PL=(-pl "$(IFS=,; echo "${TEST_MODULES[*]}")" -am) ;;
 esac
 for m in "${MODULES[@]}"; do
   [ -f "$m/pom.xml" ] && [ -d "$m/src" ] || continue # modules with code (not the BOM)

@@ -170,8 +170,7 @@ final class Work {
         keepAlive = null;
         keptByCapture = false;
         recordable = false;
-        Arrays.fill(regions, 0, regionCount, null);
-        regionCount = 0;
+        regionCount = 0; // the regions were let go by clear() after the last enqueue
         host = null;
         hostWhat = null;
         hostArgument = "";
