@@ -19,7 +19,6 @@ final class Observers implements ContextCore.Events {
 
     private static final System.Logger LOG = System.getLogger(Observers.class.getName());
     static final DeviceListener[] NONE = {};
-    /** How a launch's kind begins: {@code "kernel <name>"}. */
     /** The open contexts, for {@link JfrEvents} to switch their operation events on and off; before {@link #JFR}. */
     static final Set<Observers> OPEN = ConcurrentHashMap.newKeySet();
     /**

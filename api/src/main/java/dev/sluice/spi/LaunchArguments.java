@@ -11,7 +11,7 @@ import java.util.List;
  * the value's bits in the parameter's C type (integers sign- or zero-extended to 64 bits, {@code float}
  * as its 32 raw bits, {@code double} as its 64). One instance per stream is reused for every launch
  * under the stream's lock, so launching allocates nothing here; backends must not keep a reference
- * after {@link StreamHandle#launch} returns.
+ * after {@link StreamHandle#enqueue} returns.
  */
 public final class LaunchArguments {
 
@@ -22,7 +22,7 @@ public final class LaunchArguments {
 
     /**
      * An empty argument list. The public layer keeps one per stream and {@link #reset}s it for each launch; backends
-     * receive it through {@link StreamHandle#launch} and need not make one.
+     * receive it through {@link StreamHandle#enqueue} and need not make one.
      */
     public LaunchArguments() {
     }

@@ -156,7 +156,7 @@ class GeneratedSourceOnHostTest {
                     .append("        for (int g = 0; g < 2; g++) {\n")
                     .append("            memset(z, 0, sizeof z); gridDim.x = grids[g];\n")
                     .append("            for (unsigned b = 0; b < grids[g]; b++) for (unsigned t = 0; t < 32; t++) {\n")
-                    .append("                blockIdx.x = b; threadIdx.x = t; ").append(c.name).append("(x, y, z, ").append(c.n).append(");\n")
+                    .append("                blockIdx.x = b; threadIdx.x = t; ").append(c.kernel.entryPoint()).append("(x, y, z, ").append(c.n).append(");\n")
                     .append("            }\n")
                     .append("            const unsigned char* zb = (const unsigned char*) z;\n")
                     .append("            printf(\"").append(c.name).append(" \");\n")
