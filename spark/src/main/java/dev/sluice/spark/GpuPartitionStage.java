@@ -26,15 +26,15 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * GpuPartitionStage<Row, Row> square = GpuPartitionStage.<Row>kernel(() -> SQUARE)  // (x, y, long n)
  *         .input(Field.notNullable("x", new ArrowType.FloatingPoint(SINGLE)))      // the row's column x
- *         .passThrough("id")                                                      // copied into the result
+ *         .carry(Field.notNullable("id", new ArrowType.Int(64, true)))            // into the result, not the kernel
  *         .output(Field.notNullable("y", new ArrowType.FloatingPoint(SINGLE)))
  *         .buildRows();
  * Dataset<Row> out = df.mapPartitions(square, square.rowEncoder());              // columns id, y
  * }</pre>
  *
  * <p>The columns are fixed-width and without nulls: signed integers of 8 to 64 bits, single or double floats. A kernel
- * stage launches its kernel once per batch with a pointer per input column, one per output column (in the order
- * declared) and the batch's row count as a {@code long}, over {@code LaunchConfig.forElements(rows)}; an
+ * stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
+ * column (in the order declared) and the batch's row count as a {@code long}, over {@code LaunchConfig.forElements(rows)}; an
  * {@link ArrowStage} enqueues any device work. Each lane replays its batch's device work as a graph where a batch has
  * the shape of the one before.
  *
@@ -199,6 +199,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         private final List<Field> inputs = new ArrayList<>();
         private final List<@Nullable ColumnValue<T>> values = new ArrayList<>();
         private final List<String> passThrough = new ArrayList<>();
+        private final List<String> carried = new ArrayList<>();
         private final List<Field> outputs = new ArrayList<>();
         private int batchRows = DEFAULT_BATCH_ROWS;
         private long maxBatchBytes;
@@ -259,6 +260,34 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
                 throw new InvalidArgumentException("column", column + " is passed through already");
             }
             passThrough.add(column);
+            return this;
+        }
+
+        /**
+         * A column carried through the device into the result (a key, an id) and not given to the kernel: an
+         * {@link #input(Field)} that is {@linkplain #passThrough passed through}, which a kernel stage leaves out of
+         * its launch's arguments.
+         *
+         * @throws InvalidArgumentException naming {@code field} as {@link #input(Field)}
+         */
+        public Builder<T> carry(Field field) {
+            input(field, null, "field");
+            return carried(field);
+        }
+
+        /**
+         * A carried column ({@link #carry(Field)}) whose value for each row {@code value} gives.
+         *
+         * @throws InvalidArgumentException naming {@code field} as {@link #input(Field)}, or {@code value} if null
+         */
+        public Builder<T> carry(Field field, ColumnValue<T> value) {
+            input(field, value);
+            return carried(field);
+        }
+
+        private Builder<T> carried(Field field) {
+            passThrough(field.getName());
+            carried.add(field.getName());
             return this;
         }
 
@@ -341,7 +370,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             if (outputs.isEmpty() && passThrough.isEmpty()) {
                 throw new InvalidArgumentException("output", "the result has no column: call output(...)");
             }
-            return new StageSpec(inputs, outputs, passThrough, kernel, stage, batchRows, maxBatchBytes, lanes, api);
+            return new StageSpec(inputs, outputs, passThrough, carried, kernel, stage, batchRows, maxBatchBytes, lanes, api);
         }
 
         /**

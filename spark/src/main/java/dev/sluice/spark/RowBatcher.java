@@ -70,7 +70,7 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
             root.setRowCount(n);
             nextRow = first + n;
             return new TaskRun.InputBatch(root, first);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // a kill surfaces as Spark's iterators throw it, an InterruptedException included
             root.close();
             throw e;
         }

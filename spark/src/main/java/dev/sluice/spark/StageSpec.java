@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a GPU stage does, as Spark ships it to the executors: the input columns, the result's columns (outputs the device
- * writes and input columns passed through), the device work (a kernel {@code (inputs..., outputs..., long n)} or an
+ * writes and input columns passed through, some of them only carried: uploaded and copied, never given to the kernel), the device work (a kernel {@code (inputs..., outputs..., long n)} or an
  * {@link ArrowStage}), and the sizes. Arrow's {@link Field} is not serializable: the columns travel as Arrow's JSON of a
  * schema.
  */
@@ -33,6 +33,8 @@ final class StageSpec implements Serializable {
     private final String inputJson;
     private final String outputJson;
     final List<String> passThrough;
+    /** Input columns carried to the result only: the kernel is not given them. */
+    final List<String> carried;
     final @Nullable KernelSource kernel;
     final @Nullable ArrowStage stage;
     final int batchRows;
@@ -43,11 +45,13 @@ final class StageSpec implements Serializable {
     private transient @Nullable List<Field> inputs;
     private transient @Nullable List<Field> outputs;
 
-    StageSpec(List<Field> inputs, List<Field> outputs, List<String> passThrough, @Nullable KernelSource kernel,
+    StageSpec(List<Field> inputs, List<Field> outputs, List<String> passThrough, List<String> carried,
+            @Nullable KernelSource kernel,
             @Nullable ArrowStage stage, int batchRows, long maxBatchBytes, int lanes, @Nullable String api) {
         this.inputJson = new Schema(inputs).toJson();
         this.outputJson = new Schema(outputs).toJson();
         this.passThrough = List.copyOf(passThrough);
+        this.carried = List.copyOf(carried);
         this.kernel = kernel;
         this.stage = stage;
         this.batchRows = batchRows;
@@ -108,6 +112,11 @@ final class StageSpec implements Serializable {
         return (n + ALIGN - 1) / ALIGN * ALIGN;
     }
 
+    /** The input columns the kernel reads: the inputs less those only carried. */
+    List<Field> kernelInputs() {
+        return inputs().stream().filter(f -> !carried.contains(f.getName())).toList();
+    }
+
     /** The kernels the device work launches, made on the executor. */
     List<Kernel> kernels() {
         if (stage != null) {
@@ -134,7 +143,7 @@ final class StageSpec implements Serializable {
         }
         Kernel k = kernel();
         checkParams(k);
-        List<String> in = inputs().stream().map(Field::getName).toList();
+        List<String> in = kernelInputs().stream().map(Field::getName).toList();
         List<String> out = outputs().stream().map(Field::getName).toList();
         return (lane, batch, result) -> {
             Object[] args = new Object[in.size() + out.size() + 1];
@@ -157,7 +166,7 @@ final class StageSpec implements Serializable {
     /** The kernel takes a pointer per input and output column of their element types, then the row count. */
     private void checkParams(Kernel k) {
         List<KernelParam> ps = k.params();
-        List<Field> columns = new ArrayList<>(inputs());
+        List<Field> columns = new ArrayList<>(kernelInputs());
         columns.addAll(outputs());
         boolean fits = ps.size() == columns.size() + 1 && !ps.getLast().isPointer();
         for (int i = 0; fits && i < columns.size(); i++) {
@@ -166,7 +175,8 @@ final class StageSpec implements Serializable {
         }
         if (!fits) {
             throw new InvalidArgumentException("kernel", k.name() + " takes " + ps + "; the stage passes a pointer per"
-                    + " input column " + inputs() + ", one per output column " + outputs()
+                    + " input column " + kernelInputs()
+                    + (carried.isEmpty() ? "" : " (not the carried ones " + carried + ")") + ", one per output column " + outputs()
                     + " (of their element types), then the row count n as a long");
         }
     }

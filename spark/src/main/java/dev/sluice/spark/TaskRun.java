@@ -235,15 +235,8 @@ final class TaskRun implements AutoCloseable {
         }
 
         private void push() {
-            InputBatch b;
-            try {
-                b = batches.hasNext() ? batches.next() : null;
-            } catch (GpuTaskException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                throw new GpuTaskException("sluice-spark: reading the input failed, " + where(firstPending(), endPending())
-                        + ": " + e, e, false);
-            }
+            // Upstream's exceptions go on as they are: Spark tells a kill, a fetch failure or an error by their type.
+            InputBatch b = batches.hasNext() ? batches.next() : null;
             if (b == null) {
                 inputDone = true;
                 input.emitComplete(Sinks.EmitFailureHandler.busyLooping(java.time.Duration.ofSeconds(5)));
