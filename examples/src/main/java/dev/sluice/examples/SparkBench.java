@@ -188,7 +188,7 @@ public final class SparkBench {
         out.add(String.format(Locale.ROOT, "%sspark_ms=%.1f", key, sparkMs));
         out.add(String.format(Locale.ROOT, "%sspark_over_pipeline=%.3f", key, pipelineMs / sparkMs));
         double mb = o.rows() * 4.0 / 1e6;
-        out.add(String.format(Locale.ROOT, "%spipeline_MBps=%.1f spark_MBps=%.1f", key, mb / (pipelineMs / 1e3),
+        out.add(String.format(Locale.ROOT, "%spipeline_MBps=%.2f spark_MBps=%.2f", key, mb / (pipelineMs / 1e3),
                 mb / (sparkMs / 1e3)));
     }
 
