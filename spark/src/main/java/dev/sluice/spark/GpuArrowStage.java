@@ -39,6 +39,7 @@ public final class GpuArrowStage implements Serializable {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** What the stage does: its columns, device work and sizes. */
     private final StageSpec spec;
 
     GpuArrowStage(StageSpec spec) {

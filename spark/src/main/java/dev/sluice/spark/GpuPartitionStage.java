@@ -67,8 +67,11 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** What the stage does: its columns, device work and sizes. */
     private final StageSpec spec;
+    /** Per input column, how a row gives its value; null where a {@link Row}'s column of that name is read. */
     private final List<@Nullable ColumnValue<T>> values;
+    /** Makes each output object from a result row. */
     private final RowReader<R> reader;
 
     private GpuPartitionStage(StageSpec spec, List<@Nullable ColumnValue<T>> values, RowReader<R> reader) {

@@ -18,6 +18,7 @@ public final class GpuTaskException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** Whether the task's device has a sticky fault. */
     private final boolean deviceFault;
 
     /**
