@@ -25,7 +25,7 @@
 #
 # Spark needs JDK modules beyond Sluice's own: java.sql (Spark SQL's dates and times) and jdk.security.auth (with
 # java.naming and java.security.jgss, which it requires: Hadoop's login of the current user, which SparkContext makes
-# when it starts; without it the session fails with "No LoginModule found for ...UnixLoginModule"). gpu-pack.sh's
+# when it starts; without it SparkSession.getOrCreate fails with "No LoginModule found for ...UnixLoginModule"). gpu-pack.sh's
 # default runtime has them; the script checks .gpu/jre.modules and says how to rebuild a runtime packed without them.
 set -euo pipefail
 # As in gpu-pack.sh: no pipe ends in a reader that stops early (pipefail would make its writer's SIGPIPE fatal).

@@ -60,6 +60,14 @@ final class StageSpec implements Serializable {
         this.api = api;
     }
 
+    @Override
+    public String toString() {
+        return (stage != null ? "stage " + stage : "kernel stage") + ", inputs " + inputs().stream().map(Field::getName)
+                .toList() + (carried.isEmpty() ? "" : " (carried " + carried + ")") + ", result " + resultFields()
+                .stream().map(Field::getName).toList() + ", " + batchRows + " rows a batch, " + lanes + " lanes a task"
+                + (api == null ? "" : ", backend " + api);
+    }
+
     /** The input columns, in order. */
     List<Field> inputs() {
         List<Field> f = inputs;

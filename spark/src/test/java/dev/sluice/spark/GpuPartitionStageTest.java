@@ -31,14 +31,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The stages in Spark jobs on a local executor with the plugin and two simulated devices; one session for all. */
+/** The stages in Spark jobs on a local executor with the plugin and two simulated devices; one SparkSession for all. */
 class GpuPartitionStageTest {
 
     private static SparkSession spark;
 
     @BeforeAll
     static void start() {
-        spark = TestStages.session("GpuPartitionStageTest", 2, 3).getOrCreate();
+        spark = TestStages.localSpark("GpuPartitionStageTest", 2, 3).getOrCreate();
     }
 
     @AfterAll

@@ -28,7 +28,7 @@ class SpeculationTest {
 
     @BeforeAll
     static void start() {
-        spark = TestStages.session("SpeculationTest", 2, 2)
+        spark = TestStages.localSpark("SpeculationTest", 2, 2)
                 .config("spark.speculation", "true")
                 .config("spark.speculation.interval", "20ms")
                 .config("spark.speculation.multiplier", "1.5")

@@ -23,10 +23,10 @@ class StickyFaultTest {
 
     @BeforeAll
     static void start() {
-        // The plugin opens cpu:0 first, on this thread (a local executor starts inside the session's creation).
+        // The plugin opens cpu:0 first, on this thread (a local executor starts inside SparkSession.getOrCreate).
         InjectedCpuFaults.throwInKernelOfNextContext("quadratic", 0, 0);
         try {
-            spark = TestStages.session("StickyFaultTest", 2, 2).getOrCreate();
+            spark = TestStages.localSpark("StickyFaultTest", 2, 2).getOrCreate();
         } finally {
             InjectedCpuFaults.disarm();
         }

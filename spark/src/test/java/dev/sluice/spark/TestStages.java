@@ -10,7 +10,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.SparkSession;
 
-/** The kernels, columns and sessions the tests share. */
+/** The kernels, columns and Spark settings the tests share. */
 final class TestStages {
 
     /** {@code y = x * x + 0.5 x + 1}: (x, y, n). */
@@ -35,10 +35,10 @@ final class TestStages {
     }
 
     /**
-     * A local session with the plugin: {@code threads} task slots, each task tried up to {@code maxFailures} times, the
+     * A local SparkSession with the plugin: {@code threads} task slots, each task tried up to {@code maxFailures} times, the
      * UI and anything listening on a network port but the driver's off.
      */
-    static SparkSession.Builder session(String name, int threads, int maxFailures) {
+    static SparkSession.Builder localSpark(String name, int threads, int maxFailures) {
         return SparkSession.builder()
                 .master("local[" + threads + "," + maxFailures + "]")
                 .appName(name)
