@@ -41,10 +41,15 @@ final class DeviceFigures implements DeviceListener {
     static final String BATCHES = "batches";
     /** Gauge: rows of those batches. */
     static final String ROWS = "rows";
+    /**
+     * Gauge: batches whose device work a lane replayed as a graph (the batch had the shape of the one before it on that
+     * lane), counted when each task ends.
+     */
+    static final String GRAPH_REPLAYS = "graphReplays";
 
     /** Every gauge's name, in registration order. */
     static final List<String> NAMES = List.of(OPERATIONS_COMPLETED, OPERATIONS_FAILED, OPERATIONS_IN_FLIGHT,
-            MEMORY_ALLOCATED, MEMORY_DEVICE_FREE, FAULTS, TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS);
+            MEMORY_ALLOCATED, MEMORY_DEVICE_FREE, FAULTS, TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS, GRAPH_REPLAYS);
 
     private final DeviceContext context;
     private final LongAdder enqueued = new LongAdder();
@@ -57,6 +62,7 @@ final class DeviceFigures implements DeviceListener {
     final LongAdder tasksFailed = new LongAdder();
     final LongAdder batches = new LongAdder();
     final LongAdder rows = new LongAdder();
+    final LongAdder graphReplays = new LongAdder();
 
     DeviceFigures(DeviceContext context) {
         this.context = context;
@@ -82,6 +88,7 @@ final class DeviceFigures implements DeviceListener {
         gauge(registry, prefix, TASKS_FAILED, tasksFailed::sum);
         gauge(registry, prefix, BATCHES, batches::sum);
         gauge(registry, prefix, ROWS, rows::sum);
+        gauge(registry, prefix, GRAPH_REPLAYS, graphReplays::sum);
     }
 
     /** Removes what {@link #register} registered. */
@@ -148,6 +155,7 @@ final class DeviceFigures implements DeviceListener {
             case TASKS_FAILED -> tasksFailed.sum();
             case BATCHES -> batches.sum();
             case ROWS -> rows.sum();
+            case GRAPH_REPLAYS -> graphReplays.sum();
             case MEMORY_ALLOCATED -> allocated.sum();
             default -> throw new IllegalArgumentException(name);
         };

@@ -87,8 +87,11 @@ class GpuPartitionStageTest {
     void rowsThroughTheKernelEqualTheHostComputation() {
         GpuPartitionStage<Row, Row> stage = quadratic(1000);
         assertEquals("id", stage.outputSchema().fields()[0].name());
-        List<Row> rows = numbers(10_000, 4).mapPartitions(stage, stage.rowEncoder()).collectAsList();
-        checkQuadratic(rows, 10_000);
+        long replays = replays();
+        List<Row> rows = numbers(16_000, 4).mapPartitions(stage, stage.rowEncoder()).collectAsList();
+        checkQuadratic(rows, 16_000);
+        // 4 batches of 1,000 rows a partition over 2 lanes: a lane's second batch replays the graph of its first.
+        assertTrue(replays() > replays, "lanes replayed their batches' device work as graphs");
     }
 
     @Test
@@ -263,6 +266,11 @@ class GpuPartitionStageTest {
                 "the job was cancelled: " + outcome);
         // Another job after it, on the same devices, gets all its rows.
         checkQuadratic(numbers(3000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 3000);
+    }
+
+    private static long replays() {
+        return ExecutorDevices.open(new ExecutorDevices.Key("cpu", 0)).figures.value(DeviceFigures.GRAPH_REPLAYS)
+                + ExecutorDevices.open(new ExecutorDevices.Key("cpu", 1)).figures.value(DeviceFigures.GRAPH_REPLAYS);
     }
 
     static void assertEventually(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
