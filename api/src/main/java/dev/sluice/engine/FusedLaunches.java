@@ -104,7 +104,7 @@ final class FusedLaunches {
         if (chains == null) {
             return Result.unfused(r); // no element-wise kernel was generated yet: nothing to fuse, nothing to remember
         }
-        List<Recording.Step> steps = r.steps();
+        List<Work> steps = r.steps();
         Result previous = last;
         if (previous != null && sameValues(lastRecorded, steps)) {
             return previous; // a lane's stage on its fixed buffers: the same plan and arguments, nothing to look up again
@@ -116,26 +116,26 @@ final class FusedLaunches {
     }
 
     /** Whether {@code steps} run exactly {@code recorded}: every step of the same values, in order. */
-    private static boolean sameValues(List<WorkStep> recorded, List<Recording.Step> steps) {
+    private static boolean sameValues(List<WorkStep> recorded, List<Work> steps) {
         if (recorded.size() != steps.size()) {
             return false;
         }
         for (int i = 0; i < steps.size(); i++) {
-            if (!recorded.get(i).sameValues(steps.get(i).work())) {
+            if (!recorded.get(i).sameValues(steps.get(i).step)) {
                 return false;
             }
         }
         return true;
     }
 
-    private Result plan(List<Recording.Step> steps, LaunchFusion.Chains chains) {
+    private Result plan(List<Work> steps, LaunchFusion.Chains chains) {
         List<WorkStep> work = new ArrayList<>(steps.size());
         int launches = 0;
         int kernels = 0;
         Run run = null;
-        for (Recording.Step s : steps) {
-            Object chain = s.work() instanceof WorkStep.Launch && s.keep() != null ? chainOf(s.keep(), chains) : null;
-            WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.work();
+        for (Work s : steps) {
+            Object chain = s.step instanceof WorkStep.Launch && s.keepAlive != null ? chainOf(s.keepAlive, chains) : null;
+            WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.step;
             if (run != null && launch != null && run.add(launch, chain)) {
                 continue;
             }
@@ -145,7 +145,7 @@ final class FusedLaunches {
             }
             run = launch == null ? null : Run.start(launch, chain);
             if (run == null) {
-                work.add(s.work());
+                work.add(s.step);
             }
         }
         if (run != null && emit(run, chains, work)) {
