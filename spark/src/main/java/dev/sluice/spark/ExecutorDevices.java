@@ -192,6 +192,14 @@ final class ExecutorDevices {
         }
     }
 
+    /** The references held to the open device {@code key}, 0 if it is not open (for tests). */
+    static int references(Key key) {
+        synchronized (LOCK) {
+            Device d = OPEN.get(key);
+            return d == null ? 0 : d.references;
+        }
+    }
+
     /** The open device {@code key}, or null (for tests). */
     static @Nullable Device open(Key key) {
         synchronized (LOCK) {

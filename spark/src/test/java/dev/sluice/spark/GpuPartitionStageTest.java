@@ -50,7 +50,10 @@ class GpuPartitionStageTest {
     @AfterEach
     void nothingLeftOfTasks() throws Exception {
         assertEventually(() -> TaskRun.live() == 0, "every task's run ended");
+        assertEquals(2, ExecutorDevices.openCount(), "the plugin's two contexts, no other");
         for (int d = 0; d < 2; d++) {
+            assertEquals(1, ExecutorDevices.references(new ExecutorDevices.Key("cpu", d)),
+                    "cpu:" + d + " is held by the plugin only");
             ExecutorDevices.Device dev = ExecutorDevices.open(new ExecutorDevices.Key("cpu", d));
             assertTrue(dev != null, "the plugin keeps cpu:" + d + " open");
             assertEquals(0, dev.allocator.getAllocatedMemory(), "pinned Arrow memory left on cpu:" + d);
