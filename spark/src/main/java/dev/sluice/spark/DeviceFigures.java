@@ -6,6 +6,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.MemoryInfo;
+import dev.sluice.OperationKind;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -116,12 +117,12 @@ final class DeviceFigures implements DeviceListener {
     }
 
     @Override
-    public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+    public void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
         enqueued.increment();
     }
 
     @Override
-    public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+    public void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
             @Nullable Throwable failure) {
         completed.increment();
         if (failure != null) {
