@@ -21,7 +21,8 @@
 #                      for BlockHound, java.xml for the console launcher's XML reports and the conformance
 #                      suite's SVG check, java.sql and java.management.rmi for Flink (FlinkBench, with
 #                      scripts/gpu-pack-flink.sh's folders), jdk.zipfs for the console launcher's scan of a jar of
-#                      test classes (gpu-run.sh tests-flink). libjvm.so (25 MB stripped) and java.base are most of it.
+#                      test classes (gpu-run.sh tests-flink), jdk.security.auth for Spark (Hadoop's login of the
+#                      current user, which SparkContext makes: SparkBench, with scripts/gpu-pack-spark.sh's folders). libjvm.so (25 MB stripped) and java.base are most of it.
 #   .gpu/lib/          every module's main jar + runtime dependencies; JCuda's natives jar slimmed
 #                      to lib/libJCudaDriver-<v>-linux-x86_64.so
 #   .gpu/test/<module>/  target/test-classes of the modules whose tests gpu-run.sh runs (PACK_TEST_MODULES,
@@ -41,7 +42,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 GPU="$ROOT/.gpu"
 JDK="${SLUICE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach,java.sql,java.management.rmi,jdk.zipfs}"
+JLINK_MODULES="${JLINK_MODULES:-java.base,java.logging,jdk.unsupported,java.management,jdk.management,jdk.jfr,java.xml,java.instrument,jdk.attach,java.sql,java.management.rmi,jdk.zipfs,jdk.security.auth}"
 read -r -a TEST_MODULES <<< "${PACK_TEST_MODULES:-impl-cpu impl-cuda impl-hip reactive}"
 LIMIT_MIB="${PACK_LIMIT_MIB:-61}"
 read -r -a MVN_EXTRA <<< "${PACK_MVN_ARGS:-}"

@@ -77,6 +77,16 @@ public final class RunExample {
                 throw new IllegalStateException("FlinkBench failed: " + e, e);
             }
         });
+        m.put("SparkJob", SparkJob::main);
+        m.put("SparkBench", args -> {
+            try {
+                SparkBench.main(args);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("SparkBench failed: " + e, e);
+            }
+        });
         return Collections.unmodifiableMap(m);
     }
 

@@ -34,7 +34,8 @@ class RunExampleTest {
         assertEquals(RunExample.NO_SUCH_EXAMPLE, status);
         List<String> lines = err.toString(UTF_8).lines().toList();
         assertEquals(List.of("no example named Nope; the examples: Demo, ScalarAdd, PrintThreads, MapToHost, TwoStreams,"
-                + " PeerCopy, Quickstart, WrittenOnce, Iterations, ArrowIpc, FlinkJob, FlinkBench (-Dexample=NAME)"), lines);
+                + " PeerCopy, Quickstart, WrittenOnce, Iterations, ArrowIpc, FlinkJob, FlinkBench, SparkJob, SparkBench"
+                + " (-Dexample=NAME)"), lines);
     }
 
     @Test

@@ -1,0 +1,156 @@
+package dev.sluice.spark;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.sluice.InvalidArgumentException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.plugin.DriverPlugin;
+import org.apache.spark.api.plugin.ExecutorPlugin;
+import org.apache.spark.api.plugin.PluginContext;
+import org.apache.spark.api.plugin.SparkPlugin;
+import org.apache.spark.resource.ResourceInformation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Sluice's Spark plugin: {@code --conf spark.plugins=dev.sluice.spark.SluiceSparkPlugin}. It has no driver part; its
+ * executor part, when the executor starts, opens one device context per device the executor was given (the addresses
+ * of Spark's resource {@code gpu}, {@code PluginContext.resources().get("gpu")}, read as the backend's device
+ * ordinals; without that resource the ordinals of {@value #DEVICES}, else every device of the backend), holds them for
+ * the executor's life so that no task opens or closes a context, registers their figures in the plugin's metric
+ * registry (see {@link DeviceFigures} for the names), and closes them all in {@code shutdown()}, after their work.
+ *
+ * <p>Settings, read from the Spark configuration:
+ * <ul>
+ * <li>{@value #API}: the backend ({@code cuda}, {@code hip}, {@code cpu}); by default the one
+ * {@link dev.sluice.DeviceContext#open()} takes (the system property {@code sluice.api}, else the first backend with a
+ * device).
+ * <li>{@value #DEVICES}: the device ordinals to open where Spark gives the executor no {@code gpu} resource, comma
+ * separated ({@code 0,1}); by default every device of the backend.
+ * </ul>
+ *
+ * <p>The stages ({@link GpuPartitionStage}, {@link GpuArrowStage}) use the plugin's contexts where it runs, and open
+ * their own (one per device and executor, closed by the last task on it) where it does not.
+ */
+public final class SluiceSparkPlugin implements SparkPlugin {
+
+    /** The Spark setting naming the backend. */
+    public static final String API = "spark.sluice.api";
+    /** The Spark setting listing the device ordinals to open where the executor has no {@code gpu} resource. */
+    public static final String DEVICES = "spark.sluice.devices";
+    /** The Spark resource whose addresses are the executor's devices (and, per task, the task's device). */
+    public static final String RESOURCE = "gpu";
+
+    /** The plugin; Spark instantiates it by its class name. */
+    public SluiceSparkPlugin() {
+    }
+
+    /** None: the plugin has nothing to do on the driver. */
+    @Override
+    public @Nullable DriverPlugin driverPlugin() {
+        return null;
+    }
+
+    /** The executor part: a new {@link ExecutorPlugin} for each executor. */
+    @Override
+    public ExecutorPlugin executorPlugin() {
+        return new Executor();
+    }
+
+    /** Opens the executor's devices in {@code init}, closes them in {@code shutdown}. */
+    static final class Executor implements ExecutorPlugin {
+        private final List<ExecutorDevices.Reference> held = new ArrayList<>();
+        private @Nullable MetricRegistry registry;
+        private final List<String> prefixes = new ArrayList<>();
+        private boolean shut;
+
+        @Override
+        public void init(PluginContext ctx, Map<String, String> extraConf) {
+            String api = ctx.conf().get(API, null);
+            String backend = ExecutorDevices.backend(api == null || api.isBlank() ? null : api.strip().toLowerCase(
+                    java.util.Locale.ROOT));
+            List<Integer> ordinals = ordinals(ctx.resources().get(RESOURCE), ctx.conf().get(DEVICES, null), backend);
+            registry = ctx.metricRegistry();
+            try {
+                for (int ordinal : ordinals) {
+                    ExecutorDevices.Reference r = ExecutorDevices.acquire(new ExecutorDevices.Key(backend, ordinal));
+                    synchronized (this) {
+                        held.add(r);
+                    }
+                    String prefix = MetricRegistry.name("device", backend + "-" + ordinal);
+                    r.device().figures.register(registry, prefix);
+                    prefixes.add(prefix);
+                }
+            } catch (RuntimeException e) {
+                shutdown(); // what opened before the failure
+                throw e;
+            }
+            ExecutorDevices.pluginDevices(backend, ordinals);
+            System.getLogger(SluiceSparkPlugin.class.getName()).log(System.Logger.Level.DEBUG, "sluice-spark: executor "
+                    + ctx.executorID() + " opened " + backend + " device(s) " + ordinals);
+        }
+
+        /** Closes every context the plugin opened, after its work; idempotent. */
+        @Override
+        public void shutdown() {
+            List<ExecutorDevices.Reference> toClose;
+            synchronized (this) {
+                if (shut) {
+                    return;
+                }
+                shut = true;
+                toClose = List.copyOf(held);
+                held.clear();
+            }
+            ExecutorDevices.pluginDevices(null, null);
+            MetricRegistry r = registry;
+            if (r != null) {
+                prefixes.forEach(p -> DeviceFigures.unregister(r, p));
+            }
+            for (ExecutorDevices.Reference ref : toClose) {
+                try {
+                    ref.close();
+                } catch (RuntimeException e) {
+                    System.getLogger(SluiceSparkPlugin.class.getName()).log(System.Logger.Level.WARNING,
+                            "sluice-spark: closing a device context failed", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The device ordinals of an executor: {@code gpu}'s addresses, else {@code devices} (comma separated), else every
+     * device of {@code backend}.
+     *
+     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal
+     */
+    static List<Integer> ordinals(@Nullable ResourceInformation gpu, @Nullable String devices, String backend) {
+        List<Integer> out = new ArrayList<>();
+        if (gpu != null && gpu.addresses().length > 0) {
+            for (String a : gpu.addresses()) {
+                out.add(ordinal(a, "resource " + RESOURCE));
+            }
+        } else if (devices != null && !devices.isBlank()) {
+            for (String a : devices.split(",")) {
+                out.add(ordinal(a, DEVICES));
+            }
+        } else {
+            return ExecutorDevices.ordinals(backend);
+        }
+        return List.copyOf(out);
+    }
+
+    /** {@code address} as a device ordinal. */
+    static int ordinal(String address, String where) {
+        try {
+            int o = Integer.parseInt(address.strip());
+            if (o >= 0) {
+                return o;
+            }
+        } catch (NumberFormatException notANumber) {
+            // reported below
+        }
+        throw new InvalidArgumentException(where, "address \"" + address + "\" is not a device ordinal (0, 1, ...):"
+                + " Sluice reads the addresses a discovery script gives as the backend's device ordinals");
+    }
+}
