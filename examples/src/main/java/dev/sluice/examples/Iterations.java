@@ -133,12 +133,12 @@ public final class Iterations {
     }
 
     /**
-     * Why repeated work is no faster on the CPU simulator: a graph saves a GPU the driver's work per launch, and the
-     * simulator has no driver to save; it replays its recording on host threads, which costs it more than plain calls.
+     * Why the simulator's times of repeated work mean nothing: a graph saves a GPU the driver's work per launch, and the
+     * simulator has no driver to save; it replays its recording on host threads, at a cost of its own.
      */
-    static final String CPU_NOTE = "note: on the CPU simulator repeated work cannot gain (it is often slower than plain"
-            + " enqueues): a graph launch saves a GPU the driver's work per operation, which the simulator does not have,"
-            + " and the simulator replays its recording on host threads; the times above say nothing of a GPU";
+    static final String CPU_NOTE = "note: on the CPU simulator these times say nothing of a GPU: a graph launch saves a"
+            + " GPU the driver's work per operation, which the simulator does not have; it replays its recording on host"
+            + " threads, so repeated work may come out slower than plain enqueues there (or faster, for reasons of its own)";
 
     /** Waits for the first iteration, then returns the time the others start from. */
     private static long started(DeviceStream s) {
