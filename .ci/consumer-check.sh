@@ -87,8 +87,7 @@ cat > "$work/settings.xml" <<EOF
 EOF
 root="$PWD"
 mvn() {
-  MAVEN_OPTS="-Dsun.misc.unsafe.memory.access=allow ${MAVEN_OPTS:-}" "$root/mvnw" -B -s "$work/settings.xml" \
-    -Dmaven.repo.local="$work/repo" -Dmaven.repo.local.tail="$work/tail" "$@"
+  "$root/mvnw" -B -s "$work/settings.xml" -Dmaven.repo.local="$work/repo" -Dmaven.repo.local.tail="$work/tail" "$@"
 }
 # A `java` first on the PATH that is not the JDK 25, as on a machine whose default Java is older: exec:exec must
 # not run it.
@@ -129,9 +128,11 @@ EOF
   echo '</project>'
 } > "$work/readme/pom.xml"
 files README.md readme-program "$work/readme"
-run_page README.md readme-run "$work/readme"
+# The README says that MAVEN_OPTS silences JDK 25's warning about Maven's own sun.misc.Unsafe calls.
+MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow" run_page README.md readme-run "$work/readme"
 
-# docs/first-program.md: every file it shows, and its run command, which runs its test too.
+# docs/first-program.md: every file it shows (its .mvn/jvm.config silences that warning), and its run command, which
+# runs its test too.
 mkdir -p "$work/first-program"
 files docs/first-program.md first-program "$work/first-program"
 run_page docs/first-program.md first-program-run "$work/first-program"
