@@ -502,15 +502,22 @@ public final class DeviceStream implements AutoCloseable {
             throw new InvalidArgumentException("arguments", kernel.name() + " takes " + params.size()
                     + " arguments " + params + " but " + arguments.length + " were given");
         }
-        for (int i = 0; i < arguments.length; i++) {
-            checkArgument(params.get(i), i, arguments[i]);
+        // Each argument is read once, into the copy that is both checked and launched: another thread may change the
+        // caller's array, or a mutable Number, between a check and the launch, and a count checked small must not
+        // launch large.
+        Object[] values = arguments.clone();
+        for (int i = 0; i < values.length; i++) {
+            values[i] = checkArgument(params.get(i), i, values[i]);
         }
-        kernel.checkElementCounts(arguments, ELEMENTS_OF);
-        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, arguments, REGION_OF);
+        kernel.checkElementCounts(values, ELEMENTS_OF);
+        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, values, REGION_OF);
     }
 
-    /** Checks one launch argument; builds no message unless it fails (this runs on every launch). */
-    private void checkArgument(KernelParam p, int index, @Nullable Object value) {
+    /**
+     * Checks one launch argument and returns the value to launch: the argument itself, or for a number that can change
+     * one reading of it ({@link DType#readOnce}). Builds no message unless it fails (this runs on every launch).
+     */
+    private Object checkArgument(KernelParam p, int index, @Nullable Object value) {
         if (value == null) {
             throw new InvalidArgumentException(argumentName(p, index), "must not be null");
         }
@@ -530,14 +537,18 @@ public final class DeviceStream implements AutoCloseable {
             }
         } else if (value instanceof Number n) {
             try {
-                p.type().bits("", n);
-            } catch (InvalidArgumentException e) {
-                p.type().bits(argumentName(p, index), n);
+                Number once = p.type().readOnce("", n);
+                p.type().bits("", once);
+                return once;
+            } catch (InvalidArgumentException e) { // named only now: the name is built for a refusal alone
+                String problem = e.getMessage().substring(e.argument().length() + ": ".length());
+                throw new InvalidArgumentException(argumentName(p, index), problem);
             }
         } else {
             throw new InvalidArgumentException(argumentName(p, index), "expects a number of type " + p.type() + " but got "
                     + value.getClass().getSimpleName() + " " + value);
         }
+        return value;
     }
 
     private static String argumentName(KernelParam p, int index) {

@@ -247,9 +247,15 @@ public final class ContextCore {
 
     /**
      * Frees device memory closed by its owner (or found leaked) in stream order: on its home stream, or the default stream
-     * if that closed; after every pending use. Nothing while the context is closing or faulted: its close frees it.
+     * if that closed; after every pending use, those repeated work has recorded and not submitted yet included (the free
+     * is enqueued once they are). Nothing while the context is closing or faulted: its close frees it.
      */
     public void release(Allocation a) {
+        // After repeated work whose body recorded an operation on it has submitted or dropped that operation.
+        a.uses.whenNoneRecorded(() -> releaseNow(a));
+    }
+
+    private void releaseNow(Allocation a) {
         if (closed || fault != null) {
             return; // close() frees it (a faulted context's memory too)
         }

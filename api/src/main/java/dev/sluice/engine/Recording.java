@@ -93,26 +93,80 @@ final class Recording {
     private final List<Step> steps = new ArrayList<>();
     /** The thread running the body: only its enqueues are recorded (another thread's make the call fall back). */
     private final Thread owner = Thread.currentThread();
+    /** The stream whose enqueues this records. */
+    final StreamEngine stream;
+    /**
+     * The memory the steps use, each noted once as held by this recording ({@link UseTracker#recordedBy}) from the
+     * moment a step on it is recorded until the recording ends ({@link #endHolds}): a free, {@code whenIdle()} or the
+     * leak detector waits for that, as for an enqueued use. Under the stream's lock until the end.
+     */
+    private UseTracker[] held = new UseTracker[4];
+    private int heldCount;
     /** How many steps have been submitted (their futures marked) or failed. */
     private int done;
     /** How many of the launches ran inside fused kernels, and in how many, for the trace label. */
     private int fusedLaunches;
     private int fusedKernels;
 
-    /** Adds {@code step}, refused naming the argument if its memory is closed (as the enqueue's claim would refuse it). */
+    Recording(StreamEngine stream) {
+        this.stream = stream;
+    }
+
+    /**
+     * Adds {@code step}, refused naming the argument if its memory is closed (as the enqueue's claim would refuse it).
+     * From here on the step's memory is held: its owner's close, {@code whenIdle()} and the leak detector wait for the
+     * recording to end, and a close before then lets the step run as it would an enqueued operation.
+     */
     void add(StreamCore core, Step step) {
+        // Held before the closed flags are read: a close that the reads below miss finds the hold and defers its free
+        // until the recording ends (the hold's monitor, then the flag, against the close's flag, then the monitor).
+        HostUse h = step.host();
+        for (Region r : step.regions()) {
+            hold(r.allocation().uses);
+        }
+        if (h != null) {
+            hold(h.buffer().uses);
+        }
         for (int i = 0; i < step.regions().length; i++) {
             if (step.regions()[i].allocation().closed.get()) {
                 throw new ClosedResourceException(step.arguments().name(i) + " " + step.regions()[i].what());
             }
         }
-        HostUse h = step.host();
         if (h != null && h.buffer().closed.get()) {
             throw new ClosedResourceException(h.argument() + " " + h.what());
         }
         step.future().attach(core); // a wait for it on this stream, in the body, needs none
         step.future().recordedUnsubmitted(); // a wait for it anywhere else is refused until it is submitted
         steps.add(step);
+    }
+
+    /** Notes {@code uses}' memory as held by this recording, once. Under the stream's lock. */
+    private void hold(UseTracker uses) {
+        for (int i = 0; i < heldCount; i++) {
+            if (held[i] == uses) {
+                return;
+            }
+        }
+        if (heldCount == held.length) {
+            held = java.util.Arrays.copyOf(held, heldCount * 2);
+        }
+        held[heldCount++] = uses;
+        uses.recordedBy(this);
+    }
+
+    /**
+     * Ends the holds on the steps' memory, once the recording has been submitted (each step's use noted) or dropped:
+     * frees, {@code whenIdle()} stages and leak releases that waited for it go ahead, on the calling thread. Not under
+     * the stream's lock; idempotent.
+     */
+    void endHolds() {
+        UseTracker[] h = held;
+        int n = heldCount;
+        held = new UseTracker[0];
+        heldCount = 0;
+        for (int i = 0; i < n; i++) {
+            h[i].recordingEnded(this);
+        }
     }
 
     /** A fill's step. */
@@ -179,6 +233,20 @@ final class Recording {
         return stream.core.last();
     }
 
+    /**
+     * Submits, as plain enqueues, what repeated work on streams other than {@code except} has recorded on
+     * {@code allocation} and not submitted yet (as a wait for those streams' work would), so that their uses are noted
+     * and an operation of {@code except} can be ordered after them; what {@code except} itself records is submitted by
+     * its next enqueue, in its own order.
+     */
+    static void submitOnOtherStreams(Allocation allocation, StreamEngine except) {
+        for (Recording r : allocation.uses.recordings()) {
+            if (r.stream != except) {
+                submitBeforeWait(r.stream);
+            }
+        }
+    }
+
     /** Whether the calling thread is the one whose body this records. */
     boolean isOwnedByThisThread() {
         return owner == Thread.currentThread();
@@ -201,16 +269,18 @@ final class Recording {
         return w;
     }
 
-    /** Claims each step's memory for the stream's next operation; refused naming the argument once it is closed. */
+    /**
+     * Claims each step's memory for the stream's next operation. Memory its owner closed since the step was recorded is
+     * claimed all the same: the recording holds it (see {@link #add}), and the step runs as an operation enqueued before
+     * the close would.
+     */
     static void claim(StreamClaims claims, Step s) {
         for (int i = 0; i < s.regions().length; i++) {
-            if (!claims.claim(s.regions()[i], s.writes()[i], false)) {
-                throw new ClosedResourceException(s.arguments().name(i) + " " + s.regions()[i].what());
-            }
+            claims.claimRecorded(s.regions()[i], s.writes()[i]);
         }
         HostUse h = s.host();
         if (h != null) {
-            claims.claim(h.argument(), h.buffer(), h.what());
+            claims.claimRecorded(h.argument(), h.buffer(), h.what());
         }
     }
 

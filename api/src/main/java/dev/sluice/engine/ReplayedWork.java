@@ -72,15 +72,19 @@ public final class ReplayedWork {
             if (closed) {
                 throw new ClosedResourceException(name);
             }
-            Recording r = new Recording();
-            begin(r);
+            Recording r = new Recording(stream);
             try {
-                body.run();
-            } catch (Throwable e) { // also what a Kotlin body or a sneaky rethrow throws undeclared: the stream must stop recording
-                abandon(r, e);
-                throw e;
+                begin(r);
+                try {
+                    body.run();
+                } catch (Throwable e) { // also what a Kotlin body or a sneaky rethrow throws undeclared: the stream must stop recording
+                    abandon(r, e);
+                    throw e;
+                }
+                return end(f, r);
+            } finally {
+                r.endHolds(); // submitted or dropped by now: frees and whenIdle() stages that waited for it go ahead
             }
-            return end(f, r);
         } finally {
             calls.unlock();
         }

@@ -1,6 +1,7 @@
 package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,13 +57,32 @@ final class StreamClaims {
 
     /** Claims {@code buffer}; false if it is closed. */
     boolean claim(Region buffer, boolean writes, boolean capturing) {
+        return claim(buffer, writes, capturing, buffer.allocation().closed);
+    }
+
+    /**
+     * Claims {@code buffer} for the submission of an operation repeated work recorded: the recording holds the memory
+     * ({@link UseTracker#recordedBy}), so it is still allocated even if its owner closed it after the operation was
+     * recorded, and the operation runs as an enqueue made before that close would.
+     */
+    void claimRecorded(Region buffer, boolean writes) {
+        claim(buffer, writes, false, null);
+    }
+
+    /** {@link #claimRecorded} of host memory. */
+    void claimRecorded(String argument, HostAllocation buffer, Object what) {
+        buffer.uses.claim(null, argument, what);
+        claims.add(buffer.uses);
+    }
+
+    private boolean claim(Region buffer, boolean writes, boolean capturing, @Nullable AtomicBoolean closed) {
         Allocation a = buffer.allocation();
         boolean open;
         if (ordering && buffer.ordered() && !capturing) {
             long start = buffer.byteOffset();
-            open = a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
+            open = a.uses.claimOrdered(closed, core, start, start + buffer.byteSize(), writes, hazards);
         } else {
-            open = a.uses.claimIfOpen(a.closed);
+            open = a.uses.claimIfOpen(closed);
         }
         if (open) {
             claims.add(a.uses);

@@ -270,6 +270,7 @@ public final class StreamEngine {
     }
 
     private <F extends Operation<?>> F freeInOrder(F f, Allocation allocation) {
+        Recording.submitOnOtherStreams(allocation, this); // what they recorded on it is among their uses then
         List<Operation<?>> others = allocation.uses.pendingUses(core);
         for (Operation<?> use : others) {
             use.seal(); // a device-side wait needs the use's marker; sealed before this stream's lock is taken
@@ -293,10 +294,12 @@ public final class StreamEngine {
 
     /** Enqueues, on this stream, a wait for every other stream's pending use of {@code allocation}. */
     public void waitForUses(Allocation allocation) {
+        Recording.submitOnOtherStreams(allocation, this);
         for (Operation<?> use : allocation.uses.pendingUses(core)) {
             waitFor(new InternalOperation(), use);
         }
     }
+
 
     // ---------------------------------------------------------------- copies
 
