@@ -2,6 +2,10 @@
 # A user's project (.ci/consumer) that knows Sluice only through the BOM and the artifacts that
 # reproducible-check.sh deployed to target/ci-repo: api + cpu + reactive, no GPU backend. It must build and run
 # a reactive pipeline, without --enable-native-access and without any JDK warning.
+# Then the README's and docs/first-program.md's projects, made of the blocks those pages mark with
+# "<!-- ci: TAG [PATH]" and run with the commands they show, exactly as written (only /path/to/jdk-25 becomes the
+# JDK 25, and `mvn` this repository's wrapper), with a `java` on the PATH that is not the JDK 25: the pages cannot
+# drift from what works.
 # Its local repository is a fresh one whose read-only tail is the shared one minus dev/sluice, so Sluice can
 # come from target/ci-repo only, and nothing is written to the shared repository.
 set -euo pipefail
@@ -51,3 +55,86 @@ if [ -s "$work/err.txt" ]; then
 fi
 grep -q '^consumer: cpu reactive pipeline ok' "$work/out.txt" || { cat "$work/out.txt" >&2; exit 1; }
 echo "ci: consumer: built from the BOM and target/ci-repo; $(cat "$work/out.txt")"
+
+# block FILE TAG: the fenced code block that follows the line "<!-- ci: TAG" (TAG may include a path); fails if none.
+block() {
+  awk -v want="$2" '
+    index($0, "<!-- ci: ") == 1 { t = substr($0, 10); sub(/ *(-->.*|\(.*)$/, "", t); armed = (t == want); next }
+    armed && !inside && /^```/ { inside = 1; next }
+    inside && /^```/ { inside = 0; armed = 0; found = 1; next }
+    inside { print }
+    END { if (!found) exit 1 }' "$1" \
+    || { echo "ci: consumer: $1 has no block marked '<!-- ci: $2'" >&2; return 1; }
+}
+# files FILE TAG DIR: every block of FILE marked "<!-- ci: TAG PATH", written to DIR/PATH.
+files() {
+  local path n=0
+  while read -r path; do
+    mkdir -p "$3/$(dirname "$path")"
+    block "$1" "$2 $path" > "$3/$path"
+    n=$((n + 1))
+  done < <(sed -n "s|^<!-- ci: $2 \([^ ]*\).*|\1|p" "$1")
+  [ "$n" -gt 0 ] || { echo "ci: consumer: $1 has no file marked '<!-- ci: $2 PATH'" >&2; return 1; }
+}
+# The pages' `mvn` is this wrapper on a fresh local repository that reads Sluice from target/ci-repo only.
+cat > "$work/settings.xml" <<EOF
+<settings>
+  <profiles><profile><id>sluice-ci</id><repositories><repository><id>sluice-ci</id><url>file://$repo</url>
+    <snapshots><enabled>true</enabled><updatePolicy>always</updatePolicy></snapshots></repository></repositories>
+  </profile></profiles>
+  <activeProfiles><activeProfile>sluice-ci</activeProfile></activeProfiles>
+</settings>
+EOF
+root="$PWD"
+mvn() {
+  "$root/mvnw" -B -s "$work/settings.xml" -Dmaven.repo.local="$work/repo" -Dmaven.repo.local.tail="$work/tail" "$@"
+}
+# A `java` first on the PATH that is not the JDK 25, as on a machine whose default Java is older: exec:exec must
+# not run it.
+mkdir -p "$work/old-java"
+cat > "$work/old-java/java" <<'EOF'
+#!/bin/sh
+echo "the java on the PATH ran, not the JDK 25 that Maven runs on: $*" >&2
+exit 3
+EOF
+chmod +x "$work/old-java/java"
+run_page() { # run_page FILE RUN-TAG DIR: runs the page's command in DIR; its output in DIR.out and DIR.err
+  local cmd
+  cmd="$(block "$1" "$2")"
+  cmd="${cmd//\/path\/to\/jdk-25/$JAVA_HOME}"
+  (cd "$3" && PATH="$work/old-java:$PATH" && eval "$cmd") > "$3.out" 2> "$3.err" \
+    || { echo "ci: consumer: $1: '$cmd' failed:" >&2; cat "$3.out" "$3.err" >&2; return 1; }
+  grep -q '^y\[0\] = 7.0 on ' "$3.out" \
+    || { echo "ci: consumer: $1: '$cmd' did not print 'y[0] = 7.0 on ...':" >&2; cat "$3.out" "$3.err" >&2; return 1; }
+  if [ -s "$3.err" ]; then
+    echo "ci: consumer: $1: '$cmd' printed on stderr:" >&2; cat "$3.err" >&2; return 1
+  fi
+  echo "ci: consumer: $1 as written: $(sed -n '/^y\[0\]/p' "$3.out")"
+}
+
+# The README: its dependency block and build block in a POM of their own, its program, its run command.
+mkdir -p "$work/readme"
+{
+  cat <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+<modelVersion>4.0.0</modelVersion>
+<groupId>com.example</groupId>
+<artifactId>readme</artifactId>
+<version>1.0</version>
+EOF
+  block README.md readme-dependencies
+  block README.md readme-build
+  echo '</project>'
+} > "$work/readme/pom.xml"
+files README.md readme-program "$work/readme"
+# The README says that MAVEN_OPTS silences JDK 25's warning about Maven's own sun.misc.Unsafe calls.
+MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow" run_page README.md readme-run "$work/readme"
+
+# docs/first-program.md: every file it shows (its .mvn/jvm.config silences that warning), and its run command, which
+# runs its test too.
+mkdir -p "$work/first-program"
+files docs/first-program.md first-program "$work/first-program"
+run_page docs/first-program.md first-program-run "$work/first-program"
+[ -f "$work/first-program/target/surefire-reports/com.example.FirstProgramTest.txt" ] \
+  || { echo "ci: consumer: docs/first-program.md: its test did not run" >&2; exit 1; }

@@ -363,7 +363,7 @@ run_console() { # target api include class-path roots
 
 # ---------------------------------------------------------------- tests-hip
 # The HIP backend on the NVIDIA GPU: impl-hip's test library exports the hip*/hiprtc* functions the backend
-# binds, implemented over CUDA and NVRTC and compiled against AMD's HIP prototypes (check 2, docs/hip.md).
+# binds, implemented over CUDA and NVRTC and compiled against AMD's HIP prototypes (check 2, CONTRIBUTING.md).
 # It is built here, and the tests run with -Dsluice.hip.library / -Dsluice.hiprtc.library pointing at it,
 # and a kernel cache of their own. HIP_SHIM=0 runs against whatever HIP library discovery finds instead.
 run_tests_hip() {

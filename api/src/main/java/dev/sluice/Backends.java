@@ -142,9 +142,46 @@ final class Backends {
         Checks.notNull(argument, name);
         String n = normalize(name);
         if (builtIn(n) == null && !all().containsKey(n)) {
-            throw new InvalidArgumentException(argument, "unknown backend '" + name + "'; expected one of "
-                    + String.join(", ", openOrder()));
+            throw new InvalidArgumentException(argument, "unknown backend '" + name + "'" + didYouMean(n, openOrder())
+                    + "; expected one of " + String.join(", ", openOrder()));
         }
         return n;
+    }
+
+    /**
+     * {@code " (did you mean cuda?)"} for a name one or two edits (a neighbour swap counting one) from a known one, the
+     * nearest; else nothing. Built only on the way to an exception.
+     */
+    static String didYouMean(String name, List<String> known) {
+        String best = "";
+        int bestDistance = Integer.MAX_VALUE;
+        for (String k : known) {
+            int d = editDistance(name, k);
+            if (d < bestDistance) {
+                best = k;
+                bestDistance = d;
+            }
+        }
+        return bestDistance <= (name.length() <= 4 ? 1 : 2) ? " (did you mean " + best + "?)" : "";
+    }
+
+    private static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1),
+                        d[i - 1][j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 }

@@ -226,7 +226,7 @@ public record ContextOptions(WaitStrategy waitStrategy, long spinNanos, long max
      * every use either way.
      *
      * <p>Off, streams order only by {@link DeviceStream#waitFor} and events, as CUDA streams do, and an enqueue
-     * saves the bookkeeping (a few tens of nanoseconds per buffer argument, docs/guide.md).
+     * saves the bookkeeping (a few tens of nanoseconds per buffer argument, docs/benchmarks.md).
      */
     public ContextOptions withAutoOrdering(boolean on) {
         return new ContextOptions(waitStrategy, spinNanos, maxParkNanos, primaryContext, tracing, hostWaits, contextFlags,

@@ -3,8 +3,9 @@ package dev.sluice;
 /**
  * Every system property Sluice reads, with its default and meaning: the one place they are named. Set them with
  * {@code -Dname=value} on the command line or {@link System#setProperty} before the moment each says it is read;
- * {@code docs/guide.md} ("System properties") lists the same in a table. The backend modules read the ones under their
- * name ({@code sluice.cuda.*}, {@code sluice.hip.*}, {@code sluice.cpu.*}) through these constants too.
+ * {@code docs/guide.md} ("System properties") lists the same in a table, and CONTRIBUTING.md those of
+ * {@link Measurement}. The backend modules read the ones under their name ({@code sluice.cuda.*}, {@code sluice.hip.*},
+ * {@code sluice.cpu.*}) through these constants too.
  *
  * <p>The settings here are for users. Those in {@link Measurement} exist to measure and test Sluice itself: they are
  * not part of the API, and may change or go without notice.

@@ -28,7 +28,7 @@ class SluicePropertiesTest {
     /** The repository root: surefire runs in the module's folder. */
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
-    /** Where the measurement table starts within the guide's section. */
+    /** The heading of the measurement table in CONTRIBUTING.md. */
     private static final String MEASUREMENT_HEADING = "### For measuring and testing Sluice";
 
     private static final Pattern TABLE_NAME = Pattern.compile("^\\| `(sluice\\.[A-Za-z0-9.]+)` \\|");
@@ -42,7 +42,7 @@ class SluicePropertiesTest {
     }
 
     @Test
-    void theGuideListsEveryMeasurementKnobApartAndNothingElse() {
+    void contributingListsEveryMeasurementKnobAndNothingElse() {
         assertEquals(names(SluiceProperties.Measurement.class), guideTable(true));
     }
 
@@ -127,20 +127,20 @@ class SluicePropertiesTest {
         return fields;
     }
 
-    /** The first-column names of the guide's user table ({@code measurement} false) or measurement table. */
+    /**
+     * The first-column names of the guide's user table ({@code measurement} false: docs/guide.md, "System properties") or
+     * of the measurement table (CONTRIBUTING.md, which keeps what is not for users), up to the next heading.
+     */
     private static Set<String> guideTable(boolean measurement) {
-        List<String> lines = read(ROOT.resolve("docs/guide.md"));
-        int start = lines.indexOf("## System properties");
-        assertTrue(start >= 0, "docs/guide.md has no '## System properties' section");
+        String file = measurement ? "CONTRIBUTING.md" : "docs/guide.md";
+        String heading = measurement ? MEASUREMENT_HEADING : "## System properties";
+        List<String> lines = read(ROOT.resolve(file));
+        int start = lines.indexOf(heading);
+        assertTrue(start >= 0, file + " has no '" + heading + "' section");
         List<String> rows = new ArrayList<>();
-        boolean inMeasurement = false;
-        for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
-            String line = lines.get(i);
-            if (line.equals(MEASUREMENT_HEADING)) {
-                inMeasurement = true;
-            }
-            Matcher m = TABLE_NAME.matcher(line);
-            if (m.find() && inMeasurement == measurement) {
+        for (int i = start + 1; i < lines.size() && !lines.get(i).startsWith("#"); i++) {
+            Matcher m = TABLE_NAME.matcher(lines.get(i));
+            if (m.find()) {
                 rows.add(m.group(1));
             }
         }

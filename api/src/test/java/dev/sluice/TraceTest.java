@@ -29,8 +29,20 @@ class TraceTest {
     void toSvgDrawsOnlyTheWindowOfItsOptions() {
         String svg = trace().toSvg(Trace.SvgOptions.defaults().withWindow(21_000_000, 21_013_000));
         assertEquals(2, svg.split("class=\"span\"", -1).length - 1, "the upload and the kernel, not the allocation: " + svg);
-        assertTrue(svg.contains("time (µs) from 21 ms"), svg);
+        assertTrue(svg.contains("time (µs) from 21 ms after the context opened"), "says where the axis starts: " + svg);
         assertTrue(svg.contains("ctx &quot;a&quot;"), "the context's name is the default title: " + svg);
+    }
+
+    @Test
+    void toSvgWithoutAWindowCountsFromTheFirstSpanAndNamesAReplayByWhatItRuns() {
+        List<TraceSpan> spans = List.of(new TraceSpan("stream 1", TraceSpan.REPLAY, null, 5_000_000, 6_000_000));
+        Trace t = new Trace("ctx", new ChromeTraceEvents("ctx", "cpu:0", 1, 0), spans, List.of("stream 1"), 0, null,
+                () -> {
+                    throw new AssertionError("nothing pending");
+                });
+        String svg = t.toSvg(Trace.SvgOptions.defaults());
+        assertTrue(svg.contains("time (ms) from the first span drawn"), svg);
+        assertTrue(svg.contains(">replay (kernels and copies as one graph)</text>"), "the legend: " + svg);
     }
 
     @Test

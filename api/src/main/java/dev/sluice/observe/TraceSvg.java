@@ -131,7 +131,8 @@ public final class TraceSvg {
                     x, bottom + 16, fmt(t * unit)));
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">time (%s)%s</text>%n",
-                LEFT + plot / 2, bottom + 34, micros ? "µs" : "ms", windowed ? " from " + fmt(from / 1e6) + " ms" : ""));
+                LEFT + plot / 2, bottom + 34, micros ? "µs" : "ms",
+                windowed ? " from " + fmt(from / 1e6) + " ms after the context opened" : " from the first span drawn"));
 
         int narrow = 0;
         for (int i = 0; i < streams.size(); i++) {
@@ -181,8 +182,9 @@ public final class TraceSvg {
         for (String c : categories) {
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"12\" fill=\"%s\"/>%n", lx, ly - 10,
                     COLOURS.getOrDefault(c, OTHER)));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", lx + 20, ly, esc(c)));
-            lx += 30 + 8 * c.length() + 20;
+            String label = legend(c);
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", lx + 20, ly, esc(label)));
+            lx += 30 + 7 * label.length() + 20;
         }
         if (narrow > 0) {
             svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#555555\">%s</text>%n", LEFT, ly + 22,
@@ -191,6 +193,14 @@ public final class TraceSvg {
         }
         svg.append("</svg>\n");
         return svg.toString();
+    }
+
+    /**
+     * The legend's words for a category: a replay is the user's kernels and copies, launched as one graph
+     * ({@code RepeatedWork}, a pipeline's stage replayed), so the legend says so rather than a word the user never wrote.
+     */
+    static String legend(String category) {
+        return category.equals(TraceSpan.REPLAY) ? "replay (kernels and copies as one graph)" : category;
     }
 
     /** The categories of the trace's spans, known ones in legend order, then others as they come. */

@@ -14,13 +14,22 @@ import dev.sluice.Trace;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -35,6 +44,8 @@ import reactor.core.publisher.Flux;
  *                                                     bandwidth, launch cost, overlap; a table and DIR/bench.svg
  * java -jar sluice.jar trace [--api A] [--chunks N] [--out DIR]
  *                                                     a traced demo pipeline: DIR/trace.json and DIR/trace.svg
+ * java -jar sluice.jar jfc [--out DIR]                Sluice's Flight Recorder settings: DIR/sluice.jfc
+ * java -jar sluice.jar help [COMMAND] | --version
  * </pre>
  *
  * {@code bench} measures as the project's benchmarks do ({@link Bench}): untraced, medians of rounds after warm-up
@@ -42,23 +53,43 @@ import reactor.core.publisher.Flux;
  * run after a warm-up run ({@link SteadyState}); on the CPU simulator both say that their times are simulated.
  *
  * Without {@code --api} the backend is the one {@link DeviceContext#open()} picks. {@code bench} and {@code trace} show
- * a progress line when standard error is a terminal. Exit status: 0 on success, 1 when {@code check} finds a wrong
- * result or a command fails, 2 for a usage error.
+ * a progress line when standard error is a terminal. A misspelt command, option or backend is named, with the nearest
+ * known one. Exit status: 0 on success, 1 when {@code check} finds a wrong result or a command fails, 2 for a usage
+ * error.
  */
 public final class Main {
 
-    private static final String USAGE = """
-            usage: sluice <command> [options]
-              detect                     list backends and devices, and why a backend is unavailable
-              check  [--api A] [--device N]
-                                         allocate, copy, launch and verify on one device
-              bench  [--api A] [--device N] [--mib N] [--out DIR]
-                                         bandwidth, launch cost and overlap, as a table and DIR/bench.svg
-              trace  [--api A] [--device N] [--chunks N] [--out DIR]
-                                         run a traced demo pipeline, write DIR/trace.json and DIR/trace.svg
-            options: --api cuda|hip|cpu (default: the best present), --device N (default 0), --mib N (default 64; 8 on the CPU simulator),
-                     --chunks N (default 32), --out DIR (default .)
+    /** A command: its name, its options (each taking a value), what it does, and its usage line. */
+    private record Command(String name, List<String> options, String summary, String usage) {
+    }
+
+    private static final String OPTION_HELP = """
+              --api A      the backend: cuda, hip, cpu or another on the class path (default: the best present)
+              --device N   the device of that backend (default 0)
+              --mib N      MiB per copy and per pipeline run (default 64; 8 on the CPU simulator)
+              --chunks N   chunks through the pipeline (default 32)
+              --out DIR    where the files go (default: the current directory)
             """;
+
+    private static final List<Command> COMMANDS = List.of(
+            new Command("detect", List.of(), "list backends and devices, and why a backend is unavailable", ""),
+            new Command("check", List.of("--api", "--device"), "allocate, copy, launch and verify on one device",
+                    "[--api A] [--device N]"),
+            new Command("bench", List.of("--api", "--device", "--mib", "--chunks", "--out"),
+                    "bandwidth, launch cost and overlap, as a table and DIR/bench.svg",
+                    "[--api A] [--device N] [--mib N] [--chunks N] [--out DIR]"),
+            new Command("trace", List.of("--api", "--device", "--chunks", "--out"),
+                    "run a traced demo pipeline, write DIR/trace.json and DIR/trace.svg",
+                    "[--api A] [--device N] [--chunks N] [--out DIR]"),
+            new Command("jfc", List.of("--out"), "write Sluice's Flight Recorder settings, DIR/sluice.jfc, for jcmd", "[--out DIR]"),
+            new Command("help", List.of(), "list the commands, or a command's options", "[COMMAND]"));
+
+    private static final String USAGE = usage();
+
+    /** What trace prints on the CPU simulator: its caveat names the timeline, the one figure trace draws. */
+    static final String TRACE_CPU_NOTE = "note: on the CPU simulator the timeline simulates the streams' ordering, not a"
+            + " GPU's speed: host threads stand in for the copy engines and the kernels, so the bars' lengths say how the"
+            + " simulator runs on this machine's cores, not what a GPU would do";
 
     private final PrintStream out;
     private final Progress progress;
@@ -73,6 +104,47 @@ public final class Main {
         System.exit(run(args, System.out, System.err, System.console() != null));
     }
 
+    private static String usage() {
+        StringBuilder b = new StringBuilder("usage: sluice <command> [options]   (JVM options first: ./sluice -Dsluice.cpu.devices=2 detect)\n");
+        for (Command c : COMMANDS) {
+            String head = "  " + c.name() + (c.usage().isEmpty() ? "" : " " + c.usage());
+            b.append(head.length() < 29 ? String.format(Locale.ROOT, "%-29s%s\n", head, c.summary())
+                    : head + "\n" + " ".repeat(29) + c.summary() + "\n");
+        }
+        return b.append("options:\n").append(OPTION_HELP)
+                .append("sluice help COMMAND, or COMMAND --help, shows one command's options; sluice --version its version\n")
+                .toString();
+    }
+
+    private static String usage(Command c) {
+        StringBuilder b = new StringBuilder("usage: sluice " + c.name() + (c.usage().isEmpty() ? "" : " " + c.usage())
+                + "\n  " + c.summary() + "\n");
+        if (!c.options().isEmpty()) {
+            b.append("options:\n");
+            OPTION_HELP.lines().filter(l -> c.options().contains(l.strip().split(" ")[0]))
+                    .forEach(l -> b.append(l).append('\n'));
+        }
+        return b.toString();
+    }
+
+    private static @Nullable Command command(String name) {
+        return COMMANDS.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** The version of the tool, from the build ({@code version.properties}), or "unknown" when run from elsewhere. */
+    static String version() {
+        try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
     /**
      * Runs the command of {@code args}, printing to {@code out} and {@code err}; a progress line goes to {@code err} only
      * when {@code terminal}.
@@ -80,41 +152,104 @@ public final class Main {
      * @return the exit status: 0 success, 1 failure, 2 usage error
      */
     public static int run(String[] args, PrintStream out, PrintStream err, boolean terminal) {
-        Main m = new Main(out, err, terminal);
-        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
-            out.print(USAGE);
-            return args.length == 0 ? 2 : 0;
-        }
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException | InvalidArgumentException e) {
-            err.println("sluice: " + e.getMessage());
+        if (args.length == 0) {
             err.print(USAGE);
             return 2;
         }
+        String name = args[0];
+        if (name.equals("--version") || name.equals("-V") || name.equals("version")) {
+            out.println("sluice " + version());
+            return 0;
+        }
+        if (name.equals("-h") || name.equals("--help")) {
+            out.print(USAGE);
+            return 0;
+        }
+        if (name.equals("help")) {
+            if (args.length == 1) {
+                out.print(USAGE);
+                return 0;
+            }
+            Command c = command(args[1]);
+            if (c == null) {
+                return usageError(err, "no command '" + args[1] + "'" + DidYouMean.hint(args[1], names()), USAGE);
+            }
+            out.print(usage(c));
+            return 0;
+        }
+        Command c = command(name);
+        if (c == null) {
+            String hint = name.startsWith("-") ? "options come after the command" : "no command '" + name + "'"
+                    + DidYouMean.hint(name, names());
+            return usageError(err, name.startsWith("-") ? "unknown option " + name + " (" + hint + ")" : hint, USAGE);
+        }
+        if (Arrays.stream(args, 1, args.length).anyMatch(a -> a.equals("-h") || a.equals("--help"))) {
+            out.print(usage(c));
+            return 0;
+        }
+        Options o;
         try {
-            return switch (args[0]) {
+            o = Options.parse(c, args);
+        } catch (IllegalArgumentException | InvalidArgumentException e) {
+            return usageError(err, c.name() + ": " + e.getMessage(), usage(c));
+        }
+        Main m = new Main(out, err, terminal);
+        try {
+            return switch (c.name()) {
                 case "detect" -> m.detect();
                 case "check" -> m.check(o);
                 case "bench" -> new Bench(out, m.progress).run(o);
                 case "trace" -> m.trace(o);
-                default -> {
-                    err.println("sluice: unknown command '" + args[0] + "'");
-                    err.print(USAGE);
-                    yield 2;
-                }
+                case "jfc" -> m.jfc(o);
+                default -> throw new IllegalStateException("command " + c.name() + " has no implementation");
             };
         } catch (RuntimeException e) {
-            err.println("sluice " + args[0] + ": " + e);
+            m.progress.end();
+            err.println("sluice " + c.name() + ": " + message(e));
             return 1;
         }
+    }
+
+    private static List<String> names() {
+        return COMMANDS.stream().map(Command::name).toList();
+    }
+
+    private static int usageError(PrintStream err, String message, String usage) {
+        err.println("sluice: " + message);
+        err.print(usage);
+        return 2;
+    }
+
+    /**
+     * What went wrong, in words: the message of {@code e}, or of the cause a future or an unchecked I/O exception wraps,
+     * without the exception's class name (which says nothing to a user of the tool).
+     */
+    static String message(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t instanceof ExecutionException || t instanceof UncheckedIOException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof AccessDeniedException a) {
+            return a.getFile() + ": permission denied";
+        }
+        if (t instanceof NoSuchFileException n) {
+            return n.getFile() + ": no such file or directory";
+        }
+        if (t instanceof FileAlreadyExistsException f) {
+            return f.getFile() + ": exists, and is not a directory";
+        }
+        if (t instanceof FileSystemException f) {
+            return f.getFile() + ": " + (f.getReason() == null ? "cannot be written" : f.getReason());
+        }
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? "failed without a message (" + t.getClass().getSimpleName() + ")" : m;
     }
 
     /** The options after the command; {@code mib} 0 for the backend's default. */
     record Options(@Nullable String api, int device, long mib, int chunks, Path out) {
 
-        static Options parse(String[] args) {
+        static Options parse(Command command, String[] args) {
             String api = null;
             int device = 0;
             long mib = 0;
@@ -122,16 +257,31 @@ public final class Main {
             Path out = Path.of(".");
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("option " + a + " needs a value");
+                String v = null;
+                int eq = a.indexOf('=');
+                if (a.startsWith("--") && eq > 0) { // --mib=8, as GNU tools accept
+                    v = a.substring(eq + 1);
+                    a = a.substring(0, eq);
                 }
-                String v = args[++i];
+                if (!command.options().contains(a)) {
+                    String what = a.startsWith("-") ? "unknown option " + a : "unexpected argument '" + a + "'";
+                    throw new IllegalArgumentException(what + DidYouMean.hint(a, command.options())
+                            + (command.options().isEmpty() ? "; " + command.name() + " takes no options"
+                                    : "; its options: " + String.join(", ", command.options())));
+                }
+                if (v == null) {
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException("option " + a + " needs a value");
+                    }
+                    v = args[++i];
+                }
                 switch (a) {
                     case "--api" -> {
                         String name = v.strip().toLowerCase(Locale.ROOT);
-                        if (!DeviceContext.backendNames().contains(name)) {
-                            throw new IllegalArgumentException("--api: unknown backend '" + v + "'; known: "
-                                    + DeviceContext.backendNames());
+                        List<String> known = DeviceContext.backendNames();
+                        if (!known.contains(name)) {
+                            throw new IllegalArgumentException("--api: unknown backend '" + v + "'"
+                                    + DidYouMean.hint(name, known) + "; known: " + String.join(", ", known));
                         }
                         api = name;
                     }
@@ -144,7 +294,7 @@ public final class Main {
                     }
                     case "--chunks" -> chunks = positiveOrZero(a, v, 1 << 20);
                     case "--out" -> out = Path.of(v);
-                    default -> throw new IllegalArgumentException("unknown option " + a);
+                    default -> throw new IllegalStateException("option " + a + " has no parser");
                 }
             }
             if (chunks < 1) {
@@ -168,6 +318,26 @@ public final class Main {
         DeviceContext open(ContextOptions options) {
             return api == null ? DeviceContext.open(options) : DeviceContext.open(api, device, options);
         }
+    }
+
+    // ---------------------------------------------------------------- jfc
+
+    /** Writes the Flight Recorder settings that sluice-api carries, for {@code jcmd PID JFR.start settings=...}. */
+    private int jfc(Options o) {
+        Path file = o.out().resolve("sluice.jfc");
+        try (InputStream in = DeviceContext.class.getResourceAsStream("/dev/sluice/sluice.jfc")) {
+            if (in == null) {
+                throw new IllegalStateException("sluice-api on this class path has no dev/sluice/sluice.jfc");
+            }
+            Files.createDirectories(o.out());
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.println("wrote " + file.toAbsolutePath().normalize());
+        out.println("record with: jcmd <pid> JFR.start name=sluice settings=default settings="
+                + file.toAbsolutePath().normalize() + " duration=5m filename=sluice.jfr");
+        return 0;
     }
 
     // ---------------------------------------------------------------- detect
@@ -234,7 +404,7 @@ public final class Main {
             out.println("  ok    " + what);
             return t;
         } catch (RuntimeException e) {
-            out.println("  FAIL  " + what + ": " + e);
+            out.println("  FAIL  " + what + ": " + message(e));
             throw e;
         }
     }
@@ -295,7 +465,7 @@ public final class Main {
             out.println("trace json (both runs; open in ui.perfetto.dev): " + json);
             out.println("timeline (the run after the warm-up, " + steady.shown() + "): " + svg);
             if (c.api() == Api.CPU) {
-                out.println(Bench.CPU_NOTE);
+                out.println(TRACE_CPU_NOTE);
             }
         }
         return 0;

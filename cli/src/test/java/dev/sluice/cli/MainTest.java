@@ -186,4 +186,77 @@ class MainTest {
         assertEquals(2, api.status());
         assertTrue(api.err().contains("opencl"), api.err());
     }
+
+    @Test
+    void anUnknownOptionIsNamedWithTheNearestKnownOneNotAskedForAValue() {
+        Result r = run(false, "bench", "--mbi", "4");
+        assertEquals(2, r.status());
+        assertTrue(r.err().startsWith("sluice: bench: unknown option --mbi (did you mean --mib?)"), r.err());
+        Result last = run(false, "check", "--fast");
+        assertEquals(2, last.status());
+        assertTrue(last.err().contains("unknown option --fast") && !last.err().contains("needs a value"), last.err());
+        Result notHis = run(false, "check", "--mib", "4");
+        assertTrue(notHis.err().contains("unknown option --mib; its options: --api, --device"), notHis.err());
+    }
+
+    @Test
+    void aMisspeltCommandOrBackendGetsTheNearestName() {
+        Result command = run(false, "bnech");
+        assertEquals(2, command.status());
+        assertTrue(command.err().startsWith("sluice: no command 'bnech' (did you mean bench?)"), command.err());
+        Result api = run(false, "check", "--api", "cdua");
+        assertEquals(2, api.status());
+        assertTrue(api.err().contains("unknown backend 'cdua' (did you mean cuda?); known: cuda, hip, cpu"), api.err());
+        assertFalse(run(false, "check", "--api", "opencl").err().contains("did you mean"), "no name is near opencl");
+    }
+
+    @Test
+    void versionPrintsTheBuildsVersion() {
+        Result r = run(false, "--version");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().matches("sluice \\d+\\.\\d+\\.\\d+\\S*\\R"), "the project's version, filtered in: " + r.out());
+    }
+
+    @Test
+    void helpOfACommandListsOnlyItsOptionsAsDoesItsHelpOption() {
+        Result help = run(false, "help", "bench");
+        assertEquals(0, help.status(), help.err());
+        assertTrue(help.out().startsWith("usage: sluice bench [--api A]"), help.out());
+        assertTrue(help.out().contains("--mib N") && !help.out().contains("detect"), help.out());
+        Result option = run(false, "bench", "--help");
+        assertEquals(0, option.status());
+        assertEquals(help.out(), option.out());
+        assertFalse(run(false, "help", "check").out().contains("--mib"), "check takes no --mib");
+        Result all = run(false, "--help");
+        assertEquals(0, all.status());
+        assertTrue(all.out().contains("jfc") && all.out().contains("sluice help COMMAND"), all.out());
+    }
+
+    @Test
+    void aFailureIsSaidInWordsWithoutExceptionClassNames(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("taken"), "not a folder");
+        Result r = run(false, "jfc", "--out", file.toString());
+        assertEquals(1, r.status());
+        assertEquals("sluice jfc: " + file + ": exists, and is not a directory", r.err().strip());
+        assertEquals("plain words", Main.message(new java.util.concurrent.CompletionException(
+                new java.io.UncheckedIOException(new java.io.IOException("plain words")))));
+    }
+
+    @Test
+    void jfcWritesTheFlightRecorderSettingsItsCommentPromises(@TempDir Path dir) throws Exception {
+        Result r = run(false, "jfc", "--out", dir.toString());
+        assertEquals(0, r.status(), r.err());
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(dir.resolve("sluice.jfc").toFile());
+        assertEquals("configuration", doc.getDocumentElement().getTagName());
+        assertTrue(Files.readString(dir.resolve("sluice.jfc")).contains("`sluice jfc`"), "the file names this command");
+        assertTrue(r.out().contains("jcmd <pid> JFR.start"), r.out());
+    }
+
+    @Test
+    void traceOnTheCpuSimulatorCaveatsItsTimelineNotFiguresItDoesNotPrint(@TempDir Path dir) {
+        Result r = run(false, "trace", "--api", "cpu", "--chunks", "4", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains(Main.TRACE_CPU_NOTE), r.out());
+        assertFalse(r.out().contains("bandwidth") || r.out().contains("launch cost"), r.out());
+    }
 }

@@ -69,9 +69,12 @@ public final class ArrowIpc {
     static void run(DeviceContext ctx, Path in, Path out) throws IOException {
         Examples.printDevice(ctx);
         try (RootAllocator allocator = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE)) {
+            // Full paths: by default the files are in java.io.tmpdir, not where the user ran the example.
             if (!Files.exists(in)) {
                 writeInput(allocator, in, 3, 100_000);
-                System.out.println("wrote " + in.getFileName());
+                System.out.println("wrote " + in.toAbsolutePath() + " (the input: 3 batches of 100000 rows)");
+            } else {
+                System.out.println("read " + in.toAbsolutePath() + " (delete it for a new input)");
             }
             long[] rows = {0};
             long[] checked = {0};
@@ -119,7 +122,7 @@ public final class ArrowIpc {
             long rowsDone = rows[0];
             long checkedDone = checked[0];
             System.out.println("rows " + rowsDone + ", checked " + checkedDone + " against the host");
-            System.out.println("wrote " + out.getFileName());
+            System.out.println("wrote " + out.toAbsolutePath() + " (the input with the column y)");
         }
     }
 

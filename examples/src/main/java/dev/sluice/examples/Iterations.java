@@ -1,5 +1,6 @@
 package dev.sluice.examples;
 
+import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
@@ -125,8 +126,19 @@ public final class Iterations {
             System.out.println("equal bit for bit: " + (Arrays.equals(plain, repeated) && Arrays.equals(plain, replayedPlan)));
             System.out.println(String.format(Locale.ROOT, "times of iterations 2 to %d (this machine): plain %.2f ms, repeated work"
                     + " %.2f ms, repeated plan %.2f ms", ITERATIONS, plainNanos / 1e6, workNanos / 1e6, planNanos / 1e6));
+            if (ctx.api() == Api.CPU) {
+                System.out.println(CPU_NOTE);
+            }
         }
     }
+
+    /**
+     * Why the simulator's times of repeated work mean nothing: a graph saves a GPU the driver's work per launch, and the
+     * simulator has no driver to save; it replays its recording on host threads, at a cost of its own.
+     */
+    static final String CPU_NOTE = "note: on the CPU simulator these times say nothing of a GPU: a graph launch saves a"
+            + " GPU the driver's work per operation, which the simulator does not have; it replays its recording on host"
+            + " threads, so repeated work may come out slower than plain enqueues there (or faster, for reasons of its own)";
 
     /** Waits for the first iteration, then returns the time the others start from. */
     private static long started(DeviceStream s) {

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -111,8 +113,8 @@ public final class RunExample {
         String name = args.length == 0 ? "" : args[0];
         Consumer<String[]> example = examples.get(name);
         if (example == null) {
-            err.println((name.isEmpty() ? "no example named" : "no example named " + name) + "; the examples: "
-                    + String.join(", ", examples.keySet()) + " (-Dexample=NAME)");
+            err.println((name.isEmpty() ? "no example named" : "no example named " + name) + nearest(name, examples.keySet())
+                    + "; the examples: " + String.join(", ", examples.keySet()) + " (-Dexample=NAME)");
             return NO_SUCH_EXAMPLE;
         }
         try {
@@ -133,6 +135,46 @@ public final class RunExample {
                     + " backends and devices this machine has)");
             return BACKEND_UNAVAILABLE;
         }
+    }
+
+    /**
+     * {@code " (did you mean WrittenOnce?)"} for the example whose name is nearest to {@code name}, ignoring case, if it
+     * is within a third of the name's letters (at least one edit) or starts with {@code name}; else nothing.
+     */
+    static String nearest(String name, Collection<String> names) {
+        String given = name.toLowerCase(Locale.ROOT);
+        String best = "";
+        int bestDistance = Integer.MAX_VALUE;
+        for (String n : names) {
+            String known = n.toLowerCase(Locale.ROOT);
+            int d = known.startsWith(given) && given.length() >= 3 ? 0 : distance(given, known);
+            if (d < bestDistance) {
+                best = n;
+                bestDistance = d;
+            }
+        }
+        return !given.isEmpty() && bestDistance <= Math.max(1, given.length() / 3) ? " (did you mean " + best + "?)" : "";
+    }
+
+    /** Levenshtein distance, with a swap of two neighbours counting as one edit. */
+    private static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1),
+                        d[i - 1][j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     /** The BackendUnavailableException {@code e} is or was caused by (a future's join wraps it), else null. */

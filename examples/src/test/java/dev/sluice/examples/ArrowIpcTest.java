@@ -30,7 +30,9 @@ class ArrowIpcTest {
                 }
             });
         }
-        assertTrue(lines.contains("wrote in.arrow"), lines.toString());
+        assertTrue(lines.contains("wrote " + in.toAbsolutePath() + " (the input: 3 batches of 100000 rows)"),
+                "where the file is, in full: " + lines);
+        assertTrue(lines.contains("wrote " + out.toAbsolutePath() + " (the input with the column y)"), lines.toString());
         assertTrue(lines.contains("rows 300000, checked 300000 against the host"), lines.toString());
         assertTrue(Files.size(out) > 3 * 300_000 * 4);
         try (RootAllocator allocator = new RootAllocator(); FileChannel channel = FileChannel.open(out);

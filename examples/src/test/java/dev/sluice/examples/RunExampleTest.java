@@ -39,6 +39,35 @@ class RunExampleTest {
     }
 
     @Test
+    void aMisspeltNameGetsTheNearestExample() {
+        for (String[] given : new String[][] {{"WritenOnce", "WrittenOnce"}, {"iterations", "Iterations"},
+                {"Flink", "FlinkJob"}, {"Demp", "Demo"}}) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertEquals(RunExample.NO_SUCH_EXAMPLE, RunExample.run(RunExample.EXAMPLES, new String[] {given[0]},
+                    new PrintStream(err, true, UTF_8)));
+            assertTrue(err.toString(UTF_8).startsWith("no example named " + given[0] + " (did you mean " + given[1] + "?);"),
+                    err.toString(UTF_8));
+        }
+    }
+
+    @Test
+    void aMisspeltBackendGetsTheNearestBackend() {
+        String before = System.getProperty("sluice.api");
+        System.setProperty("sluice.api", "cdua");
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertEquals(RunExample.BACKEND_UNAVAILABLE, run(args -> dev.sluice.DeviceContext.open().close(), err));
+            assertTrue(err.toString(UTF_8).contains("unknown backend 'cdua' (did you mean cuda?)"), err.toString(UTF_8));
+        } finally {
+            if (before == null) {
+                System.clearProperty("sluice.api");
+            } else {
+                System.setProperty("sluice.api", before);
+            }
+        }
+    }
+
+    @Test
     void anAbsentBackendIsOneLineWithItsMessageAndWhereToLook() {
         // the exception as DeviceContext.open() throws it, and wrapped as a future's join() throws it
         for (RuntimeException thrown : List.of(absent(), new CompletionException(absent()))) {

@@ -14,7 +14,7 @@
  * No layer names a higher one; {@code LayerNamingTest} checks it on the compiled classes. What the CUDA and HIP
  * backends share comes from the backend kit, {@link dev.sluice.spi.support}. Device properties are read only
  * through {@code hipDeviceGetAttribute}, never through {@code hipDeviceProp_t}, whose layout changes between HIP
- * versions. See docs/hip.md for what was verified and how.
+ * versions. See docs/hip.md, and CONTRIBUTING.md for what was verified and how.
  */
 @NullMarked
 package dev.sluice.hip;

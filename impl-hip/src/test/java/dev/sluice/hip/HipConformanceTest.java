@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 /**
  * The whole conformance suite on HIP device 0. Where no HIP device is present (CI, or any machine without an
  * AMD GPU) every test is skipped with the probe's reason: the library found, and what hipGetDeviceCount
- * answered. On the GPU machine it runs against the HIP-over-CUDA test library (check 2, docs/hip.md).
+ * answered. On the GPU machine it runs against the HIP-over-CUDA test library (check 2, CONTRIBUTING.md).
  *
  * <p>Tests that need what HIP lacks by design are skipped with the reason, below. With a device, each test's
  * start and outcome is printed (without one, the reason of the skips once), and a test still running after 40 s prints every thread's stack, so that a run
