@@ -248,6 +248,13 @@ class ApiLayersTest {
     }
 
     @Test
+    void theStressTestsHarnessIsTestCodeNotPartOfTheModule() throws Exception {
+        Path harness = Path.of(dev.sluice.engine.StressProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        assertTrue(!harness.equals(classes()) && Files.notExists(classes().resolve("dev/sluice/engine/StressProbe.class")),
+                "StressProbe is compiled with the tests (" + harness + "), not into the module's classes");
+    }
+
+    @Test
     void noMethodOfTheEngineOrTheRecordersIsOverTheLimit() throws Exception {
         Map<String, Integer> over = new TreeMap<>();
         for (String pkg : List.of("engine", "observe")) {
