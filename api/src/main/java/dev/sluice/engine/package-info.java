@@ -16,7 +16,8 @@
  * the device can fail an operation;
  * <li>{@link dev.sluice.engine.Allocation}, {@link dev.sluice.engine.HostAllocation} ({@code OwnedMemory}),
  * {@link dev.sluice.engine.Region} and {@code UseTracker}: memory, the views of it operations use, and the uses not
- * finished yet; {@link dev.sluice.engine.OwnedHandle}: an event's or function's backend object;
+ * finished yet ({@code Pitched}: the shape of a 2-D copy); {@link dev.sluice.engine.OwnedHandle}: an event's or
+ * function's backend object;
  * {@link dev.sluice.engine.LeakDetector}: the release of what became unreachable while open;
  * <li>{@link dev.sluice.engine.HoldingStream}: work held on the host behind a wait the device cannot do;
  * <li>{@link dev.sluice.engine.CapturedGraph}: a captured graph ({@code GraphCapture} while it is captured), its
