@@ -131,32 +131,72 @@ public enum DType {
             }
             return bitsOf(argument, value, whole.toBigIntegerExact());
         } else {
-            // A Number of another kind: trust it only where its double and long readings agree on an integer.
-            double d = value.doubleValue();
-            long l = value.longValue();
-            if (Double.isNaN(d) || Double.isInfinite(d)) {
-                throw new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getName()
-                        + ") is not a finite number; the type is " + this + " (" + cName + "), range " + range());
+            Number whole = wholeOf(argument, value, value.doubleValue(), value.longValue());
+            if (whole instanceof BigInteger big) {
+                return bitsOf(argument, value, big);
             }
-            if (d != Math.rint(d)) {
-                throw fraction(argument, value);
-            }
-            if (Math.abs(d) < 0x1p53) {
-                if (l != (long) d) {
-                    throw inexact(argument, value, d, l);
-                }
-                v = l;
-            } else {
-                // Beyond 2^53 a double no longer holds every integer: the long must agree with it, read as unsigned
-                // where the value is past Long.MAX_VALUE.
-                BigInteger candidate = d >= 0x1p63 ? new BigInteger(Long.toUnsignedString(l)) : BigInteger.valueOf(l);
-                if (candidate.doubleValue() != d) {
-                    throw inexact(argument, value, d, l);
-                }
-                return bitsOf(argument, value, candidate);
-            }
+            v = whole.longValue();
         }
         return bitsOf(argument, value, v);
+    }
+
+    /**
+     * The integer a {@link Number} of a kind this class does not know reads as, from one reading of its double and one
+     * of its long: trusted only where they agree on an integer. A {@link Long}, or a {@link BigInteger} past 2^53 where
+     * the double no longer holds every integer and the long must agree with it, read as unsigned past
+     * {@link Long#MAX_VALUE}.
+     *
+     * @throws InvalidArgumentException naming {@code argument} for a value that is not finite, not whole, or whose two
+     *                                  readings disagree
+     */
+    private Number wholeOf(String argument, Number value, double d, long l) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) {
+            throw new InvalidArgumentException(argument, "value " + value + " (" + value.getClass().getName()
+                    + ") is not a finite number; the type is " + this + " (" + cName + "), range " + range());
+        }
+        if (d != Math.rint(d)) {
+            throw fraction(argument, value);
+        }
+        if (Math.abs(d) < 0x1p53) {
+            if (l != (long) d) {
+                throw inexact(argument, value, d, l);
+            }
+            return l;
+        }
+        BigInteger candidate = d >= 0x1p63 ? new BigInteger(Long.toUnsignedString(l)) : BigInteger.valueOf(l);
+        if (candidate.doubleValue() != d) {
+            throw inexact(argument, value, d, l);
+        }
+        return candidate;
+    }
+
+    /**
+     * {@code value} as a number that cannot change: itself if it is an immutable kind ({@link Integer}, {@link Long},
+     * {@link Double}, {@link BigInteger}...), else one reading of it, as {@link #bits} of this type reads it (an
+     * {@link AtomicLong}'s long, a {@link DoubleAdder}'s double...). A launch checks and passes this one value, so that a
+     * number another thread changes, or a {@code Number} that answers differently each time, cannot pass a check with
+     * one value and launch with another.
+     *
+     * @throws InvalidArgumentException naming {@code argument} for a value of an unknown kind that {@link #bits} would
+     *                                  refuse
+     */
+    Number readOnce(String argument, Number value) {
+        if (value instanceof Integer || value instanceof Long || value instanceof Double || value instanceof Float
+                || value instanceof Short || value instanceof Byte || value instanceof BigInteger
+                || value instanceof BigDecimal) {
+            return value;
+        }
+        if (floating) {
+            return value.doubleValue(); // all that bits reads of a floating-point type's value
+        }
+        if (value instanceof AtomicInteger || value instanceof AtomicLong || value instanceof LongAdder
+                || value instanceof LongAccumulator) {
+            return value.longValue();
+        }
+        if (value instanceof DoubleAdder || value instanceof DoubleAccumulator) {
+            return value; // refused by bits for an integer type whatever its value
+        }
+        return wholeOf(argument, value, value.doubleValue(), value.longValue());
     }
 
     private long bitsOf(String argument, Number value, BigInteger big) {

@@ -554,7 +554,7 @@ public final class DeviceContext implements AutoCloseable {
         core.refuseBlocking("mapToHost");
         HostBuffer host = allocateHost(buffer.dtype(), buffer.count());
         DeviceStream s = defaultStream;
-        s.engine.waitForUses(buffer.allocation()); // also other streams' unordered uses
+        s.engine.memory().waitForUses(buffer.allocation()); // also other streams' unordered uses
         try {
             join(s.enqueueCopy(buffer, host));
         } catch (RuntimeException e) {
@@ -719,6 +719,19 @@ public final class DeviceContext implements AutoCloseable {
      */
     void refuseBlocking(String what) {
         core.refuseBlocking(what);
+    }
+
+    /**
+     * What this context still owns that was opened through it and not closed: one description per stream (the default
+     * stream aside), device buffer and host buffer (per allocation: a buffer's views share one), in no particular order.
+     * For tests and leak checks ({@code sluice-test}'s extension fails a test that leaves any open); {@link #close()}
+     * would release them all. Memory closed but whose free still waits for earlier work in stream order is not listed,
+     * nor a buffer the leak detector already released. A snapshot: other threads may open and close meanwhile.
+     *
+     * @return a new list, empty when nothing is open
+     */
+    public List<String> openResources() {
+        return core.openResources();
     }
 
     /** Whether {@link #close()} has begun; a closed context refuses every new operation. */

@@ -222,7 +222,8 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
     static final class Observed<T> extends DeviceFuture<T> implements Operation.Observing {
         private final Observers observers;
         DeviceListener[] listeners = Observers.NONE;
-        String kind = TraceSpan.MARKER;
+        OperationKind kind = OperationKind.MARKER;
+        String traceKind = TraceSpan.MARKER;
         long bytes;
         long startNanos;
         Observers.@Nullable JfrOperation jfr;
@@ -233,10 +234,10 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
         }
 
         @Override
-        public void enqueued(String kind, long bytes, @Nullable String label) {
+        public void enqueued(OperationKind kind, String traceKind, long bytes, @Nullable String label) {
             DeviceStream s = stream();
             if (s != null) {
-                observers.enqueued(s, kind, bytes, label, this);
+                observers.enqueued(s, kind, traceKind, bytes, label, this);
             }
         }
 

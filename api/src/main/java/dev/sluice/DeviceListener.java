@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
  * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
  * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw.
- * The memory, kernel, fault and close callbacks run on the thread that allocated, freed, compiled, saw the fault, or
- * closed.
+ * The memory, kernel, fault, stream-close and close callbacks run on the thread that allocated, freed, compiled, saw
+ * the fault, or closed.
  *
  * <p><b>What a listener throws</b> never reaches the caller and never stops the completion thread: an exception or an
  * {@link Error} is logged (at {@code WARNING}, by {@code System.Logger} {@code dev.sluice.Observers}) and dropped, and
@@ -33,7 +33,21 @@ import org.jspecify.annotations.Nullable;
 public interface DeviceListener {
 
     /**
-     * An operation was handed to the device.
+     * An operation was handed to the device. The default tells {@link #operationEnqueued(DeviceStream, String, long)}
+     * with the kind's {@linkplain OperationKind#category() category}: override either.
+     *
+     * @param stream the stream it was enqueued on
+     * @param kind   what it is: a copy of some kind, a fill, a launch, an event record, a wait, a host function, a marker,
+     *               an allocation, a free, a graph launch, or a graph launch of repeated work (whose operations are
+     *               reported too, each as its own kind, completing with it)
+     * @param bytes  the bytes a copy moves ({@link OperationKind#isCopy()}); 0 otherwise
+     */
+    default void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
+        operationEnqueued(stream, kind.category(), bytes);
+    }
+
+    /**
+     * {@link #operationEnqueued(DeviceStream, OperationKind, long)} by category name.
      *
      * @param stream   the stream it was enqueued on
      * @param category its {@link TraceSpan#category()}: {@code upload}, {@code download}, {@code d2d}, {@code peer},
@@ -58,6 +72,15 @@ public interface DeviceListener {
             @Nullable Throwable failure) {
     }
 
+    /**
+     * {@link #operationCompleted(DeviceStream, String, long, long, Throwable)} with the operation's kind; the default
+     * tells that method with the kind's {@linkplain OperationKind#category() category}: override either.
+     */
+    default void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
+            @Nullable Throwable failure) {
+        operationCompleted(stream, kind.category(), bytes, latencyNanos, failure);
+    }
+
     /** {@code bytes} of device memory were allocated, by {@link DeviceContext#allocate} or {@link DeviceStream#enqueueAllocate}. */
     default void memoryAllocated(DeviceContext context, long bytes) {
     }
@@ -76,6 +99,17 @@ public interface DeviceListener {
 
     /** The context faulted ({@link DeviceContext#isFaulted()}): it stays unusable. Called once. */
     default void faulted(DeviceContext context, Throwable fault) {
+    }
+
+    /**
+     * {@code stream} was closed by {@link DeviceStream#close()}: it takes no more operations, so a listener that keeps
+     * state per stream (a metrics binder's meters, tagged with {@link DeviceStream#name()}, which no later stream
+     * reuses) can drop it. Called once per stream, on the thread of the first {@code close()} call to return; completions
+     * of its operations may still follow where that call did not wait for them (interrupted, racing another thread's
+     * close, or on a faulted context). Streams that
+     * the context's close destroys are not reported one by one: {@link #closed} covers them.
+     */
+    default void streamClosed(DeviceStream stream) {
     }
 
     /** The context closed; no callback follows. */

@@ -55,6 +55,8 @@ public final class DeviceStream implements AutoCloseable {
     private final boolean isDefault;
     private final int priority;
     private final int index;
+    /** Claimed by the close that tells the listeners ({@link DeviceListener#streamClosed}), so they are told once. */
+    private final AtomicBoolean closeReported = new AtomicBoolean();
 
     DeviceStream(DeviceContext context, StreamHandle handle, boolean isDefault, int priority, int index) {
         this.context = context;
@@ -194,7 +196,7 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("type", type);
         Checks.positive("count", count);
         long bytes = context.checkAllocationSize("count", type, count);
-        return engine.allocate(bytes, a -> new DeviceBuffer(context, a, type, count), b -> b.ready(future(b)));
+        return engine.memory().allocate(bytes, a -> new DeviceBuffer(context, a, type, count), b -> b.ready(future(b)));
     }
 
     /** Frees {@code buffer} in this stream's order; the same as {@link DeviceBuffer#close()} but on this stream. */
@@ -207,7 +209,7 @@ public final class DeviceStream implements AutoCloseable {
         if (!buffer.allocation().close()) {
             throw new ClosedResourceException("buffer " + buffer);
         }
-        return engine.free(future(), buffer.allocation());
+        return engine.memory().free(future(), buffer.allocation());
     }
 
     // ---------------------------------------------------------------- copies
@@ -502,15 +504,22 @@ public final class DeviceStream implements AutoCloseable {
             throw new InvalidArgumentException("arguments", kernel.name() + " takes " + params.size()
                     + " arguments " + params + " but " + arguments.length + " were given");
         }
-        for (int i = 0; i < arguments.length; i++) {
-            checkArgument(params.get(i), i, arguments[i]);
+        // Each argument is read once, into the copy that is both checked and launched: another thread may change the
+        // caller's array, or a mutable Number, between a check and the launch, and a count checked small must not
+        // launch large.
+        Object[] values = arguments.clone();
+        for (int i = 0; i < values.length; i++) {
+            values[i] = checkArgument(params.get(i), i, values[i]);
         }
-        kernel.checkElementCounts(arguments, ELEMENTS_OF);
-        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, arguments, REGION_OF);
+        kernel.checkElementCounts(values, ELEMENTS_OF);
+        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, values, REGION_OF);
     }
 
-    /** Checks one launch argument; builds no message unless it fails (this runs on every launch). */
-    private void checkArgument(KernelParam p, int index, @Nullable Object value) {
+    /**
+     * Checks one launch argument and returns the value to launch: the argument itself, or for a number that can change
+     * one reading of it ({@link DType#readOnce}). Builds no message unless it fails (this runs on every launch).
+     */
+    private Object checkArgument(KernelParam p, int index, @Nullable Object value) {
         if (value == null) {
             throw new InvalidArgumentException(argumentName(p, index), "must not be null");
         }
@@ -530,14 +539,18 @@ public final class DeviceStream implements AutoCloseable {
             }
         } else if (value instanceof Number n) {
             try {
-                p.type().bits("", n);
-            } catch (InvalidArgumentException e) {
-                p.type().bits(argumentName(p, index), n);
+                Number once = p.type().readOnce("", n);
+                p.type().bits("", once);
+                return once;
+            } catch (InvalidArgumentException e) { // named only now: the name is built for a refusal alone
+                String problem = e.getMessage().substring(e.argument().length() + ": ".length());
+                throw new InvalidArgumentException(argumentName(p, index), problem);
             }
         } else {
             throw new InvalidArgumentException(argumentName(p, index), "expects a number of type " + p.type() + " but got "
                     + value.getClass().getSimpleName() + " " + value);
         }
+        return value;
     }
 
     private static String argumentName(KernelParam p, int index) {
@@ -553,7 +566,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> enqueueRecord(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        DeviceFuture<Void> f = engine.record(future(), event.handle, event);
+        DeviceFuture<Void> f = engine.waits().record(future(), event.handle, event);
         event.recorded = true;
         return f;
     }
@@ -566,7 +579,7 @@ public final class DeviceStream implements AutoCloseable {
     public DeviceFuture<Void> waitFor(DeviceEvent event) {
         Checks.notNull("event", event);
         event.checkUsableOn(context);
-        return engine.waitEvent(future(), event.handle, event);
+        return engine.waits().waitEvent(future(), event.handle, event);
     }
 
     /**
@@ -581,9 +594,9 @@ public final class DeviceStream implements AutoCloseable {
         Checks.notNull("future", future);
         DeviceStream origin = future.stream();
         if (origin != null && !origin.context.backendName().equals(context.backendName())) {
-            return engine.waitForStage(future(), future);
+            return engine.waits().waitForStage(future(), future);
         }
-        return engine.waitFor(future(), future);
+        return engine.waits().waitFor(future(), future);
     }
 
     /**
@@ -606,7 +619,7 @@ public final class DeviceStream implements AutoCloseable {
         if (stage instanceof DeviceFuture<?> df) {
             return waitFor(df);
         }
-        return engine.waitForStage(future(), stage);
+        return engine.waits().waitForStage(future(), stage);
     }
 
     /**
@@ -618,7 +631,7 @@ public final class DeviceStream implements AutoCloseable {
         if (other == this) {
             return enqueueMarker();
         }
-        return waitFor(other.engine.marker(new DeviceFuture<Void>(null), null));
+        return waitFor(other.engine.waits().marker(new DeviceFuture<Void>(null), null));
     }
 
     /**
@@ -626,7 +639,7 @@ public final class DeviceStream implements AutoCloseable {
      * {@code async_done}). Enqueues only a completion marker.
      */
     public DeviceFuture<Void> enqueueMarker() {
-        return engine.marker(future(), TraceSpan.MARKER);
+        return engine.waits().marker(future(), OperationKind.MARKER);
     }
 
     /**
@@ -643,7 +656,7 @@ public final class DeviceStream implements AutoCloseable {
      */
     public DeviceFuture<Void> enqueueHostFunction(Runnable function) {
         Checks.notNull("function", function);
-        return engine.hostFunction(future(), function);
+        return engine.waits().hostFunction(future(), function);
     }
 
     // ---------------------------------------------------------------- graphs
@@ -728,7 +741,7 @@ public final class DeviceStream implements AutoCloseable {
      * @throws SluiceException if interrupted
      */
     public void synchronize() {
-        engine.synchronize();
+        engine.waits().synchronize();
     }
 
     /** The blocking facade over this stream: each operation enqueued and waited for. */
@@ -761,7 +774,14 @@ public final class DeviceStream implements AutoCloseable {
             return;
         }
         context.core.refuseBlocking("DeviceStream.close");
-        engine.close(true, Long.MAX_VALUE, true);
+        try {
+            engine.close(true, Long.MAX_VALUE, true);
+        } finally {
+            Observers o = context.observing;
+            if (o != null && closeReported.compareAndSet(false, true)) {
+                o.streamClosed(this); // per-stream state of listeners (a metrics binder's meters) goes with the stream
+            }
+        }
     }
 
     @Override

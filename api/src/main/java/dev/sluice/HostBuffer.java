@@ -192,7 +192,8 @@ public final class HostBuffer implements HostData, AutoCloseable {
     /**
      * A stage that completes once every copy enqueued on this buffer's memory up to this call (through this buffer, a
      * slice or a view of it, on any stream of any context) has finished on the device, or was dropped by the close of
-     * its context. Then neither the device nor Sluice touches the memory any more, so that its owner may reuse it for
+     * its context. A copy that the body of {@link RepeatedWork#enqueue} has recorded counts from the moment it is
+     * recorded: the stage waits for the body to return and the copy to run (or, if the body throws, to be dropped). Then neither the device nor Sluice touches the memory any more, so that its owner may reuse it for
      * other data, as a pool of pinned buffers does, without closing it. It is the moment {@link #close()} waits for
      * before it frees the memory, without the free.
      *

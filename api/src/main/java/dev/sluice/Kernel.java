@@ -35,6 +35,7 @@ import java.util.regex.Pattern;
 public final class Kernel {
 
     private final String name;
+    private final String entryPoint;
     private final List<KernelParam> params;
     private final Optional<String> cudaSource;
     private final Optional<byte[]> ptx;
@@ -53,7 +54,8 @@ public final class Kernel {
 
     private Kernel(Builder b) {
         this.name = b.name;
-        this.params = b.cudaSource == null ? List.copyOf(b.params) : constPointersRead(b.name, b.params, b.cudaSource);
+        this.entryPoint = b.entryPoint == null ? b.name : b.entryPoint;
+        this.params = b.cudaSource == null ? List.copyOf(b.params) : constPointersRead(entryPoint, b.params, b.cudaSource);
         this.cudaSource = Optional.ofNullable(b.cudaSource);
         this.ptx = Optional.ofNullable(b.ptx);
         this.cubin = Optional.ofNullable(b.cubin);
@@ -139,7 +141,8 @@ public final class Kernel {
     }
 
     /**
-     * Starts a declaration of the kernel whose entry point (an {@code extern "C"} name) is {@code name}.
+     * Starts a declaration of the kernel named {@code name}, whose entry point (the {@code extern "C"} name its code
+     * exports) is {@code name} too unless {@link Builder#entryPoint} says otherwise.
      *
      * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
      */
@@ -147,9 +150,22 @@ public final class Kernel {
         return new Builder(name);
     }
 
-    /** The entry point's {@code extern "C"} name, a C identifier; the name every form of the code must export. */
+    /**
+     * The kernel's name, a C identifier: what {@link DeviceFunction}, traces, listeners and messages call it. The
+     * entry point of its code unless {@link Builder#entryPoint} named another.
+     */
     public String name() {
         return name;
+    }
+
+    /**
+     * The {@code extern "C"} name every form of the code exports, which backends look the kernel up by: {@link #name()}
+     * unless {@link Builder#entryPoint} named another. The kernel language's generated kernels export
+     * {@code "sluice_" + name}, so that a kernel may be named after anything the CUDA and HIP compilers declare
+     * ({@code fma}, {@code sin}, {@code printf}) on every backend.
+     */
+    public String entryPoint() {
+        return entryPoint;
     }
 
     /** The parameters in declaration order, as launches must pass them; unmodifiable, empty for none. */
@@ -277,6 +293,7 @@ public final class Kernel {
     /** Builds a {@link Kernel}. Not thread-safe. */
     public static final class Builder {
         private final String name;
+        private String entryPoint;
         private final List<KernelParam> params = new ArrayList<>();
         private String cudaSource;
         private byte[] ptx;
@@ -291,6 +308,18 @@ public final class Kernel {
 
         private Builder(String name) {
             this.name = Checks.identifier("name", name);
+        }
+
+        /**
+         * Names the {@code extern "C"} function the code exports, where it is not the kernel's name: the kernel keeps its
+         * name everywhere Sluice shows it, and backends load {@code symbol}. For code whose exported name would collide
+         * with what the compiler's headers declare, or code compiled elsewhere under another name.
+         *
+         * @throws InvalidArgumentException naming {@code symbol} for null or a name that is not a C identifier
+         */
+        public Builder entryPoint(String symbol) {
+            this.entryPoint = Checks.identifier("symbol", symbol);
+            return this;
         }
 
         /**

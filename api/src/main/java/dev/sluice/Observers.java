@@ -20,7 +20,6 @@ final class Observers implements ContextCore.Events {
     private static final System.Logger LOG = System.getLogger(Observers.class.getName());
     static final DeviceListener[] NONE = {};
     /** How a launch's kind begins: {@code "kernel <name>"}. */
-    private static final String KERNEL_PREFIX = TraceSpan.KERNEL + " ";
     /** The open contexts, for {@link JfrEvents} to switch their operation events on and off; before {@link #JFR}. */
     static final Set<Observers> OPEN = ConcurrentHashMap.newKeySet();
     /**
@@ -111,33 +110,24 @@ final class Observers implements ContextCore.Events {
      * on the enqueuing thread is the listeners' calls, these stores and one clock read; the engine reads the clock once
      * per pass for all the futures it completes.
      *
-     * @param kind a {@link TraceSpan} kind, or {@code "kernel <name>"} for a launch
+     * @param traceKind its {@link TraceSpan} kind: {@code "kernel <name>"} for a launch, the kind's trace name otherwise
      */
-    void enqueued(DeviceStream stream, String kind, long bytes, @Nullable String label, DeviceFuture.Observed<?> into) {
+    void enqueued(DeviceStream stream, OperationKind kind, String traceKind, long bytes, @Nullable String label,
+            DeviceFuture.Observed<?> into) {
         DeviceListener[] ls = listeners;
-        String category = category(kind);
         for (DeviceListener l : ls) {
             try {
-                l.operationEnqueued(stream, category, bytes);
+                l.operationEnqueued(stream, kind, bytes);
             } catch (Throwable t) {
                 threw(context, l, "an enqueue", t);
             }
         }
         into.listeners = ls;
         into.kind = kind;
+        into.traceKind = traceKind;
         into.bytes = bytes;
         into.jfr = jfrOperations && JFR ? new JfrOperation(JfrEvents.beginOperation(), label) : null;
         into.startNanos = System.nanoTime();
-    }
-
-    /**
-     * The category listeners are told: the {@link TraceSpan} kind's, {@code kernel} for a launch, {@code replay} for
-     * every graph launch of repeated work (built anew or not).
-     */
-    @SuppressWarnings("StringEquality") // the engine passes the very constant
-    private static String category(String kind) {
-        return kind.startsWith(KERNEL_PREFIX) ? TraceSpan.KERNEL
-                : kind == TraceSpan.REPLAY_BUILT ? TraceSpan.REPLAY : kind;
     }
 
     /**
@@ -149,17 +139,16 @@ final class Observers implements ContextCore.Events {
     static void completed(DeviceFuture.Observed<?> f, @Nullable Throwable cause, long nowNanos) {
         DeviceStream stream = f.stream();
         long latency = Math.max(0, nowNanos - f.startNanos);
-        String category = category(f.kind);
         for (DeviceListener l : f.listeners) {
             try {
-                l.operationCompleted(stream, category, f.bytes, latency, cause);
+                l.operationCompleted(stream, f.kind, f.bytes, latency, cause);
             } catch (Throwable t) {
                 threw(stream == null ? null : stream.context(), l, "a completion", t);
             }
         }
         JfrOperation jfr = f.jfr;
         if (jfr != null && stream != null) {
-            JfrEvents.endOperation(jfr.event(), stream.context(), stream.name(), f.kind, jfr.label(), f.bytes, cause);
+            JfrEvents.endOperation(jfr.event(), stream.context(), stream.name(), f.traceKind, jfr.label(), f.bytes, cause);
         }
     }
 
@@ -223,6 +212,17 @@ final class Observers implements ContextCore.Events {
         }
         if (JFR) {
             JfrEvents.faulted(context, fault);
+        }
+    }
+
+    /** {@code stream} was closed by its {@link DeviceStream#close()} (once per stream); on the closing thread. */
+    void streamClosed(DeviceStream stream) {
+        for (DeviceListener l : listeners) {
+            try {
+                l.streamClosed(stream);
+            } catch (Throwable t) {
+                threw(context, l, "a stream's close", t);
+            }
         }
     }
 

@@ -45,11 +45,13 @@ import java.util.function.Consumer;
  * never end, or would order nothing); wait after {@link #enqueue} has returned. A wait on this stream itself needs
  * nothing: stream order covers it.
  * <li><b>Cancellation:</b> as for every enqueue, cancelling a future stops nothing and frees nothing early.
- * <li><b>Resources:</b> the buffers a call uses are claimed and kept as its operations' enqueues would keep them:
- * closing one while a launch using it is pending frees it after that launch. A buffer closed before it is used in a
- * body is refused at that enqueue; one closed between the enqueue and the end of the body fails the call with
- * {@link ClosedResourceException} naming it, with nothing of the call submitted. Functions must stay open while a
- * call may use them.
+ * <li><b>Resources:</b> the buffers a call uses are in use from the moment an operation on them is recorded, as its
+ * enqueue would make them: closing one while a launch using it is pending frees it after that launch. A buffer closed
+ * before it is used in a body is refused at that enqueue; one closed in the body after an operation on it was recorded
+ * (device memory, or pinned or registered host memory) stays allocated: the operation runs as one enqueued before the
+ * close would, and the memory is freed after it. {@link HostBuffer#whenIdle()} asked in the body, or after it, waits
+ * for the recorded copies on that memory to run; if the body throws, its recorded uses are dropped and what was closed
+ * is freed then. Functions must stay open while a call may use them.
  * <li><b>Errors:</b> bad arguments throw at the enqueue call in the body, as always; if the body throws (anything, a
  * checked exception a Kotlin body throws undeclared included), nothing it recorded is submitted, the futures its enqueue
  * calls returned fail with {@link IllegalStateException}, and the exception leaves {@link #enqueue} as it was thrown. A

@@ -72,6 +72,15 @@ public record TraceSpan(String stream, String kind, @Nullable String label, long
         return space < 0 ? kind : kind.substring(0, space);
     }
 
+    /**
+     * What ran, as the enum listeners and metrics use: {@link OperationKind#ofTraceKind} of {@link #kind()}.
+     *
+     * @throws InvalidArgumentException if the kind is the trace name of no operation kind (a span made by hand)
+     */
+    public OperationKind operationKind() {
+        return OperationKind.ofTraceKind(kind);
+    }
+
     /** For a launch, the kernel's name; otherwise empty. */
     public String kernelName() {
         return kind.startsWith(KERNEL + " ") ? kind.substring(KERNEL.length() + 1) : "";

@@ -1,14 +1,11 @@
 package dev.sluice;
 
-import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
-import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostGate;
-import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
-import java.lang.foreign.MemorySegment;
+import dev.sluice.spi.WorkStep;
 import java.util.Locale;
 
 /**
@@ -36,25 +33,11 @@ public final class ApiOverhead {
         long arguments;
 
         @Override
-        public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
-        }
-
-        @Override
-        public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
-        }
-
-        @Override
-        public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
-                long bytes) {
-        }
-
-        @Override
-        public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
-                DeviceMemory destination, long destinationOffset, long bytes) {
-        }
-
-        @Override
-        public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        public void enqueue(WorkStep step) {
+            if (step instanceof WorkStep.Launch l) {
+                arguments += l.arguments().count();
+                spin(LAUNCH_NANOS);
+            }
         }
 
         @Override
@@ -64,12 +47,6 @@ public final class ApiOverhead {
 
         @Override
         public void free(DeviceMemory memory) {
-        }
-
-        @Override
-        public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments launchArguments) {
-            arguments += launchArguments.count();
-            spin(LAUNCH_NANOS);
         }
 
         @Override

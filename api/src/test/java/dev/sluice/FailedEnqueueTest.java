@@ -33,7 +33,7 @@ class FailedEnqueueTest {
     private StreamHandle stream() {
         return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
                 (proxy, method, args) -> switch (method.getName()) {
-                    case "fill", "copyDeviceToDevice" -> {
+                    case "enqueue" -> {
                         RuntimeException f = failure.get();
                         if (f != null) {
                             throw f;

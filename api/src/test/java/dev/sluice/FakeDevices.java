@@ -217,4 +217,26 @@ public final class FakeDevices {
             }
         };
     }
+
+    /**
+     * How a test's log names a call of a fake backend stream: the method's name, or for a step handed to
+     * {@link StreamHandle#enqueue} the name of the backend method that runs its kind ({@code "launch"}, {@code "fill"},
+     * {@code "copyHostToDevice"}...).
+     */
+    public static String callName(java.lang.reflect.Method method, Object[] args) {
+        if (!method.getName().equals("enqueue")) {
+            return method.getName();
+        }
+        return switch ((dev.sluice.spi.WorkStep) args[0]) {
+            case dev.sluice.spi.WorkStep.Launch _ -> "launch";
+            case dev.sluice.spi.WorkStep.Fill _ -> "fill";
+            case dev.sluice.spi.WorkStep.Upload _ -> "copyHostToDevice";
+            case dev.sluice.spi.WorkStep.Download _ -> "copyDeviceToHost";
+            case dev.sluice.spi.WorkStep.Copy _ -> "copyDeviceToDevice";
+            case dev.sluice.spi.WorkStep.PeerCopy _ -> "copyPeer";
+            case dev.sluice.spi.WorkStep.Upload2D _ -> "copyHostToDevice2D";
+            case dev.sluice.spi.WorkStep.Download2D _ -> "copyDeviceToHost2D";
+            case dev.sluice.spi.WorkStep.Copy2D _ -> "copyDeviceToDevice2D";
+        };
+    }
 }

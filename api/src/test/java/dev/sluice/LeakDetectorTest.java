@@ -83,8 +83,10 @@ class LeakDetectorTest {
                         frees.incrementAndGet();
                         yield null;
                     }
-                    case "copyHostToDevice" -> {
-                        hostToDeviceCopies.incrementAndGet();
+                    case "enqueue" -> {
+                        if (args[0] instanceof dev.sluice.spi.WorkStep.Upload) {
+                            hostToDeviceCopies.incrementAndGet();
+                        }
                         yield null;
                     }
                     case "destroy" -> {

@@ -52,7 +52,7 @@ class MarkerBatchTest {
         return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
                 (proxy, method, args) -> {
                     if (!method.getName().equals("toString") && !method.getName().equals("hashCode")) {
-                        calls.add(name + ":" + method.getName());
+                        calls.add(name + ":" + FakeDevices.callName(method, args));
                     }
                     if (method.getName().equals("recordMarker") && refuseMarkers.get()) {
                         throw new UnsupportedOnBackendException("markers refused by the test's backend");

@@ -1,7 +1,7 @@
 package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
-import dev.sluice.TraceSpan;
+import dev.sluice.OperationKind;
 import dev.sluice.spi.GraphHandle;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -81,18 +81,18 @@ public final class CapturedGraph {
             if (after != null) {
                 stream.waitMarkerLocked(after);
             }
-            stream.claims().orderAfterHazards();
+            stream.claims().orderAfterHazards(null);
             GraphHostSteps steps = hostSteps;
             if (steps == null) {
                 stream.handle.launchGraph(handle);
                 // The events and functions it names live until the replay has finished, the graph closed or not.
-                stream.mark(f, TraceSpan.GRAPH, handles.isEmpty() ? null : handles);
+                stream.mark(f, OperationKind.GRAPH, handles.isEmpty() ? null : handles);
             } else {
                 // The replay is the future's keep-alive: its steps' failures fail the future (Operation.finish).
                 GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
                 replay.handles = handles;
                 stream.handle.launchGraph(steps.launching(handle, replay));
-                stream.mark(f, TraceSpan.GRAPH, replay);
+                stream.mark(f, OperationKind.GRAPH, replay);
             }
             for (GraphCapture.Use u : uses) {
                 stream.claims().usedByReplay(u, f);

@@ -125,6 +125,11 @@ public final class ContextCore {
         return s;
     }
 
+    /** The streams and memory still open, one description each ({@link ContextResources#describeOpen}). */
+    public List<String> openResources() {
+        return resources.describeOpen();
+    }
+
     // ---------------------------------------------------------------- what the engine's parts share
 
     CompletionEngine engine() {
@@ -247,20 +252,26 @@ public final class ContextCore {
 
     /**
      * Frees device memory closed by its owner (or found leaked) in stream order: on its home stream, or the default stream
-     * if that closed; after every pending use. Nothing while the context is closing or faulted: its close frees it.
+     * if that closed; after every pending use, those repeated work has recorded and not submitted yet included (the free
+     * is enqueued once they are). Nothing while the context is closing or faulted: its close frees it.
      */
     public void release(Allocation a) {
+        // After repeated work whose body recorded an operation on it has submitted or dropped that operation.
+        a.uses.whenNoneRecorded(() -> releaseNow(a));
+    }
+
+    private void releaseNow(Allocation a) {
         if (closed || fault != null) {
             return; // close() frees it (a faulted context's memory too)
         }
         StreamEngine fallback = defaultStream();
         StreamEngine s = a.home.isClosed() ? fallback : a.home;
         try {
-            s.freeInOrder(a);
+            s.memory().freeInOrder(a);
         } catch (ClosedResourceException e) {
             if (s != fallback && !closed) {
                 try {
-                    fallback.freeInOrder(a); // the home stream closed meanwhile
+                    fallback.memory().freeInOrder(a); // the home stream closed meanwhile
                 } catch (SluiceException again) {
                     LOG.log(System.Logger.Level.DEBUG, "free of " + a.memory + " left to the context's close", again);
                 }
@@ -395,10 +406,10 @@ public final class ContextCore {
         refuseBlocking("DeviceContext.synchronize");
         checkUsable();
         handle.synchronize();
-        defaultStream().synchronize();
+        defaultStream().waits().synchronize();
         for (StreamEngine s : resources.streams()) {
             if (!s.isClosed()) {
-                s.synchronize();
+                s.waits().synchronize();
             }
         }
         Tracer t = tracer;
@@ -497,7 +508,7 @@ public final class ContextCore {
 
     private static void drainForClose(StreamEngine s, long deadline) {
         try {
-            s.drain(deadline);
+            s.waits().drain(deadline);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "synchronize of " + s + " during close failed", e);
         }

@@ -54,6 +54,24 @@ final class ContextResources {
         return out;
     }
 
+    /**
+     * The streams, device memory and host memory still owned and not closed by their owners, one description each (for
+     * {@code DeviceContext.openResources()}). Closed memory whose free still waits for earlier work is left out.
+     */
+    List<String> describeOpen() {
+        List<String> out = new ArrayList<>();
+        for (Object o : owned) {
+            switch (o) {
+                case StreamEngine s when !s.isClosed() -> out.add(s.toString());
+                case Allocation a when !a.isClosed() -> out.add("device memory of " + a.memory.byteSize() + " bytes");
+                case HostAllocation h when !h.isClosed() -> out.add((h.memory.registered() ? "registered" : "pinned")
+                        + " host memory of " + h.memory.segment().byteSize() + " bytes");
+                default -> { }
+            }
+        }
+        return out;
+    }
+
     /** A host gate waiting for a stage, with the future of its wait: failed and opened if the context closes first. */
     void trackGate(HostGate gate, Operation<?> future) {
         openGates.put(gate, future);

@@ -92,7 +92,7 @@ final class FusedLaunches {
 
     /** {@code r}'s work, each run of two or more fusible launches replaced by one launch of their fused kernel. */
     Result work(Recording r) {
-        List<Recording.Step> steps = r.steps();
+        List<Work> steps = r.steps();
         if (!anyFusible(steps)) {
             return Result.unfused(r); // no launch of a kernel that declares a fusion: nothing to fuse, nothing to remember
         }
@@ -107,12 +107,12 @@ final class FusedLaunches {
     }
 
     /** Whether {@code steps} run exactly {@code recorded}: every step of the same values, in order. */
-    private static boolean sameValues(List<WorkStep> recorded, List<Recording.Step> steps) {
+    private static boolean sameValues(List<WorkStep> recorded, List<Work> steps) {
         if (recorded.size() != steps.size()) {
             return false;
         }
         for (int i = 0; i < steps.size(); i++) {
-            if (!recorded.get(i).sameValues(steps.get(i).work())) {
+            if (!recorded.get(i).sameValues(steps.get(i).step)) {
                 return false;
             }
         }
@@ -120,9 +120,9 @@ final class FusedLaunches {
     }
 
     /** Whether one of {@code steps} launches a kernel that declares a fusion: a field read per step, no lookup. */
-    private static boolean anyFusible(List<Recording.Step> steps) {
-        for (Recording.Step s : steps) {
-            if (s.work() instanceof WorkStep.Launch && fusionOf(s.keep()) != null) {
+    private static boolean anyFusible(List<Work> steps) {
+        for (Work s : steps) {
+            if (s.step instanceof WorkStep.Launch && fusionOf(s.keepAlive) != null) {
                 return true;
             }
         }
@@ -137,14 +137,14 @@ final class FusedLaunches {
         return launched instanceof Kernel.Loaded f ? f.kernel().fusion().orElse(null) : null;
     }
 
-    private Result plan(List<Recording.Step> steps) {
+    private Result plan(List<Work> steps) {
         List<WorkStep> work = new ArrayList<>(steps.size());
         int launches = 0;
         int kernels = 0;
         Run run = null;
-        for (Recording.Step s : steps) {
-            Kernel.Fusion chain = s.work() instanceof WorkStep.Launch ? fusionOf(s.keep()) : null;
-            WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.work();
+        for (Work s : steps) {
+            Kernel.Fusion chain = s.step instanceof WorkStep.Launch ? fusionOf(s.keepAlive) : null;
+            WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.step;
             if (run != null && launch != null && run.add(launch, chain)) {
                 continue;
             }
@@ -154,7 +154,7 @@ final class FusedLaunches {
             }
             run = launch == null ? null : Run.start(launch, chain);
             if (run == null) {
-                work.add(s.work());
+                work.add(s.step);
             }
         }
         if (run != null && emit(run, work)) {

@@ -2,18 +2,15 @@ package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
 import dev.sluice.HostWaits;
-import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceException;
 import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
-import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.GraphHandle;
 import dev.sluice.spi.HostGate;
-import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
-import java.lang.foreign.MemorySegment;
+import dev.sluice.spi.WorkStep;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -365,71 +362,19 @@ public final class HoldingStream implements StreamHandle {
 
     // ---------------------------------------------------------------- StreamHandle
 
+    /**
+     * Hands {@code step} to the backend, or, while holding, queues it: detached ({@link WorkStep#detached}), since the
+     * caller reuses a launch's arguments for its next launch.
+     */
     @Override
-    public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyHostToDevice(source, destination, destinationOffset, bytes)))) {
-            device.copyHostToDevice(source, destination, destinationOffset, bytes);
+    public void enqueue(WorkStep step) {
+        if (holding) {
+            WorkStep kept = step.detached();
+            if (enqueueIfHolding(new Op(() -> device.enqueue(kept)))) {
+                return;
+            }
         }
-    }
-
-    @Override
-    public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToHost(source, sourceOffset, destination, bytes)))) {
-            device.copyDeviceToHost(source, sourceOffset, destination, bytes);
-        }
-    }
-
-    @Override
-    public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
-            long bytes) {
-        if (!holding || !enqueueIfHolding(new Op(
-                () -> device.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes)))) {
-            device.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
-        }
-    }
-
-    @Override
-    public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
-            long destinationPitch, long widthBytes, long height) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyHostToDevice2D(source, sourcePitch, destination,
-                destinationOffset, destinationPitch, widthBytes, height)))) {
-            device.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch, widthBytes, height);
-        }
-    }
-
-    @Override
-    public void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
-            long destinationPitch, long widthBytes, long height) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination,
-                destinationPitch, widthBytes, height)))) {
-            device.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes, height);
-        }
-    }
-
-    @Override
-    public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
-            long destinationOffset, long destinationPitch, long widthBytes, long height) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyDeviceToDevice2D(source, sourceOffset, sourcePitch,
-                destination, destinationOffset, destinationPitch, widthBytes, height)))) {
-            device.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset, destinationPitch,
-                    widthBytes, height);
-        }
-    }
-
-    @Override
-    public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
-            DeviceMemory destination, long destinationOffset, long bytes) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.copyPeer(sourceContext, source, sourceOffset,
-                destinationContext, destination, destinationOffset, bytes)))) {
-            device.copyPeer(sourceContext, source, sourceOffset, destinationContext, destination, destinationOffset, bytes);
-        }
-    }
-
-    @Override
-    public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
-        if (!holding || !enqueueIfHolding(new Op(() -> device.fill(destination, offset, count, elementBytes, bits)))) {
-            device.fill(destination, offset, count, elementBytes, bits);
-        }
+        device.enqueue(step);
     }
 
     /**
@@ -446,17 +391,6 @@ public final class HoldingStream implements StreamHandle {
         if (!holding || !enqueueIfHolding(new Op(() -> device.free(memory)))) {
             device.free(memory);
         }
-    }
-
-    @Override
-    public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
-        if (holding) {
-            LaunchArguments copy = arguments.copy(); // the caller reuses its instance for the next launch
-            if (enqueueIfHolding(new Op(() -> device.launch(function, config, copy)))) {
-                return;
-            }
-        }
-        device.launch(function, config, arguments);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice.engine;
 
+import dev.sluice.OperationKind;
 import dev.sluice.spi.Marker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,8 +24,11 @@ public abstract class Operation<T> extends CompletableFuture<T> {
      * completes).
      */
     public interface Observing {
-        /** The operation was enqueued: {@code kind} is its trace kind ({@code "kernel <name>"} for a launch), {@code bytes} a copy's size. */
-        void enqueued(String kind, long bytes, @Nullable String label);
+        /**
+         * The operation was enqueued: what it is, its trace kind ({@code "kernel <name>"} for a launch, else the kind's
+         * trace name), and the bytes a copy moves (0 for other kinds).
+         */
+        void enqueued(OperationKind kind, String traceKind, long bytes, @Nullable String label);
 
         /** The operation finished on the device ({@code failure} null) or failed, at {@code nowNanos}. */
         void completed(@Nullable Throwable failure, long nowNanos);

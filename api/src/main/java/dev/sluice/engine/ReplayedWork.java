@@ -1,7 +1,7 @@
 package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
-import dev.sluice.TraceSpan;
+import dev.sluice.OperationKind;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
@@ -72,15 +72,19 @@ public final class ReplayedWork {
             if (closed) {
                 throw new ClosedResourceException(name);
             }
-            Recording r = new Recording();
-            begin(r);
+            Recording r = new Recording(stream);
             try {
-                body.run();
-            } catch (Throwable e) { // also what a Kotlin body or a sneaky rethrow throws undeclared: the stream must stop recording
-                abandon(r, e);
-                throw e;
+                begin(r);
+                try {
+                    body.run();
+                } catch (Throwable e) { // also what a Kotlin body or a sneaky rethrow throws undeclared: the stream must stop recording
+                    abandon(r, e);
+                    throw e;
+                }
+                return end(f, r);
+            } finally {
+                r.endHolds(); // submitted or dropped by now: frees and whenIdle() stages that waited for it go ahead
             }
-            return end(f, r);
         } finally {
             calls.unlock();
         }
@@ -149,7 +153,7 @@ public final class ReplayedWork {
             if (!whole) {
                 fallbacks++;
             }
-            return whole && !r.isEmpty() ? submit(s, r, f) : s.mark(f, TraceSpan.MARKER, null);
+            return whole && !r.isEmpty() ? submit(s, r, f) : s.mark(f, OperationKind.MARKER, null);
         } catch (RuntimeException e) {
             r.fail(s.core, e);
             throw s.failed(e);
@@ -165,10 +169,8 @@ public final class ReplayedWork {
      */
     <F extends Operation<?>> F submit(StreamEngine s, Recording r, F f) {
         if (!unsupported && !closed) { // closed by the body itself: a graph built now would never be destroyed
-            for (Recording.Step step : r.steps()) {
-                Recording.claim(s.claims(), step);
-            }
-            s.claims().orderAfterHazards();
+            r.claimAll(s.claims());
+            s.claims().orderAfterHazards(null);
             // Held work is launched later, from a queue: the graph updated for it would be updated again by then.
             if (!s.handle.isHolding() && !s.isCapturing()) {
                 FusedLaunches.Result fused = fuse ? fusion.work(r) : FusedLaunches.Result.unfused(r);
@@ -181,14 +183,14 @@ public final class ReplayedWork {
                     replays++;
                     fusedLaunches += fused.launches();
                     r.fused(fused.launches(), fused.kernels());
-                    return s.markReplay(f, built ? TraceSpan.REPLAY_BUILT : TraceSpan.REPLAY, g, r);
+                    return s.markReplay(f, built ? OperationKind.REPLAY_BUILT : OperationKind.REPLAY, g, r);
                 }
             }
             s.claims().giveBack(); // claimed again step by step
         }
         r.submitPlain(s);
         fallbacks++;
-        return s.mark(f, TraceSpan.MARKER, null);
+        return s.mark(f, OperationKind.MARKER, null);
     }
 
     private static boolean sameShape(@Nullable List<WorkStep> last, List<WorkStep> work) {

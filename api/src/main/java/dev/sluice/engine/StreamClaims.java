@@ -1,6 +1,8 @@
 package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,22 +49,45 @@ final class StreamClaims {
         claims.unclaimAll();
     }
 
-    /** Claims {@code buffer}, refused with {@link ClosedResourceException} naming {@code argument} once it is closed. */
-    void claim(String argument, Region buffer, boolean writes, boolean capturing) {
-        if (!claim(buffer, writes, capturing)) {
-            throw new ClosedResourceException(argument + " " + buffer.what());
+    /**
+     * Claims the memory {@code w} uses, refused with {@link ClosedResourceException} naming the argument once it is
+     * closed; memory a recording {@code held} is claimed whatever its owner did since ({@link #claimRecorded}).
+     */
+    void claim(Work w, boolean held, boolean capturing) {
+        for (int i = 0; i < w.regionCount; i++) {
+            Region r = w.regions[i];
+            if (!claim(r, w.writes[i], capturing, held ? null : r.allocation().closed)) {
+                throw new ClosedResourceException(w.argumentName(i) + " " + r.what());
+            }
         }
+        HostAllocation h = w.host;
+        if (h != null) {
+            h.uses.claim(held ? null : h.closed, w.hostArgument, Objects.requireNonNull(w.hostWhat));
+            claims.add(h.uses);
+        }
+    }
+
+    /** Notes {@code f}, the operation of {@code w}, as the use of each piece of memory {@code w} claimed. */
+    void used(Work w, Operation<?> f, @Nullable GraphCapture capture) {
+        for (int i = 0; i < w.regionCount; i++) {
+            used(w.regions[i], f, w.writes[i], capture);
+        }
+        used(w.host, w.hostWhat, f, capture);
     }
 
     /** Claims {@code buffer}; false if it is closed. */
     boolean claim(Region buffer, boolean writes, boolean capturing) {
+        return claim(buffer, writes, capturing, buffer.allocation().closed);
+    }
+
+    private boolean claim(Region buffer, boolean writes, boolean capturing, @Nullable AtomicBoolean closed) {
         Allocation a = buffer.allocation();
         boolean open;
         if (ordering && buffer.ordered() && !capturing) {
             long start = buffer.byteOffset();
-            open = a.uses.claimOrdered(a.closed, core, start, start + buffer.byteSize(), writes, hazards);
+            open = a.uses.claimOrdered(closed, core, start, start + buffer.byteSize(), writes, hazards);
         } else {
-            open = a.uses.claimIfOpen(a.closed);
+            open = a.uses.claimIfOpen(closed);
         }
         if (open) {
             claims.add(a.uses);
@@ -91,12 +116,14 @@ final class StreamClaims {
 
     /**
      * Makes the stream wait, on the device, for the other streams' uses that the claims found in conflict. A use whose
-     * group is still open is sealed first, which may let the stream's lock go for a moment.
+     * group is still open is sealed first, which may let the stream's lock go for a moment: another enqueue on this
+     * stream may then refill the stream's own description of its operation, so {@code w} (if any) is copied first, and
+     * the copy returned; otherwise {@code w} itself.
      */
-    void orderAfterHazards() {
+    @Nullable Work orderAfterHazards(@Nullable Work w) {
         UseTracker.Hazards h = hazards;
         if (h.size() == 0) {
-            return;
+            return w;
         }
         try {
             for (int i = 0; i < h.size(); i++) {
@@ -107,6 +134,7 @@ final class StreamClaims {
                     if (h == hazards) {
                         h = hazards.detach(i);
                         i = 0;
+                        w = w == null ? null : w.copy(null);
                     }
                     UseTracker.Claims mine = claims.detach();
                     core.unlock();
@@ -118,7 +146,7 @@ final class StreamClaims {
                     }
                     stream.checkOpenLocked();
                     if (stream.isCapturing()) {
-                        return; // another thread began a capture meanwhile: captured work waits at the graph's launch
+                        return w; // another thread began a capture meanwhile: captured work waits at the graph's launch
                     }
                 }
                 if (stream.waitMarkerLocked(use)) {
@@ -128,6 +156,7 @@ final class StreamClaims {
         } finally {
             h.clear();
         }
+        return w;
     }
 
     /** The device-side waits automatic ordering has enqueued. */

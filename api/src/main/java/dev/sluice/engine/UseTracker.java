@@ -36,6 +36,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class UseTracker {
 
+    private static final System.Logger LOG = System.getLogger(UseTracker.class.getName());
+
     /** The accesses, in parallel arrays: byte range [start, end), stream, operation, and whether it writes. */
     private long[] accessStart = new long[1];
     private long[] accessEnd = new long[1];
@@ -51,6 +53,15 @@ final class UseTracker {
     private int size;
     /** Enqueues between {@link #claim} and {@link #noteUse}: a free must wait for them to be noted. */
     private int claims;
+    /**
+     * The recordings of repeated work that have recorded an operation on this memory and not ended yet: the operation
+     * counts as a use from the moment it is recorded, though it has no place in a stream's order until its body returns
+     * and is noted ({@link #noteUse}) only then. What must wait for every use (a free, {@code whenIdle()}) waits for
+     * them to end first ({@link #whenNoneRecorded}). Null while there are none, as nearly always.
+     */
+    private @Nullable List<Recording> recordings;
+    /** What waits for {@link #recordings} to end. */
+    private @Nullable List<Runnable> afterRecordings;
 
     /**
      * Claims the memory for an enqueue about to use it, under the enqueuing stream's lock and before the backend is
@@ -58,18 +69,20 @@ final class UseTracker {
      * ({@link #noteUse}) or dropped ({@link #unclaim}), so an enqueue racing with {@code close()} either sees it closed or
      * is waited for.
      *
+     * @param closed the memory's closed flag; null for memory a recording holds ({@link #recordedBy}), which stays
+     *               allocated whatever its owner did
      * @throws ClosedResourceException naming {@code argument} if {@code closed} is set
      */
-    synchronized void claim(AtomicBoolean closed, String argument, Object what) {
-        if (closed.get()) {
+    synchronized void claim(@Nullable AtomicBoolean closed, String argument, Object what) {
+        if (closed != null && closed.get()) {
             throw new ClosedResourceException(argument + " " + what);
         }
         claims++;
     }
 
     /** {@link #claim} on the hot path of launches: false, and no claim, if {@code closed} is set. */
-    synchronized boolean claimIfOpen(AtomicBoolean closed) {
-        if (closed.get()) {
+    synchronized boolean claimIfOpen(@Nullable AtomicBoolean closed) {
+        if (closed != null && closed.get()) {
             return false;
         }
         claims++;
@@ -81,9 +94,9 @@ final class UseTracker {
      * allocation, adds to {@code hazards} the last access of each other stream it would race with, unless the device has
      * finished it. Under the enqueuing stream's lock.
      */
-    synchronized boolean claimOrdered(AtomicBoolean closed, StreamCore stream, long start,
+    synchronized boolean claimOrdered(@Nullable AtomicBoolean closed, StreamCore stream, long start,
             long end, boolean writes, Hazards hazards) {
-        if (closed.get()) {
+        if (closed != null && closed.get()) {
             return false;
         }
         claims++;
@@ -412,6 +425,66 @@ final class UseTracker {
     }
 
     /**
+     * Notes that {@code r} has recorded an operation on this memory: until {@link #recordingEnded}, what waits for every
+     * use waits for it too. Under the recording stream's lock; once per recording.
+     */
+    synchronized void recordedBy(Recording r) {
+        if (recordings == null) {
+            recordings = new ArrayList<>(2);
+        }
+        recordings.add(r);
+    }
+
+    /**
+     * {@code r} has ended: what it recorded has been submitted (its uses noted) or dropped. Runs what waited for the last
+     * recording to end, on the calling thread, outside every lock.
+     */
+    void recordingEnded(Recording r) {
+        List<Runnable> ready = null;
+        synchronized (this) {
+            if (recordings == null || !recordings.remove(r)) {
+                return;
+            }
+            if (recordings.isEmpty()) {
+                recordings = null;
+                ready = afterRecordings;
+                afterRecordings = null;
+            }
+        }
+        if (ready != null) {
+            for (Runnable action : ready) {
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "an action waiting for recorded work failed", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} once no recording of repeated work holds a use of this memory it has not submitted yet: at once
+     * on the caller if none does, else on the thread that ends the last of them, after its uses are noted.
+     */
+    void whenNoneRecorded(Runnable action) {
+        synchronized (this) {
+            if (recordings != null) {
+                if (afterRecordings == null) {
+                    afterRecordings = new ArrayList<>(1);
+                }
+                afterRecordings.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** The recordings that hold a use of this memory not submitted yet (see {@link #recordedBy}); usually none. */
+    synchronized List<Recording> recordings() {
+        return recordings == null ? List.of() : List.copyOf(recordings);
+    }
+
+    /**
      * The last uses the device has not finished, by any stream other than {@code except} (which orders itself); first
      * waits for enqueues that claimed the memory to note their use (a few microseconds: they hold a stream's lock).
      */
@@ -437,11 +510,12 @@ final class UseTracker {
     }
 
     /**
-     * Runs {@code action} once every use noted so far has finished on the device or been dropped (see
-     * {@link #whenFinishedOrDropped}): at once on the caller if none is pending.
+     * Runs {@code action} once every use made so far has finished on the device or been dropped (see
+     * {@link #whenFinishedOrDropped}), operations that repeated work has recorded included (see
+     * {@link #whenNoneRecorded}): at once on the caller if none is pending.
      */
     void whenAllFinished(Runnable action) {
-        whenFinishedOrDropped(pendingUses(null), action);
+        whenNoneRecorded(() -> whenFinishedOrDropped(pendingUses(null), action));
     }
 
     /**

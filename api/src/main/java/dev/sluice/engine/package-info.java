@@ -6,8 +6,10 @@
  * <li>{@link dev.sluice.engine.ContextCore}: a context's fault state, completion-thread guards, host executor, its
  * streams and memory, what it owns ({@code ContextResources}) and its close sequence ({@code CloseHandshake},
  * {@code LeftBehind});
- * <li>{@link dev.sluice.engine.StreamEngine}: a stream's enqueue protocol around every operation (copies, fills,
- * launches, records and waits, host work, capture), with {@code StreamClaims} for ownership and automatic ordering;
+ * <li>{@link dev.sluice.engine.StreamEngine}: a stream's enqueue path, one for every device operation (a copy, fill or
+ * launch as a {@code Work} value: claim, order after other streams, hand off, mark, note uses) and capture, with
+ * {@code StreamClaims} for ownership and automatic ordering, {@code StreamWaits} for records, waits, markers and host
+ * work, and {@code StreamMemory} for allocations and frees in stream order;
  * <li>{@link dev.sluice.engine.StreamCore}, {@code CompletionQueue} and {@code CompletionEngine}: the ordered core of a
  * stream (its lock, sequence, marker groups, queue of pending futures and completed sequence) and the completion
  * thread that polls each core's oldest marker; {@code OwnLine} keeps the fields the two threads write apart;

@@ -22,6 +22,16 @@ import java.util.function.Function;
 final class CudaSource {
 
     /** Helpers every generated kernel starts with; the names start with {@code sl_} so as not to meet a user's. */
+    /**
+     * The {@code extern "C"} name a generated kernel named {@code name} exports: the name behind a prefix that nothing
+     * in CUDA's or HIP's headers, nor {@link #PRELUDE} ({@code sl_}), declares, so that a kernel may be named after any
+     * of their functions ({@code fma}, {@code sin}, {@code printf}) or types and still compile; {@link Kernel#name()}
+     * stays the user's name.
+     */
+    static String entryPoint(String name) {
+        return "sluice_" + name;
+    }
+
     static final String PRELUDE = """
             static __device__ __forceinline__ int sl_div_i32(int a, int b) {
                 return b == 0 ? 0 : b == -1 ? (int) (0u - (unsigned int) a) : a / b;

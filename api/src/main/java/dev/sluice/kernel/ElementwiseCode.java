@@ -36,7 +36,7 @@ final class ElementwiseCode {
     static Kernel kernel(String name, List<KernelParam> params, List<Symbol> paramSymbols, List<Statement> statements,
             List<Symbol> registers, Function<Symbol, String> localName, Function<String, CompilationException> tooLarge,
             ElementwiseChain chain) {
-        Kernel.Builder kernel = Kernel.named(name);
+        Kernel.Builder kernel = Kernel.named(name).entryPoint(CudaSource.entryPoint(name));
         for (Symbol s : paramSymbols) {
             kernel.param(Params.withAccess(params.get(s.index()), s.role())); // what the kernel reads, for automatic ordering
         }
@@ -63,7 +63,7 @@ final class ElementwiseCode {
         }
         element.append(gen.statements(statements, "        "));
         StringBuilder out = new StringBuilder(CudaSource.PRELUDE);
-        out.append("\nextern \"C\" __global__ void ").append(name).append('(');
+        out.append("\nextern \"C\" __global__ void ").append(CudaSource.entryPoint(name)).append('(');
         for (Symbol p : paramSymbols) {
             out.append(Params.cDeclaration(p)).append(", ");
         }

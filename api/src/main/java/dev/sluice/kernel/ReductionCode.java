@@ -182,7 +182,7 @@ final class ReductionCode {
             symbols.add(new Symbol(p.name(), Ty.of(p.type()).orElseThrow(), roles.get(k), k));
             position.put(p.name(), k);
         }
-        Kernel.Builder b = Kernel.named(kernelName);
+        Kernel.Builder b = Kernel.named(kernelName).entryPoint(CudaSource.entryPoint(kernelName));
         for (int k = 0; k < kernelParams.size(); k++) {
             b.param(Params.withAccess(kernelParams.get(k), roles.get(k))); // what the kernel reads, for automatic ordering
         }
@@ -323,7 +323,8 @@ final class ReductionCode {
     /** {@code extern "C" __global__ void name(parameters, geometry) {}, the opening brace ending the line. */
     private static String signature(String kernelName, List<Symbol> symbols, boolean fromPartials, boolean toPartials,
             List<String> geometry) {
-        StringBuilder out = new StringBuilder("\nextern \"C\" __global__ void ").append(kernelName).append('(');
+        StringBuilder out = new StringBuilder("\nextern \"C\" __global__ void ").append(CudaSource.entryPoint(kernelName))
+                .append('(');
         for (Symbol p : symbols) {
             // The passes that write partials write only the scratch partials, which no argument can be, and the final
             // passes read only them: in these no pointer the kernel writes can alias one it reads, so they may be

@@ -1,8 +1,5 @@
 package dev.sluice.spi;
 
-import dev.sluice.LaunchConfig;
-import java.lang.foreign.MemorySegment;
-
 /**
  * A backend stream: an in-order queue. Every enqueue method returns at once, after the work is queued;
  * errors detected at enqueue are thrown as {@link dev.sluice.SluiceException}s, errors on the device
@@ -14,65 +11,20 @@ import java.lang.foreign.MemorySegment;
  */
 public interface StreamHandle {
 
-    /** Copies {@code bytes} from host memory to {@code destination} at {@code destinationOffset}, in stream order. */
-    void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes);
-
-    /** Copies {@code bytes} from {@code source} at {@code sourceOffset} to host memory, in stream order. */
-    void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes);
-
-    /** Copies {@code bytes} between two buffers of this context, in stream order. */
-    void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination, long destinationOffset,
-            long bytes);
-
-    /** Copy between two contexts' memory (peer copy on GPUs); this stream belongs to the destination context. */
-    void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
-            DeviceMemory destination, long destinationOffset, long bytes);
-
     /**
-     * Copies a rectangle of {@code height} rows of {@code widthBytes} bytes from host memory, whose rows start
-     * {@code sourcePitch} bytes apart from byte 0 of {@code source}, to {@code destination}, whose rows start
-     * {@code destinationPitch} bytes apart from {@code destinationOffset}, in stream order; the bytes between rows are
-     * left as they are. The public layer has checked that both rectangles lie inside their memory and that each pitch
-     * is at least {@code widthBytes}. The default enqueues one {@link #copyHostToDevice} per row, so every backend has
-     * it; backends with a native pitched copy override it.
+     * Enqueues {@code step} (a copy of any kind, a fill or a launch) in stream order. Every device operation reaches
+     * the backend here, whether the public layer enqueues it at once or submits it later (held on the host, or recorded
+     * by repeated work that could not be replayed as a graph). A launch's {@link LaunchArguments} may be the public
+     * layer's instance, reused for the stream's next launch: the backend must not keep it after the call returns.
+     * {@link dev.sluice.spi.support.DispatchingStream} gives each kind of step a method of its own.
      */
-    default void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
-            long destinationPitch, long widthBytes, long height) {
-        for (long row = 0; row < height; row++) {
-            copyHostToDevice(source.asSlice(row * sourcePitch, widthBytes), destination, destinationOffset + row * destinationPitch,
-                    widthBytes);
-        }
-    }
-
-    /** {@link #copyHostToDevice2D} the other way: from device memory to host memory; the default copies row by row. */
-    default void copyDeviceToHost2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
-            long destinationPitch, long widthBytes, long height) {
-        for (long row = 0; row < height; row++) {
-            copyDeviceToHost(source, sourceOffset + row * sourcePitch, destination.asSlice(row * destinationPitch, widthBytes),
-                    widthBytes);
-        }
-    }
-
-    /** {@link #copyHostToDevice2D} between two buffers of this context; the default copies row by row. */
-    default void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
-            long destinationOffset, long destinationPitch, long widthBytes, long height) {
-        for (long row = 0; row < height; row++) {
-            copyDeviceToDevice(source, sourceOffset + row * sourcePitch, destination, destinationOffset + row * destinationPitch,
-                    widthBytes);
-        }
-    }
-
-    /** Sets {@code count} elements of {@code elementBytes} (1, 2, 4 or 8) to the low bits of {@code bits}. */
-    void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits);
+    void enqueue(WorkStep step);
 
     /** Stream-ordered allocation: usable by work enqueued after it on this stream. */
     DeviceMemory allocate(long bytes);
 
     /** Stream-ordered free. */
     void free(DeviceMemory memory);
-
-    /** Launches {@code function} over {@code config}'s grid with {@code arguments}, in stream order. */
-    void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments);
 
     /** Records {@code event} after everything enqueued so far. */
     void record(EventHandle event);

@@ -4,10 +4,12 @@ import dev.sluice.LaunchConfig;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One operation of repeated work, described instead of enqueued: what a backend builds an {@link UpdatableGraph} of, and
- * what it updates the graph with when the same shape of work comes again. The public layer has checked every argument
- * (as for the enqueue the step stands for) and keeps the memory and functions alive while a launch of the graph may
- * run.
+ * One device operation, described: a copy of any kind, a fill or a kernel launch. The public layer hands every such
+ * operation to a stream as a step ({@link StreamHandle#enqueue}), whether it is enqueued at once, held on the host,
+ * captured into a graph or recorded by repeated work; a backend builds an {@link UpdatableGraph} of the steps repeated
+ * work recorded ({@link #graphable()} ones), and updates the graph with them when the same shape of work comes again.
+ * The public layer has checked every argument and keeps the memory and functions alive while the step, or a launch of
+ * a graph holding it, may run.
  */
 public sealed interface WorkStep {
 
@@ -24,8 +26,21 @@ public sealed interface WorkStep {
      */
     boolean sameValues(WorkStep other);
 
-    /** Enqueues the step on {@code stream} as the enqueue it stands for would have (the fallback without a graph). */
-    void enqueueOn(StreamHandle stream);
+    /**
+     * Whether repeated work may record the step into a graph ({@link ContextHandle#buildGraph}): the 2-D copies and the
+     * copies between contexts are enqueued as they come instead, ending the recording.
+     */
+    default boolean graphable() {
+        return true;
+    }
+
+    /**
+     * The step as a value that stays as it is: this step, or for a launch one with its own copy of the arguments (the
+     * public layer reuses its instance for the stream's next launch). What a step queued on the host or recorded keeps.
+     */
+    default WorkStep detached() {
+        return this;
+    }
 
     /**
      * A kernel launch. The arguments are the step's own copy, never changed after the step was made.
@@ -47,9 +62,10 @@ public sealed interface WorkStep {
         }
 
         @Override
-        public void enqueueOn(StreamHandle stream) {
-            stream.launch(function, config, arguments);
+        public WorkStep detached() {
+            return new Launch(function, config, arguments.copy());
         }
+
     }
 
     /**
@@ -75,10 +91,6 @@ public sealed interface WorkStep {
                     && c.destination == destination && c.destinationOffset == destinationOffset && c.bytes == bytes;
         }
 
-        @Override
-        public void enqueueOn(StreamHandle stream) {
-            stream.copyDeviceToDevice(source, sourceOffset, destination, destinationOffset, bytes);
-        }
     }
 
     /**
@@ -104,10 +116,6 @@ public sealed interface WorkStep {
                     && u.destinationOffset == destinationOffset && u.bytes == bytes;
         }
 
-        @Override
-        public void enqueueOn(StreamHandle stream) {
-            stream.copyHostToDevice(source, destination, destinationOffset, bytes);
-        }
     }
 
     /**
@@ -132,10 +140,6 @@ public sealed interface WorkStep {
                     && d.destination.address() == destination.address() && d.bytes == bytes;
         }
 
-        @Override
-        public void enqueueOn(StreamHandle stream) {
-            stream.copyDeviceToHost(source, sourceOffset, destination, bytes);
-        }
     }
 
     /**
@@ -160,9 +164,70 @@ public sealed interface WorkStep {
                     && f.elementBytes == elementBytes && f.bits == bits;
         }
 
+    }
+    /**
+     * A copy of a rectangle of {@code height} rows of {@code widthBytes} bytes from host memory, whose rows start
+     * {@code sourcePitch} bytes apart from byte 0 of {@code source}, to {@code destination}, whose rows start
+     * {@code destinationPitch} bytes apart from {@code destinationOffset}; the bytes between rows are left as they are.
+     * The public layer has checked that both rectangles lie inside their memory and that each pitch is at least
+     * {@code widthBytes}. Not {@linkplain #graphable() graphable}.
+     */
+    record Upload2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
+            long destinationPitch, long widthBytes, long height) implements Copy2DStep {
+    }
+
+    /** {@link Upload2D} the other way: from device memory to host memory. */
+    record Download2D(DeviceMemory source, long sourceOffset, long sourcePitch, MemorySegment destination,
+            long destinationPitch, long widthBytes, long height) implements Copy2DStep {
+    }
+
+    /** {@link Upload2D} between two device buffers of one context. */
+    record Copy2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
+            long destinationOffset, long destinationPitch, long widthBytes, long height) implements Copy2DStep {
+    }
+
+    /**
+     * A copy of {@code bytes} between memory of two contexts of one backend (a peer copy on GPUs), enqueued on a stream
+     * of the destination's context. Not {@linkplain #graphable() graphable}.
+     *
+     * @param sourceContext      the context {@code source} belongs to
+     * @param destinationContext the context {@code destination} belongs to
+     */
+    record PeerCopy(ContextHandle sourceContext, DeviceMemory source, long sourceOffset, ContextHandle destinationContext,
+            DeviceMemory destination, long destinationOffset, long bytes) implements WorkStep {
+
         @Override
-        public void enqueueOn(StreamHandle stream) {
-            stream.fill(destination, offset, count, elementBytes, bits);
+        public boolean graphable() {
+            return false;
+        }
+
+        @Override
+        public boolean sameShape(WorkStep other) {
+            return other instanceof PeerCopy p && p.bytes == bytes;
+        }
+
+        @Override
+        public boolean sameValues(WorkStep other) {
+            return equals(other);
+        }
+    }
+
+    /** What the three 2-D copies share: none goes into a graph, and two are the same when their records are equal. */
+    sealed interface Copy2DStep extends WorkStep permits Upload2D, Download2D, Copy2D {
+
+        @Override
+        default boolean graphable() {
+            return false;
+        }
+
+        @Override
+        default boolean sameShape(WorkStep other) {
+            return equals(other);
+        }
+
+        @Override
+        default boolean sameValues(WorkStep other) {
+            return equals(other);
         }
     }
 }

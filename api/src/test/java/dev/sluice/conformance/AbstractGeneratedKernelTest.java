@@ -213,6 +213,89 @@ public abstract class AbstractGeneratedKernelTest extends ConformanceBase {
         }
     }
 
+    /**
+     * Names a kernel written once may have: the kernel language's own functions, what CUDA's and HIP's headers and
+     * compilers declare (math, runtime, built-in variables, vector types, keywords, qualifiers), and the generated
+     * code's own helpers and variables. The generated code exports another symbol, so each must compile and run on
+     * every backend under the user's name.
+     */
+    static final List<String> KERNEL_NAMES_OF_LIBRARY_FUNCTIONS = List.of(
+            "sqrt", "exp", "log", "sin", "cos", "abs", "min", "max", "pow", "fma", "floor", "ceil",
+            "sinf", "expf", "fmaf", "fabs", "fabsf", "fminf", "fmaxf", "rsqrt", "rsqrtf", "tanh", "erf", "lgamma", "round",
+            "trunc", "exp2", "log2", "log10", "hypot", "cbrt", "fmod", "copysign", "nan", "isnan", "isinf", "signbit",
+            "norm3d", "__fmaf_rn", "__expf", "__float2int_rn",
+            "printf", "malloc", "free", "memcpy", "memset", "assert", "abort", "atomicAdd", "atomicMax", "atomicCAS",
+            "__syncthreads", "__shfl_sync", "__ldg", "clock", "clock64",
+            "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "float2", "int4", "half", "size_t",
+            "uint32_t", "INFINITY", "NAN", "NULL", "CUDART_INF_F", "HIP_DYNAMIC_SHARED",
+            "int", "float", "return", "class", "template", "operator", "new", "delete", "this", "namespace", "main",
+            "__global__", "__device__", "__forceinline__", "__restrict__", "__shared__", "__launch_bounds__",
+            "sl_div_i32", "sl_min_f32", "sl_f2i", "sl_i", "sl_n", "sl_first", "sl_stride", "p_x", "x", "n");
+
+    @Test
+    void kernelsNamedAfterWhatCompilersDeclareBuildAndRunUnderTheirNames() {
+        int n = 64;
+        float[] xs = new float[n];
+        float[] zs = new float[n];
+        for (int k = 0; k < n; k++) {
+            xs[k] = k - 20;
+            zs[k] = 3 * k;
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = closeLater(ctx.allocate(DType.F32, n));
+        DeviceBuffer z = closeLater(ctx.allocate(DType.F32, n));
+        DeviceBuffer y = closeLater(ctx.allocate(DType.F32, n));
+        await(s.enqueueCopy(HostData.of(xs), x));
+        await(s.enqueueCopy(HostData.of(zs), z));
+        List<String> failed = new ArrayList<>();
+        for (String name : KERNEL_NAMES_OF_LIBRARY_FUNCTIONS) {
+            try {
+                Kernel k = Kernels.elementwise(name).input(KernelParam.pointer("x", DType.F32))
+                        .input(KernelParam.pointer("z", DType.F32)).output(KernelParam.pointer("y", DType.F32))
+                        .body("y = fma(x, abs(x), min(z, 100.0f))").build();
+                assertEquals(name, k.name());
+                DeviceFunction f = fn(k);
+                assertTrue(f.toString().contains("[" + name + " on "), f.toString());
+                await(s.enqueueMemset(y, (byte) 0));
+                await(s.enqueueLaunch(f, LaunchConfig.forElements(n), x, z, y, (long) n));
+                float[] got = readFloats(s, y);
+                for (int i = 0; i < n; i++) {
+                    float expected = xs[i] * Math.abs(xs[i]) + Math.min(zs[i], 100f);
+                    if (got[i] != expected) {
+                        failed.add(name + ": element " + i + " is " + got[i] + ", expected " + expected);
+                        break;
+                    }
+                }
+            } catch (RuntimeException e) {
+                failed.add(name + ": " + e);
+            }
+        }
+        assertTrue(failed.isEmpty(), "kernels named after library functions failed:\n" + String.join("\n", failed));
+    }
+
+    @Test
+    void reductionsNamedAfterWhatCompilersDeclareRunUnderTheirNames() {
+        int n = 1000;
+        List<Number> values = new ArrayList<>();
+        long expected = 0;
+        for (int k = 0; k < n; k++) {
+            values.add((long) (k % 17 - 8));
+            expected += k % 17 - 8;
+        }
+        DeviceStream s = ctx.stream();
+        DeviceBuffer x = upload(s, DType.I32, values);
+        DeviceBuffer total = closeLater(ctx.allocate(DType.I32, 1));
+        for (String name : List.of("max", "fma", "atomicAdd", "printf", "__syncthreads", "sl_rem_i64")) {
+            Reduction sum = Kernels.reduction(name).input(KernelParam.pointer("x", DType.I32))
+                    .output(KernelParam.pointer("total", DType.I32)).accumulator(DType.I32)
+                    .map("x").reduce("a + b").identity("0").postMap("total = a").build();
+            try (DeviceReduction r = sum.compile(ctx)) {
+                await(r.enqueue(s, n, x, total));
+            }
+            assertEquals(expected, download(s, total).getFirst().longValue(), "reduction named " + name);
+        }
+    }
+
     // ---------------------------------------------------------------- reductions
 
     private static final Reduction SUM_OF_SQUARES = Kernels.reduction("sumsq")

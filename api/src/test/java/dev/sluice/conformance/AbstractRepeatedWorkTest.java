@@ -167,11 +167,13 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
         assertReplayed(w, calls, 1);
         HostBuffer closedInBody = ctx.allocateHost(DType.I32, N);
         List<DeviceFuture<?>> recorded = new ArrayList<>();
-        assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
+        await(w.enqueue(c -> {
             recorded.add(c.enqueueCopy(v, closedInBody));
-            closedInBody.close(); // before the call is submitted: refused, nothing of it runs
+            closedInBody.close(); // after the copy was recorded: the copy runs as if enqueued, then the memory is freed
         }));
-        assertInstanceOf(ClosedResourceException.class, awaitFailure(recorded.get(0)));
+        assertTrue(recorded.get(0).isDone() && !recorded.get(0).isCompletedExceptionally(), "the recorded copy ran");
+        await(closedInBody.whenReleased().toCompletableFuture());
+        assertRejected(ClosedResourceException.class, s, () -> w.enqueue(c -> c.enqueueCopy(v, closedInBody)), "closed");
     }
 
     @Test
@@ -194,7 +196,7 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
     }
 
     @Test
-    void aClosedBufferIsRefusedBeforeAndAfterItsEnqueue() {
+    void aBufferClosedBeforeTheCallIsRefusedAndOneClosedInTheBodyIsUsedThenFreed() {
         DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
         DeviceStream s = ctx.createStream();
         DeviceBuffer v = intBuffer(ctx, filled(16, 5));
@@ -205,18 +207,27 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
                 () -> w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closed, 16L, 1, 1)), "closed");
         DeviceBuffer closedInBody = intBuffer(ctx, filled(16, 1));
         List<DeviceFuture<?>> recorded = new ArrayList<>();
-        ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> w.enqueue(c -> {
+        await(w.enqueue(c -> {
             recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0));
-            recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 2, 0));
-            closedInBody.close(); // before the call is submitted: the call is refused, the memory freed unused
+            recorded.add(c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 2, 1));
+            recorded.add(c.enqueueCopy(closedInBody.slice(0, 1), v.slice(0, 1)));
+            closedInBody.close(); // after its uses were recorded: they run as if enqueued, then the memory is freed
+            ClosedResourceException e = assertThrows(ClosedResourceException.class,
+                    () -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 2, 0));
+            assertTrue(e.getMessage().contains("arguments[0]"), "names the argument: " + e.getMessage());
         }));
-        assertTrue(e.getMessage().contains("arguments[0]"), "names the argument: " + e.getMessage());
         for (DeviceFuture<?> f : recorded) {
-            assertInstanceOf(ClosedResourceException.class, awaitFailure(f));
+            assertTrue(f.isDone() && !f.isCompletedExceptionally(), "every recorded operation ran: " + f);
         }
-        assertArrayEquals(filled(16, 5), readInts(s, v), "nothing of the refused call ran");
+        int[] expected = filled(16, 10);
+        expected[0] = 3;
+        assertArrayEquals(expected, readInts(s, v), "the call ran whole, the closed buffer's launch included");
+        assertRejected(ClosedResourceException.class, s,
+                () -> w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), closedInBody, 16L, 1, 1)), "closed");
         await(w.enqueue(c -> c.enqueueLaunch(mulAdd, LaunchConfig.of(1, 16), v, 16L, 2, 0)));
-        assertArrayEquals(filled(16, 10), readInts(s, v));
+        expected = filled(16, 20);
+        expected[0] = 6;
+        assertArrayEquals(expected, readInts(s, v));
     }
 
     @Test

@@ -315,4 +315,31 @@ public abstract class ConformanceSuite implements ConformanceTarget {
             return ConformanceSuite.this;
         }
     }
+
+    @Nested
+    @Order(27)
+    public class RepeatedWorkMemory extends AbstractRepeatedWorkMemoryTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(28)
+    public class ChangingArguments extends AbstractChangingArgumentTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
+
+    @Nested
+    @Order(29)
+    public class OperationWays extends AbstractOperationWaysTest {
+        @Override
+        protected ConformanceTarget target() {
+            return ConformanceSuite.this;
+        }
+    }
 }

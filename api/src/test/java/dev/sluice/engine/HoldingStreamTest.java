@@ -20,6 +20,7 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.HostGate;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.WorkStep;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +44,9 @@ class HoldingStreamTest {
     private StreamHandle device(String refused) {
         return (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
                 (proxy, method, args) -> {
-                    calls.add(method.getName());
-                    if (method.getName().equals(refused)) {
+                    String name = dev.sluice.FakeDevices.callName(method, args);
+                    calls.add(name);
+                    if (name.equals(refused)) {
                         throw new UnsupportedOnBackendException("refused by the test's backend", null);
                     }
                     return method.getName().equals("recordMarker") ? doneMarker : null;
@@ -67,7 +69,7 @@ class HoldingStreamTest {
     @Test
     void withoutAWaitEveryCallGoesStraightToTheBackend() {
         HoldingStream s = holding("");
-        s.fill(null, 0, 1, 4, 0);
+        s.enqueue(new WorkStep.Fill(null, 0, 1, 4, 0));
         Marker m = s.recordMarker();
         assertSame(doneMarker, m, "not holding: the backend's own marker");
         assertEquals(List.of("fill", "recordMarker"), calls);
@@ -77,7 +79,7 @@ class HoldingStreamTest {
     void workAfterAGateWaitsForItThenGoesInOrder() {
         HoldingStream s = holding("");
         HostGate gate = s.enqueueHostGate();
-        s.fill(null, 0, 1, 4, 0);
+        s.enqueue(new WorkStep.Fill(null, 0, 1, 4, 0));
         Marker m = s.recordMarker();
         assertInstanceOf(HoldingStream.HeldMarker.class, m);
         assertTrue(calls.isEmpty(), "nothing reaches the backend before the gate opens: " + calls);
@@ -91,9 +93,9 @@ class HoldingStreamTest {
     void aHeldOperationTheBackendRefusesFailsOnlyItsOwnFuture() {
         HoldingStream s = holding("fill");
         HostGate gate = s.enqueueHostGate();
-        s.fill(null, 0, 1, 4, 0);
+        s.enqueue(new WorkStep.Fill(null, 0, 1, 4, 0));
         HoldingStream.HeldMarker refused = (HoldingStream.HeldMarker) s.recordMarker();
-        s.copyDeviceToDevice(null, 0, null, 0, 4);
+        s.enqueue(new WorkStep.Copy(null, 0, null, 0, 4));
         HoldingStream.HeldMarker next = (HoldingStream.HeldMarker) s.recordMarker();
         gate.open();
         assertInstanceOf(UnsupportedOnBackendException.class, refused.failure(), "the refused fill's future fails");
@@ -162,7 +164,7 @@ class HoldingStreamTest {
         StreamHandle device = (StreamHandle) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {StreamHandle.class},
                 (proxy, method, args) -> {
                     String arg = args != null && args.length == 1 && args[0] instanceof EventHandle e ? nameOf(e) : "";
-                    log.add(stream + ":" + method.getName() + "(" + arg + ")");
+                    log.add(stream + ":" + dev.sluice.FakeDevices.callName(method, args) + "(" + arg + ")");
                     return method.getName().equals("recordMarker") ? doneMarker : null;
                 });
         return new HoldingStream(device, eventContext, HostWaits.HOLD_ON_HOST, stream, records);
@@ -189,7 +191,7 @@ class HoldingStreamTest {
         a.record(EVENT);
         c.waitEvent(EVENT); // waits for a's record: held on the host until it is submitted
         b.record(EVENT); // overtakes a's record, but not c's wait
-        c.fill(null, 0, 1, 4, 0);
+        c.enqueue(new WorkStep.Fill(null, 0, 1, 4, 0));
         assertEquals(List.of("b:record(E)"), log);
         gate.open();
         assertEquals(List.of("b:record(E)", "a:record(S1)", "c:waitEvent(S1)", "destroy(S1)", "c:fill()"), log,
@@ -230,7 +232,7 @@ class HoldingStreamTest {
         HostGate gate = a.enqueueHostGate();
         Marker aWork = a.recordMarker();
         b.waitMarker(aWork);
-        b.fill(null, 0, 1, 4, 0);
+        b.enqueue(new WorkStep.Fill(null, 0, 1, 4, 0));
         assertTrue(calls.isEmpty(), "b waits, on the host, for a's held work: " + calls);
         gate.open();
         assertEquals(List.of("recordMarker", "waitMarker", "fill"), calls, "a's marker, then b's wait on it and b's work");

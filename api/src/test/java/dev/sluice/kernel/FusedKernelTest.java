@@ -115,7 +115,7 @@ class FusedKernelTest {
         Kernel fused = chain().bind("shift.u", "scale.y").output("shift.w").build();
         String cuda = fused.cudaSource().orElseThrow();
         assertEquals(1, count(cuda, "__global__"), cuda);
-        assertTrue(cuda.contains("extern \"C\" __global__ void scale_shift(float p_a, const float* p_x, const int* p_v,"
+        assertTrue(cuda.contains("extern \"C\" __global__ void sluice_scale_shift(float p_a, const float* p_x, const int* p_v,"
                 + " float p_b, double* p_w, long long sl_n)"), cuda);
         Matcher store = Pattern.compile("p_(\\w+)\\[sl_i\\] =").matcher(cuda);
         while (store.find()) {

@@ -127,7 +127,7 @@ class KernelLanguageTest {
                 .body("y = x * x / x + (i32) f")
                 .build();
         String cuda = k.cudaSource().orElseThrow();
-        assertTrue(cuda.contains("extern \"C\" __global__ void ops(const int* p_x, const float* p_f, int* p_y, long long sl_n)"), cuda);
+        assertTrue(cuda.contains("extern \"C\" __global__ void sluice_ops(const int* p_x, const float* p_f, int* p_y, long long sl_n)"), cuda);
         assertTrue(cuda.contains("(unsigned int) p_x[sl_i] * (unsigned int) p_x[sl_i]"), "wrapping multiplication: " + cuda);
         assertTrue(cuda.contains("sl_div_i32("), "defined division: " + cuda);
         assertTrue(cuda.contains("sl_f2i((double) (p_f[sl_i]))"), "saturating conversion: " + cuda);

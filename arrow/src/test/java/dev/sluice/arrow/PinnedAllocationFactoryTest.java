@@ -13,7 +13,9 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.RepeatedWork;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.IntVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -196,6 +199,68 @@ class PinnedAllocationFactoryTest {
                 for (int i = 0; i < 1000; i++) {
                     assertTrue(fresh.isNull(i), "row " + i);
                     assertEquals(0, fresh.getDataBuffer().getFloat(4L * i), "row " + i);
+                }
+            }
+        }
+    }
+
+    /** A pinned vector of {@code n} ints, each {@code value(i)}, from {@code allocator}. */
+    private static IntVector vector(RootAllocator allocator, int n, java.util.function.IntUnaryOperator value) {
+        IntVector v = new IntVector("v", allocator);
+        v.allocateNew(n);
+        for (int i = 0; i < n; i++) {
+            v.set(i, value.applyAsInt(i));
+        }
+        v.setValueCount(n);
+        return v;
+    }
+
+    @Test
+    void aVectorClosedInRepeatedWorkKeepsItsMemoryFromTheNextVectorUntilTheRecordedUploadRan() throws Exception {
+        int n = 1024;
+        try (PinnedAllocationFactory factory = PinnedAllocationFactory.of(ctx);
+                RootAllocator allocator = factory.newRootAllocator(Long.MAX_VALUE);
+                DeviceStream s = ctx.createStream();
+                RepeatedWork w = s.repeatedWork();
+                DeviceBuffer device = ctx.allocate(DType.I32, n)) {
+            List<IntVector> next = new ArrayList<>();
+            w.enqueue(c -> {
+                IntVector v = vector(allocator, n, i -> i + 1);
+                c.enqueueCopy(ArrowColumns.hostData(v.getDataBuffer(), 4L * n, DType.I32), device);
+                v.close(); // the upload is recorded, not yet run: the pool must not hand its memory out
+                next.add(vector(allocator, n, i -> 999));
+            }).get(10, TimeUnit.SECONDS);
+            int[] got = new int[n];
+            s.enqueueCopy(device, HostData.of(got)).get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < n; i++) {
+                assertEquals(i + 1, got[i], "element " + i + ": the upload read the closed vector's data");
+            }
+            next.getFirst().close();
+        }
+    }
+
+    @Test
+    void aVectorClosedInRepeatedWorkKeepsItsMemoryFromTheNextVectorUntilTheRecordedDownloadRan() throws Exception {
+        int n = 1024;
+        try (PinnedAllocationFactory factory = PinnedAllocationFactory.of(ctx);
+                RootAllocator allocator = factory.newRootAllocator(Long.MAX_VALUE);
+                DeviceStream s = ctx.createStream();
+                RepeatedWork w = s.repeatedWork();
+                DeviceBuffer device = ctx.allocate(DType.I32, n)) {
+            int[] values = new int[n];
+            java.util.Arrays.fill(values, 5);
+            s.enqueueCopy(HostData.of(values), device).get(10, TimeUnit.SECONDS);
+            List<IntVector> next = new ArrayList<>();
+            w.enqueue(c -> {
+                IntVector v = vector(allocator, n, i -> 0);
+                c.enqueueCopy(device, ArrowColumns.hostData(v.getDataBuffer(), 4L * n, DType.I32));
+                v.close(); // the download is recorded, not yet run: it must not land in the next vector
+                next.add(vector(allocator, n, i -> 7));
+            }).get(10, TimeUnit.SECONDS);
+            s.synchronize();
+            try (IntVector after = next.getFirst()) {
+                for (int i = 0; i < n; i++) {
+                    assertEquals(7, after.get(i), "element " + i + " of the next vector");
                 }
             }
         }

@@ -13,6 +13,7 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DispatchingStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * without holding a thread; opening the gate resumes it. After a fault of the context, operations are
  * skipped (a faulted GPU runs nothing more) but markers still resolve, reporting the fault.
  */
-final class CpuStream implements StreamHandle {
+final class CpuStream extends DispatchingStream {
 
     /** The "device threads" that drain streams; each busy stream holds one while it runs an operation. */
     private static final ExecutorService DEVICE = Executors.newCachedThreadPool(
@@ -402,7 +403,7 @@ final class CpuStream implements StreamHandle {
         capture = ops; // each step's enqueue adds its operation here instead of queueing it
         try {
             for (WorkStep step : steps) {
-                step.enqueueOn(this);
+                enqueue(step);
             }
         } finally {
             capture = saved;

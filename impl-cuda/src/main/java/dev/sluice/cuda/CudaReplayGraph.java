@@ -75,6 +75,8 @@ final class CudaReplayGraph extends NodeChain {
                                 context.cu.address);
                         case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ -> Cu.graphAddMemcpyNode(
                                 out.address(), graph, deps, n, p.address(), context.cu.address);
+                        case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                            throw new IllegalArgumentException("internal: no graph holds " + steps.get(i));
                     };
                     Cu.check(r, "cuGraphAdd" + kind(steps.get(i)) + "Node");
                     nodes[i] = out.get(J, 0);
@@ -106,6 +108,8 @@ final class CudaReplayGraph extends NodeChain {
             case WorkStep.Launch _ -> "Kernel";
             case WorkStep.Fill _ -> "Memset";
             case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ -> "Memcpy";
+            case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                throw new IllegalArgumentException("internal: no graph holds " + s);
         };
     }
 
@@ -129,6 +133,8 @@ final class CudaReplayGraph extends NodeChain {
                     u.destination().address() + u.destinationOffset(), u.bytes());
             case WorkStep.Download d -> memcpy(arena, CU_MEMORYTYPE_DEVICE, d.source().address() + d.sourceOffset(),
                     CU_MEMORYTYPE_HOST, d.destination().address(), d.bytes());
+            case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                throw new IllegalArgumentException("internal: no graph holds " + s);
         };
     }
 
@@ -186,6 +192,8 @@ final class CudaReplayGraph extends NodeChain {
             case WorkStep.Fill f -> Cu.graphExecMemsetNodeSetParams(exec, nodes[i], p, context.cu.address);
             case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ ->
                 Cu.graphExecMemcpyNodeSetParams(exec, nodes[i], p, context.cu.address);
+            case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                throw new IllegalArgumentException("internal: no graph holds " + s);
         };
         return r == Cu.SUCCESS;
     }

@@ -11,6 +11,7 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DispatchingStream;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.EventRing;
@@ -46,7 +47,7 @@ import jcuda.driver.JCudaDriver;
  * with the argument's bits (little-endian, so a 1-, 2- or 4-byte parameter reads its low bytes). Nothing is
  * allocated per launch.
  */
-final class CudaStream implements StreamHandle, EventMarker.Events {
+final class CudaStream extends DispatchingStream implements EventMarker.Events {
 
     private static final Logger LOG = System.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
@@ -259,7 +260,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
             long destinationPitch, long widthBytes, long height) {
         boolean pinned = PinnedRanges.contains(source);
         if (!nativePitches(sourcePitch, destinationPitch) || !pinned && widthBytes > Staging.CHUNK) {
-            StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
+            super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
         }
@@ -294,7 +295,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
             long destinationPitch, long widthBytes, long height) {
         boolean pinned = PinnedRanges.contains(destination);
         if (!nativePitches(sourcePitch, destinationPitch) || !pinned && widthBytes > Staging.CHUNK) {
-            StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
+            super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
         }
@@ -329,7 +330,7 @@ final class CudaStream implements StreamHandle, EventMarker.Events {
     public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
             long destinationOffset, long destinationPitch, long widthBytes, long height) {
         if (!nativePitches(sourcePitch, destinationPitch)) {
-            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+            super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
                     destinationPitch, widthBytes, height);
             return;
         }

@@ -69,7 +69,7 @@ final class ModuleLoader {
             try {
                 long module = loadImage(cu, bytes, kernel.name() + " (" + form + ")");
                 String ptx = form.equals("ptx") ? new String(image.get(), StandardCharsets.UTF_8).strip() : null;
-                return function(kernel.name(), module, () -> ptx);
+                return function(kernel.entryPoint(), module, () -> ptx);
             } catch (SluiceException e) {
                 failures.add(form + ": " + e.getMessage());
             }
@@ -125,7 +125,7 @@ final class ModuleLoader {
         long module = loadImage(cu, cubin ? image : nulTerminated(image), kernel.name() + " (" + archOption + ")");
         byte[] finalImage = image;
         byte[] ptxOfCubin = cachedPtx;
-        return function(kernel.name(), module, () -> {
+        return function(kernel.entryPoint(), module, () -> {
             if (!cubin) {
                 return new String(finalImage, StandardCharsets.UTF_8).strip();
             }

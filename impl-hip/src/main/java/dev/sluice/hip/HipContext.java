@@ -412,13 +412,13 @@ final class HipContext implements ContextHandle {
     @Override
     public FunctionHandle load(Kernel kernel) {
         if (kernel.hipCodeObject().isPresent()) {
-            return loadImage(kernel.name(), kernel.hipCodeObject().get());
+            return loadImage(kernel.entryPoint(), kernel.hipCodeObject().get());
         }
         if (kernel.cudaSource().isPresent()) {
             KernelCompiler compiler = backend.compiler();
             KernelCompiler.Image image = compiler.compile(device, archKey(), kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
             try {
-                return loadImage(kernel.name(), image.code());
+                return loadImage(kernel.entryPoint(), image.code());
             } catch (SluiceException e) {
                 if (!image.fromCache()) {
                     throw e;
@@ -426,7 +426,7 @@ final class HipContext implements ContextHandle {
                 // a stale or foreign cache entry: compile afresh once
                 compiler.evict(image);
                 image = compiler.compile(device, archKey(), kernel.name(), kernel.cudaSource().get(), kernel.compileOptions());
-                return loadImage(kernel.name(), image.code());
+                return loadImage(kernel.entryPoint(), image.code());
             }
         }
         throw new UnsupportedOnBackendException("kernel " + kernel.name() + " has neither CUDA C++ source (for hiprtc) nor a HIP"

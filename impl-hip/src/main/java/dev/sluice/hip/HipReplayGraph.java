@@ -83,6 +83,8 @@ final class HipReplayGraph extends NodeChain {
                             + u.destinationOffset(), u.source().address(), u.bytes(), HipApiConstants.hipMemcpyHostToDevice);
                     case WorkStep.Download d -> api.graphAddMemcpyNode1D(out, graph, deps, n, d.destination().address(),
                             d.source().address() + d.sourceOffset(), d.bytes(), HipApiConstants.hipMemcpyDeviceToHost);
+                    case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                        throw new IllegalArgumentException("internal: no graph holds " + s);
                 };
                 checkAdded(api, r, s);
                 nodes[i] = out.get(JAVA_LONG, 0);
@@ -122,6 +124,8 @@ final class HipReplayGraph extends NodeChain {
             case WorkStep.Launch _ -> "hipGraphAddKernelNode";
             case WorkStep.Fill _ -> "hipGraphAddMemsetNode";
             case WorkStep.Copy _, WorkStep.Upload _, WorkStep.Download _ -> "hipGraphAddMemcpyNode1D";
+            case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                throw new IllegalArgumentException("internal: no graph holds " + s);
         };
         if (status == HipApiConstants.hipErrorInvalidDeviceFunction || status == HipApiConstants.hipErrorInvalidValue) {
             throw new UnsupportedOnBackendException("graph replay of repeated work is not supported on hip here: " + call
@@ -169,6 +173,8 @@ final class HipReplayGraph extends NodeChain {
                     + u.destinationOffset(), u.source().address(), u.bytes(), HipApiConstants.hipMemcpyHostToDevice);
             case WorkStep.Download d -> api.graphExecMemcpyNodeSetParams1D(exec, nodes[i], d.destination().address(),
                     d.source().address() + d.sourceOffset(), d.bytes(), HipApiConstants.hipMemcpyDeviceToHost);
+            case WorkStep.PeerCopy _, WorkStep.Copy2DStep _ ->
+                throw new IllegalArgumentException("internal: no graph holds " + s);
         };
         return r == HipApiConstants.hipSuccess;
     }

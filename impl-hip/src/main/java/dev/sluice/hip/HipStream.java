@@ -14,6 +14,7 @@ import dev.sluice.spi.HostGate;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.DispatchingStream;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.HostFlagGate;
@@ -39,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * buffers ({@link StagingPool}) at the call, and copies to it land in a pinned buffer and are copied into the
  * array by the next completion marker, before the copy's future completes.
  */
-final class HipStream implements StreamHandle, EventMarker.Events {
+final class HipStream extends DispatchingStream implements EventMarker.Events {
 
     private final HipContext context;
     private final HipApi api;
@@ -152,7 +153,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     public void copyHostToDevice2D(MemorySegment source, long sourcePitch, DeviceMemory destination, long destinationOffset,
             long destinationPitch, long widthBytes, long height) {
         if (!nativePitches(sourcePitch, destinationPitch) || !source.isNative() && widthBytes > context.staging.largest()) {
-            StreamHandle.super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
+            super.copyHostToDevice2D(source, sourcePitch, destination, destinationOffset, destinationPitch,
                     widthBytes, height);
             return;
         }
@@ -187,7 +188,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
             long destinationPitch, long widthBytes, long height) {
         if (!nativePitches(sourcePitch, destinationPitch)
                 || !destination.isNative() && widthBytes > context.staging.largest()) {
-            StreamHandle.super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
+            super.copyDeviceToHost2D(source, sourceOffset, sourcePitch, destination, destinationPitch, widthBytes,
                     height);
             return;
         }
@@ -225,7 +226,7 @@ final class HipStream implements StreamHandle, EventMarker.Events {
     public void copyDeviceToDevice2D(DeviceMemory source, long sourceOffset, long sourcePitch, DeviceMemory destination,
             long destinationOffset, long destinationPitch, long widthBytes, long height) {
         if (!nativePitches(sourcePitch, destinationPitch)) {
-            StreamHandle.super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
+            super.copyDeviceToDevice2D(source, sourceOffset, sourcePitch, destination, destinationOffset,
                     destinationPitch, widthBytes, height);
             return;
         }

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * answered. On the GPU machine it runs against the HIP-over-CUDA test library (check 2, docs/hip.md).
  *
  * <p>Tests that need what HIP lacks by design are skipped with the reason, below. With a device, each test's
- * start and outcome is printed, and a test still running after 40 s prints every thread's stack, so that a run
+ * start and outcome is printed (without one, the reason of the skips once), and a test still running after 40 s prints every thread's stack, so that a run
  * cut short by its time limit still says where it stood.
  *
  * <p>Device-fault tests run one per JVM ({@code -D}{@value #FAULT_TEST}{@code =NAME},
@@ -102,8 +103,20 @@ class HipConformanceTest extends ConformanceSuite {
         }
     }
 
-    /** Prints each test's outcome, with the failure's message, as it happens. */
+    /**
+     * Prints each test's outcome, with the failure's message, as it happens, where a HIP device runs them. Without one
+     * every test skips for the same reason: that reason is printed once, since hundreds of identical lines would only
+     * bury the build's real news (Surefire's summary counts the skips; its reports keep each one's reason).
+     */
     static final class Outcomes implements TestWatcher {
+        /** Whether this machine has a HIP device; asked once, at the first outcome. */
+        private static final class Device {
+            static final boolean PRESENT = DeviceContext.deviceCount(Api.HIP) > 0;
+        }
+
+        /** Set by the first skip without a device, which prints the reason for all. */
+        private static final AtomicBoolean SKIP_REASON_PRINTED = new AtomicBoolean();
+
         @Override
         public void testSuccessful(ExtensionContext c) {
             print(c, "PASSED", null);
@@ -121,10 +134,19 @@ class HipConformanceTest extends ConformanceSuite {
 
         @Override
         public void testDisabled(ExtensionContext c, Optional<String> reason) {
-            System.err.println("[hip-test] DISABLED " + c.getDisplayName());
+            if (Device.PRESENT) {
+                System.err.println("[hip-test] DISABLED " + c.getDisplayName());
+            }
         }
 
         private static void print(ExtensionContext c, String outcome, Throwable cause) {
+            if (!Device.PRESENT && cause != null && "SKIPPED".equals(outcome)) {
+                if (SKIP_REASON_PRINTED.compareAndSet(false, true)) {
+                    System.err.println("[hip-test] no HIP device: the HIP suite skips (each test's reason is in its"
+                            + " Surefire report): " + String.valueOf(cause.getMessage()).replace('\n', ' '));
+                }
+                return;
+            }
             String where = c.getTestClass().map(Class::getSimpleName).orElse("?") + "." + c.getDisplayName();
             String why = cause == null ? "" : ": " + String.valueOf(cause).replace('\n', ' ');
             System.err.println("[hip-test] " + outcome + " " + where + (why.length() > 400 ? why.substring(0, 400) + "..." : why));

@@ -29,9 +29,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Binds one {@link DeviceContext}'s meters to a {@link MeterRegistry}: operations enqueued and completed, in flight,
- * their completion latency (a timer with percentiles and a histogram), bytes copied by direction, device memory, kernel
- * compilations and faults, tagged {@code backend}, {@code device} and, per stream, {@code stream} (its
- * {@link DeviceStream#name()}) and {@code category} (the operation's {@link dev.sluice.TraceSpan#category()}).
+ * their completion latency (a timer), bytes copied by direction, device memory, kernel compilations and faults.
  *
  * <pre>{@code
  * DeviceMetrics metrics = new DeviceMetrics(context);
@@ -40,20 +38,37 @@ import org.jspecify.annotations.Nullable;
  * metrics.close();                   // removes the listener and the meters
  * }</pre>
  *
+ * <p><b>Tags and their cardinality.</b> Every meter is tagged {@code backend} (one value per binder: {@code cpu},
+ * {@code cuda}, {@code hip}), {@code device} (the device's index: one value per binder) and the extra tags given. Per
+ * stream meters add {@code stream} ({@link DeviceStream#name()}: {@code default}, {@code stream 1}, {@code stream 2},
+ * ...; a context numbers every stream it ever creates anew, so over a service's life the values are unbounded, but
+ * a closed stream's meters are removed at its {@link DeviceStream#close()}, and the context's close removes those of
+ * every stream: the meters present at once are bounded by the streams open at once), {@code category} (the operation's
+ * {@link dev.sluice.TraceSpan#category()}: at most 14 values), {@code direction} (of {@code sluice.copy.bytes}: 4
+ * values) and {@code outcome} ({@code success}, {@code failure}). So a binder holds at most 8 meters of its own plus,
+ * per open stream, 14 enqueue counters, 4 byte counters, 28 timers and 14 unrecorded counters, each made only when
+ * first needed. The operation counts of a closed stream live on in the context-wide {@code sluice.operations.completed}
+ * and {@code sluice.operations.in.flight}.
+ *
+ * <p><b>Distribution statistics are opt-in.</b> The latency timers publish a count, a total and a maximum only: no
+ * client-side percentiles and no histogram buckets, which would multiply each timer's series by their number (some 70
+ * buckets for a percentile histogram). Ask for them with {@link #percentiles} and {@link #percentileHistogram}, or in
+ * the registry with a {@code MeterFilter} whose {@code configure} returns a {@code DistributionStatisticConfig} for
+ * {@code sluice.operation.latency} (which then applies to every binder of that registry).
+ *
  * <p>It observes through {@link DeviceContext#addListener}. Per operation, the enqueuing thread (under the stream's
  * lock) adds to plain per-stream counts, which function counters read when the registry is scraped; the completion
  * thread, the only one that completes operations successfully, adds to a plain count of its own and puts the
  * operation's latency into its stream's ring (a plain store and a release store), for every operation or a sample of them ({@link #latencySampling}). A recorder thread shared by every
  * binder ({@code sluice-metrics-recorder}, running while some binder is bound) moves the rings into the latency timers
- * every {@value #RECORD_MILLIS} ms: the timers' histograms and percentiles, the dearest part by far, stay off the threads
+ * every {@value #RECORD_MILLIS} ms: the timers' records, the dearest part by far, stay off the threads
  * that enqueue and complete operations. A timer therefore lags its operations by about that long ({@link #flush()}
  * records at once). A latency that finds its ring full (more than {@value #RING} operations of one stream before the
  * recorder comes: completions sustained faster than the recorder can time them, some four million a second on a
  * 16-core host) is not timed but counted, in {@code sluice.operation.latency.unrecorded}: the completion thread never
  * records a timer itself, which at that rate would make it, and so every future's completion, the bottleneck. The
  * timer is then a sample of the stream's operations, and its count falls behind {@code sluice.operations.completed} by
- * that counter. Each stream's ring takes 64 KiB. Meters are made the first time a stream enqueues an operation of a category, so tags stay
- * bounded by streams times 13 categories. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
+ * that counter. Each stream's ring takes 64 KiB, until the stream closes. Device memory gauges read {@link DeviceContext#memoryInfo()} when the
  * registry is scraped; they read NaN once the context is closed or faulted. Bind one registry per instance (a {@code CompositeMeterRegistry} for more).
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
@@ -142,8 +157,19 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     private final Tags tags;
     private final AtomicLong allocatedBytes = new AtomicLong();
     private final Map<DeviceStream, StreamMeters> streams = new ConcurrentHashMap<>();
+    /** The binder's own meters, not those of a stream (each {@link StreamMeters} keeps its own). */
     private final List<Meter> meters = new CopyOnWriteArrayList<>();
-    private double[] percentiles = {0.5, 0.9, 0.99};
+    /**
+     * Operations enqueued and completed on streams whose meters are gone (closed streams), so that the context-wide
+     * counts never go back. Written, and read with the live streams' counts, under {@link #totalsLock}: a scrape never
+     * sees a closed stream's counts twice or not at all.
+     */
+    private long retiredEnqueued;
+    private long retiredCompleted;
+    private final Object totalsLock = new Object();
+    /** None by default: percentiles and histograms multiply the series of every timer ({@link #percentiles}). */
+    private double[] percentiles = {};
+    private boolean percentileHistogram;
     /** Of each stream and category, every {@code oneIn}-th successful operation's latency goes to the timer. */
     private int oneIn = 1; // set before bindTo, whose listener registration publishes it
     private volatile boolean closed;
@@ -179,9 +205,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * The percentiles {@code sluice.operation.latency} computes in the process (0.5, 0.9 and 0.99 by default); none
-     * leaves only its histogram buckets, from which Prometheus computes them ({@code histogram_quantile}) at a smaller
-     * cost per operation. Call before {@link #bindTo}.
+     * The percentiles {@code sluice.operation.latency} computes in the process, each one more series per timer (none by
+     * default, or as a registry's {@code MeterFilter} configures). Percentiles computed in the process cannot be
+     * aggregated across streams or instances; {@link #percentileHistogram} buckets can, from which Prometheus computes
+     * them ({@code histogram_quantile}). Call before {@link #bindTo}.
      *
      * @return this
      * @throws InvalidArgumentException naming {@code percentiles} for a value outside 0..1
@@ -197,6 +224,22 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             throw new IllegalStateException("percentiles are set before bindTo");
         }
         this.percentiles = percentiles.clone();
+        return this;
+    }
+
+    /**
+     * Whether {@code sluice.operation.latency} publishes a percentile histogram: some 70 buckets, each a series per
+     * timer (off by default, or as a registry's {@code MeterFilter} configures). Call before {@link #bindTo}.
+     *
+     * @param on true to publish the buckets
+     * @return this
+     * @throws IllegalStateException once bound
+     */
+    public synchronized DeviceMetrics percentileHistogram(boolean on) {
+        if (registry != null) {
+            throw new IllegalStateException("the percentile histogram is set before bindTo");
+        }
+        this.percentileHistogram = on;
         return this;
     }
 
@@ -282,7 +325,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
-    /** Stops listening and removes every meter this binder registered. Idempotent. */
+    /** Stops listening and removes every meter this binder registered. Idempotent and thread-safe. */
     @Override
     public synchronized void close() {
         closed = true;
@@ -291,6 +334,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             registration = null;
         }
         stopRecording(this);
+        for (StreamMeters m : streams.values()) {
+            retire(m);
+        }
         MeterRegistry r = registry;
         if (r != null) {
             for (Meter m : meters) {
@@ -298,7 +344,33 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             }
         }
         meters.clear();
-        streams.clear();
+    }
+
+    /** How many streams have meters now: those that enqueued an operation and are not closed (for tests). */
+    int streamsMetered() {
+        return streams.size();
+    }
+
+    /**
+     * Removes a stream's meters and forgets it, its counts added to the context-wide ones. Idempotent: the stream's
+     * close, the context's close and the binder's close may each come to it.
+     */
+    private void retire(StreamMeters m) {
+        synchronized (totalsLock) {
+            if (!streams.remove(m.stream, m)) {
+                return;
+            }
+            m.closed = true;
+            retiredEnqueued += m.enqueued();
+            retiredCompleted += m.completed();
+        }
+        MeterRegistry r = registry;
+        if (r != null) {
+            for (Meter meter : m.meters) {
+                r.remove(meter);
+            }
+        }
+        m.meters.clear();
     }
 
     /**
@@ -310,6 +382,10 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     private final class StreamMeters implements LatencyRing.Sink {
         final DeviceStream stream;
         final Tags streamTags;
+        /** This stream's meters, removed when it closes ({@link #retire}). */
+        final List<Meter> meters = new CopyOnWriteArrayList<>();
+        /** Set when the stream's meters are removed: a meter registered after that is removed at once ({@link #kept}). */
+        volatile boolean closed;
         /** Operations and bytes enqueued, per category: written by the enqueue callback alone, under the stream's lock. */
         final Counts enqueuedBy = new Counts(CATEGORIES.size());
         final Counts bytesBy = new Counts(4);
@@ -335,11 +411,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         /** Under the stream's lock. The first operation of a category registers its counter. */
         void enqueued(int c, long bytes) {
             if (enqueuedBy.add(c, 1) == 0) {
-                register(FunctionCounter.builder("sluice.operations.enqueued", enqueuedBy, a -> a.get(c))
+                register(this, FunctionCounter.builder("sluice.operations.enqueued", enqueuedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c)).description("Operations handed to the device"));
             }
             if (bytes > 0 && c < 4 && bytesBy.add(c, bytes) == 0) {
-                register(FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
+                register(this, FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
                         .tag("direction", CATEGORIES.get(c)).baseUnit("bytes")
                         .description("Bytes copied, by direction: upload, download, d2d, peer"));
             }
@@ -373,7 +449,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         /** Counts a latency the ring refused; the first of a category registers its counter. The completion thread only. */
         private void unrecorded(int c) {
             if (unrecordedBy.add(c, 1) == 0) {
-                register(FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
+                register(this, FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c))
                         .description("Successful operations whose latency was not timed: completed faster than the"
                                 + " recorder could time them"));
@@ -394,34 +470,45 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             AtomicReferenceArray<Timer> by = failed ? failedBy : latencyBy;
             Timer m = by.get(c);
             if (m == null) {
-                m = register(Timer.builder("sluice.operation.latency").tags(streamTags).tag("category", CATEGORIES.get(c))
+                Timer.Builder b = Timer.builder("sluice.operation.latency").tags(streamTags).tag("category", CATEGORIES.get(c))
                         .tag("outcome", failed ? "failure" : "success")
-                        .description("From an operation's enqueue to its future's completion, waiting behind earlier work included")
-                        .publishPercentiles(percentiles).publishPercentileHistogram());
+                        .description("From an operation's enqueue to its future's completion, waiting behind earlier work included");
+                // Only what was asked for: left unset, the registry's MeterFilters decide (and by default publish neither).
+                if (percentiles.length > 0) {
+                    b.publishPercentiles(percentiles);
+                }
+                if (percentileHistogram) {
+                    b.publishPercentileHistogram();
+                }
+                m = register(this, b);
                 by.set(c, m);
             }
             return m;
         }
     }
 
-    /** Registers a meter, keeping it for {@link #close()}; racing first uses get the same meter from the registry. */
-    private void register(FunctionCounter.Builder<?> b) {
-        kept(b.register(registryOrThrow()));
+    /**
+     * Registers a stream's meter, keeping it for the stream's or the binder's close; racing first uses get the same
+     * meter from the registry.
+     */
+    private void register(StreamMeters s, FunctionCounter.Builder<?> b) {
+        kept(s, b.register(registryOrThrow()));
     }
 
-    private Timer register(Timer.Builder b) {
-        return kept(b.register(registryOrThrow()));
+    private Timer register(StreamMeters s, Timer.Builder b) {
+        return kept(s, b.register(registryOrThrow()));
     }
 
     /**
-     * Keeps {@code m} for {@link #close()}, or removes it at once if a close ran meanwhile (a completion that passed the
-     * listener's check just before it, or the recorder's last drain). Both sides write, then read: {@code closed} and
-     * the meter list are volatile, so either close() sees the meter or this sees {@code closed}.
+     * Keeps {@code m} for the close of its stream or of the binder, or removes it at once if such a close ran meanwhile
+     * (a completion that passed the listener's check just before it, or the recorder's last drain). Both sides write,
+     * then read: the closed flags and the meter list are volatile, so either the close sees the meter or this sees the
+     * flag.
      */
-    private <M extends Meter> M kept(M m) {
-        meters.add(m);
+    private <M extends Meter> M kept(StreamMeters s, M m) {
+        s.meters.add(m);
         MeterRegistry r = registry;
-        if (closed && r != null) {
+        if ((closed || s.closed) && r != null) {
             r.remove(m);
         }
         return m;
@@ -455,25 +542,50 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         return i >= 0 ? i : CATEGORIES.indexOf(TraceSpan.GRAPH);
     }
 
-    private StreamMeters meters(DeviceStream stream) {
+    /**
+     * The meters of {@code stream}, made at its first operation; null for a closed stream that has none (a completion
+     * reported after its close), so that a closed stream's meters are not made again.
+     */
+    private @Nullable StreamMeters meters(DeviceStream stream) {
         StreamMeters m = streams.get(stream);
-        return m != null ? m : streams.computeIfAbsent(stream, StreamMeters::new);
+        if (m != null) {
+            return m;
+        }
+        if (stream.isClosed()) {
+            return null;
+        }
+        m = streams.computeIfAbsent(stream, StreamMeters::new);
+        if (stream.isClosed()) {
+            retire(m); // closed while this made it: its close may have looked before the map had it
+        }
+        return m;
     }
 
     private long enqueuedTotal() {
-        long sum = 0;
-        for (StreamMeters m : streams.values()) {
-            sum += m.enqueued();
+        synchronized (totalsLock) {
+            long sum = retiredEnqueued;
+            for (StreamMeters m : streams.values()) {
+                sum += m.enqueued();
+            }
+            return sum;
         }
-        return sum;
     }
 
     private long completedTotal() {
-        long sum = 0;
-        for (StreamMeters m : streams.values()) {
-            sum += m.completed();
+        synchronized (totalsLock) {
+            long sum = retiredCompleted;
+            for (StreamMeters m : streams.values()) {
+                sum += m.completed();
+            }
+            return sum;
         }
-        return sum;
+    }
+
+    /** A completion of a stream whose meters are gone: it still counts in the context-wide completions. */
+    private void completedAfterClose() {
+        synchronized (totalsLock) {
+            retiredCompleted++;
+        }
     }
 
     /**
@@ -490,10 +602,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             if (closed) {
                 return; // an enqueue racing close(): registering its meters now would leave them behind
             }
-            StreamMeters m = lastEnqueued;
+            StreamMeters m = lastEnqueued; // a closed stream enqueues nothing more, so its meters need no check here
             if (m == null || m.stream != stream) {
                 m = meters(stream);
                 lastEnqueued = m;
+                if (m == null) {
+                    return; // a closed stream enqueues nothing; the engine refuses it first
+                }
             }
             m.enqueued(index(category), bytes);
         }
@@ -505,9 +620,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                 return; // completions of operations reported before close() may still arrive
             }
             StreamMeters m = lastCompleted;
-            if (m == null || m.stream != stream) {
+            if (m == null || m.stream != stream || m.closed) {
                 m = meters(stream);
                 lastCompleted = m;
+                if (m == null || m.closed) {
+                    completedAfterClose(); // counted, not timed: the stream's meters are gone
+                    return;
+                }
             }
             m.completed(index(category), latencyNanos, failure != null);
         }
@@ -540,6 +659,22 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                     meters.add(t);
                 }
                 t.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public void streamClosed(DeviceStream stream) {
+            StreamMeters m = streams.get(stream);
+            if (m != null) {
+                retire(m); // the last-stream caches may hold it until another stream's operation: it is marked closed
+            }
+        }
+
+        @Override
+        public void closed(DeviceContext c) {
+            // The context's close destroyed every stream still open; their meters go, the context-wide ones stay.
+            for (StreamMeters m : streams.values()) {
+                retire(m);
             }
         }
 

@@ -2,6 +2,7 @@ package dev.sluice.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,12 +19,17 @@ import dev.sluice.DeviceStream;
 import dev.sluice.reactive.Chunks;
 import dev.sluice.reactive.GpuPipeline;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,10 +40,23 @@ class DeviceMetricsTest {
     private DeviceContext ctx;
     private SimpleMeterRegistry registry;
 
+    /**
+     * The distribution each meter asked for, as the registry's filters see it: a {@code SimpleMeterRegistry} makes no
+     * histogram buckets (it cannot aggregate them), so the request is checked here.
+     */
+    private final Map<String, DistributionStatisticConfig> seen = new ConcurrentHashMap<>();
+
     @BeforeEach
     void open() {
         ctx = DeviceContext.open(Api.CPU, 0, ContextOptions.defaults());
         registry = new SimpleMeterRegistry();
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                seen.put(id.getName(), config);
+                return config;
+            }
+        });
     }
 
     @AfterEach
@@ -72,8 +91,9 @@ class DeviceMetricsTest {
                 .timer();
         assertEquals(3, uploads.count());
         assertTrue(uploads.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS) > 0);
-        ValueAtPercentile[] p = uploads.takeSnapshot().percentileValues();
-        assertEquals(List.of(0.5, 0.9, 0.99), Arrays.stream(p).map(ValueAtPercentile::percentile).toList());
+        assertEquals(0, uploads.takeSnapshot().percentileValues().length, "no percentiles unless asked for");
+        assertNotEquals(Boolean.TRUE, seen.get("sluice.operation.latency").isPercentileHistogram(),
+                "no histogram unless asked for");
         assertEquals(5, registry.get("sluice.operations.completed").functionCounter().count());
         assertEquals(0, registry.get("sluice.operations.in.flight").gauge().value());
         assertEquals(4096, registry.get("sluice.memory.allocated").gauge().value());
@@ -238,13 +258,103 @@ class DeviceMetricsTest {
 
     @Test
     void bucketsAloneLeaveNoClientPercentiles() {
-        DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles();
+        DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles().percentileHistogram(true);
         metrics.bindTo(registry);
         ctx.stream().enqueueMarker().join();
         metrics.flush();
         Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
         assertEquals(1, t.count());
         assertEquals(0, t.takeSnapshot().percentileValues().length);
+        assertEquals(Boolean.TRUE, seen.get("sluice.operation.latency").isPercentileHistogram(), "the buckets asked for");
+    }
+
+    @Test
+    void percentilesAndHistogramArePublishedWhenTheBinderAsks() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles(0.5, 0.99).percentileHistogram(true);
+        metrics.bindTo(registry);
+        ctx.stream().enqueueMarker().join();
+        metrics.flush();
+        Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
+        ValueAtPercentile[] p = t.takeSnapshot().percentileValues();
+        assertEquals(List.of(0.5, 0.99), Arrays.stream(p).map(ValueAtPercentile::percentile).toList());
+        assertEquals(Boolean.TRUE, seen.get("sluice.operation.latency").isPercentileHistogram());
+    }
+
+    @Test
+    void aRegistrysMeterFilterDecidesTheDistributionWhenTheBinderDoesNotAsk() {
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+                return id.getName().equals("sluice.operation.latency")
+                        ? DistributionStatisticConfig.builder().percentiles(0.9).build().merge(config)
+                        : config;
+            }
+        });
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        ctx.stream().enqueueMarker().join();
+        metrics.flush();
+        Timer t = registry.get("sluice.operation.latency").tags("category", "marker").timer();
+        ValueAtPercentile[] p = t.takeSnapshot().percentileValues();
+        assertEquals(List.of(0.9), Arrays.stream(p).map(ValueAtPercentile::percentile).toList());
+    }
+
+    @Test
+    void aClosedStreamsMetersAreRemovedAndItsCountsStayInTheContextsTotals() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        try (DeviceBuffer b = ctx.allocate(DType.F32, 16)) {
+            s.enqueueCopy(HostData.of(new float[16]), b);
+            s.enqueueMarker();
+            s.synchronize();
+            metrics.flush();
+            assertNotNull(registry.find("sluice.operation.latency").tags("stream", s.name()).timer());
+            assertNotNull(registry.find("sluice.copy.bytes").tags("stream", s.name()).functionCounter());
+            s.close();
+        }
+        assertTrue(registry.find("sluice.operations.enqueued").tags("stream", s.name()).meters().isEmpty(),
+                "the closed stream's meters are gone: " + registry.getMeters());
+        assertTrue(registry.find("sluice.operation.latency").tags("stream", s.name()).meters().isEmpty());
+        assertTrue(registry.find("sluice.copy.bytes").tags("stream", s.name()).meters().isEmpty());
+        assertTrue(metrics.streamsMetered() <= 1, "at most the default stream, which freed the buffer, is metered still");
+        assertTrue(registry.get("sluice.operations.completed").functionCounter().count() >= 2,
+                "the context-wide count keeps the closed stream's operations");
+        assertEquals(0, registry.get("sluice.operations.in.flight").gauge().value());
+    }
+
+    @Test
+    void tenThousandStreamsOpenedAndClosedLeaveTheMeterCountBounded() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles(0.5).percentileHistogram(true);
+        metrics.bindTo(registry);
+        int before = -1;
+        for (int i = 0; i < 10_000; i++) {
+            DeviceStream s = ctx.createStream();
+            s.enqueueMarker();
+            s.enqueueHostFunction(() -> { });
+            s.close();
+            if (i == 0) {
+                before = registry.getMeters().size();
+            }
+        }
+        metrics.flush();
+        assertEquals(before, registry.getMeters().size(), "meters: " + registry.getMeters().size());
+        assertEquals(0, metrics.streamsMetered());
+        assertEquals(20_000, registry.get("sluice.operations.completed").functionCounter().count());
+        assertEquals(0, registry.get("sluice.operations.in.flight").gauge().value());
+    }
+
+    @Test
+    void theContextsCloseRemovesTheMetersOfTheStreamsItDestroyed() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        s.enqueueMarker().join();
+        ctx.close();
+        assertTrue(registry.find("sluice.operations.enqueued").tags("stream", s.name()).meters().isEmpty());
+        assertEquals(0, metrics.streamsMetered());
+        assertEquals(1, registry.get("sluice.operations.completed").functionCounter().count());
+        metrics.close();
     }
 
     @Test

@@ -25,6 +25,9 @@ class GpuPipelineReplayTest {
     static DeviceContext ctx;
     static DeviceFunction scaleAdd;
     static DeviceFunction addOne;
+    /** The element-wise pair of {@link #elementwisePipeline}: compiled once, for the context's life. */
+    static DeviceFunction scale;
+    static DeviceFunction shift;
     static final int CHUNKS = 40;
     static final int N = 256;
 
@@ -33,6 +36,13 @@ class GpuPipelineReplayTest {
         ctx = TestDevice.open();
         scaleAdd = ctx.compile(TestDevice.SCALE_ADD);
         addOne = ctx.compile(TestDevice.ADD_ONE);
+        // Compiled here rather than per pipeline: functions dropped unclosed while the class's context stays open are
+        // freed and reported by the leak detector, in whichever later test a collection happens to run.
+        scale = ctx.compile(Kernels.elementwise("scale").input(KernelParam.pointer("x", DType.F32))
+                .input(KernelParam.scalar("a", DType.F32)).output(KernelParam.pointer("y", DType.F32))
+                .body("y = x * a").build());
+        shift = ctx.compile(Kernels.elementwise("shift").input(KernelParam.pointer("u", DType.F32))
+                .output(KernelParam.pointer("w", DType.F32)).body("w = u / 4.0f - 1.0f").build());
     }
 
     @AfterAll
@@ -133,11 +143,6 @@ class GpuPipelineReplayTest {
 
     /** A stage of two element-wise kernels (the second in place), fused or not. */
     static GpuPipeline<float[], float[]> elementwisePipeline(boolean replay, boolean fuse) {
-        DeviceFunction scale = ctx.compile(Kernels.elementwise("scale").input(KernelParam.pointer("x", DType.F32))
-                .input(KernelParam.scalar("a", DType.F32)).output(KernelParam.pointer("y", DType.F32))
-                .body("y = x * a").build());
-        DeviceFunction shift = ctx.compile(Kernels.elementwise("shift").input(KernelParam.pointer("u", DType.F32))
-                .output(KernelParam.pointer("w", DType.F32)).body("w = u / 4.0f - 1.0f").build());
         return GpuPipeline.builder(ctx)
                 .lanes(2)
                 .chunkElements(N, DType.F32)

@@ -1,18 +1,14 @@
 package dev.sluice.stress;
 
-import dev.sluice.LaunchConfig;
 import dev.sluice.engine.Operation;
 import dev.sluice.engine.StreamCore;
 import dev.sluice.engine.StressProbe;
-import dev.sluice.spi.ContextHandle;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
-import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostGate;
-import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
-import java.lang.foreign.MemorySegment;
+import dev.sluice.spi.WorkStep;
 
 /**
  * The real {@code StreamCore} with no device behind it, for the stress tests: a backend stream that only records
@@ -64,29 +60,7 @@ final class StressCores {
         }
 
         @Override
-        public void copyHostToDevice(MemorySegment source, DeviceMemory destination, long destinationOffset, long bytes) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void copyDeviceToHost(DeviceMemory source, long sourceOffset, MemorySegment destination, long bytes) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void copyDeviceToDevice(DeviceMemory source, long sourceOffset, DeviceMemory destination,
-                long destinationOffset, long bytes) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void copyPeer(ContextHandle sourceContext, DeviceMemory source, long sourceOffset,
-                ContextHandle destinationContext, DeviceMemory destination, long destinationOffset, long bytes) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void fill(DeviceMemory destination, long offset, long count, int elementBytes, long bits) {
+        public void enqueue(WorkStep step) {
             throw new UnsupportedOperationException();
         }
 
@@ -97,11 +71,6 @@ final class StressCores {
 
         @Override
         public void free(DeviceMemory memory) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void launch(FunctionHandle function, LaunchConfig config, LaunchArguments arguments) {
             throw new UnsupportedOperationException();
         }
 

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
+import dev.sluice.testing.ExpectWarning;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +56,7 @@ class HostNodesTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.spi.support.HostNodes", containing = "a host step of a graph threw") // at ERROR
     void aStepThatThrowsDoesNotCrossIntoTheDriver() throws Throwable {
         HostNodes nodes = new HostNodes();
         AtomicInteger after = new AtomicInteger();
