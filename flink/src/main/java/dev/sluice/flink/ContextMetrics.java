@@ -3,6 +3,7 @@ package dev.sluice.flink;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
+import dev.sluice.OperationKind;
 import dev.sluice.MemoryInfo;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.metrics.Gauge;
@@ -82,12 +83,12 @@ final class ContextMetrics implements DeviceListener {
     }
 
     @Override
-    public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+    public void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
         enqueued.increment();
     }
 
     @Override
-    public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+    public void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
             @Nullable Throwable failure) {
         completed.increment();
         if (failure != null) {

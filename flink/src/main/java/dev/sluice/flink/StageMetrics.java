@@ -3,6 +3,7 @@ package dev.sluice.flink;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
+import dev.sluice.OperationKind;
 import dev.sluice.TraceSpan;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -78,13 +79,13 @@ final class StageMetrics implements DeviceListener {
 
     /** On the context's completion thread: counts a successful copy of one of the subtask's lanes. */
     @Override
-    public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+    public void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
             @Nullable Throwable failure) {
         if (failure != null || bytes == 0) {
             return;
         }
-        boolean upload = TraceSpan.UPLOAD.equals(category);
-        if (!upload && !TraceSpan.DOWNLOAD.equals(category)) {
+        boolean upload = kind == OperationKind.UPLOAD;
+        if (!upload && kind != OperationKind.DOWNLOAD) {
             return;
         }
         for (DeviceStream s : streams) {

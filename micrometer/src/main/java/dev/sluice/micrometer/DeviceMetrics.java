@@ -5,6 +5,7 @@ import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.MemoryInfo;
+import dev.sluice.OperationKind;
 import dev.sluice.TraceSpan;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -522,24 +523,22 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         return r;
     }
 
-    /** {@link #CATEGORIES} as an array, for {@link #index}. */
-    private static final String[] CATEGORY_NAMES = CATEGORIES.toArray(String[]::new);
-
     /**
-     * The index of {@code category} in {@link #CATEGORIES}. The hook passes {@code TraceSpan}'s constants, so an identity
-     * comparison finds the usual ones at once; a staged peer copy counts as {@code peer}.
+     * Each {@link OperationKind}'s index in {@link #CATEGORIES}, by ordinal: its category's, a staged peer copy counting
+     * as {@code peer} (one series for the bytes moved between devices, however the driver moved them).
      */
-    static int index(String category) {
-        for (int i = 0; i < CATEGORY_NAMES.length; i++) {
-            if (CATEGORY_NAMES[i] == category) {
-                return i;
-            }
+    private static final int[] KIND_INDEX = new int[OperationKind.values().length];
+
+    static {
+        for (OperationKind k : OperationKind.values()) {
+            int i = CATEGORIES.indexOf(k == OperationKind.PEER_STAGED ? OperationKind.PEER.category() : k.category());
+            KIND_INDEX[k.ordinal()] = i >= 0 ? i : CATEGORIES.indexOf(TraceSpan.GRAPH);
         }
-        if (category.equals(TraceSpan.PEER_STAGED)) {
-            return CATEGORIES.indexOf(TraceSpan.PEER);
-        }
-        int i = CATEGORIES.indexOf(category);
-        return i >= 0 ? i : CATEGORIES.indexOf(TraceSpan.GRAPH);
+    }
+
+    /** The index of {@code kind}'s series in {@link #CATEGORIES}. */
+    static int index(OperationKind kind) {
+        return KIND_INDEX[kind.ordinal()];
     }
 
     /**
@@ -598,7 +597,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         private @Nullable StreamMeters lastCompleted;
 
         @Override
-        public void operationEnqueued(DeviceStream stream, String category, long bytes) {
+        public void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
             if (closed) {
                 return; // an enqueue racing close(): registering its meters now would leave them behind
             }
@@ -610,11 +609,11 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                     return; // a closed stream enqueues nothing; the engine refuses it first
                 }
             }
-            m.enqueued(index(category), bytes);
+            m.enqueued(index(kind), bytes);
         }
 
         @Override
-        public void operationCompleted(DeviceStream stream, String category, long bytes, long latencyNanos,
+        public void operationCompleted(DeviceStream stream, OperationKind kind, long bytes, long latencyNanos,
                 @Nullable Throwable failure) {
             if (closed) {
                 return; // completions of operations reported before close() may still arrive
@@ -628,7 +627,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                     return;
                 }
             }
-            m.completed(index(category), latencyNanos, failure != null);
+            m.completed(index(kind), latencyNanos, failure != null);
         }
 
         @Override

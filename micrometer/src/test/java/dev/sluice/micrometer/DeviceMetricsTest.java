@@ -153,19 +153,20 @@ class DeviceMetricsTest {
     }
 
     @Test
-    void aStagedPeerCopyCountsAsAPeerCopyAndCategoriesAreFoundByNameToo() {
-        // The hook names a staged peer copy's category "peer-staged"; the binder's categories know it as "peer".
-        assertEquals(3, DeviceMetrics.index(dev.sluice.TraceSpan.PEER));
-        assertEquals(3, DeviceMetrics.index(dev.sluice.TraceSpan.PEER_STAGED));
-        assertEquals(9, DeviceMetrics.index(new String(dev.sluice.TraceSpan.MARKER)), "an equal string, not the constant");
-        assertEquals(12, DeviceMetrics.index(dev.sluice.TraceSpan.GRAPH));
+    void aStagedPeerCopyCountsAsAPeerCopyAndEveryKindHasItsCategorysSeries() {
+        // A staged peer copy's category is "peer-staged"; the binder counts it in the "peer" series.
+        assertEquals(3, DeviceMetrics.index(dev.sluice.OperationKind.PEER));
+        assertEquals(3, DeviceMetrics.index(dev.sluice.OperationKind.PEER_STAGED));
+        assertEquals(9, DeviceMetrics.index(dev.sluice.OperationKind.MARKER));
+        assertEquals(12, DeviceMetrics.index(dev.sluice.OperationKind.GRAPH));
+        assertEquals(13, DeviceMetrics.index(dev.sluice.OperationKind.REPLAY_BUILT));
     }
 
     @Test
     void repeatedWorkCountsItsGraphLaunchesAsReplayAndItsOperationsUnderTheirOwn() {
         DeviceMetrics metrics = new DeviceMetrics(ctx, Tags.empty());
         metrics.bindTo(registry);
-        assertEquals(13, DeviceMetrics.index(dev.sluice.TraceSpan.REPLAY));
+        assertEquals(13, DeviceMetrics.index(dev.sluice.OperationKind.REPLAY));
         DeviceStream s = ctx.createStream();
         DeviceBuffer b = ctx.allocate(DType.F32, 16);
         try (dev.sluice.RepeatedWork work = s.repeatedWork()) {

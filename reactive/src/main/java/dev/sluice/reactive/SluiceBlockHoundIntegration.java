@@ -89,8 +89,8 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             new Method("dev.sluice.DeviceEvent", "synchronize", "()V"));
 
     /**
-     * On the completion threads: the engine's methods inside which blocking calls are allowed, or disallowed again, in
-     * the order given to BlockHound. They name the engine's internal classes (not exported, so named as strings).
+     * On the completion threads: the engine's and the recorders' methods inside which blocking calls are allowed, or
+     * disallowed again, in the order given to BlockHound. They name internal classes (not exported, so named as strings).
      */
     static final List<Inside> ON_COMPLETION_THREADS = List.of(
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
@@ -107,5 +107,8 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // Repeated work's calls take turns (a RepeatedPlan subscribed from two threads at once): the one waiting waits
             // for the other's body and submission, never for the device.
             Inside.allowed("dev.sluice.engine.ReplayedWork", "awaitTurn"),
+            // A traced context starts a new trace epoch every few seconds from whichever thread enqueues then: it records
+            // a timing event on the tracer's own clock stream, which runs nothing else, and waits for it (at once).
+            Inside.allowed("dev.sluice.observe.Tracer", "rebase"),
             Inside.disallowed("dev.sluice.engine.Operation", "fail"));
 }
