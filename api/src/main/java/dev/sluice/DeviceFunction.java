@@ -25,7 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * launch keeps it reachable until the device has finished the launch, a graph that captured one keeps it as long as
  * the graph and its replays, and every view {@link #global} handed out keeps it while the view is reachable.
  */
-public final class DeviceFunction implements AutoCloseable {
+public final class DeviceFunction implements AutoCloseable, Kernel.Loaded {
 
     private final DeviceContext context;
     private final Kernel kernel;
@@ -69,6 +69,7 @@ public final class DeviceFunction implements AutoCloseable {
     }
 
     /** The kernel this function was compiled from: its name, source and parameter types. Readable after close. */
+    @Override
     public Kernel kernel() {
         return kernel;
     }

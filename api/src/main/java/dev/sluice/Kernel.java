@@ -46,6 +46,7 @@ public final class Kernel {
     private final boolean javaUsesBarriers;
     private final List<String> compileOptions;
     private final List<ElementCount> elementCounts;
+    private final Optional<Fusion> fusion;
 
     /** A scalar parameter, by position, that is the element count of the pointer parameters at {@code pointers}. */
     private record ElementCount(int count, int[] pointers) {
@@ -64,6 +65,7 @@ public final class Kernel {
         this.javaUsesBarriers = b.javaUsesBarriers;
         this.compileOptions = List.copyOf(b.compileOptions);
         this.elementCounts = List.copyOf(b.elementCounts);
+        this.fusion = Optional.ofNullable(b.fusion);
     }
 
     /**
@@ -211,6 +213,77 @@ public final class Kernel {
         return compileOptions;
     }
 
+    /**
+     * How repeated work may run consecutive launches of this kernel as one kernel, where the kernel declared it
+     * ({@link Builder#fusion}): the kernel language's element-wise kernels do. Empty for a kernel that does not fuse.
+     */
+    public Optional<Fusion> fusion() {
+        return fusion;
+    }
+
+    /**
+     * A kernel's declaration that repeated work ({@link RepeatedWork}) may run a run of consecutive launches of it, and
+     * of kernels whose fusion comes from the same generator, as one launch of a kernel that this builds. For kernel
+     * generators: the kernel language's element-wise kernels carry one, and a hand-written kernel has none, so its
+     * launches run as recorded.
+     *
+     * <p>A kernel that declares a fusion promises what repeated work's plan rests on: its last parameter is the element
+     * count {@code n}, an {@link DType#I64} scalar; every other pointer parameter is indexed by the element only, thread
+     * {@code i} touching element {@code i} and no other; and its {@link KernelParam.Access} says which pointers it
+     * writes. Repeated work then fuses only launches of the same {@link LaunchConfig} and {@code n} whose pointer
+     * arguments either do not overlap or, where one writes, are the same region (memory, offset and element type): the
+     * fused kernel's thread {@code i} runs the launches' bodies in order on element {@code i}, touching what they touched
+     * in the same order. A fusion that breaks the promise computes something else.
+     *
+     * <p>Implementations are immutable and thread-safe; repeated work compares them with {@code equals} to reuse a fused
+     * kernel it loaded for the same launches before.
+     */
+    public interface Fusion {
+
+        /**
+         * In {@link #fuse}'s {@code sources}, an output that a later launch of the run overwrites: the fused kernel keeps
+         * it in a register instead of storing it.
+         */
+        int OVERWRITTEN = -2;
+
+        /**
+         * Whether a launch of this kernel writes its parameter {@code output} so that an earlier launch's write of the
+         * same region is never read from memory: it assigns the output before reading it and reads none of
+         * {@code aliases} (its parameters on the same region, {@code output} among them) after. False where unsure.
+         *
+         * @param output  the position of a pointer parameter the kernel writes
+         * @param aliases the positions of its parameters that the launch passes the same region
+         */
+        boolean overwrites(int output, int[] aliases);
+
+        /**
+         * One kernel running {@code launches}' kernels one after another for each element; called on the first of
+         * them. {@code sources[k]} has an entry for each parameter of launch {@code k} before its {@code n}. For an
+         * input pointer it says where the input reads from: {@code -1} for a parameter of the fused kernel, else
+         * {@code k' << 16 | j'}, parameter {@code j'} of an earlier launch {@code k'} (an output it wrote, or the same
+         * input). An output is written to memory, a parameter of the fused kernel, unless its entry is
+         * {@link #OVERWRITTEN}: then it stays in a register. A scalar's entry is {@code -1}. The fused kernel's
+         * parameters are the launches' parameters before their {@code n}, in order, those bound or overwritten left out,
+         * then {@code n}.
+         *
+         * @param launches the fusions of the launches' kernels, in launch order; this one first
+         * @param sources  for each launch, where each of its parameters before {@code n} reads from
+         * @throws RuntimeException to refuse the run (a fusion of another generator among {@code launches}, say): its
+         *                          launches then run as recorded
+         */
+        Kernel fuse(List<Fusion> launches, int[][] sources);
+    }
+
+    /**
+     * A kernel loaded for a device, as a launch names it ({@link DeviceFunction} is one): how code below the handles
+     * reaches the kernel, and its {@link #fusion()}, of what it launches.
+     */
+    public interface Loaded {
+
+        /** The kernel this was loaded from. */
+        Kernel kernel();
+    }
+
     @Override
     public String toString() {
         return "Kernel " + name + params.stream().map(KernelParam::toString).toList().toString()
@@ -231,6 +304,7 @@ public final class Kernel {
         private boolean javaUsesBarriers;
         private final List<String> compileOptions = new ArrayList<>();
         private final List<ElementCount> elementCounts = new ArrayList<>();
+        private Fusion fusion;
 
         private Builder(String name) {
             this.name = Checks.identifier("name", name);
@@ -420,6 +494,18 @@ public final class Kernel {
                 throw new InvalidArgumentException("option", "'" + option + "' is blank");
             }
             compileOptions.add(option);
+            return this;
+        }
+
+        /**
+         * Declares that repeated work may fuse consecutive launches of the kernel as {@code fusion} describes; see
+         * {@link Fusion} for what that promises. For kernel generators (the kernel language declares its element-wise
+         * kernels so).
+         *
+         * @throws InvalidArgumentException naming {@code fusion} for null
+         */
+        public Builder fusion(Fusion fusion) {
+            this.fusion = Checks.notNull("fusion", fusion);
             return this;
         }
 

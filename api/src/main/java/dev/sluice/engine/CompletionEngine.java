@@ -138,13 +138,7 @@ final class CompletionEngine {
     }
 
     private void run() {
-        // When the completion thread last completed a future or found new work after having none, for the spin phase of
-        // PARK. A local, not a field: a field written on every pass could share a line with those that each enqueue
-        // reads (sleeping, fault, stopping in wake()), and cost the enqueuing thread a miss per pass.
-        long lastActivity = System.nanoTime();
-        long pause = 1_000;
-        boolean wasPending = false;
-        boolean streaming = false;
+        Pace pace = new Pace();
         while (true) {
             Throwable f = fault;
             if (f != null) {
@@ -161,34 +155,50 @@ final class CompletionEngine {
                 onFault(byCall);
                 continue;
             }
-            boolean progress = false;
-            boolean pending = false;
-            StreamCore oldestPending = null;
+            StreamCore oldestPending;
             try {
-                for (StreamCore core : cores) {
-                    if (core.closing && core.isIdle()) {
-                        cores.remove(core);
-                        continue;
-                    }
-                    int r = core.tryAdvance();
-                    progress |= (r & StreamCore.PROGRESS) != 0;
-                    if ((r & (StreamCore.PENDING | StreamCore.BUSY)) != 0) {
-                        pending = true;
-                        if (oldestPending == null) {
-                            oldestPending = core;
-                        }
-                    }
-                }
+                oldestPending = pollStreams(pace);
             } catch (Throwable t) {
                 onFault(t);
                 continue;
             }
+            if (pace.progressed(oldestPending != null)) {
+                continue;
+            }
+            if (oldestPending == null) {
+                idle(pace);
+            } else {
+                waitBetweenPolls(pace, oldestPending);
+            }
+        }
+    }
+
+    /**
+     * How the completion thread paces its polls, from what its last passes found: its own, made and used by that thread
+     * only. Not fields of the engine: a field written on every pass could share a cache line with those that each
+     * enqueue reads ({@code sleeping}, {@code fault}, {@code stopping} in {@link #wake()}), and cost the enqueuing thread
+     * a miss per pass.
+     */
+    private static final class Pace {
+        /** When the thread last completed a future or found new work after having none, for the spin phase of PARK. */
+        long lastActivity = System.nanoTime();
+        /** The next park between polls under PARK, doubling up to the maximum while nothing completes. */
+        long pause = 1_000;
+        /** Whether the last pass found futures pending. */
+        boolean wasPending;
+        /** Whether the caller streams work: the last pass completed futures with others already queued behind them. */
+        boolean streaming;
+        /** Whether this pass completed a future. */
+        boolean progress;
+
+        /** Notes what this pass found; whether it completed a future, so that the thread polls again at once. */
+        boolean progressed(boolean pending) {
             if (progress) {
                 lastActivity = System.nanoTime();
                 pause = 1_000;
                 wasPending = pending;
                 streaming = pending;
-                continue;
+                return true;
             }
             if (pending && !wasPending) {
                 // New work after none: spin for its completion before backing off.
@@ -196,55 +206,83 @@ final class CompletionEngine {
                 pause = 1_000;
             }
             wasPending = pending;
-            if (!pending) {
-                streaming = false;
-                // Idle: keep spinning (or yielding) for spinNanos after the last activity before parking, so the
-                // next enqueue of a busy caller does not pay a thread wake-up (several µs, more in VMs) on top of
-                // the device's own latency. PARK and SPIN spin, YIELD yields; BLOCKING parks at once.
-                WaitStrategy idleWait = options.waitStrategy();
-                if (idleWait != WaitStrategy.BLOCKING && System.nanoTime() - lastActivity < options.spinNanos()) {
-                    if (idleWait == WaitStrategy.YIELD) {
-                        Thread.yield();
-                    } else {
-                        Thread.onSpinWait();
-                    }
-                    continue;
-                }
-                sleeping = true;
-                if (anyQueued() || fault != null || reported != null || stopping) {
-                    sleeping = false;
-                    continue;
-                }
-                LockSupport.park(this);
-                sleeping = false;
-                lastActivity = System.nanoTime();
+            return false;
+        }
+    }
+
+    /**
+     * One pass over the streams: completes what their markers say is done, drops the closed ones that are empty, and
+     * notes in {@code pace} whether anything completed. Returns the first stream with futures still pending, or null.
+     */
+    private @Nullable StreamCore pollStreams(Pace pace) {
+        pace.progress = false;
+        StreamCore oldestPending = null;
+        for (StreamCore core : cores) {
+            if (core.closing && core.isIdle()) {
+                cores.remove(core);
                 continue;
             }
-            switch (options.waitStrategy()) {
-                case SPIN -> spinBetweenPolls(streaming);
-                case YIELD -> Thread.yield();
-                case PARK -> {
-                    long idle = System.nanoTime() - lastActivity;
-                    if (idle < options.spinNanos()) {
-                        spinBetweenPolls(streaming);
-                    } else if (idle < 2 * options.spinNanos()) {
-                        Thread.yield();
-                    } else {
-                        LockSupport.parkNanos(this, pause);
-                        pause = Math.min(pause * 2, options.maxParkNanos());
-                    }
+            int r = core.tryAdvance();
+            pace.progress |= (r & StreamCore.PROGRESS) != 0;
+            if ((r & (StreamCore.PENDING | StreamCore.BUSY)) != 0 && oldestPending == null) {
+                oldestPending = core;
+            }
+        }
+        return oldestPending;
+    }
+
+    /**
+     * With nothing pending: keeps spinning (or yielding) for spinNanos after the last activity before parking, so the
+     * next enqueue of a busy caller does not pay a thread wake-up (several µs, more in VMs) on top of the device's own
+     * latency. PARK and SPIN spin, YIELD yields; BLOCKING parks at once. Parks until an enqueue wakes it.
+     */
+    private void idle(Pace pace) {
+        pace.streaming = false;
+        WaitStrategy idleWait = options.waitStrategy();
+        if (idleWait != WaitStrategy.BLOCKING && System.nanoTime() - pace.lastActivity < options.spinNanos()) {
+            if (idleWait == WaitStrategy.YIELD) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        sleeping = true;
+        if (anyQueued() || fault != null || reported != null || stopping) {
+            sleeping = false;
+            return;
+        }
+        LockSupport.park(this);
+        sleeping = false;
+        pace.lastActivity = System.nanoTime();
+    }
+
+    /** With futures pending and none completed by the last pass: waits by the wait strategy before the next pass. */
+    private void waitBetweenPolls(Pace pace, StreamCore oldestPending) {
+        switch (options.waitStrategy()) {
+            case SPIN -> spinBetweenPolls(pace.streaming);
+            case YIELD -> Thread.yield();
+            case PARK -> {
+                long idle = System.nanoTime() - pace.lastActivity;
+                if (idle < options.spinNanos()) {
+                    spinBetweenPolls(pace.streaming);
+                } else if (idle < 2 * options.spinNanos()) {
+                    Thread.yield();
+                } else {
+                    LockSupport.parkNanos(this, pace.pause);
+                    pace.pause = Math.min(pace.pause * 2, options.maxParkNanos());
                 }
-                case BLOCKING -> {
-                    Marker m = oldestPending.oldestMarker();
-                    if (m != null) {
-                        try {
-                            m.awaitDone(options.maxParkNanos());
-                        } catch (Throwable t) {
-                            onFault(t);
-                        }
-                    } else {
-                        LockSupport.parkNanos(this, 1_000); // its group is not sealed yet: look again shortly
+            }
+            case BLOCKING -> {
+                Marker m = oldestPending.oldestMarker();
+                if (m != null) {
+                    try {
+                        m.awaitDone(options.maxParkNanos());
+                    } catch (Throwable t) {
+                        onFault(t);
                     }
+                } else {
+                    LockSupport.parkNanos(this, 1_000); // its group is not sealed yet: look again shortly
                 }
             }
         }

@@ -14,12 +14,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fuses runs of consecutive recorded launches of generated element-wise kernels ({@link LaunchFusion}) into one launch
- * each, where that is provably the same computation: the same launch configuration and element count {@code n}, and
+ * Fuses runs of consecutive recorded launches of kernels that declare a {@link Kernel.Fusion} (the kernel language's
+ * element-wise kernels do) into one launch each, where that is provably the same computation: the same launch configuration and element count {@code n}, and
  * for every pair of pointer arguments of the run whose bytes overlap, one of them written, the same region (memory,
  * byte offset and element type). Thread {@code i} of each launch then touches only element {@code i} of every region,
  * so the fused kernel's thread {@code i}, running the launches' bodies in order, touches what they touched, in the same
@@ -31,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class FusedLaunches {
 
-    /** A plan: the launches' chains, and where each of their parameters reads from (see {@link LaunchFusion.Chains}). */
-    private record Plan(List<Object> chains, List<Integer> sources) {
+    /** A plan: the launches' fusions, and where each of their parameters reads from (see {@link Kernel.Fusion#fuse}). */
+    private record Plan(List<Kernel.Fusion> chains, List<Integer> sources) {
     }
 
     /** A plan's fused kernel, loaded. */
@@ -86,13 +85,6 @@ final class FusedLaunches {
     /** The last call's recorded work and what it fused into: a call of the same values fuses the same way. */
     private List<WorkStep> lastRecorded = List.of();
     private @Nullable Result last;
-    /**
-     * Each launched function's chain ({@link LaunchFusion.Chains#chainOf}, or {@link #NO_CHAIN}), so that a call looks up
-     * the kernel language's synchronized registry once per function rather than once per launch. Weak: it keeps no
-     * function reachable (public functions compare by identity).
-     */
-    private final Map<Object, Object> chainOfFunction = new WeakHashMap<>();
-    private static final Object NO_CHAIN = new Object();
 
     FusedLaunches(ContextCore context) {
         this.context = context;
@@ -100,16 +92,15 @@ final class FusedLaunches {
 
     /** {@code r}'s work, each run of two or more fusible launches replaced by one launch of their fused kernel. */
     Result work(Recording r) {
-        LaunchFusion.Chains chains = LaunchFusion.installed();
-        if (chains == null) {
-            return Result.unfused(r); // no element-wise kernel was generated yet: nothing to fuse, nothing to remember
-        }
         List<Work> steps = r.steps();
+        if (!anyFusible(steps)) {
+            return Result.unfused(r); // no launch of a kernel that declares a fusion: nothing to fuse, nothing to remember
+        }
         Result previous = last;
         if (previous != null && sameValues(lastRecorded, steps)) {
             return previous; // a lane's stage on its fixed buffers: the same plan and arguments, nothing to look up again
         }
-        Result planned = plan(steps, chains);
+        Result planned = plan(steps);
         last = planned;
         lastRecorded = r.work();
         return planned;
@@ -128,18 +119,36 @@ final class FusedLaunches {
         return true;
     }
 
-    private Result plan(List<Work> steps, LaunchFusion.Chains chains) {
+    /** Whether one of {@code steps} launches a kernel that declares a fusion: a field read per step, no lookup. */
+    private static boolean anyFusible(List<Work> steps) {
+        for (Work s : steps) {
+            if (s.step instanceof WorkStep.Launch && fusionOf(s.keepAlive) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The fusion that the kernel of a launch declares, read from what the launch keeps reachable (the public function,
+     * a {@link Kernel.Loaded}); null for a kernel that declares none.
+     */
+    private static Kernel.@Nullable Fusion fusionOf(@Nullable Object launched) {
+        return launched instanceof Kernel.Loaded f ? f.kernel().fusion().orElse(null) : null;
+    }
+
+    private Result plan(List<Work> steps) {
         List<WorkStep> work = new ArrayList<>(steps.size());
         int launches = 0;
         int kernels = 0;
         Run run = null;
         for (Work s : steps) {
-            Object chain = s.step instanceof WorkStep.Launch && s.keepAlive != null ? chainOf(s.keepAlive, chains) : null;
+            Kernel.Fusion chain = s.step instanceof WorkStep.Launch ? fusionOf(s.keepAlive) : null;
             WorkStep.Launch launch = chain == null ? null : (WorkStep.Launch) s.step;
             if (run != null && launch != null && run.add(launch, chain)) {
                 continue;
             }
-            if (run != null && emit(run, chains, work)) {
+            if (run != null && emit(run, work)) {
                 launches += run.launches.size();
                 kernels++;
             }
@@ -148,30 +157,19 @@ final class FusedLaunches {
                 work.add(s.step);
             }
         }
-        if (run != null && emit(run, chains, work)) {
+        if (run != null && emit(run, work)) {
             launches += run.launches.size();
             kernels++;
         }
         return new Result(work, launches, kernels);
     }
 
-    /** {@code function}'s chain, or null; looked up once per function. */
-    private @Nullable Object chainOf(Object function, LaunchFusion.Chains chains) {
-        Object chain = chainOfFunction.get(function);
-        if (chain == null) {
-            Object found = chains.chainOf(function);
-            chain = found == null ? NO_CHAIN : found;
-            chainOfFunction.put(function, chain);
-        }
-        return chain == NO_CHAIN ? null : chain;
-    }
-
     /** Adds {@code run}'s work: one fused launch (true) or, for one launch or a plan that does not fuse, its launches. */
-    private boolean emit(Run run, LaunchFusion.Chains chains, List<WorkStep> work) {
+    private boolean emit(Run run, List<WorkStep> work) {
         if (run.launches.size() >= 2) {
-            run.keepOverwrittenInRegisters(chains);
+            run.keepOverwrittenInRegisters();
         }
-        Fused f = run.launches.size() < 2 ? null : fused(run.plan(), chains);
+        Fused f = run.launches.size() < 2 ? null : fused(run.plan());
         if (f == null) {
             work.addAll(run.launches);
             return false;
@@ -180,7 +178,7 @@ final class FusedLaunches {
         return true;
     }
 
-    private @Nullable Fused fused(Plan plan, LaunchFusion.Chains chains) {
+    private @Nullable Fused fused(Plan plan) {
         Fused f = loaded.get(plan);
         if (f != null || refused.contains(plan)) {
             return f;
@@ -194,7 +192,7 @@ final class FusedLaunches {
                     sources[k][j] = plan.sources().get(at++);
                 }
             }
-            Kernel kernel = chains.fuse(plan.chains(), sources);
+            Kernel kernel = plan.chains().getFirst().fuse(plan.chains(), sources);
             FunctionHandle function = context.handle().load(kernel);
             f = new Fused(function, context.own(function::unload), kernel.params());
         } catch (RuntimeException e) {
@@ -209,7 +207,6 @@ final class FusedLaunches {
     void close() {
         last = null;
         lastRecorded = List.of();
-        chainOfFunction.clear();
         for (Fused f : loaded.values()) {
             f.owned().close();
         }
@@ -220,7 +217,7 @@ final class FusedLaunches {
     private static final class Run {
 
         final List<WorkStep.Launch> launches = new ArrayList<>();
-        final List<Object> chains = new ArrayList<>();
+        final List<Kernel.Fusion> chains = new ArrayList<>();
         final List<int[]> sources = new ArrayList<>();
         final List<Use> uses = new ArrayList<>();
         final long n;
@@ -230,14 +227,14 @@ final class FusedLaunches {
         }
 
         /** A run of {@code launch} alone; null if its own arguments conflict (a partial overlap, say). */
-        static @Nullable Run start(WorkStep.Launch launch, Object chain) {
+        static @Nullable Run start(WorkStep.Launch launch, Kernel.Fusion chain) {
             LaunchArguments a = launch.arguments();
             Run r = new Run(a.longValue(a.count() - 1));
             return r.add(launch, chain) ? r : null;
         }
 
         /** Adds {@code launch} if it fuses with the run; false, changing nothing, if not. */
-        boolean add(WorkStep.Launch launch, Object chain) {
+        boolean add(WorkStep.Launch launch, Kernel.Fusion chain) {
             LaunchArguments a = launch.arguments();
             int count = a.count() - 1; // the last is n
             if (a.longValue(count) != n || !launches.isEmpty() && !launches.getFirst().config().equals(launch.config())) {
@@ -297,16 +294,16 @@ final class FusedLaunches {
         }
 
         /**
-         * Marks {@link LaunchFusion#OVERWRITTEN} each output whose region a later launch of the run writes again, where
+         * Marks {@link Kernel.Fusion#OVERWRITTEN} each output whose region a later launch of the run writes again, where
          * both launches' bodies say that no read from memory could see the earlier value: it is then never stored.
          * Inputs of the region in between read it from the earlier launch already (see {@link #source}).
          */
-        void keepOverwrittenInRegisters(LaunchFusion.Chains c) {
+        void keepOverwrittenInRegisters() {
             for (Use u : uses) {
                 Use next = u.writes() ? nextWriter(u) : null;
-                if (next != null && c.overwrites(chains.get(u.launch()), u.param(), aliases(u))
-                        && c.overwrites(chains.get(next.launch()), next.param(), aliases(next))) {
-                    sources.get(u.launch())[u.param()] = LaunchFusion.OVERWRITTEN;
+                if (next != null && chains.get(u.launch()).overwrites(u.param(), aliases(u))
+                        && chains.get(next.launch()).overwrites(next.param(), aliases(next))) {
+                    sources.get(u.launch())[u.param()] = Kernel.Fusion.OVERWRITTEN;
                 }
             }
         }
@@ -353,7 +350,7 @@ final class FusedLaunches {
                 LaunchArguments a = launches.get(k).arguments();
                 int[] from = sources.get(k);
                 for (int j = 0; j < from.length; j++) {
-                    if (from[j] >= 0 || from[j] == LaunchFusion.OVERWRITTEN) {
+                    if (from[j] >= 0 || from[j] == Kernel.Fusion.OVERWRITTEN) {
                         continue;
                     }
                     if (a.isPointer(j)) {

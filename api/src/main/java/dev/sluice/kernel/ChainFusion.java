@@ -1,46 +1,51 @@
 package dev.sluice.kernel;
 
-import dev.sluice.DeviceFunction;
+import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.engine.LaunchFusion;
 import dev.sluice.kernel.ElementwiseBuilder.Declaration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the kernel that runs consecutive launches of generated element-wise kernels as one, for repeated work: a
  * {@link FusedBuilder} chain of every stage of every launch, each launch's stages named {@code l<launch>s<stage>} (so
  * two launches of one kernel are two stages), the launches' own bindings kept, every output written to memory but those
  * the engine found overwritten later in the run (kept in registers), and the
- * bindings between launches that the engine planned.
+ * bindings between launches that the engine planned ({@link Kernel.Fusion#fuse}).
  */
-final class ChainFusion implements LaunchFusion.Chains {
+final class ChainFusion {
 
     /** Longest name of a fused kernel, from its launches' names. */
     private static final int MAX_NAME = 96;
 
-    @Override
-    public @Nullable Object chainOf(Object function) {
-        return function instanceof DeviceFunction f ? ElementwiseChain.of(f.kernel()) : null;
+    private ChainFusion() {
     }
 
-    @Override
-    public boolean overwrites(Object chain, int output, int[] aliases) {
-        return ((ElementwiseChain) chain).overwrites(output, aliases);
-    }
-
-    @Override
-    public Kernel fuse(List<Object> chains, int[][] sources) {
+    /**
+     * The kernel running the launches of {@code fusions}, as {@link Kernel.Fusion#fuse} says.
+     *
+     * @throws InvalidArgumentException naming {@code launches} if one of them is not an element-wise chain of this
+     *                                  language (a fusion of another generator): the run is then not fused
+     */
+    static Kernel fuse(List<Kernel.Fusion> fusions, int[][] sources) {
+        List<ElementwiseChain> chains = new ArrayList<>(fusions.size());
+        for (Kernel.Fusion f : fusions) {
+            if (!(f instanceof ElementwiseChain c)) {
+                throw new InvalidArgumentException("launches", "a fusion of another generator, " + f
+                        + ", cannot fuse with the kernel language's element-wise kernels");
+            }
+            chains.add(c);
+        }
         StringBuilder name = new StringBuilder("fused");
-        for (Object c : chains) {
-            name.append('_').append(((ElementwiseChain) c).name());
+        for (ElementwiseChain c : chains) {
+            name.append('_').append(c.name());
         }
         FusedBuilder b = FusedBuilder.named(name.length() > MAX_NAME ? name.substring(0, MAX_NAME) : name.toString())
                 .stageNamedParameters();
         for (int k = 0; k < chains.size(); k++) {
-            ElementwiseChain c = (ElementwiseChain) chains.get(k);
+            ElementwiseChain c = chains.get(k);
             Map<String, String> stageNames = new HashMap<>();
             for (int s = 0; s < c.stages().size(); s++) {
                 Declaration d = c.stages().get(s);
@@ -60,7 +65,7 @@ final class ChainFusion implements LaunchFusion.Chains {
                 int from = sources[k][j];
                 if (from >= 0) {
                     int launch = from >>> 16;
-                    ElementwiseChain source = (ElementwiseChain) chains.get(launch);
+                    ElementwiseChain source = chains.get(launch);
                     b.bind(spell(k, c, c.parameters().get(j)), spell(launch, source,
                             source.parameters().get(from & 0xFFFF)));
                 }
@@ -72,7 +77,7 @@ final class ChainFusion implements LaunchFusion.Chains {
     /** Whether the written {@code output} of a launch of {@code c} is one that a later launch overwrites. */
     private static boolean overwritten(ElementwiseChain c, int[] sources, String output) {
         int j = c.parameters().indexOf(output);
-        return j >= 0 && sources[j] == LaunchFusion.OVERWRITTEN;
+        return j >= 0 && sources[j] == Kernel.Fusion.OVERWRITTEN;
     }
 
     /** {@code "stage.param"} of launch {@code k} under the name its stage has in the fused chain. */

@@ -97,9 +97,9 @@ public final class ElementwiseBuilder {
             paramSymbols.add(s);
         }
         List<Statement> statements = d.statements(symbols, 0).statements();
-        Kernel kernel = ElementwiseCode.kernel(name, d.params(), paramSymbols, statements, List.of(), s -> "v_" + s.name(),
-                problem -> SourceError.at(name, "body", d.body(), 1, 1, problem));
-        return ElementwiseChain.register(kernel, ElementwiseChain.of(d, statements, paramSymbols));
+        return ElementwiseCode.kernel(name, d.params(), paramSymbols, statements, List.of(), s -> "v_" + s.name(),
+                problem -> SourceError.at(name, "body", d.body(), 1, 1, problem),
+                ElementwiseChain.of(d, statements, paramSymbols));
     }
 
     /**

@@ -1,22 +1,19 @@
 package dev.sluice.kernel;
 
 import dev.sluice.Kernel;
-import dev.sluice.engine.LaunchFusion;
 import dev.sluice.kernel.Ast.Statement;
 import dev.sluice.kernel.Ast.Symbol;
 import dev.sluice.kernel.ElementwiseBuilder.Declaration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a generated element-wise kernel was made of, kept for each such kernel so that repeated work can fuse launches
- * of it with others ({@link ChainFusion}): its stages (one for an {@link ElementwiseBuilder}'s kernel), the bindings
+ * What a generated element-wise kernel was made of, the {@link Kernel#fusion() fusion} the kernel declares so that
+ * repeated work can fuse launches of it with others ({@link ChainFusion}): its stages (one for an {@link ElementwiseBuilder}'s kernel), the bindings
  * between them, the outputs written to memory and where each of the kernel's parameters (before {@code n}) comes from.
  * Parameters are spelled {@code "stage.param"}. Compared by identity.
  *
@@ -29,14 +26,7 @@ import org.jspecify.annotations.Nullable;
  *                   parameters its body reads after that first assignment (by position); empty for other chains
  */
 record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bindings, List<String> written,
-        List<String> parameters, Map<Integer, BitSet> overwrites) {
-
-    /** The generated kernels, held weakly: a kernel does not override equals, so this is an identity map. */
-    private static final Map<Kernel, ElementwiseChain> GENERATED = Collections.synchronizedMap(new WeakHashMap<>());
-
-    static {
-        LaunchFusion.install(new ChainFusion()); // before the first kernel whose launches could be fused exists
-    }
+        List<String> parameters, Map<Integer, BitSet> overwrites) implements Kernel.Fusion {
 
     /**
      * The chain of the one stage {@code d}, whose body checked is {@code statements} with its parameters meaning
@@ -95,7 +85,8 @@ record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bi
      * is never read from memory: the chain is one stage that assigns the output before any read of it, and reads none of
      * {@code aliases} (its other parameters on that region) after assigning it; nor is another of them an output.
      */
-    boolean overwrites(int output, int[] aliases) {
+    @Override
+    public boolean overwrites(int output, int[] aliases) {
         BitSet readAfter = overwrites.get(output);
         if (readAfter == null) {
             return false;
@@ -109,18 +100,13 @@ record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bi
         return true;
     }
 
-    /** Notes that {@code kernel} was generated from {@code chain}; returns it. */
-    static Kernel register(Kernel kernel, ElementwiseChain chain) {
-        GENERATED.put(kernel, chain);
-        return kernel;
+    /** The kernel running the launches of {@code launches}, this chain's first; see {@link ChainFusion}. */
+    @Override
+    public Kernel fuse(List<Kernel.Fusion> launches, int[][] sources) {
+        return ChainFusion.fuse(launches, sources);
     }
 
-    /** The chain {@code kernel} was generated from; null for a kernel not generated as an element-wise one. */
-    static @Nullable ElementwiseChain of(Kernel kernel) {
-        return GENERATED.get(kernel);
-    }
-
-    // Identity, as the registry's: two chains that read alike are still two plans' worth of kernels.
+    // Identity: two chains that read alike are still two kernels, and two plans' worth of fused kernels.
     @Override
     public boolean equals(Object o) {
         return this == o;

@@ -31,9 +31,11 @@ final class ElementwiseCode {
      *                  start of each element's code
      * @param localName the C name of a local
      * @param tooLarge  the exception for statements whose bytecode is over a JVM limit, from the problem stated
+     * @param chain     what the kernel is made of, which it declares as its fusion: repeated work may fuse its launches
      */
     static Kernel kernel(String name, List<KernelParam> params, List<Symbol> paramSymbols, List<Statement> statements,
-            List<Symbol> registers, Function<Symbol, String> localName, Function<String, CompilationException> tooLarge) {
+            List<Symbol> registers, Function<Symbol, String> localName, Function<String, CompilationException> tooLarge,
+            ElementwiseChain chain) {
         Kernel.Builder kernel = Kernel.named(name).entryPoint(CudaSource.entryPoint(name));
         for (Symbol s : paramSymbols) {
             kernel.param(Params.withAccess(params.get(s.index()), s.role())); // what the kernel reads, for automatic ordering
@@ -42,7 +44,7 @@ final class ElementwiseCode {
         String[] pointers = paramSymbols.stream().filter(Symbol::isPointer).map(Symbol::name).toArray(String[]::new);
         kernel.elementCount("n", pointers); // the body indexes every pointer below n: a launch refuses a larger n
         return kernel.cudaSource(cuda(name, paramSymbols, statements, registers, localName))
-                .java(java(name, paramSymbols, statements, tooLarge)).build();
+                .java(java(name, paramSymbols, statements, tooLarge)).fusion(chain).build();
     }
 
     private static String cuda(String name, List<Symbol> paramSymbols, List<Statement> statements, List<Symbol> registers,

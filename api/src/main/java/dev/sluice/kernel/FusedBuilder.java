@@ -261,12 +261,13 @@ public final class FusedBuilder {
         }
         requireBoundRegistersAssigned(symbols, assigned);
         String source = sources.toString();
-        Kernel kernel = ElementwiseCode.kernel(name, params, paramSymbols, statements, registers,
-                s -> "v" + s.index() + "_" + s.name(), problem -> SourceError.at(name, "fused stages", source, 1, 1, problem));
         List<String[]> bound = new ArrayList<>();
         bindings.forEach((in, src) -> bound.add(new String[] {spell(in), spell(src)}));
-        return ElementwiseChain.register(kernel, new ElementwiseChain(name, List.copyOf(stages), List.copyOf(bound),
-                written.stream().map(this::spell).toList(), List.copyOf(origins), Map.of()));
+        ElementwiseChain chain = new ElementwiseChain(name, List.copyOf(stages), List.copyOf(bound),
+                written.stream().map(this::spell).toList(), List.copyOf(origins), Map.of());
+        return ElementwiseCode.kernel(name, params, paramSymbols, statements, registers,
+                s -> "v" + s.index() + "_" + s.name(), problem -> SourceError.at(name, "fused stages", source, 1, 1, problem),
+                chain);
     }
 
     /**

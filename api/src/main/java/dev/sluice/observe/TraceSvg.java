@@ -90,21 +90,7 @@ public final class TraceSvg {
                 .filter(s -> categories.contains(s.category()))
                 .filter(s -> s.startNanos() <= to && (s.endNanos() > from || s.startNanos() >= from))
                 .toList();
-        long t0 = windowed ? from : drawn.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
-        long t1 = windowed ? to : drawn.stream().mapToLong(TraceSpan::endNanos).max().orElse(t0 + 1);
-        double endMs = Math.max((t1 - t0) / 1e6, 1e-3);
-        for (double m : options.marks().values()) {
-            endMs = Math.max(endMs, m);
-        }
-        double tick = niceTick(endMs / 10);
-        double axisMs = Math.ceil(endMs / tick) * tick;
-        // Under a millisecond the axis counts microseconds: "0.0002" ms reads worse than "0.2" µs.
-        boolean micros = axisMs < 1;
-        double unit = micros ? 1e3 : 1;
-        double plot = WIDTH - LEFT - RIGHT;
-        double scale = plot / axisMs;
-        int bottom = TOP + streams.size() * LANE;
-        int height = bottom + 90;
+        Axis axis = Axis.of(drawn, streams.size(), options);
         String title = options.title().isEmpty() ? context : options.title();
         String subtitle = options.subtitle().isEmpty()
                 ? drawn.size() + " spans on " + streams.size() + " streams"
@@ -113,72 +99,137 @@ public final class TraceSvg {
                 : options.subtitle();
 
         StringBuilder svg = new StringBuilder(4096 + drawn.size() * 200);
+        header(svg, axis, title, subtitle);
+        grid(svg, axis, windowed ? " from " + fmt(from / 1e6) + " ms after the context opened" : " from the first span drawn");
+        int narrow = 0;
+        for (int i = 0; i < streams.size(); i++) {
+            narrow += lane(svg, axis, i, streams.get(i), drawn);
+        }
+        marks(svg, axis, options.marks());
+        legend(svg, axis, categories, narrow, drawn.size());
+        svg.append("</svg>\n");
+        return svg.toString();
+    }
+
+    /**
+     * Where time and lanes go in the picture.
+     *
+     * @param t0     the time at the axis's left end, in the spans' nanoseconds
+     * @param t1     the time at its right end (spans are cut there)
+     * @param tick   the milliseconds between two grid lines
+     * @param axisMs the milliseconds the axis spans, a whole number of ticks
+     * @param micros whether the axis is labelled in microseconds (under a millisecond: "0.0002" ms reads worse than
+     *               "0.2" µs)
+     * @param scale  pixels per millisecond
+     * @param bottom the y of the lanes' bottom edge
+     * @param height the picture's height
+     */
+    private record Axis(long t0, long t1, double tick, double axisMs, boolean micros, double scale, int bottom, int height) {
+
+        static final double PLOT = WIDTH - LEFT - RIGHT;
+
+        static Axis of(List<TraceSpan> drawn, int lanes, Options options) {
+            boolean windowed = options.windowed();
+            long t0 = windowed ? options.fromNanos() : drawn.stream().mapToLong(TraceSpan::startNanos).min().orElse(0);
+            long t1 = windowed ? options.toNanos() : drawn.stream().mapToLong(TraceSpan::endNanos).max().orElse(t0 + 1);
+            double endMs = Math.max((t1 - t0) / 1e6, 1e-3);
+            for (double m : options.marks().values()) {
+                endMs = Math.max(endMs, m);
+            }
+            double tick = niceTick(endMs / 10);
+            double axisMs = Math.ceil(endMs / tick) * tick;
+            int bottom = TOP + lanes * LANE;
+            return new Axis(t0, t1, tick, axisMs, axisMs < 1, PLOT / axisMs, bottom, bottom + 90);
+        }
+
+        /** The x of {@code ms} milliseconds from the axis's left end. */
+        double x(double ms) {
+            return LEFT + ms * scale;
+        }
+    }
+
+    /** The document's opening, its background, title and subtitle. */
+    private static void header(StringBuilder svg, Axis axis, String title, String subtitle) {
         svg.append(String.format(Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                         + "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">%n",
-                WIDTH, height, WIDTH, height));
-        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", WIDTH, height));
+                WIDTH, axis.height(), WIDTH, axis.height()));
+        svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", WIDTH, axis.height()));
         svg.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>%n", esc(title)));
         svg.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"42\" fill=\"#555555\">%s</text>%n", esc(subtitle)));
+    }
 
-        // Grid and axis, under the lanes' bars.
-        for (int k = 0; k * tick <= axisMs + tick / 2; k++) {
-            double t = k * tick;
-            double x = LEFT + t * scale;
+    /** The grid and the time axis, drawn under the lanes' bars; {@code origin} says where a window's axis starts. */
+    private static void grid(StringBuilder svg, Axis axis, String origin) {
+        double unit = axis.micros() ? 1e3 : 1;
+        for (int k = 0; k * axis.tick() <= axis.axisMs() + axis.tick() / 2; k++) {
+            double t = k * axis.tick();
+            double x = axis.x(t);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>%n",
-                    x, TOP, x, bottom));
+                    x, TOP, x, axis.bottom()));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">%s</text>%n",
-                    x, bottom + 16, fmt(t * unit)));
+                    x, axis.bottom() + 16, fmt(t * unit)));
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#333333\">time (%s)%s</text>%n",
-                LEFT + plot / 2, bottom + 34, micros ? "µs" : "ms",
-                windowed ? " from " + fmt(from / 1e6) + " ms after the context opened" : " from the first span drawn"));
+                LEFT + Axis.PLOT / 2, axis.bottom() + 34, axis.micros() ? "µs" : "ms", origin));
+    }
 
+    /** Lane {@code i}, of {@code stream}, with a bar for each of its spans; returns how many bars it widened. */
+    private static int lane(StringBuilder svg, Axis axis, int i, String stream, List<TraceSpan> drawn) {
+        int y = TOP + i * LANE;
+        svg.append("<g class=\"lane\" data-stream=\"").append(esc(stream)).append("\">\n");
+        svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.6\"/>%n",
+                LEFT, y, Axis.PLOT, LANE, i % 2 == 0 ? "#f4f4f4" : "#fafafa"));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
+                LEFT - 8, y + LANE - 7, esc(stream)));
         int narrow = 0;
-        for (int i = 0; i < streams.size(); i++) {
-            String stream = streams.get(i);
-            int y = TOP + i * LANE;
-            svg.append("<g class=\"lane\" data-stream=\"").append(esc(stream)).append("\">\n");
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.6\"/>%n",
-                    LEFT, y, plot, LANE, i % 2 == 0 ? "#f4f4f4" : "#fafafa"));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
-                    LEFT - 8, y + LANE - 7, esc(stream)));
-            for (TraceSpan s : drawn) {
-                if (!s.stream().equals(stream)) {
-                    continue;
-                }
-                long start = Math.max(s.startNanos(), t0);
-                long end = Math.min(s.endNanos(), t1);
-                double x = LEFT + (start - t0) / 1e6 * scale;
-                double w = (end - start) / 1e6 * scale;
-                boolean widened = w < MIN_BAR;
-                if (widened) {
-                    w = MIN_BAR;
-                    narrow++;
-                }
-                String tip = s.kind() + (s.label() == null ? "" : " [" + s.label() + "]") + ": "
-                        + fmt((s.startNanos() - t0) / 1e6) + " to " + fmt((s.endNanos() - t0) / 1e6) + " ms ("
-                        + duration(s.durationNanos()) + ")" + (widened ? ", drawn " + fmt(MIN_BAR) + " px wide" : "");
-                svg.append(String.format(Locale.ROOT,
-                        "<rect class=\"span\"%s x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\" "
-                                + "stroke-width=\"0.5\"><title>%s</title></rect>%n",
-                        widened ? " data-widened=\"true\"" : "", x, y + 3, w, LANE - 6, COLOURS.getOrDefault(s.category(), OTHER),
-                        esc(tip)));
+        for (TraceSpan s : drawn) {
+            if (s.stream().equals(stream) && bar(svg, axis, y, s)) {
+                narrow++;
             }
-            svg.append("</g>\n");
         }
+        svg.append("</g>\n");
+        return narrow;
+    }
 
-        for (Map.Entry<String, Double> m : options.marks().entrySet()) {
-            double x = LEFT + m.getValue() * scale;
+    /** The bar of span {@code s} in the lane at {@code y}, cut at the axis's ends; whether it was widened to be seen. */
+    private static boolean bar(StringBuilder svg, Axis axis, int y, TraceSpan s) {
+        long t0 = axis.t0();
+        long start = Math.max(s.startNanos(), t0);
+        long end = Math.min(s.endNanos(), axis.t1());
+        double x = axis.x((start - t0) / 1e6);
+        double w = (end - start) / 1e6 * axis.scale();
+        boolean widened = w < MIN_BAR;
+        if (widened) {
+            w = MIN_BAR;
+        }
+        String tip = s.kind() + (s.label() == null ? "" : " [" + s.label() + "]") + ": "
+                + fmt((s.startNanos() - t0) / 1e6) + " to " + fmt((s.endNanos() - t0) / 1e6) + " ms ("
+                + duration(s.durationNanos()) + ")" + (widened ? ", drawn " + fmt(MIN_BAR) + " px wide" : "");
+        svg.append(String.format(Locale.ROOT,
+                "<rect class=\"span\"%s x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#ffffff\" "
+                        + "stroke-width=\"0.5\"><title>%s</title></rect>%n",
+                widened ? " data-widened=\"true\"" : "", x, y + 3, w, LANE - 6, COLOURS.getOrDefault(s.category(), OTHER),
+                esc(tip)));
+        return widened;
+    }
+
+    /** The vertical marks, each a dashed line with its label above the lanes. */
+    private static void marks(StringBuilder svg, Axis axis, Map<String, Double> marks) {
+        for (Map.Entry<String, Double> m : marks.entrySet()) {
+            double x = axis.x(m.getValue());
             svg.append(String.format(Locale.ROOT,
                     "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>%n",
-                    x, TOP - 6, x, bottom));
+                    x, TOP - 6, x, axis.bottom()));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#d62728\">%s</text>%n",
                     x, TOP - 10, esc(m.getKey())));
         }
+    }
 
+    /** The legend of {@code categories}, and the note on the {@code narrow} bars of {@code drawn} widened, if any. */
+    private static void legend(StringBuilder svg, Axis axis, List<String> categories, int narrow, int drawn) {
         int lx = LEFT;
-        int ly = bottom + 52;
+        int ly = axis.bottom() + 52;
         for (String c : categories) {
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"12\" fill=\"%s\"/>%n", lx, ly - 10,
                     COLOURS.getOrDefault(c, OTHER)));
@@ -188,11 +239,9 @@ public final class TraceSvg {
         }
         if (narrow > 0) {
             svg.append(String.format(Locale.ROOT, "<text class=\"note\" x=\"%d\" y=\"%d\" fill=\"#555555\">%s</text>%n", LEFT, ly + 22,
-                    esc(narrow + " of " + drawn.size() + " bars are shorter than " + fmt(MIN_BAR) + " px at this scale and drawn "
+                    esc(narrow + " of " + drawn + " bars are shorter than " + fmt(MIN_BAR) + " px at this scale and drawn "
                             + fmt(MIN_BAR) + " px wide; their tooltips give their true times")));
         }
-        svg.append("</svg>\n");
-        return svg.toString();
     }
 
     /**

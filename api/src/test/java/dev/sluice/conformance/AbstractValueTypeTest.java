@@ -68,6 +68,17 @@ public abstract class AbstractValueTypeTest extends ConformanceBase {
             Map.entry(byte[].class, () -> new byte[] {1}),
             Map.entry(String[].class, () -> new String[] {"p"}),
             Map.entry(JavaKernel.class, () -> (JavaKernel) t -> { }),
+            Map.entry(Kernel.Fusion.class, () -> new Kernel.Fusion() {
+                @Override
+                public boolean overwrites(int output, int[] aliases) {
+                    return false;
+                }
+
+                @Override
+                public Kernel fuse(List<Kernel.Fusion> launches, int[][] sources) {
+                    throw new UnsupportedOperationException("a sample: fuses nothing");
+                }
+            }),
             Map.entry(LaunchAttribute[].class, () -> new LaunchAttribute[] {new LaunchAttribute.Priority(0)}),
             Map.entry(List.class, () -> List.of()),
             Map.entry(Set.class, () -> Set.of()),

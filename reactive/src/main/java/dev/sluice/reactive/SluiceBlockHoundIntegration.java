@@ -1,6 +1,7 @@
 package dev.sluice.reactive;
 
 import dev.sluice.SluiceProperties;
+import java.util.List;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
@@ -36,37 +37,78 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
-        builder.markAsBlocking("dev.sluice.SyncStream", "await", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
-        builder.markAsBlocking("dev.sluice.SyncStream", "awaitInterruptibly", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;");
-        builder.markAsBlocking("dev.sluice.DeviceStream", "synchronize", "()V");
-        builder.markAsBlocking("dev.sluice.DeviceStream", "close", "()V");
-        builder.markAsBlocking("dev.sluice.DeviceContext", "synchronize", "()V");
-        builder.markAsBlocking("dev.sluice.DeviceContext", "close", "()V");
-        builder.markAsBlocking("dev.sluice.DeviceContext", "executionTime",
-                "(ILdev/sluice/DeviceContext$TimedBody;)Ljava/time/Duration;");
-        builder.markAsBlocking("dev.sluice.DeviceBuffer", "mapToHost", "()Ldev/sluice/HostBuffer;");
-        builder.markAsBlocking("dev.sluice.DeviceEvent", "synchronize", "()V");
-
+        for (Method m : BLOCKING) {
+            builder.markAsBlocking(m.className(), m.name(), m.descriptor());
+        }
         if (!"false".equalsIgnoreCase(System.getProperty(SluiceProperties.BLOCKHOUND_COMPLETION_THREADS, "true"))) {
             builder.nonBlockingThreadPredicate(current -> current.or(t -> t.getName().startsWith(COMPLETION_THREAD_PREFIX)));
+            for (Inside i : ON_COMPLETION_THREADS) {
+                if (i.allowed()) {
+                    builder.allowBlockingCallsInside(i.method().className(), i.method().name());
+                } else {
+                    builder.disallowBlockingCallsInside(i.method().className(), i.method().name());
+                }
+            }
+        }
+    }
+
+    /**
+     * A method this integration names to BlockHound, which finds it by these strings when it instruments the class: a
+     * rename leaves the entry naming nothing, silently, so a test checks that each names a method there is.
+     *
+     * @param className  the class's binary name ({@code dev.sluice.DeviceContext})
+     * @param name       the method's name
+     * @param descriptor the method's JVM descriptor, for the blocking methods, which BlockHound matches by it too; empty
+     *                   where any method of the name is meant
+     */
+    record Method(String className, String name, String descriptor) {
+    }
+
+    /** A method inside which blocking calls are allowed (the engine's own waits) or disallowed again (user code). */
+    record Inside(Method method, boolean allowed) {
+
+        static Inside allowed(String className, String name) {
+            return new Inside(new Method(className, name, ""), true);
+        }
+
+        static Inside disallowed(String className, String name) {
+            return new Inside(new Method(className, name, ""), false);
+        }
+    }
+
+    /** The calls that block: the synchronous facade's waits, and the handles' synchronize, close and map calls. */
+    static final List<Method> BLOCKING = List.of(
+            new Method("dev.sluice.SyncStream", "await", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;"),
+            new Method("dev.sluice.SyncStream", "awaitInterruptibly", "(Ljava/util/concurrent/Future;)Ljava/lang/Object;"),
+            new Method("dev.sluice.DeviceStream", "synchronize", "()V"),
+            new Method("dev.sluice.DeviceStream", "close", "()V"),
+            new Method("dev.sluice.DeviceContext", "synchronize", "()V"),
+            new Method("dev.sluice.DeviceContext", "close", "()V"),
+            new Method("dev.sluice.DeviceContext", "executionTime", "(ILdev/sluice/DeviceContext$TimedBody;)Ljava/time/Duration;"),
+            new Method("dev.sluice.DeviceBuffer", "mapToHost", "()Ldev/sluice/HostBuffer;"),
+            new Method("dev.sluice.DeviceEvent", "synchronize", "()V"));
+
+    /**
+     * On the completion threads: the engine's and the recorders' methods inside which blocking calls are allowed, or
+     * disallowed again, in the order given to BlockHound. They name internal classes (not exported, so named as strings).
+     */
+    static final List<Inside> ON_COMPLETION_THREADS = List.of(
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
-            builder.allowBlockingCallsInside("dev.sluice.engine.CompletionEngine", "run");
-            builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "finish");
+            Inside.allowed("dev.sluice.engine.CompletionEngine", "run"),
+            Inside.disallowed("dev.sluice.engine.Operation", "finish"),
             // A stream held behind a wait for the host is submitted under its lock by the thread that ended the wait;
             // an enqueue meanwhile waits for those few submissions (microseconds), never for the device.
-            builder.allowBlockingCallsInside("dev.sluice.engine.HoldingStream", "enqueueIfHolding");
+            Inside.allowed("dev.sluice.engine.HoldingStream", "enqueueIfHolding"),
             // The same for a stream's enqueue lock: its holder submits to the driver (or seals a group of markers) and
             // lets go; a contended enqueue spins, then parks, for that. Two contexts' completion threads meet there when
             // a pipeline's lanes span devices. A wait for the device under the lock is still reported where it happens.
-            builder.allowBlockingCallsInside("dev.sluice.engine.StreamCore", "lock");
-            builder.allowBlockingCallsInside("dev.sluice.engine.HoldingStream", "hold");
+            Inside.allowed("dev.sluice.engine.StreamCore", "lock"),
+            Inside.allowed("dev.sluice.engine.HoldingStream", "hold"),
             // Repeated work's calls take turns (a RepeatedPlan subscribed from two threads at once): the one waiting waits
             // for the other's body and submission, never for the device.
-            builder.allowBlockingCallsInside("dev.sluice.engine.ReplayedWork", "awaitTurn");
+            Inside.allowed("dev.sluice.engine.ReplayedWork", "awaitTurn"),
             // A traced context starts a new trace epoch every few seconds from whichever thread enqueues then: it records
             // a timing event on the tracer's own clock stream, which runs nothing else, and waits for it (at once).
-            builder.allowBlockingCallsInside("dev.sluice.observe.Tracer", "rebase");
-            builder.disallowBlockingCallsInside("dev.sluice.engine.Operation", "fail");
-        }
-    }
+            Inside.allowed("dev.sluice.observe.Tracer", "rebase"),
+            Inside.disallowed("dev.sluice.engine.Operation", "fail"));
 }

@@ -13,6 +13,11 @@ import org.jspecify.annotations.Nullable;
  * with no device and no completion thread (the test's actors call {@link #advance} themselves), the completion queue,
  * a use tracker, and what the tests read back from an operation. For those tests only: nothing else calls it, and it
  * makes no promise beyond them.
+ *
+ * <p>It lives in the api module's test sources, in the engine's package so that it reaches the package-private parts
+ * the tests drive, and reaches the stress module through the api's test-jar: the product jar does not carry it. Those
+ * tests run on the class path, where the two jars' {@code dev.sluice.engine} classes share one package; the api's own
+ * build compiles it, so a change to the engine that breaks it shows there.
  */
 public final class StressProbe {
 
