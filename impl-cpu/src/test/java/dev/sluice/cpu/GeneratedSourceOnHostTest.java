@@ -239,9 +239,9 @@ class GeneratedSourceOnHostTest {
         for (int n : sizes) {
             for (int g : grids) {
                 program.append("    gridDim.x = ").append(g).append(";\n")
-                        .append("    for (unsigned b = 0; b < ").append(g).append("; b++) { blockIdx.x = b; weighted_partials(x, partials, ")
+                        .append("    for (unsigned b = 0; b < ").append(g).append("; b++) { blockIdx.x = b; sluice_weighted_partials(x, partials, ")
                         .append(g).append(", 0, 0, 1, ").append(n).append("); }\n")
-                        .append("    gridDim.x = 1; blockIdx.x = 0; weighted_final(partials, y, 1, ").append(g).append(", 0, 1, ")
+                        .append("    gridDim.x = 1; blockIdx.x = 0; sluice_weighted_final(partials, y, 1, ").append(g).append(", 0, 1, ")
                         .append(g).append(");\n")
                         .append("    printf(\"%lld\\n\", y[0]);\n");
             }
@@ -312,16 +312,16 @@ class GeneratedSourceOnHostTest {
                     .append("        static long long y[").append(cols).append("], partials[").append(chunks * cols).append("];\n")
                     .append("        for (int k = 0; k < ").append(total).append("; k++) x[k] = (int) (2654435761u * (unsigned) k);\n");
             if (chunks == 1) {
-                program.append("        launch(").append(l[3]).append(", 1, ").append(l[4]).append(", [&] { weighted_columns(x, y, ")
+                program.append("        launch(").append(l[3]).append(", 1, ").append(l[4]).append(", [&] { sluice_weighted_columns(x, y, ")
                         .append(cols).append(", ").append(rows).append(", ").append(rows).append(", ").append(cols).append(", ")
                         .append(total).append("); });\n");
             } else {
                 program.append("        launch(").append(l[3]).append(", ").append(chunks).append(", ").append(l[4])
-                        .append(", [&] { weighted_column_partials(x, partials, ").append(cols).append(", ").append(rows)
+                        .append(", [&] { sluice_weighted_column_partials(x, partials, ").append(cols).append(", ").append(rows)
                         .append(", ").append(chunkRows).append(", ").append(chunks * cols).append(", ").append(total)
                         .append("); });\n")
                         .append("        launch(").append(l[3]).append(", 1, ").append(l[4])
-                        .append(", [&] { weighted_column_final(partials, y, ").append(cols).append(", ").append(chunks)
+                        .append(", [&] { sluice_weighted_column_final(partials, y, ").append(cols).append(", ").append(chunks)
                         .append(", ").append(chunks).append(", ").append(cols).append(", ").append(chunks * cols)
                         .append("); });\n");
             }
@@ -383,7 +383,7 @@ class GeneratedSourceOnHostTest {
         for (long[] l : narrow) {
             long total = l[0] * l[1];
             program.append(rowInput(l[0], l[1], 0)).append("        launch(").append(l[3]).append(", 1, ").append(l[4])
-                    .append(", [&] { weighted_narrow_rows(x, y, ").append(l[0]).append(", ").append(l[1]).append(", ")
+                    .append(", [&] { sluice_weighted_narrow_rows(x, y, ").append(l[0]).append(", ").append(l[1]).append(", ")
                     .append(l[2]).append(", ").append(total).append("); });\n").append(rowOutput(l[0]));
             expected.add(weightedRowSums((int) l[0], (int) l[1]));
             names.add("narrow rows " + java.util.Arrays.toString(l));
@@ -393,11 +393,11 @@ class GeneratedSourceOnHostTest {
             long chunks = Math.ceilDiv(l[1], l[2]);
             long values = l[0] * chunks;
             program.append(rowInput(l[0], l[1], values)).append("        launch(").append(l[3]).append(", ").append(chunks)
-                    .append(", ").append(l[4]).append(", [&] { weighted_row_partials(x, partials, ").append(l[0]).append(", ")
+                    .append(", ").append(l[4]).append(", [&] { sluice_weighted_row_partials(x, partials, ").append(l[0]).append(", ")
                     .append(l[1]).append(", ").append(l[2]).append(", ").append(values).append(", ").append(total)
                     .append("); });\n")
                     .append("        launch(").append(l[3]).append(", 1, ").append(l[4])
-                    .append(", [&] { weighted_final(partials, y, ").append(l[0]).append(", ").append(chunks).append(", ")
+                    .append(", [&] { sluice_weighted_final(partials, y, ").append(l[0]).append(", ").append(chunks).append(", ")
                     .append(chunks).append(", 1, ").append(values).append("); });\n").append(rowOutput(l[0]));
             expected.add(weightedRowSums((int) l[0], (int) l[1]));
             names.add("rows in chunks " + java.util.Arrays.toString(l));
