@@ -1,6 +1,6 @@
 package dev.sluice;
 
-import dev.sluice.engine.ContextCore;
+import dev.sluice.engine.ContextRuntime;
 import dev.sluice.engine.HostAllocation;
 import dev.sluice.observe.Tracer;
 import dev.sluice.spi.Backend;
@@ -42,7 +42,7 @@ public final class DeviceContext implements AutoCloseable {
     private final int id;
     private final ContextOptions options;
     /** Fault state, completion thread, what the context owns, and the close sequence. */
-    final ContextCore core;
+    final ContextRuntime core;
     private final DeviceStream defaultStream;
     private final LaunchLimits limits;
     private final AtomicInteger streamCount = new AtomicInteger();
@@ -60,7 +60,7 @@ public final class DeviceContext implements AutoCloseable {
         this.id = id;
         this.handle = handle;
         this.options = options;
-        this.core = new ContextCore(toString(), backendName + "-" + id + "-" + CONTEXTS.incrementAndGet(), backendName + ":" + id,
+        this.core = new ContextRuntime(toString(), backendName + "-" + id + "-" + CONTEXTS.incrementAndGet(), backendName + ":" + id,
                 handle, options, observers);
         this.defaultStream = new DeviceStream(this, handle.defaultStream(), true, 0, 0);
         this.limits = readLimits();

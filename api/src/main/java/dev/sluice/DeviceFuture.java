@@ -1,7 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.engine.Operation;
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -78,7 +78,7 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
 
     /** The stream the operation was enqueued on, or null for operations of no stream. */
     public @Nullable DeviceStream stream() {
-        StreamCore c = core();
+        StreamOrder c = core();
         return c == null ? null : (DeviceStream) c.owner();
     }
 

@@ -2,7 +2,7 @@ package dev.sluice;
 
 import dev.sluice.engine.Region;
 import dev.sluice.engine.ReplayedWork;
-import dev.sluice.engine.StreamEngine;
+import dev.sluice.engine.StreamEnqueuer;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -51,7 +51,7 @@ public final class DeviceStream implements AutoCloseable {
 
     private final DeviceContext context;
     /** The enqueue protocol, ordering and completion of this stream's operations. */
-    final StreamEngine engine;
+    final StreamEnqueuer engine;
     private final boolean isDefault;
     private final int priority;
     private final int index;
@@ -155,11 +155,11 @@ public final class DeviceStream implements AutoCloseable {
 
     /** An open {@link #label(String)}; {@link #close()} restores the label before it. */
     public static final class LabelScope implements AutoCloseable {
-        private final StreamEngine stream;
+        private final StreamEnqueuer stream;
         private final @Nullable String previous;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        private LabelScope(StreamEngine stream, @Nullable String previous) {
+        private LabelScope(StreamEnqueuer stream, @Nullable String previous) {
             this.stream = stream;
             this.previous = previous;
         }

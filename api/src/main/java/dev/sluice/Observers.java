@@ -1,6 +1,6 @@
 package dev.sluice;
 
-import dev.sluice.engine.ContextCore;
+import dev.sluice.engine.ContextRuntime;
 import dev.sluice.observe.JfrEvents;
 import java.util.Arrays;
 import java.util.Set;
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * while a listener is registered or a recording enables {@code dev.sluice.Operation}, and null otherwise. The recording's
  * state reaches every open context through {@link JfrEvents}, which listens to the Flight Recorder.
  */
-final class Observers implements ContextCore.Events {
+final class Observers implements ContextRuntime.Events {
 
     private static final System.Logger LOG = System.getLogger(Observers.class.getName());
     static final DeviceListener[] NONE = {};

@@ -2,9 +2,9 @@ package dev.sluice;
 
 import dev.sluice.engine.Allocation;
 import dev.sluice.engine.CapturedGraph;
-import dev.sluice.engine.ContextCore;
-import dev.sluice.engine.ContextCoreAccess;
-import dev.sluice.engine.StreamEngine;
+import dev.sluice.engine.ContextRuntime;
+import dev.sluice.engine.ContextRuntimeAccess;
+import dev.sluice.engine.StreamEnqueuer;
 import dev.sluice.spi.GraphHandle;
 
 /** The engine behind public handles, for the engine's own tests. */
@@ -14,18 +14,18 @@ public final class EngineAccess {
     }
 
     /** The engine half of {@code context}. */
-    public static ContextCore core(DeviceContext context) {
+    public static ContextRuntime core(DeviceContext context) {
         return context.core;
     }
 
     /** The engine half of {@code stream}. */
-    public static StreamEngine engine(DeviceStream stream) {
+    public static StreamEnqueuer engine(DeviceStream stream) {
         return stream.engine;
     }
 
     /** A captured graph of {@code context} over {@code graph}, with no memory, kept objects or host steps. */
     public static CapturedGraph capturedGraph(DeviceContext context, GraphHandle graph) {
-        return ContextCoreAccess.graph(context.core, graph);
+        return ContextRuntimeAccess.graph(context.core, graph);
     }
 
     /** The allocation {@code buffer} views. */

@@ -11,9 +11,9 @@ public final class Allocation extends OwnedMemory {
 
     final DeviceMemory memory;
     /** The stream whose order the memory was allocated in, and is freed in. */
-    final StreamEngine home;
+    final StreamEnqueuer home;
 
-    Allocation(ContextCore context, DeviceMemory memory, StreamEngine home) {
+    Allocation(ContextRuntime context, DeviceMemory memory, StreamEnqueuer home) {
         super(context);
         this.memory = memory;
         this.home = home;

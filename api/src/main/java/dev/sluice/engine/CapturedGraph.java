@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CapturedGraph {
 
-    private final ContextCore context;
+    private final ContextRuntime context;
     final GraphHandle handle;
     final List<GraphCapture.Use> uses;
     final List<Object> handles;
@@ -21,7 +21,7 @@ public final class CapturedGraph {
     private final AtomicBoolean closed = new AtomicBoolean();
     private String name = "DeviceGraph";
 
-    CapturedGraph(ContextCore context, GraphHandle handle, List<GraphCapture.Use> uses, List<Object> handles,
+    CapturedGraph(ContextRuntime context, GraphHandle handle, List<GraphCapture.Use> uses, List<Object> handles,
             @Nullable GraphHostSteps hostSteps) {
         this.context = context;
         this.handle = handle;
@@ -40,7 +40,7 @@ public final class CapturedGraph {
      * steps must not overlap: CUDA orders the launches of one graph, HIP does not say it does; a replay on another stream
      * than the last waits for it on the device.
      */
-    public <F extends Operation<?>> F launch(F f, StreamEngine stream) {
+    public <F extends Operation<?>> F launch(F f, StreamEnqueuer stream) {
         GraphHostSteps steps = hostSteps;
         if (steps == null) {
             return launchOn(stream, f, null);
@@ -62,7 +62,7 @@ public final class CapturedGraph {
     }
 
     /** Launches a replay on {@code stream} after {@code after} (a replay on another stream), or right away. */
-    private <F extends Operation<?>> F launchOn(StreamEngine stream, F f, @Nullable Operation<?> after) {
+    private <F extends Operation<?>> F launchOn(StreamEnqueuer stream, F f, @Nullable Operation<?> after) {
         stream.begin();
         try {
             if (stream.isCapturing() && hostSteps != null) {

@@ -22,14 +22,14 @@ final class ContextResources {
 
     private static final System.Logger LOG = System.getLogger(ContextResources.class.getName());
 
-    private final ContextCore context;
+    private final ContextRuntime context;
     private final ContextHandle handle;
     private final Set<Object> owned = ConcurrentHashMap.newKeySet();
     private final Map<HostGate, Operation<?>> openGates = new ConcurrentHashMap<>();
     /** Allocations whose free was enqueued while other contexts' work still used them ({@link #retire}). */
     private final Set<Allocation> retired = ConcurrentHashMap.newKeySet();
 
-    ContextResources(ContextCore context, ContextHandle handle) {
+    ContextResources(ContextRuntime context, ContextHandle handle) {
         this.context = context;
         this.handle = handle;
     }
@@ -44,10 +44,10 @@ final class ContextResources {
     }
 
     /** The streams the context created, still open. */
-    List<StreamEngine> streams() {
-        List<StreamEngine> out = new ArrayList<>();
+    List<StreamEnqueuer> streams() {
+        List<StreamEnqueuer> out = new ArrayList<>();
         for (Object o : owned) {
-            if (o instanceof StreamEngine s) {
+            if (o instanceof StreamEnqueuer s) {
                 out.add(s);
             }
         }
@@ -62,7 +62,7 @@ final class ContextResources {
         List<String> out = new ArrayList<>();
         for (Object o : owned) {
             switch (o) {
-                case StreamEngine s when !s.isClosed() -> out.add(s.toString());
+                case StreamEnqueuer s when !s.isClosed() -> out.add(s.toString());
                 case Allocation a when !a.isClosed() -> out.add("device memory of " + a.memory.byteSize() + " bytes");
                 case HostAllocation h when !h.isClosed() -> out.add((h.memory.registered() ? "registered" : "pinned")
                         + " host memory of " + h.memory.segment().byteSize() + " bytes");
@@ -129,7 +129,7 @@ final class ContextResources {
     /** Whether a use in {@code uses} is by a stream of another context. */
     private boolean anyForeign(List<Operation<?>> uses) {
         for (Operation<?> use : uses) {
-            StreamCore s = use.core();
+            StreamOrder s = use.core();
             if (s != null && s.context() != context) {
                 return true;
             }
@@ -152,7 +152,7 @@ final class ContextResources {
             }
         }
         for (Object o : rest) {
-            if (o instanceof StreamEngine s) {
+            if (o instanceof StreamEnqueuer s) {
                 try {
                     s.close(true, deadline, false);
                 } catch (RuntimeException e) {
@@ -163,7 +163,7 @@ final class ContextResources {
         for (Object o : rest) {
             try {
                 switch (o) {
-                    case StreamEngine s -> { }
+                    case StreamEnqueuer s -> { }
                     case OwnedHandle h -> h.closeWithContext();
                     case Allocation a -> {
                         a.closed.set(true);
@@ -206,7 +206,7 @@ final class ContextResources {
     private List<Operation<?>> foreign(List<Operation<?>> uses) {
         List<Operation<?>> out = new ArrayList<>(0);
         for (Operation<?> use : uses) {
-            StreamCore s = use.core();
+            StreamOrder s = use.core();
             if (s != null && s.context() != context) {
                 out.add(use);
             }

@@ -79,14 +79,14 @@ final class FusedLaunches {
         }
     }
 
-    private final ContextCore context;
+    private final ContextRuntime context;
     private final Map<Plan, Fused> loaded = new HashMap<>();
     private final Set<Plan> refused = new HashSet<>();
     /** The last call's recorded work and what it fused into: a call of the same values fuses the same way. */
     private List<WorkStep> lastRecorded = List.of();
     private @Nullable Result last;
 
-    FusedLaunches(ContextCore context) {
+    FusedLaunches(ContextRuntime context) {
         this.context = context;
     }
 

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * The engine's half of an enqueued operation's future: its stream, its place in the stream's order (the sequence), how
  * the engine learns that the device has finished it (its own marker or its group's), its link in the stream's
  * completion queue, and how it completes. The public future extends this class; the façade allocates it, and the
- * engine fills it in under the stream's lock ({@link StreamCore#mark}) before the completion queue publishes it, so an
+ * engine fills it in under the stream's lock ({@link StreamOrder#mark}) before the completion queue publishes it, so an
  * operation costs one object.
  *
  * @param <T> the operation's result
@@ -44,8 +44,8 @@ public abstract class Operation<T> extends CompletableFuture<T> {
         }
     }
 
-    /** Written before publication (by {@link StreamCore#mark} or {@link #attach}), read after. */
-    private @Nullable StreamCore core;
+    /** Written before publication (by {@link StreamOrder#mark} or {@link #attach}), read after. */
+    private @Nullable StreamOrder core;
     private long sequence = -1;
     /**
      * Set while repeated work has recorded the operation and not submitted it yet: it has no place in a stream's order,
@@ -53,7 +53,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
      */
     private volatile boolean unsubmitted;
     private @Nullable Marker marker;
-    StreamCore.@Nullable Group group;
+    StreamOrder.@Nullable Group group;
     /** The next future of the stream's completion queue. */
     @SuppressWarnings("unused") // through NEXT
     private @Nullable Operation<?> next;
@@ -70,7 +70,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     // ---------------------------------------------------------------- what the engine fills in
 
     /** Places this operation in {@code core}'s order. Under the stream's lock, before the queue publishes it. */
-    final void bind(StreamCore core, long sequence, @Nullable Marker marker, StreamCore.@Nullable Group group) {
+    final void bind(StreamOrder core, long sequence, @Nullable Marker marker, StreamOrder.@Nullable Group group) {
         this.core = core;
         this.sequence = sequence;
         this.marker = marker;
@@ -102,7 +102,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     }
 
     /** Names the stream of an operation that has no place in its order (completed at once, or refused). */
-    protected final void attach(@Nullable StreamCore core) {
+    protected final void attach(@Nullable StreamOrder core) {
         this.core = core;
     }
 
@@ -112,7 +112,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     }
 
     /** The stream's core, or null for an operation of no stream. */
-    protected final @Nullable StreamCore core() {
+    protected final @Nullable StreamOrder core() {
         return core;
     }
 
@@ -125,7 +125,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     final @Nullable Marker marker() {
         Marker m = marker;
         if (m == null) {
-            StreamCore.Group g = group;
+            StreamOrder.Group g = group;
             if (g != null) {
                 m = g.marker;
             }
@@ -143,7 +143,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
 
     /** Whether completing this operation is the last use of its marker (its own, or the last of its group). */
     final boolean releasesMarker() {
-        StreamCore.Group g = group;
+        StreamOrder.Group g = group;
         return g == null || g.lastSequence == sequence;
     }
 
@@ -152,7 +152,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
      * thread looks at it or waits for it). Takes the stream's lock.
      */
     protected final void seal() {
-        StreamCore.Group g = group;
+        StreamOrder.Group g = group;
         if (g != null && g.marker == null) {
             g.core.seal(g);
         }
@@ -160,13 +160,13 @@ public abstract class Operation<T> extends CompletableFuture<T> {
 
     /** {@link #seal()} without waiting for the stream's lock; false if it is held (the caller seals later). */
     final boolean trySeal() {
-        StreamCore.Group g = group;
+        StreamOrder.Group g = group;
         return g == null || g.marker != null || g.core.trySeal(g);
     }
 
     /** Whether the device has finished this operation (its stream's completed sequence has passed it). */
     final boolean deviceFinished() {
-        StreamCore c = core;
+        StreamOrder c = core;
         return c == null || sequence < 0 || c.hasCompleted(sequence);
     }
 
@@ -177,12 +177,12 @@ public abstract class Operation<T> extends CompletableFuture<T> {
 
     /**
      * Before the caller blocks for this future: completes it on the calling thread if the device finishes it within the
-     * context's spin bound (see {@code StreamCore.helpUntilDone}), so that the caller does not wait for the completion
+     * context's spin bound (see {@code StreamOrder.helpUntilDone}), so that the caller does not wait for the completion
      * thread to hand it over. The future's dependent stages, and those of the stream's earlier futures, may then run
      * on the calling thread, in stream order.
      */
     protected final void helpComplete() {
-        StreamCore c = core;
+        StreamOrder c = core;
         if (c != null && sequence >= 0 && !super.isDone()) {
             c.helpUntilDone(this);
         }
@@ -211,7 +211,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
         if (failure == null && kept instanceof Outcome replay) {
             failure = replay.failure(); // a host step of the graph threw during this replay
         }
-        StreamCore.Group g = group;
+        StreamOrder.Group g = group;
         if (failure == null && g != null) {
             failure = g.failure(); // the backend refused the group's marker
         }
@@ -256,8 +256,8 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     protected final void refuseBlockingWait(String what) {
         refuseWaitWhileRecorded(what);
         seal();
-        StreamCore c = core;
-        if (c != null && !super.isDone() && (c.context().isCompletionThread() || StreamCore.isCompletingOnThisThread())) {
+        StreamOrder c = core;
+        if (c != null && !super.isDone() && (c.context().isCompletionThread() || StreamOrder.isCompletingOnThisThread())) {
             throw new IllegalStateException(what + " on " + this + " blocks the thread that completes the stream's futures"
                     + " (its completion thread, or a thread that waited for one and completes them), which alone could"
                     + " complete it; use a dependent stage (thenRun, whenComplete...) or a *Async stage");

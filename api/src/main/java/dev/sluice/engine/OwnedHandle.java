@@ -17,7 +17,7 @@ public final class OwnedHandle {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Whether the backend object was released; apart from {@link #closed}, which the leak detector may set alone. */
     private final AtomicBoolean released = new AtomicBoolean();
-    private final ContextCore context;
+    private final ContextRuntime context;
     private final Runnable release;
     /**
      * Why the leak detector leaves it to the context's close, once something of it was given to the user that may still
@@ -27,7 +27,7 @@ public final class OwnedHandle {
     private volatile @Nullable String handedOut;
 
     /** {@code release} destroys the backend object; it must not refer to the public handle. */
-    OwnedHandle(ContextCore context, Runnable release) {
+    OwnedHandle(ContextRuntime context, Runnable release) {
         this.context = context;
         this.release = release;
     }

@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 abstract sealed class OwnedMemory permits Allocation, HostAllocation {
 
-    final ContextCore context;
+    final ContextRuntime context;
     final UseTracker uses = new UseTracker();
     final AtomicBoolean closed = new AtomicBoolean();
 
-    OwnedMemory(ContextCore context) {
+    OwnedMemory(ContextRuntime context) {
         this.context = context;
     }
 
@@ -22,7 +22,7 @@ abstract sealed class OwnedMemory permits Allocation, HostAllocation {
     }
 
     /**
-     * Marks it closed; true for the one caller that did, who then releases it ({@link ContextCore#release}) or
+     * Marks it closed; true for the one caller that did, who then releases it ({@link ContextRuntime#release}) or
      * enqueues its free.
      */
     public boolean close() {

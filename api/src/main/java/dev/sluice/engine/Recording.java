@@ -19,7 +19,7 @@ final class Recording {
     /** The thread running the body: only its enqueues are recorded (another thread's make the call fall back). */
     private final Thread owner = Thread.currentThread();
     /** The stream whose enqueues this records. */
-    final StreamEngine stream;
+    final StreamEnqueuer stream;
     /**
      * The memory the steps use, each noted once as held by this recording ({@link UseTracker#recordedBy}) from the
      * moment a step on it is recorded until the recording ends ({@link #endHolds}): a free, {@code whenIdle()} or the
@@ -33,7 +33,7 @@ final class Recording {
     private int fusedLaunches;
     private int fusedKernels;
 
-    Recording(StreamEngine stream) {
+    Recording(StreamEnqueuer stream) {
         this.stream = stream;
     }
 
@@ -43,7 +43,7 @@ final class Recording {
      * {@code whenIdle()} and the leak detector wait for the recording to end, and a close before then lets the
      * operation run as it would one enqueued before the close.
      */
-    void add(StreamCore core, Work w) {
+    void add(StreamOrder core, Work w) {
         // Held before the closed flags are read: a close that the reads below miss finds the hold and defers its free
         // until the recording ends (the hold's monitor, then the flag, against the close's flag, then the monitor).
         HostAllocation h = w.host;
@@ -101,7 +101,7 @@ final class Recording {
      * plain enqueues, as an operation no graph describes would submit it, so the wait covers it instead of missing it.
      * Returns the stream's last operation, the one to wait for.
      */
-    static @Nullable Operation<?> submitBeforeWait(StreamEngine stream) {
+    static @Nullable Operation<?> submitBeforeWait(StreamEnqueuer stream) {
         if (stream.recording != null) { // read without the lock: begin() checks again under it
             stream.begin();
             stream.end();
@@ -115,7 +115,7 @@ final class Recording {
      * and an operation of {@code except} can be ordered after them; what {@code except} itself records is submitted by
      * its next enqueue, in its own order.
      */
-    static void submitOnOtherStreams(Allocation allocation, StreamEngine except) {
+    static void submitOnOtherStreams(Allocation allocation, StreamEnqueuer except) {
         for (Recording r : allocation.uses.recordings()) {
             if (r.stream != except) {
                 submitBeforeWait(r.stream);
@@ -150,7 +150,7 @@ final class Recording {
      * turn (their memory held: claimed whatever its owner did since); a failure fails the step's future and those after
      * it.
      */
-    void submitPlain(StreamEngine stream) {
+    void submitPlain(StreamEnqueuer stream) {
         try {
             for (; done < steps.size(); done++) {
                 Work w = steps.get(done);
@@ -173,7 +173,7 @@ final class Recording {
     }
 
     /** After the graph that runs the steps was launched: each future completes once the launch has finished. */
-    void markReplayed(StreamEngine stream) {
+    void markReplayed(StreamEnqueuer stream) {
         for (Work w : steps) {
             stream.markRecorded(w);
             Objects.requireNonNull(w.future).submitted();
@@ -215,7 +215,7 @@ final class Recording {
     }
 
     /** Fails the futures of the steps not submitted: they will never run. */
-    void fail(StreamCore core, Throwable cause) {
+    void fail(StreamOrder core, Throwable cause) {
         for (; done < steps.size(); done++) {
             Operation<?> f = Objects.requireNonNull(steps.get(done).future);
             f.attach(core);

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ReplayedWork {
 
-    private final ContextCore context;
-    private final StreamEngine stream;
+    private final ContextRuntime context;
+    private final StreamEnqueuer stream;
     private final ReentrantLock calls = new ReentrantLock();
     private @Nullable UpdatableGraph graph;
     private @Nullable List<WorkStep> shape;
@@ -45,7 +45,7 @@ public final class ReplayedWork {
      *
      * @throws ClosedResourceException if the stream or its context is closed
      */
-    public ReplayedWork(StreamEngine stream) {
+    public ReplayedWork(StreamEnqueuer stream) {
         stream.core.lock();
         try {
             stream.checkOpenLocked();
@@ -133,7 +133,7 @@ public final class ReplayedWork {
     }
 
     /** Ends {@code r} if the stream still records into it; false if it was submitted already. Under the lock. */
-    private static boolean take(StreamEngine s, Recording r) {
+    private static boolean take(StreamEnqueuer s, Recording r) {
         if (s.recording != r) {
             return false;
         }
@@ -143,7 +143,7 @@ public final class ReplayedWork {
 
     /** Ends {@code r} and submits what it recorded; {@code f} completes after all of it. */
     private <F extends Operation<?>> F end(F f, Recording r) {
-        StreamEngine s = stream;
+        StreamEnqueuer s = stream;
         s.core.lock();
         try {
             boolean whole = take(s, r); // false: an operation no graph describes submitted it already
@@ -167,7 +167,7 @@ public final class ReplayedWork {
      * operations would be, then launches the graph updated (or built) for it, or, where no graph can run it, enqueues
      * its operations one by one. Marks {@code f} last.
      */
-    <F extends Operation<?>> F submit(StreamEngine s, Recording r, F f) {
+    <F extends Operation<?>> F submit(StreamEnqueuer s, Recording r, F f) {
         if (!unsupported && !closed) { // closed by the body itself: a graph built now would never be destroyed
             r.claimAll(s.claims());
             s.claims().orderAfterHazards(null);

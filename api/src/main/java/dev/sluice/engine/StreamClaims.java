@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class StreamClaims {
 
-    private final StreamEngine stream;
-    private final StreamCore core;
+    private final StreamEnqueuer stream;
+    private final StreamOrder core;
     /** Whether automatic ordering is on for the context. */
     private final boolean ordering;
     /** Other streams' uses the operation being enqueued must wait for. */
@@ -23,7 +23,7 @@ final class StreamClaims {
     private final UseTracker.Claims claims = new UseTracker.Claims();
     private long automaticWaits;
 
-    StreamClaims(StreamEngine stream, StreamCore core, boolean ordering) {
+    StreamClaims(StreamEnqueuer stream, StreamOrder core, boolean ordering) {
         this.stream = stream;
         this.core = core;
         this.ordering = ordering;

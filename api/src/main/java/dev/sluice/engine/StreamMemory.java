@@ -9,14 +9,14 @@ import java.util.function.Function;
  * One stream's allocations and frees in stream order: an allocation is made on the stream and noted as written by it
  * (other streams' first uses wait for the memory to exist); a free waits, on the device, for every other stream's
  * pending use, what repeated work has recorded on the memory included, and runs in the stream's order after its own.
- * Each takes the stream's lock through its {@link StreamEngine}.
+ * Each takes the stream's lock through its {@link StreamEnqueuer}.
  */
 public final class StreamMemory {
 
-    private final StreamEngine stream;
-    private final ContextCore context;
+    private final StreamEnqueuer stream;
+    private final ContextRuntime context;
 
-    StreamMemory(StreamEngine stream, ContextCore context) {
+    StreamMemory(StreamEnqueuer stream, ContextRuntime context) {
         this.stream = stream;
         this.context = context;
     }

@@ -10,16 +10,16 @@ import org.jspecify.annotations.Nullable;
 /**
  * One stream's waits and the operations that move no data: event records, the device's waits (for an event, another
  * stream's operation, a host stage), markers and host functions, each taking the stream's lock through its
- * {@link StreamEngine} (which ends any recording of repeated work first: a graph describes none of them) and marking
+ * {@link StreamEnqueuer} (which ends any recording of repeated work first: a graph describes none of them) and marking
  * its future as the stream's operations are marked; and the host's waits for the stream's work ({@link #synchronize},
  * and the drain of a closing context).
  */
 public final class StreamWaits {
 
-    private final StreamEngine stream;
-    private final ContextCore context;
+    private final StreamEnqueuer stream;
+    private final ContextRuntime context;
 
-    StreamWaits(StreamEngine stream, ContextCore context) {
+    StreamWaits(StreamEnqueuer stream, ContextRuntime context) {
         this.stream = stream;
         this.context = context;
     }

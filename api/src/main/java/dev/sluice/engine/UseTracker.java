@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A use is (stream, sequence): the operation's {@link Operation} serves only as its record, for its sequence and
  * its marker; its public state (which a user may cancel) is never consulted. Whether the device has finished a use is
- * read from the stream's completed sequence ({@link StreamCore#completed()}). Finished uses are dropped when a new
+ * read from the stream's completed sequence ({@link StreamOrder#completed()}). Finished uses are dropped when a new
  * stream would not fit, so memory used by many short-lived streams over its life remembers only those with work still
  * pending. Cheap on the hot path: a short array scanned under the tracker's own monitor.
  *
@@ -41,14 +41,14 @@ final class UseTracker {
     /** The accesses, in parallel arrays: byte range [start, end), stream, operation, and whether it writes. */
     private long[] accessStart = new long[1];
     private long[] accessEnd = new long[1];
-    private StreamCore[] accessStream = new StreamCore[1];
+    private StreamOrder[] accessStream = new StreamOrder[1];
     private Operation<?>[] accessUse = new Operation<?>[1];
     private boolean[] accessWrites = new boolean[1];
     private int accesses;
     /** At least the length of every remembered access's range: how far before a range an overlapping one may start. */
     private long longestAccess;
 
-    private StreamCore[] streams = new StreamCore[2];
+    private StreamOrder[] streams = new StreamOrder[2];
     private Operation<?>[] lastUses = new Operation<?>[2];
     private int size;
     /** Enqueues between {@link #claim} and {@link #noteUse}: a free must wait for them to be noted. */
@@ -94,14 +94,14 @@ final class UseTracker {
      * allocation, adds to {@code hazards} the last access of each other stream it would race with, unless the device has
      * finished it. Under the enqueuing stream's lock.
      */
-    synchronized boolean claimOrdered(@Nullable AtomicBoolean closed, StreamCore stream, long start,
+    synchronized boolean claimOrdered(@Nullable AtomicBoolean closed, StreamOrder stream, long start,
             long end, boolean writes, Hazards hazards) {
         if (closed != null && closed.get()) {
             return false;
         }
         claims++;
         for (int i = firstOverlapCandidate(start); i < accesses && accessStart[i] < end; i++) {
-            StreamCore other = accessStream[i];
+            StreamOrder other = accessStream[i];
             if (other != stream && (writes || accessWrites[i]) && start < accessEnd[i]) {
                 Operation<?> use = accessUse[i];
                 if (!other.hasCompleted(use.seq())) {
@@ -116,7 +116,7 @@ final class UseTracker {
      * {@link #noteUse}, and notes the operation as the last access of bytes [start, end) by {@code stream}, of the kind
      * given, for {@link #claimOrdered} of later operations.
      */
-    synchronized void noteOrdered(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
+    synchronized void noteOrdered(StreamOrder stream, Operation<?> use, long start, long end, boolean writes) {
         if (--claims == 0) {
             notifyAll();
         }
@@ -125,7 +125,7 @@ final class UseTracker {
     }
 
     /** Notes an access that needs no claim (the allocation itself, a write by its stream). */
-    synchronized void noteWrite(StreamCore stream, Operation<?> use, long start, long end) {
+    synchronized void noteWrite(StreamOrder stream, Operation<?> use, long start, long end) {
         noteAccess(stream, use, start, end, true);
     }
 
@@ -134,7 +134,7 @@ final class UseTracker {
      * the JIT to inline into the enqueue path (the general case is too big to be): the one access remembered is this
      * stream's, of the same bytes and kind, and this operation takes its place (what {@link #noteAnyAccess} would do).
      */
-    private void noteAccess(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
+    private void noteAccess(StreamOrder stream, Operation<?> use, long start, long end, boolean writes) {
         if (accesses == 1 && accessStream[0] == stream && accessStart[0] == start && accessEnd[0] == end
                 && accessWrites[0] == writes) {
             accessUse[0] = use;
@@ -147,7 +147,7 @@ final class UseTracker {
      * {@link #noteAccess} in general: drops the same stream's accesses this one stands for, then inserts it in start
      * order, first dropping finished accesses or growing the arrays if they are full. Under the monitor.
      */
-    private void noteAnyAccess(StreamCore stream, Operation<?> use, long start, long end, boolean writes) {
+    private void noteAnyAccess(StreamOrder stream, Operation<?> use, long start, long end, boolean writes) {
         // Only entries starting in [start - longestAccess, end) can overlap the range, and those this access stands for
         // lie inside it: the window is all that is scanned, and the entries after it move down over what was dropped.
         int from = firstOverlapCandidate(start);
@@ -270,11 +270,11 @@ final class UseTracker {
      * every enqueue under the stream's lock, so an enqueue without hazards allocates nothing.
      */
     static final class Hazards {
-        private StreamCore[] streams = new StreamCore[2];
+        private StreamOrder[] streams = new StreamOrder[2];
         private Operation<?>[] uses = new Operation<?>[2];
         private int size;
 
-        void add(StreamCore stream, Operation<?> use) {
+        void add(StreamOrder stream, Operation<?> use) {
             for (int i = 0; i < size; i++) {
                 if (streams[i] == stream) {
                     if (use.seq() > uses[i].seq()) {
@@ -379,7 +379,7 @@ final class UseTracker {
     }
 
     /** Notes {@code use} as the last use by {@code stream}, ending the claim made for it. */
-    synchronized void noteUse(StreamCore stream, Operation<?> use) {
+    synchronized void noteUse(StreamOrder stream, Operation<?> use) {
         if (--claims == 0) {
             notifyAll();
         }
@@ -387,7 +387,7 @@ final class UseTracker {
     }
 
     /** Under the monitor. */
-    private void record(StreamCore stream, Operation<?> use) {
+    private void record(StreamOrder stream, Operation<?> use) {
         for (int i = 0; i < size; i++) {
             if (streams[i] == stream) {
                 lastUses[i] = use;
@@ -488,7 +488,7 @@ final class UseTracker {
      * The last uses the device has not finished, by any stream other than {@code except} (which orders itself); first
      * waits for enqueues that claimed the memory to note their use (a few microseconds: they hold a stream's lock).
      */
-    synchronized List<Operation<?>> pendingUses(@Nullable StreamCore except) {
+    synchronized List<Operation<?>> pendingUses(@Nullable StreamOrder except) {
         boolean interrupted = false;
         while (claims > 0) {
             try {
@@ -544,7 +544,7 @@ final class UseTracker {
                     }
                 }
             };
-            StreamCore s = use.core(); // a use always has a stream
+            StreamOrder s = use.core(); // a use always has a stream
             unwatch.set(s.context().handshake().afterClosed(finished));
             if (counted.get()) {
                 unwatch.set(null); // that context had closed already

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * One device operation of a stream as a value: what the backend runs (a {@link WorkStep}), the device memory it claims
  * and whether it writes each region, the page-locked host memory it uses, its kind and the bytes it moves (for
  * listeners, traces and metrics), and what must stay reachable until it has run. The factories below make it from
- * arguments the public stream has checked; the stream enqueues it through one path ({@link StreamEngine#submit}),
+ * arguments the public stream has checked; the stream enqueues it through one path ({@link StreamEnqueuer#submit}),
  * whether it reaches the backend at once, is held on the host, captured into a graph, or recorded by repeated work.
  *
  * <p>On the hot path a stream fills one instance of its own for each enqueue, under its lock, so that an enqueue
@@ -99,8 +99,8 @@ final class Work {
      * copy, {@code peerAccess} saying whether the devices move the bytes directly).
      */
     Work deviceCopy(Region source, Region destination, long bytes, @Nullable Pitched shape, boolean peerAccess) {
-        ContextCore from = source.allocation().context;
-        ContextCore to = destination.allocation().context;
+        ContextRuntime from = source.allocation().context;
+        ContextRuntime to = destination.allocation().context;
         if (shape != null) {
             start(new WorkStep.Copy2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination.memory(),
                     destination.byteOffset(), shape.destinationPitch(), shape.widthBytes(), shape.height()),

@@ -3,14 +3,14 @@
  * Not part of the API that programs use: this package is not exported by the module, and its classes may change or go
  * in any release, with no compatibility promise. It never names a public handle.
  * <ul>
- * <li>{@link dev.sluice.engine.ContextCore}: a context's fault state, completion-thread guards, host executor, its
+ * <li>{@link dev.sluice.engine.ContextRuntime}: a context's fault state, completion-thread guards, host executor, its
  * streams and memory, what it owns ({@code ContextResources}) and its close sequence ({@code CloseHandshake},
  * {@code LeftBehind});
- * <li>{@link dev.sluice.engine.StreamEngine}: a stream's enqueue path, one for every device operation (a copy, fill or
+ * <li>{@link dev.sluice.engine.StreamEnqueuer}: a stream's enqueue path, one for every device operation (a copy, fill or
  * launch as a {@code Work} value: claim, order after other streams, hand off, mark, note uses) and capture, with
  * {@code StreamClaims} for ownership and automatic ordering, {@code StreamWaits} for records, waits, markers and host
  * work, and {@code StreamMemory} for allocations and frees in stream order;
- * <li>{@link dev.sluice.engine.StreamCore}, {@code CompletionQueue} and {@code CompletionEngine}: the ordered core of a
+ * <li>{@link dev.sluice.engine.StreamOrder}, {@code CompletionQueue} and {@code CompletionPoller}: the ordered core of a
  * stream (its lock, sequence, marker groups, queue of pending futures and completed sequence) and the completion
  * thread that polls each core's oldest marker; {@code OwnLine} keeps the fields the two threads write apart;
  * <li>{@link dev.sluice.engine.Operation}: the engine's half of every future, which the public future extends

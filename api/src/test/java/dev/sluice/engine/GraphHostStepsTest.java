@@ -31,7 +31,7 @@ class GraphHostStepsTest {
             GraphHostStepsTest.class.getClassLoader(), new Class<?>[] {StreamHandle.class}, (p, m, a) -> null);
 
     private final DeviceContext ctx = FakeDevices.open(Api.CUDA, n -> STREAM);
-    private final ContextCore core = EngineAccess.core(ctx);
+    private final ContextRuntime core = EngineAccess.core(ctx);
 
     /** A native graph that launches nothing and counts its destruction. */
     private static final class FakeGraph implements GraphHandle {

@@ -28,15 +28,15 @@ public final class StressProbe {
      * The one context of every stress core: its completion thread never starts, so a core's wake-up after queuing an
      * operation finds nothing sleeping and does nothing, and its native context refuses every call.
      */
-    private static final ContextCore CONTEXT = detachedContext();
+    private static final ContextRuntime CONTEXT = detachedContext();
 
-    private static ContextCore detachedContext() {
+    private static ContextRuntime detachedContext() {
         ContextHandle none = (ContextHandle) Proxy.newProxyInstance(StressProbe.class.getClassLoader(),
                 new Class<?>[] {ContextHandle.class}, (proxy, method, args) -> {
                     throw new UnsupportedOperationException("a stress test's context has no device: " + method.getName());
                 });
-        return new ContextCore("stress context", "stress", "stress", none, ContextOptions.defaults(),
-                new ContextCore.Events() {
+        return new ContextRuntime("stress context", "stress", "stress", none, ContextOptions.defaults(),
+                new ContextRuntime.Events() {
                     @Override
                     public void faulted(Throwable cause) {
                     }
@@ -55,12 +55,12 @@ public final class StressProbe {
      * A stream core over {@code stream}, at most {@code groupBound} operations per marker, that no completion thread
      * polls: the test's actors call {@link #advance} themselves. Cheap enough for the millions of states a test makes.
      */
-    public static StreamCore core(StreamHandle stream, int groupBound) {
-        return new StreamCore(stream, CONTEXT, groupBound, "stress stream");
+    public static StreamOrder core(StreamHandle stream, int groupBound) {
+        return new StreamOrder(stream, CONTEXT, groupBound, "stress stream");
     }
 
     /** Enqueues an operation with no device work on {@code core} (taking its lock), as every enqueue marks one. */
-    public static Operation<Void> enqueue(StreamCore core) {
+    public static Operation<Void> enqueue(StreamOrder core) {
         core.lock();
         try {
             return core.mark(new InternalOperation(), null);
@@ -70,12 +70,12 @@ public final class StressProbe {
     }
 
     /** One pass of the completion thread over {@code core}. */
-    public static int advance(StreamCore core) {
+    public static int advance(StreamOrder core) {
         return core.advance();
     }
 
-    /** {@link StreamCore#afterCompleted}. */
-    public static void afterCompleted(StreamCore core, long sequence, Runnable action) {
+    /** {@link StreamOrder#afterCompleted}. */
+    public static void afterCompleted(StreamOrder core, long sequence, Runnable action) {
         core.afterCompleted(sequence, action);
     }
 
@@ -126,13 +126,13 @@ public final class StressProbe {
 
     /** The last sequence of the operation's marker group; -1 for an operation with a marker of its own. */
     public static long groupLastSequence(Operation<?> f) {
-        StreamCore.Group g = f.group;
+        StreamOrder.Group g = f.group;
         return g == null ? -1 : g.lastSequence;
     }
 
     /** The backend's refusal of the operation's group marker, or null. */
     public static @Nullable Throwable groupFailure(Operation<?> f) {
-        StreamCore.Group g = f.group;
+        StreamOrder.Group g = f.group;
         return g == null ? null : g.failure();
     }
 
@@ -142,7 +142,7 @@ public final class StressProbe {
         private final AtomicBoolean closed = new AtomicBoolean();
 
         /** Claims the memory for an enqueue on {@code core}, noting {@code core}'s next operation as its use. */
-        public boolean enqueue(StreamCore core) {
+        public boolean enqueue(StreamOrder core) {
             core.lock();
             try {
                 if (!uses.claimIfOpen(closed)) {

@@ -94,7 +94,7 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
      */
     static final List<Inside> ON_COMPLETION_THREADS = List.of(
             // The engine parks between polls: that is its job. Completing a future runs other people's code.
-            Inside.allowed("dev.sluice.engine.CompletionEngine", "run"),
+            Inside.allowed("dev.sluice.engine.CompletionPoller", "run"),
             Inside.disallowed("dev.sluice.engine.Operation", "finish"),
             // A stream held behind a wait for the host is submitted under its lock by the thread that ended the wait;
             // an enqueue meanwhile waits for those few submissions (microseconds), never for the device.
@@ -102,7 +102,7 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
             // The same for a stream's enqueue lock: its holder submits to the driver (or seals a group of markers) and
             // lets go; a contended enqueue spins, then parks, for that. Two contexts' completion threads meet there when
             // a pipeline's lanes span devices. A wait for the device under the lock is still reported where it happens.
-            Inside.allowed("dev.sluice.engine.StreamCore", "lock"),
+            Inside.allowed("dev.sluice.engine.StreamOrder", "lock"),
             Inside.allowed("dev.sluice.engine.HoldingStream", "hold"),
             // Repeated work's calls take turns (a RepeatedPlan subscribed from two threads at once): the one waiting waits
             // for the other's body and submission, never for the device.

@@ -31,11 +31,11 @@ class BlockHoundNamesTest {
     @Test
     void aMethodThatDoesNotExistIsReportedByItsClassAndName() {
         List<String> found = missing(List.of(
-                new Method("dev.sluice.engine.StreamCore", "lockk", ""),
+                new Method("dev.sluice.engine.StreamOrder", "lockk", ""),
                 new Method("dev.sluice.engine.StreamCores", "lock", ""),
                 new Method("dev.sluice.DeviceStream", "synchronize", "()J")));
         assertEquals(3, found.size(), found.toString());
-        assertTrue(found.get(0).startsWith("dev.sluice.engine.StreamCore.lockk: "), found.get(0));
+        assertTrue(found.get(0).startsWith("dev.sluice.engine.StreamOrder.lockk: "), found.get(0));
         assertTrue(found.get(1).startsWith("dev.sluice.engine.StreamCores.lock: "), found.get(1));
         assertTrue(found.get(2).contains("()J") && found.get(2).contains("()V"), found.get(2));
     }

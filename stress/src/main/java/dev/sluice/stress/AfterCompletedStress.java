@@ -3,7 +3,7 @@ package dev.sluice.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
@@ -15,7 +15,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * {@code StreamCore.afterCompleted} against {@code StreamCore.advance()}: operation 1 is enqueued (in the state's
+ * {@code StreamOrder.afterCompleted} against {@code StreamOrder.advance()}: operation 1 is enqueued (in the state's
  * constructor) with a marker that is already done; one actor registers an action for sequence 1 while the other, as
  * the completion thread, advances the completed sequence past it. The two sides meet through a Dekker handshake:
  * afterCompleted writes the volatile {@code watched} then reads {@code completed}, advance writes {@code completed}
@@ -32,7 +32,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class AfterCompletedStress {
 
-    private final StreamCore core = StressCores.core(64);
+    private final StreamOrder core = StressCores.core(64);
     private final AtomicInteger runs = new AtomicInteger();
     private volatile Thread registering;
     private volatile int ranOn;

@@ -4,7 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.sluice.engine.Operation;
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
@@ -15,7 +15,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * {@code CompletionQueue}: an enqueuing thread builds two futures and adds them, as {@code StreamCore}'s publish does
+ * {@code CompletionQueue}: an enqueuing thread builds two futures and adds them, as {@code StreamOrder}'s publish does
  * under the stream's lock (its plain {@code keepAlive} written first); the completion thread polls twice. Each result
  * is 0 for an empty poll, the future's sequence if every field it reads is the one written before the future was added,
  * -1 if any is not.

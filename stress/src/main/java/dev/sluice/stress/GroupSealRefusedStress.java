@@ -4,7 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.sluice.engine.Operation;
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
@@ -32,7 +32,7 @@ public class GroupSealRefusedStress {
 
     private static final RuntimeException REFUSED = new IllegalStateException("marker refused (stress test)");
 
-    private final StreamCore core = StressCores.refusingCore(2, REFUSED);
+    private final StreamOrder core = StressCores.refusingCore(2, REFUSED);
     private final Operation<Void> second;
 
     public GroupSealRefusedStress() {

@@ -4,7 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import dev.sluice.engine.Operation;
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.Marker;
 import org.openjdk.jcstress.annotations.Actor;
@@ -17,7 +17,7 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 /**
  * A marker group sealed by the enqueue that fills it: on a core of two operations per marker, operation 1 has a
  * marker of its own and operation 2 opens a group (in the state's constructor); the enqueuing actor adds operation 3
- * through the real {@code StreamCore.mark}, which writes the group's {@code lastSequence}, fills it and seals it (its
+ * through the real {@code StreamOrder.mark}, which writes the group's {@code lastSequence}, fills it and seals it (its
  * volatile {@code marker}). The other actor reads as the completion thread does: operation 2's marker, then the
  * group's {@code lastSequence}, which decides the one future that releases the marker.
  */
@@ -32,7 +32,7 @@ import org.openjdk.jcstress.infra.results.JJ_Result;
 @State
 public class GroupSealStress {
 
-    private final StreamCore core = StressCores.core(2);
+    private final StreamOrder core = StressCores.core(2);
     private final Operation<Void> second;
 
     public GroupSealStress() {

@@ -1,7 +1,7 @@
 package dev.sluice.stress;
 
 import dev.sluice.engine.Operation;
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import dev.sluice.spi.DeviceMemory;
 import dev.sluice.spi.EventHandle;
@@ -11,13 +11,13 @@ import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.WorkStep;
 
 /**
- * The real {@code StreamCore} with no device behind it, for the stress tests: a backend stream that only records
+ * The real {@code StreamOrder} with no device behind it, for the stress tests: a backend stream that only records
  * markers, in a context whose completion thread never starts ({@link StressProbe#core}).
  *
  * <p>A running completion thread would be far too heavy for the millions of states a stress test makes; the tests
- * call {@code StreamCore.advance()} themselves, as the completion thread does. A core touches its engine only in
- * {@code CompletionEngine.wake()} after queuing a future, which on an engine never started finds nothing sleeping,
- * faulted or stopping and does nothing. So the cores here run the code of the real enqueue ({@code StreamCore.mark}),
+ * call {@code StreamOrder.advance()} themselves, as the completion thread does. A core touches its engine only in
+ * {@code CompletionPoller.wake()} after queuing a future, which on an engine never started finds nothing sleeping,
+ * faulted or stopping and does nothing. So the cores here run the code of the real enqueue ({@code StreamOrder.mark}),
  * seal and completion paths, unchanged.
  */
 final class StressCores {
@@ -26,17 +26,17 @@ final class StressCores {
     }
 
     /** A stream core of at most {@code groupBound} operations per marker, whose markers are all done. */
-    static StreamCore core(int groupBound) {
+    static StreamOrder core(int groupBound) {
         return StressProbe.core(new Stream(null), groupBound);
     }
 
     /** A stream core whose backend refuses every marker with {@code refusal}. */
-    static StreamCore refusingCore(int groupBound, RuntimeException refusal) {
+    static StreamOrder refusingCore(int groupBound, RuntimeException refusal) {
         return StressProbe.core(new Stream(refusal), groupBound);
     }
 
     /** Enqueues an operation on {@code core}, as an enqueue marks one under the stream's lock. */
-    static Operation<Void> enqueue(StreamCore core) {
+    static Operation<Void> enqueue(StreamOrder core) {
         return StressProbe.enqueue(core);
     }
 

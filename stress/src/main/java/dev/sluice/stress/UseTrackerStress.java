@@ -3,7 +3,7 @@ package dev.sluice.stress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import dev.sluice.engine.StreamCore;
+import dev.sluice.engine.StreamOrder;
 import dev.sluice.engine.StressProbe;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.openjdk.jcstress.annotations.Actor;
@@ -33,7 +33,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class UseTrackerStress {
 
-    private final StreamCore core = StressCores.core(64);
+    private final StreamOrder core = StressCores.core(64);
     private final StressProbe.Uses uses = new StressProbe.Uses();
 
     @Actor

@@ -54,7 +54,7 @@ public final class LayerRule {
 
     /**
      * The top-level classes of {@code rootPackage} and every package under it compiled into {@code classes}, named
-     * relative to {@code rootPackage} ({@code "DeviceStream"}, {@code "engine.StreamCore"}), each with the classes of
+     * relative to {@code rootPackage} ({@code "DeviceStream"}, {@code "engine.StreamOrder"}), each with the classes of
      * those packages its class files (nested classes included) refer to. {@code module-info} and {@code package-info}
      * are left out.
      */

@@ -30,11 +30,11 @@ import org.jspecify.annotations.Nullable;
  * context for good: every later call is refused with a {@link DeviceException} naming it, pending futures fail, and
  * {@link #close()} frees what the context owns without waiting for the device.
  */
-public final class ContextCore {
+public final class ContextRuntime {
 
     /** The public context's logger: a fault is the context's news, under the name users configure. */
     private static final System.Logger LOG = System.getLogger("dev.sluice.DeviceContext");
-    private static final ThreadLocal<ContextCore> HOST_FUNCTION_OF = new ThreadLocal<>();
+    private static final ThreadLocal<ContextRuntime> HOST_FUNCTION_OF = new ThreadLocal<>();
 
     /** What the engine tells the public side: its listeners and Flight Recorder events. */
     public interface Events {
@@ -53,13 +53,13 @@ public final class ContextCore {
     private final ContextHandle handle;
     private final ContextOptions options;
     private final Events events;
-    private final CompletionEngine engine;
+    private final CompletionPoller engine;
     /** Event records held on the host by this context's streams ({@link HoldingStream}). */
     private final HoldingStream.HeldRecords heldRecords = new HoldingStream.HeldRecords();
     private final @Nullable Tracer tracer;
     private final ContextResources resources;
     /** The contexts this one has enabled peer access to: which peer copies go directly (see the trace's kinds). */
-    private final Set<ContextCore> peersEnabled = ConcurrentHashMap.newKeySet();
+    private final Set<ContextRuntime> peersEnabled = ConcurrentHashMap.newKeySet();
     private volatile @Nullable ExecutorService hostExecutor;
     private volatile @Nullable Throwable fault;
     private volatile boolean closed;
@@ -70,7 +70,7 @@ public final class ContextCore {
     private final CountDownLatch closeDone = new CountDownLatch(1);
     /** What this context's close and other threads wait for in each other (see {@link CloseHandshake}). */
     private final CloseHandshake handshake = new CloseHandshake();
-    private @Nullable StreamEngine defaultStream;
+    private @Nullable StreamEnqueuer defaultStream;
 
     /**
      * How long {@link #close()} waits for futures to complete once the device has finished their work: a dependent stage
@@ -85,7 +85,7 @@ public final class ContextCore {
      * @param name       the public context's name, for messages
      * @param threadName what the names of its threads carry after their prefix
      */
-    public ContextCore(String name, String threadName, String device, ContextHandle handle, ContextOptions options,
+    public ContextRuntime(String name, String threadName, String device, ContextHandle handle, ContextOptions options,
             Events events) {
         this.name = name;
         this.threadName = threadName;
@@ -94,7 +94,7 @@ public final class ContextCore {
         this.events = events;
         this.resources = new ContextResources(this, handle);
         this.tracer = options.tracing() ? openTracer(handle, name + " " + handle.name(), device, options) : null;
-        this.engine = new CompletionEngine(this, options, threadName);
+        this.engine = new CompletionPoller(this, options, threadName);
     }
 
     private static Tracer openTracer(ContextHandle handle, String contextName, String device, ContextOptions options) {
@@ -107,8 +107,8 @@ public final class ContextCore {
     }
 
     /** Opens the default stream, whose public side is {@code owner}; once, before {@link #start()}. */
-    public StreamEngine openDefaultStream(Object owner) {
-        StreamEngine s = new StreamEngine(this, handle.defaultStream(), true, 0, owner);
+    public StreamEnqueuer openDefaultStream(Object owner) {
+        StreamEnqueuer s = new StreamEnqueuer(this, handle.defaultStream(), true, 0, owner);
         defaultStream = s;
         return s;
     }
@@ -119,8 +119,8 @@ public final class ContextCore {
     }
 
     /** Opens a stream of this context over {@code stream}, whose public side is {@code owner}. */
-    public StreamEngine openStream(StreamHandle stream, int index, Object owner) {
-        StreamEngine s = new StreamEngine(this, stream, false, index, owner);
+    public StreamEnqueuer openStream(StreamHandle stream, int index, Object owner) {
+        StreamEnqueuer s = new StreamEnqueuer(this, stream, false, index, owner);
         resources.add(s);
         return s;
     }
@@ -132,7 +132,7 @@ public final class ContextCore {
 
     // ---------------------------------------------------------------- what the engine's parts share
 
-    CompletionEngine engine() {
+    CompletionPoller engine() {
         return engine;
     }
 
@@ -167,12 +167,12 @@ public final class ContextCore {
     }
 
     /** Notes that this context has enabled peer access to {@code peer}: peer copies between them go directly. */
-    public void peerEnabled(ContextCore peer) {
+    public void peerEnabled(ContextRuntime peer) {
         peersEnabled.add(peer);
     }
 
     /** Whether this context has enabled peer access to {@code peer}, or {@code peer} to this one. */
-    public boolean peerAccessEnabled(ContextCore peer) {
+    public boolean peerAccessEnabled(ContextRuntime peer) {
         return peersEnabled.contains(peer) || peer.peersEnabled.contains(this);
     }
 
@@ -264,8 +264,8 @@ public final class ContextCore {
         if (closed || fault != null) {
             return; // close() frees it (a faulted context's memory too)
         }
-        StreamEngine fallback = defaultStream();
-        StreamEngine s = a.home.isClosed() ? fallback : a.home;
+        StreamEnqueuer fallback = defaultStream();
+        StreamEnqueuer s = a.home.isClosed() ? fallback : a.home;
         try {
             s.memory().freeInOrder(a);
         } catch (ClosedResourceException e) {
@@ -294,8 +294,8 @@ public final class ContextCore {
         resources.untrackGate(gate);
     }
 
-    private StreamEngine defaultStream() {
-        StreamEngine s = defaultStream;
+    private StreamEnqueuer defaultStream() {
+        StreamEnqueuer s = defaultStream;
         if (s == null) {
             throw new IllegalStateException("internal: " + name + " has no default stream yet");
         }
@@ -349,7 +349,7 @@ public final class ContextCore {
 
     /** Refuses a call that waits for this context's completion thread, on that thread. */
     public void refuseOnCompletionThread(String what) {
-        if (engine.isCompletionThread() || StreamCore.isCompletingOnThisThread()) {
+        if (engine.isCompletionThread() || StreamOrder.isCompletingOnThisThread()) {
             throw new IllegalStateException(what + " blocks, and would wait for the completion thread it was called on;"
                     + " use a *Async stage or another thread");
         }
@@ -407,7 +407,7 @@ public final class ContextCore {
         checkUsable();
         handle.synchronize();
         defaultStream().waits().synchronize();
-        for (StreamEngine s : resources.streams()) {
+        for (StreamEnqueuer s : resources.streams()) {
             if (!s.isClosed()) {
                 s.waits().synchronize();
             }
@@ -468,17 +468,17 @@ public final class ContextCore {
         closing.completeExceptionally(cause);
         // Work held on the host behind a wait that never ended must not run now: drop it, failing its futures. (With
         // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
-        StreamEngine main = defaultStream();
-        List<StreamEngine> streams = resources.streams();
+        StreamEnqueuer main = defaultStream();
+        List<StreamEnqueuer> streams = resources.streams();
         main.dropHeld(cause);
-        for (StreamEngine s : streams) {
+        for (StreamEnqueuer s : streams) {
             s.dropHeld(cause);
         }
         resources.openGates(cause);
         long deadline = System.nanoTime() + closeFuturesNanos;
         if (fault == null) {
             drainForClose(main, deadline);
-            for (StreamEngine s : streams) {
+            for (StreamEnqueuer s : streams) {
                 drainForClose(s, deadline);
             }
         }
@@ -506,7 +506,7 @@ public final class ContextCore {
         left.seal(); // closes the native context now, or once other contexts' work on its memory is done or dropped
     }
 
-    private static void drainForClose(StreamEngine s, long deadline) {
+    private static void drainForClose(StreamEnqueuer s, long deadline) {
         try {
             s.waits().drain(deadline);
         } catch (RuntimeException e) {

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * an enqueue wakes it. A marker that reports a device fault fails every pending future of the context,
  * and every future queued later, with that fault: none is left hanging.
  */
-final class CompletionEngine {
+final class CompletionPoller {
 
 
     /**
@@ -47,16 +47,16 @@ final class CompletionEngine {
      */
     private static final long STREAMING_POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_STREAMING_POLL_GAP_NANOS, 4_000L);
 
-    private final ContextCore context;
+    private final ContextRuntime context;
     private final ContextOptions options;
-    private final CopyOnWriteArrayList<StreamCore> cores = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<StreamOrder> cores = new CopyOnWriteArrayList<>();
     private final Thread thread;
     private volatile boolean sleeping;
     private volatile boolean stopping;
     private volatile @Nullable Throwable fault;
     /** A sticky error reported by an enqueuing call, for the thread to fault the context with ({@link #report}). */
     private volatile @Nullable Throwable reported;
-    CompletionEngine(ContextCore context, ContextOptions options, String name) {
+    CompletionPoller(ContextRuntime context, ContextOptions options, String name) {
         this.context = context;
         this.options = options;
         this.thread = Thread.ofPlatform().daemon().name("sluice-completion-" + name).unstarted(this::run);
@@ -68,14 +68,14 @@ final class CompletionEngine {
     }
 
     /** A new stream's core, polled by this engine until {@link #remove} and empty. */
-    StreamCore newStream(StreamHandle handle, int groupBound, Object owner) {
-        StreamCore core = new StreamCore(handle, context, groupBound, owner);
+    StreamOrder newStream(StreamHandle handle, int groupBound, Object owner) {
+        StreamOrder core = new StreamOrder(handle, context, groupBound, owner);
         cores.add(core);
         return core;
     }
 
     /** Drops {@code core} once the futures still pending on it have completed. */
-    void remove(StreamCore core) {
+    void remove(StreamOrder core) {
         core.closing = true;
         LockSupport.unpark(thread);
     }
@@ -155,7 +155,7 @@ final class CompletionEngine {
                 onFault(byCall);
                 continue;
             }
-            StreamCore oldestPending;
+            StreamOrder oldestPending;
             try {
                 oldestPending = pollStreams(pace);
             } catch (Throwable t) {
@@ -214,17 +214,17 @@ final class CompletionEngine {
      * One pass over the streams: completes what their markers say is done, drops the closed ones that are empty, and
      * notes in {@code pace} whether anything completed. Returns the first stream with futures still pending, or null.
      */
-    private @Nullable StreamCore pollStreams(Pace pace) {
+    private @Nullable StreamOrder pollStreams(Pace pace) {
         pace.progress = false;
-        StreamCore oldestPending = null;
-        for (StreamCore core : cores) {
+        StreamOrder oldestPending = null;
+        for (StreamOrder core : cores) {
             if (core.closing && core.isIdle()) {
                 cores.remove(core);
                 continue;
             }
             int r = core.tryAdvance();
-            pace.progress |= (r & StreamCore.PROGRESS) != 0;
-            if ((r & (StreamCore.PENDING | StreamCore.BUSY)) != 0 && oldestPending == null) {
+            pace.progress |= (r & StreamOrder.PROGRESS) != 0;
+            if ((r & (StreamOrder.PENDING | StreamOrder.BUSY)) != 0 && oldestPending == null) {
                 oldestPending = core;
             }
         }
@@ -258,7 +258,7 @@ final class CompletionEngine {
     }
 
     /** With futures pending and none completed by the last pass: waits by the wait strategy before the next pass. */
-    private void waitBetweenPolls(Pace pace, StreamCore oldestPending) {
+    private void waitBetweenPolls(Pace pace, StreamOrder oldestPending) {
         switch (options.waitStrategy()) {
             case SPIN -> spinBetweenPolls(pace.streaming);
             case YIELD -> Thread.yield();
@@ -308,7 +308,7 @@ final class CompletionEngine {
     }
 
     private boolean anyQueued() {
-        for (StreamCore core : cores) {
+        for (StreamOrder core : cores) {
             if (!core.isIdle()) {
                 return true;
             }
@@ -317,7 +317,7 @@ final class CompletionEngine {
     }
 
     private void drainFailed(Throwable cause) {
-        for (StreamCore core : cores) {
+        for (StreamOrder core : cores) {
             core.failPending(cause);
         }
     }

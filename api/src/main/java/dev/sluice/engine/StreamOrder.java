@@ -36,9 +36,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Threads.</b> Enqueues hold {@link #lock()}; the completion thread alone calls {@link #advance()} and
  * {@link #failPending}; {@link #completed()} and {@link #afterCompleted} are for any thread.
  */
-public final class StreamCore {
+public final class StreamOrder {
 
-    private static final System.Logger LOG = System.getLogger(StreamCore.class.getName());
+    private static final System.Logger LOG = System.getLogger(StreamOrder.class.getName());
 
     /** {@link #advance()} completed at least one future. */
     static final int PROGRESS = 1;
@@ -52,7 +52,7 @@ public final class StreamCore {
 
     /** Consecutive operations that share one completion marker; sealed as the class comment says. */
     static final class Group implements Outcome {
-        final StreamCore core;
+        final StreamOrder core;
         /** Null until sealed; then the backend's marker (or {@link Marker#DONE} if the backend refused it). */
         volatile @Nullable Marker marker;
         /** The backend's refusal of the group's marker, given to each of its futures; written before {@link #marker}. */
@@ -65,7 +65,7 @@ public final class StreamCore {
         int seenSize;
         long seenAt;
 
-        Group(StreamCore core) {
+        Group(StreamOrder core) {
             this.core = core;
         }
 
@@ -80,8 +80,8 @@ public final class StreamCore {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final StreamHandle handle;
-    private final ContextCore context;
-    private final CompletionEngine engine;
+    private final ContextRuntime context;
+    private final CompletionPoller engine;
     /** The public stream this core orders, for its futures' {@code stream()}. */
     private final Object owner;
     private final CompletionQueue queue = new CompletionQueue();
@@ -120,7 +120,7 @@ public final class StreamCore {
     private record Watch(long sequence, Runnable action) {
     }
 
-    StreamCore(StreamHandle handle, ContextCore context, int groupBound, Object owner) {
+    StreamOrder(StreamHandle handle, ContextRuntime context, int groupBound, Object owner) {
         this.handle = handle;
         this.context = context;
         this.engine = context.engine();
@@ -134,7 +134,7 @@ public final class StreamCore {
     }
 
     /** The context this stream belongs to. */
-    ContextCore context() {
+    ContextRuntime context() {
         return context;
     }
 

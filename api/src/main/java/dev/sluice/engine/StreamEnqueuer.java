@@ -22,17 +22,17 @@ import org.jspecify.annotations.Nullable;
  * checked. A device operation (a copy, a fill, a launch) is described as a {@link Work} and goes through one path
  * ({@link #enqueueLocked}): under the stream's lock it is claimed (its memory, refused if closed since the check),
  * ordered after other streams' conflicting uses (a device-side wait: automatic ordering), handed to the backend as one
- * step, marked ({@link StreamCore#mark}) and noted as the use of its memory. Repeated work records the same value
+ * step, marked ({@link StreamOrder#mark}) and noted as the use of its memory. Repeated work records the same value
  * instead, and submits it through the same path when it cannot replay it as a graph. A failure under the lock gives the
  * claims back and enqueues nothing of the operation's own.
  *
  * <p>Every operation method fills in the future the public stream allocated ({@code f}) and returns it.
  */
-public final class StreamEngine {
+public final class StreamEnqueuer {
 
-    private final ContextCore context;
+    private final ContextRuntime context;
     final HoldingStream handle;
-    final StreamCore core;
+    final StreamOrder core;
     private final boolean isDefault;
     private final int index;
     /** The public stream: named in messages. */
@@ -60,7 +60,7 @@ public final class StreamEngine {
     /** The stream's allocations and frees. */
     private final StreamMemory memory;
 
-    StreamEngine(ContextCore context, StreamHandle stream, boolean isDefault, int index, Object owner) {
+    StreamEnqueuer(ContextRuntime context, StreamHandle stream, boolean isDefault, int index, Object owner) {
         this.context = context;
         this.isDefault = isDefault;
         this.index = index;
@@ -339,8 +339,8 @@ public final class StreamEngine {
      */
     public <F extends Operation<?>> F copyOnDevice(F f, Region source, Region destination, long bytes,
             @Nullable Pitched shape) {
-        ContextCore from = source.allocation().context;
-        ContextCore to = destination.allocation().context;
+        ContextRuntime from = source.allocation().context;
+        ContextRuntime to = destination.allocation().context;
         lock();
         try {
             return submitLocked(f, slot.deviceCopy(source, destination, bytes, shape, from != to && from.peerAccessEnabled(to)));
