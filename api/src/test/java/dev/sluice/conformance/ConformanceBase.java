@@ -61,9 +61,10 @@ public abstract class ConformanceBase {
 
     /**
      * The leak detector's reports: tests here drop buffers without closing them and let the context's close free them,
-     * so a garbage collection in between reports a leak of the test's own making, at random. The detector stays on (the
-     * suite still checks that it frees nothing early); its reports are kept off the console while a test runs.
-     * {@code LeakDetectorTest} checks the reports themselves.
+     * so a garbage collection in between reports a leak of the test's own making, at random, and its report may be
+     * written later, from the detector's own thread, after the test has ended. The detector stays on (the suite still
+     * checks that it frees nothing early); its reports are kept off the console from the first test of the suite on,
+     * for the rest of the test JVM. {@code LeakDetectorTest} checks the reports themselves, with a handler of its own.
      */
     private static final java.util.logging.Logger LEAK_REPORTS = java.util.logging.Logger.getLogger("dev.sluice.leaks");
 
@@ -88,7 +89,6 @@ public abstract class ConformanceBase {
         }
         toClose.clear();
         compiled.clear();
-        LEAK_REPORTS.setUseParentHandlers(true); // the contexts are closed: what they owned is no leak any more
         if (first != null) {
             throw first;
         }
