@@ -75,11 +75,6 @@ final class StreamClaims {
         used(w.host, w.hostWhat, f, capture);
     }
 
-    /** Claims {@code buffer}; false if it is closed. */
-    boolean claim(Region buffer, boolean writes, boolean capturing) {
-        return claim(buffer, writes, capturing, buffer.allocation().closed);
-    }
-
     private boolean claim(Region buffer, boolean writes, boolean capturing, @Nullable AtomicBoolean closed) {
         Allocation a = buffer.allocation();
         boolean open;
@@ -93,14 +88,6 @@ final class StreamClaims {
             claims.add(a.uses);
         }
         return open;
-    }
-
-    /** Claims host memory, if any, refused naming {@code argument} once it is closed. */
-    void claim(String argument, @Nullable HostAllocation buffer, @Nullable Object what) {
-        if (buffer != null) {
-            buffer.uses.claim(buffer.closed, argument, what);
-            claims.add(buffer.uses);
-        }
     }
 
     /** Claims what a graph's replay uses, ordered as a write of the whole allocation; false if it is closed. */
@@ -165,7 +152,7 @@ final class StreamClaims {
     }
 
     /** Notes {@code f} as a use of {@code buffer}, ending its claim; {@code capture}, if any, remembers the memory. */
-    void used(Region buffer, Operation<?> f, boolean writes, @Nullable GraphCapture capture) {
+    private void used(Region buffer, Operation<?> f, boolean writes, @Nullable GraphCapture capture) {
         Allocation a = buffer.allocation();
         if (ordering && buffer.ordered() && capture == null) {
             long start = buffer.byteOffset();
@@ -179,7 +166,8 @@ final class StreamClaims {
     }
 
     /** Notes {@code f} as a use of host memory, if any. */
-    void used(@Nullable HostAllocation buffer, @Nullable Object what, Operation<?> f, @Nullable GraphCapture capture) {
+    private void used(@Nullable HostAllocation buffer, @Nullable Object what, Operation<?> f,
+            @Nullable GraphCapture capture) {
         if (buffer != null) {
             buffer.uses.noteUse(core, f);
             if (capture != null) {
