@@ -12,8 +12,6 @@ import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.KernelParam;
-import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
 import dev.sluice.flink.DeviceAssignment;
 import dev.sluice.flink.GpuLane;
@@ -53,13 +51,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 /**
  * Throughput of a GPU stage in a Flink job against the plain {@link GpuPipeline}, in one process on the same load:
  * {@code --batches} batches of {@code --floats} floats, each uploaded, run through an elementwise kernel of
- * {@value #FMAS_PER_PASS} dependent FMAs per element ({@link Kernels#elementwise}, written once) {@code --work} times
+ * {@value SpinLoad#FMAS_PER_PASS} dependent FMAs per element ({@link Kernels#elementwise}, written once) {@code --work} times
  * in place, and downloaded into a new {@code float[]}. Transfer-bound with little work, compute-bound with much: each
  * setting of {@code --work} (a comma-separated list) is measured in turn, and first timed alone on device 0 (one
  * batch's copies, one batch's launches) to say which bound it is.
@@ -99,11 +96,7 @@ import reactor.core.publisher.Flux;
  */
 public final class FlinkBench {
 
-    /** Dependent FMAs per element in one launch of the kernel. */
-    static final int FMAS_PER_PASS = 128;
 
-    /** Distinct arrays the batches cycle through (batch {@code i} holds {@code i % POOL + 1} everywhere). */
-    static final int POOL = 4;
 
     /** Host copies of batches at least this large run on the common fork-join pool, as the pipeline's default. */
     static final long PARALLEL_COPY_BYTES = 1 << 20;
@@ -111,16 +104,6 @@ public final class FlinkBench {
     /** Slots of the embedded TaskManager: the highest parallelism measured. */
     private static final int SLOTS = 4;
 
-    /**
-     * {@code y = x} after {@value #FMAS_PER_PASS} times {@code t = fma(t, a, 0.25f)}; launched with {@code a = 1}, which
-     * the compiler cannot see, so every FMA stays and the values stay exact ({@code x + 0.25} each time).
-     */
-    static final Kernel SPIN = Kernels.elementwise("flinkbench_spin")
-            .input(KernelParam.scalar("a", DType.F32))
-            .input(KernelParam.pointer("x", DType.F32))
-            .output(KernelParam.pointer("y", DType.F32))
-            .body("f32 t = x;\n" + "t = fma(t, a, 0.25f);\n".repeat(FMAS_PER_PASS) + "y = t")
-            .build();
 
     /** The options, resolved: see the class comment. */
     record Options(Api api, int batches, int floats, List<Integer> work, int runs, int devices, int lanes) {
@@ -205,7 +188,7 @@ public final class FlinkBench {
         double bytes = 2.0 * o.batches() * o.floats() * Float.BYTES;
         out.add(String.format(Locale.ROOT, "%n%s: %d batches of %d floats (%s), %d x %d dependent FMAs per element,"
                 + " %d lane(s) a device or subtask, median of %d run(s)", o.api().id(), o.batches(), o.floats(),
-                size((long) o.floats() * Float.BYTES), work, FMAS_PER_PASS, o.lanes(), o.runs()));
+                size((long) o.floats() * Float.BYTES), work, SpinLoad.FMAS_PER_PASS, o.lanes(), o.runs()));
         out.add(String.format(Locale.ROOT, "one batch alone on device 0: copies %.3f ms, kernels %.3f ms: %s-bound",
                 probe[0], probe[1], probe[1] > probe[0] ? "compute" : "transfer"));
         out.add(String.format(Locale.ROOT, "%-22s %7s %11s %10s %11s %13s %8s", "way", "devices", "parallelism", "median ms",
@@ -235,7 +218,7 @@ public final class FlinkBench {
         }
         out.add(key + "batches=" + o.batches());
         out.add(key + "floats=" + o.floats());
-        out.add(key + "fmas_per_element=" + (long) work * FMAS_PER_PASS);
+        out.add(key + "fmas_per_element=" + (long) work * SpinLoad.FMAS_PER_PASS);
         out.add(key + "lanes=" + o.lanes());
         out.add(key + "runs=" + o.runs());
     }
@@ -282,17 +265,17 @@ public final class FlinkBench {
     // ---------------------------------------------------------------- the plain pipeline
 
     private static GpuPipeline<float[], float[]> pipeline(List<DeviceContext> contexts, Options o, int work) {
-        return GpuPipeline.builder(contexts).lanes(o.lanes()).chunkElements(o.floats(), DType.F32).inPlace().kernel(SPIN)
-                .stage((lane, in, out) -> spin(lane.stream(), lane.function(SPIN), in, lane.elements(), work))
+        return GpuPipeline.builder(contexts).lanes(o.lanes()).chunkElements(o.floats(), DType.F32).inPlace().kernel(SpinLoad.SPIN)
+                .stage((lane, in, out) -> SpinLoad.spin(lane.stream(), lane.function(SpinLoad.SPIN), in, in, lane.elements(), work))
                 .build(Chunks.floats());
     }
 
     private static Timing runPipeline(GpuPipeline<float[], float[]> p, Options o, int work, List<float[]> pool) {
         List<float[]> batches = new ArrayList<>(o.batches());
         for (int i = 0; i < o.batches(); i++) {
-            batches.add(pool.get(i % POOL));
+            batches.add(pool.get(i % SpinLoad.POOL));
         }
-        float[] expected = expected(work);
+        float[] expected = SpinLoad.expected(work);
         LongAdder count = new LongAdder();
         LongAdder indexes = new LongAdder();
         long t0 = System.nanoTime();
@@ -332,7 +315,7 @@ public final class FlinkBench {
         return new Timing((last - first) / 1e6, jobMs);
     }
 
-    /** Batch number {@code i} to the subtask's array {@code i % POOL}; notes when the first batch left the source. */
+    /** Batch number {@code i} to the subtask's array {@code i % SpinLoad.POOL}; notes when the first batch left the source. */
     static final class Batches extends RichMapFunction<Long, float[]> {
         @Serial
         private static final long serialVersionUID = 1L;
@@ -358,7 +341,7 @@ public final class FlinkBench {
                 started = true;
                 first.add(System.nanoTime()); // one JVM: the subtasks' clocks are one clock
             }
-            return pool.get((int) (i % POOL));
+            return pool.get((int) (i % SpinLoad.POOL));
         }
     }
 
@@ -384,7 +367,7 @@ public final class FlinkBench {
             getRuntimeContext().addAccumulator(COUNT, count);
             getRuntimeContext().addAccumulator(INDEXES, indexes);
             getRuntimeContext().addAccumulator(LAST, last);
-            expected = expected(work);
+            expected = SpinLoad.expected(work);
         }
 
         @Override
@@ -411,7 +394,7 @@ public final class FlinkBench {
 
         @Override
         public List<Kernel> kernels() {
-            return List.of(SPIN);
+            return List.of(SpinLoad.SPIN);
         }
 
         @Override
@@ -419,7 +402,7 @@ public final class FlinkBench {
             int n = in.length;
             HostBuffer staging = lane.staging(0, DType.F32, n);
             DeviceBuffer buffer = lane.deviceBuffer(0, DType.F32, n);
-            DeviceFunction f = lane.function(SPIN);
+            DeviceFunction f = lane.function(SpinLoad.SPIN);
             boolean parallel = (long) n * Float.BYTES >= PARALLEL_COPY_BYTES;
             Runnable fill = () -> MemorySegment.copy(in, 0, staging.segment(), JAVA_FLOAT, 0, n);
             CompletableFuture<Void> filled;
@@ -432,7 +415,7 @@ public final class FlinkBench {
             CompletableFuture<Void> downloaded = filled.thenCompose(v -> {
                 DeviceStream s = lane.stream();
                 s.enqueueCopy(staging, buffer);
-                spin(s, f, buffer, n, work);
+                SpinLoad.spin(s, f, buffer, buffer, n, work);
                 return s.enqueueCopy(buffer, staging);
             });
             return parallel ? downloaded.thenApplyAsync(v -> staging.segment().toArray(JAVA_FLOAT))
@@ -442,21 +425,11 @@ public final class FlinkBench {
 
     // ---------------------------------------------------------------- the load, shared
 
-    /** Enqueues the kernel {@code work} times over {@code n} elements of {@code buffer}, in place. */
-    private static @Nullable DeviceFuture<Void> spin(DeviceStream s, DeviceFunction f, DeviceBuffer buffer, long n,
-            int work) {
-        DeviceFuture<Void> last = null;
-        LaunchConfig config = LaunchConfig.forElements(n);
-        for (int w = 0; w < work; w++) {
-            last = s.enqueueLaunch(f, config, 1.0f, buffer, buffer, n);
-        }
-        return last;
-    }
 
-    /** {@link #POOL} arrays of {@code floats}, array {@code k} holding {@code k + 1} everywhere. */
+    /** {@link SpinLoad#POOL} arrays of {@code floats}, array {@code k} holding {@code k + 1} everywhere. */
     static List<float[]> pool(int floats) {
-        List<float[]> pool = new ArrayList<>(POOL);
-        for (int k = 0; k < POOL; k++) {
+        List<float[]> pool = new ArrayList<>(SpinLoad.POOL);
+        for (int k = 0; k < SpinLoad.POOL; k++) {
             float[] a = new float[floats];
             Arrays.fill(a, k + 1);
             pool.add(a);
@@ -464,18 +437,6 @@ public final class FlinkBench {
         return pool;
     }
 
-    /** What the kernel run {@code work} times makes of array {@code k}'s value, as the device computes it. */
-    static float[] expected(int work) {
-        float[] expected = new float[POOL];
-        for (int k = 0; k < POOL; k++) {
-            float x = k + 1;
-            for (long i = 0; i < (long) work * FMAS_PER_PASS; i++) {
-                x = Math.fma(x, 1.0f, 0.25f);
-            }
-            expected[k] = x;
-        }
-        return expected;
-    }
 
     /** The pool index {@code r} came from, by its first and last value; fails if neither matches one. */
     static int check(float[] r, float[] expected) {
@@ -492,7 +453,7 @@ public final class FlinkBench {
     private static void checkTotals(String way, int batches, long count, long indexes) {
         long expected = 0;
         for (int i = 0; i < batches; i++) {
-            expected += i % POOL;
+            expected += i % SpinLoad.POOL;
         }
         if (count != batches || indexes != expected) {
             throw new IllegalStateException(way + ": " + count + " results of " + batches + " batches, their pool indexes"
@@ -506,7 +467,7 @@ public final class FlinkBench {
      */
     private static double[] probe(DeviceContext context, int floats, int work) {
         try (DeviceBuffer d = context.allocate(DType.F32, floats); HostBuffer h = context.allocateHost(DType.F32, floats);
-             DeviceStream s = context.createStream(); DeviceFunction f = context.compile(SPIN)) {
+             DeviceStream s = context.createStream(); DeviceFunction f = context.compile(SpinLoad.SPIN)) {
             double[] copies = new double[6];
             double[] kernels = new double[6];
             for (int r = 0; r < copies.length; r++) {
@@ -514,7 +475,7 @@ public final class FlinkBench {
                 s.enqueueCopy(h, d);
                 s.enqueueCopy(d, h).join();
                 long t1 = System.nanoTime();
-                DeviceFuture<Void> last = spin(s, f, d, floats, work);
+                DeviceFuture<Void> last = SpinLoad.spin(s, f, d, d, floats, work);
                 if (last != null) {
                     last.join();
                 }

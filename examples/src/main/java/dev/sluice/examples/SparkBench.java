@@ -6,13 +6,9 @@ import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
-import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceFuture;
-import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.KernelParam;
-import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
 import dev.sluice.arrow.DeviceBatch;
 import dev.sluice.kernel.Kernels;
@@ -44,7 +40,7 @@ import reactor.core.publisher.Flux;
 /**
  * Throughput of a GPU stage in a Spark job against the plain {@link GpuPipeline}, in one process on the same load:
  * {@code --rows} floats in batches of {@code --batch-rows}, each batch uploaded, run through an elementwise kernel of
- * {@value #FMAS_PER_PASS} dependent FMAs per element {@code --work} times ({@link Kernels#elementwise}, written once),
+ * {@value SpinLoad#FMAS_PER_PASS} dependent FMAs per element {@code --work} times ({@link Kernels#elementwise}, written once),
  * and downloaded. Transfer-bound with little work (0: copies only), compute-bound with much: each setting of
  * {@code --work} (a comma-separated list) is measured in turn.
  *
@@ -76,19 +72,8 @@ import reactor.core.publisher.Flux;
  */
 public final class SparkBench {
 
-    /** Dependent FMAs per element in one launch of the kernel. */
-    static final int FMAS_PER_PASS = 128;
 
-    /** Distinct values the batches hold: batch {@code i} holds {@code i % POOL + 1} everywhere. */
-    static final int POOL = 4;
 
-    /** {@code y = x} after {@value #FMAS_PER_PASS} times {@code t = fma(t, a, 0.25f)}, launched with {@code a = 1}. */
-    static final Kernel SPIN = Kernels.elementwise("sparkbench_spin")
-            .input(KernelParam.scalar("a", DType.F32))
-            .input(KernelParam.pointer("x", DType.F32))
-            .output(KernelParam.pointer("y", DType.F32))
-            .body("f32 t = x;\n" + "t = fma(t, a, 0.25f);\n".repeat(FMAS_PER_PASS) + "y = t")
-            .build();
 
     private static final ArrowType F32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
 
@@ -124,7 +109,7 @@ public final class SparkBench {
             }
             int partitions = o.threads() * o.devices();
             Dataset<Row> input = spark.range(0, o.rows(), 1, partitions)
-                    .select(col("id").divide(o.batchRows()).cast("long").mod(POOL).plus(1).cast("float").as("x"))
+                    .select(col("id").divide(o.batchRows()).cast("long").mod(SpinLoad.POOL).plus(1).cast("float").as("x"))
                     .cache();
             input.count(); // cached before any run is timed
             out.add(String.format(Locale.ROOT, "sparkbench_devices=%s", String.join(" | ",
@@ -144,7 +129,7 @@ public final class SparkBench {
 
     private static void measure(Options o, int work, List<DeviceContext> contexts, Dataset<Row> input, List<String> out) {
         String key = "sparkbench_work" + work + "_";
-        float[] expected = expected(work);
+        float[] expected = SpinLoad.expected(work);
         double expectedSum = expectedSum(o, expected);
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>stage(new Spin(work))
                 .input(Field.notNullable("x", F32)).output(Field.notNullable("y", F32))
@@ -155,11 +140,11 @@ public final class SparkBench {
         ms.put("pipeline", new ArrayList<>());
         ms.put("spark", new ArrayList<>());
         try (GpuPipeline<float[], float[]> pipeline = GpuPipeline.builder(contexts).lanes(o.lanes())
-                .chunkElements(o.batchRows(), DType.F32).inPlace().kernel(SPIN)
-                .stage((lane, in, outBuffer) -> spin(lane.stream(), lane.function(SPIN), in, in, lane.elements(), work))
+                .chunkElements(o.batchRows(), DType.F32).inPlace().kernel(SpinLoad.SPIN)
+                .stage((lane, in, outBuffer) -> SpinLoad.spin(lane.stream(), lane.function(SpinLoad.SPIN), in, in, lane.elements(), work))
                 .build(Chunks.floats())) {
             List<float[]> pool = new ArrayList<>();
-            for (int k = 0; k < POOL; k++) {
+            for (int k = 0; k < SpinLoad.POOL; k++) {
                 float[] a = new float[o.batchRows()];
                 Arrays.fill(a, k + 1);
                 pool.add(a);
@@ -183,7 +168,7 @@ public final class SparkBench {
         }
         double pipelineMs = median(ms.get("pipeline"));
         double sparkMs = median(ms.get("spark"));
-        out.add(String.format(Locale.ROOT, "%sfmas_per_element=%d", key, work * FMAS_PER_PASS));
+        out.add(String.format(Locale.ROOT, "%sfmas_per_element=%d", key, work * SpinLoad.FMAS_PER_PASS));
         out.add(String.format(Locale.ROOT, "%spipeline_ms=%.1f", key, pipelineMs));
         out.add(String.format(Locale.ROOT, "%sspark_ms=%.1f", key, sparkMs));
         out.add(String.format(Locale.ROOT, "%sspark_over_pipeline=%.3f", key, pipelineMs / sparkMs));
@@ -211,10 +196,10 @@ public final class SparkBench {
         List<float[]> batches = new ArrayList<>();
         int full = o.rows() / o.batchRows();
         for (int i = 0; i < full; i++) {
-            batches.add(pool.get(i % POOL));
+            batches.add(pool.get(i % SpinLoad.POOL));
         }
         if (o.rows() % o.batchRows() != 0) {
-            batches.add(Arrays.copyOf(pool.get(full % POOL), o.rows() % o.batchRows()));
+            batches.add(Arrays.copyOf(pool.get(full % SpinLoad.POOL), o.rows() % o.batchRows()));
         }
         LongAdder values = new LongAdder();
         long t0 = System.nanoTime();
@@ -237,14 +222,14 @@ public final class SparkBench {
         return ms;
     }
 
-    /** The Spark stage's device work: {@code work} passes of {@link #SPIN}, x into y then y in place (0: a copy). */
+    /** The Spark stage's device work: {@code work} passes of {@link SpinLoad#SPIN}, x into y then y in place (0: a copy). */
     record Spin(int work) implements ArrowStage {
         @Serial
         private static final long serialVersionUID = 1L;
 
         @Override
         public List<Kernel> kernels() {
-            return List.of(SPIN);
+            return List.of(SpinLoad.SPIN);
         }
 
         @Override
@@ -254,39 +239,18 @@ public final class SparkBench {
             if (work == 0) {
                 return lane.stream().enqueueCopy(x, y);
             }
-            return spin(lane.stream(), lane.function(SPIN), x, y, in.rowCount(), work);
+            return SpinLoad.spin(lane.stream(), lane.function(SpinLoad.SPIN), x, y, in.rowCount(), work);
         }
     }
 
-    private static @Nullable DeviceFuture<Void> spin(DeviceStream s, DeviceFunction f, DeviceBuffer from, DeviceBuffer to,
-            long n, int work) {
-        DeviceFuture<Void> last = null;
-        LaunchConfig config = LaunchConfig.forElements(n);
-        for (int w = 0; w < work; w++) {
-            last = s.enqueueLaunch(f, config, 1.0f, w == 0 ? from : to, to, n);
-        }
-        return last;
-    }
 
-    /** What {@code work} passes make of each value {@code 1 .. POOL}, as the device computes it. */
-    static float[] expected(int work) {
-        float[] expected = new float[POOL];
-        for (int k = 0; k < POOL; k++) {
-            float x = k + 1;
-            for (long i = 0; i < (long) work * FMAS_PER_PASS; i++) {
-                x = Math.fma(x, 1.0f, 0.25f);
-            }
-            expected[k] = x;
-        }
-        return expected;
-    }
 
-    /** The sum of the job's results: row {@code i} holds {@code expected[(i / batchRows) % POOL]}. */
+    /** The sum of the job's results: row {@code i} holds {@code expected[(i / batchRows) % SpinLoad.POOL]}. */
     private static double expectedSum(Options o, float[] expected) {
         double sum = 0;
         for (long start = 0; start < o.rows(); start += o.batchRows()) {
             long n = Math.min(o.batchRows(), o.rows() - start);
-            sum += n * (double) expected[(int) ((start / o.batchRows()) % POOL)];
+            sum += n * (double) expected[(int) ((start / o.batchRows()) % SpinLoad.POOL)];
         }
         return sum;
     }

@@ -25,7 +25,7 @@ class FlinkBenchTest {
                     "flink_p4_2gpu_over_flink_p4_1gpu", "flink_2gpu_over_1gpu")) {
                 assertTrue(out.stream().anyMatch(l -> l.matches(key + ratio + "=\\d+\\.\\d{3}")), () -> ratio + " in " + out);
             }
-            assertTrue(out.contains(key + "fmas_per_element=" + work * FlinkBench.FMAS_PER_PASS), out::toString);
+            assertTrue(out.contains(key + "fmas_per_element=" + work * SpinLoad.FMAS_PER_PASS), out::toString);
         }
     }
 
@@ -40,8 +40,8 @@ class FlinkBenchTest {
 
     @Test
     void theKernelsResultsAreTheHostsAndAWrongOneIsNamed() {
-        float[] expected = FlinkBench.expected(2);
-        assertEquals(1 + 2 * FlinkBench.FMAS_PER_PASS * 0.25f, expected[0]);
+        float[] expected = SpinLoad.expected(2);
+        assertEquals(1 + 2 * SpinLoad.FMAS_PER_PASS * 0.25f, expected[0]);
         assertEquals(2, FlinkBench.check(new float[] {expected[2], 0f, expected[2]}, expected));
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> FlinkBench.check(new float[] {expected[1], expected[2]}, expected));

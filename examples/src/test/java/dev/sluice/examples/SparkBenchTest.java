@@ -21,14 +21,14 @@ class SparkBenchTest {
                 assertTrue(out.stream().anyMatch(l -> l.startsWith(key + figure)), () -> key + figure + " in " + out);
             }
             assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_over_pipeline=\\d+\\.\\d{3}")), out::toString);
-            assertTrue(out.contains(key + "fmas_per_element=" + work * SparkBench.FMAS_PER_PASS), out::toString);
+            assertTrue(out.contains(key + "fmas_per_element=" + work * SpinLoad.FMAS_PER_PASS), out::toString);
         }
     }
 
     @Test
     void theKernelsResultsAreTheHosts() {
-        float[] expected = SparkBench.expected(2);
-        assertEquals(1 + 2 * SparkBench.FMAS_PER_PASS * 0.25f, expected[0]);
+        float[] expected = SpinLoad.expected(2);
+        assertEquals(1 + 2 * SpinLoad.FMAS_PER_PASS * 0.25f, expected[0]);
     }
 
     @Test
