@@ -18,6 +18,8 @@
  */
 #define _GNU_SOURCE
 #include "sluice_lib.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 static CUdevice dev;
 static CUcontext ctx;
@@ -169,6 +171,88 @@ long long sp_chain8_graph_update(int chunks) {
     return now_ns() - t0;
 }
 
+/* ---- What completion costs C: launches with a marker every 32, and a second thread learning completion. ---- */
+
+#define MARKER_EVERY 32
+#define MARKER_EVENTS 64
+static CUevent markers[MARKER_EVENTS];
+static CUstream marker_stream;
+static CUdeviceptr counter_device;
+static volatile unsigned int *counter_host;
+static atomic_int poller_mode;       /* 1: cuEventQuery, 2: the device-written counter */
+static atomic_long marker_published; /* the number of the last marker recorded, 0 before any */
+static atomic_int poller_stop;
+static atomic_long poller_polls;
+
+/* The second thread: spins until told to stop, asking the latest marker as a completion thread would. */
+static void *poller(void *unused) {
+    (void) unused;
+    cuCtxSetCurrent(ctx);
+    long polls = 0;
+    while (!atomic_load_explicit(&poller_stop, memory_order_acquire)) {
+        long k = atomic_load_explicit(&marker_published, memory_order_acquire);
+        if (k == 0) continue;
+        if (atomic_load_explicit(&poller_mode, memory_order_relaxed) == 1) {
+            (void) cuEventQuery(markers[k % MARKER_EVENTS]);
+        } else {
+            (void) (*counter_host - (unsigned int) k);
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        }
+        polls++;
+    }
+    atomic_store(&poller_polls, polls);
+    return NULL;
+}
+
+static CUresult completion_setup(void) {
+    if (marker_stream != NULL) return CUDA_SUCCESS;
+    for (int i = 0; i < MARKER_EVENTS; i++) {
+        CUresult r = cuEventCreate(&markers[i], CU_EVENT_DISABLE_TIMING);
+        if (r != CUDA_SUCCESS) return r;
+    }
+    CUresult r = cuStreamCreate(&marker_stream, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS) return r;
+    void *host;
+    r = cuMemHostAlloc(&host, 64, CU_MEMHOSTALLOC_DEVICEMAP);
+    if (r != CUDA_SUCCESS) return r;
+    counter_host = (volatile unsigned int *) host;
+    *counter_host = 0;
+    return cuMemHostGetDevicePointer(&counter_device, host, 0);
+}
+
+/* Host time of `n` launches of empty5 with a completion marker every 32 (an event; mode 2 also has the marker stream
+ * wait for it and write its number into host-mapped memory, as Sluice's counters do), while a second thread polls:
+ * mode 0 none, 1 cuEventQuery of the latest marker, 2 the counter. The stream is drained first and not after. */
+long long sp_launch5_completion(int n, int mode) {
+    TRY(cuCtxSetCurrent(ctx));
+    TRY(completion_setup());
+    TRY(cuStreamSynchronize(stream));
+    TRY(cuStreamSynchronize(marker_stream));
+    atomic_store(&marker_published, 0);
+    atomic_store(&poller_stop, 0);
+    atomic_store(&poller_mode, mode);
+    pthread_t thread;
+    if (mode != 0 && pthread_create(&thread, NULL, poller, NULL) != 0) return -999;
+    long long t0 = now_ns();
+    for (int i = 0; i < n; i++) {
+        TRY(cuLaunchKernel(empty5, 1, 1, 1, 1, 1, 1, 0, stream, args5, NULL));
+        if ((i + 1) % MARKER_EVERY == 0) {
+            long k = (i + 1) / MARKER_EVERY;
+            CUevent e = markers[k % MARKER_EVENTS];
+            TRY(cuEventRecord(e, stream));
+            if (mode == 2) {
+                TRY(cuStreamWaitEvent(marker_stream, e, 0));
+                TRY(cuStreamWriteValue32(marker_stream, counter_device, (cuuint32_t) k, 0));
+            }
+            atomic_store_explicit(&marker_published, k, memory_order_release);
+        }
+    }
+    long long t = now_ns() - t0;
+    atomic_store_explicit(&poller_stop, 1, memory_order_release);
+    if (mode != 0) pthread_join(thread, NULL);
+    return t;
+}
+
 /* Drains the stream (before a round-trip series) and binds the context to the calling thread. */
 long long sp_sync(void) {
     TRY(cuCtxSetCurrent(ctx));
@@ -184,6 +268,13 @@ long long sp_close(void) {
         TRY(cuGraphExecDestroy(chain8_exec));
         TRY(cuGraphDestroy(chain8));
         chain8_exec = NULL;
+    }
+    if (marker_stream != NULL) {
+        TRY(cuStreamSynchronize(marker_stream));
+        TRY(cuStreamDestroy(marker_stream));
+        TRY(cuMemFreeHost((void *) counter_host));
+        for (int i = 0; i < MARKER_EVENTS; i++) TRY(cuEventDestroy(markers[i]));
+        marker_stream = NULL;
     }
     TRY(cuMemFree(p1));
     TRY(cuMemFree(p2));

@@ -490,6 +490,15 @@ hipError_t hipStreamWaitValue32(hipStream_t stream, void* ptr, uint32_t value, u
     return hipSuccess;
 }
 
+/* HIP reserves the flags; CUDA's 0 keeps the system-scope fence before the write, which the backend's completion
+   counters rely on (on AMD the write follows the completion of earlier commands, whose writes are then visible). */
+hipError_t hipStreamWriteValue32(hipStream_t stream, void* ptr, uint32_t value, unsigned int flags) {
+    (void) flags;
+    TRY(bind_stream(stream));
+    TRY(cuStreamWriteValue32((CUstream) stream, DPTR(ptr), value, 0));
+    return hipSuccess;
+}
+
 /* ------------------------------------------------------------------------------------- events */
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {

@@ -261,6 +261,19 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     /**
+     * How this context's futures learn that the device has finished, in words, for diagnostics ({@code sluice check}
+     * prints it): on CUDA and HIP, device-written counters in host-mapped memory where the driver performs stream
+     * memory writes, else event queries through the driver, with the reason; decided when the context opened. The
+     * wording is for people and may change between releases.
+     *
+     * @throws ClosedResourceException if the context is closed
+     */
+    public String completion() {
+        checkUsable();
+        return handle.completion();
+    }
+
+    /**
      * The built-in backend this context belongs to.
      *
      * @throws UnsupportedOnBackendException for a context of a backend that is not built in (its {@link #backendName()}

@@ -169,6 +169,14 @@ public final class SluiceProperties {
         public static final String CUDA_GATES = "sluice.cuda.gates";
 
         /**
+         * {@value}: on CUDA and HIP, {@code events} makes the completion thread learn completion by querying each
+         * marker's event through the driver instead of reading the stream's device-written counter (the default where
+         * the driver writes stream memory, see {@code dev.sluice.spi.support.CompletionCounters}). Read when a context
+         * opens.
+         */
+        public static final String COMPLETION = "sluice.completion";
+
+        /**
          * {@value}: {@code true} times every CUDA driver call the backend makes through {@code java.lang.foreign} (two
          * clock reads around each) and prints, when the JVM exits, each function's calls, total time and time per call
          * to standard error: where the host's time goes inside the downcalls, which a sampling profiler cannot see.

@@ -63,6 +63,14 @@ public interface ContextHandle {
     /** The context's flags as the device reports them (the CPU simulator: as given when opened). */
     Set<ContextFlag> contextFlags();
 
+    /**
+     * How the context's futures learn that the device finished, in words (for {@code sluice check} and diagnostics):
+     * which mechanism the backend chose when the context opened, and, where it fell back, why.
+     */
+    default String completion() {
+        return "completion markers polled by the completion thread";
+    }
+
     /** The context's default stream; created with the context, destroyed with it. */
     StreamHandle defaultStream();
 

@@ -356,6 +356,7 @@ public final class Main {
         int failures = 0;
         try (DeviceContext c = o.open(ContextOptions.defaults())) {
             out.println("check on " + c.backendName() + " device " + c.id() + " (" + c.name() + ")");
+            out.println("  completion: " + c.completion());
             int n = 1 << 16;
             DeviceStream s = c.createStream();
             float[] input = new float[n];

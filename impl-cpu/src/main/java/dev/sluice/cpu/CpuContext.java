@@ -177,6 +177,12 @@ final class CpuContext implements ContextHandle {
         return new CpuStream.ReplayGraph(steps);
     }
 
+    /** The simulator's markers complete in host memory, set by the stream's own thread when its drain reaches them. */
+    @Override
+    public String completion() {
+        return "markers completed in host memory by the simulated streams (no driver to poll)";
+    }
+
     @Override
     public StreamHandle defaultStream() {
         return defaultStream;

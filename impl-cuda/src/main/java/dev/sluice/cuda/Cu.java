@@ -73,6 +73,7 @@ final class Cu {
     private static final MethodHandle MODULE_GET_GLOBAL = fn(new String[] {"cuModuleGetGlobal_v2", "cuModuleGetGlobal"}, A, A, J, A);
     private static final MethodHandle MEMSET_D32_ASYNC = fn("cuMemsetD32Async", J, I, J, J);
     private static final MethodHandle STREAM_WAIT_VALUE32 = fn(new String[] {"cuStreamWaitValue32_v2", "cuStreamWaitValue32"}, J, J, I, I);
+    private static final MethodHandle STREAM_WRITE_VALUE32 = fn(new String[] {"cuStreamWriteValue32_v2", "cuStreamWriteValue32"}, J, J, I, I);
     private static final MethodHandle STREAM_QUERY = critical("cuStreamQuery", J);
     private static final MethodHandle DEVICE_PRIMARY_CTX_RESET = fn(new String[] {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"}, I);
     private static final MethodHandle MEM_ALLOC = fn(new String[] {"cuMemAlloc_v2", "cuMemAlloc"}, A, J);
@@ -471,6 +472,18 @@ final class Cu {
     static int streamWaitValue32(long stream, long address, int value, int flags) {
         try {
             return (int) STREAM_WAIT_VALUE32.invokeExact(stream, address, value, flags);
+        } catch (Throwable t) {
+            throw fatal(t);
+        }
+    }
+
+    /**
+     * Enqueues on {@code stream} a device write of {@code value} at device address {@code address}; flags 0 keep the
+     * system-scope fence before the write (the completion counters' memory ordering rests on it).
+     */
+    static int streamWriteValue32(long stream, long address, int value, int flags) {
+        try {
+            return (int) STREAM_WRITE_VALUE32.invokeExact(stream, address, value, flags);
         } catch (Throwable t) {
             throw fatal(t);
         }

@@ -18,6 +18,7 @@ import dev.sluice.spi.EventHandle;
 import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.support.CompletionCounters;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
 import dev.sluice.spi.support.HostNodes;
@@ -63,6 +64,13 @@ final class CudaContext implements ContextHandle {
     /** Page-locked host memory of this context, for the host flags and the staging chunks. */
     private final DriverPinnedMemory pinned;
     final HostFlagSlots flags;
+    /**
+     * The streams' completion counters, or null where completion is learned by querying events: the driver refused
+     * stream memory writes or mapped memory when the context opened, or {@code -Dsluice.completion=events} asked so.
+     */
+    final @Nullable CompletionCounters counters;
+    /** How this context's futures learn completion, in words ({@link #completion()}). */
+    private final String completion;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -105,6 +113,23 @@ final class CudaContext implements ContextHandle {
         this.memoryPools = Cu.hasMemoryPools() && attribute(DeviceAttribute.MEMORY_POOLS_SUPPORTED) != 0 && !Boolean.getBoolean(dev.sluice.SluiceProperties.CUDA_NO_MEMORY_POOLS);
         this.allocationStream = new CUstream();
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
+        CompletionCounters probed = null;
+        String how;
+        if ("events".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""))) {
+            how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
+        } else {
+            CompletionCounters c = new CompletionCounters(pinned);
+            String refused = probeCounters(c, allocationStream);
+            if (refused == null) {
+                probed = c;
+                how = "device-written counters in host-mapped memory (cuStreamWaitEvent + cuStreamWriteValue32 on a marker stream)";
+            } else {
+                c.destroy();
+                how = "event queries (cuEventQuery): " + refused;
+            }
+        }
+        this.counters = probed;
+        this.completion = how;
         this.defaultStream = createStream(StreamOptions.defaults());
         try {
             // Loaded now, before any stream can wait on the device: a module load waits for such streams
@@ -113,6 +138,39 @@ final class CudaContext implements ContextHandle {
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "built-in kernels not loaded at open; retried on first use", e);
         }
+    }
+
+    /**
+     * Whether the device writes completion counters here: one counter, one write of 1 on {@code stream}, synchronised
+     * and read back. Returns null if it does, else why not. Some drivers report the stream memory operations'
+     * capability attribute as 0 and still perform them (the H200 with driver 580), so the write itself is the test.
+     */
+    private static @Nullable String probeCounters(CompletionCounters counters, CUstream stream) {
+        try {
+            CompletionCounters.Counter c = counters.acquire();
+            int r = Cu.streamWriteValue32(Jc.address(stream), c.device(), 1, 0);
+            if (r != Cu.SUCCESS) {
+                return "the driver refused cuStreamWriteValue32 (" + Cu.errorName(r) + ")";
+            }
+            r = JCudaDriver.cuStreamSynchronize(stream);
+            if (r != Cu.SUCCESS) {
+                return "cuStreamSynchronize after cuStreamWriteValue32 failed (" + Cu.errorName(r) + ")";
+            }
+            if (c.value() != 1) {
+                return "a counter written by the device read " + c.value() + " on the host, not 1";
+            }
+            counters.release(c);
+            return null;
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "completion counters refused", e);
+            return "host-mapped memory for the counters was refused (" + e.getMessage() + ")";
+        }
+    }
+
+    /** How this context's futures learn completion, in words, for {@code sluice check} and diagnostics. */
+    @Override
+    public String completion() {
+        return completion;
     }
 
     static CudaContext open(int ordinal, ContextOptions options) {
@@ -507,6 +565,9 @@ final class CudaContext implements ContextHandle {
         }
         quietly("allocation stream", () -> JCudaDriver.cuStreamDestroy(allocationStream));
         quietly("flags", flags::destroy);
+        if (counters != null) {
+            quietly("completion counters", counters::destroy);
+        }
         quietly("marker events", markerEvents::destroy);
         for (long m : modules) {
             quietly("module", () -> Cu.moduleUnload(m));

@@ -14,7 +14,6 @@ import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DispatchingStream;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventMarker;
-import dev.sluice.spi.support.EventRing;
 import dev.sluice.spi.support.HostFlagGate;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.HostNodes;
@@ -47,7 +46,7 @@ import jcuda.driver.JCudaDriver;
  * with the argument's bits (little-endian, so a 1-, 2- or 4-byte parameter reads its low bytes). Nothing is
  * allocated per launch.
  */
-final class CudaStream extends DispatchingStream implements EventMarker.Events {
+final class CudaStream extends DispatchingStream {
 
     private static final Logger LOG = System.getLogger(CudaStream.class.getName());
     private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
@@ -69,16 +68,14 @@ final class CudaStream extends DispatchingStream implements EventMarker.Events {
     private @Nullable List<Long> capturedSteps;
     private volatile boolean destroyed;
     private final AtomicBoolean destroying = new AtomicBoolean();
-    /** The sequence number of this stream's last completion marker. */
-    private long markerSequence;
-    /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
-    private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
-    private final EventRing freeEvents = new EventRing(1024);
+    /** This stream's completion markers: their events, its completion counter, the fault checks of stalled ones. */
+    private final CudaMarkers markers;
 
     CudaStream(CudaContext context, CUstream stream) {
         this.context = context;
         this.stream = stream;
         this.address = Jc.address(stream);
+        this.markers = new CudaMarkers(this);
         growArguments(16);
         launchConfig = arena.allocate(LAUNCH_CONFIG_BYTES + (long) MAX_ATTRIBUTES * LAUNCH_ATTRIBUTE_BYTES, 8);
         copy2D = arena.allocate(Cu.MEMCPY2D_BYTES, 8);
@@ -492,48 +489,6 @@ final class CudaStream extends DispatchingStream implements EventMarker.Events {
         NativeEvent.of(event).waitOn(address);
     }
 
-    /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
-    @Override
-    public void recycle(long event) {
-        if (destroyed || !freeEvents.offer(event)) {
-            context.markerEvents.give(event);
-        }
-    }
-
-    /**
-     * One {@code cuEventQuery} of a marker's event (events need no current context). Once the marker has stayed not
-     * done for {@link StallWatch#FAULT_CHECK_NANOS} ({@link #faultCheckDue}), {@code cuStreamQuery} also asks whether
-     * the context faulted: an event behind work that will never run (a gate, a faulted kernel) may keep answering
-     * "not ready".
-     */
-    @Override
-    public boolean isComplete(long event, long sequence) {
-        int r = Cu.eventQuery(event);
-        if (r == Cu.ERROR_INVALID_CONTEXT) { // this driver wants the context bound after all
-            context.cu.bind();
-            r = Cu.eventQuery(event);
-        }
-        if (r == Cu.SUCCESS) {
-            return true;
-        }
-        if (r == Cu.ERROR_NOT_READY) {
-            return faultCheckDue(sequence) && finishedUnlessFaulted();
-        }
-        context.cu.markFaulted();
-        throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
-    }
-
-    /** Sleeps through the context's {@link MarkerWaiter} (the BLOCKING wait strategy's helper thread). */
-    @Override
-    public void await(EventMarker marker, long timeoutNanos) {
-        context.waiter().await(marker, timeoutNanos);
-    }
-
-    @Override
-    public void waitOnDevice(long stream, long event) {
-        Cu.check(Cu.streamWaitEvent(stream, event), "cuStreamWaitEvent (marker)");
-    }
-
     boolean isDestroyed() {
         return destroyed;
     }
@@ -542,54 +497,10 @@ final class CudaStream extends DispatchingStream implements EventMarker.Events {
         return capturing;
     }
 
-    /**
-     * Whether a poll that found marker {@code sequence} not done should also ask the driver whether the context
-     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
-     * ({@link StallWatch}). Never while capturing (a query would invalidate the capture) or once destroyed.
-     */
-    boolean faultCheckDue(long sequence) {
-        return stall.due(sequence, System.nanoTime()) && !destroyed && !capturing;
-    }
-
-    /**
-     * The fault check of a marker of this stream once {@link #faultCheckDue} says so ({@code cuStreamQuery}): true if
-     * everything enqueued on the stream has finished, the marker included; false while work is still running, or on
-     * an error that does not stop the context; a sticky error marks the context faulted and is thrown.
-     */
-    boolean finishedUnlessFaulted() {
-        context.cu.bind();
-        int r = Cu.streamQuery(address);
-        if (r == Cu.SUCCESS) {
-            return true;
-        }
-        if (r == Cu.ERROR_NOT_READY || !Cu.isSticky(r)) {
-            return false;
-        }
-        context.cu.markFaulted();
-        throw Cu.fault(r, "cuStreamQuery (completion marker on " + context.description() + ")");
-    }
-
-    /**
-     * A pooled event recorded on the stream: from this stream's ring of released marker events, else the context's
-     * pool. No lock and no allocation but the marker itself while the ring has events.
-     */
+    /** A completion marker recorded on this stream after everything enqueued so far ({@link CudaMarkers#record()}). */
     @Override
     public Marker recordMarker() {
-        long e = freeEvents.poll();
-        if (e == 0) {
-            context.cu.bind();
-            e = context.markerEvents.take();
-        }
-        int r = Cu.eventRecord(e, address);
-        if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
-            context.cu.bind();
-            r = Cu.eventRecord(e, address);
-        }
-        if (r != Cu.SUCCESS) {
-            context.markerEvents.give(e);
-            throw Cu.error(r, "cuEventRecord (completion marker)");
-        }
-        return staged(new EventMarker(this, ++markerSequence, e, null));
+        return staged(markers.record());
     }
 
     /** {@code m}, or, while staged downloads are on their way to the host, a marker that also waits for them. */
@@ -720,10 +631,9 @@ final class CudaStream extends DispatchingStream implements EventMarker.Events {
         }
         context.cu.bind();
         destroyed = true;
-        for (long e; (e = freeEvents.poll()) != 0; ) {
-            context.markerEvents.give(e);
-        }
+        markers.giveBackEvents();
         JCudaDriver.cuStreamDestroy(stream);
+        markers.destroyMarkerStream();
         context.forget(this);
         arena.close();
     }

@@ -9,7 +9,7 @@
  * ({@code DriverContext}, {@code DriverEvents}, {@code DriverPinnedMemory}, {@code Staging}, {@code ModuleLoader},
  * {@code MarkerWaiter}...);
  * <li><b>SPI implementations</b>, named {@code Cuda…}: {@code CudaBackend}, {@code CudaContext}, {@code CudaStream},
- * {@code CudaFunction}, {@code CudaStagedMarker}.
+ * {@code CudaFunction}, {@code CudaMarkers} (a stream's completion markers), {@code CudaStagedMarker}.
  * </ul>
  * No layer names a higher one; {@code LayerNamingTest} checks it on the compiled classes. What the CUDA and HIP
  * backends share (event pool and markers, host gates, staging buffers, the fault registry, memory freed once, user
@@ -17,7 +17,9 @@
  *
  * <p>Choices, and the figures behind them, are in {@code docs/decisions/}: launches through FFM with one reused
  * argument block per stream (JCuda's marshalling cost 2.3-3× C); completion markers are pooled events recorded
- * after each operation (stream counters written with {@code cuStreamWriteValue64} cost more per call and were dropped);
+ * on the work stream (a counter written there serialised streams), and a marker stream per work stream writes each
+ * marker's number into a host-mapped counter after its event, so that completion is read from memory instead of
+ * polled through the driver ({@code docs/decisions/0012-completion-counters.md});
  * host gates are {@code cuStreamWaitValue32} on a host-mapped flag ({@code -Dsluice.cuda.gates=kernel} for a
  * polling kernel); copies from unpinned host memory are staged through pinned chunks in stream order without
  * blocking the caller; a device fault poisons the device for the whole process, as the CUDA driver does.

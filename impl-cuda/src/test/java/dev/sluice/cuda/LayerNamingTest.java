@@ -29,7 +29,8 @@ class LayerNamingTest {
     void everyClassHasTheLayerItsJobSays() throws Exception {
         Map<Layer, Set<String>> byLayer = LayerRule.classesByLayer(CudaBackend.class, LayerNamingTest::layerOf);
         assertEquals(Set.of("Cu", "CuCallTimes", "CuLibrary", "Jc", "JcNatives", "Nvrtc"), byLayer.get(Layer.BINDINGS));
-        assertEquals(Set.of("CudaBackend", "CudaContext", "CudaFunction", "CudaReplayGraph", "CudaStagedMarker", "CudaStream"),
+        assertEquals(Set.of("CudaBackend", "CudaContext", "CudaFunction", "CudaMarkers", "CudaReplayGraph", "CudaStagedMarker",
+                "CudaStream"),
                 byLayer.get(Layer.SPI));
     }
 }

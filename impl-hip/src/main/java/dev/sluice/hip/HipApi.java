@@ -254,6 +254,16 @@ final class HipApi {
         }
     }
 
+    /** A device write of {@code value} at {@code devicePointer} in stream order, fenced before (flags 0). */
+    void streamWriteValue32(long stream, long devicePointer, int value) {
+        try {
+            check((int) lib.handle(HipApiSymbol.hipStreamWriteValue32).invokeExact(stream, devicePointer, value, 0),
+                    "hipStreamWriteValue32");
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     void streamWaitValue32(long stream, long devicePointer, int value, int flags, int mask) {
         try {
             check((int) lib.handle(HipApiSymbol.hipStreamWaitValue32).invokeExact(stream, devicePointer, value, flags, mask),

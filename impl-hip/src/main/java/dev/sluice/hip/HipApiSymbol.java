@@ -75,6 +75,11 @@ enum HipApiSymbol {
      * uint32_t mask)}
      */
     hipStreamWaitValue32(Lib.HIP, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT),
+    /**
+     * {@code hipError_t hipStreamWriteValue32(hipStream_t stream, void* ptr, uint32_t value, unsigned int flags)}: optional,
+     * as only the completion counters need it, and without it markers are polled through their events.
+     */
+    hipStreamWriteValue32(Lib.HIP, true, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT),
 
     // ---------------------------------------------------------------- events
     /** {@code hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags)} */

@@ -20,6 +20,7 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
+import dev.sluice.spi.support.CompletionCounters;
 import dev.sluice.spi.support.DeviceAllocation;
 import dev.sluice.spi.support.EventPool;
 import dev.sluice.spi.support.HostFlagSlots;
@@ -68,6 +69,13 @@ final class HipContext implements ContextHandle {
     final EventPool markerEvents;
     final HostFlagSlots gates;
     /**
+     * The streams' completion counters, or null where completion is learned by querying events: the runtime has no
+     * {@code hipStreamWriteValue32} or refused it when the context opened, or {@code -Dsluice.completion=events}.
+     */
+    final @Nullable CompletionCounters counters;
+    /** How this context's futures learn completion, in words ({@link #completion()}). */
+    private final String completion;
+    /**
      * Pinned buffers for copies from and to the Java heap: powers of two from 64 KiB to 8 MiB, as many as the copies
      * in flight need (an enqueue never waits for the device: it could deadlock behind a stream gated on host work).
      */
@@ -108,6 +116,51 @@ final class HipContext implements ContextHandle {
         this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
         this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
         streams.add(defaultStream);
+        CompletionCounters probed = null;
+        String how;
+        if ("events".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""))) {
+            how = "event queries (hipEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
+        } else if (!api.lib.has(HipApiSymbol.hipStreamWriteValue32)) {
+            how = "event queries (hipEventQuery): " + backend.libraryName() + " has no hipStreamWriteValue32";
+        } else {
+            CompletionCounters c = new CompletionCounters(pinned);
+            String refused = probeCounters(c);
+            if (refused == null) {
+                probed = c;
+                how = "device-written counters in host-mapped memory (hipStreamWaitEvent + hipStreamWriteValue32 on a marker stream)";
+            } else {
+                c.destroy();
+                how = "event queries (hipEventQuery): " + refused;
+            }
+        }
+        this.counters = probed;
+        this.completion = how;
+    }
+
+    /**
+     * Whether the device writes completion counters here: one counter, one write of 1 on the default stream (nothing
+     * else is enqueued yet), synchronised and read back. Returns null if it does, else why not.
+     */
+    private @Nullable String probeCounters(CompletionCounters c) {
+        try {
+            CompletionCounters.Counter counter = c.acquire();
+            api.streamWriteValue32(defaultStream.handle, counter.device(), 1);
+            api.streamSynchronize(defaultStream.handle);
+            if (counter.value() != 1) {
+                return "a counter written by the device read " + counter.value() + " on the host, not 1";
+            }
+            c.release(counter);
+            return null;
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "completion counters refused", e);
+            return "hipStreamWriteValue32 into host-mapped memory was refused (" + e.getMessage() + ")";
+        }
+    }
+
+    /** How this context's futures learn completion, in words, for {@code sluice check} and diagnostics. */
+    @Override
+    public String completion() {
+        return completion;
     }
 
     /** Makes this context's device current on the calling thread. */
@@ -517,6 +570,10 @@ final class HipContext implements ContextHandle {
         }
         // pinned host memory is freed on the reaper thread: hipHostFree may synchronise the whole device
         reaper.later(() -> quietly(gates::destroy));
+        CompletionCounters c = counters;
+        if (c != null) {
+            reaper.later(() -> quietly(c::destroy));
+        }
         reaper.later(() -> quietly(staging::destroy));
         reaper.later(() -> quietly(markerEvents::destroy));
         reaper.drainAndStop();

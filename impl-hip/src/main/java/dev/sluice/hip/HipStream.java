@@ -16,6 +16,7 @@ import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DispatchingStream;
 import dev.sluice.spi.support.DeviceAllocation;
+import dev.sluice.spi.support.CompletionCounters;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.HostFlagGate;
 import dev.sluice.spi.support.HostFlagSlots;
@@ -23,6 +24,7 @@ import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.NativeGraph;
 import dev.sluice.spi.support.StagingPool;
+import dev.sluice.spi.support.StallWatch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -56,6 +58,17 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
     /** The number of this stream's last completion marker. */
     private long markerSequence;
     private final AtomicBoolean destroying = new AtomicBoolean();
+    /**
+     * This stream's completion counter, which its marker stream writes each marker's number into, or null while
+     * markers are polled through their events (as on CUDA: {@code CudaStream}). Written under the engine's lock.
+     */
+    private volatile CompletionCounters.@Nullable Counter counter;
+    /** The stream that writes the counter after waiting for each marker's event (0 until the first marker). */
+    private long markerStream;
+    /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
+    private boolean eventsOnly;
+    /** When a marker has stayed not done long enough to ask the runtime about it (counters only). */
+    private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
 
     HipStream(HipContext context, StreamOptions options, boolean isDefault) {
         this.context = context;
@@ -371,12 +384,63 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         }
         List<Runnable> work = pendingHostWork;
         pendingHostWork = null;
-        return new EventMarker(this, ++markerSequence, event, work);
+        long sequence = ++markerSequence;
+        if (!eventsOnly) {
+            writeCounterAfter(event, sequence);
+        }
+        return new EventMarker(this, sequence, event, work);
+    }
+
+    /**
+     * Has the marker stream write {@code sequence} into this stream's counter once {@code event} completes
+     * ({@code hipStreamWaitEvent} + {@code hipStreamWriteValue32}; {@link CompletionCounters} says why on a stream of
+     * its own). If the runtime refuses any of it, the stream polls its markers' events from now on.
+     */
+    private void writeCounterAfter(long event, long sequence) {
+        CompletionCounters counters = context.counters;
+        if (counters == null || capturing) { // a marker recorded while capturing would be captured: the engine records none
+            eventsOnly = counters == null;
+            return;
+        }
+        CompletionCounters.Counter c = counter;
+        boolean first = c == null;
+        try {
+            if (markerStream == 0) {
+                context.bind();
+                markerStream = api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
+            }
+            if (first) {
+                c = counters.acquire();
+            }
+            api.streamWaitEvent(markerStream, event);
+            api.streamWriteValue32(markerStream, c.device(), (int) sequence);
+            if (first) {
+                counter = c; // published after the first write is enqueued: a poll before it asks the marker's event
+            }
+        } catch (RuntimeException refused) {
+            System.getLogger(HipStream.class.getName()).log(System.Logger.Level.DEBUG,
+                    "completion counter refused on " + this + "; polling events", refused);
+            eventsOnly = true;
+            counter = null; // a counter taken is dropped, not released: a write enqueued earlier may still land
+        }
+    }
+
+    /**
+     * Whether marker {@code sequence} is done: with a completion counter, one read of host memory, and only once the
+     * marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS} one {@code hipEventQuery} (a faulted device
+     * never writes the counter; the query reports the fault); without one, one {@code hipEventQuery}.
+     */
+    @Override
+    public boolean isComplete(long event, long sequence) {
+        CompletionCounters.Counter c = counter;
+        if (c != null) {
+            return c.reached(sequence) || (stall.due(sequence, System.nanoTime()) && eventComplete(event));
+        }
+        return eventComplete(event);
     }
 
     /** One {@code hipEventQuery}; an error status is noted on the context (a sticky one faults the device) and thrown. */
-    @Override
-    public boolean isComplete(long event, long sequence) {
+    private boolean eventComplete(long event) {
         int r = api.eventQuery(event);
         if (r == HipApiConstants.hipSuccess) {
             return true;
@@ -519,8 +583,35 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
             // after a device fault the runtime reports the fault here too; the stream goes with the context, and
             // closing must not fail for it (as on CUDA, whose cuStreamDestroy result is not checked)
         } finally {
+            destroyMarkerStream();
             block.close();
             arena.close();
+        }
+    }
+
+    /**
+     * Synchronises and destroys the marker stream, then gives the counter back: only once its last write has landed
+     * may the counter be handed to another stream and set to 0. If that fails (the device faulted), the counter is
+     * dropped; its page is freed with the context.
+     */
+    private void destroyMarkerStream() {
+        long ms = markerStream;
+        if (ms == 0) {
+            return;
+        }
+        markerStream = 0;
+        boolean drained = false;
+        try {
+            api.streamSynchronize(ms);
+            drained = true;
+            api.streamDestroy(ms);
+        } catch (dev.sluice.DeviceException e) {
+            // a faulted device: the counter is dropped below, the stream goes with the context
+        }
+        CompletionCounters.Counter c = counter;
+        CompletionCounters counters = context.counters;
+        if (drained && c != null && counters != null) {
+            counters.release(c);
         }
     }
 

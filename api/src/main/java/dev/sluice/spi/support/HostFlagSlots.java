@@ -1,13 +1,9 @@
 package dev.sluice.spi.support;
 
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -24,11 +20,10 @@ import java.util.Objects;
 public final class HostFlagSlots {
 
     /** Slots per page of pinned memory. */
-    public static final int SLOTS_PER_PAGE = 64;
+    public static final int SLOTS_PER_PAGE = MappedPages.SLOTS_PER_PAGE;
     /** Bytes between two slots: a cache line. */
-    public static final int SPACING = 64;
+    public static final int SPACING = MappedPages.SPACING;
 
-    private static final Logger LOG = System.getLogger(HostFlagSlots.class.getName());
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     /**
@@ -43,9 +38,7 @@ public final class HostFlagSlots {
     public record Slot(int index, MemorySegment host, long device, int target) {
     }
 
-    private final PinnedMemory memory;
-    private final List<MemorySegment> pages = new ArrayList<>();
-    private final List<Long> devicePages = new ArrayList<>();
+    private final MappedPages pages;
     private int[] counters = new int[0];
     private int[] free = new int[0];
     private int freeCount;
@@ -53,7 +46,7 @@ public final class HostFlagSlots {
 
     /** @param memory how the backend allocates mapped pinned memory */
     public HostFlagSlots(PinnedMemory memory) {
-        this.memory = Objects.requireNonNull(memory, "memory");
+        this.pages = new MappedPages(Objects.requireNonNull(memory, "memory"));
     }
 
     /**
@@ -70,9 +63,7 @@ public final class HostFlagSlots {
         }
         int i = free[--freeCount];
         int target = ++counters[i];
-        int page = i / SLOTS_PER_PAGE;
-        long offset = (long) (i % SLOTS_PER_PAGE) * SPACING;
-        return new Slot(i, pages.get(page).asSlice(offset, 4), devicePages.get(page) + offset, target);
+        return new Slot(i, pages.host(i, 4), pages.device(i), target);
     }
 
     /**
@@ -90,20 +81,7 @@ public final class HostFlagSlots {
     }
 
     private void grow() {
-        long bytes = (long) SLOTS_PER_PAGE * SPACING;
-        long host = memory.allocate(bytes, true);
-        long device;
-        try {
-            device = memory.devicePointer(host);
-        } catch (RuntimeException e) {
-            memory.free(host);
-            throw e;
-        }
-        MemorySegment page = MemorySegment.ofAddress(host).reinterpret(bytes);
-        page.fill((byte) 0);
-        int base = pages.size() * SLOTS_PER_PAGE;
-        pages.add(page);
-        devicePages.add(device);
+        int base = pages.grow();
         counters = Arrays.copyOf(counters, base + SLOTS_PER_PAGE);
         free = Arrays.copyOf(free, base + SLOTS_PER_PAGE);
         for (int k = SLOTS_PER_PAGE - 1; k >= 0; k--) {
@@ -113,7 +91,7 @@ public final class HostFlagSlots {
 
     /** How many pages of pinned memory the slots use now (tests, diagnostics). */
     public synchronized int pages() {
-        return pages.size();
+        return pages.count();
     }
 
     /**
@@ -125,19 +103,11 @@ public final class HostFlagSlots {
             return;
         }
         destroyed = true;
-        for (MemorySegment p : pages) {
+        for (MemorySegment p : pages.pages()) {
             for (int k = 0; k < SLOTS_PER_PAGE; k++) {
                 INT.setVolatile(p, (long) k * SPACING, Integer.MAX_VALUE);
             }
         }
-        for (MemorySegment p : pages) {
-            try {
-                memory.free(p.address());
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "freeing a page of host flags failed", e);
-            }
-        }
-        pages.clear();
-        devicePages.clear();
+        pages.destroy();
     }
 }

@@ -51,6 +51,11 @@ import joptsimple.OptionSpec;
  * {@code chain8_update}: against C doing the same work as Sluice, each of the 8 kernel nodes updated with the chunk's
  * argument ({@code cuGraphExecKernelNodeSetParams}) before the launch;
  * {@code chain8_plain}: Sluice's 8 plain enqueues per chunk against C's 8 stream launches.
+ * <li>{@code c_completion_eventpoll}, {@code c_completion_counterpoll}: what learning completion costs C itself. Both
+ * sides are C: blocks of 2,000 launches of the empty 5-argument kernel with a marker every 32 launches and no other
+ * thread (the "c" side), against the same while a second thread polls the latest marker (the "sluice" side): through
+ * {@code cuEventQuery}, or by reading a host-mapped counter that a marker stream writes after each marker
+ * ({@code cuStreamWaitEvent} + {@code cuStreamWriteValue32}, as Sluice's CUDA backend does).
  * </ul>
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.sluice.benchmarks.cuda.PairedBench --lib libsluice_paired.so
@@ -68,6 +73,7 @@ public final class PairedBench {
     private final MethodHandle chain8Stream;
     private final MethodHandle chain8Graph;
     private final MethodHandle chain8GraphUpdate;
+    private final MethodHandle launch5Completion;
     private final MethodHandle close;
 
     private PairedBench(Path lib) {
@@ -84,6 +90,8 @@ public final class PairedBench {
         chain8Stream = linker.downcallHandle(c.find("sp_chain8_stream").orElseThrow(), ofInt);
         chain8Graph = linker.downcallHandle(c.find("sp_chain8_graph").orElseThrow(), ofInt);
         chain8GraphUpdate = linker.downcallHandle(c.find("sp_chain8_graph_update").orElseThrow(), ofInt);
+        launch5Completion = linker.downcallHandle(c.find("sp_launch5_completion").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
         close = linker.downcallHandle(c.find("sp_close").orElseThrow(), ofNone);
     }
 
@@ -137,6 +145,7 @@ public final class PairedBench {
                     b.spinnerEffect(blocks);
                 }
                 b.launch(ctx, empty5, blocks);
+                b.completionCost(Math.max(6, blocks / 2));
                 int tinyBlocks = Math.max(6, Math.min(blocks / 2, 2_000_000 / tinyKernels));
                 b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, false);
                 b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
@@ -246,6 +255,22 @@ public final class PairedBench {
         stop.set(true);
         t.join();
         reportBlocks("c_launch5_spinner", time, 1e3 * n, "us"); // "c" side: no spinner; "sluice" side: spinner on
+    }
+
+    /**
+     * What learning completion costs C: its launches with a marker every 32 and no other thread, against the same
+     * while a second thread polls the latest marker through {@code cuEventQuery} (mode 1), or reads the counter a
+     * marker stream writes (mode 2). Both sides are C; the "sluice" column is C with the poller.
+     */
+    private void completionCost(int blocks) throws Throwable {
+        int n = 2_000;
+        for (int mode = 1; mode <= 2; mode++) {
+            int polled = mode;
+            double[][] t = alternate(3, blocks,
+                    i -> check("sp_launch5_completion", (long) launch5Completion.invokeExact(n, 0)),
+                    i -> check("sp_launch5_completion", (long) launch5Completion.invokeExact(n, polled)));
+            reportBlocks(mode == 1 ? "c_completion_eventpoll" : "c_completion_counterpoll", t, 1e3 * n, "us");
+        }
     }
 
     private static final Runnable NOTHING = () -> { };

@@ -1,4 +1,4 @@
-package dev.sluice.cuda;
+package dev.sluice.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

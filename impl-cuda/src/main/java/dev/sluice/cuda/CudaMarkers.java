@@ -1,0 +1,226 @@
+package dev.sluice.cuda;
+
+import dev.sluice.spi.support.CompletionCounters;
+import dev.sluice.spi.support.EventMarker;
+import dev.sluice.spi.support.EventRing;
+import dev.sluice.spi.support.StallWatch;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The completion markers of one CUDA stream: pooled events recorded on the stream, the completion counter its marker
+ * stream writes after each of them ({@link CompletionCounters}), and the fault checks of a marker that stalls. A marker
+ * is done once the counter has reached its number, read from host memory without a driver call; where the context
+ * has no counters, once its event is (one {@code cuEventQuery}). Either way its event stays what other streams wait
+ * on. {@link #record()} runs under the engine's lock for the stream; {@link #isComplete} on the pollers (the
+ * completion thread, a thread waiting for a future).
+ */
+final class CudaMarkers implements EventMarker.Events {
+
+    private static final Logger LOG = System.getLogger(CudaMarkers.class.getName());
+
+    private final CudaStream stream;
+    private final CudaContext context;
+    /** The sequence number of this stream's last completion marker. */
+    private long markerSequence;
+    /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
+    private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
+    private final EventRing freeEvents = new EventRing(1024);
+    /**
+     * This stream's completion counter, which its marker stream writes each marker's number into, or null while
+     * markers are polled through their events (the context has no counters, none was taken yet, or a write was
+     * refused). Written by the enqueuing thread under the engine's lock, read by the pollers.
+     */
+    private volatile CompletionCounters.@Nullable Counter counter;
+    /** The stream that writes the counter after waiting for each marker's event; made with the first marker. */
+    private @Nullable CUstream markerStream;
+    /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
+    private boolean eventsOnly;
+
+    CudaMarkers(CudaStream stream) {
+        this.stream = stream;
+        this.context = stream.context;
+    }
+
+    /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
+    @Override
+    public void recycle(long event) {
+        if (stream.isDestroyed() || !freeEvents.offer(event)) {
+            context.markerEvents.give(event);
+        }
+    }
+
+    /**
+     * Whether marker {@code sequence} is done. With a completion counter, one read of host memory: no driver call
+     * while markers keep completing. Without one, one {@code cuEventQuery} of the marker's event (events need no
+     * current context). Either way, once the marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
+     * ({@link #faultCheckDue}), the driver is asked whether it finished or the context faulted: a faulted device
+     * never writes the counter, and an event behind work that will never run (a gate, a faulted kernel) may keep
+     * answering "not ready".
+     */
+    @Override
+    public boolean isComplete(long event, long sequence) {
+        CompletionCounters.Counter c = counter;
+        if (c != null) {
+            if (c.reached(sequence)) {
+                return true;
+            }
+            return faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted());
+        }
+        return eventComplete(event) || (faultCheckDue(sequence) && finishedUnlessFaulted());
+    }
+
+    /** One {@code cuEventQuery}: whether the event completed; a sticky error marks the context faulted and is thrown. */
+    private boolean eventComplete(long event) {
+        int r = Cu.eventQuery(event);
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // this driver wants the context bound after all
+            context.cu.bind();
+            r = Cu.eventQuery(event);
+        }
+        if (r == Cu.SUCCESS) {
+            return true;
+        }
+        if (r == Cu.ERROR_NOT_READY) {
+            return false;
+        }
+        context.cu.markFaulted();
+        throw Cu.fault(r, "cuEventQuery (completion marker on " + context.description() + ")");
+    }
+
+    /** Sleeps through the context's {@link MarkerWaiter} (the BLOCKING wait strategy's helper thread). */
+    @Override
+    public void await(EventMarker marker, long timeoutNanos) {
+        context.waiter().await(marker, timeoutNanos);
+    }
+
+    @Override
+    public void waitOnDevice(long stream, long event) {
+        Cu.check(Cu.streamWaitEvent(stream, event), "cuStreamWaitEvent (marker)");
+    }
+
+    /**
+     * Whether a poll that found marker {@code sequence} not done should also ask the driver whether the context
+     * faulted ({@code cuStreamQuery}): once that marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
+     * ({@link StallWatch}). Never while capturing (a query would invalidate the capture) or once destroyed.
+     */
+    boolean faultCheckDue(long sequence) {
+        return stall.due(sequence, System.nanoTime()) && !stream.isDestroyed() && !stream.isCapturing();
+    }
+
+    /**
+     * The fault check of a marker of this stream once {@link #faultCheckDue} says so ({@code cuStreamQuery}): true if
+     * everything enqueued on the stream has finished, the marker included; false while work is still running, or on
+     * an error that does not stop the context; a sticky error marks the context faulted and is thrown.
+     */
+    boolean finishedUnlessFaulted() {
+        context.cu.bind();
+        int r = Cu.streamQuery(stream.address);
+        if (r == Cu.SUCCESS) {
+            return true;
+        }
+        if (r == Cu.ERROR_NOT_READY || !Cu.isSticky(r)) {
+            return false;
+        }
+        context.cu.markFaulted();
+        throw Cu.fault(r, "cuStreamQuery (completion marker on " + context.description() + ")");
+    }
+
+    /**
+     * A pooled event recorded on the stream: from this stream's ring of released marker events, else the context's
+     * pool. No lock and no allocation but the marker itself while the ring has events.
+     */
+    EventMarker record() {
+        long e = freeEvents.poll();
+        if (e == 0) {
+            context.cu.bind();
+            e = context.markerEvents.take();
+        }
+        int r = Cu.eventRecord(e, stream.address);
+        if (r == Cu.ERROR_INVALID_CONTEXT) { // a thread that never enqueued (a completion thread recording a batch)
+            context.cu.bind();
+            r = Cu.eventRecord(e, stream.address);
+        }
+        if (r != Cu.SUCCESS) {
+            context.markerEvents.give(e);
+            throw Cu.error(r, "cuEventRecord (completion marker)");
+        }
+        long sequence = ++markerSequence;
+        if (!eventsOnly) {
+            writeCounterAfter(e, sequence);
+        }
+        return new EventMarker(this, sequence, e, null);
+    }
+
+    /**
+     * Has the marker stream write {@code sequence} into this stream's counter once {@code event} completes
+     * ({@code cuStreamWaitEvent} + {@code cuStreamWriteValue32}; {@link CompletionCounters} says why on a stream of its
+     * own). Takes the counter and makes the marker stream with the first marker. If the driver refuses any of it, the
+     * stream polls its markers' events from now on, which every marker has: its own, for cross-stream waits.
+     */
+    private void writeCounterAfter(long event, long sequence) {
+        CompletionCounters counters = context.counters;
+        if (counters == null || stream.isCapturing()) { // a marker recorded while capturing would be captured: the engine records none
+            eventsOnly = counters == null;
+            return;
+        }
+        try {
+            CUstream ms = markerStream;
+            if (ms == null) {
+                context.cu.bind();
+                ms = new CUstream();
+                Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
+                markerStream = ms;
+            }
+            long msAddress = Jc.address(ms);
+            CompletionCounters.Counter c = counter;
+            boolean first = c == null;
+            if (first) {
+                c = counters.acquire();
+            }
+            int r = Cu.streamWaitEvent(msAddress, event);
+            if (r == Cu.SUCCESS) {
+                r = Cu.streamWriteValue32(msAddress, c.device(), (int) sequence, 0);
+            }
+            if (r != Cu.SUCCESS) {
+                throw Cu.error(r, "cuStreamWaitEvent + cuStreamWriteValue32 (completion counter)");
+            }
+            if (first) {
+                counter = c; // published after the first write is enqueued: a poll before it asks the marker's event
+            }
+        } catch (RuntimeException refused) {
+            LOG.log(Level.DEBUG, "completion counter refused on " + stream + "; polling events", refused);
+            eventsOnly = true;
+            counter = null; // a counter taken is dropped, not released: a write enqueued earlier may still land
+        }
+    }
+
+    /** Gives the events of this stream's ring back to the context's pool; when the stream is destroyed. */
+    void giveBackEvents() {
+        for (long e; (e = freeEvents.poll()) != 0; ) {
+            context.markerEvents.give(e);
+        }
+    }
+
+    /**
+     * Synchronises and destroys the marker stream, then gives the counter back: only once its last write has landed
+     * may the counter be handed to another stream and set to 0. If the synchronisation fails (the context faulted),
+     * the counter is dropped; its page is freed with the context.
+     */
+    void destroyMarkerStream() {
+        CUstream ms = markerStream;
+        if (ms == null) {
+            return;
+        }
+        markerStream = null;
+        int r = JCudaDriver.cuStreamSynchronize(ms);
+        JCudaDriver.cuStreamDestroy(ms);
+        CompletionCounters.Counter c = counter;
+        CompletionCounters counters = context.counters;
+        if (c != null && counters != null && r == Cu.SUCCESS) {
+            counters.release(c);
+        }
+    }
+}
