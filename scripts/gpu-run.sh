@@ -54,9 +54,9 @@
 #   PAIRED_REPS, PAIRED_VARIANTS, PAIRED_ARGS  paired's rounds, variants (as SWEEP_VARIANTS) and PairedBench
 #                             arguments (e.g. "--blocks 40 --samples 10000")
 #   PAIRED_BASE               a folder of another build's Sluice jars (gpu-pack.sh --base puts them in .gpu/base-lib):
-#                             each variant also runs as <name>@base with those jars first on the class path, in the
-#                             same round, the two builds taking turns to go first (a change judged against the commit
-#                             before it)
+#                             the first variant also runs as <name>@base with those jars first on the class path, in
+#                             the same round, the two builds taking turns to go first (a change judged against the
+#                             commit before it; the other variants are knobs of this build)
 #   SWEEP_REPS, SWEEP_VARIANTS  sweep's repeats and variants: ';'-separated NAME=JVM-OPTIONS (options may be
 #                             empty); SWEEP_ONLY: CudaBench's --only list (default launch,latency,tiny)
 #   CUDA_HOME                 default /usr/local/cuda
@@ -250,7 +250,8 @@ run_paired() {
       for v in "${vs[@]}"; do
         name="${v%%=*}"; opts="${v#*=}"
         builds="this"
-        if [ -n "${PAIRED_BASE:-}" ]; then
+        # the base build runs beside the first variant only: the others are knobs of this build
+        if [ -n "${PAIRED_BASE:-}" ] && [ "$v" = "${vs[0]}" ]; then
           if [ $((r % 2)) = 1 ]; then builds="base this"; else builds="this base"; fi
         fi
         for b in $builds; do

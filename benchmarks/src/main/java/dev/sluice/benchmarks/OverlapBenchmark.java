@@ -55,7 +55,8 @@ import reactor.core.publisher.Flux;
  * java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.OverlapBenchmark \
  *     [--api cuda|hip|cpu] [--total-mib N] [--chunks 4,16,64] [--streams 1,2,3,4] [--passes 4] [--reps 5]
  *     [--modes plain,reactive] [--chunks-per-lane all|N] [--max-park-us N]
- *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--graph-replay true|false] [--quick]
+ *     [--svg docs/overlap-timeline.svg] [--trace-json FILE] [--trace-config plain:3:16] [--graph-replay true|false]
+ *     [--host-scheduler] [--quick]
  * </pre>
  *
  * Defaults: 512 MiB on a GPU, the workload of {@code benchmarks/native}'s {@code overlap} (whose figures are the C
@@ -82,6 +83,8 @@ public final class OverlapBenchmark {
         long maxParkMicros;
         /** Whether the pipeline's lanes replay their stage as one graph per chunk (GpuPipeline's default: true). */
         boolean graphReplay = true;
+        /** Whether the pipeline runs its host side on a scheduler of its own instead of the completion thread. */
+        boolean hostScheduler;
         /** Whether the pipeline copies each chunk through its lanes' staging instead of the caller's pinned memory. */
         boolean staged;
         Path svg;
@@ -104,6 +107,7 @@ public final class OverlapBenchmark {
             OptionSpec<String> chunksPerLane = parser.accepts("chunks-per-lane").withRequiredArg();
             OptionSpec<Long> maxParkMicros = parser.accepts("max-park-us").withRequiredArg().ofType(Long.class);
             OptionSpec<Boolean> graphReplay = parser.accepts("graph-replay").withRequiredArg().ofType(Boolean.class);
+            OptionSpec<Void> hostScheduler = parser.accepts("host-scheduler");
             OptionSpec<Void> staged = parser.accepts("staged");
             OptionSpec<String> svg = parser.accepts("svg").withRequiredArg();
             OptionSpec<String> traceJson = parser.accepts("trace-json").withRequiredArg();
@@ -127,6 +131,7 @@ public final class OverlapBenchmark {
                 }
                 o.quick = set.has(quick);
                 o.staged = set.has(staged);
+                o.hostScheduler = set.has(hostScheduler);
                 if (set.has(graphReplay)) {
                     o.graphReplay = set.valueOf(graphReplay);
                 }
@@ -539,6 +544,10 @@ public final class OverlapBenchmark {
                 .inPlace()
                 .graphReplay(options.graphReplay)
                 .stage((lane, in, out) -> lane.stream().enqueueLaunch(membound, config, in, lane.elements(), options.passes));
+        if (options.hostScheduler) {
+            // the drain loop (each next chunk's enqueues) on a thread of its own, not on the completion thread
+            b.hostScheduler(reactor.core.scheduler.Schedulers.single());
+        }
         return options.staged ? b.build(Chunks.hostBuffers(), Chunks.segments())
                 : b.buildInto(Chunks.hostBuffers(), (chunk, seq, n) -> hostOut.slice(seq * m, n));
     }
