@@ -29,6 +29,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -118,11 +119,12 @@ final class CudaContext implements ContextHandle {
         if ("events".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""))) {
             how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else {
-            CompletionCounters c = new CompletionCounters(pinned);
+            CompletionCounters c = new CompletionCounters(pinned, markerStreamLimit());
             String refused = probeCounters(c, allocationStream);
             if (refused == null) {
                 probed = c;
-                how = "device-written counters in host-mapped memory (cuStreamWaitEvent + cuStreamWriteValue32 on a marker stream)";
+                how = "device-written counters in host-mapped memory (cuStreamWaitEvent + cuStreamWriteValue32 on a marker"
+                        + " stream) for up to " + markerStreamLimit() + " streams at once, event queries for the others";
             } else {
                 c.destroy();
                 how = "event queries (cuEventQuery): " + refused;
@@ -147,7 +149,7 @@ final class CudaContext implements ContextHandle {
      */
     private static @Nullable String probeCounters(CompletionCounters counters, CUstream stream) {
         try {
-            CompletionCounters.Counter c = counters.acquire();
+            CompletionCounters.Counter c = Objects.requireNonNull(counters.tryAcquire(), "a new pool's first counter");
             int r = Cu.streamWriteValue32(Jc.address(stream), c.device(), 1, 0);
             if (r != Cu.SUCCESS) {
                 return "the driver refused cuStreamWriteValue32 (" + Cu.errorName(r) + ")";
@@ -165,6 +167,24 @@ final class CudaContext implements ContextHandle {
             LOG.log(Level.DEBUG, "completion counters refused", e);
             return "host-mapped memory for the counters was refused (" + e.getMessage() + ")";
         }
+    }
+
+    /**
+     * How many streams of this context may have a marker stream (and a counter) at once: half the hardware queues the
+     * driver gives a context ({@code CUDA_DEVICE_MAX_CONNECTIONS}, 8 by default), so that as many work streams as
+     * marker streams fit without sharing a queue ({@link CompletionCounters} says why it matters).
+     */
+    private static int markerStreamLimit() {
+        int connections = 8;
+        String set = System.getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+        if (set != null) {
+            try {
+                connections = Integer.parseInt(set.strip());
+            } catch (NumberFormatException e) {
+                LOG.log(Level.DEBUG, "CUDA_DEVICE_MAX_CONNECTIONS=" + set + " is not a number; taking 8");
+            }
+        }
+        return Math.max(1, connections / 2);
     }
 
     /** How this context's futures learn completion, in words, for {@code sluice check} and diagnostics. */

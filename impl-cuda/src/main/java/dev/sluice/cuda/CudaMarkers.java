@@ -35,7 +35,9 @@ final class CudaMarkers implements EventMarker.Events {
      * refused). Written by the enqueuing thread under the engine's lock, read by the pollers.
      */
     private volatile CompletionCounters.@Nullable Counter counter;
-    /** The stream that writes the counter after waiting for each marker's event; made with the first marker. */
+    /** The counter this stream holds, published in {@link #counter} once its first write is enqueued. */
+    private CompletionCounters.@Nullable Counter held;
+    /** The stream that writes the counter after waiting for each marker's event; made with the first counter. */
     private @Nullable CUstream markerStream;
     /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
     private boolean eventsOnly;
@@ -166,23 +168,26 @@ final class CudaMarkers implements EventMarker.Events {
             eventsOnly = counters == null;
             return;
         }
+        CompletionCounters.Counter c = counter;
+        boolean first = c == null;
         try {
-            CUstream ms = markerStream;
-            if (ms == null) {
-                context.cu.bind();
-                ms = new CUstream();
-                Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
-                markerStream = ms;
-            }
-            long msAddress = Jc.address(ms);
-            CompletionCounters.Counter c = counter;
-            boolean first = c == null;
             if (first) {
-                c = counters.acquire();
+                c = counters.tryAcquire();
+                if (c == null) {
+                    return; // other streams hold every counter: this marker is polled through its event, the next asks again
+                }
+                held = c;
+                if (markerStream == null) {
+                    context.cu.bind();
+                    CUstream ms = new CUstream();
+                    Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
+                    markerStream = ms;
+                }
             }
-            int r = Cu.streamWaitEvent(msAddress, event);
+            long ms = Jc.address(markerStream);
+            int r = Cu.streamWaitEvent(ms, event);
             if (r == Cu.SUCCESS) {
-                r = Cu.streamWriteValue32(msAddress, c.device(), (int) sequence, 0);
+                r = Cu.streamWriteValue32(ms, c.device(), (int) sequence, 0);
             }
             if (r != Cu.SUCCESS) {
                 throw Cu.error(r, "cuStreamWaitEvent + cuStreamWriteValue32 (completion counter)");
@@ -193,7 +198,8 @@ final class CudaMarkers implements EventMarker.Events {
         } catch (RuntimeException refused) {
             LOG.log(Level.DEBUG, "completion counter refused on " + stream + "; polling events", refused);
             eventsOnly = true;
-            counter = null; // a counter taken is dropped, not released: a write enqueued earlier may still land
+            counter = null;
+            held = null; // dropped, not released: a write enqueued earlier may still land
         }
     }
 
@@ -215,9 +221,13 @@ final class CudaMarkers implements EventMarker.Events {
             return;
         }
         markerStream = null;
+        CompletionCounters.Counter c = held;
+        held = null;
+        // Polls from now on ask the markers' events (still theirs until released): once given back, the counter may
+        // be handed to another stream and set to 0, which a marker of this one must not read as "not done" for ever.
+        counter = null;
         int r = JCudaDriver.cuStreamSynchronize(ms);
         JCudaDriver.cuStreamDestroy(ms);
-        CompletionCounters.Counter c = counter;
         CompletionCounters counters = context.counters;
         if (c != null && counters != null && r == Cu.SUCCESS) {
             counters.release(c);

@@ -69,6 +69,12 @@ final class HipContext implements ContextHandle {
     final EventPool markerEvents;
     final HostFlagSlots gates;
     /**
+     * How many streams may have a marker stream (and a counter) at once: half of the 8 hardware queues a CUDA context
+     * gets by default, and as many as the 4 an AMD device gives a process by default ({@code GPU_MAX_HW_QUEUES}), so
+     * that marker streams do not share queues with more work streams than they must ({@code CompletionCounters}).
+     */
+    private static final int MARKER_STREAMS = 4;
+    /**
      * The streams' completion counters, or null where completion is learned by querying events: the runtime has no
      * {@code hipStreamWriteValue32} or refused it when the context opened, or {@code -Dsluice.completion=events}.
      */
@@ -123,11 +129,12 @@ final class HipContext implements ContextHandle {
         } else if (!api.lib.has(HipApiSymbol.hipStreamWriteValue32)) {
             how = "event queries (hipEventQuery): " + backend.libraryName() + " has no hipStreamWriteValue32";
         } else {
-            CompletionCounters c = new CompletionCounters(pinned);
+            CompletionCounters c = new CompletionCounters(pinned, MARKER_STREAMS);
             String refused = probeCounters(c);
             if (refused == null) {
                 probed = c;
-                how = "device-written counters in host-mapped memory (hipStreamWaitEvent + hipStreamWriteValue32 on a marker stream)";
+                how = "device-written counters in host-mapped memory (hipStreamWaitEvent + hipStreamWriteValue32 on a marker"
+                        + " stream) for up to " + MARKER_STREAMS + " streams at once, event queries for the others";
             } else {
                 c.destroy();
                 how = "event queries (hipEventQuery): " + refused;
@@ -143,7 +150,7 @@ final class HipContext implements ContextHandle {
      */
     private @Nullable String probeCounters(CompletionCounters c) {
         try {
-            CompletionCounters.Counter counter = c.acquire();
+            CompletionCounters.Counter counter = java.util.Objects.requireNonNull(c.tryAcquire(), "a new pool's first counter");
             api.streamWriteValue32(defaultStream.handle, counter.device(), 1);
             api.streamSynchronize(defaultStream.handle);
             if (counter.value() != 1) {

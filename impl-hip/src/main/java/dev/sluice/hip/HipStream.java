@@ -63,7 +63,9 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
      * markers are polled through their events (as on CUDA: {@code CudaStream}). Written under the engine's lock.
      */
     private volatile CompletionCounters.@Nullable Counter counter;
-    /** The stream that writes the counter after waiting for each marker's event (0 until the first marker). */
+    /** The counter this stream holds, published in {@link #counter} once its first write is enqueued. */
+    private CompletionCounters.@Nullable Counter held;
+    /** The stream that writes the counter after waiting for each marker's event (0 until the first counter). */
     private long markerStream;
     /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
     private boolean eventsOnly;
@@ -405,12 +407,16 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         CompletionCounters.Counter c = counter;
         boolean first = c == null;
         try {
-            if (markerStream == 0) {
-                context.bind();
-                markerStream = api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
-            }
             if (first) {
-                c = counters.acquire();
+                c = counters.tryAcquire();
+                if (c == null) {
+                    return; // other streams hold every counter: this marker is polled through its event, the next asks again
+                }
+                held = c;
+                if (markerStream == 0) {
+                    context.bind();
+                    markerStream = api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
+                }
             }
             api.streamWaitEvent(markerStream, event);
             api.streamWriteValue32(markerStream, c.device(), (int) sequence);
@@ -421,7 +427,8 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
             System.getLogger(HipStream.class.getName()).log(System.Logger.Level.DEBUG,
                     "completion counter refused on " + this + "; polling events", refused);
             eventsOnly = true;
-            counter = null; // a counter taken is dropped, not released: a write enqueued earlier may still land
+            counter = null;
+            held = null; // dropped, not released: a write enqueued earlier may still land
         }
     }
 
@@ -600,6 +607,9 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
             return;
         }
         markerStream = 0;
+        CompletionCounters.Counter c = held;
+        held = null;
+        counter = null; // later polls ask the markers' events: the counter may go to another stream and be set to 0
         boolean drained = false;
         try {
             api.streamSynchronize(ms);
@@ -608,7 +618,6 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         } catch (dev.sluice.DeviceException e) {
             // a faulted device: the counter is dropped below, the stream goes with the context
         }
-        CompletionCounters.Counter c = counter;
         CompletionCounters counters = context.counters;
         if (drained && c != null && counters != null) {
             counters.release(c);

@@ -58,9 +58,9 @@ public class CompletionCounterStress {
         }
     };
 
-    private static final CompletionCounters COUNTERS = new CompletionCounters(HOST);
+    private static final CompletionCounters COUNTERS = new CompletionCounters(HOST, Integer.MAX_VALUE);
 
-    private final CompletionCounters.Counter counter = COUNTERS.acquire();
+    private final CompletionCounters.Counter counter = java.util.Objects.requireNonNull(COUNTERS.tryAcquire());
     private final MemorySegment word = MemorySegment.ofAddress(counter.device()).reinterpret(4);
     private int result;
 

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Completion counters in pinned, device-mapped host memory: one per stream, into which the device writes the sequence
@@ -28,12 +29,19 @@ import java.util.Objects;
  * and compared cyclically, so wrapping after 2<sup>32</sup> markers is harmless while fewer than 2<sup>31</sup> markers
  * of one stream are pending at once.
  *
- * <p><b>Reuse.</b> {@link #acquire()} hands out a counter set to 0; {@link #release} takes it back once nothing can
- * still write it (the stream that wrote it synchronised, its marker stream included). A counter whose writes may still
- * land must not be released: a stream whose synchronisation failed drops it instead, and the page is freed with the
- * rest by {@link #destroy()}.
+ * <p><b>How many.</b> Each counter in use stands for a marker stream, and streams share the device's hardware queues
+ * (CUDA: {@code CUDA_DEVICE_MAX_CONNECTIONS}, 8 by default): a marker stream waiting for an event in a queue that a
+ * work stream shares holds that stream's later work behind the wait, and every stream the driver keeps busy at once
+ * costs it device memory (the conformance suite's sixteen waiting streams grew the driver's share by 68 MiB with a
+ * marker stream each). So a pool hands out at most {@code limit} counters at once ({@link #tryAcquire()} answers null
+ * beyond it): the streams that get none poll their markers' events, as before, and try again at their next marker.
  *
- * <p>For backend authors: thread-safe; {@link #acquire()} calls the driver only when it needs a new page;
+ * <p><b>Reuse.</b> {@link #tryAcquire()} hands out a counter set to 0; {@link #release} takes it back once nothing can
+ * still write it (the stream that wrote it synchronised, its marker stream included). A counter whose writes may still
+ * land must not be released: a stream whose synchronisation failed drops it instead (it then stays counted against the
+ * limit), and the page is freed with the rest by {@link #destroy()}.
+ *
+ * <p>For backend authors: thread-safe; {@link #tryAcquire()} calls the driver only when it needs a new page;
  * {@link Counter#reached} is one memory read, no allocation and no lock.
  */
 public final class CompletionCounters {
@@ -78,24 +86,37 @@ public final class CompletionCounters {
     }
 
     private final MappedPages pages;
+    private final int limit;
     private int[] free = new int[0];
     private int freeCount;
+    private int inUse;
     private boolean destroyed;
 
-    /** @param memory how the backend allocates mapped pinned memory */
-    public CompletionCounters(PinnedMemory memory) {
+    /**
+     * @param memory how the backend allocates mapped pinned memory
+     * @param limit  the most counters handed out at once, at least 1
+     * @throws IllegalArgumentException if {@code limit} is less than 1
+     */
+    public CompletionCounters(PinnedMemory memory, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
         this.pages = new MappedPages(Objects.requireNonNull(memory, "memory"));
+        this.limit = limit;
     }
 
     /**
-     * A counter set to 0, for one stream, until {@link #release}.
+     * A counter set to 0, for one stream, until {@link #release}; null while {@code limit} counters are in use.
      *
      * @throws IllegalStateException after {@link #destroy()}
      * @throws dev.sluice.SluiceException when the driver refuses a new page of mapped memory
      */
-    public synchronized Counter acquire() {
+    public synchronized @Nullable Counter tryAcquire() {
         if (destroyed) {
             throw new IllegalStateException("completion counters destroyed");
+        }
+        if (inUse >= limit) {
+            return null;
         }
         if (freeCount == 0) {
             int base = pages.grow();
@@ -105,16 +126,23 @@ public final class CompletionCounters {
             }
         }
         int i = free[--freeCount];
+        inUse++;
         MemorySegment host = pages.host(i, 4);
         INT.setVolatile(host, 0L, 0);
         return new Counter(i, host, pages.device(i));
     }
 
-    /** Takes back {@code counter}, which nothing writes any more; once per {@link #acquire()}. */
+    /** Takes back {@code counter}, which nothing writes any more; once per {@link #tryAcquire()}. */
     public synchronized void release(Counter counter) {
         if (!destroyed) {
             free[freeCount++] = counter.index;
+            inUse--;
         }
+    }
+
+    /** How many counters are handed out now (tests, diagnostics). */
+    public synchronized int inUse() {
+        return inUse;
     }
 
     /** How many pages of pinned memory the counters use now (tests, diagnostics). */

@@ -2,6 +2,8 @@ package dev.sluice.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class CompletionCountersTest {
 
     private final FakePinnedMemory memory = new FakePinnedMemory();
-    private final CompletionCounters counters = new CompletionCounters(memory);
+    private final CompletionCounters counters = new CompletionCounters(memory, 100);
 
     @AfterEach
     void close() {
@@ -32,7 +34,7 @@ class CompletionCountersTest {
 
     @Test
     void aCounterStartsAtZeroAndIsReachedByTheMarkersWritten() {
-        CompletionCounters.Counter c = counters.acquire();
+        CompletionCounters.Counter c = counters.tryAcquire();
         assertEquals(0, c.value(), "the fake memory is filled with 0x5a: the pool must clear the counter");
         assertFalse(c.reached(1));
         deviceWrites(c, 3);
@@ -44,7 +46,7 @@ class CompletionCountersTest {
 
     @Test
     void theComparisonIsCyclicAcrossTheWrapOfThe32BitWord() {
-        CompletionCounters.Counter c = counters.acquire();
+        CompletionCounters.Counter c = counters.tryAcquire();
         long beforeWrap = 0xFFFF_FFFFL;
         deviceWrites(c, beforeWrap - 1);
         assertFalse(c.reached(beforeWrap));
@@ -60,7 +62,7 @@ class CompletionCountersTest {
         Set<Long> addresses = new HashSet<>();
         CompletionCounters.Counter first = null;
         for (int i = 0; i < 70; i++) { // more than one page
-            CompletionCounters.Counter c = counters.acquire();
+            CompletionCounters.Counter c = counters.tryAcquire();
             if (first == null) {
                 first = c;
             }
@@ -69,7 +71,7 @@ class CompletionCountersTest {
         assertEquals(2, counters.pages());
         deviceWrites(first, 99);
         counters.release(first);
-        CompletionCounters.Counter again = counters.acquire();
+        CompletionCounters.Counter again = counters.tryAcquire();
         assertEquals(first.device(), again.device(), "the released counter is reused");
         assertEquals(0, again.value(), "and cleared for its new stream");
         assertEquals(2, counters.pages(), "no page more");
@@ -80,21 +82,39 @@ class CompletionCountersTest {
     }
 
     @Test
+    void noMoreThanTheLimitAreHandedOutAtOnce() {
+        try (FakePinnedMemory m = new FakePinnedMemory()) {
+            CompletionCounters two = new CompletionCounters(m, 2);
+            CompletionCounters.Counter a = two.tryAcquire();
+            CompletionCounters.Counter b = two.tryAcquire();
+            assertNotNull(a);
+            assertNotNull(b);
+            assertNull(two.tryAcquire(), "a third stream polls events");
+            assertEquals(2, two.inUse());
+            two.release(a);
+            assertNotNull(two.tryAcquire(), "a counter given back serves the next stream");
+            two.destroy();
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new CompletionCounters(memory, 0));
+        assertTrue(e.getMessage().contains("limit") && e.getMessage().contains("0"), e.getMessage());
+    }
+
+    @Test
     void destroyFreesEveryPageOnceAndRefusesLaterCounters() {
-        counters.acquire();
+        counters.tryAcquire();
         counters.destroy();
         counters.destroy();
         assertEquals(memory.allocations, memory.frees);
-        IllegalStateException e = assertThrows(IllegalStateException.class, counters::acquire);
+        IllegalStateException e = assertThrows(IllegalStateException.class, counters::tryAcquire);
         assertTrue(e.getMessage().contains("destroyed"), e.getMessage());
     }
 
     @Test
     void aPageTheDriverRefusesIsNotKeptAndTheNextAcquireTriesAgain() {
         memory.failMapping = true;
-        assertThrows(IllegalStateException.class, counters::acquire);
+        assertThrows(IllegalStateException.class, counters::tryAcquire);
         assertEquals(memory.allocations, memory.frees, "the page whose mapping failed was freed");
-        CompletionCounters.Counter c = counters.acquire();
+        CompletionCounters.Counter c = counters.tryAcquire();
         assertEquals(0, c.value());
     }
 }
