@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.engine.PublicStream;
 import dev.sluice.engine.Region;
 import dev.sluice.engine.ReplayedWork;
 import dev.sluice.engine.StreamEnqueuer;
@@ -47,7 +48,8 @@ import org.jspecify.annotations.Nullable;
  * by the leak detector: its context refers to it until it is closed (its completion queue keeps its last future), so
  * close the streams you create, or create them for the context's life.
  */
-public final class DeviceStream implements AutoCloseable {
+@SuppressWarnings("exports") // the engine holds it as its internal PublicStream; users see AutoCloseable and this class
+public final class DeviceStream implements AutoCloseable, PublicStream {
 
     private final DeviceContext context;
     /** The enqueue protocol, ordering and completion of this stream's operations. */

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CapturedGraph {
 
-    private final ContextRuntime context;
+    private final ContextState context;
     final GraphHandle handle;
     final List<GraphCapture.Use> uses;
     final List<Object> handles;
@@ -21,7 +21,7 @@ public final class CapturedGraph {
     private final AtomicBoolean closed = new AtomicBoolean();
     private String name = "DeviceGraph";
 
-    CapturedGraph(ContextRuntime context, GraphHandle handle, List<GraphCapture.Use> uses, List<Object> handles,
+    CapturedGraph(ContextState context, GraphHandle handle, List<GraphCapture.Use> uses, List<Object> handles,
             @Nullable GraphHostSteps hostSteps) {
         this.context = context;
         this.handle = handle;

@@ -37,7 +37,7 @@ final class GraphCapture {
         handles.add(handle);
     }
 
-    GraphHostSteps hostSteps(ContextRuntime context) {
+    GraphHostSteps hostSteps(ContextState context) {
         GraphHostSteps s = steps;
         if (s == null) {
             s = new GraphHostSteps(context);
@@ -46,7 +46,7 @@ final class GraphCapture {
         return s;
     }
 
-    CapturedGraph graph(ContextRuntime context, GraphHandle graph) {
+    CapturedGraph graph(ContextState context, GraphHandle graph) {
         return new CapturedGraph(context, graph, List.copyOf(uses.values()), List.copyOf(handles), steps);
     }
 }

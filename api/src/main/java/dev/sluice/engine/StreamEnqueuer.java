@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every operation method fills in the future the public stream allocated ({@code f}) and returns it.
  */
-public final class StreamEnqueuer {
+public final class StreamEnqueuer implements ContextOwned {
 
     private final ContextRuntime context;
     final HoldingStream handle;
@@ -36,7 +36,7 @@ public final class StreamEnqueuer {
     private final boolean isDefault;
     private final int index;
     /** The public stream: named in messages. */
-    private final Object owner;
+    private final PublicStream owner;
     /** The arguments of this stream's launches, one instance reused under the lock; copied by what outlives an enqueue. */
     private final LaunchArguments launchArguments = new LaunchArguments();
     /** This stream's description of the operation being enqueued, refilled for each; copied by what outlives it. */
@@ -60,7 +60,7 @@ public final class StreamEnqueuer {
     /** The stream's allocations and frees. */
     private final StreamMemory memory;
 
-    StreamEnqueuer(ContextRuntime context, StreamHandle stream, boolean isDefault, int index, Object owner) {
+    StreamEnqueuer(ContextRuntime context, StreamHandle stream, boolean isDefault, int index, PublicStream owner) {
         this.context = context;
         this.isDefault = isDefault;
         this.index = index;
@@ -87,6 +87,11 @@ public final class StreamEnqueuer {
     /** The stream's name in traces: "default", or "stream N". */
     public String name() {
         return isDefault ? "default" : "stream " + index;
+    }
+
+    /** The context this stream belongs to. */
+    ContextRuntime context() {
+        return context;
     }
 
     // ---------------------------------------------------------------- the enqueue protocol
@@ -339,8 +344,8 @@ public final class StreamEnqueuer {
      */
     public <F extends Operation<?>> F copyOnDevice(F f, Region source, Region destination, long bytes,
             @Nullable Pitched shape) {
-        ContextRuntime from = source.allocation().context;
-        ContextRuntime to = destination.allocation().context;
+        ContextState from = source.allocation().context;
+        ContextState to = destination.allocation().context;
         lock();
         try {
             return submitLocked(f, slot.deviceCopy(source, destination, bytes, shape, from != to && from.peerAccessEnabled(to)));

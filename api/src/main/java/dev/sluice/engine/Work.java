@@ -99,8 +99,8 @@ final class Work {
      * copy, {@code peerAccess} saying whether the devices move the bytes directly).
      */
     Work deviceCopy(Region source, Region destination, long bytes, @Nullable Pitched shape, boolean peerAccess) {
-        ContextRuntime from = source.allocation().context;
-        ContextRuntime to = destination.allocation().context;
+        ContextState from = source.allocation().context;
+        ContextState to = destination.allocation().context;
         if (shape != null) {
             start(new WorkStep.Copy2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination.memory(),
                     destination.byteOffset(), shape.destinationPitch(), shape.widthBytes(), shape.height()),
