@@ -74,16 +74,13 @@ class ApiLayersTest {
     private static final Map<String, Integer> ENGINE_METHODS_OVER_THE_LIMIT = Map.of();
 
     /**
-     * Known exception to {@link #MAX_ENGINE_LOOP_FILES}: the size of the engine's largest import loop now, which it may
-     * not grow past. It holds the stream engine with its claims, waits and memory, the work value, the stream core, its
-     * completion queue and engine, the operation, the context's core and its resources, the use tracker, the recording,
-     * the graph capture and its host steps, the captured graph, the owned handles and memory, allocations (device and
-     * host), regions, the internal operation and what is left behind: 23 files, named in the test's message once it is
-     * over this. It is to come down
-     * to {@link #MAX_ENGINE_LOOP_FILES} as the engine is reorganised; the test fails once it is within the limit, so
-     * that this exception is removed (set to 0).
+     * Known exception to {@link #MAX_ENGINE_LOOP_FILES}: the size of the engine's largest import loop, which it may not grow
+     * past; 0 now that every loop is within the limit. The largest is the stream's enqueue path with its claims, waits,
+     * memory and recordings, and the context's runtime and resources (7 files); below it the stream's order, the completion
+     * queue and thread, the operation and {@code ContextState}, the context's state that they read (6). The test fails
+     * once a loop is over the limit, naming its files.
      */
-    private static final int KNOWN_ENGINE_LOOP_FILES = 23;
+    private static final int KNOWN_ENGINE_LOOP_FILES = 0;
 
     static Level levelOf(String name) {
         if (name.startsWith("spi.support.")) {

@@ -488,6 +488,76 @@ public final class StreamEnqueuer implements ContextOwned {
         return c.graph(context, graph);
     }
 
+    /**
+     * Launches a replay of {@code graph} on this stream. Host steps find their replay by launch order, so replays of a
+     * graph with host steps must not overlap: CUDA orders the launches of one graph, HIP does not say it does; a replay on another stream
+     * than the last waits for it on the device.
+     */
+    public <F extends Operation<?>> F launchGraph(F f, CapturedGraph graph) {
+        GraphHostSteps steps = graph.hostSteps;
+        if (steps == null) {
+            return launchGraphOn(graph, f, null);
+        }
+        steps.launchOrder.lock();
+        try {
+            Operation<?> previous = steps.lastReplay;
+            if (previous != null && previous.core() != core) {
+                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
+            } else {
+                previous = null;
+            }
+            launchGraphOn(graph, f, previous);
+            steps.lastReplay = f;
+            return f;
+        } finally {
+            steps.launchOrder.unlock();
+        }
+    }
+
+    /** Launches a replay of {@code graph} after {@code after} (a replay on another stream), or right away. */
+    private <F extends Operation<?>> F launchGraphOn(CapturedGraph graph, F f, @Nullable Operation<?> after) {
+        begin();
+        try {
+            if (isCapturing() && graph.hostSteps != null) {
+                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
+                throw new IllegalStateException(graph.name() + " has host steps and cannot be launched while " + this
+                        + " is capturing");
+            }
+            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
+            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
+            for (GraphCapture.Use u : graph.uses) {
+                if (!claims.claimForReplay(u)) { // a replay may read and write all it captured
+                    throw new ClosedResourceException(u.what() + ", which " + graph.name() + " uses (close the graph"
+                            + " before the memory its work captured)");
+                }
+            }
+            if (after != null) {
+                waitMarkerLocked(after);
+            }
+            claims.orderAfterHazards(null);
+            GraphHostSteps steps = graph.hostSteps;
+            if (steps == null) {
+                handle.launchGraph(graph.handle);
+                // The events and functions it names live until the replay has finished, the graph closed or not.
+                mark(f, OperationKind.GRAPH, graph.handles.isEmpty() ? null : graph.handles);
+            } else {
+                // The replay is the future's keep-alive: its steps' failures fail the future (Operation.finish).
+                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                replay.handles = graph.handles;
+                handle.launchGraph(steps.launching(graph.handle, replay));
+                mark(f, OperationKind.GRAPH, replay);
+            }
+            for (GraphCapture.Use u : graph.uses) {
+                claims.usedByReplay(u, f);
+            }
+            return f;
+        } catch (RuntimeException e) {
+            throw failed(e);
+        } finally {
+            end();
+        }
+    }
+
     // ---------------------------------------------------------------- interoperation and blocking
 
     /** The backend's native stream handle. */
