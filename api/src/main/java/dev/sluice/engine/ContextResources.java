@@ -169,7 +169,7 @@ final class ContextResources {
                         a.closed.set(true);
                         List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(a.memory, busy, faulted ? null : () -> handle.free(a.memory));
+                            left.keep(a.memory.toString(), busy, faulted ? null : () -> handle.free(a.memory));
                         } else if (!faulted) {
                             handle.free(a.memory);
                         }
@@ -178,7 +178,7 @@ final class ContextResources {
                         h.closed.set(true);
                         List<Operation<?>> busy = foreignUsesAfter(h.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(h.memory, busy, () -> h.free(handle));
+                            left.keep(h.memory.toString(), busy, () -> h.free(handle));
                         } else {
                             h.free(handle);
                         }
@@ -195,7 +195,7 @@ final class ContextResources {
             if (!rest.contains(a)) {
                 List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                 if (!busy.isEmpty()) {
-                    left.keep(a.memory, busy, null);
+                    left.keep(a.memory.toString(), busy, null);
                 }
             }
         }

@@ -13,18 +13,15 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine's half of a device context: its fault state, the guards against blocking its completion thread, its host
- * executor, what it owns, and the close sequence. The public context checks arguments and delegates here.
+ * The engine's half of a device context: the guards against blocking its completion thread, its streams and memory,
+ * what it owns, and the close sequence, over {@link ContextState} (its fault state, options, completion engine and host
+ * executor, which the parts below the streams read). The public context checks arguments and delegates here.
  *
  * <p><b>Fault.</b> The first failure the device reports (a sticky error from a call, a marker that failed) faults the
  * context for good: every later call is refused with a {@link DeviceException} naming it, pending futures fail, and

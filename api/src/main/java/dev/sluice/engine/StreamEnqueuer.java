@@ -2,6 +2,7 @@ package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
 import dev.sluice.DeviceException;
+import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.OperationKind;
@@ -10,11 +11,11 @@ import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -317,7 +318,7 @@ public final class StreamEnqueuer implements ContextOwned {
      * @param shape        null for a plain copy of {@code destination}'s size
      */
     public <F extends Operation<?>> F copyToDevice(F f, MemorySegment source, @Nullable HostAllocation sourceBuffer,
-            @Nullable Object sourceWhat, Region destination, @Nullable Pitched shape) {
+            @Nullable PublicMemory sourceWhat, Region destination, @Nullable Pitched shape) {
         lock();
         try {
             return submitLocked(f, slot.upload(source, sourceBuffer, sourceWhat, destination, shape,
@@ -329,7 +330,7 @@ public final class StreamEnqueuer implements ContextOwned {
 
     /** Copies {@code source} to host memory; the parameters mirror {@link #copyToDevice}'s. */
     public <F extends Operation<?>> F copyToHost(F f, Region source, MemorySegment destination,
-            @Nullable HostAllocation destinationBuffer, @Nullable Object destinationWhat, @Nullable Pitched shape) {
+            @Nullable HostAllocation destinationBuffer, @Nullable PublicMemory destinationWhat, @Nullable Pitched shape) {
         lock();
         try {
             return submitLocked(f, slot.download(source, destination, destinationBuffer, destinationWhat, shape,
@@ -377,17 +378,17 @@ public final class StreamEnqueuer implements ContextOwned {
     // ---------------------------------------------------------------- kernels
 
     /**
-     * Launches {@code function} with arguments checked against {@code params}: {@code regions} gives the region of each
-     * pointer argument.
+     * Launches {@code function} with arguments checked against {@code params}: a number or boolean for a scalar
+     * parameter, the {@link Region} a buffer views for a pointer parameter.
      *
      * @param keep what must stay loaded until the launch has run (the public function)
      * @param kind {@code "kernel <name>"}
      */
-    public <F extends Operation<?>> F launch(F f, FunctionHandle function, Object keep, String kind,
-            List<KernelParam> params, LaunchConfig config, Object[] arguments, Function<Object, Region> regions) {
+    public <F extends Operation<?>> F launch(F f, FunctionHandle function, Kernel.Loaded keep, String kind,
+            List<KernelParam> params, LaunchConfig config, Object[] arguments) {
         lock();
         try {
-            Work w = slot.launch(function, keep, kind, params, config, arguments, regions, launchArguments, lastLaunch);
+            Work w = slot.launch(function, keep, kind, params, config, arguments, launchArguments, lastLaunch);
             lastLaunch = (WorkStep.Launch) w.step;
             return submitLocked(f, w);
         } finally {
@@ -412,7 +413,7 @@ public final class StreamEnqueuer implements ContextOwned {
     }
 
     /** {@link #mark} for a graph launch of repeated work; traced, its span is labelled with what the launch ran. */
-    <F extends Operation<?>> F markReplay(F f, OperationKind kind, Object graph, Recording r) {
+    <F extends Operation<?>> F markReplay(F f, OperationKind kind, UpdatableGraph graph, Recording r) {
         return mark(f, kind, kind.traceName(), 0, graph, tracer != null && capture == null ? r.traceLabel(label) : label);
     }
 

@@ -85,7 +85,7 @@ final class UseTracker {
      *               allocated whatever its owner did
      * @throws ClosedResourceException naming {@code argument} if {@code closed} is set
      */
-    synchronized void claim(@Nullable AtomicBoolean closed, String argument, Object what) {
+    synchronized void claim(@Nullable AtomicBoolean closed, String argument, PublicMemory what) {
         if (closed != null && closed.get()) {
             throw new ClosedResourceException(argument + " " + what);
         }
