@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.engine.Allocation;
 import dev.sluice.engine.LeakDetector;
+import dev.sluice.engine.PublicMemory;
 import dev.sluice.engine.Region;
 import dev.sluice.spi.DeviceMemory;
 import java.lang.ref.Cleaner;
@@ -22,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * tracked by their byte range, so disjoint slices used by two streams do not wait for each other. A view made by
  * {@link #unordered()} opts out.
  */
-public final class DeviceBuffer implements AutoCloseable {
+@SuppressWarnings("exports") // the engine names it in refusals as its internal PublicMemory; users see this class
+public final class DeviceBuffer implements AutoCloseable, PublicMemory {
 
     private final DeviceContext context;
     /** The memory this buffer views, as the engine claims and orders it. */

@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.engine.ContextRuntime;
 import dev.sluice.engine.HostAllocation;
+import dev.sluice.observe.JfrEvents;
 import dev.sluice.observe.Tracer;
 import dev.sluice.spi.Backend;
 import dev.sluice.spi.BackendProbe;
@@ -601,7 +602,7 @@ public final class DeviceContext implements AutoCloseable {
         Checks.notNull("kernel", kernel);
         checkUsable();
         long start = System.nanoTime();
-        Object token = observers.beginCompile();
+        JfrEvents.@Nullable Started token = observers.beginCompile();
         DeviceFunction f;
         try {
             f = new DeviceFunction(this, kernel, handle.load(kernel));

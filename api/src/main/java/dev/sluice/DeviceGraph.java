@@ -69,7 +69,7 @@ public final class DeviceGraph implements AutoCloseable {
         if (stream.context() != context) {
             throw new InvalidArgumentException("stream", stream + " belongs to another context than " + this);
         }
-        return graph.launch(stream.future(null), stream.engine);
+        return stream.engine.launchGraph(stream.future(null), graph);
     }
 
     /** Whether {@link #close()} has been called; the answer may be stale as soon as another thread closes it. */

@@ -1,6 +1,6 @@
 package dev.sluice;
 
-import dev.sluice.engine.Region;
+import dev.sluice.engine.PublicStream;
 import dev.sluice.engine.ReplayedWork;
 import dev.sluice.engine.StreamEnqueuer;
 import dev.sluice.spi.StreamHandle;
@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * by the leak detector: its context refers to it until it is closed (its completion queue keeps its last future), so
  * close the streams you create, or create them for the context's life.
  */
-public final class DeviceStream implements AutoCloseable {
+@SuppressWarnings("exports") // the engine holds it as its internal PublicStream; users see AutoCloseable and this class
+public final class DeviceStream implements AutoCloseable, PublicStream {
 
     private final DeviceContext context;
     /** The enqueue protocol, ordering and completion of this stream's operations. */
@@ -101,8 +101,6 @@ public final class DeviceStream implements AutoCloseable {
 
     /** The element count of a kernel's buffer argument, for its declared element counts. */
     private static final ToLongFunction<Object> ELEMENTS_OF = a -> ((DeviceBuffer) a).count();
-    /** The region of a kernel's buffer argument, for the engine. */
-    private static final Function<Object, Region> REGION_OF = a -> ((DeviceBuffer) a).region();
 
     private void checkBuffer(String argument, DeviceBuffer buffer) {
         Checks.notNull(argument, buffer);
@@ -512,7 +510,12 @@ public final class DeviceStream implements AutoCloseable {
             values[i] = checkArgument(params.get(i), i, values[i]);
         }
         kernel.checkElementCounts(values, ELEMENTS_OF);
-        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, values, REGION_OF);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] instanceof DeviceBuffer b) {
+                values[i] = b.region(); // the engine takes a buffer argument as the region of memory it views
+            }
+        }
+        return engine.launch(future(), function.handle, function, function.traceKind(), params, config, values);
     }
 
     /**

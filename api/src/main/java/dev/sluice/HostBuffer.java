@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.engine.HostAllocation;
 import dev.sluice.engine.LeakDetector;
+import dev.sluice.engine.PublicMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.Cleaner;
@@ -35,7 +36,8 @@ import org.jspecify.annotations.Nullable;
  * closes: the segment may outlive the buffer, and nothing can tell whether it is still used (registered memory, which
  * the caller owns, is unregistered all the same).
  */
-public final class HostBuffer implements HostData, AutoCloseable {
+@SuppressWarnings("exports") // the engine names it in refusals as its internal PublicMemory; users see this class
+public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
 
     private final DeviceContext context;
     /** The memory, shared with every view of it. */

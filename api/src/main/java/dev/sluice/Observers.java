@@ -100,7 +100,7 @@ final class Observers implements ContextRuntime.Events {
     // ---------------------------------------------------------------- operations
 
     /** An operation's Flight Recorder event, begun at its enqueue, and its stream's label. */
-    record JfrOperation(Object event, @Nullable String label) {
+    record JfrOperation(JfrEvents.Started event, @Nullable String label) {
     }
 
     /**
@@ -182,11 +182,11 @@ final class Observers implements ContextRuntime.Events {
     }
 
     /** A token for {@link #compiled}: the started JFR event, if any. */
-    @Nullable Object beginCompile() {
+    JfrEvents.@Nullable Started beginCompile() {
         return JFR ? JfrEvents.beginCompilation() : null;
     }
 
-    void compiled(Kernel kernel, long startNanos, @Nullable Object token, @Nullable Throwable failure) {
+    void compiled(Kernel kernel, long startNanos, JfrEvents.@Nullable Started token, @Nullable Throwable failure) {
         long nanos = System.nanoTime() - startNanos;
         for (DeviceListener l : listeners) {
             try {

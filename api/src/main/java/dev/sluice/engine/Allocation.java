@@ -13,7 +13,7 @@ public final class Allocation extends OwnedMemory {
     /** The stream whose order the memory was allocated in, and is freed in. */
     final StreamEnqueuer home;
 
-    Allocation(ContextRuntime context, DeviceMemory memory, StreamEnqueuer home) {
+    Allocation(ContextState context, DeviceMemory memory, StreamEnqueuer home) {
         super(context);
         this.memory = memory;
         this.home = home;

@@ -50,8 +50,8 @@ final class CloseHandshake {
         return afterClose == null ? 0 : afterClose.size();
     }
 
-    /** The close of {@code context} has finished: runs the actions waiting for it, on the caller. */
-    void closed(Object context) {
+    /** The close of the context named {@code context} has finished: runs the actions waiting for it, on the caller. */
+    void closed(String context) {
         List<Runnable> actions;
         synchronized (this) {
             actions = afterClose == null ? List.of() : List.copyOf(afterClose);
@@ -79,8 +79,11 @@ final class CloseHandshake {
         releasesInFlight.decrementAndGet();
     }
 
-    /** Waits, at most 10 s, for the releases in flight on other threads, before the native close of {@code context}. */
-    void awaitReleases(Object context) {
+    /**
+     * Waits, at most 10 s, for the releases in flight on other threads, before the native close of the context named
+     * {@code context}.
+     */
+    void awaitReleases(String context) {
         long until = System.nanoTime() + RELEASE_WAIT_NANOS;
         while (releasesInFlight.get() > 0) {
             if (System.nanoTime() - until > 0) {

@@ -47,7 +47,7 @@ final class CompletionPoller {
      */
     private static final long STREAMING_POLL_GAP_NANOS = Long.getLong(SluiceProperties.Measurement.ENGINE_STREAMING_POLL_GAP_NANOS, 4_000L);
 
-    private final ContextRuntime context;
+    private final ContextState context;
     private final ContextOptions options;
     private final CopyOnWriteArrayList<StreamOrder> cores = new CopyOnWriteArrayList<>();
     private final Thread thread;
@@ -56,7 +56,7 @@ final class CompletionPoller {
     private volatile @Nullable Throwable fault;
     /** A sticky error reported by an enqueuing call, for the thread to fault the context with ({@link #report}). */
     private volatile @Nullable Throwable reported;
-    CompletionPoller(ContextRuntime context, ContextOptions options, String name) {
+    CompletionPoller(ContextState context, ContextOptions options, String name) {
         this.context = context;
         this.options = options;
         this.thread = Thread.ofPlatform().daemon().name("sluice-completion-" + name).unstarted(this::run);
@@ -68,7 +68,7 @@ final class CompletionPoller {
     }
 
     /** A new stream's core, polled by this engine until {@link #remove} and empty. */
-    StreamOrder newStream(StreamHandle handle, int groupBound, Object owner) {
+    StreamOrder newStream(StreamHandle handle, int groupBound, PublicStream owner) {
         StreamOrder core = new StreamOrder(handle, context, groupBound, owner);
         cores.add(core);
         return core;

@@ -24,7 +24,7 @@ final class ContextResources {
 
     private final ContextRuntime context;
     private final ContextHandle handle;
-    private final Set<Object> owned = ConcurrentHashMap.newKeySet();
+    private final Set<ContextOwned> owned = ConcurrentHashMap.newKeySet();
     private final Map<HostGate, Operation<?>> openGates = new ConcurrentHashMap<>();
     /** Allocations whose free was enqueued while other contexts' work still used them ({@link #retire}). */
     private final Set<Allocation> retired = ConcurrentHashMap.newKeySet();
@@ -34,19 +34,19 @@ final class ContextResources {
         this.handle = handle;
     }
 
-    void add(Object o) {
+    void add(ContextOwned o) {
         owned.add(o);
     }
 
     /** Forgets {@code o}: released elsewhere. Whether it was still owned. */
-    boolean remove(Object o) {
+    boolean remove(ContextOwned o) {
         return owned.remove(o);
     }
 
     /** The streams the context created, still open. */
     List<StreamEnqueuer> streams() {
         List<StreamEnqueuer> out = new ArrayList<>();
-        for (Object o : owned) {
+        for (ContextOwned o : owned) {
             if (o instanceof StreamEnqueuer s) {
                 out.add(s);
             }
@@ -60,7 +60,7 @@ final class ContextResources {
      */
     List<String> describeOpen() {
         List<String> out = new ArrayList<>();
-        for (Object o : owned) {
+        for (ContextOwned o : owned) {
             switch (o) {
                 case StreamEnqueuer s when !s.isClosed() -> out.add(s.toString());
                 case Allocation a when !a.isClosed() -> out.add("device memory of " + a.memory.byteSize() + " bytes");
@@ -145,13 +145,13 @@ final class ContextResources {
      * context, until that work is done or dropped.
      */
     void releaseAll(boolean faulted, long deadline, LeftBehind left) {
-        List<Object> rest = new ArrayList<>();
-        for (Object o : List.copyOf(owned)) {
+        List<ContextOwned> rest = new ArrayList<>();
+        for (ContextOwned o : List.copyOf(owned)) {
             if (owned.remove(o)) { // claimed here, not by a release running on another thread
                 rest.add(o);
             }
         }
-        for (Object o : rest) {
+        for (ContextOwned o : rest) {
             if (o instanceof StreamEnqueuer s) {
                 try {
                     s.close(true, deadline, false);
@@ -160,7 +160,7 @@ final class ContextResources {
                 }
             }
         }
-        for (Object o : rest) {
+        for (ContextOwned o : rest) {
             try {
                 switch (o) {
                     case StreamEnqueuer s -> { }
@@ -169,7 +169,7 @@ final class ContextResources {
                         a.closed.set(true);
                         List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(a.memory, busy, faulted ? null : () -> handle.free(a.memory));
+                            left.keep(a.memory.toString(), busy, faulted ? null : () -> handle.free(a.memory));
                         } else if (!faulted) {
                             handle.free(a.memory);
                         }
@@ -178,7 +178,7 @@ final class ContextResources {
                         h.closed.set(true);
                         List<Operation<?>> busy = foreignUsesAfter(h.uses, deadline);
                         if (!busy.isEmpty()) {
-                            left.keep(h.memory, busy, () -> h.free(handle));
+                            left.keep(h.memory.toString(), busy, () -> h.free(handle));
                         } else {
                             h.free(handle);
                         }
@@ -195,7 +195,7 @@ final class ContextResources {
             if (!rest.contains(a)) {
                 List<Operation<?>> busy = foreignUsesAfter(a.uses, deadline);
                 if (!busy.isEmpty()) {
-                    left.keep(a.memory, busy, null);
+                    left.keep(a.memory.toString(), busy, null);
                 }
             }
         }

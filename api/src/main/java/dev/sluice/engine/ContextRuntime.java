@@ -13,28 +13,21 @@ import dev.sluice.spi.HostMemory;
 import dev.sluice.spi.StreamHandle;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The engine's half of a device context: its fault state, the guards against blocking its completion thread, its host
- * executor, what it owns, and the close sequence. The public context checks arguments and delegates here.
+ * The engine's half of a device context: the guards against blocking its completion thread, its streams and memory,
+ * what it owns, and the close sequence, over {@link ContextState} (its fault state, options, completion engine and host
+ * executor, which the parts below the streams read). The public context checks arguments and delegates here.
  *
  * <p><b>Fault.</b> The first failure the device reports (a sticky error from a call, a marker that failed) faults the
  * context for good: every later call is refused with a {@link DeviceException} naming it, pending futures fail, and
  * {@link #close()} frees what the context owns without waiting for the device.
  */
-public final class ContextRuntime {
-
-    /** The public context's logger: a fault is the context's news, under the name users configure. */
-    private static final System.Logger LOG = System.getLogger("dev.sluice.DeviceContext");
-    private static final ThreadLocal<ContextRuntime> HOST_FUNCTION_OF = new ThreadLocal<>();
+public final class ContextRuntime extends ContextState {
 
     /** What the engine tells the public side: its listeners and Flight Recorder events. */
     public interface Events {
@@ -48,28 +41,14 @@ public final class ContextRuntime {
         void freed(long bytes);
     }
 
-    private final String name;
-    private final String threadName;
-    private final ContextHandle handle;
-    private final ContextOptions options;
     private final Events events;
-    private final CompletionPoller engine;
     /** Event records held on the host by this context's streams ({@link HoldingStream}). */
     private final HoldingStream.HeldRecords heldRecords = new HoldingStream.HeldRecords();
     private final @Nullable Tracer tracer;
     private final ContextResources resources;
-    /** The contexts this one has enabled peer access to: which peer copies go directly (see the trace's kinds). */
-    private final Set<ContextRuntime> peersEnabled = ConcurrentHashMap.newKeySet();
-    private volatile @Nullable ExecutorService hostExecutor;
-    private volatile @Nullable Throwable fault;
-    private volatile boolean closed;
-    /** Fails when {@link #close()} begins: releases the host waits of graphs, which block a driver thread. */
-    private final CompletableFuture<Void> closing = new CompletableFuture<>();
     /** Claimed by the one close() that does the work; the others wait for {@link #closeDone}. */
     private final AtomicBoolean closeClaimed = new AtomicBoolean();
     private final CountDownLatch closeDone = new CountDownLatch(1);
-    /** What this context's close and other threads wait for in each other (see {@link CloseHandshake}). */
-    private final CloseHandshake handshake = new CloseHandshake();
     private @Nullable StreamEnqueuer defaultStream;
 
     /**
@@ -87,14 +66,10 @@ public final class ContextRuntime {
      */
     public ContextRuntime(String name, String threadName, String device, ContextHandle handle, ContextOptions options,
             Events events) {
-        this.name = name;
-        this.threadName = threadName;
-        this.handle = handle;
-        this.options = options;
+        super(name, threadName, handle, options);
         this.events = events;
         this.resources = new ContextResources(this, handle);
         this.tracer = options.tracing() ? openTracer(handle, name + " " + handle.name(), device, options) : null;
-        this.engine = new CompletionPoller(this, options, threadName);
     }
 
     private static Tracer openTracer(ContextHandle handle, String contextName, String device, ContextOptions options) {
@@ -107,7 +82,7 @@ public final class ContextRuntime {
     }
 
     /** Opens the default stream, whose public side is {@code owner}; once, before {@link #start()}. */
-    public StreamEnqueuer openDefaultStream(Object owner) {
+    public StreamEnqueuer openDefaultStream(PublicStream owner) {
         StreamEnqueuer s = new StreamEnqueuer(this, handle.defaultStream(), true, 0, owner);
         defaultStream = s;
         return s;
@@ -119,7 +94,7 @@ public final class ContextRuntime {
     }
 
     /** Opens a stream of this context over {@code stream}, whose public side is {@code owner}. */
-    public StreamEnqueuer openStream(StreamHandle stream, int index, Object owner) {
+    public StreamEnqueuer openStream(StreamHandle stream, int index, PublicStream owner) {
         StreamEnqueuer s = new StreamEnqueuer(this, stream, false, index, owner);
         resources.add(s);
         return s;
@@ -132,28 +107,8 @@ public final class ContextRuntime {
 
     // ---------------------------------------------------------------- what the engine's parts share
 
-    CompletionPoller engine() {
-        return engine;
-    }
-
-    CloseHandshake handshake() {
-        return handshake;
-    }
-
-    ContextHandle handle() {
-        return handle;
-    }
-
-    ContextOptions options() {
-        return options;
-    }
-
     @Nullable Tracer tracer() {
         return tracer;
-    }
-
-    CompletableFuture<Void> closing() {
-        return closing;
     }
 
     /** The event records this context's streams hold on the host: an event held is not recorded on the device yet. */
@@ -164,16 +119,6 @@ public final class ContextRuntime {
     /** The tracer, or null when the context traces nothing. */
     public @Nullable Tracer tracing() {
         return tracer;
-    }
-
-    /** Notes that this context has enabled peer access to {@code peer}: peer copies between them go directly. */
-    public void peerEnabled(ContextRuntime peer) {
-        peersEnabled.add(peer);
-    }
-
-    /** Whether this context has enabled peer access to {@code peer}, or {@code peer} to this one. */
-    public boolean peerAccessEnabled(ContextRuntime peer) {
-        return peersEnabled.contains(peer) || peer.peersEnabled.contains(this);
     }
 
     // ---------------------------------------------------------------- memory
@@ -238,7 +183,8 @@ public final class ContextRuntime {
         resources.remove(a);
     }
 
-    void forget(Object o) {
+    @Override
+    void forget(ContextOwned o) {
         resources.remove(o);
     }
 
@@ -261,7 +207,7 @@ public final class ContextRuntime {
     }
 
     private void releaseNow(Allocation a) {
-        if (closed || fault != null) {
+        if (closed || fault() != null) {
             return; // close() frees it (a faulted context's memory too)
         }
         StreamEnqueuer fallback = defaultStream();
@@ -309,7 +255,7 @@ public final class ContextRuntime {
         if (closed) {
             throw new ClosedResourceException(name);
         }
-        Throwable f = fault;
+        Throwable f = fault();
         if (f != null) {
             throw rethrowableFault(f);
         }
@@ -323,18 +269,9 @@ public final class ContextRuntime {
         return new DeviceException("the context faulted earlier: " + f, null, null, true, f);
     }
 
-    /** The fault, or null. */
-    public @Nullable Throwable fault() {
-        return fault;
-    }
-
-    /** Faults the context with {@code cause}, once; its listeners hear of it. */
-    void faulted(Throwable cause) {
-        if (fault == null) {
-            fault = cause;
-            LOG.log(System.Logger.Level.WARNING, name + " faulted: " + cause.getMessage());
-            events.faulted(cause);
-        }
+    @Override
+    void faultHeard(Throwable cause) {
+        events.faulted(cause);
     }
 
     /** Reports a sticky error a call returned: the completion thread faults the context with it, at once. */
@@ -342,26 +279,11 @@ public final class ContextRuntime {
         engine.report(sticky);
     }
 
-    /** Whether the calling thread is this context's completion thread. */
-    public boolean isCompletionThread() {
-        return engine.isCompletionThread();
-    }
-
     /** Refuses a call that waits for this context's completion thread, on that thread. */
     public void refuseOnCompletionThread(String what) {
         if (engine.isCompletionThread() || StreamOrder.isCompletingOnThisThread()) {
             throw new IllegalStateException(what + " blocks, and would wait for the completion thread it was called on;"
                     + " use a *Async stage or another thread");
-        }
-    }
-
-    /** Runs a host function of this context's streams, marked so that blocking calls in it are refused. */
-    void runHostFunction(Runnable function) {
-        HOST_FUNCTION_OF.set(this);
-        try {
-            function.run();
-        } finally {
-            HOST_FUNCTION_OF.remove();
         }
     }
 
@@ -376,26 +298,11 @@ public final class ContextRuntime {
             throw new IllegalStateException(what + " blocks, and was called on " + t.getName() + ", a completion thread whose"
                     + " futures it may wait for; use a *Async stage or another thread");
         }
-        if (HOST_FUNCTION_OF.get() == this) {
+        if (inHostFunction()) {
             throw new IllegalStateException(what + " blocks, and was called in a host function of " + name + " ("
                     + t.getName() + "): the stream's later work waits until the host function returns;"
                     + " enqueue the work instead, or wait on another thread");
         }
-    }
-
-    /** The executor of host functions: a virtual thread each, made on first use. */
-    ExecutorService hostExecutor() {
-        ExecutorService e = hostExecutor;
-        if (e == null) {
-            synchronized (this) {
-                e = hostExecutor;
-                if (e == null) {
-                    e = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-host-" + threadName + "-", 0).factory());
-                    hostExecutor = e;
-                }
-            }
-        }
-        return e;
     }
 
     /**
@@ -420,11 +327,6 @@ public final class ContextRuntime {
     }
 
     // ---------------------------------------------------------------- close
-
-    /** Whether {@link #close()} has begun refusing work. */
-    public boolean isClosed() {
-        return closed;
-    }
 
     /**
      * Closes the context: the sequence {@code DeviceContext.close()} documents. Idempotent; a second caller waits for the
@@ -476,7 +378,7 @@ public final class ContextRuntime {
         }
         resources.openGates(cause);
         long deadline = System.nanoTime() + closeFuturesNanos;
-        if (fault == null) {
+        if (fault() == null) {
             drainForClose(main, deadline);
             for (StreamEnqueuer s : streams) {
                 drainForClose(s, deadline);
@@ -489,7 +391,7 @@ public final class ContextRuntime {
             LOG.log(System.Logger.Level.DEBUG, "closing the default stream during close failed", e); // a fault the engine has not seen yet
         }
         LeftBehind left = new LeftBehind(name, handle);
-        resources.releaseAll(fault != null, deadline, left);
+        resources.releaseAll(fault() != null, deadline, left);
         engine.stop(cause, deadline - System.nanoTime());
         if (tracer != null) {
             try {
@@ -498,7 +400,7 @@ public final class ContextRuntime {
                 LOG.log(System.Logger.Level.DEBUG, "closing the tracer failed", e);
             }
         }
-        ExecutorService e = hostExecutor;
+        ExecutorService e = hostExecutorIfMade();
         if (e != null) {
             e.shutdown();
         }
@@ -512,10 +414,5 @@ public final class ContextRuntime {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "synchronize of " + s + " during close failed", e);
         }
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

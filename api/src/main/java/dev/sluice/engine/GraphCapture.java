@@ -22,14 +22,14 @@ final class GraphCapture {
      * @param what    the buffer, named if it closed before a replay
      * @param ordered whether automatic ordering applies to it
      */
-    record Use(UseTracker uses, AtomicBoolean closed, @Nullable Object what, boolean ordered) {
+    record Use(UseTracker uses, AtomicBoolean closed, @Nullable PublicMemory what, boolean ordered) {
     }
 
     private final Map<UseTracker, Use> uses = new LinkedHashMap<>();
     private final Set<Object> handles = new HashSet<>();
     private @Nullable GraphHostSteps steps;
 
-    void used(UseTracker tracker, AtomicBoolean closed, @Nullable Object what, boolean ordered) {
+    void used(UseTracker tracker, AtomicBoolean closed, @Nullable PublicMemory what, boolean ordered) {
         uses.putIfAbsent(tracker, new Use(tracker, closed, what, ordered));
     }
 
@@ -37,7 +37,7 @@ final class GraphCapture {
         handles.add(handle);
     }
 
-    GraphHostSteps hostSteps(ContextRuntime context) {
+    GraphHostSteps hostSteps(ContextState context) {
         GraphHostSteps s = steps;
         if (s == null) {
             s = new GraphHostSteps(context);
@@ -46,7 +46,7 @@ final class GraphCapture {
         return s;
     }
 
-    CapturedGraph graph(ContextRuntime context, GraphHandle graph) {
+    CapturedGraph graph(ContextState context, GraphHandle graph) {
         return new CapturedGraph(context, graph, List.copyOf(uses.values()), List.copyOf(handles), steps);
     }
 }

@@ -48,7 +48,7 @@ final class GraphHostSteps {
         }
     }
 
-    private final ContextRuntime context;
+    private final ContextState context;
     /** The steps captured; fixed once capture has ended (written under the capturing stream's lock). */
     private int steps;
     /** Replays launched and not finished with their steps, oldest first. */
@@ -62,7 +62,7 @@ final class GraphHostSteps {
     /** Set once the graph is closed while replays were running: the last step hands it to the host executor. */
     private @Nullable Runnable destroyWhenIdle;
 
-    GraphHostSteps(ContextRuntime context) {
+    GraphHostSteps(ContextState context) {
         this.context = context;
     }
 

@@ -22,7 +22,7 @@ public final class HostAllocation extends OwnedMemory {
     /** Completes once the memory has been freed or unregistered. */
     private final CompletableFuture<Void> released = new CompletableFuture<>();
 
-    HostAllocation(ContextRuntime context, HostMemory memory) {
+    HostAllocation(ContextState context, HostMemory memory) {
         super(context);
         this.memory = memory;
     }

@@ -31,11 +31,11 @@ final class LeftBehind {
     }
 
     /**
-     * Keeps {@code memory} until every one of {@code uses} (operations of other contexts' streams) has finished or been
-     * dropped, then runs {@code free}, if not null (memory whose free was already enqueued needs none: the native close
-     * frees it). Before {@link #seal}.
+     * Keeps the memory that {@code memory} names (in messages) until every one of {@code uses} (operations of other
+     * contexts' streams) has finished or been dropped, then runs {@code free}, if not null (memory whose free was already
+     * enqueued needs none: the native close frees it). Before {@link #seal}.
      */
-    void keep(Object memory, List<Operation<?>> uses, @Nullable Runnable free) {
+    void keep(String memory, List<Operation<?>> uses, @Nullable Runnable free) {
         kept.incrementAndGet();
         LOG.log(System.Logger.Level.WARNING, context + " closed while " + uses.size() + " operation(s) of other contexts"
                 + " still used " + memory + "; kept allocated, with its native context, until they finish or are dropped");
@@ -49,7 +49,7 @@ final class LeftBehind {
         }
     }
 
-    private void release(Object memory, @Nullable Runnable free) {
+    private void release(String memory, @Nullable Runnable free) {
         // Off the thread that saw the work end: another context's completion thread or closing thread, which must not
         // wait for this context's driver calls.
         Thread.ofPlatform().daemon().name("sluice-release-" + context).start(() -> {

@@ -11,13 +11,13 @@ import org.jspecify.annotations.Nullable;
  * context's close; released once, by that closer or, where the leak detector left it, by the context's close.
  * Thread-safe.
  */
-public final class OwnedHandle {
+public final class OwnedHandle implements ContextOwned {
 
     /** The public handle's closed state: set by its close(), the leak detector or the context's close. */
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Whether the backend object was released; apart from {@link #closed}, which the leak detector may set alone. */
     private final AtomicBoolean released = new AtomicBoolean();
-    private final ContextRuntime context;
+    private final ContextState context;
     private final Runnable release;
     /**
      * Why the leak detector leaves it to the context's close, once something of it was given to the user that may still
@@ -27,7 +27,7 @@ public final class OwnedHandle {
     private volatile @Nullable String handedOut;
 
     /** {@code release} destroys the backend object; it must not refer to the public handle. */
-    OwnedHandle(ContextRuntime context, Runnable release) {
+    OwnedHandle(ContextState context, Runnable release) {
         this.context = context;
         this.release = release;
     }

@@ -6,13 +6,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What device and host memory a context owns have in common: the context, the uses of streams that have not finished
  * with the memory (a free waits for them), and whether its owner closed it.
  */
-abstract sealed class OwnedMemory permits Allocation, HostAllocation {
+abstract sealed class OwnedMemory implements ContextOwned permits Allocation, HostAllocation {
 
-    final ContextRuntime context;
+    final ContextState context;
     final UseTracker uses = new UseTracker();
     final AtomicBoolean closed = new AtomicBoolean();
 
-    OwnedMemory(ContextRuntime context) {
+    OwnedMemory(ContextState context) {
         this.context = context;
     }
 

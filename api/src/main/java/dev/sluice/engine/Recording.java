@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * memory or taken a place in the stream's order yet, though the memory it uses is held from the moment it is recorded.
  * Under the stream's lock.
  */
-final class Recording {
+final class Recording implements UseTracker.Recorder {
 
     private final List<Work> steps = new ArrayList<>();
     /** The thread running the body: only its enqueues are recorded (another thread's make the call fall back). */
@@ -116,10 +116,15 @@ final class Recording {
      * its next enqueue, in its own order.
      */
     static void submitOnOtherStreams(Allocation allocation, StreamEnqueuer except) {
-        for (Recording r : allocation.uses.recordings()) {
-            if (r.stream != except) {
-                submitBeforeWait(r.stream);
-            }
+        for (UseTracker.Recorder r : allocation.uses.recordings()) {
+            r.submitUnlessOn(except);
+        }
+    }
+
+    @Override
+    public void submitUnlessOn(StreamEnqueuer except) {
+        if (stream != except) {
+            submitBeforeWait(stream);
         }
     }
 

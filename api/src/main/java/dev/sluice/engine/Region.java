@@ -12,7 +12,7 @@ import dev.sluice.spi.DeviceMemory;
  * @param ordered    whether automatic ordering applies to it
  * @param what       the buffer, named in messages
  */
-public record Region(Allocation allocation, long byteOffset, long byteSize, boolean ordered, Object what) {
+public record Region(Allocation allocation, long byteOffset, long byteSize, boolean ordered, PublicMemory what) {
 
     /** The native memory. */
     public DeviceMemory memory() {

@@ -52,7 +52,7 @@ public final class ReplayedWork {
         } finally {
             stream.core.unlock();
         }
-        this.context = stream.core.context();
+        this.context = stream.context();
         this.stream = stream;
         this.fusion = new FusedLaunches(context);
     }

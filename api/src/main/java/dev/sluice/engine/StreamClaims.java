@@ -166,7 +166,7 @@ final class StreamClaims {
     }
 
     /** Notes {@code f} as a use of host memory, if any. */
-    private void used(@Nullable HostAllocation buffer, @Nullable Object what, Operation<?> f,
+    private void used(@Nullable HostAllocation buffer, @Nullable PublicMemory what, Operation<?> f,
             @Nullable GraphCapture capture) {
         if (buffer != null) {
             buffer.uses.noteUse(core, f);

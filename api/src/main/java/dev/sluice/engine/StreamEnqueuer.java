@@ -2,6 +2,7 @@ package dev.sluice.engine;
 
 import dev.sluice.ClosedResourceException;
 import dev.sluice.DeviceException;
+import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.OperationKind;
@@ -10,11 +11,11 @@ import dev.sluice.spi.FunctionHandle;
 import dev.sluice.spi.LaunchArguments;
 import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
+import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every operation method fills in the future the public stream allocated ({@code f}) and returns it.
  */
-public final class StreamEnqueuer {
+public final class StreamEnqueuer implements ContextOwned {
 
     private final ContextRuntime context;
     final HoldingStream handle;
@@ -36,7 +37,7 @@ public final class StreamEnqueuer {
     private final boolean isDefault;
     private final int index;
     /** The public stream: named in messages. */
-    private final Object owner;
+    private final PublicStream owner;
     /** The arguments of this stream's launches, one instance reused under the lock; copied by what outlives an enqueue. */
     private final LaunchArguments launchArguments = new LaunchArguments();
     /** This stream's description of the operation being enqueued, refilled for each; copied by what outlives it. */
@@ -60,7 +61,7 @@ public final class StreamEnqueuer {
     /** The stream's allocations and frees. */
     private final StreamMemory memory;
 
-    StreamEnqueuer(ContextRuntime context, StreamHandle stream, boolean isDefault, int index, Object owner) {
+    StreamEnqueuer(ContextRuntime context, StreamHandle stream, boolean isDefault, int index, PublicStream owner) {
         this.context = context;
         this.isDefault = isDefault;
         this.index = index;
@@ -87,6 +88,11 @@ public final class StreamEnqueuer {
     /** The stream's name in traces: "default", or "stream N". */
     public String name() {
         return isDefault ? "default" : "stream " + index;
+    }
+
+    /** The context this stream belongs to. */
+    ContextRuntime context() {
+        return context;
     }
 
     // ---------------------------------------------------------------- the enqueue protocol
@@ -312,7 +318,7 @@ public final class StreamEnqueuer {
      * @param shape        null for a plain copy of {@code destination}'s size
      */
     public <F extends Operation<?>> F copyToDevice(F f, MemorySegment source, @Nullable HostAllocation sourceBuffer,
-            @Nullable Object sourceWhat, Region destination, @Nullable Pitched shape) {
+            @Nullable PublicMemory sourceWhat, Region destination, @Nullable Pitched shape) {
         lock();
         try {
             return submitLocked(f, slot.upload(source, sourceBuffer, sourceWhat, destination, shape,
@@ -324,7 +330,7 @@ public final class StreamEnqueuer {
 
     /** Copies {@code source} to host memory; the parameters mirror {@link #copyToDevice}'s. */
     public <F extends Operation<?>> F copyToHost(F f, Region source, MemorySegment destination,
-            @Nullable HostAllocation destinationBuffer, @Nullable Object destinationWhat, @Nullable Pitched shape) {
+            @Nullable HostAllocation destinationBuffer, @Nullable PublicMemory destinationWhat, @Nullable Pitched shape) {
         lock();
         try {
             return submitLocked(f, slot.download(source, destination, destinationBuffer, destinationWhat, shape,
@@ -339,8 +345,8 @@ public final class StreamEnqueuer {
      */
     public <F extends Operation<?>> F copyOnDevice(F f, Region source, Region destination, long bytes,
             @Nullable Pitched shape) {
-        ContextRuntime from = source.allocation().context;
-        ContextRuntime to = destination.allocation().context;
+        ContextState from = source.allocation().context;
+        ContextState to = destination.allocation().context;
         lock();
         try {
             return submitLocked(f, slot.deviceCopy(source, destination, bytes, shape, from != to && from.peerAccessEnabled(to)));
@@ -372,17 +378,17 @@ public final class StreamEnqueuer {
     // ---------------------------------------------------------------- kernels
 
     /**
-     * Launches {@code function} with arguments checked against {@code params}: {@code regions} gives the region of each
-     * pointer argument.
+     * Launches {@code function} with arguments checked against {@code params}: a number or boolean for a scalar
+     * parameter, the {@link Region} a buffer views for a pointer parameter.
      *
      * @param keep what must stay loaded until the launch has run (the public function)
      * @param kind {@code "kernel <name>"}
      */
-    public <F extends Operation<?>> F launch(F f, FunctionHandle function, Object keep, String kind,
-            List<KernelParam> params, LaunchConfig config, Object[] arguments, Function<Object, Region> regions) {
+    public <F extends Operation<?>> F launch(F f, FunctionHandle function, Kernel.Loaded keep, String kind,
+            List<KernelParam> params, LaunchConfig config, Object[] arguments) {
         lock();
         try {
-            Work w = slot.launch(function, keep, kind, params, config, arguments, regions, launchArguments, lastLaunch);
+            Work w = slot.launch(function, keep, kind, params, config, arguments, launchArguments, lastLaunch);
             lastLaunch = (WorkStep.Launch) w.step;
             return submitLocked(f, w);
         } finally {
@@ -407,7 +413,7 @@ public final class StreamEnqueuer {
     }
 
     /** {@link #mark} for a graph launch of repeated work; traced, its span is labelled with what the launch ran. */
-    <F extends Operation<?>> F markReplay(F f, OperationKind kind, Object graph, Recording r) {
+    <F extends Operation<?>> F markReplay(F f, OperationKind kind, UpdatableGraph graph, Recording r) {
         return mark(f, kind, kind.traceName(), 0, graph, tracer != null && capture == null ? r.traceLabel(label) : label);
     }
 
@@ -481,6 +487,76 @@ public final class StreamEnqueuer {
             throw failure;
         }
         return c.graph(context, graph);
+    }
+
+    /**
+     * Launches a replay of {@code graph} on this stream. Host steps find their replay by launch order, so replays of a
+     * graph with host steps must not overlap: CUDA orders the launches of one graph, HIP does not say it does; a replay on another stream
+     * than the last waits for it on the device.
+     */
+    public <F extends Operation<?>> F launchGraph(F f, CapturedGraph graph) {
+        GraphHostSteps steps = graph.hostSteps;
+        if (steps == null) {
+            return launchGraphOn(graph, f, null);
+        }
+        steps.launchOrder.lock();
+        try {
+            Operation<?> previous = steps.lastReplay;
+            if (previous != null && previous.core() != core) {
+                previous.seal(); // a device-side wait needs its marker; before the stream's lock is taken
+            } else {
+                previous = null;
+            }
+            launchGraphOn(graph, f, previous);
+            steps.lastReplay = f;
+            return f;
+        } finally {
+            steps.launchOrder.unlock();
+        }
+    }
+
+    /** Launches a replay of {@code graph} after {@code after} (a replay on another stream), or right away. */
+    private <F extends Operation<?>> F launchGraphOn(CapturedGraph graph, F f, @Nullable Operation<?> after) {
+        begin();
+        try {
+            if (isCapturing() && graph.hostSteps != null) {
+                // Its steps find their replay by launch order; a launch captured into another graph never runs as one.
+                throw new IllegalStateException(graph.name() + " has host steps and cannot be launched while " + this
+                        + " is capturing");
+            }
+            // A replay uses the captured memory as the captured operations did: claimed (refused if it was closed since),
+            // and noted as used, so a close() waits for the replay instead of freeing memory under it.
+            for (GraphCapture.Use u : graph.uses) {
+                if (!claims.claimForReplay(u)) { // a replay may read and write all it captured
+                    throw new ClosedResourceException(u.what() + ", which " + graph.name() + " uses (close the graph"
+                            + " before the memory its work captured)");
+                }
+            }
+            if (after != null) {
+                waitMarkerLocked(after);
+            }
+            claims.orderAfterHazards(null);
+            GraphHostSteps steps = graph.hostSteps;
+            if (steps == null) {
+                handle.launchGraph(graph.handle);
+                // The events and functions it names live until the replay has finished, the graph closed or not.
+                mark(f, OperationKind.GRAPH, graph.handles.isEmpty() ? null : graph.handles);
+            } else {
+                // The replay is the future's keep-alive: its steps' failures fail the future (Operation.finish).
+                GraphHostSteps.Replay replay = new GraphHostSteps.Replay();
+                replay.handles = graph.handles;
+                handle.launchGraph(steps.launching(graph.handle, replay));
+                mark(f, OperationKind.GRAPH, replay);
+            }
+            for (GraphCapture.Use u : graph.uses) {
+                claims.usedByReplay(u, f);
+            }
+            return f;
+        } catch (RuntimeException e) {
+            throw failed(e);
+        } finally {
+            end();
+        }
     }
 
     // ---------------------------------------------------------------- interoperation and blocking

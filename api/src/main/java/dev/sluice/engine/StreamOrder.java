@@ -80,10 +80,10 @@ public final class StreamOrder {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final StreamHandle handle;
-    private final ContextRuntime context;
+    private final ContextState context;
     private final CompletionPoller engine;
     /** The public stream this core orders, for its futures' {@code stream()}. */
-    private final Object owner;
+    private final PublicStream owner;
     private final CompletionQueue queue = new CompletionQueue();
     /** The most operations one marker may cover; 1 gives every operation a marker of its own. */
     private final int groupBound;
@@ -120,7 +120,7 @@ public final class StreamOrder {
     private record Watch(long sequence, Runnable action) {
     }
 
-    StreamOrder(StreamHandle handle, ContextRuntime context, int groupBound, Object owner) {
+    StreamOrder(StreamHandle handle, ContextState context, int groupBound, PublicStream owner) {
         this.handle = handle;
         this.context = context;
         this.engine = context.engine();
@@ -129,12 +129,12 @@ public final class StreamOrder {
     }
 
     /** The public stream whose operations this core orders. */
-    public Object owner() {
+    public PublicStream owner() {
         return owner;
     }
 
     /** The context this stream belongs to. */
-    ContextRuntime context() {
+    ContextState context() {
         return context;
     }
 

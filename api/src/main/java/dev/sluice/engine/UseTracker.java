@@ -38,6 +38,18 @@ final class UseTracker {
 
     private static final System.Logger LOG = System.getLogger(UseTracker.class.getName());
 
+    /**
+     * A recording of repeated work ({@link Recording}) that holds a use of the memory it has not submitted yet. The
+     * tracker keeps it without naming the recording, which names the stream's enqueue path.
+     */
+    interface Recorder {
+        /**
+         * Submits what it has recorded as plain enqueues, unless it records on {@code except}, which submits it in its
+         * own order ({@link Recording#submitOnOtherStreams}).
+         */
+        void submitUnlessOn(StreamEnqueuer except);
+    }
+
     /** The accesses, in parallel arrays: byte range [start, end), stream, operation, and whether it writes. */
     private long[] accessStart = new long[1];
     private long[] accessEnd = new long[1];
@@ -59,7 +71,7 @@ final class UseTracker {
      * and is noted ({@link #noteUse}) only then. What must wait for every use (a free, {@code whenIdle()}) waits for
      * them to end first ({@link #whenNoneRecorded}). Null while there are none, as nearly always.
      */
-    private @Nullable List<Recording> recordings;
+    private @Nullable List<Recorder> recordings;
     /** What waits for {@link #recordings} to end. */
     private @Nullable List<Runnable> afterRecordings;
 
@@ -73,7 +85,7 @@ final class UseTracker {
      *               allocated whatever its owner did
      * @throws ClosedResourceException naming {@code argument} if {@code closed} is set
      */
-    synchronized void claim(@Nullable AtomicBoolean closed, String argument, Object what) {
+    synchronized void claim(@Nullable AtomicBoolean closed, String argument, PublicMemory what) {
         if (closed != null && closed.get()) {
             throw new ClosedResourceException(argument + " " + what);
         }
@@ -428,7 +440,7 @@ final class UseTracker {
      * Notes that {@code r} has recorded an operation on this memory: until {@link #recordingEnded}, what waits for every
      * use waits for it too. Under the recording stream's lock; once per recording.
      */
-    synchronized void recordedBy(Recording r) {
+    synchronized void recordedBy(Recorder r) {
         if (recordings == null) {
             recordings = new ArrayList<>(2);
         }
@@ -439,7 +451,7 @@ final class UseTracker {
      * {@code r} has ended: what it recorded has been submitted (its uses noted) or dropped. Runs what waited for the last
      * recording to end, on the calling thread, outside every lock.
      */
-    void recordingEnded(Recording r) {
+    void recordingEnded(Recorder r) {
         List<Runnable> ready = null;
         synchronized (this) {
             if (recordings == null || !recordings.remove(r)) {
@@ -480,7 +492,7 @@ final class UseTracker {
     }
 
     /** The recordings that hold a use of this memory not submitted yet (see {@link #recordedBy}); usually none. */
-    synchronized List<Recording> recordings() {
+    synchronized List<Recorder> recordings() {
         return recordings == null ? List.of() : List.copyOf(recordings);
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.engine;
 
+import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.OperationKind;
@@ -9,7 +10,6 @@ import dev.sluice.spi.WorkStep;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -51,7 +51,7 @@ final class Work {
     int regionCount;
     /** The page-locked host memory a copy uses, or null; {@link #hostWhat} names it, {@link #hostArgument} its argument. */
     @Nullable HostAllocation host;
-    @Nullable Object hostWhat;
+    @Nullable PublicMemory hostWhat;
     String hostArgument = "";
     /** The names of the regions' arguments, for a copy or fill; null for a launch (named from {@link #params}). */
     String @Nullable [] names;
@@ -69,7 +69,7 @@ final class Work {
      * @param sourceWhat   names the host buffer if it closed since the caller's check
      * @param pageLocked   whether {@code sourceBuffer} is page-locked memory of the stream's context (a recordable DMA)
      */
-    Work upload(MemorySegment source, @Nullable HostAllocation sourceBuffer, @Nullable Object sourceWhat,
+    Work upload(MemorySegment source, @Nullable HostAllocation sourceBuffer, @Nullable PublicMemory sourceWhat,
             Region destination, @Nullable Pitched shape, boolean pageLocked) {
         WorkStep s = shape == null
                 ? new WorkStep.Upload(source, destination.memory(), destination.byteOffset(), destination.byteSize())
@@ -83,7 +83,7 @@ final class Work {
 
     /** A copy of {@code source} to host memory; the parameters mirror {@link #upload}'s. */
     Work download(Region source, MemorySegment destination, @Nullable HostAllocation destinationBuffer,
-            @Nullable Object destinationWhat, @Nullable Pitched shape, boolean pageLocked) {
+            @Nullable PublicMemory destinationWhat, @Nullable Pitched shape, boolean pageLocked) {
         WorkStep s = shape == null
                 ? new WorkStep.Download(source.memory(), source.byteOffset(), destination, source.byteSize())
                 : new WorkStep.Download2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination,
@@ -99,8 +99,8 @@ final class Work {
      * copy, {@code peerAccess} saying whether the devices move the bytes directly).
      */
     Work deviceCopy(Region source, Region destination, long bytes, @Nullable Pitched shape, boolean peerAccess) {
-        ContextRuntime from = source.allocation().context;
-        ContextRuntime to = destination.allocation().context;
+        ContextState from = source.allocation().context;
+        ContextState to = destination.allocation().context;
         if (shape != null) {
             start(new WorkStep.Copy2D(source.memory(), source.byteOffset(), shape.sourcePitch(), destination.memory(),
                     destination.byteOffset(), shape.destinationPitch(), shape.widthBytes(), shape.height()),
@@ -129,16 +129,15 @@ final class Work {
     }
 
     /**
-     * A launch of {@code function} with arguments checked against {@code params}, set into {@code into} ({@code regions}
-     * gives each pointer argument's region). {@code launch} is the step to reuse if it has this function, configuration
+     * A launch of {@code function} with arguments checked against {@code params} (a number or boolean for a scalar
+     * parameter, the {@link Region} a buffer views for a pointer parameter), set into {@code into}. {@code launch} is the step to reuse if it has this function, configuration
      * and arguments instance, as a loop of launches has: then nothing is allocated.
      *
      * @param keep      the public function: loaded until the launch has run, and kept by a graph that captures it
      * @param traceKind {@code "kernel <name>"}
      */
-    Work launch(FunctionHandle function, Object keep, String traceKind, List<KernelParam> kernelParams,
-            LaunchConfig config, Object[] arguments, Function<Object, Region> regionOf, LaunchArguments into,
-            WorkStep.@Nullable Launch launch) {
+    Work launch(FunctionHandle function, Kernel.Loaded keep, String traceKind, List<KernelParam> kernelParams,
+            LaunchConfig config, Object[] arguments, LaunchArguments into, WorkStep.@Nullable Launch launch) {
         into.reset(kernelParams);
         WorkStep.Launch s = launch != null && launch.function() == function && launch.config() == config
                 && launch.arguments() == into ? launch : new WorkStep.Launch(function, config, into);
@@ -152,7 +151,7 @@ final class Work {
             KernelParam p = kernelParams.get(i);
             Object v = arguments[i];
             if (p.isPointer()) {
-                Region r = regionOf.apply(v);
+                Region r = (Region) v; // a buffer argument comes as the region it views
                 into.setPointer(i, r.memory(), r.byteOffset());
                 region(r, p.access().writes());
             } else {
@@ -189,7 +188,7 @@ final class Work {
     }
 
     /** A copy's host side: page-locked memory is claimed; other memory (Java's) stays reachable until it ran. */
-    private void host(@Nullable HostAllocation buffer, @Nullable Object what, String argument, MemorySegment memory,
+    private void host(@Nullable HostAllocation buffer, @Nullable PublicMemory what, String argument, MemorySegment memory,
             boolean pageLocked) {
         host = buffer;
         hostWhat = what;

@@ -33,6 +33,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JfrEvents {
 
+    /**
+     * A begun event, opaque to its caller, who hands it back to end it ({@link #endOperation}, {@link #endCompilation}):
+     * the caller names no Flight Recorder type, so its classes load where the JDK has no {@code jdk.jfr}.
+     */
+    public interface Started {
+    }
+
     private static volatile boolean operations;
     private static volatile Consumer<Boolean> onChange = on -> { };
 
@@ -73,7 +80,7 @@ public final class JfrEvents {
     // ---------------------------------------------------------------- operations
 
     /** Begins the event of an operation being enqueued: the token for {@link #endOperation}. */
-    public static Object beginOperation() {
+    public static Started beginOperation() {
         Operation e = new Operation();
         e.begin();
         return e;
@@ -87,7 +94,7 @@ public final class JfrEvents {
      * @param stream  the stream's name in traces
      * @param kind    a {@code TraceSpan} kind, {@code "kernel <name>"} for a launch
      */
-    public static void endOperation(Object token, Object context, String stream, String kind, @Nullable String label,
+    public static void endOperation(Started token, Object context, String stream, String kind, @Nullable String label,
             long bytes, @Nullable Throwable failure) {
         Operation e = (Operation) token;
         e.end();
@@ -134,14 +141,14 @@ public final class JfrEvents {
     }
 
     /** Begins the event of a compilation: the token for {@link #endCompilation}. */
-    public static Object beginCompilation() {
+    public static Started beginCompilation() {
         KernelCompilation e = new KernelCompilation();
         e.begin();
         return e;
     }
 
     /** Ends and commits {@link #beginCompilation}'s event of {@code kernel}; {@code context} by its {@code toString()}. */
-    public static void endCompilation(Object token, Object context, String kernel, @Nullable Throwable failure) {
+    public static void endCompilation(Started token, Object context, String kernel, @Nullable Throwable failure) {
         KernelCompilation e = (KernelCompilation) token;
         e.end();
         if (e.shouldCommit()) {
@@ -195,7 +202,7 @@ public final class JfrEvents {
     @StackTrace(false)
     @Enabled(false)
     @Threshold("1 ms")
-    static final class Operation extends Event {
+    static final class Operation extends Event implements Started {
         @Label("Context") @Nullable String context;
         @Label("Stream") @Nullable String stream;
         @Label("Kind") @Description("upload, download, d2d, peer, memset, kernel <name>, record, wait, host, marker, alloc, free, graph")
@@ -209,7 +216,7 @@ public final class JfrEvents {
     @Label("Sluice Kernel Compilation")
     @Category({"Sluice", "Kernels"})
     @Description("DeviceContext.compile: compiling (NVRTC, hiprtc) or loading a kernel")
-    static final class KernelCompilation extends Event {
+    static final class KernelCompilation extends Event implements Started {
         @Label("Context") @Nullable String context;
         @Label("Kernel") @Nullable String kernel;
         @Label("Failure") @Nullable String failure;

@@ -29,6 +29,13 @@ public final class StressProbe {
      * operation finds nothing sleeping and does nothing, and its native context refuses every call.
      */
     private static final ContextRuntime CONTEXT = detachedContext();
+    /** The public side of the stress tests' streams: only named. */
+    private static final PublicStream STRESS_STREAM = new PublicStream() {
+        @Override
+        public String toString() {
+            return "stress stream";
+        }
+    };
 
     private static ContextRuntime detachedContext() {
         ContextHandle none = (ContextHandle) Proxy.newProxyInstance(StressProbe.class.getClassLoader(),
@@ -56,7 +63,7 @@ public final class StressProbe {
      * polls: the test's actors call {@link #advance} themselves. Cheap enough for the millions of states a test makes.
      */
     public static StreamOrder core(StreamHandle stream, int groupBound) {
-        return new StreamOrder(stream, CONTEXT, groupBound, "stress stream");
+        return new StreamOrder(stream, CONTEXT, groupBound, STRESS_STREAM);
     }
 
     /** Enqueues an operation with no device work on {@code core} (taking its lock), as every enqueue marks one. */
