@@ -33,9 +33,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class CpuStream extends DispatchingStream {
 
-    /** The "device threads" that drain streams; each busy stream holds one while it runs an operation. */
-    private static final ExecutorService DEVICE = Executors.newCachedThreadPool(
-            Thread.ofPlatform().daemon().name("sluice-cpu-stream-", 0).factory());
+    /**
+     * The "device threads" that drain streams; each busy stream holds one while it runs an operation. Virtual threads:
+     * freeing simulated memory closes a shared arena, which makes every platform thread of the JVM take part in a
+     * handshake. With a platform thread per busy drain, a burst of frees slowed the drains, which made more threads,
+     * which slowed the frees: seven hundred idle threads after a few thousand short pipelines on a 2-core machine,
+     * and a pipeline of one chunk taking more than 5 s (the Reactive Streams TCK's limit). Virtual threads add no
+     * platform thread to the handshake but their few carriers.
+     */
+    private static final ExecutorService DEVICE = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("sluice-cpu-stream-", 0).factory());
 
     /** One queued operation. Operations other than gates and markers are replayable (for graphs). */
     interface Op {

@@ -72,6 +72,11 @@ final class CudaContext implements ContextHandle {
     final @Nullable CompletionCounters counters;
     /** How this context's futures learn completion, in words ({@link #completion()}). */
     private final String completion;
+    /**
+     * Whether each marker's counter write is enqueued when the marker is recorded ({@code -Dsluice.completion=record}),
+     * instead of by the first poll that finds the marker not done ({@code CudaMarkers}); a knob for measuring.
+     */
+    final boolean armAtRecord;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -116,7 +121,9 @@ final class CudaContext implements ContextHandle {
         Jc.check(JCudaDriver.cuStreamCreate(allocationStream, 1), "cuStreamCreate");
         CompletionCounters probed = null;
         String how;
-        if ("events".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""))) {
+        String completionMode = System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, "");
+        this.armAtRecord = "record".equalsIgnoreCase(completionMode);
+        if ("events".equalsIgnoreCase(completionMode)) {
             how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else {
             CompletionCounters c = new CompletionCounters(pinned, markerStreamLimit());

@@ -40,7 +40,9 @@ final class CudaMarkers implements EventMarker.Events {
     /** The stream that writes the counter after waiting for each marker's event; made with the first counter. */
     private @Nullable CUstream markerStream;
     /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
-    private boolean eventsOnly;
+    private volatile boolean eventsOnly;
+    /** The last marker after which the marker stream writes the counter: later ones are polled through their events. */
+    private volatile long armedThrough;
 
     CudaMarkers(CudaStream stream) {
         this.stream = stream;
@@ -66,13 +68,30 @@ final class CudaMarkers implements EventMarker.Events {
     @Override
     public boolean isComplete(long event, long sequence) {
         CompletionCounters.Counter c = counter;
-        if (c != null) {
-            if (c.reached(sequence)) {
-                return true;
-            }
-            return faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted());
+        if (c != null && armedThrough >= sequence) {
+            return c.reached(sequence) || (faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted()));
         }
-        return eventComplete(event) || (faultCheckDue(sequence) && finishedUnlessFaulted());
+        if (eventComplete(event)) {
+            return true;
+        }
+        if (!context.armAtRecord && !eventsOnly) {
+            arm(event, sequence);
+        }
+        return faultCheckDue(sequence) && finishedUnlessFaulted();
+    }
+
+    /**
+     * The first poll that finds marker {@code sequence} not done has the marker stream write the counter after its
+     * event, so that later polls read memory. Armed here, on the polling thread, rather than when the marker is
+     * recorded: the two driver calls then leave the enqueuing thread, and a marker that is done by its first poll
+     * (most, on a stream the device keeps up with) costs one event query and nothing more. Markers are polled oldest
+     * first, so they are armed in order; a waiting thread that polls too takes the same lock.
+     */
+    private synchronized void arm(long event, long sequence) {
+        if (armedThrough < sequence && !stream.isDestroyed() && !eventsOnly) {
+            context.cu.bind();
+            writeCounterAfter(event, sequence);
+        }
     }
 
     /** One {@code cuEventQuery}: whether the event completed; a sticky error marks the context faulted and is thrown. */
@@ -150,7 +169,7 @@ final class CudaMarkers implements EventMarker.Events {
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
         long sequence = ++markerSequence;
-        if (!eventsOnly) {
+        if (context.armAtRecord && !eventsOnly) {
             writeCounterAfter(e, sequence);
         }
         return new EventMarker(this, sequence, e, null);
@@ -192,6 +211,7 @@ final class CudaMarkers implements EventMarker.Events {
             if (r != Cu.SUCCESS) {
                 throw Cu.error(r, "cuStreamWaitEvent + cuStreamWriteValue32 (completion counter)");
             }
+            armedThrough = sequence;
             if (first) {
                 counter = c; // published after the first write is enqueued: a poll before it asks the marker's event
             }
@@ -215,7 +235,7 @@ final class CudaMarkers implements EventMarker.Events {
      * may the counter be handed to another stream and set to 0. If the synchronisation fails (the context faulted),
      * the counter is dropped; its page is freed with the context.
      */
-    void destroyMarkerStream() {
+    synchronized void destroyMarkerStream() {
         CUstream ms = markerStream;
         if (ms == null) {
             return;
