@@ -72,11 +72,8 @@ final class CudaContext implements ContextHandle {
     final @Nullable CompletionCounters counters;
     /** How this context's futures learn completion, in words ({@link #completion()}). */
     private final String completion;
-    /**
-     * Whether each marker's counter write is enqueued when the marker is recorded ({@code -Dsluice.completion=record}),
-     * instead of by the first poll that finds the marker not done ({@code CudaMarkers}); a knob for measuring.
-     */
-    final boolean armAtRecord;
+    /** When the streams' markers have their counter written ({@link CudaMarkers.Arming}); a knob for measuring. */
+    final CudaMarkers.Arming arming;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -122,7 +119,12 @@ final class CudaContext implements ContextHandle {
         CompletionCounters probed = null;
         String how;
         String completionMode = System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, "");
-        this.armAtRecord = "record".equalsIgnoreCase(completionMode);
+        this.arming = switch (completionMode.toLowerCase(java.util.Locale.ROOT)) {
+            case "record" -> CudaMarkers.Arming.RECORD;
+            case "poll" -> CudaMarkers.Arming.POLL;
+            case "events" -> CudaMarkers.Arming.EVENTS;
+            default -> CudaMarkers.Arming.AUTO;
+        };
         if ("events".equalsIgnoreCase(completionMode)) {
             how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else {

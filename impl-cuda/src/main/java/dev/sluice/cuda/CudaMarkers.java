@@ -12,10 +12,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The completion markers of one CUDA stream: pooled events recorded on the stream, the completion counter its marker
- * stream writes after each of them ({@link CompletionCounters}), and the fault checks of a marker that stalls. A marker
- * is done once the counter has reached its number, read from host memory without a driver call; where the context
- * has no counters, once its event is (one {@code cuEventQuery}). Either way its event stays what other streams wait
- * on. {@link #record()} runs under the engine's lock for the stream; {@link #isComplete} on the pollers (the
+ * stream writes after each armed marker ({@link CompletionCounters}, {@link Arming}), and the fault checks of a marker
+ * that stalls. An armed marker is done once the counter has reached its number, read from host memory without a driver
+ * call; a marker not armed (yet), or every marker where the context has no counters, once its event is (one
+ * {@code cuEventQuery}). Either way its event stays what other streams wait on. {@link #record()} runs under the engine's lock for the stream; {@link #isComplete} on the pollers (the
  * completion thread, a thread waiting for a future).
  */
 final class CudaMarkers implements EventMarker.Events {
@@ -43,10 +43,33 @@ final class CudaMarkers implements EventMarker.Events {
     private volatile boolean eventsOnly;
     /** The last marker after which the marker stream writes the counter: later ones are polled through their events. */
     private volatile long armedThrough;
+    /** The last marker a poll saw done (a lower bound: set by pollers without a lock). */
+    private volatile long doneThrough;
+    /** When a marker's counter write is enqueued ({@link Arming}); from the context's setting. */
+    private final Arming arming;
 
     CudaMarkers(CudaStream stream) {
         this.stream = stream;
         this.context = stream.context;
+        this.arming = context.counters == null ? Arming.EVENTS : context.arming;
+    }
+
+    /**
+     * When a marker's counter write ({@code cuStreamWaitEvent} + {@code cuStreamWriteValue32} on the marker stream) is
+     * enqueued. Measured on the H200 (docs/decisions/0012-completion-counters.md): arming every marker when it is
+     * recorded brought the idle round trip to C's (join p50 1.01-1.03× C) but cost launches 6-8 % (two driver calls
+     * more per marker on the enqueuing thread); arming at the first poll kept launches as before but made the round
+     * trip slower than with events. AUTO does each where it measured best.
+     */
+    enum Arming {
+        /** A marker recorded on an idle stream when recorded, any other at its first poll that finds it not done. */
+        AUTO,
+        /** Every marker when recorded ({@code -Dsluice.completion=record}). */
+        RECORD,
+        /** Every marker at its first poll that finds it not done ({@code -Dsluice.completion=poll}). */
+        POLL,
+        /** None: every marker is polled through its event (no counters, or {@code -Dsluice.completion=events}). */
+        EVENTS
     }
 
     /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
@@ -69,25 +92,40 @@ final class CudaMarkers implements EventMarker.Events {
     public boolean isComplete(long event, long sequence) {
         CompletionCounters.Counter c = counter;
         if (c != null && armedThrough >= sequence) {
-            return c.reached(sequence) || (faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted()));
+            if (c.reached(sequence)) {
+                seenDone(sequence);
+                return true;
+            }
+            return faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted());
         }
         if (eventComplete(event)) {
+            seenDone(sequence);
             return true;
         }
-        if (!context.armAtRecord && !eventsOnly) {
+        if (arming == Arming.AUTO || arming == Arming.POLL) {
             arm(event, sequence);
         }
         return faultCheckDue(sequence) && finishedUnlessFaulted();
     }
 
+    /** Notes that marker {@code sequence} was seen done: a marker recorded while every earlier one is is armed at once. */
+    private void seenDone(long sequence) {
+        if (sequence > doneThrough) {
+            doneThrough = sequence; // racy max: a stale value only moves one marker's arming from record to its first poll
+        }
+    }
+
     /**
      * The first poll that finds marker {@code sequence} not done has the marker stream write the counter after its
      * event, so that later polls read memory. Armed here, on the polling thread, rather than when the marker is
-     * recorded: the two driver calls then leave the enqueuing thread, and a marker that is done by its first poll
-     * (most, on a stream the device keeps up with) costs one event query and nothing more. Markers are polled oldest
-     * first, so they are armed in order; a waiting thread that polls too takes the same lock.
+     * recorded, for a marker recorded behind others still running (work streamed to the device): the two driver calls
+     * then leave the enqueuing thread, and a marker done by its first poll costs one event query and nothing more.
+     * Markers are polled oldest first, so they are armed in order; the lock serialises pollers and the enqueuing thread.
      */
     private synchronized void arm(long event, long sequence) {
+        if (arming == Arming.EVENTS) {
+            return;
+        }
         if (armedThrough < sequence && !stream.isDestroyed() && !eventsOnly) {
             context.cu.bind();
             writeCounterAfter(event, sequence);
@@ -169,8 +207,10 @@ final class CudaMarkers implements EventMarker.Events {
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
         long sequence = ++markerSequence;
-        if (context.armAtRecord && !eventsOnly) {
-            writeCounterAfter(e, sequence);
+        if (arming == Arming.RECORD || (arming == Arming.AUTO && doneThrough == sequence - 1)) {
+            // A marker on an idle stream (every earlier one seen done): someone is likely to wait for it now, and
+            // arming it here saves the poll that would arm it later from the time until its future completes.
+            arm(e, sequence);
         }
         return new EventMarker(this, sequence, e, null);
     }
