@@ -78,8 +78,8 @@ public final class ArrowBatches {
         private List<String> columns = List.of();
         private @Nullable Field output;
         private List<String> passThrough = List.of();
-        private int lanes = 4;
-        private DeviceAssignment assignment = DeviceAssignment.roundRobin();
+        private int lanes; // 0: SluiceOptions.LANES
+        private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
         private @Nullable String backend;
         private @Nullable Boolean fatalOnStickyFault;
 
@@ -132,7 +132,10 @@ public final class ArrowBatches {
             return this;
         }
 
-        /** Lanes per subtask (4 by default); see {@link SluiceAsyncFunction#lanes()}. */
+        /**
+         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
+         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         */
         public Builder lanes(int lanes) {
             if (lanes < 1) {
                 throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
@@ -141,7 +144,10 @@ public final class ArrowBatches {
             return this;
         }
 
-        /** How subtasks are placed on devices; {@link DeviceAssignment#roundRobin()} by default. */
+        /**
+         * How subtasks are placed on devices; by default as {@link SluiceOptions#DEVICE_ASSIGNMENT} says,
+         * {@link DeviceAssignment#roundRobin()} where nothing sets it.
+         */
         public Builder assignment(DeviceAssignment assignment) {
             if (assignment == null) {
                 throw new InvalidArgumentException("assignment", "null");
@@ -183,8 +189,9 @@ public final class ArrowBatches {
                 throw new InvalidArgumentException("passThrough", "names the output column " + out.getName());
             }
             SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = new SluiceAsyncFunction<>(
-                    new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment, backend);
-            return fatalOnStickyFault == null ? f : f.fatalOnStickyFault(fatalOnStickyFault);
+                    new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment, backend, fatalOnStickyFault,
+                    SluiceAsyncFunction.FatalErrorSignal.THROW);
+            return f;
         }
 
         private static List<String> names(String argument, String[] names) {

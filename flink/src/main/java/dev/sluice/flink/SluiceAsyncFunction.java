@@ -21,6 +21,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.jspecify.annotations.Nullable;
@@ -68,11 +70,14 @@ import org.jspecify.annotations.Nullable;
  * {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every backend but the CPU simulator:
  * see {@link #fatalOnStickyFault(boolean)}.
  *
- * <p><b>Metrics.</b> Each subtask registers, in the group {@code device} = its device's name of the operator's metric
- * group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and the bytes its lanes
- * uploaded and downloaded, and gauges of its device's shared context (operations completed, failed and in flight,
- * device memory, faults: the same values in every subtask on that context), named as {@code sluice-micrometer} names
- * its meters; docs/flink.md lists them.
+ * <p><b>Metrics.</b> Each subtask registers, in the group {@code sluice}, {@code device} = its device's name of the
+ * operator's metric group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and
+ * the bytes its lanes uploaded and downloaded, and the figures of its device's shared context, every one of
+ * {@link dev.sluice.DeviceFigure} under its {@link dev.sluice.DeviceFigure#groupName()} (the same values in every
+ * subtask on that context); docs/flink.md lists them.
+ *
+ * <p><b>Configuration.</b> What the builder leaves unset (backend, lanes, device assignment, whether a sticky fault is
+ * fatal) comes from {@link SluiceOptions}: the job's global parameters, then the TaskManager's Flink configuration.
  *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
@@ -89,10 +94,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /** The device work of one element. */
     private final GpuStage<IN, OUT> stage;
-    /** Lanes per subtask. */
+    /** Lanes per subtask; 0: {@link SluiceOptions#LANES} of the configuration. */
     private final int lanes;
-    /** Which of the TaskManager's devices a subtask uses. */
-    private final DeviceAssignment assignment;
+    /** Which of the TaskManager's devices a subtask uses; null: {@link SluiceOptions#DEVICE_ASSIGNMENT}. */
+    private final @Nullable DeviceAssignment assignment;
     /** The backend's name, or null for the default one. */
     private final @Nullable String backend;
     /** Whether a sticky device fault fails the TaskManager; null: on every backend but the CPU simulator. */
@@ -116,6 +121,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient boolean stageOpen;
     /** {@link #fatalOnStickyFault}, resolved for the subtask's backend. */
     private transient boolean stickyFaultIsFatal;
+    /** {@link #lanes}, resolved against the configuration when the function opened. */
+    private transient int openLanes;
 
     /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
     private record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
@@ -140,19 +147,17 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      *                                  positive
      */
     public SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend) {
-        this(stage, lanes, assignment, backend, null, FatalErrorSignal.THROW);
+        this(stage, checkLanes(lanes), checkAssignment(assignment), backend, null, FatalErrorSignal.THROW);
     }
 
-    private SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend,
+    /** As the public constructor, but {@code lanes} 0 and a null {@code assignment} leave them to the configuration. */
+    SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
             @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal) {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "null");
         }
-        if (lanes < 1) {
+        if (lanes < 0) {
             throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-        }
-        if (assignment == null) {
-            throw new InvalidArgumentException("assignment", "null");
         }
         this.stage = stage;
         this.lanes = lanes;
@@ -162,14 +167,44 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this.fatalErrorSignal = fatalErrorSignal;
     }
 
-    /** A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned round robin. */
+    private static int checkLanes(int lanes) {
+        if (lanes < 1) {
+            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+        }
+        return lanes;
+    }
+
+    private static DeviceAssignment checkAssignment(@Nullable DeviceAssignment assignment) {
+        if (assignment == null) {
+            throw new InvalidArgumentException("assignment", "null");
+        }
+        return assignment;
+    }
+
+    /**
+     * A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned as
+     * {@link SluiceOptions#DEVICE_ASSIGNMENT} says (round robin by default).
+     *
+     * @throws InvalidArgumentException naming {@code stage} if null, {@code lanes} if not positive
+     */
     public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage, int lanes) {
-        return new SluiceAsyncFunction<>(stage, lanes, DeviceAssignment.roundRobin(), null);
+        return new SluiceAsyncFunction<>(stage, checkLanes(lanes), null, null, null, FatalErrorSignal.THROW);
+    }
+
+    /**
+     * A function running {@code stage} over the lanes per subtask that {@link SluiceOptions#LANES} gives (4 unless the
+     * job or the cluster sets it), devices assigned as {@link SluiceOptions#DEVICE_ASSIGNMENT} says.
+     *
+     * @throws InvalidArgumentException naming {@code stage} if null
+     */
+    public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage) {
+        return new SluiceAsyncFunction<>(stage, 0, null, null, null, FatalErrorSignal.THROW);
     }
 
     /** This function with subtasks placed on devices by {@code assignment} instead. */
     public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
+        return new SluiceAsyncFunction<>(stage, lanes, checkAssignment(assignment), backend, fatalOnStickyFault,
+                fatalErrorSignal);
     }
 
     /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
@@ -220,9 +255,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         Throwable onTaskThread(StickyDeviceFaultError error);
     }
 
-    /** The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. */
+    /**
+     * The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. A
+     * function built without lanes gives {@link SluiceOptions#LANES}' default here, on the client, and opens with the
+     * lanes its TaskManager's configuration or the job's parameters give; where those differ from this, elements wait
+     * for a lane or lanes stay idle.
+     */
     public int lanes() {
-        return lanes;
+        return lanes > 0 ? lanes : SluiceOptions.LANES.defaultValue();
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -231,7 +271,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     public void open(OpenContext openContext) throws Exception {
         RuntimeContext rc = getRuntimeContext();
         int subtask = rc.getTaskInfo().getIndexOfThisSubtask();
-        String api = resolveBackend();
+        // What the builder left unset comes from the job's parameters, then the TaskManager's configuration.
+        Configuration settings = SluiceOptions.merged(rc.getGlobalJobParameters());
+        int lanes = this.lanes > 0 ? this.lanes : SluiceOptions.lanes(settings);
+        DeviceAssignment assignment = this.assignment != null ? this.assignment : SluiceOptions.assignment(settings);
+        Boolean fatalOnStickyFault = this.fatalOnStickyFault != null ? this.fatalOnStickyFault
+                : SluiceOptions.fatalOnStickyFault(settings);
+        String api = resolveBackend(settings);
         List<Integer> devices = new ArrayList<>();
         String from = devicesOf(rc.getExternalResourceInfos(GPU_RESOURCE), devices);
         if (devices.isEmpty()) {
@@ -259,6 +305,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         rc.registerUserCodeClassLoaderReleaseHookIfAbsent("sluice-flink-shared-contexts",
                 () -> SharedContexts.releaseAll(owner));
         lock = new Object();
+        openLanes = lanes;
         allLanes = new ArrayList<>(lanes);
         freeLanes = new ArrayDeque<>(lanes);
         waiting = new ArrayDeque<>();
@@ -311,9 +358,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         return "Flink's external resource '" + GPU_RESOURCE + "'";
     }
 
-    private String resolveBackend() {
+    private String resolveBackend(Configuration settings) {
         if (backend != null) {
             return backend;
+        }
+        Optional<String> configured = SluiceOptions.backend(settings);
+        if (configured.isPresent()) {
+            return configured.get();
         }
         String named = System.getProperty(SluiceProperties.API);
         if (named == null || named.isBlank()) {
@@ -620,7 +671,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             failed(r);
         }
         failOnTaskThread(resultFuture, new TimeoutException("sluice-flink: " + describe(input) + " timed out "
-                + where + ", with " + running + " element(s) in flight over " + lanes + " lane(s)"));
+                + where + ", with " + running + " element(s) in flight over " + openLanes + " lane(s)"));
     }
 
     private int inFlightCount() {
@@ -698,8 +749,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         private OutputCount<I> outputCount = (element, n) -> n;
         private @Nullable OutputReader<I, O> output;
         private LaunchShape launch = LaunchConfig::forElements;
-        private int lanes = 4;
-        private DeviceAssignment assignment = DeviceAssignment.roundRobin();
+        private int lanes; // 0: SluiceOptions.LANES
+        private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
         private @Nullable String backend;
         private @Nullable Boolean fatalOnStickyFault;
 
@@ -736,7 +787,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             return this;
         }
 
-        /** Lanes per subtask (4 by default); see {@link SluiceAsyncFunction#lanes()}. */
+        /**
+         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
+         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         */
         public Builder<I, O> lanes(int lanes) {
             if (lanes < 1) {
                 throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
@@ -745,7 +799,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             return this;
         }
 
-        /** How subtasks are placed on devices; {@link DeviceAssignment#roundRobin()} by default. */
+        /**
+         * How subtasks are placed on devices; by default as {@link SluiceOptions#DEVICE_ASSIGNMENT} says,
+         * {@link DeviceAssignment#roundRobin()} where nothing sets it.
+         */
         public Builder<I, O> assignment(DeviceAssignment assignment) {
             this.assignment = notNull("assignment", assignment);
             return this;
