@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  *         .passThrough("id")                                              // input columns the result keeps
  *         .lanes(4)
  *         .build();
- * DataStream<ArrowBatch> out = AsyncDataStream.orderedWait(batches, fma, 30, TimeUnit.SECONDS, fma.lanes())
- *         .returns(ArrowBatch.TYPE);
+ * DataStream<ArrowBatch> out = AsyncDataStream.orderedWait(batches, fma, 30, TimeUnit.SECONDS, fma.lanes());
  * }</pre>
+ *
+ * <p>The function declares {@link ArrowBatch#TYPE} as its results' type to Flink: the operator needs no
+ * {@code .returns(...)}.
  *
  * <p>Per element, on the subtask's device: the batch is read into vectors of the subtask's Arrow allocator of pinned
  * memory (one host copy: out of the element's bytes), each input column's values are uploaded straight from there
@@ -188,10 +190,9 @@ public final class ArrowBatches {
             if (passThrough.contains(out.getName())) {
                 throw new InvalidArgumentException("passThrough", "names the output column " + out.getName());
             }
-            SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = new SluiceAsyncFunction<>(
-                    new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment, backend, fatalOnStickyFault,
-                    SluiceAsyncFunction.FatalErrorSignal.THROW);
-            return f;
+            // Typed: the operator's output is ArrowBatch.TYPE without .returns(...).
+            return new SluiceAsyncFunction<>(new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment,
+                    backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW).returns(ArrowBatch.TYPE);
         }
 
         private static List<String> names(String argument, String[] names) {

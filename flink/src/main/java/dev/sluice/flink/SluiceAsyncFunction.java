@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
@@ -47,6 +49,7 @@ import org.jspecify.annotations.Nullable;
  * SluiceAsyncFunction<float[], float[]> square = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
  *         .input(DType.F32, HostData::of)
  *         .output(DType.F32, (in, result, n) -> result.toArray(ValueLayout.JAVA_FLOAT))
+ *         .returns(float[].class)          // the results' type, declared to Flink
  *         .lanes(4)
  *         .build();
  * AsyncDataStream.orderedWait(batches, square, 30, TimeUnit.SECONDS, square.lanes());
@@ -104,6 +107,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private final @Nullable Boolean fatalOnStickyFault;
     /** What the task thread throws for a sticky fault's fatal error: the error itself, but in tests. */
     private final FatalErrorSignal fatalErrorSignal;
+    /** Flink's type of the results, where known: then the function is a {@link Typed}, which declares it. */
+    private final @Nullable TypeInformation<OUT> producedType;
 
     // Per subtask, from open() on (not serialized).
     private transient SharedContexts.@Nullable Reference reference;
@@ -153,6 +158,12 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /** As the public constructor, but {@code lanes} 0 and a null {@code assignment} leave them to the configuration. */
     SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
             @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal) {
+        this(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null);
+    }
+
+    private SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment,
+            @Nullable String backend, @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
+            @Nullable TypeInformation<OUT> producedType) {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "null");
         }
@@ -165,6 +176,65 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this.backend = backend;
         this.fatalOnStickyFault = fatalOnStickyFault;
         this.fatalErrorSignal = fatalErrorSignal;
+        this.producedType = producedType;
+    }
+
+    /**
+     * A function that declares its results' type to Flink ({@link ResultTypeQueryable}), so that the async operator
+     * needs no {@code .returns(...)}. A class of its own because Flink asks any {@link ResultTypeQueryable} function
+     * for its type and takes no "unknown" for an answer: a function whose type is not known must not implement it.
+     */
+    private static final class Typed<IN, OUT> extends SluiceAsyncFunction<IN, OUT> implements ResultTypeQueryable<OUT> {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        private final TypeInformation<OUT> type;
+
+        Typed(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
+                @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal, TypeInformation<OUT> type) {
+            super(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, type);
+            this.type = type;
+        }
+
+        @Override
+        public TypeInformation<OUT> getProducedType() {
+            return type;
+        }
+    }
+
+    /** This function with other settings, of the same class: typed if this one is. */
+    private SluiceAsyncFunction<IN, OUT> with(int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
+            @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
+            @Nullable TypeInformation<OUT> producedType) {
+        return producedType == null
+                ? new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null)
+                : new Typed<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, producedType);
+    }
+
+    /**
+     * This function, declaring {@code type} as its results' type to Flink: {@code AsyncDataStream.orderedWait} and
+     * {@code unorderedWait} then need no {@code .returns(type)} (Flink cannot see {@code OUT} through this generic class).
+     *
+     * @throws InvalidArgumentException naming {@code type} if null
+     */
+    public SluiceAsyncFunction<IN, OUT> returns(TypeInformation<OUT> type) {
+        if (type == null) {
+            throw new InvalidArgumentException("type", "null");
+        }
+        return with(lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, type);
+    }
+
+    /**
+     * This function, declaring the results' type as Flink extracts it from {@code type} ({@code float[].class},
+     * a POJO's class); {@link #returns(TypeInformation)} for a generic type.
+     *
+     * @throws InvalidArgumentException naming {@code type} if null
+     */
+    public SluiceAsyncFunction<IN, OUT> returns(Class<OUT> type) {
+        if (type == null) {
+            throw new InvalidArgumentException("type", "null");
+        }
+        return returns(TypeInformation.of(type));
     }
 
     private static int checkLanes(int lanes) {
@@ -203,8 +273,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /** This function with subtasks placed on devices by {@code assignment} instead. */
     public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
-        return new SluiceAsyncFunction<>(stage, lanes, checkAssignment(assignment), backend, fatalOnStickyFault,
-                fatalErrorSignal);
+        return with(lanes, checkAssignment(assignment), backend, fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
     /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
@@ -212,7 +281,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (backend == null || backend.isBlank()) {
             throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
         }
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
+        return with(lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
     /**
@@ -229,7 +298,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * failures, a non-sticky {@link DeviceException} among them, fail their element as always.
      */
     public SluiceAsyncFunction<IN, OUT> fatalOnStickyFault(boolean fatal) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatal, fatalErrorSignal);
+        return with(lanes, assignment, backend, fatal, fatalErrorSignal, producedType);
     }
 
     /**
@@ -237,7 +306,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * on an embedded cluster cannot let the real error through, which halts the JVM.
      */
     SluiceAsyncFunction<IN, OUT> fatalErrorSignal(FatalErrorSignal signal) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, signal);
+        return with(lanes, assignment, backend, fatalOnStickyFault, signal, producedType);
     }
 
     /** Whether a sticky fault is fatal on {@code backend} unless told otherwise: everywhere but the CPU simulator. */
@@ -680,7 +749,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
     }
 
-    /** A short description of an element for messages: an array's type and length, else its text, cut short. */
+    /**
+     * A short description of an element for messages: its type and size (an array's length, host data's bytes, a
+     * collection's elements), else its type and text, cut short; never an array's {@code [F@1b2c3d}.
+     */
     static String describe(@Nullable Object element) {
         if (element == null) {
             return "element null";
@@ -688,16 +760,42 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (element.getClass().isArray()) {
             return "element " + element.getClass().getComponentType().getSimpleName() + "[" + Array.getLength(element) + "]";
         }
+        String simple = element.getClass().getSimpleName();
+        String type = simple.isEmpty() ? element.getClass().getName() : simple; // an anonymous class has no simple name
+        // A size where the type has one: a large element's text would swamp the message, a mutable one's change.
+        if (element instanceof HostData h) {
+            return "element " + type + " of " + h.byteSize() + " bytes";
+        }
+        if (element instanceof java.util.Collection<?> c) {
+            return "element " + type + " of " + c.size() + " elements";
+        }
+        if (element instanceof Map<?, ?> m) {
+            return "element " + type + " of " + m.size() + " entries";
+        }
+        if (element instanceof CharSequence cs) {
+            return "element " + type + " of " + cs.length() + " chars";
+        }
         String s = String.valueOf(element);
-        return "element " + (s.length() > 80 ? s.substring(0, 77) + "..." : s);
+        s = s.length() > 80 ? s.substring(0, 77) + "..." : s;
+        return "element " + (s.startsWith(type) ? s : type + " " + s);
     }
 
     // ---------------------------------------------------------------- the common case: one kernel
 
     /**
-     * A builder of the common stage: upload the element's host data, launch {@code kernel} with the arguments
-     * {@code (in, out, n)} (the device input and output buffers and the input's element count as a {@code long}),
-     * download the output and make the result of it.
+     * A builder of the common stage: upload the element's host data, launch {@code kernel}, download the output and make
+     * the result of it. The kernel's arguments are {@code (in, out, long n)} (the device input and output buffers and the
+     * input's element count); with several inputs, outputs and scalars ({@link Builder#input}, {@link Builder#outputs},
+     * {@link Builder#scalar}) {@code (inputs..., outputs..., long n, scalars...)}, n being the first input's count.
+     *
+     * <pre>{@code
+     * SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SAXPY)
+     *         .input(DType.F32, HostData::of)                              // x
+     *         .output(DType.F32, (in, y, n) -> y.toArray(JAVA_FLOAT))      // y
+     *         .scalar((in, n) -> 2.5f)                                     // a, after n
+     *         .returns(float[].class)                                      // Flink's type of OUT: no .returns() later
+     *         .build();
+     * }</pre>
      *
      * @param kernel gives the kernel (called once per subtask; a {@code static final} field's, typically)
      */
@@ -733,6 +831,28 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         O read(I element, MemorySegment output, long count);
     }
 
+    /**
+     * Makes an element's result of several downloaded outputs (the lane's pinned staging, valid during the call only).
+     */
+    @FunctionalInterface
+    public interface OutputsReader<I, O> extends Serializable {
+        /**
+         * The result of {@code element} from {@code outputs}, in the order the outputs were declared, of
+         * {@code counts[j]} elements each; copy out what is kept.
+         */
+        O read(I element, List<MemorySegment> outputs, long[] counts);
+    }
+
+    /** A scalar argument of the kernel, per element: passed after {@code n}, in the order declared. */
+    @FunctionalInterface
+    public interface ScalarArgument<I> extends Serializable {
+        /**
+         * The value for {@code element} of {@code n} input elements: a {@link Number} (or {@link Boolean}) that fits the
+         * kernel's parameter type ({@code Long} for {@code I64}, {@code Float} for {@code F32}, ...).
+         */
+        Object value(I element, long n);
+    }
+
     /** The launch configuration for {@code n} input elements. */
     @FunctionalInterface
     public interface LaunchShape extends Serializable {
@@ -743,11 +863,11 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /** Builds a {@link SluiceAsyncFunction} of one kernel; see {@link SluiceAsyncFunction#kernel}. */
     public static final class Builder<I, O> {
         private final KernelSource kernel;
-        private @Nullable DType inputType;
-        private @Nullable InputData<I> input;
-        private @Nullable DType outputType;
-        private OutputCount<I> outputCount = (element, n) -> n;
-        private @Nullable OutputReader<I, O> output;
+        private final List<KernelStage.Input<I>> inputs = new ArrayList<>();
+        private final List<KernelStage.Output<I>> outputs = new ArrayList<>();
+        private @Nullable OutputsReader<I, O> reader;
+        private final List<ScalarArgument<I>> scalars = new ArrayList<>();
+        private @Nullable TypeInformation<O> producedType;
         private LaunchShape launch = LaunchConfig::forElements;
         private int lanes; // 0: SluiceOptions.LANES
         private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
@@ -761,24 +881,71 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             this.kernel = kernel;
         }
 
-        /** The input's element type and how to get an element's host data. */
+        /**
+         * An input: its element type and how to get an element's host data. Each call adds one, in the kernel's
+         * parameter order; the first input's element count is the kernel's {@code n}.
+         */
         public Builder<I, O> input(DType type, InputData<I> data) {
-            this.inputType = notNull("type", type);
-            this.input = notNull("data", data);
+            inputs.add(new KernelStage.Input<>(notNull("type", type), notNull("data", data)));
             return this;
         }
 
-        /** The output's element type and how to make the result; as many output elements as input ones. */
+        /** The one output's element type and how to make the result; as many output elements as input ones. */
         public Builder<I, O> output(DType type, OutputReader<I, O> reader) {
             return output(type, (element, n) -> n, reader);
         }
 
-        /** The output's element type, its element count, and how to make the result. */
+        /** The one output's element type, its element count, and how to make the result. */
         public Builder<I, O> output(DType type, OutputCount<I> count, OutputReader<I, O> reader) {
-            this.outputType = notNull("type", type);
-            this.outputCount = notNull("count", count);
-            this.output = notNull("reader", reader);
+            KernelStage.Output<I> out = new KernelStage.Output<>(notNull("type", type), notNull("count", count));
+            OutputReader<I, O> one = notNull("reader", reader);
+            outputs.clear();
+            outputs.add(out);
+            this.reader = (element, segments, counts) -> one.read(element, segments.getFirst(), counts[0]);
             return this;
+        }
+
+        /**
+         * Several outputs, each as many elements as the first input, in the kernel's parameter order after the inputs,
+         * and how to make the result of them all.
+         *
+         * @throws InvalidArgumentException naming {@code types} if none is given or one is null
+         */
+        public Builder<I, O> outputs(OutputsReader<I, O> reader, DType... types) {
+            if (types == null || types.length == 0) {
+                throw new InvalidArgumentException("types", "none given: at least one output type");
+            }
+            List<KernelStage.Output<I>> declared = new ArrayList<>(types.length);
+            for (DType t : types) {
+                declared.add(new KernelStage.Output<>(notNull("types", t), (element, n) -> n));
+            }
+            this.reader = notNull("reader", reader);
+            outputs.clear();
+            outputs.addAll(declared);
+            return this;
+        }
+
+        /**
+         * A scalar argument of the kernel, computed per element, after {@code n}; each call adds one, in the kernel's
+         * parameter order.
+         */
+        public Builder<I, O> scalar(ScalarArgument<I> value) {
+            scalars.add(notNull("value", value));
+            return this;
+        }
+
+        /**
+         * Flink's type of the results: the function then declares it ({@link SluiceAsyncFunction#returns}), and the
+         * async operator needs no {@code .returns(...)}.
+         */
+        public Builder<I, O> returns(TypeInformation<O> type) {
+            this.producedType = notNull("type", type);
+            return this;
+        }
+
+        /** Flink's type of the results, as Flink extracts it from {@code type} ({@code float[].class}). */
+        public Builder<I, O> returns(Class<O> type) {
+            return returns(TypeInformation.of(notNull("type", type)));
         }
 
         /** The launch for n input elements; {@link LaunchConfig#forElements} by default. */
@@ -827,19 +994,21 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
 
         /**
-         * The function.
+         * The function; typed ({@link SluiceAsyncFunction#returns}) if {@link #returns} was given.
          *
          * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
          */
         public SluiceAsyncFunction<I, O> build() {
-            if (inputType == null || input == null) {
+            if (inputs.isEmpty()) {
                 throw new InvalidArgumentException("input", "not given: call input(type, data)");
             }
-            if (outputType == null || output == null) {
+            OutputsReader<I, O> r = reader;
+            if (outputs.isEmpty() || r == null) {
                 throw new InvalidArgumentException("output", "not given: call output(type, reader)");
             }
-            return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, outputType, outputCount, output,
+            SluiceAsyncFunction<I, O> f = new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputs, outputs, r, scalars,
                     launch), lanes, assignment, backend, fatalOnStickyFault, FatalErrorSignal.THROW);
+            return producedType == null ? f : f.returns(producedType);
         }
 
         private static <T> T notNull(String name, @Nullable T value) {
