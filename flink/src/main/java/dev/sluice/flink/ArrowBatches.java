@@ -70,13 +70,13 @@ public final class ArrowBatches {
      *               pointer per input column, one for the output column, then the row count {@code n} as a long
      * @throws InvalidArgumentException naming {@code kernel} if null
      */
-    public static Builder kernel(SluiceAsyncFunction.KernelSource kernel) {
+    public static Builder kernel(KernelSource kernel) {
         return new Builder(kernel);
     }
 
     /** Builds a {@link SluiceAsyncFunction} over {@link ArrowBatch}es; see {@link ArrowBatches}. */
     public static final class Builder {
-        private final SluiceAsyncFunction.KernelSource kernel;
+        private final KernelSource kernel;
         private List<String> columns = List.of();
         private @Nullable Field output;
         private List<String> passThrough = List.of();
@@ -85,7 +85,7 @@ public final class ArrowBatches {
         private @Nullable String backend;
         private @Nullable Boolean fatalOnStickyFault;
 
-        private Builder(SluiceAsyncFunction.KernelSource kernel) {
+        private Builder(KernelSource kernel) {
             if (kernel == null) {
                 throw new InvalidArgumentException("kernel", "null");
             }

@@ -28,24 +28,24 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
     private static final long serialVersionUID = 1L;
 
     /** An input: its element type and its host data of an element. */
-    record Input<I>(DType type, SluiceAsyncFunction.InputData<I> data) implements Serializable {
+    record Input<I>(DType type, KernelStageBuilder.InputData<I> data) implements Serializable {
     }
 
     /** An output: its element type and its element count for an element. */
-    record Output<I>(DType type, SluiceAsyncFunction.OutputCount<I> count) implements Serializable {
+    record Output<I>(DType type, KernelStageBuilder.OutputCount<I> count) implements Serializable {
     }
 
-    private final SluiceAsyncFunction.KernelSource source;
+    private final KernelSource source;
     private final List<Input<I>> inputs;
     private final List<Output<I>> outputs;
-    private final SluiceAsyncFunction.OutputsReader<I, O> reader;
-    private final List<SluiceAsyncFunction.ScalarArgument<I>> scalars;
-    private final SluiceAsyncFunction.LaunchShape launch;
+    private final KernelStageBuilder.OutputsReader<I, O> reader;
+    private final List<KernelStageBuilder.ScalarArgument<I>> scalars;
+    private final KernelStageBuilder.LaunchShape launch;
     private transient @Nullable Kernel kernel;
 
-    KernelStage(SluiceAsyncFunction.KernelSource source, List<Input<I>> inputs, List<Output<I>> outputs,
-            SluiceAsyncFunction.OutputsReader<I, O> reader, List<SluiceAsyncFunction.ScalarArgument<I>> scalars,
-            SluiceAsyncFunction.LaunchShape launch) {
+    KernelStage(KernelSource source, List<Input<I>> inputs, List<Output<I>> outputs,
+            KernelStageBuilder.OutputsReader<I, O> reader, List<KernelStageBuilder.ScalarArgument<I>> scalars,
+            KernelStageBuilder.LaunchShape launch) {
         this.source = source;
         this.inputs = List.copyOf(inputs);
         this.outputs = List.copyOf(outputs);

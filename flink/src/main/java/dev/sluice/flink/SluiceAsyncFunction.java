@@ -1,6 +1,7 @@
 package dev.sluice.flink;
 
-import dev.sluice.DType;
+import static dev.sluice.flink.Elements.describe;
+
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFunction;
@@ -8,12 +9,9 @@ import dev.sluice.DeviceStream;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
 import java.io.Serial;
 import java.io.Serializable;
-import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Array;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -33,7 +31,6 @@ import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
@@ -107,7 +104,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private final @Nullable Boolean fatalOnStickyFault;
     /** What the task thread throws for a sticky fault's fatal error: the error itself, but in tests. */
     private final FatalErrorSignal fatalErrorSignal;
-    /** Flink's type of the results, where known: then the function is a {@link Typed}, which declares it. */
+    /** Flink's type of the results, where known: then the function is a {@link TypedSluiceAsyncFunction}. */
     private final @Nullable TypeInformation<OUT> producedType;
 
     // Per subtask, from open() on (not serialized).
@@ -161,7 +158,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null);
     }
 
-    private SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment,
+    /** With {@code producedType}, for {@link TypedSluiceAsyncFunction}, which declares it. */
+    SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment,
             @Nullable String backend, @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
             @Nullable TypeInformation<OUT> producedType) {
         if (stage == null) {
@@ -179,36 +177,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this.producedType = producedType;
     }
 
-    /**
-     * A function that declares its results' type to Flink ({@link ResultTypeQueryable}), so that the async operator
-     * needs no {@code .returns(...)}. A class of its own because Flink asks any {@link ResultTypeQueryable} function
-     * for its type and takes no "unknown" for an answer: a function whose type is not known must not implement it.
-     */
-    private static final class Typed<IN, OUT> extends SluiceAsyncFunction<IN, OUT> implements ResultTypeQueryable<OUT> {
-        @Serial
-        private static final long serialVersionUID = 1L;
-
-        private final TypeInformation<OUT> type;
-
-        Typed(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
-                @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal, TypeInformation<OUT> type) {
-            super(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, type);
-            this.type = type;
-        }
-
-        @Override
-        public TypeInformation<OUT> getProducedType() {
-            return type;
-        }
-    }
-
     /** This function with other settings, of the same class: typed if this one is. */
     private SluiceAsyncFunction<IN, OUT> with(int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
             @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
             @Nullable TypeInformation<OUT> producedType) {
         return producedType == null
                 ? new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null)
-                : new Typed<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, producedType);
+                : new TypedSluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal,
+                        producedType);
     }
 
     /**
@@ -749,44 +725,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
     }
 
-    /**
-     * A short description of an element for messages: its type and size (an array's length, host data's bytes, a
-     * collection's elements), else its type and text, cut short; never an array's {@code [F@1b2c3d}.
-     */
-    static String describe(@Nullable Object element) {
-        if (element == null) {
-            return "element null";
-        }
-        if (element.getClass().isArray()) {
-            return "element " + element.getClass().getComponentType().getSimpleName() + "[" + Array.getLength(element) + "]";
-        }
-        String simple = element.getClass().getSimpleName();
-        String type = simple.isEmpty() ? element.getClass().getName() : simple; // an anonymous class has no simple name
-        // A size where the type has one: a large element's text would swamp the message, a mutable one's change.
-        if (element instanceof HostData h) {
-            return "element " + type + " of " + h.byteSize() + " bytes";
-        }
-        if (element instanceof java.util.Collection<?> c) {
-            return "element " + type + " of " + c.size() + " elements";
-        }
-        if (element instanceof Map<?, ?> m) {
-            return "element " + type + " of " + m.size() + " entries";
-        }
-        if (element instanceof CharSequence cs) {
-            return "element " + type + " of " + cs.length() + " chars";
-        }
-        String s = String.valueOf(element);
-        s = s.length() > 80 ? s.substring(0, 77) + "..." : s;
-        return "element " + (s.startsWith(type) ? s : type + " " + s);
-    }
-
     // ---------------------------------------------------------------- the common case: one kernel
 
     /**
      * A builder of the common stage: upload the element's host data, launch {@code kernel}, download the output and make
      * the result of it. The kernel's arguments are {@code (in, out, long n)} (the device input and output buffers and the
-     * input's element count); with several inputs, outputs and scalars ({@link Builder#input}, {@link Builder#outputs},
-     * {@link Builder#scalar}) {@code (inputs..., outputs..., long n, scalars...)}, n being the first input's count.
+     * input's element count); with several inputs, outputs and scalars ({@link KernelStageBuilder#input},
+     * {@link KernelStageBuilder#outputs}, {@link KernelStageBuilder#scalar}) {@code (inputs..., outputs..., long n, scalars...)}, n being the first input's count.
      *
      * <pre>{@code
      * SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SAXPY)
@@ -799,223 +744,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      *
      * @param kernel gives the kernel (called once per subtask; a {@code static final} field's, typically)
      */
-    public static <I, O> Builder<I, O> kernel(KernelSource kernel) {
-        return new Builder<>(kernel);
-    }
-
-    /** Gives a {@link Kernel}, which is not serializable itself, on the TaskManager. */
-    @FunctionalInterface
-    public interface KernelSource extends Serializable {
-        /** The kernel. */
-        Kernel kernel();
-    }
-
-    /** The host data of an element, to upload ({@link HostData#of(float[])} for a {@code float[]}). */
-    @FunctionalInterface
-    public interface InputData<I> extends Serializable {
-        /** The host data of {@code element}. */
-        HostData of(I element);
-    }
-
-    /** The number of output elements for an element of {@code inputElements} input elements. */
-    @FunctionalInterface
-    public interface OutputCount<I> extends Serializable {
-        /** Output elements for {@code element}, which has {@code inputElements} input elements. */
-        long count(I element, long inputElements);
-    }
-
-    /** Makes an element's result of its downloaded output (the lane's pinned staging, valid during the call only). */
-    @FunctionalInterface
-    public interface OutputReader<I, O> extends Serializable {
-        /** The result of {@code element} from {@code output}, {@code count} elements; copy out what is kept. */
-        O read(I element, MemorySegment output, long count);
-    }
-
-    /**
-     * Makes an element's result of several downloaded outputs (the lane's pinned staging, valid during the call only).
-     */
-    @FunctionalInterface
-    public interface OutputsReader<I, O> extends Serializable {
-        /**
-         * The result of {@code element} from {@code outputs}, in the order the outputs were declared, of
-         * {@code counts[j]} elements each; copy out what is kept.
-         */
-        O read(I element, List<MemorySegment> outputs, long[] counts);
-    }
-
-    /** A scalar argument of the kernel, per element: passed after {@code n}, in the order declared. */
-    @FunctionalInterface
-    public interface ScalarArgument<I> extends Serializable {
-        /**
-         * The value for {@code element} of {@code n} input elements: a {@link Number} (or {@link Boolean}) that fits the
-         * kernel's parameter type ({@code Long} for {@code I64}, {@code Float} for {@code F32}, ...).
-         */
-        Object value(I element, long n);
-    }
-
-    /** The launch configuration for {@code n} input elements. */
-    @FunctionalInterface
-    public interface LaunchShape extends Serializable {
-        /** The launch for {@code n} input elements. */
-        LaunchConfig config(long n);
-    }
-
-    /** Builds a {@link SluiceAsyncFunction} of one kernel; see {@link SluiceAsyncFunction#kernel}. */
-    public static final class Builder<I, O> {
-        private final KernelSource kernel;
-        private final List<KernelStage.Input<I>> inputs = new ArrayList<>();
-        private final List<KernelStage.Output<I>> outputs = new ArrayList<>();
-        private @Nullable OutputsReader<I, O> reader;
-        private final List<ScalarArgument<I>> scalars = new ArrayList<>();
-        private @Nullable TypeInformation<O> producedType;
-        private LaunchShape launch = LaunchConfig::forElements;
-        private int lanes; // 0: SluiceOptions.LANES
-        private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
-        private @Nullable String backend;
-        private @Nullable Boolean fatalOnStickyFault;
-
-        private Builder(KernelSource kernel) {
-            if (kernel == null) {
-                throw new InvalidArgumentException("kernel", "null");
-            }
-            this.kernel = kernel;
-        }
-
-        /**
-         * An input: its element type and how to get an element's host data. Each call adds one, in the kernel's
-         * parameter order; the first input's element count is the kernel's {@code n}.
-         */
-        public Builder<I, O> input(DType type, InputData<I> data) {
-            inputs.add(new KernelStage.Input<>(notNull("type", type), notNull("data", data)));
-            return this;
-        }
-
-        /** The one output's element type and how to make the result; as many output elements as input ones. */
-        public Builder<I, O> output(DType type, OutputReader<I, O> reader) {
-            return output(type, (element, n) -> n, reader);
-        }
-
-        /** The one output's element type, its element count, and how to make the result. */
-        public Builder<I, O> output(DType type, OutputCount<I> count, OutputReader<I, O> reader) {
-            KernelStage.Output<I> out = new KernelStage.Output<>(notNull("type", type), notNull("count", count));
-            OutputReader<I, O> one = notNull("reader", reader);
-            outputs.clear();
-            outputs.add(out);
-            this.reader = (element, segments, counts) -> one.read(element, segments.getFirst(), counts[0]);
-            return this;
-        }
-
-        /**
-         * Several outputs, each as many elements as the first input, in the kernel's parameter order after the inputs,
-         * and how to make the result of them all.
-         *
-         * @throws InvalidArgumentException naming {@code types} if none is given or one is null
-         */
-        public Builder<I, O> outputs(OutputsReader<I, O> reader, DType... types) {
-            if (types == null || types.length == 0) {
-                throw new InvalidArgumentException("types", "none given: at least one output type");
-            }
-            List<KernelStage.Output<I>> declared = new ArrayList<>(types.length);
-            for (DType t : types) {
-                declared.add(new KernelStage.Output<>(notNull("types", t), (element, n) -> n));
-            }
-            this.reader = notNull("reader", reader);
-            outputs.clear();
-            outputs.addAll(declared);
-            return this;
-        }
-
-        /**
-         * A scalar argument of the kernel, computed per element, after {@code n}; each call adds one, in the kernel's
-         * parameter order.
-         */
-        public Builder<I, O> scalar(ScalarArgument<I> value) {
-            scalars.add(notNull("value", value));
-            return this;
-        }
-
-        /**
-         * Flink's type of the results: the function then declares it ({@link SluiceAsyncFunction#returns}), and the
-         * async operator needs no {@code .returns(...)}.
-         */
-        public Builder<I, O> returns(TypeInformation<O> type) {
-            this.producedType = notNull("type", type);
-            return this;
-        }
-
-        /** Flink's type of the results, as Flink extracts it from {@code type} ({@code float[].class}). */
-        public Builder<I, O> returns(Class<O> type) {
-            return returns(TypeInformation.of(notNull("type", type)));
-        }
-
-        /** The launch for n input elements; {@link LaunchConfig#forElements} by default. */
-        public Builder<I, O> launch(LaunchShape shape) {
-            this.launch = notNull("shape", shape);
-            return this;
-        }
-
-        /**
-         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
-         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
-         */
-        public Builder<I, O> lanes(int lanes) {
-            if (lanes < 1) {
-                throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-            }
-            this.lanes = lanes;
-            return this;
-        }
-
-        /**
-         * How subtasks are placed on devices; by default as {@link SluiceOptions#DEVICE_ASSIGNMENT} says,
-         * {@link DeviceAssignment#roundRobin()} where nothing sets it.
-         */
-        public Builder<I, O> assignment(DeviceAssignment assignment) {
-            this.assignment = notNull("assignment", assignment);
-            return this;
-        }
-
-        /** The backend ("cuda", "hip", "cpu"); by default as {@link SluiceAsyncFunction} says. */
-        public Builder<I, O> backend(String backend) {
-            if (backend == null || backend.isBlank()) {
-                throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
-            }
-            this.backend = backend;
-            return this;
-        }
-
-        /**
-         * Whether a sticky device fault fails the TaskManager; by default on every backend but the CPU simulator. See
-         * {@link SluiceAsyncFunction#fatalOnStickyFault(boolean)}.
-         */
-        public Builder<I, O> fatalOnStickyFault(boolean fatal) {
-            this.fatalOnStickyFault = fatal;
-            return this;
-        }
-
-        /**
-         * The function; typed ({@link SluiceAsyncFunction#returns}) if {@link #returns} was given.
-         *
-         * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
-         */
-        public SluiceAsyncFunction<I, O> build() {
-            if (inputs.isEmpty()) {
-                throw new InvalidArgumentException("input", "not given: call input(type, data)");
-            }
-            OutputsReader<I, O> r = reader;
-            if (outputs.isEmpty() || r == null) {
-                throw new InvalidArgumentException("output", "not given: call output(type, reader)");
-            }
-            SluiceAsyncFunction<I, O> f = new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputs, outputs, r, scalars,
-                    launch), lanes, assignment, backend, fatalOnStickyFault, FatalErrorSignal.THROW);
-            return producedType == null ? f : f.returns(producedType);
-        }
-
-        private static <T> T notNull(String name, @Nullable T value) {
-            if (value == null) {
-                throw new InvalidArgumentException(name, "null");
-            }
-            return value;
-        }
+    public static <I, O> KernelStageBuilder<I, O> kernel(KernelSource kernel) {
+        return new KernelStageBuilder<>(kernel);
     }
 }

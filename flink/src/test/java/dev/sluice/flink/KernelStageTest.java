@@ -144,15 +144,15 @@ class KernelStageTest {
 
     @Test
     void elementsAreDescribedByTypeAndSize() {
-        assertEquals("element float[4096]", SluiceAsyncFunction.describe(new float[4096]));
-        assertEquals("element float[][2]", SluiceAsyncFunction.describe(new float[2][3]));
-        assertTrue(SluiceAsyncFunction.describe(HostData.of(new float[8])).endsWith(" of 32 bytes"),
-                SluiceAsyncFunction.describe(HostData.of(new float[8])));
-        assertEquals("element ArrayList of 3 elements", SluiceAsyncFunction.describe(new ArrayList<>(List.of(1, 2, 3))));
-        assertEquals("element String of 5 chars", SluiceAsyncFunction.describe("hello"));
-        assertEquals("element Point[x=1]", SluiceAsyncFunction.describe(new Point(1)), "its text names its type");
-        assertEquals("element Opaque #7", SluiceAsyncFunction.describe(new Opaque()), "its type, then its text");
-        assertEquals("element null", SluiceAsyncFunction.describe(null));
+        assertEquals("element float[4096]", Elements.describe(new float[4096]));
+        assertEquals("element float[][2]", Elements.describe(new float[2][3]));
+        assertTrue(Elements.describe(HostData.of(new float[8])).endsWith(" of 32 bytes"),
+                Elements.describe(HostData.of(new float[8])));
+        assertEquals("element ArrayList of 3 elements", Elements.describe(new ArrayList<>(List.of(1, 2, 3))));
+        assertEquals("element String of 5 chars", Elements.describe("hello"));
+        assertEquals("element Point[x=1]", Elements.describe(new Point(1)), "its text names its type");
+        assertEquals("element Opaque #7", Elements.describe(new Opaque()), "its type, then its text");
+        assertEquals("element null", Elements.describe(null));
     }
 
     @Test
