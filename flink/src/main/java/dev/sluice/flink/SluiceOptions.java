@@ -65,21 +65,21 @@ public final class SluiceOptions {
 
     /** The TaskManager's Flink configuration, read once per JVM: empty where no {@code $FLINK_CONF_DIR} is set. */
     private static final class Cluster {
-        static final Configuration CONFIGURATION = load();
+        static final Configuration CONFIGURATION = load(System.getenv("FLINK_CONF_DIR"));
+    }
 
-        private static Configuration load() {
-            String dir = System.getenv("FLINK_CONF_DIR");
-            if (dir == null || dir.isBlank()) {
-                return new Configuration(); // an embedded cluster, a test: only the job's parameters count
-            }
-            try {
-                return GlobalConfiguration.loadConfiguration(dir);
-            } catch (RuntimeException unreadable) {
-                System.getLogger(SluiceOptions.class.getName()).log(System.Logger.Level.WARNING,
-                        "sluice-flink: Flink's configuration in " + dir + " could not be read; the sluice.* settings"
-                                + " come from the job's parameters only", unreadable);
-                return new Configuration();
-            }
+    /** Flink's configuration in {@code dir} ({@code config.yaml}), or an empty one for no dir or one unreadable. */
+    static Configuration load(@Nullable String dir) {
+        if (dir == null || dir.isBlank()) {
+            return new Configuration(); // an embedded cluster, a test: only the job's parameters count
+        }
+        try {
+            return GlobalConfiguration.loadConfiguration(dir);
+        } catch (RuntimeException unreadable) {
+            System.getLogger(SluiceOptions.class.getName()).log(System.Logger.Level.WARNING,
+                    "sluice-flink: Flink's configuration in " + dir + " could not be read; the sluice.* settings"
+                            + " come from the job's parameters only", unreadable);
+            return new Configuration();
         }
     }
 

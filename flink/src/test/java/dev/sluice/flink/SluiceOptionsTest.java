@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.InvalidArgumentException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@link SluiceOptions}: the job's parameters over the cluster's configuration, and refusals naming the option. */
 class SluiceOptionsTest {
@@ -40,6 +43,22 @@ class SluiceOptionsTest {
         assertEquals(2, SluiceOptions.lanes(s));
         assertEquals(1, SluiceOptions.assignment(s).device(0, 2), "the cluster's, which the job did not set");
         assertEquals(Boolean.FALSE, SluiceOptions.fatalOnStickyFault(s));
+    }
+
+    @Test
+    void theClustersSettingsComeFromConfigYamlAsATaskManagerHasIt(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("config.yaml"), """
+                taskmanager.numberOfTaskSlots: 2
+                sluice:
+                  backend: hip
+                  lanes: 3
+                  device-assignment: fixed:0
+                """);
+        Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "5"), SluiceOptions.load(dir.toString()));
+        assertEquals(Optional.of("hip"), SluiceOptions.backend(s), "nested YAML keys, as Flink reads them");
+        assertEquals(5, SluiceOptions.lanes(s), "the job's parameter over the file's");
+        assertEquals(0, SluiceOptions.assignment(s).device(3, 2));
+        assertEquals(Optional.empty(), SluiceOptions.backend(SluiceOptions.load(null)), "no directory: nothing set");
     }
 
     @Test
