@@ -56,6 +56,42 @@ fi
 grep -q '^consumer: cpu reactive pipeline ok' "$work/out.txt" || { cat "$work/out.txt" >&2; exit 1; }
 echo "ci: consumer: built from the BOM and target/ci-repo; $(cat "$work/out.txt")"
 
+# .ci/consumer-arrow: sluice-arrow with only the Arrow jars docs/arrow.md names (arrow-vector, arrow-memory-core), not
+# Arrow's allocation managers. With Arrow's documented flag (its own MemoryUtil calls sun.misc.Unsafe) nothing may
+# reach stderr; without it only the JDK's warning about that class of arrow-memory-core may.
+cp -r .ci/consumer-arrow "$work/arrow-project"
+MAVEN_OPTS="-Dsun.misc.unsafe.memory.access=allow ${MAVEN_OPTS:-}" ./mvnw -B -q -f "$work/arrow-project/pom.xml" \
+  -Dmaven.repo.local="$work/repo" -Dmaven.repo.local.tail="$work/tail" \
+  -Dsluice.repository="file://$repo" \
+  package dependency:build-classpath -Dmdep.outputFile="$work/arrow-classpath.txt"
+acp="$(cat "$work/arrow-classpath.txt")"
+for a in sluice-arrow arrow-vector arrow-memory-core; do
+  grep -q "$a" <<<"$acp" || { echo "ci: consumer-arrow: $a is not on the class path: $acp" >&2; exit 1; }
+done
+if grep -qE 'arrow-memory-(unsafe|netty)' <<<"$acp"; then
+  echo "ci: consumer-arrow: one of Arrow's allocation managers is on the class path: $acp" >&2; exit 1
+fi
+arrow_run() { # arrow_run NAME JAVA-OPTIONS...: runs ArrowMain; its output in $work/NAME.out and .err
+  local name="$1"; shift
+  "$JAVA_HOME/bin/java" "$@" -cp "$work/arrow-project/target/sluice-consumer-arrow-1.0.jar:$acp" \
+    org.example.consumer.ArrowMain > "$work/$name.out" 2> "$work/$name.err" \
+    || { echo "ci: consumer-arrow: the program failed ($*):" >&2; cat "$work/$name.out" "$work/$name.err" >&2; exit 1; }
+  grep -q '^consumer-arrow: pinned and default allocators ok' "$work/$name.out" \
+    || { cat "$work/$name.out" "$work/$name.err" >&2; exit 1; }
+}
+arrow_run arrow-flag --sun-misc-unsafe-memory-access=allow
+if [ -s "$work/arrow-flag.err" ]; then
+  echo "ci: consumer-arrow: with --sun-misc-unsafe-memory-access=allow the program printed on stderr:" >&2
+  cat "$work/arrow-flag.err" >&2; exit 1
+fi
+arrow_run arrow-plain
+others="$(grep 'sun.misc.Unsafe::.* has been called by ' "$work/arrow-plain.err" | grep -v 'by org.apache.arrow.memory.util.MemoryUtil ' || true)"
+if [ -n "$others" ]; then
+  echo "ci: consumer-arrow: sun.misc.Unsafe called by other than arrow-memory-core's MemoryUtil:" >&2
+  cat "$work/arrow-plain.err" >&2; exit 1
+fi
+echo "ci: consumer-arrow: sluice-arrow with arrow-vector and arrow-memory-core only; $(cat "$work/arrow-flag.out")"
+
 # block FILE TAG: the fenced code block that follows the line "<!-- ci: TAG" (TAG may include a path); fails if none.
 block() {
   awk -v want="$2" '

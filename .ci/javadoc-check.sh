@@ -7,7 +7,7 @@
 # the comments alone. Run after a build or on its own (it compiles what it needs; about a minute on two cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules="api,reactive,impl-cpu,impl-cuda,impl-hip,micrometer,arrow,flink,spark,testkit"
+modules="api,reactive,impl-cpu,impl-cuda,impl-hip,micrometer,arrow,flink,flink-dist,spark,testkit"
 
 # The plugin skips a module whose javadoc command line has not changed since its last run ("Skipping javadoc
 # generation"), even when the sources have: forget the last run, so that every module is read again.

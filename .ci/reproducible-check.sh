@@ -57,7 +57,8 @@ def has(root, path):
 parent = pom('sluice-parent')
 for artifact, packaging in [('sluice-bom', 'pom'), ('sluice-api', 'jar'), ('sluice-cpu', 'jar'), ('sluice-cuda', 'jar'),
                             ('sluice-hip', 'jar'), ('sluice-reactive', 'jar'), ('sluice-micrometer', 'jar'),
-                            ('sluice-arrow', 'jar'), ('sluice-flink', 'jar'), ('sluice-spark', 'jar'), ('sluice-test', 'jar')]:
+                            ('sluice-arrow', 'jar'), ('sluice-flink', 'jar'), ('sluice-flink-dist', 'jar'),
+                            ('sluice-spark', 'jar'), ('sluice-test', 'jar')]:
     root = pom(artifact)
     if root is None:
         continue
@@ -75,5 +76,5 @@ for unpublished in ['sluice-benchmarks', 'sluice-cli', 'sluice-examples', 'sluic
         problems.append(unpublished + ' was deployed, but is not published')
 if problems:
     print('ci: release artifacts: FAILED\n  ' + '\n  '.join(problems), file=sys.stderr); sys.exit(1)
-print('ci: release artifacts: sluice-parent, sluice-bom and 10 modules with jar, sources, Javadoc and a complete POM')
+print('ci: release artifacts: sluice-parent, sluice-bom and 11 modules with jar, sources, Javadoc and a complete POM')
 PY

@@ -53,6 +53,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PinnedAllocationFactory implements AllocationManager.Factory, AutoCloseable {
 
+    static {
+        ArrowDefaults.ensure(); // before EMPTY, whose ArrowBuf initializes Arrow's allocators
+    }
+
     /** Arrow's zero-length buffer: it is never read or written, and never freed. */
     private static final ArrowBuf EMPTY = new ArrowBuf(ReferenceManager.NO_OP, null, 0,
             Arena.global().allocate(8, 8).address());

@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  *         .passThrough("id")                                              // input columns the result keeps
  *         .lanes(4)
  *         .build();
- * DataStream<ArrowBatch> out = AsyncDataStream.orderedWait(batches, fma, 30, TimeUnit.SECONDS, fma.lanes())
- *         .returns(ArrowBatch.TYPE);
+ * DataStream<ArrowBatch> out = AsyncDataStream.orderedWait(batches, fma, 30, TimeUnit.SECONDS, fma.lanes());
  * }</pre>
+ *
+ * <p>The function declares {@link ArrowBatch#TYPE} as its results' type to Flink: the operator needs no
+ * {@code .returns(...)}.
  *
  * <p>Per element, on the subtask's device: the batch is read into vectors of the subtask's Arrow allocator of pinned
  * memory (one host copy: out of the element's bytes), each input column's values are uploaded straight from there
@@ -68,22 +70,22 @@ public final class ArrowBatches {
      *               pointer per input column, one for the output column, then the row count {@code n} as a long
      * @throws InvalidArgumentException naming {@code kernel} if null
      */
-    public static Builder kernel(SluiceAsyncFunction.KernelSource kernel) {
+    public static Builder kernel(KernelSource kernel) {
         return new Builder(kernel);
     }
 
     /** Builds a {@link SluiceAsyncFunction} over {@link ArrowBatch}es; see {@link ArrowBatches}. */
     public static final class Builder {
-        private final SluiceAsyncFunction.KernelSource kernel;
+        private final KernelSource kernel;
         private List<String> columns = List.of();
         private @Nullable Field output;
         private List<String> passThrough = List.of();
-        private int lanes = 4;
-        private DeviceAssignment assignment = DeviceAssignment.roundRobin();
+        private int lanes; // 0: SluiceOptions.LANES
+        private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
         private @Nullable String backend;
         private @Nullable Boolean fatalOnStickyFault;
 
-        private Builder(SluiceAsyncFunction.KernelSource kernel) {
+        private Builder(KernelSource kernel) {
             if (kernel == null) {
                 throw new InvalidArgumentException("kernel", "null");
             }
@@ -132,7 +134,10 @@ public final class ArrowBatches {
             return this;
         }
 
-        /** Lanes per subtask (4 by default); see {@link SluiceAsyncFunction#lanes()}. */
+        /**
+         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
+         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         */
         public Builder lanes(int lanes) {
             if (lanes < 1) {
                 throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
@@ -141,7 +146,10 @@ public final class ArrowBatches {
             return this;
         }
 
-        /** How subtasks are placed on devices; {@link DeviceAssignment#roundRobin()} by default. */
+        /**
+         * How subtasks are placed on devices; by default as {@link SluiceOptions#DEVICE_ASSIGNMENT} says,
+         * {@link DeviceAssignment#roundRobin()} where nothing sets it.
+         */
         public Builder assignment(DeviceAssignment assignment) {
             if (assignment == null) {
                 throw new InvalidArgumentException("assignment", "null");
@@ -182,9 +190,9 @@ public final class ArrowBatches {
             if (passThrough.contains(out.getName())) {
                 throw new InvalidArgumentException("passThrough", "names the output column " + out.getName());
             }
-            SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = new SluiceAsyncFunction<>(
-                    new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment, backend);
-            return fatalOnStickyFault == null ? f : f.fatalOnStickyFault(fatalOnStickyFault);
+            // Typed: the operator's output is ArrowBatch.TYPE without .returns(...).
+            return new SluiceAsyncFunction<>(new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment,
+                    backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW).returns(ArrowBatch.TYPE);
         }
 
         private static List<String> names(String argument, String[] names) {

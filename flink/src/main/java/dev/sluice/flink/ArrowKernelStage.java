@@ -46,7 +46,7 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
     /** How long {@link #close} waits for elements whose device work ended to let go of their vectors. */
     private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final SluiceAsyncFunction.KernelSource source;
+    private final KernelSource source;
     private final List<String> inputs;
     /** The output field, as Arrow's JSON of a schema of it alone: Arrow's {@link Field} is not serializable. */
     private final String outputSchema;
@@ -63,7 +63,7 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
     private transient int live;
     private transient boolean closed;
 
-    ArrowKernelStage(SluiceAsyncFunction.KernelSource source, List<String> inputs, Field output, List<String> passThrough) {
+    ArrowKernelStage(KernelSource source, List<String> inputs, Field output, List<String> passThrough) {
         this.source = source;
         this.inputs = List.copyOf(inputs);
         this.outputSchema = new Schema(List.of(output)).toJson();

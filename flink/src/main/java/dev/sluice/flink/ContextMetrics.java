@@ -1,20 +1,25 @@
 package dev.sluice.flink;
 
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFigure;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
-import dev.sluice.OperationKind;
 import dev.sluice.MemoryInfo;
+import dev.sluice.OperationKind;
+import dev.sluice.TraceSpan;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The figures of one shared device context, kept by a {@link DeviceListener} that {@link SharedContexts} adds when it
- * opens the context, and shown as Flink gauges in the {@code device} group of every subtask on that context, under the
- * names {@code sluice-micrometer}'s {@code DeviceMetrics} gives them: operations completed (normally or not), failed and
- * in flight, the context's device memory allocated and not freed, the device's memory used and free, and faults.
+ * The figures of one shared device context, every one of {@link DeviceFigure} and no other, kept by a
+ * {@link DeviceListener} that {@link SharedContexts} adds when it opens the context, and shown in the group of the
+ * subtask's device ({@code sluice}, {@code device} = {@code cuda:0}) under their {@link DeviceFigure#groupName()}
+ * ({@code operationsFailed}): counters and gauges as Flink gauges, {@code copyBytes} in a group {@code direction} per
+ * direction, and the timers ({@code operationLatency}, {@code kernelCompilations}) as histograms of nanoseconds over the
+ * latest {@value LatencyHistogram#WINDOW} operations of the context.
  *
  * <p>Flink gives a function its operator's metric group only (the TaskManager's group is not reachable from user code),
  * so each subtask registers the gauges of its context again: subtasks that share a device report the same values, which
@@ -23,51 +28,63 @@ import org.jspecify.annotations.Nullable;
  */
 final class ContextMetrics implements DeviceListener {
 
-    /** Gauge: the context's operations whose futures completed, normally or not. */
-    static final String OPERATIONS_COMPLETED = "sluice.operations.completed";
-    /** Gauge: of those, the operations that failed (a device fault, the context closed first). */
-    static final String OPERATIONS_FAILED = "sluice.operations.failed";
-    /** Gauge: the context's operations enqueued and not yet completed. */
-    static final String OPERATIONS_IN_FLIGHT = "sluice.operations.in.flight";
-    /** Gauge, bytes: device memory the context allocated and has not freed. */
-    static final String MEMORY_ALLOCATED = "sluice.memory.allocated";
-    /** Gauge, bytes: the device's memory in use, by every process (total minus free); NaN once closed or faulted. */
-    static final String MEMORY_DEVICE_USED = "sluice.memory.device.used";
-    /** Gauge, bytes: the device's free memory as the driver reports it; NaN once the context is closed or faulted. */
-    static final String MEMORY_DEVICE_FREE = "sluice.memory.device.free";
-    /** Gauge: the context's device faults, 0 or 1 (a faulted context stays unusable). */
-    static final String FAULTS = "sluice.faults";
+    /** The directions of {@link DeviceFigure#COPY_BYTES}, as {@code sluice-micrometer} tags them. */
+    static final List<String> DIRECTIONS = List.of(TraceSpan.UPLOAD, TraceSpan.DOWNLOAD, TraceSpan.DEVICE_TO_DEVICE,
+            TraceSpan.PEER);
 
     private final DeviceContext context;
     private final LongAdder enqueued = new LongAdder();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder allocated = new LongAdder();
+    private final LongAdder allocations = new LongAdder();
+    private final LongAdder frees = new LongAdder();
     private final LongAdder faults = new LongAdder();
+    private final LongAdder[] copyBytes = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
+    private final LatencyHistogram latency = new LatencyHistogram();
+    private final LatencyHistogram compilations = new LatencyHistogram();
 
     ContextMetrics(DeviceContext context) {
         this.context = context;
     }
 
-    /** Registers the gauges of the context in {@code device}, a subtask's group of its device. */
+    /**
+     * Registers every figure of the context in {@code device}, a subtask's group of its device. The switch has no
+     * default, so a figure added to the table does not compile here until it is reported.
+     */
     void register(MetricGroup device) {
-        device.gauge(OPERATIONS_COMPLETED, (Gauge<Long>) completed::sum);
-        device.gauge(OPERATIONS_FAILED, (Gauge<Long>) failed::sum);
-        // Completed first: an operation completing between the two reads is then counted in flight, never below 0.
-        device.gauge(OPERATIONS_IN_FLIGHT, (Gauge<Long>) () -> {
-            long done = completed.sum();
-            return Math.max(0, enqueued.sum() - done);
-        });
-        device.gauge(MEMORY_ALLOCATED, (Gauge<Long>) allocated::sum);
-        device.gauge(MEMORY_DEVICE_USED, (Gauge<Double>) () -> {
-            MemoryInfo m = memoryInfo();
-            return m == null ? Double.NaN : (double) (m.total() - m.free());
-        });
-        device.gauge(MEMORY_DEVICE_FREE, (Gauge<Double>) () -> {
-            MemoryInfo m = memoryInfo();
-            return m == null ? Double.NaN : (double) m.free();
-        });
-        device.gauge(FAULTS, (Gauge<Long>) faults::sum);
+        for (DeviceFigure figure : DeviceFigure.values()) {
+            String name = figure.groupName();
+            switch (figure) {
+                case OPERATIONS_ENQUEUED -> device.gauge(name, (Gauge<Long>) enqueued::sum);
+                case OPERATIONS_COMPLETED -> device.gauge(name, (Gauge<Long>) completed::sum);
+                case OPERATIONS_FAILED -> device.gauge(name, (Gauge<Long>) failed::sum);
+                // Completed first: an operation completing between the two reads is then counted in flight, never below 0.
+                case OPERATIONS_IN_FLIGHT -> device.gauge(name, (Gauge<Long>) () -> {
+                    long done = completed.sum();
+                    return Math.max(0, enqueued.sum() - done);
+                });
+                case OPERATION_LATENCY -> device.histogram(name, latency);
+                case COPY_BYTES -> {
+                    for (int d = 0; d < DIRECTIONS.size(); d++) {
+                        device.addGroup("direction", DIRECTIONS.get(d)).gauge(name, (Gauge<Long>) copyBytes[d]::sum);
+                    }
+                }
+                case MEMORY_ALLOCATED -> device.gauge(name, (Gauge<Long>) allocated::sum);
+                case MEMORY_ALLOCATIONS -> device.gauge(name, (Gauge<Long>) allocations::sum);
+                case MEMORY_FREES -> device.gauge(name, (Gauge<Long>) frees::sum);
+                case MEMORY_DEVICE_USED -> device.gauge(name, (Gauge<Double>) () -> {
+                    MemoryInfo m = memoryInfo();
+                    return m == null ? Double.NaN : (double) (m.total() - m.free());
+                });
+                case MEMORY_DEVICE_FREE -> device.gauge(name, (Gauge<Double>) () -> {
+                    MemoryInfo m = memoryInfo();
+                    return m == null ? Double.NaN : (double) m.free();
+                });
+                case KERNEL_COMPILATIONS -> device.histogram(name, compilations);
+                case FAULTS -> device.gauge(name, (Gauge<Long>) faults::sum);
+            }
+        }
     }
 
     /** The device's memory now, or null where the context can no longer ask (closed, faulted). */
@@ -85,6 +102,13 @@ final class ContextMetrics implements DeviceListener {
     @Override
     public void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
         enqueued.increment();
+        if (bytes > 0) {
+            // A staged peer copy counts as peer, as sluice-micrometer counts it: one series for bytes between devices.
+            int d = DIRECTIONS.indexOf(kind == OperationKind.PEER_STAGED ? TraceSpan.PEER : kind.category());
+            if (d >= 0) {
+                copyBytes[d].add(bytes);
+            }
+        }
     }
 
     @Override
@@ -94,16 +118,24 @@ final class ContextMetrics implements DeviceListener {
         if (failure != null) {
             failed.increment();
         }
+        latency.update(latencyNanos);
     }
 
     @Override
     public void memoryAllocated(DeviceContext context, long bytes) {
         allocated.add(bytes);
+        allocations.increment();
     }
 
     @Override
     public void memoryFreed(DeviceContext context, long bytes) {
         allocated.add(-bytes);
+        frees.increment();
+    }
+
+    @Override
+    public void kernelCompiled(DeviceContext context, String kernel, long nanos, @Nullable Throwable failure) {
+        compilations.update(nanos);
     }
 
     @Override

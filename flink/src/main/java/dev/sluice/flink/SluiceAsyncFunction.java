@@ -1,6 +1,7 @@
 package dev.sluice.flink;
 
-import dev.sluice.DType;
+import static dev.sluice.flink.Elements.describe;
+
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFunction;
@@ -8,12 +9,9 @@ import dev.sluice.DeviceStream;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
 import java.io.Serial;
 import java.io.Serializable;
-import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Array;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,6 +19,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +30,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +46,7 @@ import org.jspecify.annotations.Nullable;
  * SluiceAsyncFunction<float[], float[]> square = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
  *         .input(DType.F32, HostData::of)
  *         .output(DType.F32, (in, result, n) -> result.toArray(ValueLayout.JAVA_FLOAT))
+ *         .returns(float[].class)          // the results' type, declared to Flink
  *         .lanes(4)
  *         .build();
  * AsyncDataStream.orderedWait(batches, square, 30, TimeUnit.SECONDS, square.lanes());
@@ -68,11 +70,14 @@ import org.jspecify.annotations.Nullable;
  * {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every backend but the CPU simulator:
  * see {@link #fatalOnStickyFault(boolean)}.
  *
- * <p><b>Metrics.</b> Each subtask registers, in the group {@code device} = its device's name of the operator's metric
- * group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and the bytes its lanes
- * uploaded and downloaded, and gauges of its device's shared context (operations completed, failed and in flight,
- * device memory, faults: the same values in every subtask on that context), named as {@code sluice-micrometer} names
- * its meters; docs/flink.md lists them.
+ * <p><b>Metrics.</b> Each subtask registers, in the group {@code sluice}, {@code device} = its device's name of the
+ * operator's metric group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and
+ * the bytes its lanes uploaded and downloaded, and the figures of its device's shared context, every one of
+ * {@link dev.sluice.DeviceFigure} under its {@link dev.sluice.DeviceFigure#groupName()} (the same values in every
+ * subtask on that context); docs/flink.md lists them.
+ *
+ * <p><b>Configuration.</b> What the builder leaves unset (backend, lanes, device assignment, whether a sticky fault is
+ * fatal) comes from {@link SluiceOptions}: the job's global parameters, then the TaskManager's Flink configuration.
  *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
@@ -89,16 +94,18 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /** The device work of one element. */
     private final GpuStage<IN, OUT> stage;
-    /** Lanes per subtask. */
+    /** Lanes per subtask; 0: {@link SluiceOptions#LANES} of the configuration. */
     private final int lanes;
-    /** Which of the TaskManager's devices a subtask uses. */
-    private final DeviceAssignment assignment;
+    /** Which of the TaskManager's devices a subtask uses; null: {@link SluiceOptions#DEVICE_ASSIGNMENT}. */
+    private final @Nullable DeviceAssignment assignment;
     /** The backend's name, or null for the default one. */
     private final @Nullable String backend;
     /** Whether a sticky device fault fails the TaskManager; null: on every backend but the CPU simulator. */
     private final @Nullable Boolean fatalOnStickyFault;
     /** What the task thread throws for a sticky fault's fatal error: the error itself, but in tests. */
     private final FatalErrorSignal fatalErrorSignal;
+    /** Flink's type of the results, where known: then the function is a {@link TypedSluiceAsyncFunction}. */
+    private final @Nullable TypeInformation<OUT> producedType;
 
     // Per subtask, from open() on (not serialized).
     private transient SharedContexts.@Nullable Reference reference;
@@ -116,6 +123,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient boolean stageOpen;
     /** {@link #fatalOnStickyFault}, resolved for the subtask's backend. */
     private transient boolean stickyFaultIsFatal;
+    /** {@link #lanes}, resolved against the configuration when the function opened. */
+    private transient int openLanes;
 
     /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
     private record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
@@ -140,19 +149,24 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      *                                  positive
      */
     public SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend) {
-        this(stage, lanes, assignment, backend, null, FatalErrorSignal.THROW);
+        this(stage, checkLanes(lanes), checkAssignment(assignment), backend, null, FatalErrorSignal.THROW);
     }
 
-    private SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend,
+    /** As the public constructor, but {@code lanes} 0 and a null {@code assignment} leave them to the configuration. */
+    SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
             @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal) {
+        this(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null);
+    }
+
+    /** With {@code producedType}, for {@link TypedSluiceAsyncFunction}, which declares it. */
+    SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, @Nullable DeviceAssignment assignment,
+            @Nullable String backend, @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
+            @Nullable TypeInformation<OUT> producedType) {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "null");
         }
-        if (lanes < 1) {
+        if (lanes < 0) {
             throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-        }
-        if (assignment == null) {
-            throw new InvalidArgumentException("assignment", "null");
         }
         this.stage = stage;
         this.lanes = lanes;
@@ -160,16 +174,82 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         this.backend = backend;
         this.fatalOnStickyFault = fatalOnStickyFault;
         this.fatalErrorSignal = fatalErrorSignal;
+        this.producedType = producedType;
     }
 
-    /** A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned round robin. */
+    /** This function with other settings, of the same class: typed if this one is. */
+    private SluiceAsyncFunction<IN, OUT> with(int lanes, @Nullable DeviceAssignment assignment, @Nullable String backend,
+            @Nullable Boolean fatalOnStickyFault, FatalErrorSignal fatalErrorSignal,
+            @Nullable TypeInformation<OUT> producedType) {
+        return producedType == null
+                ? new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, null)
+                : new TypedSluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal,
+                        producedType);
+    }
+
+    /**
+     * This function, declaring {@code type} as its results' type to Flink: {@code AsyncDataStream.orderedWait} and
+     * {@code unorderedWait} then need no {@code .returns(type)} (Flink cannot see {@code OUT} through this generic class).
+     *
+     * @throws InvalidArgumentException naming {@code type} if null
+     */
+    public SluiceAsyncFunction<IN, OUT> returns(TypeInformation<OUT> type) {
+        if (type == null) {
+            throw new InvalidArgumentException("type", "null");
+        }
+        return with(lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, type);
+    }
+
+    /**
+     * This function, declaring the results' type as Flink extracts it from {@code type} ({@code float[].class},
+     * a POJO's class); {@link #returns(TypeInformation)} for a generic type.
+     *
+     * @throws InvalidArgumentException naming {@code type} if null
+     */
+    public SluiceAsyncFunction<IN, OUT> returns(Class<OUT> type) {
+        if (type == null) {
+            throw new InvalidArgumentException("type", "null");
+        }
+        return returns(TypeInformation.of(type));
+    }
+
+    private static int checkLanes(int lanes) {
+        if (lanes < 1) {
+            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+        }
+        return lanes;
+    }
+
+    private static DeviceAssignment checkAssignment(@Nullable DeviceAssignment assignment) {
+        if (assignment == null) {
+            throw new InvalidArgumentException("assignment", "null");
+        }
+        return assignment;
+    }
+
+    /**
+     * A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned as
+     * {@link SluiceOptions#DEVICE_ASSIGNMENT} says (round robin by default).
+     *
+     * @throws InvalidArgumentException naming {@code stage} if null, {@code lanes} if not positive
+     */
     public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage, int lanes) {
-        return new SluiceAsyncFunction<>(stage, lanes, DeviceAssignment.roundRobin(), null);
+        return new SluiceAsyncFunction<>(stage, checkLanes(lanes), null, null, null, FatalErrorSignal.THROW);
+    }
+
+    /**
+     * A function running {@code stage} over the lanes per subtask that {@link SluiceOptions#LANES} gives (4 unless the
+     * job or the cluster sets it), devices assigned as {@link SluiceOptions#DEVICE_ASSIGNMENT} says.
+     *
+     * @throws InvalidArgumentException naming {@code stage} if null
+     */
+    public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage) {
+        return new SluiceAsyncFunction<>(stage, 0, null, null, null, FatalErrorSignal.THROW);
     }
 
     /** This function with subtasks placed on devices by {@code assignment} instead. */
     public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
+        return with(lanes, checkAssignment(assignment), backend, fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
     /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
@@ -177,7 +257,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (backend == null || backend.isBlank()) {
             throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
         }
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal);
+        return with(lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
     /**
@@ -194,7 +274,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * failures, a non-sticky {@link DeviceException} among them, fail their element as always.
      */
     public SluiceAsyncFunction<IN, OUT> fatalOnStickyFault(boolean fatal) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatal, fatalErrorSignal);
+        return with(lanes, assignment, backend, fatal, fatalErrorSignal, producedType);
     }
 
     /**
@@ -202,7 +282,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * on an embedded cluster cannot let the real error through, which halts the JVM.
      */
     SluiceAsyncFunction<IN, OUT> fatalErrorSignal(FatalErrorSignal signal) {
-        return new SluiceAsyncFunction<>(stage, lanes, assignment, backend, fatalOnStickyFault, signal);
+        return with(lanes, assignment, backend, fatalOnStickyFault, signal, producedType);
     }
 
     /** Whether a sticky fault is fatal on {@code backend} unless told otherwise: everywhere but the CPU simulator. */
@@ -220,9 +300,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         Throwable onTaskThread(StickyDeviceFaultError error);
     }
 
-    /** The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. */
+    /**
+     * The lanes per subtask: the elements a subtask runs on its device at once; pass it as the operator's capacity. A
+     * function built without lanes gives {@link SluiceOptions#LANES}' default here, on the client, and opens with the
+     * lanes its TaskManager's configuration or the job's parameters give; where those differ from this, elements wait
+     * for a lane or lanes stay idle.
+     */
     public int lanes() {
-        return lanes;
+        return lanes > 0 ? lanes : SluiceOptions.LANES.defaultValue();
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -231,7 +316,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     public void open(OpenContext openContext) throws Exception {
         RuntimeContext rc = getRuntimeContext();
         int subtask = rc.getTaskInfo().getIndexOfThisSubtask();
-        String api = resolveBackend();
+        // What the builder left unset comes from the job's parameters, then the TaskManager's configuration.
+        Configuration settings = SluiceOptions.merged(rc.getGlobalJobParameters());
+        int lanes = this.lanes > 0 ? this.lanes : SluiceOptions.lanes(settings);
+        DeviceAssignment assignment = this.assignment != null ? this.assignment : SluiceOptions.assignment(settings);
+        Boolean fatalOnStickyFault = this.fatalOnStickyFault != null ? this.fatalOnStickyFault
+                : SluiceOptions.fatalOnStickyFault(settings);
+        String api = resolveBackend(settings);
         List<Integer> devices = new ArrayList<>();
         String from = devicesOf(rc.getExternalResourceInfos(GPU_RESOURCE), devices);
         if (devices.isEmpty()) {
@@ -259,6 +350,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         rc.registerUserCodeClassLoaderReleaseHookIfAbsent("sluice-flink-shared-contexts",
                 () -> SharedContexts.releaseAll(owner));
         lock = new Object();
+        openLanes = lanes;
         allLanes = new ArrayList<>(lanes);
         freeLanes = new ArrayDeque<>(lanes);
         waiting = new ArrayDeque<>();
@@ -311,9 +403,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         return "Flink's external resource '" + GPU_RESOURCE + "'";
     }
 
-    private String resolveBackend() {
+    private String resolveBackend(Configuration settings) {
         if (backend != null) {
             return backend;
+        }
+        Optional<String> configured = SluiceOptions.backend(settings);
+        if (configured.isPresent()) {
+            return configured.get();
         }
         String named = System.getProperty(SluiceProperties.API);
         if (named == null || named.isBlank()) {
@@ -620,7 +716,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             failed(r);
         }
         failOnTaskThread(resultFuture, new TimeoutException("sluice-flink: " + describe(input) + " timed out "
-                + where + ", with " + running + " element(s) in flight over " + lanes + " lane(s)"));
+                + where + ", with " + running + " element(s) in flight over " + openLanes + " lane(s)"));
     }
 
     private int inFlightCount() {
@@ -629,167 +725,26 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
     }
 
-    /** A short description of an element for messages: an array's type and length, else its text, cut short. */
-    static String describe(@Nullable Object element) {
-        if (element == null) {
-            return "element null";
-        }
-        if (element.getClass().isArray()) {
-            return "element " + element.getClass().getComponentType().getSimpleName() + "[" + Array.getLength(element) + "]";
-        }
-        String s = String.valueOf(element);
-        return "element " + (s.length() > 80 ? s.substring(0, 77) + "..." : s);
-    }
-
     // ---------------------------------------------------------------- the common case: one kernel
 
     /**
-     * A builder of the common stage: upload the element's host data, launch {@code kernel} with the arguments
-     * {@code (in, out, n)} (the device input and output buffers and the input's element count as a {@code long}),
-     * download the output and make the result of it.
+     * A builder of the common stage: upload the element's host data, launch {@code kernel}, download the output and make
+     * the result of it. The kernel's arguments are {@code (in, out, long n)} (the device input and output buffers and the
+     * input's element count); with several inputs, outputs and scalars ({@link KernelStageBuilder#input},
+     * {@link KernelStageBuilder#outputs}, {@link KernelStageBuilder#scalar}) {@code (inputs..., outputs..., long n, scalars...)}, n being the first input's count.
+     *
+     * <pre>{@code
+     * SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SAXPY)
+     *         .input(DType.F32, HostData::of)                              // x
+     *         .output(DType.F32, (in, y, n) -> y.toArray(JAVA_FLOAT))      // y
+     *         .scalar((in, n) -> 2.5f)                                     // a, after n
+     *         .returns(float[].class)                                      // Flink's type of OUT: no .returns() later
+     *         .build();
+     * }</pre>
      *
      * @param kernel gives the kernel (called once per subtask; a {@code static final} field's, typically)
      */
-    public static <I, O> Builder<I, O> kernel(KernelSource kernel) {
-        return new Builder<>(kernel);
-    }
-
-    /** Gives a {@link Kernel}, which is not serializable itself, on the TaskManager. */
-    @FunctionalInterface
-    public interface KernelSource extends Serializable {
-        /** The kernel. */
-        Kernel kernel();
-    }
-
-    /** The host data of an element, to upload ({@link HostData#of(float[])} for a {@code float[]}). */
-    @FunctionalInterface
-    public interface InputData<I> extends Serializable {
-        /** The host data of {@code element}. */
-        HostData of(I element);
-    }
-
-    /** The number of output elements for an element of {@code inputElements} input elements. */
-    @FunctionalInterface
-    public interface OutputCount<I> extends Serializable {
-        /** Output elements for {@code element}, which has {@code inputElements} input elements. */
-        long count(I element, long inputElements);
-    }
-
-    /** Makes an element's result of its downloaded output (the lane's pinned staging, valid during the call only). */
-    @FunctionalInterface
-    public interface OutputReader<I, O> extends Serializable {
-        /** The result of {@code element} from {@code output}, {@code count} elements; copy out what is kept. */
-        O read(I element, MemorySegment output, long count);
-    }
-
-    /** The launch configuration for {@code n} input elements. */
-    @FunctionalInterface
-    public interface LaunchShape extends Serializable {
-        /** The launch for {@code n} input elements. */
-        LaunchConfig config(long n);
-    }
-
-    /** Builds a {@link SluiceAsyncFunction} of one kernel; see {@link SluiceAsyncFunction#kernel}. */
-    public static final class Builder<I, O> {
-        private final KernelSource kernel;
-        private @Nullable DType inputType;
-        private @Nullable InputData<I> input;
-        private @Nullable DType outputType;
-        private OutputCount<I> outputCount = (element, n) -> n;
-        private @Nullable OutputReader<I, O> output;
-        private LaunchShape launch = LaunchConfig::forElements;
-        private int lanes = 4;
-        private DeviceAssignment assignment = DeviceAssignment.roundRobin();
-        private @Nullable String backend;
-        private @Nullable Boolean fatalOnStickyFault;
-
-        private Builder(KernelSource kernel) {
-            if (kernel == null) {
-                throw new InvalidArgumentException("kernel", "null");
-            }
-            this.kernel = kernel;
-        }
-
-        /** The input's element type and how to get an element's host data. */
-        public Builder<I, O> input(DType type, InputData<I> data) {
-            this.inputType = notNull("type", type);
-            this.input = notNull("data", data);
-            return this;
-        }
-
-        /** The output's element type and how to make the result; as many output elements as input ones. */
-        public Builder<I, O> output(DType type, OutputReader<I, O> reader) {
-            return output(type, (element, n) -> n, reader);
-        }
-
-        /** The output's element type, its element count, and how to make the result. */
-        public Builder<I, O> output(DType type, OutputCount<I> count, OutputReader<I, O> reader) {
-            this.outputType = notNull("type", type);
-            this.outputCount = notNull("count", count);
-            this.output = notNull("reader", reader);
-            return this;
-        }
-
-        /** The launch for n input elements; {@link LaunchConfig#forElements} by default. */
-        public Builder<I, O> launch(LaunchShape shape) {
-            this.launch = notNull("shape", shape);
-            return this;
-        }
-
-        /** Lanes per subtask (4 by default); see {@link SluiceAsyncFunction#lanes()}. */
-        public Builder<I, O> lanes(int lanes) {
-            if (lanes < 1) {
-                throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-            }
-            this.lanes = lanes;
-            return this;
-        }
-
-        /** How subtasks are placed on devices; {@link DeviceAssignment#roundRobin()} by default. */
-        public Builder<I, O> assignment(DeviceAssignment assignment) {
-            this.assignment = notNull("assignment", assignment);
-            return this;
-        }
-
-        /** The backend ("cuda", "hip", "cpu"); by default as {@link SluiceAsyncFunction} says. */
-        public Builder<I, O> backend(String backend) {
-            if (backend == null || backend.isBlank()) {
-                throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
-            }
-            this.backend = backend;
-            return this;
-        }
-
-        /**
-         * Whether a sticky device fault fails the TaskManager; by default on every backend but the CPU simulator. See
-         * {@link SluiceAsyncFunction#fatalOnStickyFault(boolean)}.
-         */
-        public Builder<I, O> fatalOnStickyFault(boolean fatal) {
-            this.fatalOnStickyFault = fatal;
-            return this;
-        }
-
-        /**
-         * The function.
-         *
-         * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
-         */
-        public SluiceAsyncFunction<I, O> build() {
-            if (inputType == null || input == null) {
-                throw new InvalidArgumentException("input", "not given: call input(type, data)");
-            }
-            if (outputType == null || output == null) {
-                throw new InvalidArgumentException("output", "not given: call output(type, reader)");
-            }
-            return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, outputType, outputCount, output,
-                    launch), lanes, assignment, backend, fatalOnStickyFault, FatalErrorSignal.THROW);
-        }
-
-        private static <T> T notNull(String name, @Nullable T value) {
-            if (value == null) {
-                throw new InvalidArgumentException(name, "null");
-            }
-            return value;
-        }
+    public static <I, O> KernelStageBuilder<I, O> kernel(KernelSource kernel) {
+        return new KernelStageBuilder<>(kernel);
     }
 }

@@ -15,11 +15,11 @@ import org.apache.flink.metrics.MetricGroup;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One subtask's metrics, in the group {@code device} = the device's name ({@code cuda:0}) of its operator's metric
- * group, named as {@code sluice-micrometer} names its meters: elements in flight, completed and failed, the elements'
- * latency, and the bytes its lanes' copies moved by direction ({@code sluice.copy.bytes} in the group
- * {@code direction} = {@code upload} or {@code download}), and the gauges of its shared context
- * ({@link ContextMetrics}).
+ * One subtask's metrics, in the group {@code sluice}, {@code device} = the device's name ({@code cuda:0}) of its
+ * operator's metric group, named in camelCase as Flink names its own: elements in flight, completed and failed, the
+ * elements' latency, and the bytes its lanes' copies moved by direction ({@code laneCopyBytes} in the group
+ * {@code direction} = {@code upload} or {@code download}), and beside them the figures of its shared context
+ * ({@link ContextMetrics}, named after {@link dev.sluice.DeviceFigure}).
  *
  * <p>The bytes come from a {@link DeviceListener} on the shared context that keeps the operations of this subtask's lane
  * streams: a {@link GpuStage} enqueues its copies on {@link GpuLane#stream()} itself, so no code of this module sees a
@@ -29,15 +29,17 @@ import org.jspecify.annotations.Nullable;
 final class StageMetrics implements DeviceListener {
 
     /** Gauge: elements on the subtask's lanes now. */
-    static final String IN_FLIGHT = "sluice.flink.elements.in.flight";
+    static final String IN_FLIGHT = "elementsInFlight";
     /** Counter: elements whose result was emitted. */
-    static final String COMPLETED = "sluice.flink.elements.completed";
+    static final String COMPLETED = "elementsCompleted";
     /** Counter: elements that failed (the stage threw or its future failed, or they timed out). */
-    static final String FAILED = "sluice.flink.elements.failed";
+    static final String FAILED = "elementsFailed";
     /** Histogram, microseconds: from an element's arrival at the function to its result, of completed elements. */
-    static final String LATENCY = "sluice.flink.element.latency";
+    static final String LATENCY = "elementLatency";
     /** Counter, bytes: of the lanes' copies that completed, in the group {@code direction} = upload or download. */
-    static final String COPY_BYTES = "sluice.copy.bytes";
+    static final String COPY_BYTES = "laneCopyBytes";
+    /** The group of every metric of Sluice in an operator's group. */
+    static final String GROUP = "sluice";
 
     private final Counter completed = new AdderCounter();
     private final Counter failed = new AdderCounter();
@@ -49,13 +51,13 @@ final class StageMetrics implements DeviceListener {
     private final DeviceListener.Registration registration;
 
     /**
-     * Registers the subtask's metrics in {@code operator}'s group {@code device} = {@code deviceName}, and a listener on
+     * Registers the subtask's metrics in {@code operator}'s group {@code sluice}, {@code device} = {@code deviceName}, and a listener on
      * {@code context} for the copies on {@code laneStreams}.
      */
     StageMetrics(MetricGroup operator, String deviceName, IntSupplier inFlight, DeviceContext context,
             ContextMetrics contextMetrics, List<DeviceStream> laneStreams) {
         this.streams = laneStreams.toArray(DeviceStream[]::new);
-        MetricGroup device = operator.addGroup("device", deviceName);
+        MetricGroup device = operator.addGroup(GROUP).addGroup("device", deviceName);
         device.gauge(IN_FLIGHT, (Gauge<Integer>) inFlight::getAsInt);
         device.counter(COMPLETED, completed);
         device.counter(FAILED, failed);

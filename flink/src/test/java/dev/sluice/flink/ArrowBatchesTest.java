@@ -160,6 +160,13 @@ class ArrowBatchesTest {
     }
 
     @Test
+    void theFunctionDeclaresArrowBatchAsItsType() {
+        SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma().backend("cpu");
+        assertEquals(ArrowBatch.TYPE, ((org.apache.flink.api.java.typeutils.ResultTypeQueryable<?>) f).getProducedType(),
+                "no .returns(ArrowBatch.TYPE) needed after the operator");
+    }
+
+    @Test
     void batchesWithNullsComeBackRightThroughOrderedWait() throws Exception {
         StreamExecutionEnvironment env = TestJobs.environment(1);
         SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
+import dev.sluice.DeviceFigure;
 import dev.sluice.HostData;
 import dev.sluice.testing.ExpectWarning;
 import java.util.ArrayList;
@@ -134,7 +135,7 @@ class SluiceAsyncFunctionMetricsTest {
 
         // The shared contexts' gauges: every subtask shows its context's figures, the same in each subtask of a device.
         Map<String, Long> completedByDevice = new TreeMap<>();
-        Map<String, Metric> contextCompleted = metrics(job, ContextMetrics.OPERATIONS_COMPLETED);
+        Map<String, Metric> contextCompleted = metrics(job, DeviceFigure.OPERATIONS_COMPLETED.groupName());
         assertEquals(4, contextCompleted.size(), "one gauge per subtask: " + contextCompleted.keySet());
         for (Map.Entry<String, Metric> e : contextCompleted.entrySet()) {
             long value = gauge(e.getValue());
@@ -144,14 +145,14 @@ class SluiceAsyncFunctionMetricsTest {
         assertEquals(TestBackend.devicesOf(4), List.copyOf(completedByDevice.keySet()));
         long operations = completedByDevice.values().stream().mapToLong(Long::longValue).sum();
         assertTrue(operations >= 3L * elements, "an upload, a launch and a download per element: " + operations);
-        for (String name : List.of(ContextMetrics.OPERATIONS_FAILED, ContextMetrics.OPERATIONS_IN_FLIGHT,
-                ContextMetrics.FAULTS, ContextMetrics.MEMORY_ALLOCATED)) {
+        for (String name : List.of(DeviceFigure.OPERATIONS_FAILED.groupName(), DeviceFigure.OPERATIONS_IN_FLIGHT.groupName(),
+                DeviceFigure.FAULTS.groupName(), DeviceFigure.MEMORY_ALLOCATED.groupName())) {
             Map<String, Metric> gauges = metrics(job, name);
             assertEquals(4, gauges.size(), name);
             gauges.values().forEach(m -> assertEquals(0, gauge(m), name + " once the job has ended"));
         }
         // Read after the job: the contexts have closed, and no longer ask the device.
-        metrics(job, ContextMetrics.MEMORY_DEVICE_USED).values().forEach(m ->
+        metrics(job, DeviceFigure.MEMORY_DEVICE_USED.groupName()).values().forEach(m ->
                 assertTrue(Double.isNaN(((Number) ((Gauge<?>) m).getValue()).doubleValue())));
     }
 
@@ -166,8 +167,8 @@ class SluiceAsyncFunctionMetricsTest {
                 .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
                 .sinkTo(new DiscardingSink<>());
         JobID job = runToTheEnd(env, true);
-        assertEquals(1, gauge(metrics(job, ContextMetrics.FAULTS).values().iterator().next()));
-        assertTrue(gauge(metrics(job, ContextMetrics.OPERATIONS_FAILED).values().iterator().next()) >= 1,
+        assertEquals(1, gauge(metrics(job, DeviceFigure.FAULTS.groupName()).values().iterator().next()));
+        assertTrue(gauge(metrics(job, DeviceFigure.OPERATIONS_FAILED.groupName()).values().iterator().next()) >= 1,
                 "the faulting launch, and what its stream held behind it");
     }
 

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
@@ -159,6 +160,33 @@ class SluiceAsyncFunctionTest {
         assertEquals(40, out.size());
         out.forEach(r -> assertSquares(r, 33));
         assertEquals(Set.copyOf(TestBackend.devicesOf(4)), DEVICES, "4 subtasks round robin over the devices");
+    }
+
+    static final Set<Integer> LANES_USED = ConcurrentHashMap.newKeySet();
+
+    @Test
+    void whatTheBuilderLeavesUnsetComesFromTheJobsParameters() throws Exception {
+        DEVICES.clear();
+        LANES_USED.clear();
+        StreamExecutionEnvironment env = TestJobs.environment(2);
+        Configuration parameters = new Configuration();
+        parameters.set(SluiceOptions.LANES, 1);
+        parameters.set(SluiceOptions.DEVICE_ASSIGNMENT, "fixed:1");
+        env.getConfig().setGlobalJobParameters(parameters);
+        // Each element holds its lane 30 ms past its device work: with more than one lane, the next elements (the
+        // operator's capacity is 4) would take another.
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
+            DEVICES.add(lane.deviceName());
+            LANES_USED.add(lane.index());
+            return square(lane, in).thenApplyAsync(r -> r,
+                    CompletableFuture.delayedExecutor(30, TimeUnit.MILLISECONDS));
+        });
+        List<float[]> out = collect(AsyncDataStream.unorderedWait(batches(env, 8, 5), f, 30, TimeUnit.SECONDS, 4)
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
+        assertEquals(8, out.size());
+        out.forEach(r -> assertSquares(r, 5));
+        assertEquals(Set.of(TestBackend.device(1)), DEVICES, "sluice.device-assignment fixed:1, for both subtasks");
+        assertEquals(Set.of(0), LANES_USED, "sluice.lanes 1");
     }
 
     @Test

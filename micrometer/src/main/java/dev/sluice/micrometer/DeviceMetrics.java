@@ -1,6 +1,7 @@
 package dev.sluice.micrometer;
 
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFigure;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
@@ -29,8 +30,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Binds one {@link DeviceContext}'s meters to a {@link MeterRegistry}: operations enqueued and completed, in flight,
- * their completion latency (a timer), bytes copied by direction, device memory, kernel compilations and faults.
+ * Binds one {@link DeviceContext}'s meters to a {@link MeterRegistry}: operations enqueued, completed and failed, in
+ * flight, their completion latency (a timer), bytes copied by direction, device memory, allocations and frees, kernel
+ * compilations and faults. The meters are the figures of {@link DeviceFigure}, under its
+ * {@link DeviceFigure#metricName() names}, units and descriptions (the figures sluice-flink and sluice-spark report
+ * too), and one more of the binder's own: {@value #UNRECORDED}, the latencies its recorder could not keep up with.
+ * {@code sluice.operations.enqueued}, {@code sluice.copy.bytes} and {@code sluice.operation.latency} are per stream and
+ * category (below); the others are the context's.
  *
  * <pre>{@code
  * DeviceMetrics metrics = new DeviceMetrics(context);
@@ -74,6 +80,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceMetrics implements MeterBinder, AutoCloseable {
 
+    /** The binder's own counter, beside {@link DeviceFigure}'s: latencies not timed because the ring was full. */
+    static final String UNRECORDED = "sluice.operation.latency.unrecorded";
     /** How often the recorder thread moves the latency rings into the timers. */
     static final long RECORD_MILLIS = 1;
     /** Latencies a stream's ring holds between two visits of the recorder (64 KiB a stream). */
@@ -167,6 +175,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
      */
     private long retiredEnqueued;
     private long retiredCompleted;
+    private long retiredFailed;
     private final Object totalsLock = new Object();
     /** None by default: percentiles and histograms multiply the series of every timer ({@link #percentiles}). */
     private double[] percentiles = {};
@@ -281,25 +290,43 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
         this.registry = registry;
         // Completed is read first: every completion counted was enqueued before, so the difference is never negative.
-        meters.add(Gauge.builder("sluice.operations.in.flight", this, m -> -m.completedTotal() + m.enqueuedTotal())
-                .tags(tags).description("Operations enqueued whose futures have not completed").register(registry));
-        meters.add(FunctionCounter.builder("sluice.operations.completed", this, DeviceMetrics::completedTotal)
-                .tags(tags).description("Operations whose futures completed, normally or not").register(registry));
-        meters.add(Gauge.builder("sluice.memory.device.free", this, m -> m.memory(true)).tags(tags).baseUnit("bytes")
-                .description("Free memory of the device, as the driver reports it").register(registry));
-        meters.add(Gauge.builder("sluice.memory.device.used", this, m -> m.memory(false)).tags(tags).baseUnit("bytes")
-                .description("Used memory of the device (total minus free), by every process").register(registry));
-        meters.add(Gauge.builder("sluice.memory.allocated", allocatedBytes, AtomicLong::get).tags(tags).baseUnit("bytes")
-                .description("Device memory this context has allocated and not freed").register(registry));
-        allocations = Counter.builder("sluice.memory.allocations").tags(tags).description("Device allocations").register(registry);
-        frees = Counter.builder("sluice.memory.frees").tags(tags).description("Device frees").register(registry);
-        faults = Counter.builder("sluice.faults").tags(tags).description("Device faults (the context stays unusable)")
-                .register(registry);
+        meters.add(gauge(DeviceFigure.OPERATIONS_IN_FLIGHT, this, m -> -m.completedTotal() + m.enqueuedTotal()));
+        meters.add(counter(DeviceFigure.OPERATIONS_COMPLETED, this, DeviceMetrics::completedTotal));
+        meters.add(counter(DeviceFigure.OPERATIONS_FAILED, this, DeviceMetrics::failedTotal));
+        meters.add(gauge(DeviceFigure.MEMORY_DEVICE_FREE, this, m -> m.memory(true)));
+        meters.add(gauge(DeviceFigure.MEMORY_DEVICE_USED, this, m -> m.memory(false)));
+        meters.add(gauge(DeviceFigure.MEMORY_ALLOCATED, allocatedBytes, AtomicLong::get));
+        allocations = counter(DeviceFigure.MEMORY_ALLOCATIONS);
+        frees = counter(DeviceFigure.MEMORY_FREES);
+        faults = counter(DeviceFigure.FAULTS);
         meters.add(allocations);
         meters.add(frees);
         meters.add(faults);
         registration = context.addListener(new Listener());
         startRecording(this);
+    }
+
+    /** A gauge of {@code figure}, tagged with the binder's tags, in the bound registry. */
+    private <T> Gauge gauge(DeviceFigure figure, T obj, java.util.function.ToDoubleFunction<T> f) {
+        return Gauge.builder(figure.metricName(), obj, f).tags(tags).baseUnit(baseUnit(figure))
+                .description(figure.description()).register(registryOrThrow());
+    }
+
+    /** A function counter of {@code figure}: a count kept elsewhere, read at each scrape. */
+    private <T> FunctionCounter counter(DeviceFigure figure, T obj, java.util.function.ToDoubleFunction<T> f) {
+        return FunctionCounter.builder(figure.metricName(), obj, f).tags(tags).baseUnit(baseUnit(figure))
+                .description(figure.description()).register(registryOrThrow());
+    }
+
+    /** A counter of {@code figure} that the listener increments. */
+    private Counter counter(DeviceFigure figure) {
+        return Counter.builder(figure.metricName()).tags(tags).baseUnit(baseUnit(figure)).description(figure.description())
+                .register(registryOrThrow());
+    }
+
+    /** Micrometer's base unit: bytes for sizes (which registries scale); counts of things carry none, as before. */
+    static @Nullable String baseUnit(DeviceFigure figure) {
+        return figure.unit().equals("bytes") ? "bytes" : null;
     }
 
     /**
@@ -364,6 +391,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             m.closed = true;
             retiredEnqueued += m.enqueued();
             retiredCompleted += m.completed();
+            retiredFailed += m.failedCountBy.sum();
         }
         MeterRegistry r = registry;
         if (r != null) {
@@ -412,13 +440,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         /** Under the stream's lock. The first operation of a category registers its counter. */
         void enqueued(int c, long bytes) {
             if (enqueuedBy.add(c, 1) == 0) {
-                register(this, FunctionCounter.builder("sluice.operations.enqueued", enqueuedBy, a -> a.get(c))
-                        .tags(streamTags).tag("category", CATEGORIES.get(c)).description("Operations handed to the device"));
+                register(this, FunctionCounter.builder(DeviceFigure.OPERATIONS_ENQUEUED.metricName(), enqueuedBy, a -> a.get(c))
+                        .tags(streamTags).tag("category", CATEGORIES.get(c)).description(DeviceFigure.OPERATIONS_ENQUEUED.description()));
             }
             if (bytes > 0 && c < 4 && bytesBy.add(c, bytes) == 0) {
-                register(this, FunctionCounter.builder("sluice.copy.bytes", bytesBy, a -> a.get(c)).tags(streamTags)
+                register(this, FunctionCounter.builder(DeviceFigure.COPY_BYTES.metricName(), bytesBy, a -> a.get(c)).tags(streamTags)
                         .tag("direction", CATEGORIES.get(c)).baseUnit("bytes")
-                        .description("Bytes copied, by direction: upload, download, d2d, peer"));
+                        .description(DeviceFigure.COPY_BYTES.description()));
             }
         }
 
@@ -450,7 +478,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         /** Counts a latency the ring refused; the first of a category registers its counter. The completion thread only. */
         private void unrecorded(int c) {
             if (unrecordedBy.add(c, 1) == 0) {
-                register(this, FunctionCounter.builder("sluice.operation.latency.unrecorded", unrecordedBy, a -> a.get(c))
+                register(this, FunctionCounter.builder(UNRECORDED, unrecordedBy, a -> a.get(c))
                         .tags(streamTags).tag("category", CATEGORIES.get(c))
                         .description("Successful operations whose latency was not timed: completed faster than the"
                                 + " recorder could time them"));
@@ -471,9 +499,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
             AtomicReferenceArray<Timer> by = failed ? failedBy : latencyBy;
             Timer m = by.get(c);
             if (m == null) {
-                Timer.Builder b = Timer.builder("sluice.operation.latency").tags(streamTags).tag("category", CATEGORIES.get(c))
-                        .tag("outcome", failed ? "failure" : "success")
-                        .description("From an operation's enqueue to its future's completion, waiting behind earlier work included");
+                Timer.Builder b = Timer.builder(DeviceFigure.OPERATION_LATENCY.metricName()).tags(streamTags)
+                        .tag("category", CATEGORIES.get(c)).tag("outcome", failed ? "failure" : "success")
+                        .description(DeviceFigure.OPERATION_LATENCY.description());
                 // Only what was asked for: left unset, the registry's MeterFilters decide (and by default publish neither).
                 if (percentiles.length > 0) {
                     b.publishPercentiles(percentiles);
@@ -570,6 +598,16 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    private long failedTotal() {
+        synchronized (totalsLock) {
+            long sum = retiredFailed;
+            for (StreamMeters m : streams.values()) {
+                sum += m.failedCountBy.sum();
+            }
+            return sum;
+        }
+    }
+
     private long completedTotal() {
         synchronized (totalsLock) {
             long sum = retiredCompleted;
@@ -581,9 +619,12 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /** A completion of a stream whose meters are gone: it still counts in the context-wide completions. */
-    private void completedAfterClose() {
+    private void completedAfterClose(boolean failed) {
         synchronized (totalsLock) {
             retiredCompleted++;
+            if (failed) {
+                retiredFailed++;
+            }
         }
     }
 
@@ -623,7 +664,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
                 m = meters(stream);
                 lastCompleted = m;
                 if (m == null || m.closed) {
-                    completedAfterClose(); // counted, not timed: the stream's meters are gone
+                    completedAfterClose(failure != null); // counted, not timed: the stream's meters are gone
                     return;
                 }
             }
@@ -652,8 +693,9 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         public void kernelCompiled(DeviceContext c, String kernel, long nanos, @Nullable Throwable failure) {
             MeterRegistry r = registry;
             if (r != null) {
-                Timer t = Timer.builder("sluice.kernel.compilations").tags(tags).tag("outcome", failure == null ? "success" : "failure")
-                        .description("DeviceContext.compile: compiling or loading a kernel").register(r);
+                Timer t = Timer.builder(DeviceFigure.KERNEL_COMPILATIONS.metricName()).tags(tags)
+                        .tag("outcome", failure == null ? "success" : "failure")
+                        .description(DeviceFigure.KERNEL_COMPILATIONS.description()).register(r);
                 if (!meters.contains(t)) {
                     meters.add(t);
                 }

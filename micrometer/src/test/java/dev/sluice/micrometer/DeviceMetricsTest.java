@@ -429,4 +429,29 @@ class DeviceMetricsTest {
             assertNull(registry.find("sluice.pipeline.chunks.done").meter());
         }
     }
+
+    @Test
+    void theMetersAreTheFiguresOfTheTable() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        metrics.bindTo(registry);
+        DeviceStream s = ctx.createStream();
+        try (DeviceBuffer b = ctx.allocate(DType.F32, 16)) {
+            s.enqueueCopy(HostData.of(new float[16]), b).join();
+        }
+        ctx.compile(dev.sluice.Kernel.named("noop").java(t -> { }).build()).close();
+        ctx.synchronize();
+        metrics.flush();
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        registry.getMeters().forEach(m -> names.add(m.getId().getName()));
+        java.util.Set<String> table = new java.util.TreeSet<>();
+        for (dev.sluice.DeviceFigure f : dev.sluice.DeviceFigure.values()) {
+            table.add(f.metricName());
+        }
+        assertEquals(table, names, "every figure of DeviceFigure, and no other");
+        assertEquals(0, registry.get("sluice.operations.failed").functionCounter().count());
+        assertEquals(1, registry.get("sluice.memory.allocations").counter().count());
+        assertEquals(1, registry.get("sluice.memory.frees").counter().count());
+        assertEquals("bytes", registry.get("sluice.memory.allocated").gauge().getId().getBaseUnit());
+        metrics.close();
+    }
 }

@@ -1,37 +1,40 @@
 package dev.sluice.spark;
 
 import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.SlidingWindowReservoir;
 import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFigure;
 import dev.sluice.DeviceListener;
 import dev.sluice.DeviceStream;
 import dev.sluice.MemoryInfo;
 import dev.sluice.OperationKind;
+import dev.sluice.TraceSpan;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The figures of one executor device: its context's operations, memory and faults (a {@link DeviceListener} added when
- * the context opens), and the GPU stages' tasks, batches and rows on it. {@link SluiceSparkPlugin} registers them as
- * Dropwizard gauges in the plugin's metric registry, so Spark's metric sinks (JMX, Prometheus servlet, CSV...) report
- * them, under {@code plugin.dev.sluice.spark.SluiceSparkPlugin.} followed by the names below, in which {@code DEVICE}
- * is {@code backend-ordinal} ({@code cuda-0}).
+ * The figures of one executor device: its context's, every one of {@link DeviceFigure} under its
+ * {@link DeviceFigure#metricName() canonical name} (a {@link DeviceListener} added when the context opens), and the GPU
+ * stages' tasks, batches and rows on it. {@link SluiceSparkPlugin} registers them in the plugin's metric registry, so
+ * Spark's metric sinks (JMX, Prometheus servlet, CSV...) report them, under
+ * {@code plugin.dev.sluice.spark.SluiceSparkPlugin.} followed by the names below, in which {@code DEVICE} is
+ * {@code backend-ordinal} ({@code cuda-0}): the context's counters and gauges as Dropwizard gauges,
+ * {@code sluice.copy.bytes} once per direction ({@code sluice.copy.bytes.upload}), its timers as histograms of
+ * nanoseconds over the latest {@value #WINDOW} observations.
  */
 final class DeviceFigures implements DeviceListener {
 
-    /** Gauge: the context's operations whose futures completed, normally or not. */
-    static final String OPERATIONS_COMPLETED = "operations.completed";
-    /** Gauge: of those, the operations that failed. */
-    static final String OPERATIONS_FAILED = "operations.failed";
-    /** Gauge: operations enqueued and not yet completed. */
-    static final String OPERATIONS_IN_FLIGHT = "operations.inFlight";
-    /** Gauge, bytes: device memory the context allocated and has not freed. */
-    static final String MEMORY_ALLOCATED = "memory.allocated";
-    /** Gauge, bytes: the device's free memory as the driver reports it; -1 once the context is closed or faulted. */
-    static final String MEMORY_DEVICE_FREE = "memory.deviceFree";
-    /** Gauge: the context's sticky faults, 0 or 1 (a faulted context stays unusable). */
-    static final String FAULTS = "faults";
+    /** The observations a timer figure's histogram keeps. */
+    static final int WINDOW = 1024;
+    /** The directions of {@link DeviceFigure#COPY_BYTES}, as sluice-micrometer tags them. */
+    static final List<String> DIRECTIONS = List.of(TraceSpan.UPLOAD, TraceSpan.DOWNLOAD, TraceSpan.DEVICE_TO_DEVICE,
+            TraceSpan.PEER);
+
     /** Gauge: GPU stage tasks running on the device now. */
     static final String TASKS_RUNNING = "tasks.running";
     /** Gauge: GPU stage tasks that ended on the device, successfully or not. */
@@ -48,9 +51,24 @@ final class DeviceFigures implements DeviceListener {
      */
     static final String GRAPH_REPLAYS = "graphReplays";
 
-    /** Every gauge's name, in registration order. */
-    static final List<String> NAMES = List.of(OPERATIONS_COMPLETED, OPERATIONS_FAILED, OPERATIONS_IN_FLIGHT,
-            MEMORY_ALLOCATED, MEMORY_DEVICE_FREE, FAULTS, TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS, GRAPH_REPLAYS);
+    /** The stages' own figures, beside the context's. */
+    static final List<String> STAGE_NAMES = List.of(TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS, GRAPH_REPLAYS);
+
+    /** Every metric's name, the context's figures' first, in registration order. */
+    static final List<String> NAMES = names();
+
+    private static List<String> names() {
+        List<String> names = new ArrayList<>();
+        for (DeviceFigure f : DeviceFigure.values()) {
+            if (f == DeviceFigure.COPY_BYTES) {
+                DIRECTIONS.forEach(d -> names.add(f.metricName() + "." + d));
+            } else {
+                names.add(f.metricName());
+            }
+        }
+        names.addAll(STAGE_NAMES);
+        return List.copyOf(names);
+    }
 
     private final DeviceContext context;
     private final LongAdder enqueued = new LongAdder();
@@ -58,6 +76,11 @@ final class DeviceFigures implements DeviceListener {
     private final LongAdder failed = new LongAdder();
     private final LongAdder allocated = new LongAdder();
     private final LongAdder faults = new LongAdder();
+    private final LongAdder allocations = new LongAdder();
+    private final LongAdder frees = new LongAdder();
+    private final LongAdder[] copyBytes = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
+    private final Histogram latency = new Histogram(new SlidingWindowReservoir(WINDOW));
+    private final Histogram compilations = new Histogram(new SlidingWindowReservoir(WINDOW));
     final LongAdder tasksRunning = new LongAdder();
     final LongAdder tasksEnded = new LongAdder();
     final LongAdder tasksFailed = new LongAdder();
@@ -69,21 +92,43 @@ final class DeviceFigures implements DeviceListener {
         this.context = context;
     }
 
-    /** Registers the gauges under {@code prefix} ({@code device.cuda-0}) in {@code registry}. */
+    /**
+     * Registers the figures under {@code prefix} ({@code device.cuda-0}) in {@code registry}. The switch has no default,
+     * so a figure added to {@link DeviceFigure} does not compile here until it is reported.
+     */
     void register(MetricRegistry registry, String prefix) {
-        gauge(registry, prefix, OPERATIONS_COMPLETED, completed::sum);
-        gauge(registry, prefix, OPERATIONS_FAILED, failed::sum);
-        // Completed first: an operation completing between the two reads is then counted in flight, never below 0.
-        gauge(registry, prefix, OPERATIONS_IN_FLIGHT, () -> {
-            long done = completed.sum();
-            return Math.max(0, enqueued.sum() - done);
-        });
-        gauge(registry, prefix, MEMORY_ALLOCATED, allocated::sum);
-        gauge(registry, prefix, MEMORY_DEVICE_FREE, () -> {
-            MemoryInfo m = memoryInfo();
-            return m == null ? -1 : m.free();
-        });
-        gauge(registry, prefix, FAULTS, faults::sum);
+        for (DeviceFigure figure : DeviceFigure.values()) {
+            String name = figure.metricName();
+            switch (figure) {
+                case OPERATIONS_ENQUEUED -> gauge(registry, prefix, name, enqueued::sum);
+                case OPERATIONS_COMPLETED -> gauge(registry, prefix, name, completed::sum);
+                case OPERATIONS_FAILED -> gauge(registry, prefix, name, failed::sum);
+                // Completed first: an operation completing between the two reads is then counted in flight, never below 0.
+                case OPERATIONS_IN_FLIGHT -> gauge(registry, prefix, name, () -> {
+                    long done = completed.sum();
+                    return Math.max(0, enqueued.sum() - done);
+                });
+                case OPERATION_LATENCY -> metric(registry, prefix, name, latency);
+                case COPY_BYTES -> {
+                    for (int d = 0; d < DIRECTIONS.size(); d++) {
+                        gauge(registry, prefix, name + "." + DIRECTIONS.get(d), copyBytes[d]::sum);
+                    }
+                }
+                case MEMORY_ALLOCATED -> gauge(registry, prefix, name, allocated::sum);
+                case MEMORY_ALLOCATIONS -> gauge(registry, prefix, name, allocations::sum);
+                case MEMORY_FREES -> gauge(registry, prefix, name, frees::sum);
+                case MEMORY_DEVICE_USED -> metric(registry, prefix, name, (Gauge<Double>) () -> {
+                    MemoryInfo m = memoryInfo();
+                    return m == null ? Double.NaN : (double) (m.total() - m.free());
+                });
+                case MEMORY_DEVICE_FREE -> metric(registry, prefix, name, (Gauge<Double>) () -> {
+                    MemoryInfo m = memoryInfo();
+                    return m == null ? Double.NaN : (double) m.free();
+                });
+                case KERNEL_COMPILATIONS -> metric(registry, prefix, name, compilations);
+                case FAULTS -> gauge(registry, prefix, name, faults::sum);
+            }
+        }
         gauge(registry, prefix, TASKS_RUNNING, tasksRunning::sum);
         gauge(registry, prefix, TASKS_ENDED, tasksEnded::sum);
         gauge(registry, prefix, TASKS_FAILED, tasksFailed::sum);
@@ -100,9 +145,13 @@ final class DeviceFigures implements DeviceListener {
     }
 
     private static void gauge(MetricRegistry registry, String prefix, String name, Gauge<Long> gauge) {
+        metric(registry, prefix, name, gauge);
+    }
+
+    private static void metric(MetricRegistry registry, String prefix, String name, Metric metric) {
         String full = MetricRegistry.name(prefix, name);
         registry.remove(full); // a plugin initialised again in the same JVM (tests, local mode) registers afresh
-        registry.register(full, gauge);
+        registry.register(full, metric);
     }
 
     private @Nullable MemoryInfo memoryInfo() {
@@ -119,6 +168,13 @@ final class DeviceFigures implements DeviceListener {
     @Override
     public void operationEnqueued(DeviceStream stream, OperationKind kind, long bytes) {
         enqueued.increment();
+        if (bytes > 0) {
+            // A staged peer copy counts as peer, as sluice-micrometer counts it: one series for bytes between devices.
+            int d = DIRECTIONS.indexOf(kind == OperationKind.PEER_STAGED ? TraceSpan.PEER : kind.category());
+            if (d >= 0) {
+                copyBytes[d].add(bytes);
+            }
+        }
     }
 
     @Override
@@ -128,16 +184,24 @@ final class DeviceFigures implements DeviceListener {
         if (failure != null) {
             failed.increment();
         }
+        latency.update(latencyNanos);
     }
 
     @Override
     public void memoryAllocated(DeviceContext context, long bytes) {
         allocated.add(bytes);
+        allocations.increment();
     }
 
     @Override
     public void memoryFreed(DeviceContext context, long bytes) {
         allocated.add(-bytes);
+        frees.increment();
+    }
+
+    @Override
+    public void kernelCompiled(DeviceContext context, String kernel, long nanos, @Nullable Throwable failure) {
+        compilations.update(nanos);
     }
 
     @Override
@@ -145,19 +209,19 @@ final class DeviceFigures implements DeviceListener {
         faults.increment();
     }
 
-    /** The value of gauge {@code name} now (for tests). */
+    /** The value of the count {@code name} now (for tests). */
     long value(String name) {
         return switch (name) {
-            case OPERATIONS_COMPLETED -> completed.sum();
-            case OPERATIONS_FAILED -> failed.sum();
-            case FAULTS -> faults.sum();
+            case "sluice.operations.completed" -> completed.sum();
+            case "sluice.operations.failed" -> failed.sum();
+            case "sluice.faults" -> faults.sum();
+            case "sluice.memory.allocated" -> allocated.sum();
             case TASKS_RUNNING -> tasksRunning.sum();
             case TASKS_ENDED -> tasksEnded.sum();
             case TASKS_FAILED -> tasksFailed.sum();
             case BATCHES -> batches.sum();
             case ROWS -> rows.sum();
             case GRAPH_REPLAYS -> graphReplays.sum();
-            case MEMORY_ALLOCATED -> allocated.sum();
             default -> throw new IllegalArgumentException(name);
         };
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.DeviceFigure;
 import dev.sluice.LaunchConfig;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -57,7 +58,7 @@ class GpuPartitionStageTest {
             ExecutorDevices.Device dev = ExecutorDevices.open(new ExecutorDevices.Key("cpu", d));
             assertTrue(dev != null, "the plugin keeps cpu:" + d + " open");
             assertEquals(0, dev.allocator.getAllocatedMemory(), "pinned Arrow memory left on cpu:" + d);
-            assertEquals(0, dev.figures.value(DeviceFigures.MEMORY_ALLOCATED), "device memory left on cpu:" + d);
+            assertEquals(0, dev.figures.value(DeviceFigure.MEMORY_ALLOCATED.metricName()), "device memory left on cpu:" + d);
             assertEquals(0, dev.figures.value(DeviceFigures.TASKS_RUNNING), "tasks running on cpu:" + d);
         }
     }

@@ -57,11 +57,20 @@ class SluiceSparkPluginTest {
             assertEquals(1, ExecutorDevices.openCount());
             ExecutorDevices.Device d = ExecutorDevices.open(new ExecutorDevices.Key("cpu", 1));
             assertTrue(d != null && !d.context.isClosed(), "cpu:1 open");
-            Set<String> names = new TreeSet<>(ctx.metricRegistry().getGauges().keySet());
-            for (String n : DeviceFigures.NAMES) {
-                assertTrue(names.contains("device.cpu-1." + n), n + " in " + names);
+            Set<String> names = new TreeSet<>(ctx.metricRegistry().getNames());
+            Set<String> expected = new TreeSet<>();
+            for (dev.sluice.DeviceFigure f : dev.sluice.DeviceFigure.values()) {
+                if (f == dev.sluice.DeviceFigure.COPY_BYTES) {
+                    DeviceFigures.DIRECTIONS.forEach(dir -> expected.add("device.cpu-1." + f.metricName() + "." + dir));
+                } else {
+                    expected.add("device.cpu-1." + f.metricName());
+                }
             }
-            Gauge<?> faults = ctx.metricRegistry().getGauges().get("device.cpu-1.faults");
+            DeviceFigures.STAGE_NAMES.forEach(n -> expected.add("device.cpu-1." + n));
+            assertEquals(expected, names, "the figures of DeviceFigure and the stages' own, no other");
+            assertTrue(ctx.metricRegistry().getHistograms().containsKey("device.cpu-1.sluice.operation.latency"),
+                    "a timer is a histogram");
+            Gauge<?> faults = ctx.metricRegistry().getGauges().get("device.cpu-1.sluice.faults");
             assertEquals(0L, faults.getValue());
             assertEquals("cpu", ExecutorDevices.backend(null), "tasks use the plugin's backend");
             assertEquals(java.util.List.of(1), ExecutorDevices.ordinals("cpu"), "and its devices");
@@ -69,7 +78,7 @@ class SluiceSparkPluginTest {
             p.shutdown();
         }
         assertEquals(0, ExecutorDevices.openCount(), "shutdown closed every context");
-        assertTrue(ctx.metricRegistry().getGauges().isEmpty(), "and removed the gauges");
+        assertTrue(ctx.metricRegistry().getNames().isEmpty(), "and removed the metrics");
         p.shutdown(); // idempotent
     }
 

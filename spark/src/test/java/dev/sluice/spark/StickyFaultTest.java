@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.DeviceFigure;
 import dev.sluice.cpu.InjectedCpuFaults;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -54,7 +55,7 @@ class StickyFaultTest {
                 () -> numbers(1).mapPartitions(stage, stage.rowEncoder()).collectAsList());
         assertTrue(first.getMessage().contains("device cpu:0 of this executor has a sticky fault"), first.getMessage());
         ExecutorDevices.Device d0 = ExecutorDevices.open(new ExecutorDevices.Key("cpu", 0));
-        assertEquals(1, d0.figures.value(DeviceFigures.FAULTS));
+        assertEquals(1, d0.figures.value(DeviceFigure.FAULTS.metricName()));
         // Later tasks on cpu:0 fail at once, naming it.
         Exception again = assertThrows(Exception.class,
                 () -> numbers(1).mapPartitions(stage, stage.rowEncoder()).collectAsList());
@@ -64,7 +65,7 @@ class StickyFaultTest {
                 ? java.util.Collections.emptyIterator() : stage.call(rows);
         assertEquals(500, numbers(2).mapPartitions(onlyPartition1, stage.rowEncoder()).count());
         ExecutorDevices.Device d1 = ExecutorDevices.open(new ExecutorDevices.Key("cpu", 1));
-        assertEquals(0, d1.figures.value(DeviceFigures.FAULTS));
+        assertEquals(0, d1.figures.value(DeviceFigure.FAULTS.metricName()));
         assertEquals(500, d1.figures.value(DeviceFigures.ROWS), "partition 1's rows went through cpu:1");
         GpuPartitionStageTest.assertEventually(() -> TaskRun.live() == 0, "every task's run ended");
     }

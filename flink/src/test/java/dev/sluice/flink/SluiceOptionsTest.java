@@ -1,0 +1,83 @@
+package dev.sluice.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.InvalidArgumentException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link SluiceOptions}: the job's parameters over the cluster's configuration, and refusals naming the option. */
+class SluiceOptionsTest {
+
+    private static Configuration cluster(String... keyValues) {
+        Configuration c = new Configuration();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            c.setString(keyValues[i], keyValues[i + 1]);
+        }
+        return c;
+    }
+
+    @Test
+    void theDefaultsWhereNothingIsSet() {
+        Configuration s = SluiceOptions.merged(Map.of(), new Configuration());
+        assertEquals(Optional.empty(), SluiceOptions.backend(s));
+        assertEquals(4, SluiceOptions.lanes(s));
+        assertEquals(3, SluiceOptions.assignment(s).device(7, 4), "round robin: 7 % 4");
+        assertNull(SluiceOptions.fatalOnStickyFault(s));
+    }
+
+    @Test
+    void theJobsParametersWinOverTheClustersConfiguration() {
+        Configuration cluster = cluster("sluice.backend", "cuda", "sluice.lanes", "3", "sluice.device-assignment", "fixed:1",
+                "sluice.fatal-on-sticky-fault", "false");
+        Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "2", "sluice.backend", "cpu"), cluster);
+        assertEquals(Optional.of("cpu"), SluiceOptions.backend(s));
+        assertEquals(2, SluiceOptions.lanes(s));
+        assertEquals(1, SluiceOptions.assignment(s).device(0, 2), "the cluster's, which the job did not set");
+        assertEquals(Boolean.FALSE, SluiceOptions.fatalOnStickyFault(s));
+    }
+
+    @Test
+    void theClustersSettingsComeFromConfigYamlAsATaskManagerHasIt(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("config.yaml"), """
+                taskmanager.numberOfTaskSlots: 2
+                sluice:
+                  backend: hip
+                  lanes: 3
+                  device-assignment: fixed:0
+                """);
+        Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "5"), SluiceOptions.load(dir.toString()));
+        assertEquals(Optional.of("hip"), SluiceOptions.backend(s), "nested YAML keys, as Flink reads them");
+        assertEquals(5, SluiceOptions.lanes(s), "the job's parameter over the file's");
+        assertEquals(0, SluiceOptions.assignment(s).device(3, 2));
+        assertEquals(Optional.empty(), SluiceOptions.backend(SluiceOptions.load(null)), "no directory: nothing set");
+    }
+
+    @Test
+    void badValuesAreRefusedNamingTheOptionAndTheValue() {
+        InvalidArgumentException lanes = assertThrows(InvalidArgumentException.class,
+                () -> SluiceOptions.lanes(SluiceOptions.merged(Map.of("sluice.lanes", "0"), new Configuration())));
+        assertTrue(lanes.getMessage().contains("sluice.lanes") && lanes.getMessage().contains("0"), lanes.getMessage());
+        for (String bad : new String[] {"fixed:-1", "fixed:x", "spread"}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SluiceOptions.assignment(
+                    SluiceOptions.merged(Map.of("sluice.device-assignment", bad), new Configuration())));
+            assertTrue(e.getMessage().contains("sluice.device-assignment") && e.getMessage().contains(bad),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void theBuilderWinsWhereItSetsAValue() {
+        SluiceAsyncFunction<float[], float[]> unset = SluiceAsyncFunction.of((lane, in) -> null);
+        assertEquals(4, unset.lanes(), "the default, on the client");
+        assertEquals(3, SluiceAsyncFunction.of((lane, in) -> null, 3).lanes());
+    }
+}
