@@ -9,7 +9,8 @@
 #                                         tests on CUDA, and the examples
 #   bash scripts/gpu-session.sh measure   the figures (about 8 minutes): the per-call ratios with C and Sluice
 #                                         alternating inside one JVM (gpu-run.sh paired; the default marker groups, a
-#                                         marker per operation and groups of 256, 3 rounds each), and the overlap
+#                                         marker per operation and groups of 256, 2 rounds each: a PairedBench run
+#                                         takes about 45 s on an H200, 3 rounds of 3 ran past the step's 330 s), and the overlap
 #                                         benchmark, plain API and reactive pipeline alternating run by run, 11 runs
 #                                         each, transfer-bound (4 passes) and balanced (40 passes).
 #   bash scripts/gpu-session.sh measure-more  the raw launches and the BLOCKING wait strategy against C across
@@ -63,8 +64,8 @@ case "${1:-}" in
       bash scripts/gpu-run.sh tests-hip tests-reactive examples
     ;;
   measure)
-    # limits add up to 590 s, under a 10-minute limit; the expected total is about 450 s
-    step paired 330 env PAIRED_REPS=3 PAIRED_VARIANTS="${PAIRED_VARIANTS:-default=;b1=-Dsluice.markers.batch=1;b256=-Dsluice.markers.batch=256}" \
+    # limits add up to 590 s, under a 10-minute limit; the expected total is about 400 s
+    step paired 330 env PAIRED_REPS=2 PAIRED_VARIANTS="${PAIRED_VARIANTS:-default=;b1=-Dsluice.markers.batch=1;b256=-Dsluice.markers.batch=256}" \
       bash scripts/gpu-run.sh paired
     step overlap 125 bash -c "$OVERLAP" "$OUT/overlap.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11
     step overlap-balanced 125 bash -c "$OVERLAP" "$OUT/overlap40.txt" --api cuda --chunks 16 --streams 1,2,3,4 --reps 11 --passes 40
