@@ -108,7 +108,7 @@ final class CudaMarkers implements EventMarker.Events {
         return faultCheckDue(sequence) && finishedUnlessFaulted();
     }
 
-    /** Notes that marker {@code sequence} was seen done: a marker recorded while every earlier one is is armed at once. */
+    /** Notes that marker {@code sequence} was seen done: a marker recorded while every earlier one is, is armed at once. */
     private void seenDone(long sequence) {
         if (sequence > doneThrough) {
             doneThrough = sequence; // racy max: a stale value only moves one marker's arming from record to its first poll
