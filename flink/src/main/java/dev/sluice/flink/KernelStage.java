@@ -3,37 +3,52 @@ package dev.sluice.flink;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFunction;
-import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.LaunchConfig;
+import dev.sluice.reactive.DeviceLane;
+import java.lang.foreign.MemorySegment;
 import java.io.Serial;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
-/** The stage {@link SluiceAsyncFunction#kernel}'s builder makes: upload, one launch, download into the lane's staging, read. */
+/**
+ * The stage {@link SluiceAsyncFunction#kernel}'s builder makes: the element's bytes into the lane's staging on the copy
+ * threads ({@link SluiceAsyncFunction.Builder#inputBytes}) or its host data as it is, then upload, one launch and the
+ * download into the lane's staging as one repeated work (a replayed graph where it can be), and the read.
+ */
 final class KernelStage<I, O> implements GpuStage<I, O> {
     @Serial
     private static final long serialVersionUID = 1L;
 
     private final SluiceAsyncFunction.KernelSource source;
     private final DType inputType;
-    private final SluiceAsyncFunction.InputData<I> input;
+    /** The element's host data; null where {@link #bytes} gives it. */
+    private final SluiceAsyncFunction.@Nullable InputData<I> input;
+    /** The element's bytes, copied into the lane's staging on the copy threads; null where {@link #input} gives them. */
+    private final SluiceAsyncFunction.@Nullable InputBytes<I> bytes;
     private final DType outputType;
     private final SluiceAsyncFunction.OutputCount<I> outputCount;
     private final SluiceAsyncFunction.OutputReader<I, O> output;
     private final SluiceAsyncFunction.LaunchShape launch;
     private transient @Nullable Kernel kernel;
 
-    KernelStage(SluiceAsyncFunction.KernelSource source, DType inputType, SluiceAsyncFunction.InputData<I> input,
-            DType outputType, SluiceAsyncFunction.OutputCount<I> outputCount, SluiceAsyncFunction.OutputReader<I, O> output,
+    /**
+     * Results of at least this many bytes are read on the lanes' copy threads: below it, the hand-off costs more than
+     * the read (the default threshold of the lanes' parallel copies, 1 MiB).
+     */
+    static final long READ_OFF_COMPLETION_BYTES = 1L << 20;
+
+    KernelStage(SluiceAsyncFunction.KernelSource source, DType inputType, SluiceAsyncFunction.@Nullable InputData<I> input,
+            SluiceAsyncFunction.@Nullable InputBytes<I> bytes, DType outputType, SluiceAsyncFunction.OutputCount<I> outputCount, SluiceAsyncFunction.OutputReader<I, O> output,
             SluiceAsyncFunction.LaunchShape launch) {
         this.source = source;
         this.inputType = inputType;
         this.input = input;
+        this.bytes = bytes;
         this.outputType = outputType;
         this.outputCount = outputCount;
         this.output = output;
@@ -59,30 +74,59 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
 
     @Override
     public CompletableFuture<O> apply(GpuLane lane, I element) {
-        HostData data = input.of(element);
-        if (data == null) {
-            throw new InvalidArgumentException("input", "the input function gave null host data");
+        HostData data = null;
+        MemorySegment segment = null;
+        long size;
+        if (bytes != null) {
+            segment = bytes.of(element);
+            if (segment == null) {
+                throw new InvalidArgumentException("input", "the input function gave null bytes");
+            }
+            size = segment.byteSize();
+        } else {
+            data = input.of(element);
+            if (data == null) {
+                throw new InvalidArgumentException("input", "the input function gave null host data");
+            }
+            size = data.byteSize();
         }
-        long bytes = data.byteSize();
-        int size = inputType.byteSize();
-        if (bytes == 0 || bytes % size != 0) {
-            throw new InvalidArgumentException("input", bytes + " bytes, not a positive whole number of "
-                    + inputType + " elements of " + size + " bytes");
+        int elementSize = inputType.byteSize();
+        if (size == 0 || size % elementSize != 0) {
+            throw new InvalidArgumentException("input", size + " bytes, not a positive whole number of "
+                    + inputType + " elements of " + elementSize + " bytes");
         }
-        long n = bytes / size;
+        long n = size / elementSize;
         long outN = outputCount.count(element, n);
         if (outN < 1) {
             throw new InvalidArgumentException("output", "count " + outN + " for " + n
                     + " input elements; it must be at least 1");
         }
-        DeviceStream stream = lane.stream();
         DeviceBuffer in = lane.deviceBuffer(0, inputType, n);
         DeviceBuffer out = lane.deviceBuffer(1, outputType, outN);
         DeviceFunction f = lane.function(kernel());
         LaunchConfig config = launch.config(n);
         HostBuffer result = lane.staging(0, outputType, outN);
-        stream.enqueueCopy(data, in);
-        stream.enqueueLaunch(f, config, in, out, n);
-        return stream.enqueueCopy(out, result).thenApply(v -> output.read(element, result.segment(), outN));
+        // The element's bytes into pinned staging off the task thread (several copy threads for a large one), the
+        // stream held until they are there; else the copy stages the host data itself.
+        HostData from = data;
+        CompletableFuture<Void> filled = null;
+        if (segment != null) {
+            HostBuffer staged = lane.staging(1, inputType, n);
+            filled = lane.fill(staged, segment);
+            from = staged;
+        }
+        HostData upload = from;
+        CompletableFuture<Void> downloaded = lane.repeat(s -> {
+            s.enqueueCopy(upload, in);
+            s.enqueueLaunch(f, config, in, out, n);
+            return s.enqueueCopy(out, result);
+        });
+        CompletableFuture<Void> done = filled == null || filled.isDone() && !filled.isCompletedExceptionally()
+                ? downloaded : downloaded.thenCombine(filled, (a, b) -> a);
+        // A large result is read on a copy thread, not on the device's completion thread, which serves every lane.
+        if ((long) outN * outputType.byteSize() >= READ_OFF_COMPLETION_BYTES) {
+            return done.thenApplyAsync(v -> output.read(element, result.segment(), outN), DeviceLane.hostExecutor());
+        }
+        return done.thenApply(v -> output.read(element, result.segment(), outN));
     }
 }

@@ -10,6 +10,7 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.LaunchConfig;
 import dev.sluice.SluiceProperties;
+import dev.sluice.reactive.DeviceLane;
 import java.io.Serial;
 import java.io.Serializable;
 import java.lang.foreign.MemorySegment;
@@ -277,7 +278,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             }
             for (int i = 0; i < lanes; i++) {
                 DeviceStream s = context.createStream();
-                GpuLane lane = new GpuLane(i, s, this::function);
+                // Graph replay and fusion on: they apply only to what a stage runs through GpuLane.repeat.
+                GpuLane lane = new GpuLane(DeviceLane.open(s, i, l.staging(), true, true), this::function);
                 allLanes.add(lane);
                 freeLanes.add(lane);
             }
@@ -668,6 +670,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         HostData of(I element);
     }
 
+    /**
+     * The bytes of an element, to upload: {@code MemorySegment::ofArray} for an array. Copied into the lane's pinned
+     * staging on the lanes' copy threads (several at once for a large element), never on the task thread.
+     */
+    @FunctionalInterface
+    public interface InputBytes<I> extends Serializable {
+        /** The bytes of {@code element}; they must not change until its result is emitted. */
+        MemorySegment of(I element);
+    }
+
     /** The number of output elements for an element of {@code inputElements} input elements. */
     @FunctionalInterface
     public interface OutputCount<I> extends Serializable {
@@ -694,6 +706,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         private final KernelSource kernel;
         private @Nullable DType inputType;
         private @Nullable InputData<I> input;
+        private @Nullable InputBytes<I> inputBytes;
         private @Nullable DType outputType;
         private OutputCount<I> outputCount = (element, n) -> n;
         private @Nullable OutputReader<I, O> output;
@@ -710,10 +723,26 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             this.kernel = kernel;
         }
 
-        /** The input's element type and how to get an element's host data. */
+        /**
+         * The input's element type and how to get an element's host data; the copy stages host data that is not pinned
+         * (a Java array's) itself, on the thread that enqueues it. {@link #inputBytes} copies off that thread.
+         */
         public Builder<I, O> input(DType type, InputData<I> data) {
             this.inputType = notNull("type", type);
             this.input = notNull("data", data);
+            this.inputBytes = null;
+            return this;
+        }
+
+        /**
+         * The input's element type and how to get an element's bytes ({@code MemorySegment::ofArray} for an array):
+         * each element is copied into its lane's pinned staging on the lanes' copy threads, split over several for a
+         * large one, so that one subtask's host copies are not bound by one thread. Replaces {@link #input}.
+         */
+        public Builder<I, O> inputBytes(DType type, InputBytes<I> bytes) {
+            this.inputType = notNull("type", type);
+            this.inputBytes = notNull("bytes", bytes);
+            this.input = null;
             return this;
         }
 
@@ -775,13 +804,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
          * @throws InvalidArgumentException naming {@code input} or {@code output} if it was not given
          */
         public SluiceAsyncFunction<I, O> build() {
-            if (inputType == null || input == null) {
+            if (inputType == null || input == null && inputBytes == null) {
                 throw new InvalidArgumentException("input", "not given: call input(type, data)");
             }
             if (outputType == null || output == null) {
                 throw new InvalidArgumentException("output", "not given: call output(type, reader)");
             }
-            return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, outputType, outputCount, output,
+            return new SluiceAsyncFunction<>(new KernelStage<>(kernel, inputType, input, inputBytes, outputType, outputCount, output,
                     launch), lanes, assignment, backend, fatalOnStickyFault, FatalErrorSignal.THROW);
         }
 
