@@ -266,6 +266,32 @@ public final class DeviceLane {
         return w == null ? 0 : w.fusedLaunches();
     }
 
+    /**
+     * Copies all of {@code from} into the start of {@code to} (reading a result out of staging into a new array, say):
+     * on the lanes' copy threads, split over several, from {@code sluice.pipeline.parallelCopyBytes} bytes (1 MiB by
+     * default), else at once on the caller's thread.
+     *
+     * <ul>
+     * <li><b>Ordering:</b> none with any stream: call it once the device is done with {@code from}.
+     * <li><b>Completion thread:</b> a copy thread, or the caller for a small copy (the future is then complete).
+     * <li><b>Cancellation:</b> cancelling the future stops nothing.
+     * <li><b>Resources:</b> neither segment may change, nor {@code to} be read, until the future completes.
+     * </ul>
+     *
+     * @return completes once every byte is copied, exceptionally if a piece failed
+     * @throws InvalidArgumentException naming {@code from} or {@code to} if null, {@code to} if shorter than {@code from}
+     */
+    public static CompletableFuture<Void> copy(MemorySegment from, MemorySegment to) {
+        if (from == null) {
+            throw new InvalidArgumentException("from", "null");
+        }
+        if (to == null || to.byteSize() < from.byteSize()) {
+            throw new InvalidArgumentException("to", to == null ? "null" : to.byteSize() + " bytes cannot hold the "
+                    + from.byteSize() + " bytes copied");
+        }
+        return HostCopies.fromProperties().copy(from, to);
+    }
+
     /** An executor of the lanes' copy threads, for short host work after a copy (reading a result out of staging). */
     public static Executor hostExecutor() {
         return HostCopies.executor();

@@ -160,5 +160,11 @@ class DeviceLaneTest {
             }
             assertEquals(0, to[from.length], "nothing past the copy");
         }
+        byte[] out = new byte[3 << 20];
+        DeviceLane.copy(MemorySegment.ofArray(new byte[3 << 20]).fill((byte) 9), MemorySegment.ofArray(out)).join();
+        assertEquals(9, out[out.length - 1], "the public copy, split");
+        var e = assertThrows(InvalidArgumentException.class,
+                () -> DeviceLane.copy(MemorySegment.ofArray(new byte[10]), MemorySegment.ofArray(new byte[9])));
+        assertEquals("to", e.argument());
     }
 }
