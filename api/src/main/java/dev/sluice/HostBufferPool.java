@@ -61,7 +61,7 @@ public final class HostBufferPool implements AutoCloseable {
     private final DeviceContext context;
     private final long limit;
     /** Buffers taken, by the view handed out, to the buffer that owns the memory. */
-    private final Map<HostBuffer, HostBuffer> lent = new IdentityHashMap<>();
+    private final Map<HostBuffer, HostBuffer> taken = new IdentityHashMap<>();
     /** Reusable buffers per size class (their byte size), oldest first. */
     private final Map<Long, ArrayDeque<HostBuffer>> reusable = new HashMap<>();
     /** Every reusable buffer, oldest first: the first of each class is the first of its deque in {@link #reusable}. */
@@ -148,7 +148,7 @@ public final class HostBufferPool implements AutoCloseable {
         }
         HostBuffer view = owner.asType(type).slice(0, count);
         synchronized (this) {
-            lent.put(view, owner);
+            taken.put(view, owner);
         }
         return view;
     }
@@ -166,7 +166,7 @@ public final class HostBufferPool implements AutoCloseable {
         List<HostBuffer> evicted = List.of();
         boolean kept;
         synchronized (this) {
-            owner = lent.remove(buffer);
+            owner = taken.remove(buffer);
             if (owner == null) {
                 throw new InvalidArgumentException("buffer", buffer + " was not taken from this pool, or was given back"
                         + " already");
@@ -273,8 +273,8 @@ public final class HostBufferPool implements AutoCloseable {
     }
 
     /** How many buffers are taken and not given back. */
-    public synchronized int lentBuffers() {
-        return lent.size();
+    public synchronized int takenBuffers() {
+        return taken.size();
     }
 
     /** How many times {@link #take} pinned new memory: for a steady load it stops growing once the pool is warm. */
@@ -307,7 +307,7 @@ public final class HostBufferPool implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "HostBufferPool[" + context + ", " + heldBytes() + " of " + limit + " bytes held, " + lentBuffers()
+        return "HostBufferPool[" + context + ", " + heldBytes() + " of " + limit + " bytes held, " + takenBuffers()
                 + " taken]";
     }
 }

@@ -58,7 +58,7 @@ class HostBufferPoolTest {
             HostBuffer c = pool.take(DType.F32, 2000); // another class: newly pinned
             assertNotEquals(address, c.segment().address());
             assertEquals(2, pool.allocations());
-            assertEquals(2, pool.lentBuffers());
+            assertEquals(2, pool.takenBuffers());
             pool.give(b);
             pool.give(c);
         }

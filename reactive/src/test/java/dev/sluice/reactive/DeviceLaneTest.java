@@ -53,15 +53,15 @@ class DeviceLaneTest {
             HostBuffer h = lane.staging(0, DType.F32, 100);
             assertEquals(d.address(), lane.deviceBuffer(0, DType.F32, 50).address(), "a slice of the same buffer");
             assertEquals(h.segment().address(), lane.staging(0, DType.F32, 60).segment().address(), "the same memory");
-            assertEquals(1, pool.lentBuffers());
+            assertEquals(1, pool.takenBuffers());
             HostBuffer larger = lane.staging(0, DType.F32, 5000); // another size class: the old one goes back
             assertEquals(5000, larger.count());
-            assertEquals(1, pool.lentBuffers());
+            assertEquals(1, pool.takenBuffers());
             assertEquals(4096, pool.heldBytes());
             assertEquals(200, lane.deviceBuffer(0, DType.F32, 200).count());
             lane.close();
             lane.close();
-            assertEquals(0, pool.lentBuffers(), "every staging buffer given back");
+            assertEquals(0, pool.takenBuffers(), "every staging buffer given back");
             var e = assertThrows(ClosedResourceException.class, () -> lane.staging(0, DType.F32, 1));
             assertTrue(e.getMessage().contains("released"), e.getMessage());
         }
@@ -86,7 +86,7 @@ class DeviceLaneTest {
             float[] out = back.segment().toArray(ValueLayout.JAVA_FLOAT);
             assertArrayEquals(in, out);
             lane.release(LanePool.CLOSER).get(30, TimeUnit.SECONDS);
-            assertEquals(0, pool.lentBuffers());
+            assertEquals(0, pool.takenBuffers());
         }
     }
 
