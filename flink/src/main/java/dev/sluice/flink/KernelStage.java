@@ -124,7 +124,7 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
         CompletableFuture<Void> done = filled == null || filled.isDone() && !filled.isCompletedExceptionally()
                 ? downloaded : downloaded.thenCombine(filled, (a, b) -> a);
         // A large result is read on a copy thread, not on the device's completion thread, which serves every lane.
-        if ((long) outN * outputType.byteSize() >= READ_OFF_COMPLETION_BYTES) {
+        if (outN * outputType.byteSize() >= READ_OFF_COMPLETION_BYTES) {
             return done.thenApplyAsync(v -> output.read(element, result.segment(), outN), DeviceLane.hostExecutor());
         }
         return done.thenApply(v -> output.read(element, result.segment(), outN));

@@ -71,7 +71,7 @@ final class HostCopies {
             MemorySegment.copy(from, 0, to, 0, bytes);
             return DONE;
         }
-        int pieces = (int) Math.clamp(bytes / PIECE_BYTES, 1, THREADS);
+        int pieces = Math.clamp(bytes / PIECE_BYTES, 1, THREADS);
         // Pieces of whole cache lines, so that no two threads write the same line.
         long piece = ((bytes + pieces - 1) / pieces + 63) & -64;
         Pieces done = new Pieces((int) ((bytes + piece - 1) / piece));
