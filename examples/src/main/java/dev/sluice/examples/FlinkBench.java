@@ -379,8 +379,8 @@ public final class FlinkBench {
 
     /**
      * The Flink side's stage, doing what the pipeline's lanes do: the array into the lane's pinned staging on the lanes'
-     * copy threads (split over several for a large batch, the stream held until it is there), uploaded, the kernel
-     * {@code work} times in place, downloaded into the staging, as one repeated work of the lane, and copied out into a
+     * copy threads (split over several for a large batch), then, from there, uploaded, the kernel {@code work} times in
+     * place and downloaded into the staging as one repeated work of the lane (a replayed graph), and copied out into a
      * new array on the copy threads: neither the task thread nor the device's completion thread copies a large batch.
      */
     static final class SpinStage implements GpuStage<float[], float[]> {
@@ -403,14 +403,13 @@ public final class FlinkBench {
             HostBuffer staging = lane.staging(0, DType.F32, n);
             DeviceBuffer buffer = lane.deviceBuffer(0, DType.F32, n);
             DeviceFunction f = lane.function(SpinLoad.SPIN);
-            CompletableFuture<Void> filled = lane.fill(staging, MemorySegment.ofArray(in));
-            CompletableFuture<Void> downloaded = lane.repeat(s -> {
-                s.enqueueCopy(staging, buffer);
-                SpinLoad.spin(s, f, buffer, buffer, n, work);
-                return s.enqueueCopy(buffer, staging);
-            });
             float[] out = new float[n];
-            return downloaded.thenCombine(filled, (a, b) -> a)
+            return DeviceLane.copy(MemorySegment.ofArray(in), staging.segment())
+                    .thenCompose(v -> lane.repeat(s -> {
+                        s.enqueueCopy(staging, buffer);
+                        SpinLoad.spin(s, f, buffer, buffer, n, work);
+                        return s.enqueueCopy(buffer, staging);
+                    }))
                     .thenCompose(v -> DeviceLane.copy(staging.segment(), MemorySegment.ofArray(out)))
                     .thenApply(v -> out);
         }

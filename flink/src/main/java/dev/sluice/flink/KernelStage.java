@@ -106,27 +106,33 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
         DeviceFunction f = lane.function(kernel());
         LaunchConfig config = launch.config(n);
         HostBuffer result = lane.staging(0, outputType, outN);
-        // The element's bytes into pinned staging off the task thread (several copy threads for a large one), the
-        // stream held until they are there; else the copy stages the host data itself.
-        HostData from = data;
-        CompletableFuture<Void> filled = null;
+        // The element's bytes into pinned staging off the task thread (several copy threads for a large one); the
+        // device work is enqueued once they are there, from the copy thread, so that the stream never waits on the host
+        // and the work replays as one graph. Host data given as such is staged by the copy itself.
+        CompletableFuture<Void> done;
         if (segment != null) {
             HostBuffer staged = lane.staging(1, inputType, n);
-            filled = lane.fill(staged, segment);
-            from = staged;
+            CompletableFuture<Void> filled = DeviceLane.copy(segment, staged.segment());
+            done = filled.isDone() && !filled.isCompletedExceptionally()
+                    ? enqueue(lane, staged, in, f, config, n, out, result)
+                    : filled.thenCompose(v -> enqueue(lane, staged, in, f, config, n, out, result));
+        } else {
+            done = enqueue(lane, data, in, f, config, n, out, result);
         }
-        HostData upload = from;
-        CompletableFuture<Void> downloaded = lane.repeat(s -> {
-            s.enqueueCopy(upload, in);
-            s.enqueueLaunch(f, config, in, out, n);
-            return s.enqueueCopy(out, result);
-        });
-        CompletableFuture<Void> done = filled == null || filled.isDone() && !filled.isCompletedExceptionally()
-                ? downloaded : downloaded.thenCombine(filled, (a, b) -> a);
         // A large result is read on a copy thread, not on the device's completion thread, which serves every lane.
         if (outN * outputType.byteSize() >= READ_OFF_COMPLETION_BYTES) {
             return done.thenApplyAsync(v -> output.read(element, result.segment(), outN), DeviceLane.hostExecutor());
         }
         return done.thenApply(v -> output.read(element, result.segment(), outN));
+    }
+
+    /** Upload, launch and download as one repeated work of the lane: a replayed graph where the work allows it. */
+    private static CompletableFuture<Void> enqueue(GpuLane lane, HostData from, DeviceBuffer in, DeviceFunction f,
+            LaunchConfig config, long n, DeviceBuffer out, HostBuffer result) {
+        return lane.repeat(s -> {
+            s.enqueueCopy(from, in);
+            s.enqueueLaunch(f, config, in, out, n);
+            return s.enqueueCopy(out, result);
+        });
     }
 }

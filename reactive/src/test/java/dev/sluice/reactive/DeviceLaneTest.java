@@ -133,6 +133,33 @@ class DeviceLaneTest {
     }
 
     @Test
+    void anUploadLaunchAndDownloadThroughTheLanesBuffersReplayAsOneGraph() throws Exception {
+        try (HostBufferPool pool = HostBufferPool.of(ctx, 1 << 20);
+                DeviceFunction addOne = ctx.compile(TestDevice.ADD_ONE)) {
+            DeviceLane lane = DeviceLane.open(ctx.createStream(), 0, pool, true, true);
+            for (int item = 0; item < 4; item++) {
+                int n = 1000; // not a size class: the staging buffer is a view of part of the pool's buffer
+                HostBuffer staging = lane.staging(0, DType.F32, n);
+                DeviceBuffer d = lane.deviceBuffer(0, DType.F32, n);
+                for (int i = 0; i < n; i++) {
+                    staging.setFloat(i, item);
+                }
+                CompletableFuture<Void> done = lane.repeat(s -> {
+                    s.enqueueCopy(staging, d);
+                    s.enqueueLaunch(addOne, LaunchConfig.forElements(n), d, (long) n);
+                    return s.enqueueCopy(d, staging);
+                });
+                done.get(30, TimeUnit.SECONDS);
+                assertEquals(item + 1f, staging.getFloat(n - 1));
+            }
+            String counts = "replays " + lane.replays() + ", builds " + lane.builds() + ", fallbacks " + lane.fallbacks();
+            assertEquals(0, lane.fallbacks(), counts);
+            assertEquals(4, lane.replays(), counts);
+            lane.close();
+        }
+    }
+
+    @Test
     void openRefusesWhatItCannotUse() {
         try (HostBufferPool pool = HostBufferPool.of(ctx, 0)) {
             var e = assertThrows(InvalidArgumentException.class, () -> DeviceLane.open(null, 0, pool, false, false));
