@@ -120,11 +120,6 @@ public final class GpuLane {
         return lane.repeat(body);
     }
 
-    /** The lane itself, for the function's metrics of its graph replays. */
-    DeviceLane deviceLane() {
-        return lane;
-    }
-
     /**
      * Frees the lane's buffers in its stream's order, then closes the stream (waiting for its work) and gives the pinned
      * buffers back to the pool. On the task thread, when the function closes. Idempotent.
