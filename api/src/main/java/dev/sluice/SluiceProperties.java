@@ -115,7 +115,7 @@ public final class SluiceProperties {
 
     /**
      * {@value}: the size in bytes from which a lane (of a {@code GpuPipeline} or a Flink function) copies a chunk into
-     * its staging buffer, and a result out of it, on the lanes' copy threads (at most four), a large one split over
+     * its staging buffer, and a result out of it, on the lanes' copy threads (half the cores, at most eight), a large one split over
      * several, instead of on the thread that enqueues; 1048576 (1 MiB) by default, {@code 0} for every chunk. Read when a
      * pipeline or a lane is made.
      */

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * Where lanes' host copies to and from pinned staging run. A copy of at least {@code sluice.pipeline.parallelCopyBytes}
  * bytes (default 1 MiB) runs off the calling thread on a small pool of copy threads ({@link #THREADS}), split into up to
  * one piece per thread of at least {@link #PIECE_BYTES} each, so that one large element is copied by several cores at
- * once; smaller ones run inline, where a hand-off would cost more than the copy. One thread's memcpy (about 10 GB/s)
- * would otherwise bound a pipeline or a Flink subtask well below what the pinned link moves.
+ * once; smaller ones run inline, where a hand-off would cost more than the copy. One thread's memcpy would otherwise
+ * bound a pipeline or a Flink subtask well below what the pinned link moves.
  *
  * <p>The copy threads are their own, not the common fork-join pool's (which user code may fill) nor a Reactor scheduler's
  * (a copy must run whatever that scheduler does: a dropped copy would hold its lane's stream for ever). Handing work to
@@ -26,10 +26,11 @@ final class HostCopies {
     static final long PIECE_BYTES = 1L << 20;
 
     /**
-     * Copy threads: four, or fewer on a machine with fewer cores. A few cores' memcpy reach a socket's memory bandwidth;
-     * more threads would contend for it and take cores from the task and completion threads.
+     * Copy threads: half the cores, at least one, at most eight. One core's memcpy moves 10 to 20 GB/s
+     * ({@code StagingCopyBench}), so a pinned link of 84 GB/s in and out needs several copying at once; more would
+     * contend for memory bandwidth, and the other half of the cores is left to the task, drain and completion threads.
      */
-    static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, 4);
+    static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8);
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
