@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * split over several) and their upload, launch and download replay as one graph of the lane, small or large.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class KernelStageTest {
+class KernelStageReplayTest {
 
     @Test
     void elementsGivenAsBytesReplayTheirWorkAsOneGraph() throws Exception {
