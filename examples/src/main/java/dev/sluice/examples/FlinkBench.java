@@ -1,7 +1,5 @@
 package dev.sluice.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
-
 import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -96,9 +94,6 @@ import reactor.core.publisher.Flux;
  * On the CPU simulator its figures say nothing of GPUs: it is the smoke test of the benchmark. See docs/flink.md.
  */
 public final class FlinkBench {
-
-
-
 
     /** Slots of the embedded TaskManager: the highest parallelism measured. */
     private static final int SLOTS = 4;
