@@ -98,8 +98,8 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
     public CompletableFuture<O> apply(GpuLane lane, I element) {
         int k = inputs.size();
         HostData[] from = new HostData[k]; // the host data, or the staging the bytes are copied into
+        MemorySegment[] segments = new MemorySegment[k]; // the bytes to stage, for inputs given as bytes
         long[] inCounts = new long[k];
-        List<CompletableFuture<Void>> copies = new ArrayList<>();
         for (int i = 0; i < k; i++) {
             Input<I> input = inputs.get(i);
             String which = k == 1 ? "" : "input " + i + " of " + k + ": "; // named where there is more than one
@@ -126,12 +126,7 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
                         + input.type() + " elements of " + elementSize + " bytes");
             }
             inCounts[i] = size / elementSize;
-            if (segment != null) {
-                // Into pinned staging off the task thread (several copy threads for a large element).
-                HostBuffer staged = lane.staging(outputs.size() + i, input.type(), inCounts[i]);
-                copies.add(DeviceLane.copy(segment, staged.segment()));
-                from[i] = staged;
-            }
+            segments[i] = segment;
         }
         long n = inCounts[0];
         long[] outCounts = new long[outputs.size()];
@@ -171,8 +166,20 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
         args.addAll(List.of(out));
         args.add(n);
         args.addAll(List.of(scalarValues));
-        Enqueue work = new Enqueue(lane, from, in, lane.function(kernel()), launch.config(n), args.toArray(),
-                out, results);
+        DeviceFunction f = lane.function(kernel());
+        LaunchConfig config = launch.config(n);
+        // Copies start only once every check has passed: a refused element must leave no copy writing into the lane's
+        // staging after the lane has gone to the next element. Into pinned staging off the task thread, several copy
+        // threads for a large element.
+        List<CompletableFuture<Void>> copies = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            if (segments[i] != null) {
+                HostBuffer staged = lane.staging(outputs.size() + i, inputs.get(i).type(), inCounts[i]);
+                copies.add(DeviceLane.copy(segments[i], staged.segment()));
+                from[i] = staged;
+            }
+        }
+        Enqueue work = new Enqueue(lane, from, in, f, config, args.toArray(), out, results);
         // The device work is enqueued once every staged copy has finished, from the copy thread that finished last, so
         // that the stream never waits on the host and the work replays as one graph.
         CompletableFuture<Void> filled = CompletableFuture.allOf(copies.toArray(CompletableFuture[]::new));
