@@ -53,7 +53,8 @@ public final class KernelStageBuilder<I, O> {
      * An input: its element type and how to get an element's bytes ({@code MemorySegment::ofArray} for an array). As
      * {@link #input}, each call adds one, in the kernel's parameter order; but each element is copied into its lane's
      * pinned staging on the lanes' copy threads, split over several for a large one, so that one subtask's host copies
-     * are not bound by the task thread. Inputs of both kinds may be mixed.
+     * are not bound by the task thread. Inputs of both kinds may be mixed, but the host data of a Java array cannot be
+     * recorded into a graph: an element with such an input has its device work enqueued plainly, not replayed.
      */
     public KernelStageBuilder<I, O> inputBytes(DType type, InputBytes<I> bytes) {
         inputs.add(KernelStage.Input.ofBytes(notNull("type", type), notNull("bytes", bytes)));
