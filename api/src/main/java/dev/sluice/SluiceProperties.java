@@ -114,9 +114,10 @@ public final class SluiceProperties {
     public static final String BLOCKHOUND_COMPLETION_THREADS = "sluice.blockhound.completionThreads";
 
     /**
-     * {@value}: the size in bytes from which a {@code GpuPipeline} copies a chunk into its staging buffer, and a result
-     * out of it, on the common fork-join pool, several at once, instead of on
-     * its drain loop one at a time; 1048576 (1 MiB) by default, {@code 0} for every chunk. Read when a pipeline is built.
+     * {@value}: the size in bytes from which a lane (of a {@code GpuPipeline} or a Flink function) copies a chunk into
+     * its staging buffer, and a result out of it, on the lanes' copy threads (half the cores, at most eight), a large one split over
+     * several, instead of on the thread that enqueues; 1048576 (1 MiB) by default, {@code 0} for every chunk. Read when a
+     * pipeline or a lane is made.
      */
     public static final String PIPELINE_PARALLEL_COPY_BYTES = "sluice.pipeline.parallelCopyBytes";
 

@@ -4,10 +4,10 @@ import dev.sluice.DType;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceOutOfMemoryException;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostBufferPool;
 import dev.sluice.InvalidArgumentException;
 import java.lang.foreign.Arena;
 import java.lang.ref.Cleaner;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -33,23 +33,25 @@ import org.jspecify.annotations.Nullable;
  * <p>Accounting, limits, child allocators and the leak report of a closed allocator are Arrow's own: this factory only
  * provides the memory, and a buffer counts as allocated, at the size Arrow asked for, while Arrow holds it.
  *
- * <p><b>Pool:</b> pinning memory takes milliseconds per buffer on a GPU, so the factory keeps the buffers Arrow
- * releases, up to {@link #poolLimit()} bytes ({@link #DEFAULT_POOL_BYTES} unless given to {@link #of(DeviceContext,
- * long)}), and hands one out again for the next allocation of its size class: a steady stream of batches of like sizes
- * pins no new memory. A released buffer becomes reusable only once every copy enqueued on it has finished on the device
+ * <p><b>Pool:</b> pinning memory takes milliseconds per buffer on a GPU, so the factory takes its buffers from a
+ * {@link HostBufferPool} and gives back those Arrow releases: its own, of {@link #poolLimit()} bytes
+ * ({@link #DEFAULT_POOL_BYTES} unless given to {@link #of(DeviceContext, long)}), or one the caller shares with other
+ * users of pinned memory ({@link #of(HostBufferPool)}): a steady stream of batches of like sizes pins no new memory. A
+ * released buffer becomes reusable only once every copy enqueued on it has finished on the device
  * ({@link HostBuffer#whenIdle()}), so a vector closed while its copy is in flight keeps its memory for the copy. A buffer
- * is its allocation's size rounded up to a size class: a page (4 KiB) at least, else a multiple of an eighth of the
- * size's highest power of two, so at most 12.5% more (powers of two, which Arrow's own rounding asks for below 16 MiB,
- * are classes already; above, Arrow asks for exact sizes, and batches a few percent apart still share a class); the
- * bytes beyond the size are not Arrow's. Newly pinned memory is zero-filled; reused memory holds what its last user left, as with
- * Arrow's own allocation managers (Arrow's vectors zero the buffers they need zeroed when they allocate them). When the
- * pool is full the oldest reusable buffers are freed first.
+ * is its allocation's size rounded up to the pool's size class ({@link HostBufferPool#sizeClass}: at most 12.5% more;
+ * powers of two, which Arrow's own rounding asks for below 16 MiB, are classes already; above, Arrow asks for exact
+ * sizes, and batches a few percent apart still share a class); the bytes beyond the size are not Arrow's. Newly pinned
+ * memory is zero-filled; reused memory holds what its last user left, as with Arrow's own allocation managers (Arrow's
+ * vectors zero the buffers they need zeroed when they allocate them). When the pool is full the oldest reusable buffers
+ * are freed first.
  *
- * <p><b>Resources:</b> {@link #close()} frees the pooled memory (a buffer still waiting for its copies once they have
- * finished) and stops pooling; the factory's allocators keep working, each buffer freed when Arrow releases it. A
- * factory that becomes unreachable unclosed is closed by a cleaner, and the context's close frees whatever pinned memory
- * is still allocated, pooled or not. Close every allocator of the factory before its context: Arrow vectors still
- * holding its memory would then point at freed memory.
+ * <p><b>Resources:</b> {@link #close()} closes the factory's own pool: it frees the pooled memory (a buffer still
+ * waiting for its copies once they have finished) and stops pooling; the factory's allocators keep working, each buffer
+ * freed when Arrow releases it. A shared pool is its owner's to close. A factory that becomes unreachable unclosed is
+ * closed by a cleaner, and the context's close frees whatever pinned memory is still allocated, pooled or not. Close
+ * every allocator of the factory before its context: Arrow vectors still holding its memory would then point at freed
+ * memory.
  */
 public final class PinnedAllocationFactory implements AllocationManager.Factory, AutoCloseable {
 
@@ -61,8 +63,8 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
     private static final ArrowBuf EMPTY = new ArrowBuf(ReferenceManager.NO_OP, null, 0,
             Arena.global().allocate(8, 8).address());
 
-    /** The pool's limit unless one is given: 256 MiB, sixteen batches of 16 MiB, a few pipelines' worth in flight. */
-    public static final long DEFAULT_POOL_BYTES = 256L << 20;
+    /** The pool's limit unless one is given: {@link HostBufferPool#DEFAULT_LIMIT_BYTES}, 256 MiB. */
+    public static final long DEFAULT_POOL_BYTES = HostBufferPool.DEFAULT_LIMIT_BYTES;
 
     /** Closes the pools of factories that became unreachable unclosed (so the leak detector sees no pooled buffer). */
     private static final Cleaner CLEANER = Cleaner.create(r -> {
@@ -72,15 +74,14 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
     });
 
     private final DeviceContext context;
-    private final PinnedPool pool;
+    private final HostBufferPool pool;
     private final Cleaner.Cleanable cleanable;
-    private final LongAdder allocations = new LongAdder();
 
-    private PinnedAllocationFactory(DeviceContext context, long poolLimit) {
-        this.context = context;
-        this.pool = new PinnedPool(poolLimit);
-        PinnedPool p = pool; // the cleaning action must not hold the factory
-        this.cleanable = CLEANER.register(this, p::close);
+    private PinnedAllocationFactory(HostBufferPool pool, boolean ownsPool) {
+        this.context = pool.context();
+        this.pool = pool;
+        HostBufferPool p = pool; // the cleaning action must not hold the factory
+        this.cleanable = CLEANER.register(this, ownsPool ? p::close : () -> { });
     }
 
     /**
@@ -110,7 +111,24 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
         if (poolLimit < 0) {
             throw new InvalidArgumentException("poolLimit", "value " + poolLimit + " is negative");
         }
-        return new PinnedAllocationFactory(context, poolLimit);
+        return new PinnedAllocationFactory(HostBufferPool.of(context, poolLimit), true);
+    }
+
+    /**
+     * A factory allocating pinned memory from {@code pool}, which it shares with the pool's other users (pipelines'
+     * staging, other factories): Arrow's buffers are taken from it and given back to it when Arrow releases them. The
+     * factory's {@link #close()} leaves the pool open; close the pool after every allocator of the factory.
+     *
+     * @throws InvalidArgumentException naming {@code pool} if it is null or closed, or its context is closed
+     */
+    public static PinnedAllocationFactory of(HostBufferPool pool) {
+        if (pool == null) {
+            throw new InvalidArgumentException("pool", "must not be null");
+        }
+        if (pool.isClosed() || pool.context().isClosed()) {
+            throw new InvalidArgumentException("pool", pool + " is closed");
+        }
+        return new PinnedAllocationFactory(pool, false);
     }
 
     /** The context whose pinned memory this factory allocates. */
@@ -141,43 +159,25 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
      */
     @Override
     public AllocationManager create(BufferAllocator accountingAllocator, long size) {
-        long capacity = pool.limit() == 0 ? size : PinnedPool.sizeClass(size);
-        HostBuffer memory = pool.take(capacity);
-        if (memory == null) {
-            memory = allocate(capacity);
-        }
-        return new PinnedAllocationManager(accountingAllocator, memory, size, pool);
-    }
-
-    private HostBuffer allocate(long bytes) {
+        HostBuffer memory;
         try {
-            return pinned(bytes);
+            memory = pool.take(DType.U8, size); // frees the pool's reusable buffers and tries again before it throws
         } catch (DeviceOutOfMemoryException e) {
-            pool.clear(); // buffers of other size classes may hold what is missing
-            try {
-                return pinned(bytes);
-            } catch (DeviceOutOfMemoryException again) {
-                throw new OutOfMemoryException("no pinned host memory of " + context + " left for " + bytes + " bytes",
-                        again);
-            }
+            throw new OutOfMemoryException("no pinned host memory of " + context + " left for " + size + " bytes", e);
         }
-    }
-
-    private HostBuffer pinned(long bytes) {
-        HostBuffer memory = context.allocateHost(DType.U8, bytes);
-        allocations.increment();
-        return memory;
+        return new PinnedAllocationManager(accountingAllocator, memory, pool);
     }
 
     /**
-     * How many times this factory pinned new memory (each allocation the pool could not serve): the figure to watch
-     * for a steady stream of batches, which should stop growing once the pool holds a round's worth of buffers.
+     * How many times the factory's pool pinned new memory (each allocation it could not serve; with a shared pool, its
+     * other users' too): the figure to watch for a steady stream of batches, which should stop growing once the pool
+     * holds a round's worth of buffers.
      */
     public long allocations() {
-        return allocations.sum();
+        return pool.allocations();
     }
 
-    /** How many allocations a pooled buffer served, pinning nothing. */
+    /** How many allocations a pooled buffer served, pinning nothing (with a shared pool, its other users' too). */
     public long reuses() {
         return pool.reuses();
     }

@@ -1,26 +1,26 @@
 package dev.sluice.arrow;
 
 import dev.sluice.HostBuffer;
+import dev.sluice.HostBufferPool;
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
- * One Arrow allocation held in the first bytes of one Sluice pinned host buffer, which may be larger (its size class).
+ * One Arrow allocation held in the first bytes of one Sluice pinned host buffer of a {@link HostBufferPool}, which may be
+ * larger (its size class).
  * Arrow calls {@link #release0()} when the last reference to the memory is released; the buffer then goes back to the
  * factory's pool, reusable once every copy already enqueued on it has finished, or is closed (freed once they have), so
  * a vector closed while its copy is in flight keeps its memory for the copy.
  */
 final class PinnedAllocationManager extends AllocationManager {
 
-    private final HostBuffer memory;
     private final HostBuffer bytes;
-    private final PinnedPool pool;
+    private final HostBufferPool pool;
 
-    /** {@code size} bytes at the start of {@code memory}, which goes back to {@code pool} when Arrow releases them. */
-    PinnedAllocationManager(BufferAllocator accountingAllocator, HostBuffer memory, long size, PinnedPool pool) {
+    /** {@code bytes}, taken from {@code pool}, which goes back to it when Arrow releases them. */
+    PinnedAllocationManager(BufferAllocator accountingAllocator, HostBuffer bytes, HostBufferPool pool) {
         super(accountingAllocator);
-        this.memory = memory;
-        this.bytes = memory.byteSize() == size ? memory : memory.slice(0, size);
+        this.bytes = bytes;
         this.pool = pool;
     }
 
@@ -42,6 +42,6 @@ final class PinnedAllocationManager extends AllocationManager {
 
     @Override
     protected void release0() {
-        pool.offer(memory);
+        pool.give(bytes);
     }
 }

@@ -13,6 +13,7 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostBufferPool;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.RepeatedWork;
@@ -267,18 +268,28 @@ class PinnedAllocationFactoryTest {
     }
 
     @Test
-    void sizeClassesArePagesThenEighthsOfAPowerOfTwo() {
-        assertEquals(4096, PinnedPool.sizeClass(1));
-        assertEquals(4096, PinnedPool.sizeClass(4096));
-        assertEquals(8192, PinnedPool.sizeClass(4097));
-        assertEquals(1 << 20, PinnedPool.sizeClass(1 << 20));
-        assertEquals((1 << 20) + (1 << 17), PinnedPool.sizeClass((1 << 20) + 1));
-        assertEquals(16L << 20, PinnedPool.sizeClass(16L << 20));
-        assertEquals(18L << 20, PinnedPool.sizeClass((16L << 20) + 4160)); // a 16 MiB column and its bitmap
-        for (long size = 1; size < 1L << 40; size = size * 3 + 1) {
-            long c = PinnedPool.sizeClass(size);
-            assertTrue(c >= size && c - size < Math.max(4096, size / 8 + 1), size + " -> " + c);
+    void factoriesSharingAPoolReuseEachOthersBuffersAndLeaveItOpen() {
+        try (HostBufferPool shared = HostBufferPool.of(ctx, 1 << 20)) {
+            long address;
+            try (PinnedAllocationFactory first = PinnedAllocationFactory.of(shared);
+                    RootAllocator allocator = first.newRootAllocator(Long.MAX_VALUE);
+                    ArrowBuf b = allocator.buffer(10_000)) {
+                address = b.memoryAddress();
+            }
+            assertFalse(shared.isClosed(), "a shared pool is its owner's to close");
+            assertEquals(16_384, shared.reusableBytes());
+            try (PinnedAllocationFactory second = PinnedAllocationFactory.of(shared);
+                    RootAllocator allocator = second.newRootAllocator(Long.MAX_VALUE);
+                    ArrowBuf b = allocator.buffer(16_000)) {
+                assertEquals(address, b.memoryAddress(), "the first factory's released buffer");
+                assertEquals(1, second.reuses());
+            }
+            HostBuffer user = shared.take(DType.F32, 4096); // and a user of the pool, the same 16 KiB class
+            assertEquals(address, user.segment().address());
+            shared.give(user);
         }
+        var e = assertThrows(InvalidArgumentException.class, () -> PinnedAllocationFactory.of((HostBufferPool) null));
+        assertEquals("pool", e.argument());
     }
 
     @Test

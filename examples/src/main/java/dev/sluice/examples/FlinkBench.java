@@ -1,7 +1,5 @@
 package dev.sluice.examples;
 
-import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
-
 import dev.sluice.Api;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
@@ -19,6 +17,7 @@ import dev.sluice.flink.GpuStage;
 import dev.sluice.flink.SluiceAsyncFunction;
 import dev.sluice.kernel.Kernels;
 import dev.sluice.reactive.Chunks;
+import dev.sluice.reactive.DeviceLane;
 import dev.sluice.reactive.GpuPipeline;
 import java.io.Serial;
 import java.lang.foreign.MemorySegment;
@@ -95,11 +94,6 @@ import reactor.core.publisher.Flux;
  * On the CPU simulator its figures say nothing of GPUs: it is the smoke test of the benchmark. See docs/flink.md.
  */
 public final class FlinkBench {
-
-
-
-    /** Host copies of batches at least this large run on the common fork-join pool, as the pipeline's default. */
-    static final long PARALLEL_COPY_BYTES = 1 << 20;
 
     /** Slots of the embedded TaskManager: the highest parallelism measured. */
     private static final int SLOTS = 4;
@@ -379,9 +373,10 @@ public final class FlinkBench {
     }
 
     /**
-     * The Flink side's stage, doing what the pipeline's lanes do: the array into the lane's pinned staging, uploaded,
-     * the kernel {@code work} times in place, downloaded into the staging and read out into a new array; the host copies
-     * of large batches on the common fork-join pool, not on the task thread or the device's completion thread.
+     * The Flink side's stage, doing what the pipeline's lanes do: the array into the lane's pinned staging on the lanes'
+     * copy threads (split over several for a large batch), then, from there, uploaded, the kernel {@code work} times in
+     * place and downloaded into the staging as one repeated work of the lane (a replayed graph), and copied out into a
+     * new array on the copy threads: neither the task thread nor the device's completion thread copies a large batch.
      */
     static final class SpinStage implements GpuStage<float[], float[]> {
         @Serial
@@ -403,23 +398,15 @@ public final class FlinkBench {
             HostBuffer staging = lane.staging(0, DType.F32, n);
             DeviceBuffer buffer = lane.deviceBuffer(0, DType.F32, n);
             DeviceFunction f = lane.function(SpinLoad.SPIN);
-            boolean parallel = (long) n * Float.BYTES >= PARALLEL_COPY_BYTES;
-            Runnable fill = () -> MemorySegment.copy(in, 0, staging.segment(), JAVA_FLOAT, 0, n);
-            CompletableFuture<Void> filled;
-            if (parallel) {
-                filled = CompletableFuture.runAsync(fill);
-            } else {
-                fill.run();
-                filled = CompletableFuture.completedFuture(null);
-            }
-            CompletableFuture<Void> downloaded = filled.thenCompose(v -> {
-                DeviceStream s = lane.stream();
-                s.enqueueCopy(staging, buffer);
-                SpinLoad.spin(s, f, buffer, buffer, n, work);
-                return s.enqueueCopy(buffer, staging);
-            });
-            return parallel ? downloaded.thenApplyAsync(v -> staging.segment().toArray(JAVA_FLOAT))
-                    : downloaded.thenApply(v -> staging.segment().toArray(JAVA_FLOAT));
+            float[] out = new float[n];
+            return DeviceLane.copy(MemorySegment.ofArray(in), staging.segment())
+                    .thenCompose(v -> lane.repeat(s -> {
+                        s.enqueueCopy(staging, buffer);
+                        SpinLoad.spin(s, f, buffer, buffer, n, work);
+                        return s.enqueueCopy(buffer, staging);
+                    }))
+                    .thenCompose(v -> DeviceLane.copy(staging.segment(), MemorySegment.ofArray(out)))
+                    .thenApply(v -> out);
         }
     }
 

@@ -6,55 +6,63 @@ import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostBufferPool;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import java.util.ArrayList;
-import java.util.List;
+import dev.sluice.reactive.DeviceLane;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One lane of a {@link SluiceAsyncFunction}'s subtask: a stream of its own and the pinned staging and device buffers
  * its elements reuse, one element at a time. A subtask has as many lanes as elements it runs on the device at once;
  * elements on different lanes overlap (one's upload with another's kernel and a third's download).
  *
+ * <p>The stage's view of a {@link DeviceLane}, the lane type the reactive {@code GpuPipeline} runs on too: staging
+ * buffers come from the pool of the TaskManager's shared context ({@link #pool()}), {@link #fill} copies a large element
+ * into staging on several copy threads instead of the task thread, and {@link #repeat} enqueues the element's device
+ * work as one replayed graph, fusing element-wise launches.
+ *
  * <p>A {@link GpuStage} has the lane from its call until the future it returned completes; it must not keep it
- * afterwards. Not thread-safe: the stage uses it while enqueuing.
+ * afterwards. The stage uses it while enqueuing, from one thread at a time.
  */
 public final class GpuLane {
 
-    private final int index;
-    private final DeviceStream stream;
+    private final DeviceLane lane;
     private final Function<Kernel, DeviceFunction> functions;
-    private final List<@Nullable HostBuffer> staging = new ArrayList<>(2);
-    private final List<@Nullable DeviceBuffer> device = new ArrayList<>(2);
-    /** Set by {@link #close()}; the buffers are made and closed under this lane's monitor. */
-    private boolean closed;
 
-    GpuLane(int index, DeviceStream stream, Function<Kernel, DeviceFunction> functions) {
-        this.index = index;
-        this.stream = stream;
+    GpuLane(DeviceLane lane, Function<Kernel, DeviceFunction> functions) {
+        this.lane = lane;
         this.functions = functions;
     }
 
     /** The lane's stream: enqueue the element's work here, so that it runs in order with the lane's buffers' reuse. */
     public DeviceStream stream() {
-        return stream;
+        return lane.stream();
     }
 
     /** The context of the lane's stream: the TaskManager's shared context of the subtask's device (do not close it). */
     public DeviceContext context() {
-        return stream.context();
+        return lane.context();
     }
 
     /** The lane's number within its subtask, 0 to lanes - 1. */
     public int index() {
-        return index;
+        return lane.index();
     }
 
     /** The device's name as the logs and the metric tag give it, as "cpu:1" or "cuda:0". */
     public String deviceName() {
         return context().backendName() + ":" + context().id();
+    }
+
+    /**
+     * The pool of pinned buffers the lane's staging comes from: the TaskManager's, one per device, shared by every
+     * subtask on it; a stage may take buffers of its own from it (and give them back). Do not close it.
+     */
+    public HostBufferPool pool() {
+        return lane.pool();
     }
 
     /**
@@ -74,22 +82,10 @@ public final class GpuLane {
      *
      * @throws InvalidArgumentException naming {@code slot} if negative, {@code type} if null, {@code count} if not
      *                                  positive
+     * @throws dev.sluice.ClosedResourceException once the function has closed
      */
-    public synchronized HostBuffer staging(int slot, DType type, long count) {
-        check(slot, type, count);
-        checkOpen();
-        while (staging.size() <= slot) {
-            staging.add(null);
-        }
-        HostBuffer h = staging.get(slot);
-        if (h == null || h.dtype() != type || h.count() < count) {
-            if (h != null) {
-                h.close(); // frees once the copies of the previous element that used it have finished
-            }
-            h = context().allocateHost(type, count);
-            staging.set(slot, h);
-        }
-        return h.count() == count ? h : h.slice(0, count);
+    public HostBuffer staging(int slot, DType type, long count) {
+        return lane.staging(slot, type, count);
     }
 
     /**
@@ -97,81 +93,43 @@ public final class GpuLane {
      * stream and reused element after element (the stream's order keeps one element's use after the previous one's).
      *
      * @throws InvalidArgumentException as {@link #staging}
+     * @throws dev.sluice.ClosedResourceException once the function has closed
      */
-    public synchronized DeviceBuffer deviceBuffer(int slot, DType type, long count) {
-        check(slot, type, count);
-        checkOpen();
-        while (device.size() <= slot) {
-            device.add(null);
-        }
-        DeviceBuffer b = device.get(slot);
-        if (b == null || b.dtype() != type || b.count() < count) {
-            if (b != null) {
-                stream.enqueueFree(b);
-            }
-            b = stream.enqueueAllocate(type, count);
-            device.set(slot, b);
-        }
-        return b.count() == count ? b : b.slice(0, count);
-    }
-
-    /** A stage started just before its function closed must not make buffers that nothing would free. */
-    private void checkOpen() {
-        if (closed) {
-            throw new dev.sluice.ClosedResourceException(this + " (its function has closed)");
-        }
-    }
-
-    private static void check(int slot, DType type, long count) {
-        if (slot < 0) {
-            throw new InvalidArgumentException("slot", "value " + slot + " must not be negative");
-        }
-        if (type == null) {
-            throw new InvalidArgumentException("type", "null");
-        }
-        if (count < 1) {
-            throw new InvalidArgumentException("count", "value " + count + " must be at least 1");
-        }
+    public DeviceBuffer deviceBuffer(int slot, DType type, long count) {
+        return lane.deviceBuffer(slot, type, count);
     }
 
     /**
-     * Frees the lane's buffers in its stream's order, then closes the stream (waiting for its work) and the pinned
-     * buffers. On the task thread, when the function closes.
+     * Copies {@code source} (an element's array, {@code MemorySegment.ofArray(floats)}) into {@code target}, a staging
+     * buffer of this lane, and holds the lane's stream until the copy has finished: a large copy runs on several copy
+     * threads at once, not on the task thread. See {@link DeviceLane#fill} for the contract (ordering, completion
+     * thread, cancellation, resources).
+     *
+     * @return completes once every byte is copied; exceptionally if the copy failed, which then fails the element
      */
-    synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        RuntimeException first = null;
-        for (DeviceBuffer b : device) {
-            if (b != null) {
-                try {
-                    stream.enqueueFree(b);
-                } catch (RuntimeException e) {
-                    b.close(); // a faulted or closed context: the memory went with the device
-                }
-            }
-        }
-        try {
-            stream.close();
-        } catch (RuntimeException e) {
-            first = e;
-        }
-        for (HostBuffer h : staging) {
-            if (h != null) {
-                h.close();
-            }
-        }
-        device.clear();
-        staging.clear();
-        if (first != null) {
-            throw first;
-        }
+    public CompletableFuture<Void> fill(HostBuffer target, MemorySegment source) {
+        return lane.fill(target, source);
+    }
+
+    /**
+     * Runs {@code body} with the lane's stream and returns what it returns, recorded and replayed as one graph launch
+     * (with element-wise launches fused) where the body's work allows it, else enqueued plainly: see
+     * {@link DeviceLane#repeat} and {@link dev.sluice.RepeatedWork}.
+     */
+    public <T> T repeat(Function<? super DeviceStream, T> body) {
+        return lane.repeat(body);
+    }
+
+    /**
+     * Frees the lane's buffers in its stream's order, then closes the stream (waiting for its work) and gives the pinned
+     * buffers back to the pool. On the task thread, when the function closes. Idempotent.
+     */
+    void close() {
+        lane.close();
     }
 
     @Override
     public String toString() {
-        return "GpuLane[" + index + ", " + stream + "]";
+        return "GpuLane[" + lane.index() + ", " + lane.stream() + "]";
     }
 }

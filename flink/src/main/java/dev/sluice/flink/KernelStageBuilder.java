@@ -45,7 +45,19 @@ public final class KernelStageBuilder<I, O> {
      * parameter order; the first input's element count is the kernel's {@code n}.
      */
     public KernelStageBuilder<I, O> input(DType type, InputData<I> data) {
-        inputs.add(new KernelStage.Input<>(notNull("type", type), notNull("data", data)));
+        inputs.add(KernelStage.Input.of(notNull("type", type), notNull("data", data)));
+        return this;
+    }
+
+    /**
+     * An input: its element type and how to get an element's bytes ({@code MemorySegment::ofArray} for an array). As
+     * {@link #input}, each call adds one, in the kernel's parameter order; but each element is copied into its lane's
+     * pinned staging on the lanes' copy threads, split over several for a large one, so that one subtask's host copies
+     * are not bound by the task thread. Inputs of both kinds may be mixed, but the host data of a Java array cannot be
+     * recorded into a graph: an element with such an input has its device work enqueued plainly, not replayed.
+     */
+    public KernelStageBuilder<I, O> inputBytes(DType type, InputBytes<I> bytes) {
+        inputs.add(KernelStage.Input.ofBytes(notNull("type", type), notNull("bytes", bytes)));
         return this;
     }
 
@@ -159,7 +171,7 @@ public final class KernelStageBuilder<I, O> {
      */
     public SluiceAsyncFunction<I, O> build() {
         if (inputs.isEmpty()) {
-            throw new InvalidArgumentException("input", "not given: call input(type, data)");
+            throw new InvalidArgumentException("input", "not given: call input(type, data) or inputBytes(type, bytes)");
         }
         OutputsReader<I, O> r = reader;
         if (outputs.isEmpty() || r == null) {
@@ -177,13 +189,21 @@ public final class KernelStageBuilder<I, O> {
         return value;
     }
 
-
-
     /** The host data of an element, to upload ({@link HostData#of(float[])} for a {@code float[]}). */
     @FunctionalInterface
     public interface InputData<I> extends Serializable {
         /** The host data of {@code element}. */
         HostData of(I element);
+    }
+
+    /**
+     * The bytes of an element, to upload: {@code MemorySegment::ofArray} for an array. Copied into the lane's pinned
+     * staging on the lanes' copy threads (several at once for a large element), never on the task thread.
+     */
+    @FunctionalInterface
+    public interface InputBytes<I> extends Serializable {
+        /** The bytes of {@code element}; they must not change until its result is emitted. */
+        MemorySegment of(I element);
     }
 
     /** The number of output elements for an element of {@code inputElements} input elements. */

@@ -1,6 +1,7 @@
 package dev.sluice.flink;
 
 import dev.sluice.DeviceContext;
+import dev.sluice.HostBufferPool;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -29,11 +30,17 @@ final class SharedContexts {
         final DeviceContext context;
         /** The context's own figures, from its opening on, which every subtask on it shows (ContextMetrics). */
         final ContextMetrics metrics;
+        /**
+         * The pinned staging buffers of every lane on the context, whichever subtask's: a restarted or rescaled
+         * subtask's lanes reuse what an earlier one pinned. Closed with the context.
+         */
+        final HostBufferPool staging;
         int references;
 
         Entry(DeviceContext context) {
             this.context = context;
             this.metrics = new ContextMetrics(context);
+            this.staging = HostBufferPool.of(context, HostBufferPool.DEFAULT_LIMIT_BYTES);
             // Removed with the context: a closed context drops its listeners.
             context.addListener(metrics);
         }
@@ -72,6 +79,11 @@ final class SharedContexts {
             return entry.metrics;
         }
 
+        /** The pool of pinned staging buffers of every lane on the context. */
+        HostBufferPool staging() {
+            return entry.staging;
+        }
+
         /** Gives the reference back; the last one closes the context (waiting for its work). Idempotent. */
         @Override
         public void close() {
@@ -97,6 +109,7 @@ final class SharedContexts {
                 // Outside the lock: closing waits for the device, and other devices' subtasks need not wait with it.
                 LOG.log(System.Logger.Level.DEBUG, "sluice-flink: closing the shared context of " + name(key)
                         + ", its last subtask gone");
+                entry.staging.close();
                 toClose.close();
             }
         }

@@ -5,14 +5,14 @@ import static dev.sluice.flink.Elements.describe;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFunction;
-import dev.sluice.DeviceStream;
 import dev.sluice.HostData;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.SluiceProperties;
+import dev.sluice.flink.SubtaskLanes.Running;
+import dev.sluice.flink.SubtaskLanes.Waiting;
 import java.io.Serial;
 import java.io.Serializable;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -26,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -110,35 +109,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     // Per subtask, from open() on (not serialized).
     private transient SharedContexts.@Nullable Reference reference;
     private transient @Nullable String deviceName;
-    private transient Object lock;
-    private transient List<GpuLane> allLanes;
-    private transient ArrayDeque<GpuLane> freeLanes;
-    private transient ArrayDeque<Waiting<IN, OUT>> waiting;
-    /** Each element on a lane, by identity: Flink hands {@link #timeout} the element it invoked. */
-    private transient Map<Object, Running> inFlight;
+    /** The subtask's lanes: which are free, which element has which, who waits for one. */
+    private transient @Nullable SubtaskLanes<IN, OUT> subtaskLanes;
     private transient Map<Kernel, DeviceFunction> functions;
     private transient @Nullable StageMetrics metrics;
-    private transient boolean closed;
     /** Whether {@link GpuStage#open} returned, so that close() closes the stage. */
     private transient boolean stageOpen;
     /** {@link #fatalOnStickyFault}, resolved for the subtask's backend. */
     private transient boolean stickyFaultIsFatal;
     /** {@link #lanes}, resolved against the configuration when the function opened. */
     private transient int openLanes;
-
-    /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
-    private record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
-    }
-
-    /**
-     * An element on {@code lane}, since {@code arrivedNanos}. {@code counted} is set by whichever counts its outcome
-     * first: the end of its work, or {@link #timeout}, after which its work still ends.
-     */
-    private record Running(GpuLane lane, long arrivedNanos, AtomicBoolean counted) {
-        Running(GpuLane lane, long arrivedNanos) {
-            this(lane, arrivedNanos, new AtomicBoolean());
-        }
-    }
 
     /**
      * A function running {@code stage} over {@code lanes} lanes per subtask, on the device {@code assignment} picks,
@@ -349,14 +329,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         // The backstop: a task that ends without close() must not keep a context (and its pinned memory) for ever.
         rc.registerUserCodeClassLoaderReleaseHookIfAbsent("sluice-flink-shared-contexts",
                 () -> SharedContexts.releaseAll(owner));
-        lock = new Object();
+        SubtaskLanes<IN, OUT> sl = new SubtaskLanes<>();
+        subtaskLanes = sl;
         openLanes = lanes;
-        allLanes = new ArrayList<>(lanes);
-        freeLanes = new ArrayDeque<>(lanes);
-        waiting = new ArrayDeque<>();
-        inFlight = new IdentityHashMap<>();
         functions = Collections.synchronizedMap(new IdentityHashMap<>());
-        closed = false;
         SharedContexts.Reference l = SharedContexts.acquire(api, device, owner);
         reference = l;
         DeviceContext context = l.context();
@@ -367,14 +343,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             for (Kernel k : stage.kernels()) {
                 function(k);
             }
-            for (int i = 0; i < lanes; i++) {
-                DeviceStream s = context.createStream();
-                GpuLane lane = new GpuLane(i, s, this::function);
-                allLanes.add(lane);
-                freeLanes.add(lane);
-            }
+            sl.open(context, l.staging(), lanes, this::function);
             metrics = new StageMetrics(rc.getMetricGroup(), deviceName, this::inFlightCount, context, l.metrics(),
-                    allLanes.stream().map(GpuLane::stream).toList());
+                    sl.lanes().stream().map(GpuLane::stream).toList());
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -431,10 +402,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         synchronized (functions) {
             DeviceFunction f = functions.get(kernel);
             if (f == null) {
-                synchronized (lock) {
-                    if (closed) { // a stage started just before close(): nothing would close what it compiled now
-                        throw new dev.sluice.ClosedResourceException("sluice-flink function on device " + deviceName);
-                    }
+                SubtaskLanes<IN, OUT> sl = subtaskLanes;
+                if (sl == null || sl.isClosed()) { // a stage started just before close(): nothing would close it
+                    throw new dev.sluice.ClosedResourceException("sluice-flink function on device " + deviceName);
                 }
                 f = context.compile(kernel);
                 functions.put(kernel, f);
@@ -451,16 +421,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      */
     @Override
     public void close() throws Exception {
-        List<GpuLane> toClose;
-        synchronized (lockOrNew()) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (waiting != null) {
-                waiting.clear();
-            }
-            toClose = allLanes == null ? List.of() : List.copyOf(allLanes);
+        SubtaskLanes<IN, OUT> sl = subtaskLanes;
+        List<GpuLane> toClose = sl == null ? List.of() : sl.close(); // close() without open(): nothing to close
+        if (toClose == null) {
+            return; // closed already
         }
         RuntimeException failure = null;
         for (GpuLane lane : toClose) {
@@ -508,13 +472,6 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
     }
 
-    private Object lockOrNew() {
-        if (lock == null) {
-            lock = new Object(); // close() without open(): nothing to close but the flag
-        }
-        return lock;
-    }
-
     private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException next) {
         if (first == null) {
             return next;
@@ -529,23 +486,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     @Override
     public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
         long arrived = System.nanoTime();
-        Running running;
-        synchronized (lock) {
-            if (closed) {
-                failed(null);
-                failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(input)
-                        + " arrived after the function closed on device " + deviceName));
-                return;
-            }
-            GpuLane lane = freeLanes.poll();
-            if (lane == null) {
-                waiting.add(new Waiting<>(input, resultFuture, arrived));
-                return;
-            }
-            running = new Running(lane, arrived);
-            inFlight.put(input, running);
+        Running running = Objects.requireNonNull(subtaskLanes, "not open").admit(input, resultFuture, arrived, () -> {
+            failed(null);
+            failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(input)
+                    + " arrived after the function closed on device " + deviceName));
+        });
+        if (running != null) {
+            start(running, input, resultFuture);
         }
-        start(running, input, resultFuture);
     }
 
     private void start(Running running, IN input, ResultFuture<OUT> resultFuture) {
@@ -655,21 +603,12 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */
     private void laneFree(GpuLane lane, IN input) {
-        Waiting<IN, OUT> next;
-        Running running;
-        synchronized (lock) {
-            inFlight.remove(input);
-            if (closed) {
-                return;
-            }
-            next = waiting.poll();
-            if (next == null) {
-                freeLanes.add(lane);
-                return;
-            }
-            running = new Running(lane, next.arrivedNanos());
-            inFlight.put(next.element(), running);
+        SubtaskLanes.Handoff<IN, OUT> handoff = Objects.requireNonNull(subtaskLanes, "not open").free(lane, input);
+        if (handoff == null) {
+            return;
         }
+        Waiting<IN, OUT> next = handoff.next();
+        Running running = handoff.running();
         // Not on this thread, which may be the device's completion thread: the stage enqueues, and may compile.
         Thread.ofVirtual().name("sluice-flink-start").start(() -> {
             try {
@@ -697,20 +636,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      */
     @Override
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {
+        SubtaskLanes.Lookup found = Objects.requireNonNull(subtaskLanes, "not open").timedOut(input);
+        Running r = found.running();
+        int running = found.inFlight();
+        boolean wasWaiting = found.wasWaiting();
         String where;
-        int running;
-        Running r;
-        boolean wasWaiting = false;
-        synchronized (lock) {
-            r = inFlight.get(input);
-            running = inFlight.size();
-            if (r != null) {
-                GpuLane lane = r.lane();
-                where = "on device " + deviceName + ", stream " + lane.stream() + " (lane " + lane.index() + ")";
-            } else {
-                wasWaiting = waiting.removeIf(w -> w.element() == input);
-                where = "waiting for a lane of device " + deviceName;
-            }
+        if (r != null) {
+            GpuLane lane = r.lane();
+            where = "on device " + deviceName + ", stream " + lane.stream() + " (lane " + lane.index() + ")";
+        } else {
+            where = "waiting for a lane of device " + deviceName;
         }
         if (r != null || wasWaiting) { // neither: its result raced the timer and was counted
             failed(r);
@@ -720,9 +655,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     private int inFlightCount() {
-        synchronized (lock) {
-            return inFlight.size();
-        }
+        SubtaskLanes<IN, OUT> sl = subtaskLanes;
+        return sl == null ? 0 : sl.inFlight();
     }
 
     // ---------------------------------------------------------------- the common case: one kernel

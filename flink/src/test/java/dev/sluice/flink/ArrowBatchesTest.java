@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
+import dev.sluice.HostBufferPool;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.kernel.Kernels;
+import dev.sluice.reactive.DeviceLane;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
@@ -243,7 +245,9 @@ class ArrowBatchesTest {
             ArrowKernelStage stage = new ArrowKernelStage(() -> FMA, List.of("a", "b"), Field.nullable("y", FLOAT),
                     List.of("id"));
             stage.open(ctx);
-            return new OneLane(ctx, stage, new GpuLane(0, ctx.createStream(), ctx::compile));
+            // A pool that keeps nothing: what the lane gives back is freed.
+            DeviceLane lane = DeviceLane.open(ctx.createStream(), 0, HostBufferPool.of(ctx, 0), true, true);
+            return new OneLane(ctx, stage, new GpuLane(lane, ctx::compile));
         }
 
         @Override

@@ -18,6 +18,7 @@ import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.testing.ExpectWarning;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -200,6 +201,32 @@ class SluiceAsyncFunctionTest {
             assertSquares(out.get(b), 17);
             assertEquals((float) b * b, out.get(b)[0], 1e-3f, "batch " + b + " in its place");
         }
+    }
+
+    static final Set<String> READ_THREADS = ConcurrentHashMap.newKeySet();
+
+    @Test
+    void largeBatchesGivenAsBytesAreStagedAndReadOffTheTaskAndCompletionThreads() throws Exception {
+        READ_THREADS.clear();
+        StreamExecutionEnvironment env = TestJobs.environment(1);
+        int size = 300_000; // 1.2 MiB: over the threshold of the lanes' parallel copies
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
+                .inputBytes(DType.F32, MemorySegment::ofArray)
+                .output(DType.F32, (in, result, n) -> {
+                    READ_THREADS.add(Thread.currentThread().getName());
+                    return result.toArray(JAVA_FLOAT);
+                })
+                .lanes(2)
+                .build();
+        List<float[]> out = collect(AsyncDataStream.orderedWait(batches(env, 6, size), f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO));
+        assertEquals(6, out.size());
+        for (int b = 0; b < out.size(); b++) {
+            assertSquares(out.get(b), size);
+            assertEquals((float) b * b, out.get(b)[0], 1e-3f, "batch " + b + " in its place");
+        }
+        assertTrue(!READ_THREADS.isEmpty() && READ_THREADS.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
+                () -> "results read on " + READ_THREADS);
     }
 
     @Test
@@ -499,7 +526,7 @@ class SluiceAsyncFunctionTest {
         assertEquals("lanes: value 0 must be at least 1", lanes.getMessage());
         InvalidArgumentException input = assertThrows(InvalidArgumentException.class,
                 () -> SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE).build());
-        assertEquals("input: not given: call input(type, data)", input.getMessage());
+        assertEquals("input: not given: call input(type, data) or inputBytes(type, bytes)", input.getMessage());
         InvalidArgumentException position = assertThrows(InvalidArgumentException.class, () -> DeviceAssignment.fixed(-1));
         assertEquals("position", position.argument());
     }

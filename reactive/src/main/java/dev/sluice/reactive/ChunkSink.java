@@ -2,6 +2,7 @@ package dev.sluice.reactive;
 
 import dev.sluice.DType;
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link GpuPipeline} turns one downloaded result into the value it emits: the result is downloaded
@@ -23,4 +24,19 @@ public interface ChunkSink<R> {
      * copy out of it, never keep it.
      */
     R read(MemorySegment result, DType type, long elements);
+
+    /**
+     * A new {@code R} for {@code elements} elements of {@code type} whose bytes {@link #segment} gives, for the pipeline
+     * to fill in pieces on several copy threads at once instead of calling {@link #read} on one; or null (the default):
+     * results are read with {@link #read}. What the pipeline emits is this object once filled, as {@link #read} would
+     * have made it.
+     */
+    default @Nullable R allocate(DType type, long elements) {
+        return null;
+    }
+
+    /** The bytes of a result {@link #allocate} made, exactly its size; null (the default) if there are none. */
+    default @Nullable MemorySegment segment(R result) {
+        return null;
+    }
 }

@@ -30,6 +30,16 @@ public interface ChunkSource<T> {
     void copyTo(T chunk, MemorySegment staging);
 
     /**
+     * The chunk's bytes as one segment (a heap array's, a buffer's, native memory), exactly those {@link #copyTo} would
+     * copy, or null (the default). With it the pipeline copies a large chunk into staging in pieces, on several copy
+     * threads at once, instead of calling {@link #copyTo} on one; the segment must stay valid and unchanged until the
+     * chunk's result has been emitted.
+     */
+    default @Nullable MemorySegment segment(T chunk) {
+        return null;
+    }
+
+    /**
      * Pinned memory holding the chunk that the pipeline may upload from directly, skipping the copy to its own
      * staging buffer, or null (the default). Used only if the buffer belongs to the pipeline's context and
      * has the pipeline's input element type.

@@ -116,6 +116,16 @@ public final class Chunks {
         }
 
         @Override
+        public MemorySegment segment(float[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public float[] allocate(DType type, long elements) {
+            return new float[toInt(elements)];
+        }
+
+        @Override
         public void copyTo(float[] chunk, MemorySegment staging) {
             MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, chunk.length);
         }
@@ -132,6 +142,16 @@ public final class Chunks {
         @Override
         int length(double[] a) {
             return a.length;
+        }
+
+        @Override
+        public MemorySegment segment(double[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public double[] allocate(DType type, long elements) {
+            return new double[toInt(elements)];
         }
 
         @Override
@@ -154,6 +174,16 @@ public final class Chunks {
         }
 
         @Override
+        public MemorySegment segment(int[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public int[] allocate(DType type, long elements) {
+            return new int[toInt(elements)];
+        }
+
+        @Override
         public void copyTo(int[] chunk, MemorySegment staging) {
             MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_INT_UNALIGNED, 0, chunk.length);
         }
@@ -170,6 +200,16 @@ public final class Chunks {
         @Override
         int length(long[] a) {
             return a.length;
+        }
+
+        @Override
+        public MemorySegment segment(long[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public long[] allocate(DType type, long elements) {
+            return new long[toInt(elements)];
         }
 
         @Override
@@ -192,6 +232,16 @@ public final class Chunks {
         }
 
         @Override
+        public MemorySegment segment(short[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public short[] allocate(DType type, long elements) {
+            return new short[toInt(elements)];
+        }
+
+        @Override
         public void copyTo(short[] chunk, MemorySegment staging) {
             MemorySegment.copy(chunk, 0, staging, ValueLayout.JAVA_SHORT_UNALIGNED, 0, chunk.length);
         }
@@ -208,6 +258,16 @@ public final class Chunks {
         @Override
         int length(byte[] a) {
             return a.length;
+        }
+
+        @Override
+        public MemorySegment segment(byte[] chunk) {
+            return MemorySegment.ofArray(chunk);
+        }
+
+        @Override
+        public byte[] allocate(DType type, long elements) {
+            return new byte[toInt(elements * type.byteSize())];
         }
 
         @Override
@@ -242,6 +302,16 @@ public final class Chunks {
         }
 
         @Override
+        public MemorySegment segment(ByteBuffer chunk) {
+            return MemorySegment.ofBuffer(chunk);
+        }
+
+        @Override
+        public ByteBuffer allocate(DType type, long elements) {
+            return ByteBuffer.allocate(toInt(elements * type.byteSize())).order(ByteOrder.nativeOrder());
+        }
+
+        @Override
         public ByteBuffer read(MemorySegment result, DType type, long elements) {
             ByteBuffer out = ByteBuffer.allocate(toInt(elements * type.byteSize())).order(ByteOrder.nativeOrder());
             MemorySegment.copy(result, 0, MemorySegment.ofBuffer(out), 0, out.capacity());
@@ -268,6 +338,18 @@ public final class Chunks {
         @Override
         public void copyTo(MemorySegment chunk, MemorySegment staging) {
             MemorySegment.copy(chunk, 0, staging, 0, staging.byteSize());
+        }
+
+        @Override
+        public MemorySegment segment(MemorySegment chunk) {
+            return chunk;
+        }
+
+        @Override
+        public MemorySegment allocate(DType type, long elements) {
+            long bytes = elements * type.byteSize();
+            // A long[] backing keeps the segment 8-byte aligned, so that any typed layout can read it.
+            return MemorySegment.ofArray(new long[toInt((bytes + 7) / 8)]).asSlice(0, bytes);
         }
 
         @Override

@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One place for a chunk in a {@link Lane}, and the chunk's passage through it: enqueues the chunk's upload, stage and
  * download on the lane's stream ({@link #start}), records its end on the completion thread, and gives its result
- * ({@link #takeResult}). Each place has staging buffers of its own ({@link StagingBuffers}), so the chunks a lane
- * holds at once never share host memory.
+ * ({@link #takeResult}). Each place has staging buffers of its own (two slots of the lane's, taken from the
+ * pipeline's pool on first need: a pipeline fed pinned {@link HostBuffer}s never stages its input, one downloading
+ * into {@link ChunkTarget} buffers never its output), so the chunks a lane holds at once never share host memory.
  *
  * <p>Written by the drain loop before the completion callback is attached, read by the callback (ordered by
  * CompletableFuture); {@code state} publishes the callback's writes to the drain loop.
@@ -33,7 +34,10 @@ final class Flight {
     static final int DONE = 2;
 
     private final Lane lane;
-    private final StagingBuffers staging;
+    /** The flight's place in its lane: its staging buffers are the lane's slots {@code 2 * place} and the next. */
+    private final int place;
+    /** Whether the output staging buffer was taken (a result was downloaded into staging). */
+    private boolean stagedOut;
     private long sequence = -1;
     private long outputElements;
     private @Nullable DeviceFuture<?> stageFuture;
@@ -54,9 +58,9 @@ final class Flight {
     /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
     private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
-    Flight(Lane lane) {
+    Flight(Lane lane, int place) {
         this.lane = lane;
-        this.staging = new StagingBuffers(lane);
+        this.place = place;
     }
 
     int state() {
@@ -80,8 +84,22 @@ final class Flight {
         return error;
     }
 
-    StagingBuffers staging() {
-        return staging;
+    /** The input staging buffer, of {@code chunkElements}: taken now if it was not. */
+    private HostBuffer stagingIn() {
+        PipelineSpec spec = lane.spec();
+        return lane.staging(2 * place, spec.inputType(), spec.chunkElements());
+    }
+
+    /** The output staging buffer, of the output capacity: taken now if it was not. */
+    private HostBuffer stagingOut() {
+        PipelineSpec spec = lane.spec();
+        stagedOut = true;
+        return lane.staging(2 * place + 1, spec.outputType(), spec.outputCapacity());
+    }
+
+    /** The output staging buffer, or null if none was taken (no result was ever downloaded into staging). */
+    private @Nullable HostBuffer stagingOutIfTaken() {
+        return stagedOut ? stagingOut() : null;
     }
 
     /**
@@ -166,12 +184,16 @@ final class Flight {
             lastUse = stream.enqueueCopy(pinned, in); // zero-copy: the caller's pinned memory, of any device's
             return;
         }
-        HostBuffer stagingIn = staging.in();
+        HostBuffer stagingIn = stagingIn();
         long bytes = n * in.dtype().byteSize();
         MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
-        if (p.hostCopies().inParallel(bytes)) {
-            // Copied on another thread while this one goes on with other chunks; the stream holds the
-            // upload until the copy is done. A copy that fails fails the chunk when it finishes (chunkDone).
+        MemorySegment whole = source.segment(chunk);
+        if (whole != null && p.hostCopies().inParallel(bytes)) {
+            // Split over the copy threads while this one goes on with other chunks; the stream holds the upload until
+            // every piece is copied. A copy that fails fails the chunk when it finishes (chunkDone).
+            encoded = lane.fill(HostCopies.prefix(stagingIn, n), whole);
+        } else if (p.hostCopies().inParallel(bytes)) {
+            // The source copies the chunk itself: in one piece, on a copy thread.
             CompletableFuture<Void> copied = new CompletableFuture<>();
             encoded = copied;
             HostCopies.run(() -> {
@@ -219,11 +241,11 @@ final class Flight {
         } else if (directTarget != null) {
             // Pinned memory of another of the pipeline's contexts that this lane's cannot use: downloaded into
             // the lane's staging, and copied into the target on the host when the chunk's result is taken.
-            result = HostCopies.prefix(staging.out(), outN);
+            result = HostCopies.prefix(stagingOut(), outN);
             target = directTarget;
             targetViaStaging = true;
         } else {
-            result = HostCopies.prefix(staging.out(), outN);
+            result = HostCopies.prefix(stagingOut(), outN);
         }
         return stream.enqueueCopy(out, result);
     }
@@ -272,22 +294,39 @@ final class Flight {
     private boolean readsEarly() {
         GpuPipeline<?, ?> p = lane.pipeline();
         ChunkSink<?> sink = p.io().sink();
-        HostBuffer out = staging.outIfAllocated();
+        HostBuffer out = stagingOutIfTaken();
         DType type = p.spec().outputType();
         long bytes = outputElements * type.byteSize();
         if (sink == null || out == null || !p.hostCopies().inParallel(bytes)) {
             return false;
         }
         readEarly = true;
+        MemorySegment staged = HostCopies.prefix(out.segment(), bytes);
+        Object result = sink.allocate(type, outputElements);
+        MemorySegment into = result == null ? null : segmentOf(sink, result);
+        if (into != null) {
+            // The sink's own result object, filled in pieces by the copy threads.
+            p.hostCopies().copy(staged, into).whenComplete((v, t) -> {
+                earlyResult = result;
+                earlyFailure = t;
+                finish(null);
+            });
+            return true;
+        }
         HostCopies.run(() -> {
             try {
-                earlyResult = sink.read(HostCopies.prefix(out.segment(), bytes), type, outputElements);
+                earlyResult = sink.read(staged, type, outputElements);
             } catch (Throwable t) {
                 earlyFailure = t;
             }
             finish(null);
         });
         return true;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> @Nullable MemorySegment segmentOf(ChunkSink<R> sink, Object result) {
+        return sink.segment((R) result);
     }
 
     /** Publishes the chunk's end; the volatile write of {@code state} publishes the fields written before it. */
@@ -310,7 +349,7 @@ final class Flight {
             HostBuffer t = target;
             if (t != null) {
                 if (targetViaStaging) {
-                    HostBuffer out = Objects.requireNonNull(staging.outIfAllocated());
+                    HostBuffer out = Objects.requireNonNull(stagingOutIfTaken());
                     long bytes = outputElements * lane.spec().outputType().byteSize();
                     MemorySegment.copy(out.segment(), 0, t.segment(), 0, bytes); // fails if t was closed meanwhile
                 }
@@ -319,7 +358,7 @@ final class Flight {
             if (readEarly) {
                 return (O) earlyResult();
             }
-            HostBuffer out = staging.outIfAllocated();
+            HostBuffer out = stagingOutIfTaken();
             if (sink == null || out == null) {
                 throw new IllegalStateException("no result to read in " + lane);
             }

@@ -6,6 +6,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostBufferPool;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.StreamOptions;
@@ -157,6 +158,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
     /** The idle lanes between subscriptions, and the pipeline's release. */
     private final LanePool lanePool;
     private final HostCopies hostCopies;
+    /** Where the lanes' staging buffers come from. */
+    private final StagingPools stagingPools;
     final PipelineMetrics metrics = new PipelineMetrics();
     private final ProgressReporter progress;
 
@@ -164,6 +167,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         this.spec = spec;
         this.io = io;
         this.hostCopies = HostCopies.fromProperties();
+        this.stagingPools = new StagingPools(spec);
         this.progress = new ProgressReporter(metrics, spec.outputType().byteSize());
         this.kernels = PipelineKernels.load(kernels, spec.contexts());
         this.lanePool = new LanePool(this, spec, this.kernels);
@@ -353,6 +357,10 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         return hostCopies;
     }
 
+    StagingPools stagingPools() {
+        return stagingPools;
+    }
+
     ProgressReporter progress() {
         return progress;
     }
@@ -389,6 +397,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         private boolean keepLanes = true;
         private boolean graphReplay = true;
         private boolean elementwiseFusion = true;
+        private @Nullable HostBufferPool stagingPool;
 
         private Builder(List<DeviceContext> contexts) {
             this.contexts = contexts;
@@ -551,6 +560,25 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
         }
 
         /**
+         * A pool of pinned buffers that the lanes take their staging buffers from and give them back to, shared with
+         * its other users (an Arrow allocator factory, a Flink function's lanes, the caller's own code): lanes on a
+         * context that {@linkplain DeviceContext#sharesPinnedMemoryWith can use} its memory use it, the others a pool
+         * of the pipeline's own. The pipeline does not close it; close it after the pipeline is
+         * {@linkplain GpuPipeline#released() released}. By default each context of the pipeline has a pool of its own,
+         * holding at most the staging its lanes hold at once, closed once the pipeline is released: a lane opened after
+         * another was released (with {@link #keepLanes keepLanes(false)}) reuses its buffers instead of pinning anew.
+         *
+         * @throws InvalidArgumentException naming {@code pool} if it is null
+         */
+        public Builder stagingPool(HostBufferPool pool) {
+            if (pool == null) {
+                throw new InvalidArgumentException("pool", "null");
+            }
+            this.stagingPool = pool;
+            return this;
+        }
+
+        /**
          * Declares a kernel the stage launches: {@link #build} loads it on every context of the pipeline (on the
          * calling thread; with source, that compiles it, or finds it in the compile cache), and the stage takes
          * the function of its lane's context with {@link Lane#function(Kernel)}. The pipeline owns these
@@ -628,7 +656,7 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             }
             return new PipelineSpec(contexts, lanes * contexts.size(), chunksPerLane, in, chunkElements,
                     outputType == null ? in : outputType, outputElements, capacity, inPlace, List.copyOf(scratch), st,
-                    streamOptions, hostScheduler, keepLanes, graphReplay, elementwiseFusion);
+                    streamOptions, hostScheduler, keepLanes, graphReplay, elementwiseFusion, stagingPool);
         }
     }
 }

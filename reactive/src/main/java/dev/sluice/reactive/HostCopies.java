@@ -3,16 +3,47 @@ package dev.sluice.reactive;
 import dev.sluice.HostBuffer;
 import dev.sluice.SluiceProperties;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Where a pipeline's host copies to and from pinned staging run: those of at least
- * {@code sluice.pipeline.parallelCopyBytes} bytes (default 1 MiB) on the common fork-join pool, several at once,
- * the others inline on the drain loop; and the prefixes of staging buffers that a chunk shorter than a full one uses.
+ * Where lanes' host copies to and from pinned staging run. A copy of at least {@code sluice.pipeline.parallelCopyBytes}
+ * bytes (default 1 MiB) runs off the calling thread on a small pool of copy threads ({@link #THREADS}), split into up to
+ * one piece per thread of at least {@link #PIECE_BYTES} each, so that one large element is copied by several cores at
+ * once; smaller ones run inline, where a hand-off would cost more than the copy. One thread's memcpy would otherwise
+ * bound a pipeline or a Flink subtask well below what the pinned link moves.
+ *
+ * <p>The copy threads are their own, not the common fork-join pool's (which user code may fill) nor a Reactor scheduler's
+ * (a copy must run whatever that scheduler does: a dropped copy would hold its lane's stream for ever). Handing work to
+ * them never blocks the caller, so Reactor's non-blocking threads may do it.
  */
 final class HostCopies {
 
-    /** Chunks of at least this many bytes are copied to and from staging off the drain loop ({@link #run}). */
+    /** The least bytes one copy thread takes of a split copy: below it, the hand-off costs more than it saves. */
+    static final long PIECE_BYTES = 1L << 20;
+
+    /**
+     * Copy threads: half the cores, at least one, at most eight. One core's memcpy moves 10 to 20 GB/s
+     * ({@code StagingCopyBench}), so a pinned link of 84 GB/s in and out needs several copying at once; more would
+     * contend for memory bandwidth, and the other half of the cores is left to the task, drain and completion threads.
+     */
+    static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8);
+
+    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+
+    /** Daemon worker threads (the fork-join pool's kind), named, in FIFO mode: pieces run in the order handed in. */
+    private static final ForkJoinPool POOL = new ForkJoinPool(THREADS, pool -> {
+        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+        t.setName("sluice-host-copy-" + THREAD_IDS.incrementAndGet());
+        return t;
+    }, null, true);
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /** Copies of at least this many bytes run off the calling thread ({@link #copy}, {@link #run}). */
     private final long parallelCopyBytes;
 
     private HostCopies(long parallelCopyBytes) {
@@ -24,18 +55,50 @@ final class HostCopies {
         return new HostCopies(Long.getLong(SluiceProperties.PIPELINE_PARALLEL_COPY_BYTES, 1L << 20));
     }
 
-    /** Whether a host copy of {@code bytes} to or from staging runs off the drain loop, in parallel with others. */
+    /** Whether a host copy of {@code bytes} to or from staging runs off the calling thread. */
     boolean inParallel(long bytes) {
         return bytes >= parallelCopyBytes;
     }
 
     /**
-     * Runs a large host copy (a chunk into staging, a result out of it) on the common fork-join pool: one drain loop
-     * copying every chunk would cap the pipeline at one core's memcpy, whatever the lanes and devices. Not on the host
-     * scheduler: a copy must run whatever that scheduler does (a dropped copy would hold its lane's stream for ever).
+     * Copies all of {@code from} into the start of {@code to}: inline if small, else on the copy threads, in pieces.
+     *
+     * @return completes once every byte is copied, exceptionally with the first piece's failure (the other pieces
+     *         still run); completed already for an inline copy, which throws instead of failing the future
      */
-    static void run(Runnable copy) {
-        ForkJoinPool.commonPool().execute(copy);
+    CompletableFuture<Void> copy(MemorySegment from, MemorySegment to) {
+        long bytes = from.byteSize();
+        if (!inParallel(bytes)) {
+            MemorySegment.copy(from, 0, to, 0, bytes);
+            return DONE;
+        }
+        int pieces = Math.clamp(bytes / PIECE_BYTES, 1, THREADS);
+        // Pieces of whole cache lines, so that no two threads write the same line.
+        long piece = ((bytes + pieces - 1) / pieces + 63) & -64;
+        Pieces done = new Pieces((int) ((bytes + piece - 1) / piece));
+        for (long offset = 0; offset < bytes; offset += piece) {
+            long at = offset;
+            long length = Math.min(piece, bytes - offset);
+            POOL.execute(() -> {
+                try {
+                    MemorySegment.copy(from, at, to, at, length);
+                    done.finished(null);
+                } catch (Throwable t) {
+                    done.finished(t);
+                }
+            });
+        }
+        return done.future;
+    }
+
+    /** Runs short host work of a lane (a sink reading a result out of staging) on the copy threads. */
+    static void run(Runnable work) {
+        POOL.execute(work);
+    }
+
+    /** The copy threads, for work that must follow a copy without running on a completion thread. */
+    static ForkJoinPool executor() {
+        return POOL;
     }
 
     /** The first {@code bytes} of {@code whole} (itself when that is all of it: no slice object). */
@@ -46,5 +109,30 @@ final class HostCopies {
     /** The first {@code count} elements of {@code whole} (itself when that is all of it). */
     static HostBuffer prefix(HostBuffer whole, long count) {
         return count == whole.count() ? whole : whole.slice(0, count);
+    }
+
+    /** Counts the pieces of one copy down; completes its future when the last one ends. */
+    private static final class Pieces {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        private final AtomicInteger left;
+        private volatile @Nullable Throwable failure;
+
+        Pieces(int pieces) {
+            this.left = new AtomicInteger(pieces);
+        }
+
+        void finished(@Nullable Throwable t) {
+            if (t != null && failure == null) {
+                failure = t; // a benign race: any one piece's failure fails the copy
+            }
+            if (left.decrementAndGet() == 0) {
+                Throwable f = failure;
+                if (f == null) {
+                    future.complete(null);
+                } else {
+                    future.completeExceptionally(f);
+                }
+            }
+        }
     }
 }

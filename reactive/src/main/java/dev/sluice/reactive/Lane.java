@@ -9,17 +9,16 @@ import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
-import dev.sluice.RepeatedWork;
-import java.util.ArrayList;
-import java.util.List;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One lane of a {@link GpuPipeline}: a stream of its own, the device input and output buffers, the scratch
- * buffers the pipeline declared, and the pinned staging buffers it needs (allocated on first need), all
- * reused chunk after chunk and, while the pipeline keeps its lanes, subscription after subscription. A lane
+ * buffers the pipeline declared, and the pinned staging buffers it needs (taken from the pipeline's
+ * {@link dev.sluice.HostBufferPool} on first need), all reused chunk after chunk and, while the pipeline keeps its
+ * lanes, subscription after subscription; the stage's view of a {@link DeviceLane}, which holds them. A lane
  * carries up to {@link GpuPipeline#chunksPerLane()} chunks at a time, queued on its stream one after the
  * other: the stream's order makes the next chunk's upload wait for the previous chunk's kernels and download,
  * so every chunk of the lane uses the same device buffers. The {@link GpuPipeline.Stage} sees it while
@@ -31,22 +30,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Lane {
 
-    // Inside the package, the lane also holds its chunks' places (a Flight per chunk it may hold) and owns its
-    // resources: it opens with its stream and device buffers, and release() frees them once the device is done.
-
-    private static final System.Logger LOG = System.getLogger(Lane.class.getName());
+    // Inside the package, the lane also holds its chunks' places (a Flight per chunk it may hold); its stream and
+    // buffers are a DeviceLane's, the lane type the Flink integration runs on too.
 
     private final GpuPipeline<?, ?> pipeline;
     private final int index;
-    private final DeviceStream stream;
-    /** The stage as repeated work of the lane's stream ({@link GpuPipeline.Builder#graphReplay}), or null. */
-    private final @Nullable RepeatedWork stageWork;
-    /** Buffers this lane allocated, freed on release. */
-    private final List<DeviceBuffer> deviceBuffers = new ArrayList<>(4);
+    private final DeviceLane lane;
     private final DeviceBuffer deviceIn;
     private final DeviceBuffer deviceOut;
     private final DeviceBuffer[] scratch;
-    /** One per chunk the lane may hold at once; each with its own staging buffers (allocated on first need). */
+    /** One per chunk the lane may hold at once; each with its own staging buffers (taken on first need). */
     final Flight[] flights;
 
     // The chunk being enqueued, for the stage's getters (written and read by the drain loop only).
@@ -62,20 +55,30 @@ public final class Lane {
     private Lane(GpuPipeline<?, ?> pipeline, int index, DeviceStream stream) {
         this.pipeline = pipeline;
         this.index = index;
-        this.stream = stream;
         PipelineSpec spec = pipeline.spec();
-        this.stageWork = spec.graphReplay() ? stream.repeatedWork().fuseElementwise(spec.elementwiseFusion()) : null;
+        DeviceLane l;
+        try {
+            l = DeviceLane.open(stream, index, pipeline.stagingPools().poolFor(stream.context()), spec.graphReplay(),
+                    spec.elementwiseFusion(), pipeline.hostCopies(), pipeline.metrics.laneCounters());
+        } catch (RuntimeException | Error e) {
+            LanePool.CLOSER.execute(() -> { // no lane owns it yet; closing a stream may wait
+                stream.close();
+                pipeline.lanePool().laneGone();
+            });
+            throw e;
+        }
+        this.lane = l;
         this.flights = new Flight[spec.chunksPerLane()];
         for (int i = 0; i < flights.length; i++) {
-            flights[i] = new Flight(this);
+            flights[i] = new Flight(this, i);
         }
         try {
-            deviceIn = allocate(spec.inputType(), spec.chunkElements());
-            deviceOut = spec.inPlace() ? deviceIn : allocate(spec.outputType(), spec.outputCapacity());
+            deviceIn = l.deviceBuffer(0, spec.inputType(), spec.chunkElements());
+            deviceOut = spec.inPlace() ? deviceIn : l.deviceBuffer(1, spec.outputType(), spec.outputCapacity());
             scratch = new DeviceBuffer[spec.scratch().size()];
             for (int i = 0; i < scratch.length; i++) {
                 PipelineSpec.Scratch s = spec.scratch().get(i);
-                scratch[i] = allocate(s.type(), s.count());
+                scratch[i] = l.deviceBuffer(2 + i, s.type(), s.count());
             }
         } catch (RuntimeException e) {
             releaseNow(LanePool.CLOSER);
@@ -99,25 +102,17 @@ public final class Lane {
         return new Lane(pipeline, index, s);
     }
 
-    private DeviceBuffer allocate(DType type, long count) {
-        DeviceBuffer b = stream.enqueueAllocate(type, count);
-        deviceBuffers.add(b);
-        pipeline.metrics.deviceAllocations.increment();
-        return b;
-    }
-
     // ---------------------------------------------------------------- what stages see
 
     /** The lane's stream: enqueue the chunk's kernels here. */
     public DeviceStream stream() {
-        return stream;
+        return lane.stream();
     }
 
     /** The context of the lane's stream: one of the pipeline's {@link GpuPipeline#contexts()}. */
     public DeviceContext context() {
-        return stream.context();
+        return lane.context();
     }
-
     /**
      * The function of {@code kernel} on this lane's context, loaded when the pipeline was built; owned by the
      * pipeline (do not close it).
@@ -245,25 +240,33 @@ public final class Lane {
     @Nullable DeviceFuture<?> enqueueStage(Object chunk, DeviceBuffer in, DeviceBuffer out) {
         this.chunk = chunk;
         try {
-            RepeatedWork w = stageWork;
-            if (w == null) {
-                return pipeline.spec().stage().enqueue(this, in, out);
+            DeviceLane l = lane;
+            long replays = l.replays();
+            long builds = l.builds();
+            long fallbacks = l.fallbacks();
+            long fused = l.fusedLaunches();
+            DeviceFuture<?> f = l.repeat(s -> pipeline.spec().stage().enqueue(this, in, out));
+            if (pipeline.spec().graphReplay()) {
+                PipelineMetrics m = pipeline.metrics;
+                m.graphReplays.add(l.replays() - replays);
+                m.graphBuilds.add(l.builds() - builds);
+                m.stageFallbacks.add(l.fallbacks() - fallbacks);
+                m.fusedLaunches.add(l.fusedLaunches() - fused);
             }
-            long replays = w.replays();
-            long builds = w.builds();
-            long fallbacks = w.fallbacks();
-            long fused = w.fusedLaunches();
-            Object[] last = new Object[1];
-            w.enqueue(s -> last[0] = pipeline.spec().stage().enqueue(this, in, out));
-            PipelineMetrics m = pipeline.metrics;
-            m.graphReplays.add(w.replays() - replays);
-            m.graphBuilds.add(w.builds() - builds);
-            m.stageFallbacks.add(w.fallbacks() - fallbacks);
-            m.fusedLaunches.add(w.fusedLaunches() - fused);
-            return (DeviceFuture<?>) last[0];
+            return f;
         } finally {
             this.chunk = null; // an idle lane must not keep a subscription's chunk reachable
         }
+    }
+
+    /** Staging buffer {@code slot} of the lane: {@code count} elements of {@code type} (see {@link DeviceLane#staging}). */
+    HostBuffer staging(int slot, DType type, long count) {
+        return lane.staging(slot, type, count);
+    }
+
+    /** Copies {@code source} into {@code target}, in parallel when large, and holds the stream until it has. */
+    CompletableFuture<Void> fill(HostBuffer target, MemorySegment source) {
+        return lane.fill(target, source);
     }
 
     PipelineSpec spec() {
@@ -294,72 +297,26 @@ public final class Lane {
     /**
      * Frees everything once the device is done with the lane: called only when no chunk is in flight. Device
      * frees are enqueued on the lane's stream (after all its work); once they have finished, the staging
-     * buffers and the stream are closed on {@code closer} ({@link DeviceStream#close()} waits, so never on
-     * a non-blocking thread).
+     * buffers go back to the pipeline's pool and the stream is closed on {@code closer}
+     * ({@link DeviceStream#close()} waits, so never on a non-blocking thread).
      */
     void release(Executor closer) {
         if (released) {
             return;
         }
-        released = true;
         releaseNow(closer);
     }
 
     private void releaseNow(Executor closer) {
         released = true;
-        if (stageWork != null) {
-            stageWork.close(); // its graph: launches already enqueued still run, and the buffers wait for them
-        }
-        CompletableFuture<?> lastFree = freeDeviceBuffers();
-        List<HostBuffer> staging = new ArrayList<>(2 * flights.length);
-        for (Flight f : flights) {
-            f.staging().addTo(staging);
-        }
-        // Off the enqueuing thread: freeing pinned memory can wait for the device on some drivers
-        // (cuMemFreeHost), and closing a stream waits for it.
-        Runnable closeStream = () -> closeStagingAndStream(staging);
-        if (lastFree == null) {
-            closer.execute(closeStream);
-        } else {
-            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), closer);
-        }
-    }
-
-    /** Enqueues the free of every device buffer of the lane; the last one's future, or null if none was enqueued. */
-    private @Nullable CompletableFuture<?> freeDeviceBuffers() {
-        PipelineMetrics m = pipeline.metrics;
-        CompletableFuture<?> lastFree = null;
-        for (DeviceBuffer b : deviceBuffers) {
-            try {
-                DeviceFuture<Void> f = stream.enqueueFree(b);
-                f.whenComplete((v, e) -> m.deviceReleases.increment());
-                lastFree = f;
-            } catch (RuntimeException e) {
-                // Faulted or closed context: close() forgets the memory, which went with the device.
-                b.close();
-                m.deviceReleases.increment();
-            }
-        }
-        return lastFree;
-    }
-
-    private void closeStagingAndStream(List<HostBuffer> staging) {
-        PipelineMetrics m = pipeline.metrics;
-        for (HostBuffer h : staging) {
-            h.close(); // frees once every copy enqueued on it has finished (all have, by now)
-            m.hostReleases.increment();
-        }
-        try {
-            stream.close();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing " + stream + " failed", e);
-        }
-        m.lanesClosed.increment();
-        pipeline.lanePool().laneGone();
+        lane.release(closer).whenComplete((v, e) -> {
+            pipeline.metrics.lanesClosed.increment();
+            pipeline.lanePool().laneGone();
+        });
     }
 
     @Override
     public String toString() {
-        return "Lane[" + index + " of " + pipeline + ", " + stream + "]";
+        return "Lane[" + index + " of " + pipeline + ", " + lane.stream() + "]";
     }
 }

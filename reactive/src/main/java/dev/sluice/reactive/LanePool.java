@@ -115,14 +115,17 @@ final class LanePool {
 
     private void checkReleased() {
         if (closed && activeSubscriptions.get() == 0 && liveLanes.get() == 0 && !released.isDone()) {
-            if (kernels.isEmpty()) {
+            StagingPools pools = pipeline.stagingPools();
+            if (kernels.isEmpty() && !pools.hasOwn()) {
                 released.complete(null);
                 return;
             }
-            // Every lane's stream is closed, so no launch of these functions is pending; unloading may wait for
-            // the driver, so not on the caller's (possibly a completion) thread.
+            // Every lane's stream is closed and its staging given back, so no launch of these functions and no copy
+            // of that memory is pending; unloading and freeing pinned memory may wait for the driver, so not on the
+            // caller's (possibly a completion) thread.
             CLOSER.execute(() -> {
                 try {
+                    pools.close();
                     kernels.close();
                 } finally {
                     released.complete(null);

@@ -27,6 +27,28 @@ public final class PipelineMetrics {
     final LongAdder chunksEmitted = new LongAdder();
     final AtomicLong inFlight = new AtomicLong();
     final AtomicLong maxInFlight = new AtomicLong();
+    /** What the pipeline's lanes report of their buffers, into these counters. */
+    private final DeviceLane.Counters laneCounters = new DeviceLane.Counters() {
+        @Override
+        public void deviceAllocated() {
+            deviceAllocations.increment();
+        }
+
+        @Override
+        public void deviceReleased() {
+            deviceReleases.increment();
+        }
+
+        @Override
+        public void stagingTaken() {
+            hostAllocations.increment();
+        }
+
+        @Override
+        public void stagingGiven() {
+            hostReleases.increment();
+        }
+    };
 
     PipelineMetrics() {
     }
@@ -77,7 +99,15 @@ public final class PipelineMetrics {
         return deviceAllocations.sum();
     }
 
-    /** Pinned host staging buffers allocated so far. */
+    /** The counters the pipeline's lanes report their buffers to. */
+    DeviceLane.Counters laneCounters() {
+        return laneCounters;
+    }
+
+    /**
+     * Pinned host staging buffers the lanes took so far from the pipeline's pool (newly pinned, or reused from a lane
+     * released before).
+     */
     public long hostAllocations() {
         return hostAllocations.sum();
     }
@@ -92,7 +122,7 @@ public final class PipelineMetrics {
         return deviceReleases.sum();
     }
 
-    /** Pinned staging buffers closed (each once the device had finished every copy using it). */
+    /** Pinned staging buffers the lanes gave back to the pool (each reusable once the device had finished its copies). */
     public long hostReleases() {
         return hostReleases.sum();
     }

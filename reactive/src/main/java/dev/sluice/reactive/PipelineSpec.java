@@ -2,6 +2,7 @@ package dev.sluice.reactive;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceContext;
+import dev.sluice.HostBufferPool;
 import dev.sluice.StreamOptions;
 import java.util.List;
 import java.util.function.LongUnaryOperator;
@@ -19,11 +20,12 @@ import reactor.core.scheduler.Scheduler;
  * @param graphReplay    whether each lane enqueues its stage as repeated work ({@link GpuPipeline.Builder#graphReplay})
  * @param elementwiseFusion whether that repeated work fuses element-wise launches
  *                       ({@link GpuPipeline.Builder#elementwiseFusion})
+ * @param stagingPool    the caller's pool of staging buffers ({@link GpuPipeline.Builder#stagingPool}), or null
  */
 record PipelineSpec(List<DeviceContext> contexts, int lanes, int chunksPerLane, DType inputType, long chunkElements,
         DType outputType, LongUnaryOperator outputElements, long outputCapacity, boolean inPlace, List<Scratch> scratch,
         GpuPipeline.Stage stage, StreamOptions streamOptions, @Nullable Scheduler hostScheduler, boolean keepLanes,
-        boolean graphReplay, boolean elementwiseFusion) {
+        boolean graphReplay, boolean elementwiseFusion, @Nullable HostBufferPool stagingPool) {
 
     /** A scratch device buffer each lane allocates ({@link GpuPipeline.Builder#scratch}). */
     record Scratch(DType type, long count) {

@@ -93,7 +93,7 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
                 assertEquals(i, out.get(i)[4095]);
             }
         }
-        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("ForkJoinPool.commonPool")),
+        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
                 () -> "copied on " + threads);
     }
 

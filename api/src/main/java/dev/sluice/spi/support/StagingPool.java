@@ -18,6 +18,13 @@ import org.jspecify.annotations.Nullable;
  * device. When a buffer may be reused is the backend's business: it gives a buffer back ({@link #release}) once the
  * copy through it has finished.
  *
+ * <p>Not {@link dev.sluice.HostBufferPool}, the pool of pinned {@link dev.sluice.HostBuffer}s that pipelines, the
+ * Flink function, the Arrow allocator factory and programs share: this one works below the API, for copies already
+ * inside a backend's enqueue path. Its buffers are raw driver allocations ({@link PinnedMemory}) that no
+ * {@code HostBuffer}, use tracking or leak detector wraps, owned by the backend's context until {@link #destroy()}, and
+ * given back on the backend's own signal (an event after the DMA), since a {@code HostBuffer}'s
+ * {@link dev.sluice.HostBuffer#whenIdle()} would wait for the very operation the staging is part of.
+ *
  * <p>For backend authors: thread-safe; {@link #tryAcquire} calls the driver only to allocate a new buffer.
  */
 public final class StagingPool {

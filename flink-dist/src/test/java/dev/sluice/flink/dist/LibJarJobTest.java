@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.flink.SluiceAsyncFunction;
+import dev.sluice.reactive.DeviceLane;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
@@ -28,6 +29,8 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 
 /**
  * A job run as a Flink TaskManager runs it with sluice-flink-dist in {@code lib/}: the shaded jar on the class path (the
@@ -106,6 +109,13 @@ class LibJarJobTest {
         String jar = SluiceAsyncFunction.class.getProtectionDomain().getCodeSource().getLocation().getPath();
         assertTrue(jar.matches(".*/sluice-flink-dist-[^/]*\\.jar"), "Sluice comes from the shaded jar only: " + jar);
         assertSame(ClassLoader.getSystemClassLoader(), SluiceAsyncFunction.class.getClassLoader());
+        // sluice-flink's lanes are sluice-reactive's, which needs reactor-core: both must be inside the jar, as the
+        // test's class path has neither otherwise.
+        for (Class<?> c : List.of(DeviceLane.class, Mono.class, Publisher.class)) {
+            String from = c.getProtectionDomain().getCodeSource().getLocation().getPath();
+            assertTrue(from.matches(".*/sluice-flink-dist-[^/]*\\.jar"),
+                    c.getName() + " comes from the shaded jar: " + from);
+        }
         Path jobJar = compileJob(dir);
 
         Configuration conf = new Configuration();

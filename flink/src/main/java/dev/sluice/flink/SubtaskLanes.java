@@ -1,0 +1,158 @@
+package dev.sluice.flink;
+
+import dev.sluice.DeviceContext;
+import dev.sluice.DeviceFunction;
+import dev.sluice.HostBufferPool;
+import dev.sluice.Kernel;
+import dev.sluice.reactive.DeviceLane;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lanes of one subtask of a {@link SluiceAsyncFunction} and who has them: the free lanes, the elements waiting for
+ * one (in arrival order), and each element on a lane, by identity (Flink hands {@code timeout} the element it invoked).
+ * What happens to an element (its stage, its result, its failure) is the function's; this class only hands lanes out
+ * and takes them back. Thread-safe: the task thread admits elements and times them out, completion threads free lanes.
+ *
+ * @param <IN>  the element type
+ * @param <OUT> the result type
+ */
+final class SubtaskLanes<IN, OUT> {
+
+    /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
+    record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
+    }
+
+    /**
+     * An element on {@code lane}, since {@code arrivedNanos}. {@code counted} is set by whichever counts its outcome
+     * first: the end of its work, or the function's {@code timeout}, after which its work still ends.
+     */
+    record Running(GpuLane lane, long arrivedNanos, AtomicBoolean counted) {
+        Running(GpuLane lane, long arrivedNanos) {
+            this(lane, arrivedNanos, new AtomicBoolean());
+        }
+    }
+
+    /** A waiting element and the lane it now has: the function starts it (on another thread). */
+    record Handoff<I, O>(Waiting<I, O> next, Running running) {
+    }
+
+    /** What {@link #timedOut} found of an element: on a lane, waiting (then no longer), or neither. */
+    record Lookup(@Nullable Running running, boolean wasWaiting, int inFlight) {
+    }
+
+    private final Object lock = new Object();
+    private final List<GpuLane> all = new ArrayList<>();
+    private final ArrayDeque<GpuLane> free = new ArrayDeque<>();
+    private final ArrayDeque<Waiting<IN, OUT>> waiting = new ArrayDeque<>();
+    private final Map<Object, Running> inFlight = new IdentityHashMap<>();
+    private boolean closed;
+
+    /**
+     * Opens {@code count} lanes on {@code context}, each a {@link DeviceLane} over a new stream with staging from
+     * {@code staging}; lanes opened before a failure stay, for {@link #close()}. Graph replay and fusion are on: they
+     * apply only to what a stage runs through {@link GpuLane#repeat}.
+     */
+    void open(DeviceContext context, HostBufferPool staging, int count, Function<Kernel, DeviceFunction> functions) {
+        for (int i = 0; i < count; i++) {
+            GpuLane lane = new GpuLane(DeviceLane.open(context.createStream(), i, staging, true, true), functions);
+            synchronized (lock) {
+                all.add(lane);
+                free.add(lane);
+            }
+        }
+    }
+
+    /** Every lane opened. */
+    List<GpuLane> lanes() {
+        synchronized (lock) {
+            return List.copyOf(all);
+        }
+    }
+
+    /**
+     * Puts {@code input} on a free lane (returned: the caller starts it), or queues it for the next lane that frees
+     * (null). After {@link #close()}, runs {@code ifClosed} under the lock and returns null.
+     */
+    @Nullable Running admit(IN input, ResultFuture<OUT> result, long arrivedNanos, Runnable ifClosed) {
+        synchronized (lock) {
+            if (closed) {
+                ifClosed.run();
+                return null;
+            }
+            GpuLane lane = free.poll();
+            if (lane == null) {
+                waiting.add(new Waiting<>(input, result, arrivedNanos));
+                return null;
+            }
+            Running running = new Running(lane, arrivedNanos);
+            inFlight.put(input, running);
+            return running;
+        }
+    }
+
+    /**
+     * Takes back {@code lane} after {@code input}: free again, or handed to the next waiting element (returned: the
+     * caller starts it); null as well once closed.
+     */
+    @Nullable Handoff<IN, OUT> free(GpuLane lane, IN input) {
+        synchronized (lock) {
+            inFlight.remove(input);
+            if (closed) {
+                return null;
+            }
+            Waiting<IN, OUT> next = waiting.poll();
+            if (next == null) {
+                free.add(lane);
+                return null;
+            }
+            Running running = new Running(lane, next.arrivedNanos());
+            inFlight.put(next.element(), running);
+            return new Handoff<>(next, running);
+        }
+    }
+
+    /** Where {@code input}, timed out, is: on a lane (which stays busy until its work ends), or waiting (dropped now). */
+    Lookup timedOut(IN input) {
+        synchronized (lock) {
+            Running r = inFlight.get(input);
+            boolean wasWaiting = r == null && waiting.removeIf(w -> w.element() == input);
+            return new Lookup(r, wasWaiting, inFlight.size());
+        }
+    }
+
+    /** Elements on a lane now. */
+    int inFlight() {
+        synchronized (lock) {
+            return inFlight.size();
+        }
+    }
+
+    boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    /**
+     * Stops handing out lanes and drops the waiting elements; the lanes to close (the caller closes them), or null if
+     * closed already.
+     */
+    @Nullable List<GpuLane> close() {
+        synchronized (lock) {
+            if (closed) {
+                return null;
+            }
+            closed = true;
+            waiting.clear();
+            return List.copyOf(all);
+        }
+    }
+}
