@@ -179,6 +179,49 @@ class NullableColumnsTest {
     }
 
     @Test
+    void anArrowStagesOwnBitmapIsAndedWithTheInputs() {
+        StructType schema = DataTypes.createStructType(List.of(
+                DataTypes.createStructField("z", DataTypes.FloatType, true),
+                DataTypes.createStructField("x", DataTypes.FloatType, true)));
+        List<Row> data = new ArrayList<>();
+        for (int i = 0; i < ROWS; i++) {
+            data.add(RowFactory.create(i % 5 == 0 ? null : (float) i, isNull(i) ? null : x(i)));
+        }
+        Dataset<Row> df = spark.createDataFrame(data, schema).coalesce(1);
+        // z is carried: it makes no output null by itself, but the stage copies its bitmap into y's.
+        GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>stage(new BitmapStage())
+                .carry(Field.nullable("z", F32)).input(X).output(Y).batchRows(BATCH).buildRows();
+        List<Row> rows = df.mapPartitions(stage, stage.rowEncoder()).collectAsList();
+        assertEquals(ROWS, rows.size());
+        for (int i = 0; i < ROWS; i++) {
+            Row r = rows.get(i);
+            assertEquals(i % 5 == 0, r.isNullAt(0), "z passed through with its nulls, row " + i);
+            assertEquals(i % 5 == 0 || isNull(i), r.isNullAt(1), "y null where the stage or x says, row " + i);
+            if (!r.isNullAt(1)) {
+                assertEquals(TestStages.quadratic(x(i)), r.getFloat(1), 1e-5f * TestStages.quadratic(x(i)), "row " + i);
+            }
+        }
+    }
+
+    /** The quadratic kernel on x into y, and z's validity bitmap copied into y's: y is null where z is. */
+    static final class BitmapStage implements ArrowStage {
+        @Override
+        public List<dev.sluice.Kernel> kernels() {
+            return List.of(TestStages.QUADRATIC);
+        }
+
+        @Override
+        public dev.sluice.DeviceFuture<?> enqueue(dev.sluice.reactive.Lane lane, dev.sluice.arrow.DeviceBatch in,
+                dev.sluice.arrow.DeviceBatch out) {
+            lane.stream().enqueueLaunch(lane.function(TestStages.QUADRATIC),
+                    dev.sluice.LaunchConfig.forElements(in.rowCount()), in.column("x").data(), out.column("y").data(),
+                    (long) in.rowCount());
+            return lane.stream().enqueueCopy(java.util.Objects.requireNonNull(in.column("z").validity()),
+                    java.util.Objects.requireNonNull(out.column("y").validity()));
+        }
+    }
+
+    @Test
     void aNonNullableOutputBesideANullableInputIsRefusedAtBuildNamingTheFields() {
         var e = assertThrows(InvalidArgumentException.class, () -> GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(X).output(TestStages.Y).buildRows());
