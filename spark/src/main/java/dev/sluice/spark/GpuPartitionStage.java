@@ -32,8 +32,7 @@ import org.jspecify.annotations.Nullable;
  * Dataset<Row> out = df.mapPartitions(square, square.rowEncoder());              // columns id, y
  * }</pre>
  *
- * <p>The columns are fixed-width: signed integers of 8 to 64 bits, single or double floats. A kernel
- * stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
+ * <p>The columns are fixed-width: signed integers of 8 to 64 bits, single or double floats. A kernel stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
  * column (in the order declared) and the batch's row count as a {@code long}, over {@code LaunchConfig.forElements(rows)}; an
  * {@link ArrowStage} enqueues any device work. Each lane replays its batch's device work as a graph where a batch has
  * the shape of the one before.
@@ -62,8 +61,7 @@ import org.jspecify.annotations.Nullable;
  * batches and results, and its allocator, however the task ends; the device context stays the executor's.
  * <li><b>Errors:</b> a {@link GpuTaskException} fails the task, naming the task, the rows of the partition and the
  * device: a row without a column or with a null in a column not declared nullable ({@code input} and the row's
- * index), device work that failed (the
- * batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
+ * index), device work that failed (the batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
  * task ({@code spark.task.maxFailures}), on another executor where {@code spark.excludeOnFailure.enabled} excludes
  * this one.
  * </ul>
