@@ -23,12 +23,14 @@ import org.jspecify.annotations.Nullable;
  * {@code ArrowColumnVector}s over that memory, with no host copy ({@link #processColumnar}). Built by
  * {@link GpuPartitionStage.Builder#buildArrow()}; serializable, so a function shipped to the executors may hold it.
  *
- * <p>A batch has exactly the declared input columns, in order, of their types, and at most {@code batchRows} rows; any
- * other fails the task with a {@link GpuTaskException} naming the batch, its rows and the device. The stage takes the
- * batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
+ * <p>A batch has exactly the declared input columns, in order, of their types, nulls only in the columns declared
+ * nullable, and at most {@code batchRows} rows; any other fails the task with a {@link GpuTaskException} naming the
+ * batch, its rows and the device. The stage takes the batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
  * and frees them once the batch's result has come back. Batches of a {@link dev.sluice.arrow.PinnedAllocationFactory}
  * allocator of the task's device are uploaded straight from their memory; others are copied into the lane's pinned
- * staging first.
+ * staging first. Nulls as {@link GpuPartitionStage}'s: the device work reads 0 in a null's slot (the stage writes it
+ * there), and an output row is null where an input column the device work reads is; {@code ArrowColumnVector.isNullAt}
+ * reports them.
  *
  * <p>Ordering, threads, cancellation and errors as {@link GpuPartitionStage}'s. <b>Resources:</b> each result is the
  * caller's to close (closing the {@code ColumnarBatch} closes its vectors); those still open when the task ends are
@@ -117,8 +119,10 @@ public final class GpuArrowStage implements Serializable {
             for (FieldVector v : b.getFieldVectors()) {
                 TransferPair t = v.getTransferPair(v.getAllocator());
                 t.transfer();
+                FieldVector taken = (FieldVector) t.getTo();
+                Validity.zeroNullSlots(taken); // the device work reads a null's slot: 0, not what the batch left there
                 fields.add(v.getField());
-                vectors.add((FieldVector) t.getTo());
+                vectors.add(taken);
             }
             int rows = b.getRowCount();
             b.setRowCount(0);
@@ -148,7 +152,7 @@ public final class GpuArrowStage implements Serializable {
                     throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                             + ") has columns " + names + "; the stage takes " + wanted);
                 }
-                if (b.getFieldVectors().get(i).getNullCount() > 0) {
+                if (!want.get(i).isNullable() && b.getFieldVectors().get(i).getNullCount() > 0) {
                     throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                             + ") has " + b.getFieldVectors().get(i).getNullCount() + " null(s) in column "
                             + got.get(i).getName() + "; the stage's input columns have no nulls");

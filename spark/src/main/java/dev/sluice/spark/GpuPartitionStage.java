@@ -32,11 +32,18 @@ import org.jspecify.annotations.Nullable;
  * Dataset<Row> out = df.mapPartitions(square, square.rowEncoder());              // columns id, y
  * }</pre>
  *
- * <p>The columns are fixed-width and without nulls: signed integers of 8 to 64 bits, single or double floats. A kernel
- * stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
+ * <p>The columns are fixed-width: signed integers of 8 to 64 bits, single or double floats. A kernel stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
  * column (in the order declared) and the batch's row count as a {@code long}, over {@code LaunchConfig.forElements(rows)}; an
  * {@link ArrowStage} enqueues any device work. Each lane replays its batch's device work as a graph where a batch has
  * the shape of the one before.
+ *
+ * <p><b>Nulls</b>, as SQL has them: an input column declared nullable ({@code Field.nullable}) may hold nulls; the
+ * device work still runs on every row, reading 0 of the column's type in a null's slot, and each output row is null
+ * where any input column the device work reads (the inputs less the carried ones) is null in that row, computed on the
+ * host from the input's validity bitmaps once the result is back. A kernel writes no bitmap: an output's validity is
+ * that AND alone; an {@link ArrowStage}'s bitmap of a nullable output is ANDed with it. Outputs are then nullable:
+ * {@link Builder#buildRows()} and the other builds refuse a non-nullable output beside a nullable input. A carried
+ * column passes its nulls through and makes no output null. A null in a column not declared nullable fails the task.
  *
  * <ul>
  * <li><b>Ordering:</b> results come in the order of the rows, one per input row (pass-through columns first, then the
@@ -53,8 +60,8 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Resources:</b> a task completion listener releases the task's lanes (after their device work), its pinned
  * batches and results, and its allocator, however the task ends; the device context stays the executor's.
  * <li><b>Errors:</b> a {@link GpuTaskException} fails the task, naming the task, the rows of the partition and the
- * device: a row without a column or with a null ({@code input} and the row's index), device work that failed (the
- * batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
+ * device: a row without a column or with a null in a column not declared nullable ({@code input} and the row's
+ * index), device work that failed (the batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
  * task ({@code spark.task.maxFailures}), on another executor where {@code spark.excludeOnFailure.enabled} excludes
  * this one.
  * </ul>
@@ -295,8 +302,9 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         }
 
         /**
-         * A column of the result that the device work writes (without nulls where the field is not nullable; a
-         * nullable one has a validity bitmap the device work must write).
+         * A column of the result that the device work writes: without nulls where the field is not nullable; where it
+         * is, null in the rows where an input column the device work reads is null (see the class comment). Must be
+         * nullable if such an input column is ({@code build} refuses it otherwise).
          *
          * @throws InvalidArgumentException naming {@code field} if it is null, of a type the stages do not take, or its
          *                                  name is taken by another output or a pass-through column
@@ -373,6 +381,14 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             if (outputs.isEmpty() && passThrough.isEmpty()) {
                 throw new InvalidArgumentException("output", "the result has no column: call output(...)");
             }
+            List<String> nullableIn = inputs.stream().filter(f -> f.isNullable() && !carried.contains(f.getName()))
+                    .map(Field::getName).toList();
+            List<String> notNullableOut = outputs.stream().filter(f -> !f.isNullable()).map(Field::getName).toList();
+            if (!nullableIn.isEmpty() && !notNullableOut.isEmpty()) {
+                throw new InvalidArgumentException("output", "output column(s) " + notNullableOut + " are not nullable,"
+                        + " but input column(s) " + nullableIn + " are: a null in an input makes the row's outputs null;"
+                        + " declare the outputs with Field.nullable(...), or the inputs not nullable");
+            }
             return new StageSpec(inputs, outputs, passThrough, carried, kernel, stage, batchRows, maxBatchBytes, lanes, api);
         }
 
@@ -381,7 +397,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          *
          * @param <R> the output type
          * @throws InvalidArgumentException naming {@code reader} if null, or {@code input} or {@code output} if none
-         *                                  was declared
+         *                                  was declared, or {@code output} if an output column is not nullable while
+         *                                  an input column the device work reads is
          */
         public <R> GpuPartitionStage<T, R> build(RowReader<R> reader) {
             if (reader == null) {
@@ -390,7 +407,11 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             return new GpuPartitionStage<>(spec(), new ArrayList<>(values), reader); // nulls: columns read by name
         }
 
-        /** The stage, whose output objects are {@link Row}s of its {@link GpuPartitionStage#outputSchema()}. */
+        /**
+         * The stage, whose output objects are {@link Row}s of its {@link GpuPartitionStage#outputSchema()}.
+         *
+         * @throws InvalidArgumentException as {@link #build(RowReader)}
+         */
         public GpuPartitionStage<T, Row> buildRows() {
             return build(SparkTypes::row);
         }
@@ -399,7 +420,9 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * The stage over Arrow record batches of the declared input columns (the values of {@link #input(Field,
          * ColumnValue)} are not used).
          *
-         * @throws InvalidArgumentException naming {@code input} or {@code output} if none was declared
+         * @throws InvalidArgumentException naming {@code input} or {@code output} if none was declared, or
+         *                                  {@code output} if an output column is not nullable while an input column
+         *                                  the device work reads is
          */
         public GpuArrowStage buildArrow() {
             return new GpuArrowStage(spec());

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a partition's rows, on the task's thread, into batches of up to {@code batchRows} rows: vectors of the task's
- * pinned allocator, which the pipeline uploads from with no host copy. A row whose value is missing or null fails the
+ * pinned allocator, which the pipeline uploads from with no host copy. A null of a nullable column is a null of the
+ * vector whose value slot holds 0; a row whose value is missing, or null in a column that is not nullable, fails the
  * task naming the row, the batch's rows and the device.
  */
 final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
@@ -63,7 +64,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                 T row = rows.next();
                 for (int c = 0; c < vectors.size(); c++) {
                     Object value = value(row, c, first, n);
-                    set(vectors.get(c), n, value, first, n);
+                    if (value == null) {
+                        setNull(vectors.get(c), n);
+                    } else {
+                        set(vectors.get(c), n, value, first, n);
+                    }
                 }
                 n++;
             }
@@ -76,8 +81,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
         }
     }
 
-    /** Column {@code c} of {@code row}, the {@code n}th row of the batch starting at {@code first}; never null. */
-    private Object value(T row, int c, long first, int n) {
+    /**
+     * Column {@code c} of {@code row}, the {@code n}th row of the batch starting at {@code first}; null only where the
+     * column is nullable.
+     */
+    private @Nullable Object value(T row, int c, long first, int n) {
         ColumnValue<T> of = values.get(c);
         String name = inputs.get(c).getName();
         Object v;
@@ -89,7 +97,7 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
             throw bad(first, n, "row " + (first + n) + " is a " + (row == null ? "null" : row.getClass().getName())
                     + ", not a Row: give column " + name + "'s value with input(field, value)");
         }
-        if (v == null) {
+        if (v == null && !inputs.get(c).isNullable()) {
             throw bad(first, n, "row " + (first + n) + " has a null in column " + name + "; the stage's input columns"
                     + " have no nulls (filter them out, or fill them with na().fill(...), before the stage)");
         }
@@ -116,6 +124,21 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
             }
         }
         return r.isNullAt(at) ? null : r.get(at);
+    }
+
+    /** A null at row {@code i}: its value slot 0 (the device work runs on every row), its validity bit clear. */
+    private static void setNull(FieldVector v, int i) {
+        switch (v) {
+            case Float4Vector f -> f.set(i, 0f);
+            case Float8Vector f -> f.set(i, 0d);
+            case IntVector f -> f.set(i, 0);
+            case BigIntVector f -> f.set(i, 0L);
+            case SmallIntVector f -> f.set(i, (short) 0);
+            case TinyIntVector f -> f.set(i, (byte) 0);
+            default -> throw new IllegalStateException("a column of type " + v.getField().getType()
+                    + ", which SparkTypes.check refuses");
+        }
+        v.setNull(i);
     }
 
     private void set(FieldVector v, int i, Object value, long first, int n) {

@@ -226,7 +226,15 @@ final class TaskRun implements AutoCloseable {
                 done = inFlight.pollFirst();
             }
             if (done != null) {
-                done.root().close(); // its upload has long finished: its result is here
+                // Its upload has long finished (its result is here); its validity bitmaps give the outputs' nulls.
+                try {
+                    Validity.apply(done.root(), spec.kernelInputs(), result, spec.outputs(), spec.stage == null);
+                } catch (RuntimeException e) {
+                    result.close();
+                    throw e;
+                } finally {
+                    done.root().close();
+                }
             }
             device.device().figures.batches.increment();
             device.device().figures.rows.add(result.getRowCount());

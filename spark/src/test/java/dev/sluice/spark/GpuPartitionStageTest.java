@@ -50,6 +50,11 @@ class GpuPartitionStageTest {
 
     @AfterEach
     void nothingLeftOfTasks() throws Exception {
+        assertNothingLeftOfTasks();
+    }
+
+    /** No task run left, the plugin's two contexts held by it alone, no pinned or device memory, no task running. */
+    static void assertNothingLeftOfTasks() throws InterruptedException {
         assertEventually(() -> TaskRun.live() == 0, "every task's run ended");
         assertEquals(2, ExecutorDevices.openCount(), "the plugin's two contexts, no other");
         for (int d = 0; d < 2; d++) {
