@@ -41,6 +41,14 @@ class CpuBackendSmokeTest {
             .build();
 
     @Test
+    void theContextSaysHowItsFuturesLearnCompletionUntilItIsClosed() {
+        DeviceContext ctx = DeviceContext.open(Api.CPU, 0);
+        assertTrue(ctx.completion().contains("host memory"), ctx.completion());
+        ctx.close();
+        assertThrows(dev.sluice.ClosedResourceException.class, ctx::completion);
+    }
+
+    @Test
     void scalarAddRunsOverTheGridAndCopiesBack() throws Exception {
         try (DeviceContext ctx = DeviceContext.open(Api.CPU, 0)) {
             DeviceStream s = ctx.stream();

@@ -29,7 +29,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -128,12 +127,13 @@ final class CudaContext implements ContextHandle {
         if ("events".equalsIgnoreCase(completionMode)) {
             how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else {
-            CompletionCounters c = new CompletionCounters(pinned, markerStreamLimit());
-            String refused = probeCounters(c, allocationStream);
+            int limit = markerStreamLimit();
+            CompletionCounters c = new CompletionCounters(pinned, limit);
+            String refused = c.probe((device, value) -> probeWrite(allocationStream, device, value));
             if (refused == null) {
                 probed = c;
                 how = "device-written counters in host-mapped memory (cuStreamWaitEvent + cuStreamWriteValue32 on a marker"
-                        + " stream) for up to " + markerStreamLimit() + " streams at once, event queries for the others";
+                        + " stream) for up to " + limit + " streams at once, event queries for the others";
             } else {
                 c.destroy();
                 how = "event queries (cuEventQuery): " + refused;
@@ -151,30 +151,12 @@ final class CudaContext implements ContextHandle {
         }
     }
 
-    /**
-     * Whether the device writes completion counters here: one counter, one write of 1 on {@code stream}, synchronised
-     * and read back. Returns null if it does, else why not. Some drivers report the stream memory operations'
-     * capability attribute as 0 and still perform them (the H200 with driver 580), so the write itself is the test.
-     */
-    private static @Nullable String probeCounters(CompletionCounters counters, CUstream stream) {
-        try {
-            CompletionCounters.Counter c = Objects.requireNonNull(counters.tryAcquire(), "a new pool's first counter");
-            int r = Cu.streamWriteValue32(Jc.address(stream), c.device(), 1, 0);
-            if (r != Cu.SUCCESS) {
-                return "the driver refused cuStreamWriteValue32 (" + Cu.errorName(r) + ")";
-            }
-            r = JCudaDriver.cuStreamSynchronize(stream);
-            if (r != Cu.SUCCESS) {
-                return "cuStreamSynchronize after cuStreamWriteValue32 failed (" + Cu.errorName(r) + ")";
-            }
-            if (c.value() != 1) {
-                return "a counter written by the device read " + c.value() + " on the host, not 1";
-            }
-            counters.release(c);
-            return null;
-        } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "completion counters refused", e);
-            return "host-mapped memory for the counters was refused (" + e.getMessage() + ")";
+    /** The completion counters' probe write on {@code stream}: {@code cuStreamWriteValue32}, then a synchronize. */
+    private static void probeWrite(CUstream stream, long device, int value) {
+        Cu.check(Cu.streamWriteValue32(Jc.address(stream), device, value, 0), "cuStreamWriteValue32 (completion counter probe)");
+        int r = JCudaDriver.cuStreamSynchronize(stream);
+        if (r != Cu.SUCCESS) {
+            throw Cu.error(r, "cuStreamSynchronize (completion counter probe)");
         }
     }
 

@@ -103,7 +103,7 @@ final class CudaMarkers implements EventMarker.Events {
             return true;
         }
         if (arming == Arming.AUTO || arming == Arming.POLL) {
-            arm(event, sequence);
+            arm(event, sequence, true); // a poller may never have enqueued: bind the context first
         }
         return faultCheckDue(sequence) && finishedUnlessFaulted();
     }
@@ -122,12 +122,11 @@ final class CudaMarkers implements EventMarker.Events {
      * then leave the enqueuing thread, and a marker done by its first poll costs one event query and nothing more.
      * Markers are polled oldest first, so they are armed in order; the lock serialises pollers and the enqueuing thread.
      */
-    private synchronized void arm(long event, long sequence) {
-        if (arming == Arming.EVENTS) {
-            return;
-        }
-        if (armedThrough < sequence && !stream.isDestroyed() && !eventsOnly) {
-            context.cu.bind();
+    private synchronized void arm(long event, long sequence, boolean bind) {
+        if (arming != Arming.EVENTS && armedThrough < sequence && !stream.isDestroyed() && !eventsOnly) {
+            if (bind) {
+                context.cu.bind();
+            }
             writeCounterAfter(event, sequence);
         }
     }
@@ -209,8 +208,9 @@ final class CudaMarkers implements EventMarker.Events {
         long sequence = ++markerSequence;
         if (arming == Arming.RECORD || (arming == Arming.AUTO && doneThrough == sequence - 1)) {
             // A marker on an idle stream (every earlier one seen done): someone is likely to wait for it now, and
-            // arming it here saves the poll that would arm it later from the time until its future completes.
-            arm(e, sequence);
+            // arming it here saves the poll that would arm it later from the time until its future completes. The
+            // context is current here (the record just succeeded): no bind.
+            arm(e, sequence, false);
         }
         return new EventMarker(this, sequence, e, null);
     }

@@ -130,7 +130,10 @@ final class HipContext implements ContextHandle {
             how = "event queries (hipEventQuery): " + backend.libraryName() + " has no hipStreamWriteValue32";
         } else {
             CompletionCounters c = new CompletionCounters(pinned, MARKER_STREAMS);
-            String refused = probeCounters(c);
+            String refused = c.probe((address, value) -> { // on the default stream: nothing is enqueued on it yet
+                api.streamWriteValue32(defaultStream.handle, address, value);
+                api.streamSynchronize(defaultStream.handle);
+            });
             if (refused == null) {
                 probed = c;
                 how = "device-written counters in host-mapped memory (hipStreamWaitEvent + hipStreamWriteValue32 on a marker"
@@ -144,25 +147,6 @@ final class HipContext implements ContextHandle {
         this.completion = how;
     }
 
-    /**
-     * Whether the device writes completion counters here: one counter, one write of 1 on the default stream (nothing
-     * else is enqueued yet), synchronised and read back. Returns null if it does, else why not.
-     */
-    private @Nullable String probeCounters(CompletionCounters c) {
-        try {
-            CompletionCounters.Counter counter = java.util.Objects.requireNonNull(c.tryAcquire(), "a new pool's first counter");
-            api.streamWriteValue32(defaultStream.handle, counter.device(), 1);
-            api.streamSynchronize(defaultStream.handle);
-            if (counter.value() != 1) {
-                return "a counter written by the device read " + counter.value() + " on the host, not 1";
-            }
-            c.release(counter);
-            return null;
-        } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "completion counters refused", e);
-            return "hipStreamWriteValue32 into host-mapped memory was refused (" + e.getMessage() + ")";
-        }
-    }
 
     /** How this context's futures learn completion, in words, for {@code sluice check} and diagnostics. */
     @Override

@@ -132,6 +132,48 @@ public final class CompletionCounters {
         return new Counter(i, host, pages.device(i));
     }
 
+    /** What {@link #probe} asks of the backend: one device write into a counter, waited for. */
+    @FunctionalInterface
+    public interface ProbeWrite {
+
+        /**
+         * Enqueues a device write of {@code value} at device address {@code device} (the backend's stream memory write)
+         * and waits until it has run.
+         *
+         * @throws RuntimeException (a {@link dev.sluice.SluiceException} naming the native call) if the driver refuses
+         */
+        void writeAndWait(long device, int value);
+    }
+
+    /**
+     * Whether the device writes these counters here, tried once when a context opens: one counter, one write of 1
+     * through {@code write}, read back on the host. Some drivers report the stream memory operations' capability
+     * attribute as 0 and still perform them (the H200 with driver 580), so the write itself is the test.
+     *
+     * @return null if the device wrote the counter, else why not, in words (the counter is then not given back)
+     */
+    public @Nullable String probe(ProbeWrite write) {
+        Counter c;
+        try {
+            c = tryAcquire();
+        } catch (RuntimeException e) {
+            return "host-mapped memory for the counters was refused (" + e.getMessage() + ")";
+        }
+        if (c == null) {
+            throw new IllegalStateException("internal: probe of a pool whose counters are all taken");
+        }
+        try {
+            write.writeAndWait(c.device(), 1);
+        } catch (RuntimeException e) {
+            return "the device's write into host-mapped memory was refused (" + e.getMessage() + ")";
+        }
+        if (c.value() != 1) {
+            return "a counter written by the device read " + c.value() + " on the host, not 1";
+        }
+        release(c);
+        return null;
+    }
+
     /** Takes back {@code counter}, which nothing writes any more; once per {@link #tryAcquire()}. */
     public synchronized void release(Counter counter) {
         if (!destroyed) {

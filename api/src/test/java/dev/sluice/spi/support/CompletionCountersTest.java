@@ -100,6 +100,25 @@ class CompletionCountersTest {
     }
 
     @Test
+    void theProbeGivesItsCounterBackOnlyWhenTheDeviceWroteIt() {
+        assertNull(counters.probe((device, value) -> MemorySegment.ofAddress(device - FakePinnedMemory.DEVICE_OFFSET)
+                .reinterpret(4).set(ValueLayout.JAVA_INT, 0, value)));
+        assertEquals(0, counters.inUse(), "a written counter is given back");
+
+        String unwritten = counters.probe((device, value) -> { });
+        assertTrue(unwritten.contains("read 0") && unwritten.contains("not 1"), unwritten);
+        String refused = counters.probe((device, value) -> {
+            throw new IllegalStateException("cuStreamWriteValue32 refused (test)");
+        });
+        assertTrue(refused.contains("refused") && refused.contains("cuStreamWriteValue32"), refused);
+        assertEquals(2, counters.inUse(), "a counter the device may still write is not handed out again");
+
+        memory.failAllocation = true;
+        String noMemory = new CompletionCounters(memory, 1).probe((device, value) -> { });
+        assertTrue(noMemory.contains("host-mapped memory"), noMemory);
+    }
+
+    @Test
     void destroyFreesEveryPageOnceAndRefusesLaterCounters() {
         counters.tryAcquire();
         counters.destroy();
