@@ -3,8 +3,8 @@
 # scripts/gpu-pack.sh put in .gpu/:
 #
 #   bash scripts/gpu-run.sh [what...]      what: native tests-cuda tests-hip tests-reactive
-#                                                tests-cpu tests-flink examples bench percall sweep paired meter
-#                                                multi all
+#                                                tests-cpu tests-flink examples bench percall sweep paired tally
+#                                                meter multi all
 #                                                (default: all)
 #
 # `all` is: native tests-cuda tests-hip tests-reactive examples. tests-cpu runs impl-cpu's
@@ -79,7 +79,7 @@ SEL=()
 for w in "${WHAT[@]}"; do
   case "$w" in
     all) SEL+=(native tests-cuda tests-hip tests-reactive examples) ;;
-    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|tests-flink|examples|bench|percall|sweep|paired|multi|meter)
+    native|tests-cuda|tests-hip|tests-reactive|tests-cpu|tests-flink|examples|bench|percall|sweep|paired|tally|multi|meter)
       SEL+=("$w") ;;
     *) echo "gpu-run: unknown target '$w'" >&2; exit 2 ;;
   esac
@@ -274,6 +274,28 @@ run_paired() {
   if [ "$rc" = 0 ]; then note "paired: ok (paired.txt)"; else note "paired: FAILED"; FAILED=1; fi
 }
 
+# ---------------------------------------------------------------- tally
+# Where a PairedBench row's time goes (see the header): per completion setting, the row with its driver calls
+# counted and timed, then a CPU-time profile of the default. Output: tally.txt, tally.jfr.
+run_tally() {
+  step "tally"
+  local so="$WORK/libsluice_paired.so" rows="${TALLY_ROWS:-launch}" s rc=0
+  build_native_lib sluice_paired.c "$so" || { note "tally: BUILD FAILED"; FAILED=1; return; }
+  ( for s in ${TALLY_SETTINGS:-auto record poll events}; do
+      echo "== $rows, -Dsluice.completion=$s, every downcall timed"
+      "$JAVA" --enable-native-access=ALL-UNNAMED -Dsluice.completion="$s" -Dsluice.cuda.timeDowncalls=true \
+        -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.PairedBench --lib "$so" --only "$rows" || rc=1
+    done
+    echo "== $rows under Flight Recorder's CPU-time sampler (default settings)"
+    "$JAVA" --enable-native-access=ALL-UNNAMED \
+      "-XX:StartFlightRecording:jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=1ms,filename=$OUT/tally.jfr" \
+      -cp "$GPU/lib/*" dev.sluice.benchmarks.cuda.PairedBench --lib "$so" --only "$rows" || rc=1
+    exit "$rc"
+  ) 2>&1 | tee "$OUT/tally.txt"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then note "tally: ok (tally.txt, tally.jfr)"; else note "tally: FAILED"; FAILED=1; fi
+}
+
 # ---------------------------------------------------------------- meter
 # The metrics binder's cost per operation (MeterPairedBench: a bound and a plain context alternating block by block in
 # one JVM), in METER_JVMS JVMs (default 12) per setting, the settings taking turns JVM by JVM: for each backend of
@@ -455,6 +477,7 @@ for s in "${SEL[@]}"; do
     percall) run_percall ;;
     sweep) run_sweep ;;
     paired) run_paired ;;
+    tally) run_tally ;;
     meter) run_meter ;;
     multi) run_multi ;;
     tests-cuda) run_tests "$s" "${TESTS_CUDA_MODULES:-impl-cuda}" "${TESTS_CUDA_API:-cuda}" \

@@ -18,7 +18,10 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import joptsimple.OptionException;
@@ -106,6 +109,8 @@ public final class PairedBench {
                 .withRequiredArg().ofType(Integer.class).defaultsTo(10_000);
         OptionSpec<Integer> tinyOption = parser.accepts("tiny-kernels", "kernels per tiny block")
                 .withRequiredArg().ofType(Integer.class).defaultsTo(100_000);
+        OptionSpec<String> onlyOption = parser.accepts("only", "run only these rows (comma-separated: launch, completion,"
+                + " tiny, latency, chain8), e.g. for a profile or a downcall tally of one row").withRequiredArg();
         OptionSpec<Void> unorderedOption = parser.accepts("no-auto-ordering",
                 "Sluice's side with automatic ordering across streams off (ContextOptions.withAutoOrdering(false))");
         Path lib;
@@ -114,6 +119,7 @@ public final class PairedBench {
         int tinyKernels;
         boolean spinner;
         boolean autoOrdering;
+        Set<String> only;
         try {
             OptionSet set = parser.parse(args);
             if (!set.nonOptionArguments().isEmpty()) {
@@ -125,6 +131,12 @@ public final class PairedBench {
             tinyKernels = set.valueOf(tinyOption);
             spinner = set.has(spinnerOption);
             autoOrdering = !set.has(unorderedOption);
+            only = set.has(onlyOption) ? Set.of(set.valueOf(onlyOption).split(",")) : ROWS;
+            for (String row : only) {
+                if (!ROWS.contains(row)) {
+                    throw new IllegalArgumentException("--only: unknown row '" + row + "' (rows: " + ROWS + ")");
+                }
+            }
         } catch (OptionException | IllegalArgumentException e) {
             System.err.println("PairedBench: " + e.getMessage());
             parser.printHelpOn(System.err);
@@ -144,18 +156,31 @@ public final class PairedBench {
                 if (spinner) {
                     b.spinnerEffect(blocks);
                 }
-                b.launch(ctx, empty5, blocks);
-                b.completionCost(Math.max(6, blocks / 2));
-                int tinyBlocks = Math.max(6, Math.min(blocks / 2, 2_000_000 / tinyKernels));
-                b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, false);
-                b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
-                b.latency(ctx, writeOne, samples);
-                b.chain8(ctx, writeOne, Math.max(6, blocks / 4), 10_000);
+                if (only.contains("launch")) {
+                    b.launch(ctx, empty5, blocks);
+                }
+                if (only.contains("completion")) {
+                    b.completionCost(Math.max(6, blocks / 2));
+                }
+                if (only.contains("tiny")) {
+                    int tinyBlocks = Math.max(6, Math.min(blocks / 2, 2_000_000 / tinyKernels));
+                    b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, false);
+                    b.tiny(ctx, writeOne, tinyBlocks, tinyKernels, true);
+                }
+                if (only.contains("latency")) {
+                    b.latency(ctx, writeOne, samples);
+                }
+                if (only.contains("chain8")) {
+                    b.chain8(ctx, writeOne, Math.max(6, blocks / 4), 10_000);
+                }
             } finally {
                 check("sp_close", (long) b.close.invokeExact());
             }
         }
     }
+
+    /** The rows {@code --only} may name, in the order they run. */
+    private static final Set<String> ROWS = new LinkedHashSet<>(List.of("launch", "completion", "tiny", "latency", "chain8"));
 
     /** One side of a pair: runs block (or sample) {@code i} and returns its time in nanoseconds. */
     @FunctionalInterface
