@@ -16,8 +16,8 @@
 #                                           packed already or in .gpu/lib and .gpu/test/lib, and its test classes as the
 #                                           jar sluice-flink-test-classes.jar, into the same parts
 #
-# What goes in: the examples module's provided class path (Flink's streaming API, flink-clients, flink-runtime and
-# what they bring; mvnw dependency:copy-dependencies -DincludeScope=provided), less
+# What goes in: Flink's streaming API, flink-clients and what they bring (flink-runtime ...; resolved through a throwaway
+# POM under this build's parent: the examples module's own provided class path also holds Spark's), less
 #   - what an embedded MiniCluster without high availability, profiling or shuffle compression does not load:
 #     async-profiler, snappy-java; RocksDB (rocksdbjni, frocksdbjni, flink-statebackend-rocksdb) and test libraries
 #     (JUnit, flink-test-utils, ...) where a dependency brings them. Not ZooKeeper's flink-shaded-zookeeper (12 MB),
@@ -93,9 +93,30 @@ if ! grep -qx 'dev/sluice/examples/FlinkBench.class' "$all/entries"; then
   echo "gpu-pack-flink: $EXAMPLES_JAR holds no FlinkBench (built before it existed?)" >&2; exit 1
 fi
 rm "$all/entries"
-echo "== Flink's runtime class path (the examples module's provided dependencies)"
-mvn -pl examples dependency:copy-dependencies -DincludeScope=provided -DexcludeGroupIds=dev.sluice \
-  -DoutputDirectory="$all"
+echo "== Flink's runtime class path (what flink-streaming-java and flink-clients bring)"
+# Resolved through a throwaway POM whose parent is this build's (so its dependency management applies) and whose only
+# dependencies are the two Flink artifacts the examples module has at provided scope: that module's own provided class
+# path also holds Spark's (SparkBench, SparkJob), 200 MB that a Flink job does not load.
+flink_pom="$(mktemp -d)"
+cat > "$flink_pom/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <parent>
+    <groupId>dev.sluice</groupId>
+    <artifactId>sluice-parent</artifactId>
+    <version>$(sed -n '0,/<artifactId>sluice-parent<\/artifactId>/d; s:.*<version>\(.*\)</version>.*:\1:p' pom.xml | head -n 1)</version>
+    <relativePath>$ROOT/pom.xml</relativePath>
+  </parent>
+  <artifactId>flink-runtime-class-path</artifactId>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.flink</groupId><artifactId>flink-streaming-java</artifactId></dependency>
+    <dependency><groupId>org.apache.flink</groupId><artifactId>flink-clients</artifactId></dependency>
+  </dependencies>
+</project>
+POM
+./mvnw -q -B -f "$flink_pom/pom.xml" dependency:copy-dependencies -DoutputDirectory="$all"
+rm -rf "$flink_pom"
 
 left_out=() left_bytes=0
 declare -A decided=() # the jars this pass keeps or leaves out, which the tests' pass does not weigh again
@@ -215,7 +236,9 @@ fi
 cat <<EOF
 
 On the GPU machine, which keeps the copied folders while it stays up (a fresh one has none): one copy per folder,
-each beside the repository's files, then the run. After each copy, ls shows that the folder arrived:
+each beside the repository's files, then the run. After each copy, ls shows that the folder arrived. Where a copy
+replaces .gpu-flink/ as a whole (the parts copied before are gone: ls says so), move each part out as it arrives
+(mkdir -p /tmp/sluice-pack && mv .gpu-flink/partN /tmp/sluice-pack/) and name /tmp/sluice-pack/partN/* in the class path:
    1. copy .gpu/               (scripts/gpu-pack.sh's; not again while the machine has it)   then: ls .gpu/lib | wc -l
 EOF
 for i in "${!part_bytes[@]}"; do

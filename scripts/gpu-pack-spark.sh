@@ -160,7 +160,9 @@ FLAGS="$FLAGS --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/
 cat <<EOF
 
 On the GPU machine, which keeps the copied folders while it stays up (a fresh one has none): one copy per folder,
-each beside the repository's files, then the run. After each copy, ls shows that the folder arrived:
+each beside the repository's files, then the run. After each copy, ls shows that the folder arrived. Where a copy
+replaces .gpu-spark/ as a whole (the parts copied before are gone: ls says so), move each part out as it arrives
+(mkdir -p /tmp/sluice-pack && mv .gpu-spark/partN /tmp/sluice-pack/) and name /tmp/sluice-pack/partN/* in the class path:
    1. copy .gpu/               (scripts/gpu-pack.sh's; not again while the machine has it)   then: ls .gpu/lib | wc -l
 EOF
 for i in "${!part_bytes[@]}"; do
