@@ -223,6 +223,15 @@ public final class HoldingStream implements StreamHandle {
                 r.release();
             }
         }
+
+        /** Passes on to the device's marker once recorded; before that there is nothing to prepare. */
+        @Override
+        public void awaited() {
+            Marker r = real;
+            if (r != null && !released) {
+                r.awaited();
+            }
+        }
     }
 
     private final class MarkerStep implements Held {

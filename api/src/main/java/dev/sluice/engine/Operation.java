@@ -149,12 +149,19 @@ public abstract class Operation<T> extends CompletableFuture<T> {
 
     /**
      * Records the marker of this operation's group now if the group is still open, so that the future can complete (a
-     * thread looks at it or waits for it). Takes the stream's lock.
+     * thread looks at it or waits for it), and tells the marker it is awaited ({@link Marker#awaited()}: a backend may
+     * prepare a quicker way to see it done). Takes the stream's lock if the group is open.
      */
     protected final void seal() {
         StreamOrder.Group g = group;
         if (g != null && g.marker == null) {
             g.core.seal(g);
+        }
+        if (!doneRaw()) {
+            Marker m = marker();
+            if (m != null) {
+                m.awaited();
+            }
         }
     }
 

@@ -52,4 +52,13 @@ public interface Marker {
 
     /** Called once by the engine after the marker was seen done; a pool may reuse it. */
     void release();
+
+    /**
+     * A thread is about to wait for this marker, or is looking at a future it completes: a backend whose completion is
+     * quicker to see when prepared before the work ends (CUDA's and HIP's completion counters) prepares it now. Called
+     * by the engine outside any stream lock, from any thread, possibly many times and after the marker is done; cheap
+     * after the first call. Does nothing by default.
+     */
+    default void awaited() {
+    }
 }

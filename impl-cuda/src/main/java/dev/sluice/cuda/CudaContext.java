@@ -25,6 +25,7 @@ import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.HostFlagSlots;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.PinnedHostMemory;
+import dev.sluice.spi.support.StreamCounter;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -71,8 +72,8 @@ final class CudaContext implements ContextHandle {
     final @Nullable CompletionCounters counters;
     /** How this context's futures learn completion, in words ({@link #completion()}). */
     private final String completion;
-    /** When the streams' markers have their counter written ({@link CudaMarkers.Arming}); a knob for measuring. */
-    final CudaMarkers.Arming arming;
+    /** When the streams' markers have their counter written ({@link StreamCounter.Arming}); a knob for measuring. */
+    final StreamCounter.Arming arming;
     final boolean memoryPools;
     final CopyOnWriteArrayList<Long> modules = new CopyOnWriteArrayList<>();
     /**
@@ -118,12 +119,7 @@ final class CudaContext implements ContextHandle {
         CompletionCounters probed = null;
         String how;
         String completionMode = System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, "");
-        this.arming = switch (completionMode.toLowerCase(java.util.Locale.ROOT)) {
-            case "record" -> CudaMarkers.Arming.RECORD;
-            case "poll" -> CudaMarkers.Arming.POLL;
-            case "events" -> CudaMarkers.Arming.EVENTS;
-            default -> CudaMarkers.Arming.AUTO;
-        };
+        this.arming = StreamCounter.Arming.of(completionMode);
         if ("events".equalsIgnoreCase(completionMode)) {
             how = "event queries (cuEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else {

@@ -1,26 +1,23 @@
 package dev.sluice.cuda;
 
-import dev.sluice.spi.support.CompletionCounters;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.EventRing;
 import dev.sluice.spi.support.StallWatch;
-import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
+import dev.sluice.spi.support.StreamCounter;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The completion markers of one CUDA stream: pooled events recorded on the stream, the completion counter its marker
- * stream writes after each armed marker ({@link CompletionCounters}, {@link Arming}), and the fault checks of a marker
- * that stalls. An armed marker is done once the counter has reached its number, read from host memory without a driver
- * call; a marker not armed (yet), or every marker where the context has no counters, once its event is (one
- * {@code cuEventQuery}). Either way its event stays what other streams wait on. {@link #record()} runs under the engine's lock for the stream; {@link #isComplete} on the pollers (the
- * completion thread, a thread waiting for a future).
+ * stream writes after each armed marker ({@link StreamCounter}), and the fault checks of a marker that stalls. An armed
+ * marker is done once the counter has reached its number, read from host memory without a driver call; a marker not
+ * armed (yet), or every marker where the context has no counters, once its event is (one {@code cuEventQuery}). Either
+ * way its event stays what other streams wait on. {@link #record()} runs under the engine's lock for the stream;
+ * {@link #isComplete} on the pollers (the completion thread, a thread waiting for a future); {@link #awaited} on a
+ * thread about to wait.
  */
 final class CudaMarkers implements EventMarker.Events {
-
-    private static final Logger LOG = System.getLogger(CudaMarkers.class.getName());
 
     private final CudaStream stream;
     private final CudaContext context;
@@ -29,47 +26,51 @@ final class CudaMarkers implements EventMarker.Events {
     /** When a marker of this stream has stayed not done long enough to ask the driver about a fault. */
     private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
     private final EventRing freeEvents = new EventRing(1024);
-    /**
-     * This stream's completion counter, which its marker stream writes each marker's number into, or null while
-     * markers are polled through their events (the context has no counters, none was taken yet, or a write was
-     * refused). Written by the enqueuing thread under the engine's lock, read by the pollers.
-     */
-    private volatile CompletionCounters.@Nullable Counter counter;
-    /** The counter this stream holds, published in {@link #counter} once its first write is enqueued. */
-    private CompletionCounters.@Nullable Counter held;
-    /** The stream that writes the counter after waiting for each marker's event; made with the first counter. */
+    /** The counter this stream's markers are read from once armed, and its marker stream. */
+    private final StreamCounter counter;
+    /** The marker stream's JCuda handle, for its destruction; made with the first counter write. */
     private @Nullable CUstream markerStream;
-    /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
-    private volatile boolean eventsOnly;
-    /** The last marker after which the marker stream writes the counter: later ones are polled through their events. */
-    private volatile long armedThrough;
-    /** The last marker a poll saw done (a lower bound: set by pollers without a lock). */
-    private volatile long doneThrough;
-    /** When a marker's counter write is enqueued ({@link Arming}); from the context's setting. */
-    private final Arming arming;
 
     CudaMarkers(CudaStream stream) {
         this.stream = stream;
         this.context = stream.context;
-        this.arming = context.counters == null ? Arming.EVENTS : context.arming;
+        this.counter = new StreamCounter(context.counters, context.arming, new CounterWrites(), stream.toString());
     }
 
-    /**
-     * When a marker's counter write ({@code cuStreamWaitEvent} + {@code cuStreamWriteValue32} on the marker stream) is
-     * enqueued. Measured on the H200 (docs/decisions/0012-completion-counters.md): arming every marker when it is
-     * recorded brought the idle round trip to C's (join p50 1.01-1.03× C) but cost launches 6-8 % (two driver calls
-     * more per marker on the enqueuing thread); arming at the first poll kept launches as before but made the round
-     * trip slower than with events. AUTO does each where it measured best.
-     */
-    enum Arming {
-        /** A marker recorded on an idle stream when recorded, any other at its first poll that finds it not done. */
-        AUTO,
-        /** Every marker when recorded ({@code -Dsluice.completion=record}). */
-        RECORD,
-        /** Every marker at its first poll that finds it not done ({@code -Dsluice.completion=poll}). */
-        POLL,
-        /** None: every marker is polled through its event (no counters, or {@code -Dsluice.completion=events}). */
-        EVENTS
+    /** The driver calls of this stream's counter: a marker stream, and a wait and a write on it per armed marker. */
+    private final class CounterWrites implements StreamCounter.Writer {
+        @Override
+        public long createStream() {
+            context.cu.bind();
+            CUstream ms = new CUstream();
+            Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
+            markerStream = ms;
+            return Jc.address(ms);
+        }
+
+        @Override
+        public void writeAfter(long ms, long event, long device, int value) {
+            context.cu.bind(); // a poller or a waiting thread may never have enqueued
+            int r = Cu.streamWaitEvent(ms, event);
+            if (r == Cu.SUCCESS) {
+                r = Cu.streamWriteValue32(ms, device, value, 0);
+            }
+            if (r != Cu.SUCCESS) {
+                throw Cu.error(r, "cuStreamWaitEvent + cuStreamWriteValue32 (completion counter)");
+            }
+        }
+
+        @Override
+        public boolean destroyStream(long ms) {
+            CUstream s = markerStream;
+            markerStream = null;
+            if (s == null) {
+                return true;
+            }
+            int r = JCudaDriver.cuStreamSynchronize(s);
+            JCudaDriver.cuStreamDestroy(s);
+            return r == Cu.SUCCESS;
+        }
     }
 
     /** Takes back a released marker's event (completion thread): into this stream's ring, else the context's pool. */
@@ -81,54 +82,41 @@ final class CudaMarkers implements EventMarker.Events {
     }
 
     /**
-     * Whether marker {@code sequence} is done. With a completion counter, one read of host memory: no driver call
-     * while markers keep completing. Without one, one {@code cuEventQuery} of the marker's event (events need no
-     * current context). Either way, once the marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS}
-     * ({@link #faultCheckDue}), the driver is asked whether it finished or the context faulted: a faulted device
-     * never writes the counter, and an event behind work that will never run (a gate, a faulted kernel) may keep
-     * answering "not ready".
+     * Whether marker {@code sequence} is done. Armed, one read of host memory: no driver call while markers keep
+     * completing. Not armed, one {@code cuEventQuery} of the marker's event (events need no current context), after
+     * which the counter may arm it ({@link StreamCounter#polledNotDone}). Either way, once the marker has stayed not
+     * done for {@link StallWatch#FAULT_CHECK_NANOS} ({@link #faultCheckDue}), the driver is asked whether it finished or
+     * the context faulted: a faulted device never writes the counter, and an event behind work that will never run (a
+     * gate, a faulted kernel) may keep answering "not ready".
      */
     @Override
     public boolean isComplete(long event, long sequence) {
-        CompletionCounters.Counter c = counter;
-        if (c != null && armedThrough >= sequence) {
-            if (c.reached(sequence)) {
-                seenDone(sequence);
+        if (counter.isArmed(sequence)) {
+            if (counter.reached(sequence)) {
                 return true;
             }
-            return faultCheckDue(sequence) && (eventComplete(event) || finishedUnlessFaulted());
+            return faultCheckDue(sequence) && done(sequence, eventComplete(event) || finishedUnlessFaulted());
         }
         if (eventComplete(event)) {
-            seenDone(sequence);
+            counter.seenDone(sequence);
             return true;
         }
-        if (arming == Arming.AUTO || arming == Arming.POLL) {
-            arm(event, sequence, true); // a poller may never have enqueued: bind the context first
-        }
-        return faultCheckDue(sequence) && finishedUnlessFaulted();
+        counter.polledNotDone(event, sequence, stream.isCapturing() || stream.isDestroyed());
+        return faultCheckDue(sequence) && done(sequence, finishedUnlessFaulted());
     }
 
-    /** Notes that marker {@code sequence} was seen done: a marker recorded while every earlier one is, is armed at once. */
-    private void seenDone(long sequence) {
-        if (sequence > doneThrough) {
-            doneThrough = sequence; // racy max: a stale value only moves one marker's arming from record to its first poll
-        }
+    /** A thread is about to wait for marker {@code sequence}: the counter may arm it now ({@link StreamCounter#awaited}). */
+    @Override
+    public void awaited(long event, long sequence) {
+        counter.awaited(event, sequence, stream.isCapturing() || stream.isDestroyed());
     }
 
-    /**
-     * The first poll that finds marker {@code sequence} not done has the marker stream write the counter after its
-     * event, so that later polls read memory. Armed here, on the polling thread, rather than when the marker is
-     * recorded, for a marker recorded behind others still running (work streamed to the device): the two driver calls
-     * then leave the enqueuing thread, and a marker done by its first poll costs one event query and nothing more.
-     * Markers are polled oldest first, so they are armed in order; the lock serialises pollers and the enqueuing thread.
-     */
-    private synchronized void arm(long event, long sequence, boolean bind) {
-        if (arming != Arming.EVENTS && armedThrough < sequence && !stream.isDestroyed() && !eventsOnly) {
-            if (bind) {
-                context.cu.bind();
-            }
-            writeCounterAfter(event, sequence);
+    /** {@code done}, noting marker {@code sequence} as seen done if it is. */
+    private boolean done(long sequence, boolean done) {
+        if (done) {
+            counter.seenDone(sequence);
         }
+        return done;
     }
 
     /** One {@code cuEventQuery}: whether the event completed; a sticky error marks the context faulted and is thrown. */
@@ -206,61 +194,8 @@ final class CudaMarkers implements EventMarker.Events {
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
         long sequence = ++markerSequence;
-        if (arming == Arming.RECORD || (arming == Arming.AUTO && doneThrough == sequence - 1)) {
-            // A marker on an idle stream (every earlier one seen done): someone is likely to wait for it now, and
-            // arming it here saves the poll that would arm it later from the time until its future completes. The
-            // context is current here (the record just succeeded): no bind.
-            arm(e, sequence, false);
-        }
+        counter.recorded(e, sequence, stream.isCapturing()); // armed here only under -Dsluice.completion=record
         return new EventMarker(this, sequence, e, null);
-    }
-
-    /**
-     * Has the marker stream write {@code sequence} into this stream's counter once {@code event} completes
-     * ({@code cuStreamWaitEvent} + {@code cuStreamWriteValue32}; {@link CompletionCounters} says why on a stream of its
-     * own). Takes the counter and makes the marker stream with the first marker. If the driver refuses any of it, the
-     * stream polls its markers' events from now on, which every marker has: its own, for cross-stream waits.
-     */
-    private void writeCounterAfter(long event, long sequence) {
-        CompletionCounters counters = context.counters;
-        if (counters == null || stream.isCapturing()) { // a marker recorded while capturing would be captured: the engine records none
-            eventsOnly = counters == null;
-            return;
-        }
-        CompletionCounters.Counter c = counter;
-        boolean first = c == null;
-        try {
-            if (first) {
-                c = counters.tryAcquire();
-                if (c == null) {
-                    return; // other streams hold every counter: this marker is polled through its event, the next asks again
-                }
-                held = c;
-                if (markerStream == null) {
-                    context.cu.bind();
-                    CUstream ms = new CUstream();
-                    Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
-                    markerStream = ms;
-                }
-            }
-            long ms = Jc.address(markerStream);
-            int r = Cu.streamWaitEvent(ms, event);
-            if (r == Cu.SUCCESS) {
-                r = Cu.streamWriteValue32(ms, c.device(), (int) sequence, 0);
-            }
-            if (r != Cu.SUCCESS) {
-                throw Cu.error(r, "cuStreamWaitEvent + cuStreamWriteValue32 (completion counter)");
-            }
-            armedThrough = sequence;
-            if (first) {
-                counter = c; // published after the first write is enqueued: a poll before it asks the marker's event
-            }
-        } catch (RuntimeException refused) {
-            LOG.log(Level.DEBUG, "completion counter refused on " + stream + "; polling events", refused);
-            eventsOnly = true;
-            counter = null;
-            held = null; // dropped, not released: a write enqueued earlier may still land
-        }
     }
 
     /** Gives the events of this stream's ring back to the context's pool; when the stream is destroyed. */
@@ -271,26 +206,10 @@ final class CudaMarkers implements EventMarker.Events {
     }
 
     /**
-     * Synchronises and destroys the marker stream, then gives the counter back: only once its last write has landed
-     * may the counter be handed to another stream and set to 0. If the synchronisation fails (the context faulted),
-     * the counter is dropped; its page is freed with the context.
+     * Stops arming, synchronises and destroys the marker stream, then gives the counter back
+     * ({@link StreamCounter#close()}); when the stream is destroyed.
      */
-    synchronized void destroyMarkerStream() {
-        CUstream ms = markerStream;
-        if (ms == null) {
-            return;
-        }
-        markerStream = null;
-        CompletionCounters.Counter c = held;
-        held = null;
-        // Polls from now on ask the markers' events (still theirs until released): once given back, the counter may
-        // be handed to another stream and set to 0, which a marker of this one must not read as "not done" for ever.
-        counter = null;
-        int r = JCudaDriver.cuStreamSynchronize(ms);
-        JCudaDriver.cuStreamDestroy(ms);
-        CompletionCounters counters = context.counters;
-        if (c != null && counters != null && r == Cu.SUCCESS) {
-            counters.release(c);
-        }
+    void destroyMarkerStream() {
+        counter.close();
     }
 }

@@ -35,4 +35,9 @@ final class CudaStagedMarker implements Marker {
     public void release() {
         device.release();
     }
+
+    @Override
+    public void awaited() {
+        device.awaited();
+    }
 }

@@ -28,6 +28,7 @@ import dev.sluice.spi.support.HostNodes;
 import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.PinnedHostMemory;
 import dev.sluice.spi.support.StagingPool;
+import dev.sluice.spi.support.StreamCounter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,6 +80,8 @@ final class HipContext implements ContextHandle {
      * {@code hipStreamWriteValue32} or refused it when the context opened, or {@code -Dsluice.completion=events}.
      */
     final @Nullable CompletionCounters counters;
+    /** When the streams' markers have their counter written ({@link StreamCounter.Arming}); a knob for measuring. */
+    final StreamCounter.Arming arming;
     /** How this context's futures learn completion, in words ({@link #completion()}). */
     private final String completion;
     /**
@@ -119,21 +122,26 @@ final class HipContext implements ContextHandle {
         this.gates = new HostFlagSlots(pinned);
         this.staging = new StagingPool(pinned, STAGING_SMALLEST, STAGING_LARGEST, Integer.MAX_VALUE);
         this.reaper = new Reaper(api, device, markerEvents);
-        this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
-        this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
-        streams.add(defaultStream);
         CompletionCounters probed = null;
         String how;
-        if ("events".equalsIgnoreCase(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""))) {
+        this.arming = StreamCounter.Arming.of(System.getProperty(dev.sluice.SluiceProperties.Measurement.COMPLETION, ""));
+        if (arming == StreamCounter.Arming.EVENTS) {
             how = "event queries (hipEventQuery), as -D" + dev.sluice.SluiceProperties.Measurement.COMPLETION + "=events asks";
         } else if (!api.lib.has(HipApiSymbol.hipStreamWriteValue32)) {
             how = "event queries (hipEventQuery): " + backend.libraryName() + " has no hipStreamWriteValue32";
         } else {
             CompletionCounters c = new CompletionCounters(pinned, MARKER_STREAMS);
-            String refused = c.probe((address, value) -> { // on the default stream: nothing is enqueued on it yet
-                api.streamWriteValue32(defaultStream.handle, address, value);
-                api.streamSynchronize(defaultStream.handle);
-            });
+            // On a stream of its own, before the context's streams are made: each reads the counters when made.
+            long probeStream = api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
+            String refused;
+            try {
+                refused = c.probe((address, value) -> {
+                    api.streamWriteValue32(probeStream, address, value);
+                    api.streamSynchronize(probeStream);
+                });
+            } finally {
+                api.streamDestroy(probeStream);
+            }
             if (refused == null) {
                 probed = c;
                 how = "device-written counters in host-mapped memory (hipStreamWaitEvent + hipStreamWriteValue32 on a marker"
@@ -145,6 +153,9 @@ final class HipContext implements ContextHandle {
         }
         this.counters = probed;
         this.completion = how;
+        this.defaultStream = new HipStream(this, new StreamOptions(true, 0), true);
+        this.allocationStream = memoryPools ? new HipStream(this, new StreamOptions(true, 0), false) : null;
+        streams.add(defaultStream);
     }
 
 

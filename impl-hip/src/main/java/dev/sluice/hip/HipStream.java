@@ -16,7 +16,6 @@ import dev.sluice.spi.Marker;
 import dev.sluice.spi.StreamHandle;
 import dev.sluice.spi.support.DispatchingStream;
 import dev.sluice.spi.support.DeviceAllocation;
-import dev.sluice.spi.support.CompletionCounters;
 import dev.sluice.spi.support.EventMarker;
 import dev.sluice.spi.support.HostFlagGate;
 import dev.sluice.spi.support.HostFlagSlots;
@@ -25,6 +24,7 @@ import dev.sluice.spi.support.NativeEvent;
 import dev.sluice.spi.support.NativeGraph;
 import dev.sluice.spi.support.StagingPool;
 import dev.sluice.spi.support.StallWatch;
+import dev.sluice.spi.support.StreamCounter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -52,23 +52,14 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
     private final MemorySegment scratch = arena.allocate(16, 8);
     private final LaunchBlock block = new LaunchBlock();
     private @Nullable List<Runnable> pendingHostWork;
-    private boolean capturing;
+    private volatile boolean capturing; // read by pollers and waiting threads (StreamCounter)
     /** While capturing: the {@link HostNodes} keys of the host steps captured, released with the graph. */
     private @Nullable List<Long> capturedSteps;
     /** The number of this stream's last completion marker. */
     private long markerSequence;
     private final AtomicBoolean destroying = new AtomicBoolean();
-    /**
-     * This stream's completion counter, which its marker stream writes each marker's number into, or null while
-     * markers are polled through their events (as on CUDA: {@code CudaStream}). Written under the engine's lock.
-     */
-    private volatile CompletionCounters.@Nullable Counter counter;
-    /** The counter this stream holds, published in {@link #counter} once its first write is enqueued. */
-    private CompletionCounters.@Nullable Counter held;
-    /** The stream that writes the counter after waiting for each marker's event (0 until the first counter). */
-    private long markerStream;
-    /** Whether this stream polls events for good: its context has no counters, or a counter write was refused. */
-    private boolean eventsOnly;
+    /** The counter this stream's markers are read from once armed, and its marker stream (as on CUDA: {@code CudaMarkers}). */
+    private final StreamCounter counter;
     /** When a marker has stayed not done long enough to ask the runtime about it (counters only). */
     private final StallWatch stall = new StallWatch(StallWatch.FAULT_CHECK_NANOS);
 
@@ -79,6 +70,34 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         context.bind();
         this.handle = api.streamCreateWithPriority(options.nonBlocking() ? HipApiConstants.hipStreamNonBlocking
                 : HipApiConstants.hipStreamDefault, options.priority());
+        this.counter = new StreamCounter(context.counters, context.arming, new CounterWrites(), toString());
+    }
+
+    /** The runtime calls of this stream's counter: a marker stream, and a wait and a write on it per armed marker. */
+    private final class CounterWrites implements StreamCounter.Writer {
+        @Override
+        public long createStream() {
+            context.bind();
+            return api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
+        }
+
+        @Override
+        public void writeAfter(long stream, long event, long device, int value) {
+            context.bind(); // a poller or a waiting thread may never have enqueued
+            api.streamWaitEvent(stream, event);
+            api.streamWriteValue32(stream, device, value);
+        }
+
+        @Override
+        public boolean destroyStream(long stream) {
+            try {
+                api.streamSynchronize(stream);
+            } catch (dev.sluice.DeviceException e) {
+                return false; // a faulted device: the stream goes with the context
+            }
+            api.streamDestroy(stream);
+            return true;
+        }
     }
 
     private void addHostWork(Runnable r) {
@@ -387,63 +406,40 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         List<Runnable> work = pendingHostWork;
         pendingHostWork = null;
         long sequence = ++markerSequence;
-        if (!eventsOnly) {
-            writeCounterAfter(event, sequence);
-        }
+        counter.recorded(event, sequence, capturing); // armed here only under -Dsluice.completion=record
         return new EventMarker(this, sequence, event, work);
     }
 
     /**
-     * Has the marker stream write {@code sequence} into this stream's counter once {@code event} completes
-     * ({@code hipStreamWaitEvent} + {@code hipStreamWriteValue32}; {@link CompletionCounters} says why on a stream of
-     * its own). If the runtime refuses any of it, the stream polls its markers' events from now on.
-     */
-    private void writeCounterAfter(long event, long sequence) {
-        CompletionCounters counters = context.counters;
-        if (counters == null || capturing) { // a marker recorded while capturing would be captured: the engine records none
-            eventsOnly = counters == null;
-            return;
-        }
-        CompletionCounters.Counter c = counter;
-        boolean first = c == null;
-        try {
-            if (first) {
-                c = counters.tryAcquire();
-                if (c == null) {
-                    return; // other streams hold every counter: this marker is polled through its event, the next asks again
-                }
-                held = c;
-                if (markerStream == 0) {
-                    context.bind();
-                    markerStream = api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
-                }
-            }
-            api.streamWaitEvent(markerStream, event);
-            api.streamWriteValue32(markerStream, c.device(), (int) sequence);
-            if (first) {
-                counter = c; // published after the first write is enqueued: a poll before it asks the marker's event
-            }
-        } catch (RuntimeException refused) {
-            System.getLogger(HipStream.class.getName()).log(System.Logger.Level.DEBUG,
-                    "completion counter refused on " + this + "; polling events", refused);
-            eventsOnly = true;
-            counter = null;
-            held = null; // dropped, not released: a write enqueued earlier may still land
-        }
-    }
-
-    /**
-     * Whether marker {@code sequence} is done: with a completion counter, one read of host memory, and only once the
+     * Whether marker {@code sequence} is done. Armed ({@link StreamCounter}), one read of host memory, and only once the
      * marker has stayed not done for {@link StallWatch#FAULT_CHECK_NANOS} one {@code hipEventQuery} (a faulted device
-     * never writes the counter; the query reports the fault); without one, one {@code hipEventQuery}.
+     * never writes the counter; the query reports the fault). Not armed, one {@code hipEventQuery}, after which the
+     * counter may arm it ({@link StreamCounter#polledNotDone}).
      */
     @Override
     public boolean isComplete(long event, long sequence) {
-        CompletionCounters.Counter c = counter;
-        if (c != null) {
-            return c.reached(sequence) || (stall.due(sequence, System.nanoTime()) && eventComplete(event));
+        if (counter.isArmed(sequence)) {
+            if (counter.reached(sequence)) {
+                return true;
+            }
+            if (stall.due(sequence, System.nanoTime()) && eventComplete(event)) {
+                counter.seenDone(sequence);
+                return true;
+            }
+            return false;
         }
-        return eventComplete(event);
+        if (eventComplete(event)) {
+            counter.seenDone(sequence);
+            return true;
+        }
+        counter.polledNotDone(event, sequence, capturing || destroying.get());
+        return false;
+    }
+
+    /** A thread is about to wait for marker {@code sequence}: the counter may arm it now ({@link StreamCounter#awaited}). */
+    @Override
+    public void awaited(long event, long sequence) {
+        counter.awaited(event, sequence, capturing || destroying.get());
     }
 
     /** One {@code hipEventQuery}; an error status is noted on the context (a sticky one faults the device) and thrown. */
@@ -597,31 +593,11 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
     }
 
     /**
-     * Synchronises and destroys the marker stream, then gives the counter back: only once its last write has landed
-     * may the counter be handed to another stream and set to 0. If that fails (the device faulted), the counter is
-     * dropped; its page is freed with the context.
+     * Stops arming, synchronises and destroys the marker stream, then gives the counter back
+     * ({@link StreamCounter#close()}).
      */
     private void destroyMarkerStream() {
-        long ms = markerStream;
-        if (ms == 0) {
-            return;
-        }
-        markerStream = 0;
-        CompletionCounters.Counter c = held;
-        held = null;
-        counter = null; // later polls ask the markers' events: the counter may go to another stream and be set to 0
-        boolean drained = false;
-        try {
-            api.streamSynchronize(ms);
-            drained = true;
-            api.streamDestroy(ms);
-        } catch (dev.sluice.DeviceException e) {
-            // a faulted device: the counter is dropped below, the stream goes with the context
-        }
-        CompletionCounters counters = context.counters;
-        if (drained && c != null && counters != null) {
-            counters.release(c);
-        }
+        counter.close();
     }
 
     @Override

@@ -60,6 +60,13 @@ public final class EventMarker implements Marker {
 
         /** Takes back the event of a released marker (for reuse: its last record has completed). */
         void recycle(long event);
+
+        /**
+         * A thread is about to wait for the marker of {@code event} ({@link Marker#awaited()}); the event may be
+         * recorded again for later work by the time this runs. Nothing by default.
+         */
+        default void awaited(long event, long sequence) {
+        }
     }
 
     private final Events events;
@@ -139,6 +146,15 @@ public final class EventMarker implements Marker {
         }
         events.await(this, timeoutNanos);
         return isDone();
+    }
+
+    /** Passes the wait on to the stream ({@link Events#awaited}), while the marker is live and not seen done. */
+    @Override
+    public void awaited() {
+        long e = event; // a plain read, as in isDone: a racing release makes this a late call, which the stream tolerates
+        if (!done && e != 0) {
+            events.awaited(e, sequence);
+        }
     }
 
     /** Makes native stream {@code stream} wait on the device for this marker (nothing once released: it is done). */
