@@ -172,10 +172,11 @@ public final class SluiceProperties {
         /**
          * {@value}: on CUDA and HIP, {@code events} makes the completion thread learn completion by querying each
          * marker's event through the driver instead of reading the stream's device-written counter (the default where
-         * the driver writes stream memory, see {@code dev.sluice.spi.support.CompletionCounters}); on CUDA,
-         * {@code record} enqueues every marker's counter write when the marker is recorded, {@code poll} at its first
-         * poll that finds it not done, where by default a marker recorded on an idle stream is armed when recorded and
-         * any other at its first poll. Read when a context opens.
+         * the driver writes stream memory, see {@code dev.sluice.spi.support.CompletionCounters}); {@code record}
+         * enqueues every marker's counter write when the marker is recorded, {@code awaited} when a thread is about to
+         * wait for it (else at its first poll), {@code poll} at its first poll that finds it not done, where by default a
+         * marker recorded on an idle stream is armed when recorded and any other at its first poll
+         * ({@code dev.sluice.spi.support.StreamCounter}). Read when a context opens.
          */
         public static final String COMPLETION = "sluice.completion";
 

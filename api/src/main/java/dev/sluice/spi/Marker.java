@@ -55,7 +55,8 @@ public interface Marker {
 
     /**
      * A thread is about to wait for this marker, or is looking at a future it completes: a backend whose completion is
-     * quicker to see when prepared before the work ends (CUDA's and HIP's completion counters) prepares it now. Called
+     * quicker to see when prepared before the work ends may prepare it now (CUDA's and HIP's completion counters, under
+     * {@code -Dsluice.completion=awaited}). Called
      * by the engine outside any stream lock, from any thread, possibly many times and after the marker is done; cheap
      * after the first call. Does nothing by default.
      */

@@ -17,11 +17,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>When a marker is armed</b> ({@link Arming}): arming costs two driver calls, and where they are made matters.
  * Measured on an H200 (docs/decisions/0012-completion-counters.md): arming every marker as it is recorded brought the
- * idle round trip to C's but put two driver calls on the enqueuing thread per marker, and, once completion was quick to
- * see, a stream the device kept up with had nothing pending at each enqueue, so each operation got a marker of its own
- * (71 % of 90,000 launches): launches cost nearly twice C's. Arming at a poll kept launches as they were and made the
- * round trip slower, since the write is enqueued late. So by default a marker is armed when a thread is about to wait
- * for it (that thread pays, before it spins), else at the first poll that finds it not done.
+ * idle round trip to C's but put two driver calls per marker on the enqueuing thread (launches 1.33–1.77× C's); arming
+ * at the first poll kept launches as they were and made the round trip slower, since the write is enqueued late and the
+ * poll's event query competes with the driver calls around it. By default a marker recorded on an idle stream (every
+ * earlier marker seen done: someone is likely to wait for it now) is armed when recorded, any other at its first poll
+ * that finds it not done. Arming when a thread is about to wait ({@link Arming#AWAITED}) kept launches as the first
+ * poll does, but the round trip was slower than arming at record: the waiting thread's arming and the completion
+ * thread's first event query meet in the driver.
  *
  * <p><b>Order.</b> {@link CompletionCounters} needs the writes of one counter to carry growing numbers. Arming is under
  * this object's lock and only ever arms a marker later than every marker armed before, so the marker stream's writes
@@ -37,22 +39,28 @@ public final class StreamCounter {
 
     /** When a marker's counter write is enqueued; a context's setting, from {@code -Dsluice.completion}. */
     public enum Arming {
-        /** When a thread is about to wait for the marker, else at the first poll that finds it not done (the default). */
+        /** A marker recorded on an idle stream when recorded, any other at its first poll that finds it not done. */
         AUTO,
         /** Every marker when it is recorded ({@code -Dsluice.completion=record}). */
         RECORD,
+        /**
+         * A marker when a thread is about to wait for it or looks at its future, else at its first poll that finds it
+         * not done ({@code -Dsluice.completion=awaited}).
+         */
+        AWAITED,
         /** Every marker at the first poll that finds it not done ({@code -Dsluice.completion=poll}). */
         POLL,
         /** None: every marker is polled through its event ({@code -Dsluice.completion=events}, or no counters). */
         EVENTS;
 
         /**
-         * The setting named {@code value} ({@code record}, {@code poll}, {@code events}, any case); AUTO for anything
-         * else, an empty value included.
+         * The setting named {@code value} ({@code record}, {@code awaited}, {@code poll}, {@code events}, any case); AUTO
+         * for anything else, an empty value included.
          */
         public static Arming of(String value) {
             return switch (value.toLowerCase(Locale.ROOT)) {
                 case "record" -> RECORD;
+                case "awaited" -> AWAITED;
                 case "poll" -> POLL;
                 case "events" -> EVENTS;
                 default -> AUTO;
@@ -125,36 +133,36 @@ public final class StreamCounter {
     }
 
     /**
-     * Marker {@code sequence} was just recorded after {@code event}: under {@link Arming#RECORD}, armed now. On the
-     * thread that recorded it, under the engine's lock for the stream.
+     * Marker {@code sequence} was just recorded after {@code event}: armed now under {@link Arming#RECORD}, and under
+     * {@link Arming#AUTO} if every earlier marker of the stream was seen done (an idle stream). On the thread that
+     * recorded it, under the engine's lock for the stream.
      *
      * @param capturing whether the stream is capturing a graph (then nothing is armed: a marker stream waiting for an
      *                  event of a capturing stream would join the capture)
      */
     public void recorded(long event, long sequence, boolean capturing) {
-        if (arming == Arming.RECORD) {
+        if (arming == Arming.RECORD || (arming == Arming.AUTO && doneThrough == sequence - 1)) {
             arm(event, sequence, capturing);
         }
     }
 
     /**
      * A thread is about to wait for marker {@code sequence} (a {@code join}, a look at its future): under
-     * {@link Arming#AUTO}, armed now if it is not, so that the write is on its way before the marker's work ends. Any
-     * thread; costs two volatile reads once the marker is armed or done.
+     * {@link Arming#AWAITED}, armed now if it is not. Any thread; costs a field read under the other settings.
      */
     public void awaited(long event, long sequence, boolean capturing) {
-        if (arming == Arming.AUTO && armedThrough < sequence && doneThrough < sequence && !eventsOnly) {
+        if (arming == Arming.AWAITED && armedThrough < sequence && doneThrough < sequence && !eventsOnly) {
             arm(event, sequence, capturing);
         }
     }
 
     /**
-     * A poll through the marker's event found marker {@code sequence} not done: under {@link Arming#AUTO} and
-     * {@link Arming#POLL}, armed now, so that later polls read memory. Markers are polled oldest first, so they are armed
-     * in order.
+     * A poll through the marker's event found marker {@code sequence} not done: under every setting but
+     * {@link Arming#RECORD} and {@link Arming#EVENTS}, armed now, so that later polls read memory. Markers are polled
+     * oldest first, so they are armed in order.
      */
     public void polledNotDone(long event, long sequence, boolean capturing) {
-        if ((arming == Arming.AUTO || arming == Arming.POLL) && armedThrough < sequence && !eventsOnly) {
+        if (arming != Arming.RECORD && arming != Arming.EVENTS && armedThrough < sequence && !eventsOnly) {
             arm(event, sequence, capturing);
         }
     }

@@ -78,24 +78,41 @@ class StreamCounterTest {
     }
 
     @Test
-    void byDefaultAMarkerIsArmedWhenAwaitedOrAtItsFirstPollNeverWhenRecorded() {
+    void byDefaultAMarkerRecordedOnAnIdleStreamIsArmedAtOnceAnyOtherAtItsFirstPoll() {
         FakeWriter w = new FakeWriter();
         StreamCounter c = counter(StreamCounter.Arming.AUTO, w);
         c.recorded(11, 1, false);
-        c.recorded(12, 2, false);
-        assertEquals(List.of(), w.values(), "recording arms nothing: the enqueuing thread makes no counter call");
-        assertFalse(c.isArmed(1));
-        c.awaited(11, 1, false);
-        assertEquals(List.of(1), w.values(), "a marker a thread is about to wait for is armed by that thread");
+        assertEquals(List.of(1), w.values(), "nothing before it is pending: someone is likely to wait for it now");
         assertEquals(1, w.streamsMade);
-        c.awaited(11, 1, false);
-        assertEquals(List.of(1), w.values(), "armed once");
+        c.recorded(12, 2, false);
+        c.awaited(12, 2, false);
+        assertEquals(List.of(1), w.values(), "recorded behind a marker not seen done: not armed when recorded or awaited");
         assertFalse(c.reached(1), "not written yet");
         w.land();
         assertTrue(c.reached(1));
+        assertFalse(c.isArmed(2));
         c.polledNotDone(12, 2, false);
         assertEquals(List.of(1, 2), w.values(), "a marker a poll found not done is armed at that poll");
+        w.land();
+        assertTrue(c.reached(2));
+        c.recorded(13, 3, false);
+        assertEquals(List.of(1, 2, 3), w.values(), "every earlier marker seen done: armed when recorded");
         assertEquals(1, w.streamsMade, "one marker stream for the stream's life");
+    }
+
+    @Test
+    void underAwaitedAMarkerIsArmedByTheThreadAboutToWaitForIt() {
+        FakeWriter w = new FakeWriter();
+        StreamCounter c = counter(StreamCounter.Arming.AWAITED, w);
+        c.recorded(11, 1, false);
+        assertEquals(List.of(), w.values(), "recording arms nothing: the enqueuing thread makes no counter call");
+        c.awaited(11, 1, false);
+        c.awaited(11, 1, false);
+        assertEquals(List.of(1), w.values(), "armed once, by the waiting thread");
+        c.recorded(12, 2, false);
+        c.polledNotDone(12, 2, false);
+        assertEquals(List.of(1, 2), w.values(), "or at the first poll that finds it not done");
+        assertEquals(StreamCounter.Arming.AWAITED, StreamCounter.Arming.of("awaited"));
     }
 
     @Test
@@ -108,7 +125,7 @@ class StreamCounterTest {
 
         FakeWriter poll = new FakeWriter();
         StreamCounter p = counter(StreamCounter.Arming.POLL, poll);
-        p.recorded(11, 1, false);
+        p.recorded(11, 1, false); // on an idle stream, which AUTO would arm
         p.awaited(11, 1, false);
         assertEquals(List.of(), poll.values(), "poll: neither when recorded nor when awaited");
         p.polledNotDone(11, 1, false);
@@ -131,7 +148,7 @@ class StreamCounterTest {
     @Test
     void writesGoInIncreasingOrderAndAMarkerSeenDoneIsNeverArmed() {
         FakeWriter w = new FakeWriter();
-        StreamCounter c = counter(StreamCounter.Arming.AUTO, w);
+        StreamCounter c = counter(StreamCounter.Arming.AWAITED, w);
         c.awaited(13, 3, false);
         c.awaited(12, 2, false); // an earlier marker awaited later: the counter's 3 covers it once written
         c.polledNotDone(11, 1, false);
@@ -148,7 +165,7 @@ class StreamCounterTest {
     @Test
     void aRefusedWriteTurnsTheStreamToEventsForGood() {
         FakeWriter w = new FakeWriter();
-        StreamCounter c = counter(StreamCounter.Arming.AUTO, w);
+        StreamCounter c = counter(StreamCounter.Arming.AWAITED, w);
         w.refuse = true;
         c.awaited(11, 1, false);
         w.refuse = false;
@@ -163,7 +180,7 @@ class StreamCounterTest {
     @Test
     void closeGivesTheCounterBackOnlyOnceTheMarkerStreamDrained() {
         FakeWriter w = new FakeWriter();
-        StreamCounter c = counter(StreamCounter.Arming.AUTO, w);
+        StreamCounter c = counter(StreamCounter.Arming.AWAITED, w);
         c.awaited(11, 1, false);
         assertEquals(1, counters.inUse());
         c.close();
@@ -176,7 +193,7 @@ class StreamCounterTest {
 
         FakeWriter faulted = new FakeWriter();
         faulted.drainFails = true;
-        StreamCounter f = counter(StreamCounter.Arming.AUTO, faulted);
+        StreamCounter f = counter(StreamCounter.Arming.AWAITED, faulted);
         f.awaited(11, 1, false);
         f.close();
         assertEquals(1, counters.inUse(), "a counter whose writes may still land is dropped, not handed to another stream");
@@ -187,9 +204,9 @@ class StreamCounterTest {
         FakeWriter a = new FakeWriter();
         FakeWriter b = new FakeWriter();
         FakeWriter third = new FakeWriter();
-        StreamCounter ca = counter(StreamCounter.Arming.AUTO, a);
-        StreamCounter cb = counter(StreamCounter.Arming.AUTO, b);
-        StreamCounter cc = counter(StreamCounter.Arming.AUTO, third);
+        StreamCounter ca = counter(StreamCounter.Arming.AWAITED, a);
+        StreamCounter cb = counter(StreamCounter.Arming.AWAITED, b);
+        StreamCounter cc = counter(StreamCounter.Arming.AWAITED, third);
         ca.awaited(11, 1, false);
         cb.awaited(21, 1, false);
         cc.awaited(31, 1, false);
@@ -204,7 +221,7 @@ class StreamCounterTest {
     @Test
     void concurrentArmingNeverEnqueuesASmallerNumberAfterALargerOne() throws Exception {
         FakeWriter w = new FakeWriter();
-        StreamCounter c = counter(StreamCounter.Arming.AUTO, w);
+        StreamCounter c = counter(StreamCounter.Arming.AWAITED, w);
         int threads = 4;
         int markers = 20_000;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
