@@ -234,7 +234,7 @@ class ArrowBatchesTest {
         for (Throwable t = e; t != null; t = t.getCause()) {
             why.append(t).append('\n');
         }
-        assertTrue(why.toString().contains("the stage failed on element ArrowBatch[4 rows, 3 columns, "), why.toString());
+        assertTrue(why.toString().contains("the stage failed on element 5 of subtask 0 (ArrowBatch[4 rows, 3 columns, "), why.toString());
         assertTrue(why.toString().contains("batch: column b has 3 values but the batch has 4 rows"), why.toString());
     }
 
