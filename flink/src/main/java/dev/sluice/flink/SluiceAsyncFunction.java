@@ -76,7 +76,8 @@ import org.jspecify.annotations.Nullable;
  * subtask on that context); docs/flink.md lists them.
  *
  * <p><b>Configuration.</b> What the builder leaves unset (backend, lanes, device assignment, whether a sticky fault is
- * fatal) comes from {@link SluiceOptions}: the job's global parameters, then the TaskManager's Flink configuration.
+ * fatal, an Arrow stage's close timeout) comes from {@link SluiceOptions}: the job's global parameters, then the
+ * TaskManager's Flink configuration.
  *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
@@ -344,6 +345,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         DeviceContext context = l.context();
         deviceName = api + ":" + device;
         try {
+            if (stage instanceof ConfiguredStage configured) {
+                configured.configure(settings); // a setting its builder left unset: the job's, then the cluster's
+            }
             stage.open(context);
             stageOpen = true;
             for (Kernel k : stage.kernels()) {
