@@ -207,8 +207,8 @@ public final class ArrowBatches {
             }
             // Typed: the operator's output is ArrowBatch.TYPE without .returns(...).
             return new SluiceAsyncFunction<>(new ArrowKernelStage(kernel, columns, out, passThrough, closeTimeout),
-                    lanes, assignment,
-                    backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW).returns(ArrowBatch.TYPE);
+                    lanes, assignment, backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW)
+                    .returns(ArrowBatch.TYPE);
         }
 
         private static List<String> names(String argument, String[] names) {

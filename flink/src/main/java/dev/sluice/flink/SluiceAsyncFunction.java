@@ -65,9 +65,9 @@ import org.jspecify.annotations.Nullable;
  * then fails the job or restarts it by its restart strategy. {@link #timeout} fails the element with a
  * {@link TimeoutException} naming the element, the device, the stream and the elements in flight. Every message names an
  * element the same way, {@code element 17 of subtask 2 (float[4096])}: its number among the elements the subtask was
- * given since it opened, from 0; Flink's index of the subtask, from 0; its type and size. A sticky device fault (a {@link DeviceException} whose
- * {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every backend but the CPU simulator:
- * see {@link #fatalOnStickyFault(boolean)}.
+ * given since it opened, from 0; Flink's index of the subtask, from 0; its type and size. A sticky device fault (a
+ * {@link DeviceException} whose {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every
+ * backend but the CPU simulator: see {@link #fatalOnStickyFault(boolean)}.
  *
  * <p><b>Metrics.</b> Each subtask registers, in the group {@code sluice}, {@code device} = its device's name of the
  * operator's metric group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and
@@ -494,7 +494,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     /**
      * Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. Numbers it (from 0,
-     * in the order the subtask is given its elements), so that every message about it says which element it was.
+     * in the order the subtask is given its elements), so that every message about it says which element it was; an
+     * element Flink's retry strategy gives again is numbered again.
      */
     @Override
     public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
@@ -657,8 +658,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     /**
-     * Fails {@code input} with a {@link TimeoutException} naming the device, the stream its lane uses (or that it was
-     * still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
+     * Fails {@code input} with a {@link TimeoutException} naming the element, the device, the stream its lane uses (or
+     * that it was still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
      */
     @Override
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {

@@ -29,8 +29,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Time limits.</b> The element timeout is the argument of Flink's {@code orderedWait} / {@code unorderedWait},
  * not an option here. The one wait of this module with a limit of its own is {@link #ARROW_CLOSE_TIMEOUT}. The close of
- * a function waits for its lanes' device work without one (as {@link dev.sluice.DeviceStream#close()} does), and opening
- * a device context has none.
+ * a function waits for its lanes' device work without one (as {@link dev.sluice.DeviceStream#close()} does, until
+ * interrupted), and opening a device context has none. The shared context of a device, closed when the last subtask on
+ * it lets go, waits for its futures as {@link dev.sluice.DeviceContext#close()} does (at most 10 s once the device has
+ * finished): one context serves every job of the TaskManager, so that limit is no job's setting.
  */
 public final class SluiceOptions {
 
