@@ -3,6 +3,7 @@ package dev.sluice.flink;
 import dev.sluice.DType;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.arrow.ArrowColumns;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -52,8 +53,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code PinnedAllocationFactory}) of its device's context when the function opens, and closes it when the function
  * closes, after its lanes and before it lets go of the context. An element's vectors (the batch read in, the output
  * column) are closed by the stage when the element's result is made or its work fails; the result travels as bytes and
- * holds no Arrow memory. The close waits for elements still finishing and then closes the allocator; a buffer still
- * allocated then (a leak) fails the close with Arrow's report.
+ * holds no Arrow memory. The close waits for elements still finishing (up to {@link Builder#closeTimeout}, else
+ * {@link SluiceOptions#ARROW_CLOSE_TIMEOUT}, 10 s) and then closes the allocator; a buffer still allocated then (a
+ * leak, or an element not finished) fails the close with Arrow's report.
  *
  * <p>Arrow (arrow-vector, arrow-memory-core) and sluice-arrow must be on the TaskManager's class path for these classes
  * only: the rest of sluice-flink never loads them.
@@ -84,6 +86,7 @@ public final class ArrowBatches {
         private @Nullable DeviceAssignment assignment; // null: SluiceOptions.DEVICE_ASSIGNMENT
         private @Nullable String backend;
         private @Nullable Boolean fatalOnStickyFault;
+        private @Nullable Duration closeTimeout; // null: SluiceOptions.ARROW_CLOSE_TIMEOUT
 
         private Builder(KernelSource kernel) {
             if (kernel == null) {
@@ -174,6 +177,18 @@ public final class ArrowBatches {
         }
 
         /**
+         * How long the function's close waits for elements still finishing to give their Arrow memory back, before it
+         * closes the subtask's allocator; by default {@link SluiceOptions#ARROW_CLOSE_TIMEOUT} of the job's parameters
+         * or the TaskManager's configuration, 10 s where neither sets it.
+         *
+         * @throws InvalidArgumentException naming {@code closeTimeout} if null, negative or over one hour
+         */
+        public Builder closeTimeout(Duration timeout) {
+            this.closeTimeout = SluiceOptions.checkCloseTimeout("closeTimeout", timeout);
+            return this;
+        }
+
+        /**
          * The function.
          *
          * @throws InvalidArgumentException naming {@code columns} or {@code output} if not given, or {@code passThrough}
@@ -191,8 +206,9 @@ public final class ArrowBatches {
                 throw new InvalidArgumentException("passThrough", "names the output column " + out.getName());
             }
             // Typed: the operator's output is ArrowBatch.TYPE without .returns(...).
-            return new SluiceAsyncFunction<>(new ArrowKernelStage(kernel, columns, out, passThrough), lanes, assignment,
-                    backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW).returns(ArrowBatch.TYPE);
+            return new SluiceAsyncFunction<>(new ArrowKernelStage(kernel, columns, out, passThrough, closeTimeout),
+                    lanes, assignment, backend, fatalOnStickyFault, SluiceAsyncFunction.FatalErrorSignal.THROW)
+                    .returns(ArrowBatch.TYPE);
         }
 
         private static List<String> names(String argument, String[] names) {

@@ -14,6 +14,7 @@ import dev.sluice.arrow.PinnedAllocationFactory;
 import java.io.IOException;
 import java.io.Serial;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +28,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.TimeUtils;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,21 +39,21 @@ import org.jspecify.annotations.Nullable;
  * allocator, whose validity bitmap the host writes; the result batch is the pass-through columns and the output column.
  *
  * <p><b>Resources.</b> {@link #open} makes the subtask's allocator; every vector of an element is closed when the
- * element's future completes (or when the stage throws); {@link #close} waits for the elements still finishing, then
- * closes the allocator, whose leak report (a buffer still allocated) fails the close.
+ * element's future completes (or when the stage throws); {@link #close} waits for the elements still finishing (up to
+ * {@link SluiceOptions#ARROW_CLOSE_TIMEOUT}), then closes the allocator, whose leak report (a buffer still allocated)
+ * fails the close.
  */
-final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
+final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch>, ConfiguredStage {
     @Serial
     private static final long serialVersionUID = 1L;
-
-    /** How long {@link #close} waits for elements whose device work ended to let go of their vectors. */
-    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final KernelSource source;
     private final List<String> inputs;
     /** The output field, as Arrow's JSON of a schema of it alone: Arrow's {@link Field} is not serializable. */
     private final String outputSchema;
     private final List<String> passThrough;
+    /** How long {@link #close} waits for elements to let go of their vectors; null: {@link #configure} reads it. */
+    private final @Nullable Duration closeTimeout;
 
     // Per subtask, from open() on.
     private transient @Nullable Kernel kernel;
@@ -62,12 +65,32 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
     /** Elements between their apply and the end of their vectors; guarded by this. */
     private transient int live;
     private transient boolean closed;
+    /** {@link #closeTimeout}, resolved by {@link #configure}: the default where no function configured the stage. */
+    private transient @Nullable Duration closeWait;
 
-    ArrowKernelStage(KernelSource source, List<String> inputs, Field output, List<String> passThrough) {
+    ArrowKernelStage(KernelSource source, List<String> inputs, Field output, List<String> passThrough,
+            @Nullable Duration closeTimeout) {
         this.source = source;
         this.inputs = List.copyOf(inputs);
         this.outputSchema = new Schema(List.of(output)).toJson();
         this.passThrough = List.copyOf(passThrough);
+        this.closeTimeout = closeTimeout == null ? null
+                : SluiceOptions.checkCloseTimeout("closeTimeout", closeTimeout);
+    }
+
+    /** The builder's close timeout, else {@link SluiceOptions#ARROW_CLOSE_TIMEOUT} of {@code settings}. */
+    @Override
+    public void configure(Configuration settings) {
+        Duration wait = closeTimeout != null ? closeTimeout : SluiceOptions.arrowCloseTimeout(settings);
+        synchronized (this) {
+            closeWait = wait;
+        }
+    }
+
+    /** How long {@link #close} waits for elements still finishing. */
+    synchronized Duration closeWait() {
+        Duration wait = closeWait;
+        return wait != null ? wait : SluiceOptions.ARROW_CLOSE_TIMEOUT.defaultValue();
     }
 
     @Override
@@ -292,9 +315,10 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
         RootAllocator a;
         PinnedAllocationFactory memory;
         int left;
+        Duration waited = closeWait();
         synchronized (this) {
             closed = true;
-            long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+            long deadline = System.nanoTime() + waited.toNanos();
             long wait;
             while (live > 0 && (wait = deadline - System.nanoTime()) > 0) {
                 try {
@@ -317,7 +341,9 @@ final class ArrowKernelStage implements GpuStage<ArrowBatch, ArrowBatch> {
             a.close();
         } catch (IllegalStateException e) {
             throw new IllegalStateException("sluice-flink: the subtask's Arrow allocator closed with memory still allocated"
-                    + (left > 0 ? " by " + left + " element(s) not finished" : "") + ": " + e.getMessage(), e);
+                    + (left > 0 ? " by " + left + " element(s) not finished after " + TimeUtils.formatWithHighestUnit(
+                            waited) + " (" + SluiceOptions.ARROW_CLOSE_TIMEOUT.key() + ")" : "") + ": " + e.getMessage(),
+                    e);
         } finally {
             if (memory != null) {
                 memory.close(); // the pool's memory: what Arrow still holds stays until Arrow releases it

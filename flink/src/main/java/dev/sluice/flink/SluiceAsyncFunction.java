@@ -1,7 +1,5 @@
 package dev.sluice.flink;
 
-import static dev.sluice.flink.Elements.describe;
-
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceException;
 import dev.sluice.DeviceFunction;
@@ -63,11 +61,13 @@ import org.jspecify.annotations.Nullable;
  * thread when one frees.
  *
  * <p><b>Failures.</b> A stage that throws, returns null, or whose future completes exceptionally or with null fails its
- * element's {@code ResultFuture} with a {@link GpuStageException} naming the element and the device; Flink then fails
- * the job or restarts it by its restart strategy. {@link #timeout} fails the element with a {@link TimeoutException}
- * naming the device, the stream and the elements in flight. A sticky device fault (a {@link DeviceException} whose
- * {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every backend but the CPU simulator:
- * see {@link #fatalOnStickyFault(boolean)}.
+ * element's {@code ResultFuture} with a {@link GpuStageException} naming the element, the device and the lane; Flink
+ * then fails the job or restarts it by its restart strategy. {@link #timeout} fails the element with a
+ * {@link TimeoutException} naming the element, the device, the stream and the elements in flight. Every message names an
+ * element the same way, {@code element 17 of subtask 2 (float[4096])}: its number among the elements the subtask was
+ * given since it opened, from 0; Flink's index of the subtask, from 0; its type and size. A sticky device fault (a
+ * {@link DeviceException} whose {@link DeviceException#isSticky()} holds) is fatal to the TaskManager instead, on every
+ * backend but the CPU simulator: see {@link #fatalOnStickyFault(boolean)}.
  *
  * <p><b>Metrics.</b> Each subtask registers, in the group {@code sluice}, {@code device} = its device's name of the
  * operator's metric group, its elements in flight, completed and failed, their latency (a histogram, microseconds) and
@@ -76,7 +76,8 @@ import org.jspecify.annotations.Nullable;
  * subtask on that context); docs/flink.md lists them.
  *
  * <p><b>Configuration.</b> What the builder leaves unset (backend, lanes, device assignment, whether a sticky fault is
- * fatal) comes from {@link SluiceOptions}: the job's global parameters, then the TaskManager's Flink configuration.
+ * fatal, an Arrow stage's close timeout) comes from {@link SluiceOptions}: the job's global parameters, then the
+ * TaskManager's Flink configuration.
  *
  * @param <IN>  the element type: a batch (an array, a {@link HostData}); batch upstream with a count or time window
  * @param <OUT> the result type
@@ -119,6 +120,10 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     private transient boolean stickyFaultIsFatal;
     /** {@link #lanes}, resolved against the configuration when the function opened. */
     private transient int openLanes;
+    /** Flink's index of this subtask, from 0: messages name an element by it and its number. */
+    private transient int subtaskIndex;
+    /** Elements {@link #asyncInvoke} was given since the function opened: the next one's number. Task thread only. */
+    private transient long elementsGiven;
 
     /**
      * A function running {@code stage} over {@code lanes} lanes per subtask, on the device {@code assignment} picks,
@@ -332,12 +337,17 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         SubtaskLanes<IN, OUT> sl = new SubtaskLanes<>();
         subtaskLanes = sl;
         openLanes = lanes;
+        subtaskIndex = subtask;
+        elementsGiven = 0;
         functions = Collections.synchronizedMap(new IdentityHashMap<>());
         SharedContexts.Reference l = SharedContexts.acquire(api, device, owner);
         reference = l;
         DeviceContext context = l.context();
         deviceName = api + ":" + device;
         try {
+            if (stage instanceof ConfiguredStage configured) {
+                configured.configure(settings); // a setting its builder left unset: the job's, then the cluster's
+            }
             stage.open(context);
             stageOpen = true;
             for (Kernel k : stage.kernels()) {
@@ -482,18 +492,34 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
 
     // ---------------------------------------------------------------- elements
 
-    /** Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. */
+    /**
+     * Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. Numbers it (from 0,
+     * in the order the subtask is given its elements), so that every message about it says which element it was; an
+     * element Flink's retry strategy gives again is numbered again.
+     */
     @Override
     public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
         long arrived = System.nanoTime();
-        Running running = Objects.requireNonNull(subtaskLanes, "not open").admit(input, resultFuture, arrived, () -> {
-            failed(null);
-            failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(input)
-                    + " arrived after the function closed on device " + deviceName));
-        });
+        long number = elementsGiven++;
+        Running running = Objects.requireNonNull(subtaskLanes, "not open").admit(input, resultFuture, arrived, number,
+                () -> {
+                    failed(null);
+                    failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(number, input)
+                            + " arrived after the function closed on device " + deviceName));
+                });
         if (running != null) {
             start(running, input, resultFuture);
         }
+    }
+
+    /** Names element {@code number} of this subtask in messages: which it was, its type and size. */
+    private String describe(long number, @Nullable Object input) {
+        return Elements.describe(subtaskIndex, number, input);
+    }
+
+    /** Where an element on {@code lane} ran, for messages. */
+    private String on(GpuLane lane) {
+        return " on device " + deviceName + ", lane " + lane.index();
     }
 
     private void start(Running running, IN input, ResultFuture<OUT> resultFuture) {
@@ -504,8 +530,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         } catch (Throwable t) {
             failed(running);
             laneFreeAfterItsWork(lane, input);
-            fail(resultFuture, lane, input, new GpuStageException("sluice-flink: the stage failed on " + describe(input)
-                    + " (device " + deviceName + ", lane " + lane.index() + "): " + t, t));
+            fail(resultFuture, lane, running, input, new GpuStageException("sluice-flink: the stage failed on "
+                    + describe(running.number(), input) + on(lane) + ": " + t, t));
             if (t instanceof VirtualMachineError e) {
                 throw e;
             }
@@ -515,7 +541,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             failed(running);
             laneFreeAfterItsWork(lane, input);
             failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage returned null instead of a"
-                    + " future for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
+                    + " future for " + describe(running.number(), input) + on(lane)));
             return;
         }
         result.whenComplete((out, failure) -> {
@@ -538,11 +564,11 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
-                fail(resultFuture, lane, input, new GpuStageException("sluice-flink: " + describe(input)
-                        + " failed on device " + deviceName + " (lane " + lane.index() + "): " + cause, cause));
+                fail(resultFuture, lane, running, input, new GpuStageException("sluice-flink: "
+                        + describe(running.number(), input) + " failed" + on(lane) + ": " + cause, cause));
             } else if (out == null) {
                 failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage's future completed"
-                        + " with null for " + describe(input) + " (device " + deviceName + ", lane " + lane.index() + ")"));
+                        + " with null for " + describe(running.number(), input) + on(lane)));
             } else {
                 resultFuture.complete(Collections.singleton(out));
             }
@@ -553,15 +579,16 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * Fails {@code input}'s result with {@code failure}; or, for a sticky device fault that is fatal here, completes it
      * with a result that throws a {@link StickyDeviceFaultError} when Flink takes it, on the task thread.
      */
-    private void fail(ResultFuture<OUT> resultFuture, GpuLane lane, IN input, GpuStageException failure) {
+    private void fail(ResultFuture<OUT> resultFuture, GpuLane lane, Running running, IN input,
+            GpuStageException failure) {
         DeviceException sticky = StickyDeviceFaultError.stickyCause(failure);
         if (sticky == null || !stickyFaultIsFatal) {
             failOnTaskThread(resultFuture, failure);
             return;
         }
-        StickyDeviceFaultError fatal = new StickyDeviceFaultError("sluice-flink: a sticky device fault on device "
-                + deviceName + " (lane " + lane.index() + ", " + describe(input) + ") leaves this process's device state"
-                + " unusable: failing the TaskManager so that a new process takes its place: " + sticky, failure);
+        StickyDeviceFaultError fatal = new StickyDeviceFaultError("sluice-flink: a sticky device fault" + on(lane)
+                + ", at " + describe(running.number(), input) + ", leaves this process's device state unusable: failing"
+                + " the TaskManager so that a new process takes its place: " + sticky, failure);
         LOG.log(System.Logger.Level.ERROR, fatal.getMessage());
         // complete(CollectionSupplier) runs the supplier in the task's mailbox, on the task thread: Flink's Task sees an
         // error fatal to the JVM there, and halts the process. completeExceptionally would wrap it into an Exception.
@@ -616,8 +643,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             } catch (RejectedExecutionException taskEnded) {
                 // The task ended while the element waited (its failure frees lanes as it goes): its mailbox takes no
                 // result, and nothing waits for one.
-                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: " + describe(next.element()) + " on device "
-                        + deviceName + " started as its task ended; its result is dropped");
+                LOG.log(System.Logger.Level.DEBUG, "sluice-flink: " + describe(next.number(), next.element())
+                        + on(running.lane()) + " started as its task ended; its result is dropped");
             }
         });
     }
@@ -631,8 +658,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     /**
-     * Fails {@code input} with a {@link TimeoutException} naming the device, the stream its lane uses (or that it was
-     * still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
+     * Fails {@code input} with a {@link TimeoutException} naming the element, the device, the stream its lane uses (or
+     * that it was still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
      */
     @Override
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {
@@ -650,8 +677,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (r != null || wasWaiting) { // neither: its result raced the timer and was counted
             failed(r);
         }
-        failOnTaskThread(resultFuture, new TimeoutException("sluice-flink: " + describe(input) + " timed out "
-                + where + ", with " + running + " element(s) in flight over " + openLanes + " lane(s)"));
+        failOnTaskThread(resultFuture, new TimeoutException("sluice-flink: " + describe(found.number(), input)
+                + " timed out " + where + ", with " + running + " element(s) in flight over " + openLanes + " lane(s)"));
     }
 
     private int inFlightCount() {

@@ -3,11 +3,13 @@ package dev.sluice.flink;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import dev.sluice.InvalidArgumentException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.util.TimeUtils;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,6 +26,13 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Precedence:</b> what the function's builder set wins; then the job's parameters; then the TaskManager's
  * configuration; then, for the backend only, the system property {@code sluice.api} and the environment variable
  * {@code SLUICE_API}; then the defaults below.
+ *
+ * <p><b>Time limits.</b> The element timeout is the argument of Flink's {@code orderedWait} / {@code unorderedWait},
+ * not an option here. The one wait of this module with a limit of its own is {@link #ARROW_CLOSE_TIMEOUT}. The close of
+ * a function waits for its lanes' device work without one (as {@link dev.sluice.DeviceStream#close()} does, until
+ * interrupted), and opening a device context has none. The shared context of a device, closed when the last subtask on
+ * it lets go, waits for its futures as {@link dev.sluice.DeviceContext#close()} does (at most 10 s once the device has
+ * finished): one context serves every job of the TaskManager, so that limit is no job's setting.
  */
 public final class SluiceOptions {
 
@@ -59,6 +68,25 @@ public final class SluiceOptions {
             .noDefaultValue()
             .withDescription("Whether a sticky device fault fails the TaskManager (true) or only its elements (false);"
                     + " unset: on every backend but the CPU simulator.");
+
+    /**
+     * How long the close of an {@link ArrowBatches} function waits for elements still finishing (their device work
+     * ended, their results being made) to give their Arrow vectors back before it closes the subtask's allocator; 10 s
+     * by default, from 0 (no wait) to {@link #MAX_CLOSE_TIMEOUT}. Memory still allocated then fails the close, naming
+     * the elements not finished.
+     */
+    public static final ConfigOption<Duration> ARROW_CLOSE_TIMEOUT = key("sluice.arrow.close-timeout").durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("How long the close of a GPU stage over Arrow batches waits for elements still finishing"
+                    + " to give their Arrow memory back before it closes the subtask's allocator (0: no wait); memory"
+                    + " still allocated then fails the close.");
+
+    /**
+     * The longest {@link #ARROW_CLOSE_TIMEOUT}: one hour. The wait holds Flink's task thread in the function's close,
+     * when the task is cancelled too (where Flink's {@code task.cancellation.timeout}, 3 minutes by default, ends the
+     * TaskManager first), for elements whose device work has ended already.
+     */
+    static final Duration MAX_CLOSE_TIMEOUT = Duration.ofHours(1);
 
     private SluiceOptions() {
     }
@@ -141,5 +169,43 @@ public final class SluiceOptions {
     /** {@link #FATAL_ON_STICKY_FAULT}, or null where neither the job nor the cluster set it. */
     static @Nullable Boolean fatalOnStickyFault(Configuration settings) {
         return settings.getOptional(FATAL_ON_STICKY_FAULT).orElse(null);
+    }
+
+    /**
+     * {@link #ARROW_CLOSE_TIMEOUT}.
+     *
+     * @throws InvalidArgumentException naming the option for a value that is no duration, or one outside 0 to
+     *                                  {@link #MAX_CLOSE_TIMEOUT}
+     */
+    static Duration arrowCloseTimeout(Configuration settings) {
+        Duration value;
+        try {
+            value = settings.get(ARROW_CLOSE_TIMEOUT);
+        } catch (IllegalArgumentException notADuration) {
+            // Flink's own message names the key and the value but not the forms or the limits.
+            throw new InvalidArgumentException(ARROW_CLOSE_TIMEOUT.key(), "value '"
+                    + settings.toMap().get(ARROW_CLOSE_TIMEOUT.key()) + "' is not a duration from 0 to "
+                    + TimeUtils.formatWithHighestUnit(MAX_CLOSE_TIMEOUT) + " (as '10 s' or '500 ms')");
+        }
+        return checkCloseTimeout(ARROW_CLOSE_TIMEOUT.key(), value);
+    }
+
+    /**
+     * {@code value}, a close timeout given as {@code name}, checked.
+     *
+     * @throws InvalidArgumentException naming {@code name} if {@code value} is null, negative or over
+     *                                  {@link #MAX_CLOSE_TIMEOUT}
+     */
+    static Duration checkCloseTimeout(String name, @Nullable Duration value) {
+        if (value == null) {
+            throw new InvalidArgumentException(name, "null");
+        }
+        if (value.isNegative() || value.compareTo(MAX_CLOSE_TIMEOUT) > 0) {
+            String given = value.isNegative() ? "-" + TimeUtils.formatWithHighestUnit(value.negated())
+                    : TimeUtils.formatWithHighestUnit(value);
+            throw new InvalidArgumentException(name, "value " + given + " must be from 0 to "
+                    + TimeUtils.formatWithHighestUnit(MAX_CLOSE_TIMEOUT));
+        }
+        return value;
     }
 }

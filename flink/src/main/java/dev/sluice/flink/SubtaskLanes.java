@@ -8,6 +8,7 @@ import dev.sluice.reactive.DeviceLane;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,17 +27,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class SubtaskLanes<IN, OUT> {
 
-    /** An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}). */
-    record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos) {
+    /**
+     * An element that waits for a lane, since {@code arrivedNanos} ({@link System#nanoTime()}); {@code number} counts
+     * the subtask's elements, for messages ({@link Elements#describe}).
+     */
+    record Waiting<I, O>(I element, ResultFuture<O> result, long arrivedNanos, long number) {
     }
 
     /**
-     * An element on {@code lane}, since {@code arrivedNanos}. {@code counted} is set by whichever counts its outcome
-     * first: the end of its work, or the function's {@code timeout}, after which its work still ends.
+     * Element {@code number} of the subtask on {@code lane}, since {@code arrivedNanos}. {@code counted} is set by
+     * whichever counts its outcome first: the end of its work, or the function's {@code timeout}, after which its work
+     * still ends.
      */
-    record Running(GpuLane lane, long arrivedNanos, AtomicBoolean counted) {
-        Running(GpuLane lane, long arrivedNanos) {
-            this(lane, arrivedNanos, new AtomicBoolean());
+    record Running(GpuLane lane, long arrivedNanos, long number, AtomicBoolean counted) {
+        Running(GpuLane lane, long arrivedNanos, long number) {
+            this(lane, arrivedNanos, number, new AtomicBoolean());
         }
     }
 
@@ -44,8 +49,11 @@ final class SubtaskLanes<IN, OUT> {
     record Handoff<I, O>(Waiting<I, O> next, Running running) {
     }
 
-    /** What {@link #timedOut} found of an element: on a lane, waiting (then no longer), or neither. */
-    record Lookup(@Nullable Running running, boolean wasWaiting, int inFlight) {
+    /**
+     * What {@link #timedOut} found of an element: on a lane, waiting (then no longer), or neither; its number, or
+     * {@link Elements#UNKNOWN} for neither.
+     */
+    record Lookup(@Nullable Running running, boolean wasWaiting, long number, int inFlight) {
     }
 
     private final Object lock = new Object();
@@ -78,10 +86,11 @@ final class SubtaskLanes<IN, OUT> {
     }
 
     /**
-     * Puts {@code input} on a free lane (returned: the caller starts it), or queues it for the next lane that frees
-     * (null). After {@link #close()}, runs {@code ifClosed} under the lock and returns null.
+     * Puts {@code input}, the subtask's element {@code number}, on a free lane (returned: the caller starts it), or
+     * queues it for the next lane that frees (null). After {@link #close()}, runs {@code ifClosed} under the lock and
+     * returns null.
      */
-    @Nullable Running admit(IN input, ResultFuture<OUT> result, long arrivedNanos, Runnable ifClosed) {
+    @Nullable Running admit(IN input, ResultFuture<OUT> result, long arrivedNanos, long number, Runnable ifClosed) {
         synchronized (lock) {
             if (closed) {
                 ifClosed.run();
@@ -89,10 +98,10 @@ final class SubtaskLanes<IN, OUT> {
             }
             GpuLane lane = free.poll();
             if (lane == null) {
-                waiting.add(new Waiting<>(input, result, arrivedNanos));
+                waiting.add(new Waiting<>(input, result, arrivedNanos, number));
                 return null;
             }
-            Running running = new Running(lane, arrivedNanos);
+            Running running = new Running(lane, arrivedNanos, number);
             inFlight.put(input, running);
             return running;
         }
@@ -113,7 +122,7 @@ final class SubtaskLanes<IN, OUT> {
                 free.add(lane);
                 return null;
             }
-            Running running = new Running(lane, next.arrivedNanos());
+            Running running = new Running(lane, next.arrivedNanos(), next.number());
             inFlight.put(next.element(), running);
             return new Handoff<>(next, running);
         }
@@ -123,8 +132,17 @@ final class SubtaskLanes<IN, OUT> {
     Lookup timedOut(IN input) {
         synchronized (lock) {
             Running r = inFlight.get(input);
-            boolean wasWaiting = r == null && waiting.removeIf(w -> w.element() == input);
-            return new Lookup(r, wasWaiting, inFlight.size());
+            if (r != null) {
+                return new Lookup(r, false, r.number(), inFlight.size());
+            }
+            for (Iterator<Waiting<IN, OUT>> it = waiting.iterator(); it.hasNext(); ) {
+                Waiting<IN, OUT> w = it.next();
+                if (w.element() == input) {
+                    it.remove();
+                    return new Lookup(null, true, w.number(), inFlight.size());
+                }
+            }
+            return new Lookup(null, false, Elements.UNKNOWN, inFlight.size());
         }
     }
 

@@ -22,10 +22,12 @@ import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -38,6 +40,7 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -48,6 +51,7 @@ import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Arrow record batches through {@link ArrowBatches#kernel} in an embedded Flink cluster of one TaskManager with 4
@@ -234,16 +238,22 @@ class ArrowBatchesTest {
         for (Throwable t = e; t != null; t = t.getCause()) {
             why.append(t).append('\n');
         }
-        assertTrue(why.toString().contains("the stage failed on element ArrowBatch[4 rows, 3 columns, "), why.toString());
+        assertTrue(why.toString().contains("the stage failed on element 5 of subtask 0 (ArrowBatch[4 rows, 3 columns, "), why.toString());
         assertTrue(why.toString().contains("batch: column b has 3 values but the batch has 4 rows"), why.toString());
     }
 
     /** The stage alone, on one lane of a context of device 0, as a subtask runs it. */
     private record OneLane(DeviceContext context, ArrowKernelStage stage, GpuLane lane) implements AutoCloseable {
         static OneLane open() {
+            return open(null, new Configuration());
+        }
+
+        /** With the builder's close timeout {@code closeTimeout} (null: none) and the subtask's {@code settings}. */
+        static OneLane open(@Nullable Duration closeTimeout, Configuration settings) {
             DeviceContext ctx = DeviceContext.open(TestBackend.select(), 0);
             ArrowKernelStage stage = new ArrowKernelStage(() -> FMA, List.of("a", "b"), Field.nullable("y", FLOAT),
-                    List.of("id"));
+                    List.of("id"), closeTimeout);
+            stage.configure(settings); // as the function does, before open
             stage.open(ctx);
             // A pool that keeps nothing: what the lane gives back is freed.
             DeviceLane lane = DeviceLane.open(ctx.createStream(), 0, HostBufferPool.of(ctx, 0), true, true);
@@ -302,6 +312,61 @@ class ArrowBatchesTest {
         assertEquals(1, leaked.refCnt(), "Arrow's to report, not ours to release");
         one.context().close(); // frees the pinned memory the leaked buffer still held
 
+    }
+
+    @Test
+    void theCloseWaitsForAnUnfinishedElementAsLongAsConfiguredThenNamesTheOption() throws Exception {
+        Configuration settings = new Configuration();
+        settings.setString(SluiceOptions.ARROW_CLOSE_TIMEOUT.key(), "300 ms");
+        OneLane one = OneLane.open(null, settings);
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        CompletableFuture<ArrowBatch> held;
+        try (RootAllocator allocator = new RootAllocator()) {
+            one.lane().stream().waitFor(gate); // the element's download waits behind it: the element stays unfinished
+            held = one.stage().apply(one.lane(), batch(allocator, 1));
+        }
+        long start = System.nanoTime();
+        IllegalStateException e = assertThrows(IllegalStateException.class, one.stage()::close);
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waitedMillis >= 300 && waitedMillis < 10_000, "waited " + waitedMillis + " ms for 300 ms");
+        assertTrue(e.getMessage().contains("by 1 element(s) not finished after 300 ms (sluice.arrow.close-timeout)"),
+                e.getMessage());
+        gate.complete(null);
+        held.handle((r, failure) -> null).get(30, TimeUnit.SECONDS); // its work ends; it lets go of its vectors late
+        one.lane().close();
+        one.context().close(); // frees the pinned memory the late element held
+    }
+
+    @Test
+    void theBuildersCloseTimeoutWinsOverTheJobsAndBadOnesAreRefusedNamingIt() {
+        Configuration job = new Configuration();
+        job.setString(SluiceOptions.ARROW_CLOSE_TIMEOUT.key(), "5 s");
+        try (OneLane builder = OneLane.open(Duration.ofMillis(20), job); OneLane unset = OneLane.open(null, job);
+                OneLane neither = OneLane.open(null, new Configuration())) {
+            assertEquals(Duration.ofMillis(20), builder.stage().closeWait());
+            assertEquals(Duration.ofSeconds(5), unset.stage().closeWait());
+            assertEquals(Duration.ofSeconds(10), neither.stage().closeWait(), "the default");
+        }
+        InvalidArgumentException negative = assertThrows(InvalidArgumentException.class,
+                () -> ArrowBatches.kernel(() -> FMA).closeTimeout(Duration.ofSeconds(-1)));
+        assertEquals("closeTimeout: value -1 s must be from 0 to 1 h", negative.getMessage());
+        InvalidArgumentException none = assertThrows(InvalidArgumentException.class,
+                () -> ArrowBatches.kernel(() -> FMA).closeTimeout(null));
+        assertEquals("closeTimeout", none.argument());
+    }
+
+    @Test
+    void aCloseTimeoutOutOfBoundsInTheJobsParametersFailsTheSubtasksOpenNamingTheOption() {
+        StreamExecutionEnvironment env = TestJobs.environment(1);
+        Configuration parameters = new Configuration();
+        parameters.setString(SluiceOptions.ARROW_CLOSE_TIMEOUT.key(), "2 h");
+        env.getConfig().setGlobalJobParameters(parameters);
+        SluiceAsyncFunction<ArrowBatch, ArrowBatch> f = fma();
+        AsyncDataStream.orderedWait(env.fromData(batches(2), ArrowBatch.TYPE), f, 30, TimeUnit.SECONDS, f.lanes())
+                .sinkTo(new DiscardingSink<>());
+        String why = org.apache.flink.util.ExceptionUtils.stringifyException(assertThrows(Exception.class, env::execute));
+        assertTrue(why.contains("InvalidArgumentException: sluice.arrow.close-timeout: value 2 h must be from 0 to 1 h"),
+                why);
     }
 
     @Test

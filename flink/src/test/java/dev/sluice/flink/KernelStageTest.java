@@ -143,16 +143,18 @@ class KernelStageTest {
     }
 
     @Test
-    void elementsAreDescribedByTypeAndSize() {
-        assertEquals("element float[4096]", Elements.describe(new float[4096]));
-        assertEquals("element float[][2]", Elements.describe(new float[2][3]));
-        assertTrue(Elements.describe(HostData.of(new float[8])).endsWith(" of 32 bytes"),
-                Elements.describe(HostData.of(new float[8])));
-        assertEquals("element ArrayList of 3 elements", Elements.describe(new ArrayList<>(List.of(1, 2, 3))));
-        assertEquals("element String of 5 chars", Elements.describe("hello"));
-        assertEquals("element Point[x=1]", Elements.describe(new Point(1)), "its text names its type");
-        assertEquals("element Opaque #7", Elements.describe(new Opaque()), "its type, then its text");
-        assertEquals("element null", Elements.describe(null));
+    void elementsAreNamedByNumberAndSubtaskThenTypeAndSize() {
+        assertEquals("element 17 of subtask 2 (float[4096])", Elements.describe(2, 17, new float[4096]));
+        assertEquals("an element of subtask 0 (float[4096])", Elements.describe(0, Elements.UNKNOWN, new float[4096]),
+                "a number no longer known is left out, not made up");
+        assertEquals("element 0 of subtask 1 (null)", Elements.describe(1, 0, null));
+        assertEquals("float[][2]", Elements.content(new float[2][3]));
+        assertTrue(Elements.content(HostData.of(new float[8])).endsWith(" of 32 bytes"),
+                Elements.content(HostData.of(new float[8])));
+        assertEquals("ArrayList of 3 elements", Elements.content(new ArrayList<>(List.of(1, 2, 3))));
+        assertEquals("String of 5 chars", Elements.content("hello"));
+        assertEquals("Point[x=1]", Elements.content(new Point(1)), "its text names its type");
+        assertEquals("Opaque #7", Elements.content(new Opaque()), "its type, then its text");
     }
 
     @Test
@@ -174,7 +176,8 @@ class KernelStageTest {
             }
         });
         String why = org.apache.flink.util.ExceptionUtils.stringifyException(e);
-        assertTrue(why.contains("element float[2]") && why.contains("scalar 0 of 1 is a String"), why);
+        assertTrue(why.contains("the stage failed on element 0 of subtask 0 (float[2]) on device ")
+                && why.contains("scalar 0 of 1 is a String"), why);
     }
 
     /** A class whose text does not name it. */

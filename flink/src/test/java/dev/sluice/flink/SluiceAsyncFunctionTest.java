@@ -279,6 +279,8 @@ class SluiceAsyncFunctionTest {
         return messages.toString();
     }
 
+    // The failing jobs' source gives batch b as the subtask's element b: the messages name it by that number.
+
     @Test
     void aStageThatThrowsFailsItsElementWithTheElementAndDevice() throws Exception {
         String why = failedJob(SluiceAsyncFunction.of((lane, in) -> {
@@ -287,34 +289,67 @@ class SluiceAsyncFunctionTest {
             }
             return square(lane, in);
         }, 2));
-        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device "
-                + FIRST_DEVICE + ","), why);
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element 5 of subtask 0 (float[4])"
+                + " on device " + FIRST_DEVICE + ", lane "), why);
         assertTrue(why.contains("no batch five"), why);
     }
 
     @Test
     void aStageThatReturnsNullFailsItsElement() throws Exception {
         String why = failedJob(SluiceAsyncFunction.of((lane, in) -> in[0] == 3f ? null : square(lane, in), 2));
-        assertTrue(why.contains("the stage returned null instead of a future for element float[4] (device "
-                + FIRST_DEVICE), why);
+        assertTrue(why.contains("the stage returned null instead of a future for element 3 of subtask 0 (float[4]) on"
+                + " device " + FIRST_DEVICE + ", lane "), why);
     }
 
     @Test
     void aFutureThatCompletesWithNullFailsItsElement() throws Exception {
         String why = failedJob(SluiceAsyncFunction.of(
                 (lane, in) -> in[0] == 2f ? CompletableFuture.completedFuture(null) : square(lane, in), 2));
-        assertTrue(why.contains("the stage's future completed with null for element float[4] (device " + FIRST_DEVICE), why);
+        assertTrue(why.contains("the stage's future completed with null for element 2 of subtask 0 (float[4]) on device "
+                + FIRST_DEVICE + ", lane "), why);
     }
 
     @Test
-    void badInputOfTheBuiltStageNamesTheArgument() throws Exception {
+    void aFutureThatFailsNamesItsElement() throws Exception {
+        String why = failedJob(SluiceAsyncFunction.of((lane, in) -> in[0] == 4f
+                ? CompletableFuture.failedFuture(new IllegalStateException("download lost"))
+                : square(lane, in), 2));
+        assertTrue(why.contains("GpuStageException: sluice-flink: element 4 of subtask 0 (float[4]) failed on device "
+                + FIRST_DEVICE + ", lane "), why);
+        assertTrue(why.contains("download lost"), why);
+    }
+
+    @Test
+    void badInputOfTheBuiltStageNamesTheArgumentAndTheElement() throws Exception {
         // Byte data of 6 bytes is no whole number of F32 elements.
         SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
                 .input(DType.F32, in -> in[0] == 1f ? HostData.of(new byte[6]) : HostData.of(in))
                 .output(DType.F32, (in, result, n) -> result.toArray(JAVA_FLOAT))
                 .build();
         String why = failedJob(f);
+        assertTrue(why.contains("the stage failed on element 1 of subtask 0 (float[4]) on device " + FIRST_DEVICE), why);
         assertTrue(why.contains("input: 6 bytes, not a positive whole number of F32 elements of 4 bytes"), why);
+    }
+
+    @Test
+    void anElementIsNamedByItsOwnSubtasksIndexAndCount() {
+        // Parallelism 2, every batch sent to subtask 1: batch 6 is its element 6; subtask 0 is given nothing.
+        StreamExecutionEnvironment env = TestJobs.environment(2);
+        DataStream<float[]> batches = env.fromSequence(0, 99_999).setParallelism(1)
+                .map(b -> new float[] {b, b + 1 / 8f}).returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .setParallelism(1)
+                .partitionCustom((Long key, int partitions) -> 1, in -> (long) in[0]);
+        SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of((lane, in) -> {
+            if (in[0] == 6f) {
+                throw new IllegalStateException("no batch six");
+            }
+            return square(lane, in);
+        }, 2);
+        AsyncDataStream.orderedWait(batches, f, 30, TimeUnit.SECONDS, f.lanes())
+                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .sinkTo(new DiscardingSink<>());
+        String why = ExceptionUtils.stringifyException(assertThrows(Exception.class, env::execute));
+        assertTrue(why.contains("the stage failed on element 6 of subtask 1 (float[2]) on device "), why);
     }
 
     static final List<StickyDeviceFaultError> FATAL_ERRORS = new CopyOnWriteArrayList<>();
@@ -341,12 +376,13 @@ class SluiceAsyncFunctionTest {
         TestBackend.assumeCpuSimulator("the sticky fault is a kernel that throws on the simulator");
         String why = failedJob(recordingFatalErrors(SluiceAsyncFunction.<float[], float[]>of(
                 (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2).fatalOnStickyFault(true)));
-        assertTrue(why.contains("fatal error signalled: sluice-flink: a sticky device fault on device cpu:0 (lane "), why);
+        assertTrue(why.contains("fatal error signalled: sluice-flink: a sticky device fault on device cpu:0, lane "), why);
         assertTrue(!FATAL_ERRORS.isEmpty(), "the fatal error was signalled");
         StickyDeviceFaultError fatal = FATAL_ERRORS.get(0);
         assertTrue(ExceptionUtils.isJvmFatalError(fatal), "Flink holds it fatal to the JVM, and halts the TaskManager");
-        assertTrue(fatal.getMessage().contains("element float[4]) leaves this process's device state unusable"),
-                fatal.getMessage());
+        // Batch 5's own fault, or that of a batch after it refused by the faulted context.
+        assertTrue(fatal.getMessage().matches("(?s).*, at element \\d+ of subtask 0 \\(float\\[4\\]\\), leaves this"
+                + " process's device state unusable: .*"), fatal.getMessage());
         GpuStageException element = assertInstanceOf(GpuStageException.class, fatal.getCause());
         DeviceException sticky = assertInstanceOf(DeviceException.class, element.getCause());
         assertTrue(sticky.isSticky());
@@ -363,7 +399,7 @@ class SluiceAsyncFunctionTest {
                 (lane, in) -> square(lane, in, SQUARE_OR_FAULT_AT_FIVE), 2)));
         // Batch 5's own failure, or that of a batch after it refused by the faulted context: either names the fault.
         assertTrue(why.contains("GpuStageException: sluice-flink: "), why);
-        assertTrue(why.contains("element float[4]") && why.contains("device " + FIRST_DEVICE), why);
+        assertTrue(why.contains(" of subtask 0 (float[4])") && why.contains("device " + FIRST_DEVICE), why);
         assertTrue(why.contains("illegal address at 5.0"), why);
         assertEquals(List.of(), FATAL_ERRORS);
     }
@@ -376,8 +412,8 @@ class SluiceAsyncFunctionTest {
             }
             return square(lane, in);
         }, 2).fatalOnStickyFault(true)));
-        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element float[4] (device "
-                + FIRST_DEVICE + ","), why);
+        assertTrue(why.contains("GpuStageException: sluice-flink: the stage failed on element 5 of subtask 0 (float[4])"
+                + " on device " + FIRST_DEVICE + ", lane "), why);
         assertTrue(why.contains("launch refused"), why);
         assertEquals(List.of(), FATAL_ERRORS);
     }
@@ -393,7 +429,8 @@ class SluiceAsyncFunctionTest {
     void aTimeoutNamesDeviceStreamAndInFlight() {
         String why = failedJob(SluiceAsyncFunction.of(
                 (lane, in) -> in[0] == 0f ? new CompletableFuture<>() : square(lane, in), 2), 200);
-        assertTrue(why.contains("TimeoutException: sluice-flink: element float[4] timed out on device " + FIRST_DEVICE
+        assertTrue(why.contains("TimeoutException: sluice-flink: element 0 of subtask 0 (float[4]) timed out on device "
+                + FIRST_DEVICE
                 + ", stream DeviceStream[" + FIRST_DEVICE + " #"), why);
         // Batch 1 has finished (held behind batch 0 by orderedWait), batch 2 waits for capacity: one on a lane.
         assertTrue(why.contains(", with 1 element(s) in flight over 2 lane(s)"), why);

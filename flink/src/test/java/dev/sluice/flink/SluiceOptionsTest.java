@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.InvalidArgumentException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.Configuration;
@@ -32,13 +33,17 @@ class SluiceOptionsTest {
         assertEquals(4, SluiceOptions.lanes(s));
         assertEquals(3, SluiceOptions.assignment(s).device(7, 4), "round robin: 7 % 4");
         assertNull(SluiceOptions.fatalOnStickyFault(s));
+        assertEquals(Duration.ofSeconds(10), SluiceOptions.arrowCloseTimeout(s));
     }
 
     @Test
     void theJobsParametersWinOverTheClustersConfiguration() {
         Configuration cluster = cluster("sluice.backend", "cuda", "sluice.lanes", "3", "sluice.device-assignment", "fixed:1",
                 "sluice.fatal-on-sticky-fault", "false");
-        Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "2", "sluice.backend", "cpu"), cluster);
+        cluster.setString("sluice.arrow.close-timeout", "30 s");
+        Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "2", "sluice.backend", "cpu",
+                "sluice.arrow.close-timeout", "250 ms"), cluster);
+        assertEquals(Duration.ofMillis(250), SluiceOptions.arrowCloseTimeout(s));
         assertEquals(Optional.of("cpu"), SluiceOptions.backend(s));
         assertEquals(2, SluiceOptions.lanes(s));
         assertEquals(1, SluiceOptions.assignment(s).device(0, 2), "the cluster's, which the job did not set");
@@ -53,11 +58,14 @@ class SluiceOptionsTest {
                   backend: hip
                   lanes: 3
                   device-assignment: fixed:0
+                  arrow:
+                    close-timeout: 2 min
                 """);
         Configuration s = SluiceOptions.merged(Map.of("sluice.lanes", "5"), SluiceOptions.load(dir.toString()));
         assertEquals(Optional.of("hip"), SluiceOptions.backend(s), "nested YAML keys, as Flink reads them");
         assertEquals(5, SluiceOptions.lanes(s), "the job's parameter over the file's");
         assertEquals(0, SluiceOptions.assignment(s).device(3, 2));
+        assertEquals(Duration.ofMinutes(2), SluiceOptions.arrowCloseTimeout(s));
         assertEquals(Optional.empty(), SluiceOptions.backend(SluiceOptions.load(null)), "no directory: nothing set");
     }
 
@@ -72,6 +80,28 @@ class SluiceOptionsTest {
             assertTrue(e.getMessage().contains("sluice.device-assignment") && e.getMessage().contains(bad),
                     e.getMessage());
         }
+    }
+
+    @Test
+    void aCloseTimeoutOutOfBoundsIsRefusedNamingTheOptionTheValueAndTheLimit() {
+        assertEquals("sluice.arrow.close-timeout: value 61 min must be from 0 to 1 h", assertThrows(
+                InvalidArgumentException.class, () -> SluiceOptions.arrowCloseTimeout(SluiceOptions.merged(
+                        Map.of("sluice.arrow.close-timeout", "61 min"), new Configuration()))).getMessage());
+        for (String bad : new String[] {"-1 s", "soon", "10 parsecs"}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> SluiceOptions
+                    .arrowCloseTimeout(SluiceOptions.merged(Map.of("sluice.arrow.close-timeout", bad),
+                            new Configuration())));
+            assertEquals("sluice.arrow.close-timeout: value '" + bad + "' is not a duration from 0 to 1 h (as '10 s' or"
+                    + " '500 ms')", e.getMessage());
+        }
+        Configuration negative = new Configuration();
+        negative.set(SluiceOptions.ARROW_CLOSE_TIMEOUT, Duration.ofMillis(-5)); // set in code, not parsed
+        assertEquals("sluice.arrow.close-timeout: value -5 ms must be from 0 to 1 h", assertThrows(
+                InvalidArgumentException.class, () -> SluiceOptions.arrowCloseTimeout(negative)).getMessage());
+        assertEquals(Duration.ZERO, SluiceOptions.arrowCloseTimeout(SluiceOptions.merged(
+                Map.of("sluice.arrow.close-timeout", "0 ms"), new Configuration())), "0: no wait");
+        assertEquals(Duration.ofHours(1), SluiceOptions.arrowCloseTimeout(SluiceOptions.merged(
+                Map.of("sluice.arrow.close-timeout", "1 h"), new Configuration())), "the limit itself");
     }
 
     @Test
