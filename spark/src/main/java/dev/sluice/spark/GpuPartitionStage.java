@@ -127,7 +127,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
                     + " TaskContext.get() is set; here it is null");
         }
         TaskRun run = TaskRun.start(task, spec);
-        RowBatcher<T> batches = new RowBatcher<>(rows, run, spec.inputs(), values, spec.batchRows);
+        RowBatcher<T> batches = new RowBatcher<>(rows, run, spec.inputs(), values, spec.batchRows,
+                spec.maxBatchBytes);
         return new Rows<>(run.results(batches), reader);
     }
 
@@ -244,7 +245,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         }
 
         private Builder<T> input(@Nullable Field field, @Nullable ColumnValue<T> value, String argument) {
-            Field f = SparkTypes.check(argument, field);
+            Field f = SparkTypes.check(argument, field, false);
             for (Field e : inputs) {
                 if (e.getName().equals(f.getName())) {
                     throw new InvalidArgumentException(argument, "the stage already has an input column " + f.getName());
@@ -310,7 +311,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          *                                  name is taken by another output or a pass-through column
          */
         public Builder<T> output(Field field) {
-            Field f = SparkTypes.check("field", field);
+            Field f = SparkTypes.check("field", field, true);
             if (outputs.stream().anyMatch(o -> o.getName().equals(f.getName())) || passThrough.contains(f.getName())) {
                 throw new InvalidArgumentException("field", "the result already has a column " + f.getName());
             }
@@ -413,7 +414,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * @throws InvalidArgumentException as {@link #build(RowReader)}
          */
         public GpuPartitionStage<T, Row> buildRows() {
-            return build(SparkTypes::row);
+            return build(new SparkTypes.Rows());
         }
 
         /**
