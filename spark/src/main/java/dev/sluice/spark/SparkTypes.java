@@ -211,7 +211,7 @@ final class SparkTypes {
     /**
      * The default {@link RowReader} of {@code Row}s: each value as Spark's {@code Encoders.row} takes it. Dates and
      * timestamps are {@code java.sql.Date} and {@code java.sql.Timestamp}, or {@code LocalDate} and {@code Instant} where
-     * the job sets {@value #JAVA8_API} (read once per task, from the task's properties, which carry the session's SQL
+     * the job sets {@value #JAVA8_API} (read once per task, from the task's properties, which carry the SparkSession's SQL
      * settings); a timestamp without a time zone is a {@code LocalDateTime}.
      */
     static final class Rows implements RowReader<Row> {

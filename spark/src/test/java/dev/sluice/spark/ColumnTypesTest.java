@@ -503,6 +503,32 @@ class ColumnTypesTest {
     }
 
     @Test
+    void anArrowBatchOverMaxBatchBytesFailsTheTaskNamingItsBytesAndTheLimit() {
+        GpuArrowStage stage = stringStage(BATCH).maxBatchBytes(1024).buildArrow();
+        Exception e = assertThrows(Exception.class, () -> spark.range(0, 1, 1, 1)
+                .mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
+                    try (BufferAllocator a = new RootAllocator();
+                            VectorSchemaRoot batch = VectorSchemaRoot.create(new Schema(List.of(S, BIN)), a)) {
+                        VarCharVector s = (VarCharVector) batch.getVector(0);
+                        VarBinaryVector bin = (VarBinaryVector) batch.getVector(1);
+                        for (int r = 0; r < BATCH; r++) {
+                            s.setSafe(r, "x".repeat(40).getBytes(StandardCharsets.UTF_8));
+                            bin.setSafe(r, new byte[0]);
+                        }
+                        batch.setRowCount(BATCH);
+                        var results = stage.process(List.of(batch).iterator());
+                        while (results.hasNext()) {
+                            results.next().close();
+                        }
+                    }
+                    return List.<Long>of().iterator();
+                }, Encoders.LONG()).collectAsList());
+        // s: bitmap 64, offsets 320, bytes 2560; bin: bitmap 64, offsets 320, no bytes.
+        assertTrue(e.getMessage().contains("rows 0 to 63 of the partition, on device cpu:0) takes 3328 bytes on the device"
+                + " (each buffer rounded up to 64), more than the stage's maxBatchBytes 1024"), e.getMessage());
+    }
+
+    @Test
     void typesTheStagesDoNotTakeAreRefusedAtBuildNamingColumnTypeAndWhatIsSupported() {
         var builder = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC);
         var e = assertThrows(InvalidArgumentException.class,
