@@ -319,6 +319,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * nullable if such an input column is ({@code build} refuses it otherwise). Fixed-width: a number, a boolean, a
          * date or a timestamp.
          *
+         * @param field the column: its name, Arrow type and nullability
+         * @return this builder
          * @throws InvalidArgumentException naming {@code field} if it is null, of a type the stages do not take or a
          *                                  string or binary, or its name is taken by another output or a pass-through
          *                                  column
@@ -352,6 +354,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * string or binary value. A row stage ends a batch early where the next row's strings or binaries would pass it
          * (a row that passes it alone fails the task); an Arrow batch that passes it fails the task.
          *
+         * @param bytes the most bytes, at least 64
+         * @return this builder
          * @throws InvalidArgumentException naming {@code bytes} if it is below 64
          */
         public Builder<T> maxBatchBytes(long bytes) {
