@@ -44,6 +44,10 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
     private long nextRow;
     /** A row read whose bytes did not fit the batch before: the next batch's first. */
     private @Nullable Object @Nullable [] held;
+    /** The values of the row being read, reused from row to row (a held row keeps its own). */
+    private @Nullable Object[] scratch;
+    /** The string and binary bytes of the batch being read with the next row's, reused from row to row. */
+    private final long[] withRow;
 
     RowBatcher(Iterator<T> rows, TaskRun run, List<Field> inputs, List<@Nullable ColumnValue<T>> values, int batchRows,
             long maxBatchBytes) {
@@ -55,6 +59,8 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
         this.batchRows = batchRows;
         this.maxBatchBytes = maxBatchBytes;
         this.variableWidth = inputs.stream().anyMatch(f -> SparkTypes.isVariableWidth(f.getType()));
+        this.scratch = new Object[inputs.size()];
+        this.withRow = new long[inputs.size()];
     }
 
     @Override
@@ -81,10 +87,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                 Object[] row = held;
                 held = null;
                 if (row == null) {
-                    row = read(rows.next(), first, n);
+                    row = read(rows.next(), first, n, scratch);
                 }
                 if (variableWidth && !fits(row, n, bytes, first)) {
                     held = row;
+                    scratch = new Object[row.length];
                     break;
                 }
                 for (int c = 0; c < vectors.size(); c++) {
@@ -110,11 +117,9 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
      * in if it does); a row that fits no batch, alone, fails the task.
      */
     private boolean fits(@Nullable Object[] row, int n, long[] bytes, long first) {
-        long[] with = bytes.clone();
+        long[] with = withRow;
         for (int c = 0; c < row.length; c++) {
-            if (row[c] instanceof byte[] b) {
-                with[c] += b.length;
-            }
+            with[c] = bytes[c] + (row[c] instanceof byte[] b ? b.length : 0);
         }
         long total = StageSpec.batchBytes(inputs, n + 1, with);
         if (total > maxBatchBytes) {
@@ -129,9 +134,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
         return true;
     }
 
-    /** The values of {@code row}, the {@code n}th of the batch starting at {@code first}, as the vectors take them. */
-    private @Nullable Object[] read(T row, long first, int n) {
-        Object[] out = new Object[inputs.size()];
+    /**
+     * The values of {@code row}, the {@code n}th of the batch starting at {@code first}, as the vectors take them, in
+     * {@code out}.
+     */
+    private @Nullable Object[] read(T row, long first, int n, @Nullable Object[] out) {
         for (int c = 0; c < out.length; c++) {
             Object v = value(row, c, first, n);
             out[c] = v == null ? null : convert(inputs.get(c), v, first, n);
