@@ -47,7 +47,6 @@ final class StageSpec implements Serializable {
 
     private transient @Nullable List<Field> inputs;
     private transient @Nullable List<Field> outputs;
-    private transient @Nullable List<Field> deviceInputs;
     private transient @Nullable List<Field> deviceOutputs;
 
     StageSpec(List<Field> inputs, List<Field> outputs, List<String> passThrough, List<String> carried,
@@ -89,16 +88,6 @@ final class StageSpec implements Serializable {
         if (f == null) {
             f = parse(outputJson);
             outputs = f;
-        }
-        return f;
-    }
-
-    /** The input columns as the pipeline carries them ({@link SparkTypes#deviceField}). */
-    List<Field> deviceInputs() {
-        List<Field> f = deviceInputs;
-        if (f == null) {
-            f = inputs().stream().map(SparkTypes::deviceField).toList();
-            deviceInputs = f;
         }
         return f;
     }
@@ -194,7 +183,7 @@ final class StageSpec implements Serializable {
         checkParams(k);
         List<Field> in = kernelInputs();
         List<Field> out = outputs();
-        int count = launchParams().size();
+        int count = launchArguments().size();
         return (lane, batch, result) -> {
             Object[] args = new Object[count];
             int a = 0;
@@ -225,39 +214,47 @@ final class StageSpec implements Serializable {
         return d.dtype() == t ? d : d.reinterpret(t);
     }
 
+    /** One argument of a kernel stage's launch: a pointer of element {@code type}, or the row count; for messages. */
+    private record Argument(String what, DType type, boolean pointer) {
+        @Override
+        public String toString() {
+            return pointer ? type + "* (" + what + ")" : "long n";
+        }
+    }
+
     /**
-     * The parameters a kernel stage launches its kernel with: per input column (less the carried ones) a pointer to its
+     * The arguments a kernel stage launches its kernel with: per input column (less the carried ones) a pointer to its
      * values, or for a string or binary two (its int32 offsets, then its bytes); per output column a pointer; then the
-     * row count {@code n}.
+     * row count {@code n}. (Not {@link KernelParam}s: a column's name need not be a C identifier.)
      */
-    List<KernelParam> launchParams() {
-        List<KernelParam> ps = new ArrayList<>();
+    private List<Argument> launchArguments() {
+        List<Argument> as = new ArrayList<>();
         for (Field f : kernelInputs()) {
             if (SparkTypes.isVariableWidth(f.getType())) {
-                ps.add(KernelParam.pointer(f.getName() + "_offsets", DType.I32));
-                ps.add(KernelParam.pointer(f.getName() + "_bytes", DType.U8));
+                as.add(new Argument(f.getName() + "'s offsets", DType.I32, true));
+                as.add(new Argument(f.getName() + "'s bytes", DType.U8, true));
             } else {
-                ps.add(KernelParam.pointer(f.getName(), SparkTypes.elementType(f.getType())));
+                as.add(new Argument(f.getName(), SparkTypes.elementType(f.getType()), true));
             }
         }
         for (Field f : outputs()) {
-            ps.add(KernelParam.pointer(f.getName(), SparkTypes.elementType(f.getType())));
+            as.add(new Argument(f.getName(), SparkTypes.elementType(f.getType()), true));
         }
-        ps.add(KernelParam.scalar("n", DType.I64));
-        return ps;
+        as.add(new Argument("n", DType.I64, false));
+        return as;
     }
 
     /** The kernel takes a pointer per input and output column of their element types, then the row count. */
     private void checkParams(Kernel k) {
         List<KernelParam> ps = k.params();
-        List<KernelParam> want = launchParams();
+        List<Argument> want = launchArguments();
         boolean fits = ps.size() == want.size() && !ps.getLast().isPointer();
         for (int i = 0; fits && i < want.size() - 1; i++) {
             fits = ps.get(i).isPointer() && ps.get(i).type() == want.get(i).type();
         }
         if (!fits) {
             throw new InvalidArgumentException("kernel", k.name() + " takes " + ps + "; the stage passes "
-                    + want.stream().map(p -> p.isPointer() ? p.type() + "* " + p.name() : "long " + p.name()).toList()
+                    + want
                     + ": a pointer per input column " + kernelInputs()
                     + (carried.isEmpty() ? "" : " (not the carried ones " + carried + ")")
                     + " (two for a string or binary: its int32 offsets and its bytes), one per output column "

@@ -529,6 +529,21 @@ class ColumnTypesTest {
     }
 
     @Test
+    void aKernelIsCheckedAgainstTwoPointersAStringWhateverTheColumnsName() {
+        Field name = Field.nullable("first name", ArrowType.Utf8.INSTANCE); // no C identifier
+        List<Field> outputs = List.of(Field.nullable("len", new ArrowType.Int(32, true)),
+                Field.nullable("as", new ArrowType.Int(32, true)), Field.nullable("sum", new ArrowType.Int(64, true)));
+        new StageSpec(List.of(name, BIN), outputs, List.of(), List.of(), () -> STRINGS, null, BATCH, 0, 1, null)
+                .deviceWork();
+        StageSpec onePointer = new StageSpec(List.of(name), List.of(TestStages.Y), List.of(), List.of(),
+                () -> TestStages.QUADRATIC, null, BATCH, 0, 1, null);
+        var e = assertThrows(InvalidArgumentException.class, onePointer::deviceWork);
+        assertTrue(e.getMessage().startsWith("kernel: quadratic takes [const float* x, float* y, long long n]; the stage"
+                + " passes [I32* (first name's offsets), U8* (first name's bytes), F32* (y), long n]: a pointer per input"
+                + " column [first name: Utf8] (two for a string or binary"), e.getMessage());
+    }
+
+    @Test
     void typesTheStagesDoNotTakeAreRefusedAtBuildNamingColumnTypeAndWhatIsSupported() {
         var builder = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC);
         var e = assertThrows(InvalidArgumentException.class,
