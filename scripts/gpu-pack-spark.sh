@@ -157,6 +157,7 @@ fi
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-opens=java.base/java.nio=ALL-UNNAMED"
 FLAGS="$FLAGS --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED"
 FLAGS="$FLAGS --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED"
+FLAGS="$FLAGS --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
 cat <<EOF
 
 On the GPU machine, which keeps the copied folders while it stays up (a fresh one has none): one copy per folder,

@@ -23,9 +23,9 @@ import org.jspecify.annotations.Nullable;
  * {@code ArrowColumnVector}s over that memory, with no host copy ({@link #processColumnar}). Built by
  * {@link GpuPartitionStage.Builder#buildArrow()}; serializable, so a function shipped to the executors may hold it.
  *
- * <p>A batch has exactly the declared input columns, in order, of their types, nulls only in the columns declared
- * nullable, and at most {@code batchRows} rows; any other fails the task with a {@link GpuTaskException} naming the
- * batch, its rows and the device. The stage takes the batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
+ * <p>A batch has exactly the declared input columns, in order, of their types (a timestamp with a time zone in any
+ * zone), nulls only in the columns declared nullable, at most {@code batchRows} rows and {@code maxBatchBytes} bytes;
+ * any other fails the task with a {@link GpuTaskException} naming the batch, its rows and the device. The stage takes the batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
  * and frees them once the batch's result has come back. Batches of a {@link dev.sluice.arrow.PinnedAllocationFactory}
  * allocator of the task's device are uploaded straight from their memory; others are copied into the lane's pinned
  * staging first. Nulls as {@link GpuPartitionStage}'s: the device work reads 0 in a null's slot (the stage writes it
@@ -119,9 +119,9 @@ public final class GpuArrowStage implements Serializable {
             for (FieldVector v : b.getFieldVectors()) {
                 TransferPair t = v.getTransferPair(v.getAllocator());
                 t.transfer();
-                FieldVector taken = (FieldVector) t.getTo();
-                Validity.zeroNullSlots(taken); // the device work reads a null's slot: 0, not what the batch left there
-                fields.add(v.getField());
+                // The device work reads a null's slot: 0 (or an empty string), not what the batch left there.
+                FieldVector taken = DeviceForm.toDevice((FieldVector) t.getTo());
+                fields.add(taken.getField());
                 vectors.add(taken);
             }
             int rows = b.getRowCount();
@@ -148,7 +148,7 @@ public final class GpuArrowStage implements Serializable {
             }
             for (int i = 0; i < want.size(); i++) {
                 if (!want.get(i).getName().equals(got.get(i).getName())
-                        || !want.get(i).getType().equals(got.get(i).getType())) {
+                        || !SparkTypes.sameType(want.get(i).getType(), got.get(i).getType())) {
                     throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                             + ") has columns " + names + "; the stage takes " + wanted);
                 }
@@ -162,6 +162,19 @@ public final class GpuArrowStage implements Serializable {
                 throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                         + ") has " + b.getRowCount() + " rows; the stage takes at most " + spec.batchRows
                         + " (batchRows)");
+            }
+            long[] valueBytes = new long[want.size()];
+            for (int i = 0; i < want.size(); i++) {
+                if (SparkTypes.isVariableWidth(want.get(i).getType()) && b.getRowCount() > 0) {
+                    valueBytes[i] = b.getFieldVectors().get(i).getOffsetBuffer().getInt(4L * b.getRowCount());
+                }
+            }
+            long bytes = StageSpec.batchBytes(want, b.getRowCount(), valueBytes);
+            if (bytes > spec.maxBatchBytes) {
+                throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
+                        + ") takes " + bytes + " bytes on the device (each buffer rounded up to 64), more than the"
+                        + " stage's maxBatchBytes " + spec.maxBatchBytes + " (by default what batchRows rows take, "
+                        + StageSpec.DEFAULT_VALUE_BYTES + " bytes a string or binary value): raise maxBatchBytes");
             }
         }
     }

@@ -32,13 +32,24 @@ import org.jspecify.annotations.Nullable;
  * Dataset<Row> out = df.mapPartitions(square, square.rowEncoder());              // columns id, y
  * }</pre>
  *
- * <p>The columns are fixed-width: signed integers of 8 to 64 bits, single or double floats. A kernel stage launches its kernel once per batch with a pointer per input column (less the carried ones), one per output
+ * <p><b>Columns</b>, declared as Arrow fields, and what the device sees of each: signed integers of 8 to 64 bits and
+ * single or double floats as they are; {@code Bool} (Spark's {@code BooleanType}) as one byte a row, 0 or 1 (a kernel's
+ * {@code BOOL} pointer; Arrow's bits are unpacked on the host on the way in and packed on the way out);
+ * {@code Date(DAY)} as int32 days since 1970-01-01; {@code Timestamp(MICROSECOND, zone)} ({@code TimestampType}; without
+ * a zone {@code TimestampNTZType}) as int64 microseconds since 1970-01-01T00:00 (UTC); {@code Utf8} and {@code Binary}
+ * (strings, binaries) as Arrow's int32 offsets ({@code n + 1}) and bytes, as inputs and carried columns only (an output
+ * is fixed-width). Other types (decimals, nested types, other units) are refused by {@link Builder#input(Field)} and the
+ * other column methods, naming the column, its type and the types taken.
+ *
+ * <p>A kernel stage launches its kernel once per batch with a pointer per input column (less the carried ones; two for
+ * a string or binary: its offsets, then its bytes), one per output
  * column (in the order declared) and the batch's row count as a {@code long}, over {@code LaunchConfig.forElements(rows)}; an
  * {@link ArrowStage} enqueues any device work. Each lane replays its batch's device work as a graph where a batch has
  * the shape of the one before.
  *
  * <p><b>Nulls</b>, as SQL has them: an input column declared nullable ({@code Field.nullable}) may hold nulls; the
- * device work still runs on every row, reading 0 of the column's type in a null's slot, and each output row is null
+ * device work still runs on every row, reading 0 of the column's type in a null's slot (no bytes in a string's), and
+ * each output row is null
  * where any input column the device work reads (the inputs less the carried ones) is null in that row, computed on the
  * host from the input's validity bitmaps once the result is back. A kernel writes no bitmap: an output's validity is
  * that AND alone; an {@link ArrowStage}'s bitmap of a nullable output is ANDed with it. Outputs are then nullable:
@@ -60,8 +71,8 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Resources:</b> a task completion listener releases the task's lanes (after their device work), its pinned
  * batches and results, and its allocator, however the task ends; the device context stays the executor's.
  * <li><b>Errors:</b> a {@link GpuTaskException} fails the task, naming the task, the rows of the partition and the
- * device: a row without a column or with a null in a column not declared nullable ({@code input} and the row's
- * index), device work that failed (the batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
+ * device: a row without a column, with a value of another type, with a null in a column not declared nullable, or
+ * whose strings and binaries alone pass {@code maxBatchBytes} (the row's index), device work that failed (the batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the
  * task ({@code spark.task.maxFailures}), on another executor where {@code spark.excludeOnFailure.enabled} excludes
  * this one.
  * </ul>
@@ -127,7 +138,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
                     + " TaskContext.get() is set; here it is null");
         }
         TaskRun run = TaskRun.start(task, spec);
-        RowBatcher<T> batches = new RowBatcher<>(rows, run, spec.inputs(), values, spec.batchRows);
+        RowBatcher<T> batches = new RowBatcher<>(rows, run, spec.inputs(), values, spec.batchRows,
+                spec.maxBatchBytes);
         return new Rows<>(run.results(batches), reader);
     }
 
@@ -244,7 +256,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         }
 
         private Builder<T> input(@Nullable Field field, @Nullable ColumnValue<T> value, String argument) {
-            Field f = SparkTypes.check(argument, field);
+            Field f = SparkTypes.check(argument, field, false);
             for (Field e : inputs) {
                 if (e.getName().equals(f.getName())) {
                     throw new InvalidArgumentException(argument, "the stage already has an input column " + f.getName());
@@ -304,13 +316,17 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         /**
          * A column of the result that the device work writes: without nulls where the field is not nullable; where it
          * is, null in the rows where an input column the device work reads is null (see the class comment). Must be
-         * nullable if such an input column is ({@code build} refuses it otherwise).
+         * nullable if such an input column is ({@code build} refuses it otherwise). Fixed-width: a number, a boolean, a
+         * date or a timestamp.
          *
-         * @throws InvalidArgumentException naming {@code field} if it is null, of a type the stages do not take, or its
-         *                                  name is taken by another output or a pass-through column
+         * @param field the column: its name, Arrow type and nullability
+         * @return this builder
+         * @throws InvalidArgumentException naming {@code field} if it is null, of a type the stages do not take or a
+         *                                  string or binary, or its name is taken by another output or a pass-through
+         *                                  column
          */
         public Builder<T> output(Field field) {
-            Field f = SparkTypes.check("field", field);
+            Field f = SparkTypes.check("field", field, true);
             if (outputs.stream().anyMatch(o -> o.getName().equals(f.getName())) || passThrough.contains(f.getName())) {
                 throw new InvalidArgumentException("field", "the result already has a column " + f.getName());
             }
@@ -333,9 +349,13 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         }
 
         /**
-         * The most bytes of a batch's column buffers, for a {@link GpuArrowStage} whose batches hold columns beyond the
-         * declared inputs; by default, what {@link #batchRows} rows of the declared inputs take.
+         * The most bytes of a batch's input column buffers on the device (each rounded up to 64 bytes); by default,
+         * what {@link #batchRows} rows of the declared inputs take, with {@value StageSpec#DEFAULT_VALUE_BYTES} bytes a
+         * string or binary value. A row stage ends a batch early where the next row's strings or binaries would pass it
+         * (a row that passes it alone fails the task); an Arrow batch that passes it fails the task.
          *
+         * @param bytes the most bytes, at least 64
+         * @return this builder
          * @throws InvalidArgumentException naming {@code bytes} if it is below 64
          */
         public Builder<T> maxBatchBytes(long bytes) {
@@ -413,7 +433,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * @throws InvalidArgumentException as {@link #build(RowReader)}
          */
         public GpuPartitionStage<T, Row> buildRows() {
-            return build(SparkTypes::row);
+            return build(new SparkTypes.Rows());
         }
 
         /**

@@ -5,14 +5,15 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
-import dev.sluice.arrow.ArrowColumns;
-import dev.sluice.arrow.DeviceBatch;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.arrow.DeviceColumn;
 import java.io.IOException;
 import java.io.Serial;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,8 @@ final class StageSpec implements Serializable {
 
     /** Bytes a column buffer is rounded up to in a batch (Arrow's alignment, as {@code ArrowPipeline} lays them out). */
     private static final long ALIGN = 64;
+    /** Bytes a string or binary value is given on average by the default {@link #maxBatchBytes}. */
+    static final int DEFAULT_VALUE_BYTES = 32;
 
     private final String inputJson;
     private final String outputJson;
@@ -44,6 +47,7 @@ final class StageSpec implements Serializable {
 
     private transient @Nullable List<Field> inputs;
     private transient @Nullable List<Field> outputs;
+    private transient @Nullable List<Field> deviceOutputs;
 
     StageSpec(List<Field> inputs, List<Field> outputs, List<String> passThrough, List<String> carried,
             @Nullable KernelSource kernel,
@@ -88,6 +92,16 @@ final class StageSpec implements Serializable {
         return f;
     }
 
+    /** The output columns as the pipeline carries them ({@link SparkTypes#deviceField}). */
+    List<Field> deviceOutputs() {
+        List<Field> f = deviceOutputs;
+        if (f == null) {
+            f = outputs().stream().map(SparkTypes::deviceField).toList();
+            deviceOutputs = f;
+        }
+        return f;
+    }
+
     /** The result's columns: the pass-through ones (as the input declares them), then the outputs. */
     List<Field> resultFields() {
         List<Field> all = new ArrayList<>();
@@ -106,14 +120,30 @@ final class StageSpec implements Serializable {
         }
     }
 
-    /** Bytes of a batch of {@code rows} rows of fixed-width {@code inputs}, each buffer rounded up as laid out. */
+    /**
+     * Bytes of a batch of {@code rows} rows of {@code inputs}, each buffer rounded up as laid out, with
+     * {@value #DEFAULT_VALUE_BYTES} bytes a string or binary value.
+     */
     static long defaultBatchBytes(List<Field> inputs, int rows) {
-        long bytes = ALIGN;
-        for (Field f : inputs) {
-            DType t = ArrowColumns.fixedWidthType(f.getType()).orElse(DType.U8);
-            bytes += align((rows + 7L) / 8) + align((long) rows * t.byteSize());
+        long[] bytes = new long[inputs.size()];
+        java.util.Arrays.fill(bytes, (long) rows * DEFAULT_VALUE_BYTES);
+        return ALIGN + batchBytes(inputs, rows, bytes);
+    }
+
+    /**
+     * Bytes the pipeline lays out for a batch of {@code rows} rows of {@code inputs} (at least {@value #ALIGN}): per
+     * column its bitmap, then its values, or for a string or binary column its offsets and its {@code valueBytes[c]}
+     * bytes, each rounded up to {@value #ALIGN}.
+     */
+    static long batchBytes(List<Field> inputs, int rows, long[] valueBytes) {
+        long bytes = 0;
+        for (int c = 0; c < inputs.size(); c++) {
+            ArrowType t = inputs.get(c).getType();
+            bytes += align((rows + 7L) / 8);
+            bytes += SparkTypes.isVariableWidth(t) ? align((rows + 1L) * Integer.BYTES) + align(valueBytes[c])
+                    : align((long) rows * SparkTypes.deviceWidth(t));
         }
-        return bytes;
+        return Math.max(bytes, ALIGN);
     }
 
     private static long align(long n) {
@@ -151,41 +181,84 @@ final class StageSpec implements Serializable {
         }
         Kernel k = kernel();
         checkParams(k);
-        List<String> in = kernelInputs().stream().map(Field::getName).toList();
-        List<String> out = outputs().stream().map(Field::getName).toList();
+        List<Field> in = kernelInputs();
+        List<Field> out = outputs();
+        int count = launchArguments().size();
         return (lane, batch, result) -> {
-            Object[] args = new Object[in.size() + out.size() + 1];
+            Object[] args = new Object[count];
             int a = 0;
-            for (String c : in) {
-                args[a++] = data(batch, c);
+            for (Field c : in) {
+                DeviceColumn column = batch.column(c.getName());
+                if (SparkTypes.isVariableWidth(c.getType())) {
+                    DeviceBuffer offsets = java.util.Objects.requireNonNull(column.offsets(), c.getName());
+                    args[a++] = offsets;
+                    // A batch whose strings are all empty has no bytes: any U8 pointer does, the kernel reads none.
+                    DeviceBuffer bytes = column.data();
+                    args[a++] = bytes != null ? bytes : offsets.reinterpret(DType.U8);
+                } else {
+                    args[a++] = data(column, c);
+                }
             }
-            for (String c : out) {
-                args[a++] = data(result, c);
+            for (Field c : out) {
+                args[a++] = data(result.column(c.getName()), c);
             }
             args[a] = (long) batch.rowCount();
             return lane.stream().enqueueLaunch(lane.function(k), LaunchConfig.forElements(batch.rowCount()), args);
         };
     }
 
-    private static Object data(DeviceBatch batch, String column) {
-        return java.util.Objects.requireNonNull(batch.column(column).data(), column);
+    /** A fixed-width column's values, as the kernel's pointer type (the byte-a-row booleans as BOOL). */
+    private static DeviceBuffer data(DeviceColumn column, Field field) {
+        DeviceBuffer d = java.util.Objects.requireNonNull(column.data(), field.getName());
+        DType t = SparkTypes.elementType(field.getType());
+        return d.dtype() == t ? d : d.reinterpret(t);
+    }
+
+    /** One argument of a kernel stage's launch: a pointer of element {@code type}, or the row count; for messages. */
+    private record Argument(String what, DType type, boolean pointer) {
+        @Override
+        public String toString() {
+            return pointer ? type + "* (" + what + ")" : "long n";
+        }
+    }
+
+    /**
+     * The arguments a kernel stage launches its kernel with: per input column (less the carried ones) a pointer to its
+     * values, or for a string or binary two (its int32 offsets, then its bytes); per output column a pointer; then the
+     * row count {@code n}. (Not {@link KernelParam}s: a column's name need not be a C identifier.)
+     */
+    private List<Argument> launchArguments() {
+        List<Argument> as = new ArrayList<>();
+        for (Field f : kernelInputs()) {
+            if (SparkTypes.isVariableWidth(f.getType())) {
+                as.add(new Argument(f.getName() + "'s offsets", DType.I32, true));
+                as.add(new Argument(f.getName() + "'s bytes", DType.U8, true));
+            } else {
+                as.add(new Argument(f.getName(), SparkTypes.elementType(f.getType()), true));
+            }
+        }
+        for (Field f : outputs()) {
+            as.add(new Argument(f.getName(), SparkTypes.elementType(f.getType()), true));
+        }
+        as.add(new Argument("n", DType.I64, false));
+        return as;
     }
 
     /** The kernel takes a pointer per input and output column of their element types, then the row count. */
     private void checkParams(Kernel k) {
         List<KernelParam> ps = k.params();
-        List<Field> columns = new ArrayList<>(kernelInputs());
-        columns.addAll(outputs());
-        boolean fits = ps.size() == columns.size() + 1 && !ps.getLast().isPointer();
-        for (int i = 0; fits && i < columns.size(); i++) {
-            DType t = ArrowColumns.fixedWidthType(columns.get(i).getType()).orElse(null);
-            fits = ps.get(i).isPointer() && ps.get(i).type() == t;
+        List<Argument> want = launchArguments();
+        boolean fits = ps.size() == want.size() && !ps.getLast().isPointer();
+        for (int i = 0; fits && i < want.size() - 1; i++) {
+            fits = ps.get(i).isPointer() && ps.get(i).type() == want.get(i).type();
         }
         if (!fits) {
-            throw new InvalidArgumentException("kernel", k.name() + " takes " + ps + "; the stage passes a pointer per"
-                    + " input column " + kernelInputs()
-                    + (carried.isEmpty() ? "" : " (not the carried ones " + carried + ")") + ", one per output column " + outputs()
-                    + " (of their element types), then the row count n as a long");
+            throw new InvalidArgumentException("kernel", k.name() + " takes " + ps + "; the stage passes "
+                    + want
+                    + ": a pointer per input column " + kernelInputs()
+                    + (carried.isEmpty() ? "" : " (not the carried ones " + carried + ")")
+                    + " (two for a string or binary: its int32 offsets and its bytes), one per output column "
+                    + outputs() + ", then the row count n as a long");
         }
     }
 }

@@ -86,7 +86,7 @@ final class TaskRun implements AutoCloseable {
             ArrowPipeline.Builder b = ArrowPipeline.builder(d.context, a).lanes(spec.lanes)
                     .capacity(spec.batchRows, spec.maxBatchBytes).stage(spec.deviceWork());
             spec.passThrough.forEach(b::passThrough);
-            spec.outputs().forEach(b::output);
+            spec.deviceOutputs().forEach(b::output); // booleans, dates, timestamps as bytes, int32s, int64s
             spec.kernels().forEach(b::kernel);
             p = b.build();
         } catch (RuntimeException e) {
@@ -225,14 +225,17 @@ final class TaskRun implements AutoCloseable {
             synchronized (lock) {
                 done = inFlight.pollFirst();
             }
-            if (done != null) {
-                // Its upload has long finished (its result is here); its validity bitmaps give the outputs' nulls.
-                try {
+            try {
+                if (done != null) {
+                    // Its upload has long finished (its result is here); its validity bitmaps give the outputs' nulls.
                     Validity.apply(done.root(), spec.kernelInputs(), result, spec.outputs(), spec.stage == null);
-                } catch (RuntimeException e) {
-                    result.close();
-                    throw e;
-                } finally {
+                }
+                result = DeviceForm.toDeclared(result, spec.resultFields());
+            } catch (RuntimeException e) {
+                result.close();
+                throw e;
+            } finally {
+                if (done != null) {
                     done.root().close();
                 }
             }
