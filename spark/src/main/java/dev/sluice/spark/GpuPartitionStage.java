@@ -173,14 +173,11 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         private final Iterator<VectorSchemaRoot> results;
         private final RowReader<R> reader;
         private @Nullable ColumnarBatch batch;
-        /** The reader of {@link #batch}: {@link #reader}, or the default reader bound to the batch. */
-        private RowReader<R> bound;
         private int row;
 
         Rows(Iterator<VectorSchemaRoot> results, RowReader<R> reader) {
             this.results = results;
             this.reader = reader;
-            this.bound = reader;
         }
 
         @Override
@@ -194,7 +191,6 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
                     return false;
                 }
                 batch = ColumnarBatches.of(results.next());
-                bound = bind(reader, batch);
                 row = 0;
             }
             return true;
@@ -205,12 +201,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             if (!hasNext()) {
                 throw new NoSuchElementException("the partition's results are exhausted");
             }
-            return bound.read(java.util.Objects.requireNonNull(batch), row++);
-        }
-
-        @SuppressWarnings("unchecked") // a ResultRows is a RowReader<Row>: R is Row
-        private static <R> RowReader<R> bind(RowReader<R> reader, ColumnarBatch batch) {
-            return reader instanceof ResultRows rows ? (RowReader<R>) rows.bind(batch) : reader;
+            return reader.read(java.util.Objects.requireNonNull(batch), row++);
         }
     }
 
@@ -442,7 +433,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * @throws InvalidArgumentException as {@link #build(RowReader)}
          */
         public GpuPartitionStage<T, Row> buildRows() {
-            return build(new ResultRows());
+            return build(new SparkTypes.Rows());
         }
 
         /**

@@ -223,27 +223,21 @@ final class SparkTypes {
 
         @Override
         public Row read(ColumnarBatch batch, int row) {
-            boolean j = java8();
-            Object[] values = new Object[batch.numCols()];
-            for (int c = 0; c < values.length; c++) {
-                values[c] = value(batch.column(c), row, j);
-            }
-            return RowFactory.create(values);
-        }
-
-        /** Whether dates and timestamps are java.time objects in this task. */
-        boolean java8() {
             Boolean j = java8;
             if (j == null) {
                 TaskContext task = TaskContext.get();
                 j = task != null && "true".equalsIgnoreCase(task.getLocalProperty(JAVA8_API));
                 java8 = j;
             }
-            return j;
+            Object[] values = new Object[batch.numCols()];
+            for (int c = 0; c < values.length; c++) {
+                values[c] = value(batch.column(c), row, j);
+            }
+            return RowFactory.create(values);
         }
     }
 
-    static @Nullable Object value(ColumnVector v, int row, boolean java8) {
+    private static @Nullable Object value(ColumnVector v, int row, boolean java8) {
         if (v.isNullAt(row)) {
             return null;
         }
