@@ -87,6 +87,7 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                 v.allocateNew();
             }
             long[] bytes = new long[vectors.size()];
+            FieldVector[] columns = vectors.toArray(FieldVector[]::new); // the row loop reads an array, not a List
             int n = 0;
             while (n < batchRows && hasNext()) {
                 Object[] row = held;
@@ -99,11 +100,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                     scratch = new Object[row.length];
                     break;
                 }
-                for (int c = 0; c < vectors.size(); c++) {
+                for (int c = 0; c < columns.length; c++) {
                     if (row[c] == null) {
-                        setNull(vectors.get(c), n);
+                        setNull(columns[c], n);
                     } else {
-                        set(vectors.get(c), n, row[c]);
+                        set(columns[c], n, row[c]);
                     }
                 }
                 n++;
