@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -53,11 +54,15 @@ import reactor.core.publisher.Flux;
  * device: {@code mapPartitions} through a {@link GpuPartitionStage} of {@code --lanes} lanes per task, then a count and
  * a sum of the results, which are checked. It pays what a Spark stage pays: rows read into Arrow batches, results read
  * back into rows by the encoder, the aggregation.
+ * <li><b>floor</b>: the same job with the identity function in place of the stage (the same cached rows, encoders,
+ * count and sum, checked against the input's): what Spark itself costs, below which no stage goes. The spark way's time
+ * beyond it is the stage's: its host work and the device's.
  * </ul>
- * Every way runs once to warm up, then {@code --runs} times, alternating; the figures are medians. Prints a
- * {@code key=value} line per figure ({@code sparkbench_work<W>_pipeline_ms}, {@code ..._spark_ms}, and
- * {@code ..._spark_over_pipeline}: the job's throughput over the pipeline's). Options (defaults for the CPU simulator,
- * then for a GPU):
+ * Every way runs once to warm up, then {@code --runs} times, each run starting with another way; the figures are
+ * medians. Prints a {@code key=value} line per figure ({@code sparkbench_work<W>_pipeline_ms}, {@code ..._spark_ms},
+ * {@code ..._spark_floor_ms}, {@code ..._spark_over_pipeline}: the job's throughput over the pipeline's, and
+ * {@code ..._spark_over_floor}: the job's throughput over the floor's). Options (defaults for the CPU simulator, then
+ * for a GPU):
  * <pre>
  * --api cpu|cuda|hip   the backend (default: sluice.api, SLUICE_API, else the best present)
  * --rows N             floats per run (131072; 67108864)
@@ -76,6 +81,8 @@ public final class SparkBench {
 
 
     private static final ArrowType F32 = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+    /** The ways measured, in the order of the first timed run. */
+    private static final List<String> WAYS = List.of("pipeline", "spark", "floor");
 
     /** The options, resolved: see the class comment. */
     record Options(Api api, int rows, int batchRows, List<Integer> work, int runs, int threads, int devices, int lanes) {
@@ -136,9 +143,15 @@ public final class SparkBench {
                 .batchRows(o.batchRows()).lanes(o.lanes()).buildRows();
         Dataset<Row> job = input.mapPartitions(stage, stage.rowEncoder())
                 .agg(functions.count(functions.lit(1)), functions.sum(col("y")));
+        // Spark's own cost of the same stage shape: the same rows, encoders and aggregation, the rows handed on as they
+        // come (the result's column y holds the input's x); what the GPU stage costs beyond it is Sluice's.
+        Dataset<Row> floor = input.mapPartitions((MapPartitionsFunction<Row, Row>) rows -> rows, stage.rowEncoder())
+                .agg(functions.count(functions.lit(1)), functions.sum(col("y")));
+        double floorSum = expectedSum(o, SpinLoad.expected(0));
         Map<String, List<Double>> ms = new LinkedHashMap<>();
-        ms.put("pipeline", new ArrayList<>());
-        ms.put("spark", new ArrayList<>());
+        for (String way : WAYS) {
+            ms.put(way, new ArrayList<>());
+        }
         try (GpuPipeline<float[], float[]> pipeline = GpuPipeline.builder(contexts).lanes(o.lanes())
                 .chunkElements(o.batchRows(), DType.F32).inPlace().kernel(SpinLoad.SPIN)
                 .stage((lane, in, outBuffer) -> SpinLoad.spin(lane.stream(), lane.function(SpinLoad.SPIN), in, in, lane.elements(), work))
@@ -150,42 +163,42 @@ public final class SparkBench {
                 pool.add(a);
             }
             for (int r = -1; r < o.runs(); r++) { // run -1 warms up
-                boolean sparkFirst = r % 2 != 0;
-                for (int i = 0; i < 2; i++) {
-                    if ((i == 0) == sparkFirst) {
-                        double t = runSpark(job, o, expectedSum);
-                        if (r >= 0) {
-                            ms.get("spark").add(t);
-                        }
-                    } else {
-                        double t = runPipeline(pipeline, o, pool, expected);
-                        if (r >= 0) {
-                            ms.get("pipeline").add(t);
-                        }
+                for (int i = 0; i < WAYS.size(); i++) { // each run starts with another way
+                    String way = WAYS.get(Math.floorMod(r + i, WAYS.size()));
+                    double t = switch (way) {
+                        case "pipeline" -> runPipeline(pipeline, o, pool, expected);
+                        case "spark" -> runSpark("spark", job, o, expectedSum);
+                        default -> runSpark("spark floor", floor, o, floorSum);
+                    };
+                    if (r >= 0) {
+                        ms.get(way).add(t);
                     }
                 }
             }
         }
         double pipelineMs = median(ms.get("pipeline"));
         double sparkMs = median(ms.get("spark"));
+        double floorMs = median(ms.get("floor"));
         out.add(String.format(Locale.ROOT, "%sfmas_per_element=%d", key, work * SpinLoad.FMAS_PER_PASS));
         out.add(String.format(Locale.ROOT, "%spipeline_ms=%.1f", key, pipelineMs));
         out.add(String.format(Locale.ROOT, "%sspark_ms=%.1f", key, sparkMs));
         out.add(String.format(Locale.ROOT, "%sspark_over_pipeline=%.3f", key, pipelineMs / sparkMs));
+        out.add(String.format(Locale.ROOT, "%sspark_floor_ms=%.1f", key, floorMs));
+        out.add(String.format(Locale.ROOT, "%sspark_over_floor=%.3f", key, floorMs / sparkMs));
         double mb = o.rows() * 4.0 / 1e6;
         out.add(String.format(Locale.ROOT, "%spipeline_MBps=%.2f spark_MBps=%.2f", key, mb / (pipelineMs / 1e3),
                 mb / (sparkMs / 1e3)));
     }
 
-    /** The job's run: milliseconds; fails unless its count and sum are the host's. */
-    private static double runSpark(Dataset<Row> job, Options o, double expectedSum) {
+    /** A job's run: milliseconds; fails unless its count and sum are the host's. */
+    private static double runSpark(String way, Dataset<Row> job, Options o, double expectedSum) {
         long t0 = System.nanoTime();
         Row r = job.first();
         double ms = (System.nanoTime() - t0) / 1e6;
         long count = r.getLong(0);
         double sum = r.getDouble(1);
         if (count != o.rows() || Math.abs(sum - expectedSum) > 1e-6 * expectedSum) {
-            throw new IllegalStateException("spark: " + count + " rows summing to " + sum + "; expected " + o.rows()
+            throw new IllegalStateException(way + ": " + count + " rows summing to " + sum + "; expected " + o.rows()
                     + " summing to " + expectedSum);
         }
         return ms;

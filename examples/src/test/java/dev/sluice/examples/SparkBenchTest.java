@@ -8,19 +8,20 @@ import dev.sluice.InvalidArgumentException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The benchmark's smoke test on the CPU simulator (two devices, set by Surefire): both ways run and are checked. */
+/** The benchmark's smoke test on the CPU simulator (two devices, set by Surefire): every way runs and is checked. */
 class SparkBenchTest {
 
     @Test
-    void bothWaysRunOnComputeAndTransferLoadsAndPrintTheirRatio() {
+    void everyWayRunsOnComputeAndTransferLoadsAndPrintsItsRatio() {
         List<String> out = SparkBench.run(new String[] {"--api", "cpu", "--rows", "10000", "--batch-rows", "1024",
                 "--work", "0,1", "--runs", "1"});
         for (int work : new int[] {0, 1}) {
             String key = "sparkbench_work" + work + "_";
-            for (String figure : List.of("pipeline_ms=", "spark_ms=")) {
+            for (String figure : List.of("pipeline_ms=", "spark_ms=", "spark_floor_ms=")) {
                 assertTrue(out.stream().anyMatch(l -> l.startsWith(key + figure)), () -> key + figure + " in " + out);
             }
             assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_over_pipeline=\\d+\\.\\d{3}")), out::toString);
+            assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_over_floor=\\d+\\.\\d{3}")), out::toString);
             assertTrue(out.contains(key + "fmas_per_element=" + work * SpinLoad.FMAS_PER_PASS), out::toString);
         }
     }

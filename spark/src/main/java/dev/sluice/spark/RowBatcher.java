@@ -21,6 +21,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,6 +49,10 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
     private @Nullable Object[] scratch;
     /** The string and binary bytes of the batch being read with the next row's, reused from row to row. */
     private final long[] withRow;
+    /** The schema {@link #positions} were found in (rows of one schema share the instance). */
+    private @Nullable StructType positionsOf;
+    /** Per input column, its position in rows of {@link #positionsOf}, or -1. */
+    private int[] positions = new int[0];
 
     RowBatcher(Iterator<T> rows, TaskRun run, List<Field> inputs, List<@Nullable ColumnValue<T>> values, int batchRows,
             long maxBatchBytes) {
@@ -82,6 +87,7 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                 v.allocateNew();
             }
             long[] bytes = new long[vectors.size()];
+            FieldVector[] columns = vectors.toArray(FieldVector[]::new); // the row loop reads an array, not a List
             int n = 0;
             while (n < batchRows && hasNext()) {
                 Object[] row = held;
@@ -94,11 +100,11 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                     scratch = new Object[row.length];
                     break;
                 }
-                for (int c = 0; c < vectors.size(); c++) {
+                for (int c = 0; c < columns.length; c++) {
                     if (row[c] == null) {
-                        setNull(vectors.get(c), n);
+                        setNull(columns[c], n);
                     } else {
-                        set(vectors.get(c), n, row[c]);
+                        set(columns[c], n, row[c]);
                     }
                 }
                 n++;
@@ -172,11 +178,7 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
     private @Nullable Object rowValue(Row r, String name, int c, long first, int n) {
         int at;
         if (r.schema() != null) {
-            String[] names = r.schema().fieldNames();
-            at = -1;
-            for (int i = 0; i < names.length && at < 0; i++) {
-                at = names[i].equals(name) ? i : -1;
-            }
+            at = position(r.schema(), c);
             if (at < 0) {
                 throw bad(first, n, "row " + (first + n) + " has no column " + name + " (its columns: "
                         + String.join(", ", r.schema().fieldNames()) + ")");
@@ -239,6 +241,23 @@ final class RowBatcher<T> implements Iterator<TaskRun.InputBatch> {
                     + value.getClass().getName() + " (" + value + "), not " + expected + " of the column's type " + t);
         }
         return v;
+    }
+
+    /**
+     * Where input column {@code c} is in rows of {@code schema}, or -1: looked up once per schema, since a partition's
+     * rows share one (a lookup per row, by name, cost more than the rest of the row's reading).
+     */
+    private int position(StructType schema, int c) {
+        if (schema != positionsOf) {
+            List<String> names = java.util.Arrays.asList(schema.fieldNames());
+            int[] at = new int[inputs.size()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = names.indexOf(inputs.get(i).getName());
+            }
+            positions = at;
+            positionsOf = schema;
+        }
+        return positions[c];
     }
 
     /** A null at row {@code i}: its value slot 0 (the device work runs on every row), its validity bit clear. */

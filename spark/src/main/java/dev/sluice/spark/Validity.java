@@ -40,13 +40,13 @@ final class Validity {
      * Sets each output column's validity in {@code result} to the AND of the validities of {@code input}'s columns
      * that the device work reads ({@code read}): for a kernel stage ({@code replace}) in place of the bitmap the
      * download brought (the kernel writes none); for an {@link ArrowStage}, ANDed into the bitmap the stage wrote.
-     * Nothing is done where none of those columns has a null.
+     * Nothing is done where no output is nullable, nor for an {@link ArrowStage} where none of those columns has a null.
      */
     static void apply(VectorSchemaRoot input, List<Field> read, VectorSchemaRoot result, List<Field> outputs,
             boolean replace) {
         int rows = result.getRowCount();
-        if (rows == 0) {
-            return;
+        if (rows == 0 || outputs.stream().noneMatch(Field::isNullable)) {
+            return; // only a nullable output's bitmap is written below
         }
         List<FieldVector> withNulls = new ArrayList<>();
         for (Field f : read) {

@@ -23,6 +23,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -181,6 +182,25 @@ class GpuPartitionStageTest {
         String m = e.getMessage();
         assertTrue(m.contains("row 42 has a null in column x"), m);
         assertTrue(m.contains("rows 0 to 42 of the partition, on device cpu:"), m);
+    }
+
+    @Test
+    void rowsWhoseSchemaChangesWithinThePartitionAreReadByName() {
+        StructType idX = DataTypes.createStructType(List.of(DataTypes.createStructField("id", DataTypes.LongType, false),
+                DataTypes.createStructField("x", DataTypes.FloatType, false)));
+        StructType xId = DataTypes.createStructType(List.of(idX.fields()[1], idX.fields()[0]));
+        GpuPartitionStage<Row, Row> stage = quadratic(100);
+        // Three rows of one schema, three of the other: the columns' positions are found anew at each change.
+        List<Row> rows = spark.range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Row>) in -> {
+            List<Row> mixed = new ArrayList<>();
+            for (long id = 0; id < 1000; id++) {
+                float x = (id % 1000) / 8f;
+                mixed.add((id / 3) % 2 == 0 ? new GenericRowWithSchema(new Object[] {id, x}, idX)
+                        : new GenericRowWithSchema(new Object[] {x, id}, xId));
+            }
+            return stage.call(mixed.iterator());
+        }, stage.rowEncoder()).collectAsList();
+        checkQuadratic(rows, 1000);
     }
 
     @Test
