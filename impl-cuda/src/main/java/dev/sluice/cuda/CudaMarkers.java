@@ -40,8 +40,12 @@ final class CudaMarkers implements EventMarker.Events {
     /** The driver calls of this stream's counter: a marker stream, and a wait and a write on it per armed marker. */
     private final class CounterWrites implements StreamCounter.Writer {
         @Override
-        public long createStream() {
+        public void bind() {
             context.cu.bind();
+        }
+
+        @Override
+        public long createStream() {
             CUstream ms = new CUstream();
             Jc.check(JCudaDriver.cuStreamCreate(ms, 1), "cuStreamCreate (marker stream)"); // 1: CU_STREAM_NON_BLOCKING
             markerStream = ms;
@@ -50,7 +54,6 @@ final class CudaMarkers implements EventMarker.Events {
 
         @Override
         public void writeAfter(long ms, long event, long device, int value) {
-            context.cu.bind(); // a poller or a waiting thread may never have enqueued
             int r = Cu.streamWaitEvent(ms, event);
             if (r == Cu.SUCCESS) {
                 r = Cu.streamWriteValue32(ms, device, value, 0);
@@ -194,7 +197,7 @@ final class CudaMarkers implements EventMarker.Events {
             throw Cu.error(r, "cuEventRecord (completion marker)");
         }
         long sequence = ++markerSequence;
-        counter.recorded(e, sequence, stream.isCapturing()); // armed here only under -Dsluice.completion=record
+        counter.recorded(e, sequence, stream.isCapturing()); // the context is current here: the record just succeeded
         return new EventMarker(this, sequence, e, null);
     }
 

@@ -76,14 +76,17 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
     /** The runtime calls of this stream's counter: a marker stream, and a wait and a write on it per armed marker. */
     private final class CounterWrites implements StreamCounter.Writer {
         @Override
-        public long createStream() {
+        public void bind() {
             context.bind();
+        }
+
+        @Override
+        public long createStream() {
             return api.streamCreateWithPriority(HipApiConstants.hipStreamNonBlocking, 0);
         }
 
         @Override
         public void writeAfter(long stream, long event, long device, int value) {
-            context.bind(); // a poller or a waiting thread may never have enqueued
             api.streamWaitEvent(stream, event);
             api.streamWriteValue32(stream, device, value);
         }
@@ -406,7 +409,7 @@ final class HipStream extends DispatchingStream implements EventMarker.Events {
         List<Runnable> work = pendingHostWork;
         pendingHostWork = null;
         long sequence = ++markerSequence;
-        counter.recorded(event, sequence, capturing); // armed here only under -Dsluice.completion=record
+        counter.recorded(event, sequence, capturing); // the runtime's device is current here: the record just succeeded
         return new EventMarker(this, sequence, event, work);
     }
 

@@ -72,8 +72,16 @@ public final class StreamCounter {
     public interface Writer {
 
         /**
-         * Makes the marker stream: a non-blocking stream of the context. The calling thread may not have the context
-         * current.
+         * Makes the context current on the calling thread: a poller or a waiting thread may never have enqueued. Not
+         * called on the thread that just recorded the marker, which has it current (a native call saved per marker on
+         * the enqueue path).
+         *
+         * @throws RuntimeException if the driver refuses
+         */
+        void bind();
+
+        /**
+         * Makes the marker stream: a non-blocking stream of the context, which is current on the calling thread.
          *
          * @return the native stream
          * @throws RuntimeException if the driver refuses
@@ -82,7 +90,7 @@ public final class StreamCounter {
 
         /**
          * Enqueues on marker stream {@code stream} a wait for {@code event}, then a device write of {@code value} at
-         * device address {@code device} (a 32-bit word). The calling thread may not have the context current.
+         * device address {@code device} (a 32-bit word). The context is current on the calling thread.
          *
          * @throws RuntimeException if the driver refuses either
          */
@@ -142,7 +150,7 @@ public final class StreamCounter {
      */
     public void recorded(long event, long sequence, boolean capturing) {
         if (arming == Arming.RECORD || (arming == Arming.AUTO && doneThrough == sequence - 1)) {
-            arm(event, sequence, capturing);
+            arm(event, sequence, capturing, true);
         }
     }
 
@@ -152,7 +160,7 @@ public final class StreamCounter {
      */
     public void awaited(long event, long sequence, boolean capturing) {
         if (arming == Arming.AWAITED && armedThrough < sequence && doneThrough < sequence && !eventsOnly) {
-            arm(event, sequence, capturing);
+            arm(event, sequence, capturing, false);
         }
     }
 
@@ -163,7 +171,7 @@ public final class StreamCounter {
      */
     public void polledNotDone(long event, long sequence, boolean capturing) {
         if (arming != Arming.RECORD && arming != Arming.EVENTS && armedThrough < sequence && !eventsOnly) {
-            arm(event, sequence, capturing);
+            arm(event, sequence, capturing, false);
         }
     }
 
@@ -196,8 +204,10 @@ public final class StreamCounter {
      * Has the marker stream write {@code sequence} into the counter once {@code event} completes. Takes a counter and
      * makes the marker stream at the first. If the driver refuses any of it, the stream polls its markers' events from
      * now on, which every marker has: its own, for cross-stream waits.
+     *
+     * @param bound whether the calling thread has the context current (it just recorded the marker)
      */
-    private synchronized void arm(long event, long sequence, boolean capturing) {
+    private synchronized void arm(long event, long sequence, boolean capturing, boolean bound) {
         CompletionCounters pool = counters;
         if (pool == null || eventsOnly || capturing || armedThrough >= sequence || doneThrough >= sequence) {
             return;
@@ -205,6 +215,9 @@ public final class StreamCounter {
         CompletionCounters.Counter c = counter;
         boolean first = c == null;
         try {
+            if (!bound) {
+                writer.bind();
+            }
             if (first) {
                 c = held;
                 if (c == null) {

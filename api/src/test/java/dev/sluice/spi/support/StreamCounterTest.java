@@ -37,8 +37,14 @@ class StreamCounterTest {
         final List<long[]> enqueued = new ArrayList<>(); // {event, device, value}
         int streamsMade;
         int streamsDestroyed;
+        int binds;
         boolean refuse;
         boolean drainFails;
+
+        @Override
+        public synchronized void bind() {
+            binds++;
+        }
 
         @Override
         public synchronized long createStream() {
@@ -84,6 +90,7 @@ class StreamCounterTest {
         c.recorded(11, 1, false);
         assertEquals(List.of(1), w.values(), "nothing before it is pending: someone is likely to wait for it now");
         assertEquals(1, w.streamsMade);
+        assertEquals(0, w.binds, "the recording thread has the context current: no native call to bind it");
         c.recorded(12, 2, false);
         c.awaited(12, 2, false);
         assertEquals(List.of(1), w.values(), "recorded behind a marker not seen done: not armed when recorded or awaited");
@@ -93,6 +100,7 @@ class StreamCounterTest {
         assertFalse(c.isArmed(2));
         c.polledNotDone(12, 2, false);
         assertEquals(List.of(1, 2), w.values(), "a marker a poll found not done is armed at that poll");
+        assertEquals(1, w.binds, "by a poller, which binds the context first");
         w.land();
         assertTrue(c.reached(2));
         c.recorded(13, 3, false);
