@@ -21,15 +21,12 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Nullable input columns through both stages, with SQL's semantics: an output row is null where the input is, and
@@ -44,23 +41,8 @@ class NullableColumnsTest {
     private static final int BATCH = 64;
     private static final int ROWS = 5 * BATCH - 24; // the last batch partial
 
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start() {
-        spark = TestStages.localSpark("NullableColumnsTest", 2, 1).getOrCreate();
-    }
-
-    @AfterAll
-    static void stop() {
-        spark.stop();
-        assertEquals(0, ExecutorDevices.openCount(), "the plugin's shutdown closes every context");
-    }
-
-    @AfterEach
-    void nothingLeftOfTasks() throws Exception {
-        GpuPartitionStageTest.assertNothingLeftOfTasks();
-    }
+    @RegisterExtension
+    static final LocalSpark SPARK = new LocalSpark("NullableColumnsTest", 2, 1);
 
     /**
      * Row {@code i} is null: the first, a middle and the last row of batch 0, all of batch 2 (rows 128 to 191), the
@@ -84,7 +66,7 @@ class NullableColumnsTest {
         for (int i = 0; i < ROWS; i++) {
             data.add(RowFactory.create((long) i, isNull(i) ? null : x(i)));
         }
-        Dataset<Row> df = spark.createDataFrame(data, schema).coalesce(1); // in order: batches of rows 64k to 64k + 63
+        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1); // in order: batches of rows 64k to 64k + 63
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .carry(TestStages.ID).input(X).output(Y).batchRows(BATCH).lanes(2).buildRows();
         assertTrue(stage.outputSchema().fields()[1].nullable(), "y is nullable in the result's schema");
@@ -109,7 +91,7 @@ class NullableColumnsTest {
                 .input(X, id -> isNull(id.intValue()) ? null : x(id.intValue()))
                 .output(Y).batchRows(BATCH)
                 .build((batch, row) -> batch.column(0).isNullAt(row) ? Float.NaN : batch.column(0).getFloat(row));
-        List<Float> ys = spark.range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.FLOAT()).collectAsList();
+        List<Float> ys = SPARK.session().range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.FLOAT()).collectAsList();
         assertEquals(ROWS, ys.size());
         for (int i = 0; i < ROWS; i++) {
             if (isNull(i)) {
@@ -124,7 +106,7 @@ class NullableColumnsTest {
     void arrowBatchesWithNullsComeBackAsColumnarBatchesWhoseVectorsReportThem() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(X).passThrough("x").output(Y).batchRows(BATCH).lanes(2).buildArrow();
-        List<Integer> checked = spark.range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Integer>) in -> {
+        List<Integer> checked = SPARK.session().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Integer>) in -> {
             List<Integer> out = new ArrayList<>();
             try (BufferAllocator a = new RootAllocator()) {
                 List<VectorSchemaRoot> batches = batches(a, NullableColumnsTest::isNull);
@@ -187,7 +169,7 @@ class NullableColumnsTest {
         for (int i = 0; i < ROWS; i++) {
             data.add(RowFactory.create(i % 5 == 0 ? null : (float) i, isNull(i) ? null : x(i)));
         }
-        Dataset<Row> df = spark.createDataFrame(data, schema).coalesce(1);
+        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1);
         // z is carried: it makes no output null by itself, but the stage copies its bitmap into y's.
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>stage(new BitmapStage())
                 .carry(Field.nullable("z", F32)).input(X).output(Y).batchRows(BATCH).buildRows();
@@ -238,7 +220,7 @@ class NullableColumnsTest {
     void aNullInAnArrowColumnNotDeclaredNullableStillFailsTheTask() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X).output(TestStages.Y).batchRows(BATCH).buildArrow();
-        Exception e = assertThrows(Exception.class, () -> spark.range(0, 1, 1, 1)
+        Exception e = assertThrows(Exception.class, () -> SPARK.session().range(0, 1, 1, 1)
                 .mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
                     try (BufferAllocator a = new RootAllocator()) {
                         List<VectorSchemaRoot> batches = batches(a, i -> i == 10);

@@ -10,11 +10,9 @@ import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Speculation on, with one partition much slower than the others, so that Spark marks its task speculatable: the output
@@ -24,30 +22,19 @@ import org.junit.jupiter.api.Test;
  */
 class SpeculationTest {
 
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start() {
-        spark = TestStages.localSpark("SpeculationTest", 2, 2)
-                .config("spark.speculation", "true")
-                .config("spark.speculation.interval", "20ms")
-                .config("spark.speculation.multiplier", "1.5")
-                .config("spark.speculation.quantile", "0.5")
-                .config("spark.speculation.minTaskRuntime", "50ms")
-                .getOrCreate();
-    }
-
-    @AfterAll
-    static void stop() {
-        spark.stop();
-        assertEquals(0, ExecutorDevices.openCount(), "the plugin's shutdown closes every context");
-    }
+    @RegisterExtension
+    static final LocalSpark SPARK = new LocalSpark("SpeculationTest", 2, 2, b -> b
+            .config("spark.speculation", "true")
+            .config("spark.speculation.interval", "20ms")
+            .config("spark.speculation.multiplier", "1.5")
+            .config("spark.speculation.quantile", "0.5")
+            .config("spark.speculation.minTaskRuntime", "50ms"));
 
     @Test
     void withSpeculationOnEachRowComesOnce() throws Exception {
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .carry(TestStages.ID).input(TestStages.X).output(TestStages.Y).batchRows(200).buildRows();
-        Dataset<Row> numbers = spark.range(0, 4000, 1, 4)
+        Dataset<Row> numbers = SPARK.session().range(0, 4000, 1, 4)
                 .select(functions.col("id"), functions.col("id").mod(1000).divide(8).cast("float").as("x"));
         // Partition 3 waits 1 ms for each of its last 200 rows: far slower than the others.
         Dataset<Row> skewed = numbers.map((MapFunction<Row, Row>) r -> {
