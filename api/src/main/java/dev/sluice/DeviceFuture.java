@@ -93,7 +93,7 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
 
     @Override
     public boolean isDone() {
-        seal();
+        observe();
         return super.isDone();
     }
 
@@ -124,31 +124,31 @@ public sealed class DeviceFuture<T> extends Operation<T> permits DeviceFuture.Ob
      */
     @Override
     public T getNow(T valueIfAbsent) {
-        seal();
+        observe();
         return super.getNow(valueIfAbsent);
     }
 
     @Override
     public T resultNow() {
-        seal();
+        observe();
         return super.resultNow();
     }
 
     @Override
     public Throwable exceptionNow() {
-        seal();
+        observe();
         return super.exceptionNow();
     }
 
     @Override
     public State state() {
-        seal();
+        observe();
         return super.state();
     }
 
     @Override
     public boolean isCompletedExceptionally() {
-        seal();
+        observe();
         return super.isCompletedExceptionally();
     }
 

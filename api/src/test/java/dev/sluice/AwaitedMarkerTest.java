@@ -107,4 +107,19 @@ class AwaitedMarkerTest {
         assertTrue(b.isDone());
         assertEquals(after, markers.get(1).awaited.get(), "a future already done does not ask its marker again");
     }
+
+    @Test
+    void theEnginesOwnSealForADeviceSideWaitTellsNoMarker() {
+        ctx = FakeDevices.open(Api.CPU, n -> stream());
+        DeviceStream s = ctx.createStream();
+        DeviceStream other = ctx.createStream();
+        s.enqueueMarker(); // nothing pending: a marker of its own
+        DeviceFuture<Void> grouped = s.enqueueMarker(); // behind it: an open group, sealed by the wait below
+        int before = markers.size();
+        other.waitFor(grouped);
+        assertTrue(markers.size() > before, "the wait sealed the group: its marker is recorded");
+        for (CountingMarker m : markers) {
+            assertEquals(0, m.awaited.get(), "marker " + m.number + ": a device-side wait is no thread waiting");
+        }
+    }
 }

@@ -148,15 +148,24 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     }
 
     /**
-     * Records the marker of this operation's group now if the group is still open, so that the future can complete (a
-     * thread looks at it or waits for it), and tells the marker it is awaited ({@link Marker#awaited()}: a backend may
-     * prepare a quicker way to see it done). Takes the stream's lock if the group is open.
+     * Records the marker of this operation's group now if the group is still open, so that the future can complete (for
+     * a device-side wait on it, or a thread that looks at it: {@link #observe()}). Takes the stream's lock if the group
+     * is open.
      */
-    protected final void seal() {
+    final void seal() {
         StreamOrder.Group g = group;
         if (g != null && g.marker == null) {
             g.core.seal(g);
         }
+    }
+
+    /**
+     * {@link #seal()} for a thread that looks at this future or is about to wait for it, which then tells the marker
+     * ({@link Marker#awaited()}: a backend may prepare a quicker way to see it done). Not for the engine's own seals
+     * (device-side waits, memory uses): no thread waits there.
+     */
+    protected final void observe() {
+        seal();
         if (!doneRaw()) {
             Marker m = marker();
             if (m != null) {
@@ -262,7 +271,7 @@ public abstract class Operation<T> extends CompletableFuture<T> {
      */
     protected final void refuseBlockingWait(String what) {
         refuseWaitWhileRecorded(what);
-        seal();
+        observe();
         StreamOrder c = core;
         if (c != null && !super.isDone() && (c.context().isCompletionThread() || StreamOrder.isCompletingOnThisThread())) {
             throw new IllegalStateException(what + " on " + this + " blocks the thread that completes the stream's futures"
