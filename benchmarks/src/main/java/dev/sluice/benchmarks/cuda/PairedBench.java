@@ -18,7 +18,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -131,7 +130,7 @@ public final class PairedBench {
             tinyKernels = set.valueOf(tinyOption);
             spinner = set.has(spinnerOption);
             autoOrdering = !set.has(unorderedOption);
-            only = set.has(onlyOption) ? Set.of(set.valueOf(onlyOption).split(",")) : ROWS;
+            only = set.has(onlyOption) ? Set.of(set.valueOf(onlyOption).split(",")) : Set.copyOf(ROWS);
             for (String row : only) {
                 if (!ROWS.contains(row)) {
                     throw new IllegalArgumentException("--only: unknown row '" + row + "' (rows: " + ROWS + ")");
@@ -180,7 +179,7 @@ public final class PairedBench {
     }
 
     /** The rows {@code --only} may name, in the order they run. */
-    private static final Set<String> ROWS = new LinkedHashSet<>(List.of("launch", "completion", "tiny", "latency", "chain8"));
+    private static final List<String> ROWS = List.of("launch", "completion", "tiny", "latency", "chain8");
 
     /** One side of a pair: runs block (or sample) {@code i} and returns its time in nanoseconds. */
     @FunctionalInterface
