@@ -135,7 +135,7 @@ class ColumnTypesTest {
     static final AtomicInteger MOST_ROWS = new AtomicInteger();
 
     @RegisterExtension
-    static final LocalSpark SPARK = new LocalSpark("ColumnTypesTest", 2, 1);
+    static final LocalSpark LOCAL = new LocalSpark("ColumnTypesTest", 2, 1);
 
     // Each column has nulls of its own; a batch's first row (0, 64, ...) is null in b, and row 100 in every column.
     static boolean bNull(int i) {
@@ -224,7 +224,7 @@ class ColumnTypesTest {
 
     @Test
     void booleansDatesAndTimestampsThroughTheKernelAndStringsCarriedComeBackWithTheirNulls() {
-        Dataset<Row> df = SPARK.session().createDataFrame(java.util.stream.IntStream.range(0, ROWS).mapToObj(i -> row(i, false))
+        Dataset<Row> df = LOCAL.spark().createDataFrame(java.util.stream.IntStream.range(0, ROWS).mapToObj(i -> row(i, false))
                 .toList(), allTypes()).coalesce(1);
         GpuPartitionStage<Row, Row> stage = temporalStage().buildRows();
         List<DataType> types = java.util.Arrays.stream(stage.outputSchema().fields()).map(f -> f.dataType()).toList();
@@ -263,9 +263,9 @@ class ColumnTypesTest {
 
     @Test
     void withJavaTimeObjectsOnDatesAndTimestampsAreLocalDatesAndInstants() {
-        SPARK.session().conf().set(SparkTypes.JAVA8_API, "true");
+        LOCAL.spark().conf().set(SparkTypes.JAVA8_API, "true");
         try {
-            Dataset<Row> df = SPARK.session().createDataFrame(java.util.stream.IntStream.range(0, ROWS)
+            Dataset<Row> df = LOCAL.spark().createDataFrame(java.util.stream.IntStream.range(0, ROWS)
                     .mapToObj(i -> row(i, true)).toList(), allTypes()).coalesce(1);
             GpuPartitionStage<Row, Row> stage = temporalStage().buildRows();
             List<Row> rows = df.mapPartitions(stage, stage.rowEncoder()).collectAsList();
@@ -279,7 +279,7 @@ class ColumnTypesTest {
                 }
             }
         } finally {
-            SPARK.session().conf().unset(SparkTypes.JAVA8_API);
+            LOCAL.spark().conf().unset(SparkTypes.JAVA8_API);
         }
     }
 
@@ -294,7 +294,7 @@ class ColumnTypesTest {
                 .build((batch, row) -> batch.column(0).isNullAt(row) ? "null" : batch.column(0).getBoolean(row) + " "
                         + batch.column(1).getInt(row) + " " + batch.column(2).getLong(row) + " "
                         + batch.column(3).getLong(row));
-        List<String> out = SPARK.session().range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.STRING()).collectAsList();
+        List<String> out = LOCAL.spark().range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.STRING()).collectAsList();
         for (int i = 0; i < ROWS; i++) {
             String want = bNull(i) ? "null" : !b(i) + " " + (d(i).toEpochDay() + 1) + " " + (micros(t(i)) + 1_500_000)
                     + " " + (micros(n(i).toInstant(java.time.ZoneOffset.UTC)) - 60_000_000);
@@ -311,7 +311,7 @@ class ColumnTypesTest {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TEMPORAL)
                 .input(B).input(D).input(T).input(N).carry(S).carry(BIN).passThrough("b").passThrough("d")
                 .output(NB).output(D1).output(T1).output(N1).batchRows(BATCH).lanes(2).buildArrow();
-        List<String> checked = SPARK.session().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, String>) in -> {
+        List<String> checked = LOCAL.spark().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, String>) in -> {
             List<String> out = new ArrayList<>();
             try (BufferAllocator a = new RootAllocator()) {
                 List<VectorSchemaRoot> batches = arrowBatches(a);
@@ -429,7 +429,7 @@ class ColumnTypesTest {
             data.add(RowFactory.create(sNull(i) ? null : empty.test(i) ? "" : s(i),
                     binNull(i) ? null : empty.test(i) ? new byte[0] : bin(i)));
         }
-        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1);
+        Dataset<Row> df = LOCAL.spark().createDataFrame(data, schema).coalesce(1);
         GpuPartitionStage<Row, Row> stage = stringStage(BATCH).buildRows();
         List<Row> rows = df.mapPartitions(stage, stage.rowEncoder()).collectAsList();
         assertEquals(ROWS, rows.size());
@@ -472,12 +472,12 @@ class ColumnTypesTest {
                     return batch.column(0).getInt(row);
                 });
         List<String> strings = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "a".repeat(50 + i % 250)).toList();
-        List<Integer> lens = SPARK.session().createDataset(strings, Encoders.STRING()).coalesce(1)
+        List<Integer> lens = LOCAL.spark().createDataset(strings, Encoders.STRING()).coalesce(1)
                 .mapPartitions(stage, Encoders.INT()).collectAsList();
         assertEquals(strings.stream().map(String::length).toList(), lens);
         assertTrue(MOST_ROWS.get() > 1 && MOST_ROWS.get() < BATCH, "batches held at most " + MOST_ROWS.get() + " rows");
 
-        Exception e = assertThrows(Exception.class, () -> SPARK.session().createDataset(List.of("a", "b".repeat(5000)),
+        Exception e = assertThrows(Exception.class, () -> LOCAL.spark().createDataset(List.of("a", "b".repeat(5000)),
                 Encoders.STRING()).coalesce(1).mapPartitions(stage, Encoders.INT()).collectAsList());
         assertTrue(e.getMessage().contains("rows 1 to 1 of the partition, on device cpu:0: row 1's strings or binaries"
                 + " take a batch of 5312 bytes on the device (each buffer rounded up to 64), more than the stage's"
@@ -487,7 +487,7 @@ class ColumnTypesTest {
     @Test
     void anArrowBatchOverMaxBatchBytesFailsTheTaskNamingItsBytesAndTheLimit() {
         GpuArrowStage stage = stringStage(BATCH).maxBatchBytes(1024).buildArrow();
-        Exception e = assertThrows(Exception.class, () -> SPARK.session().range(0, 1, 1, 1)
+        Exception e = assertThrows(Exception.class, () -> LOCAL.spark().range(0, 1, 1, 1)
                 .mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
                     try (BufferAllocator a = new RootAllocator();
                             VectorSchemaRoot batch = VectorSchemaRoot.create(new Schema(List.of(S, BIN)), a)) {

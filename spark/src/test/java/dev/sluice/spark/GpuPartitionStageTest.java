@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class GpuPartitionStageTest {
 
     @RegisterExtension
-    static final LocalSpark SPARK = new LocalSpark("GpuPartitionStageTest", 2, 3);
+    static final LocalSpark LOCAL = new LocalSpark("GpuPartitionStageTest", 2, 3);
 
     /** No task run left, the plugin's two contexts held by it alone, no pinned or device memory, no task running. */
     static void assertNothingLeftOfTasks() throws InterruptedException {
@@ -53,7 +53,7 @@ class GpuPartitionStageTest {
     }
 
     private static Dataset<Row> numbers(long n, int partitions) {
-        return SPARK.session().range(0, n, 1, partitions)
+        return LOCAL.spark().range(0, n, 1, partitions)
                 .select(functions.col("id"), functions.col("id").mod(1000).divide(8).cast("float").as("x"));
     }
 
@@ -103,7 +103,7 @@ class GpuPartitionStageTest {
 
     @Test
     void typedObjectsThroughAnEncoder() {
-        Dataset<Float> xs = SPARK.session().range(0, 3000, 1, 3).map((MapFunctionLong) id -> (id % 100) / 4f, Encoders.FLOAT());
+        Dataset<Float> xs = LOCAL.spark().range(0, 3000, 1, 3).map((MapFunctionLong) id -> (id % 100) / 4f, Encoders.FLOAT());
         GpuPartitionStage<Float, Float> stage = GpuPartitionStage.<Float>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X, x -> x)
                 .output(TestStages.Y)
@@ -159,7 +159,7 @@ class GpuPartitionStageTest {
         for (long i = 0; i < 100; i++) {
             data.add(RowFactory.create(i, i == 42 ? null : (float) i));
         }
-        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1); // in order: row 42 is the 43rd read
+        Dataset<Row> df = LOCAL.spark().createDataFrame(data, schema).coalesce(1); // in order: row 42 is the 43rd read
         GpuPartitionStage<Row, Row> stage = quadratic(64);
         Exception e = assertThrows(Exception.class, () -> df.mapPartitions(stage, stage.rowEncoder()).collectAsList());
         String m = e.getMessage();
@@ -174,7 +174,7 @@ class GpuPartitionStageTest {
         StructType xId = DataTypes.createStructType(List.of(idX.fields()[1], idX.fields()[0]));
         GpuPartitionStage<Row, Row> stage = quadratic(100);
         // Three rows of one schema, three of the other: the columns' positions are found anew at each change.
-        List<Row> rows = SPARK.session().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Row>) in -> {
+        List<Row> rows = LOCAL.spark().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Row>) in -> {
             List<Row> mixed = new ArrayList<>();
             for (long id = 0; id < 1000; id++) {
                 float x = (id % 1000) / 8f;
@@ -190,7 +190,7 @@ class GpuPartitionStageTest {
     void aBatchOfTheWrongWidthFailsTheTaskNamingTheRowsAndTheDevice() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X).output(TestStages.Y).batchRows(128).buildArrow();
-        Dataset<Long> one = SPARK.session().range(0, 1, 1, 1);
+        Dataset<Long> one = LOCAL.spark().range(0, 1, 1, 1);
         Exception e = assertThrows(Exception.class, () -> one.mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
             BufferAllocator a = new RootAllocator();
             Schema two = new Schema(List.of(TestStages.X, TestStages.Y));
@@ -214,7 +214,7 @@ class GpuPartitionStageTest {
     void arrowBatchesComeBackAsColumnarBatchesOfTheResult() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X).output(TestStages.Y).batchRows(1000).buildArrow();
-        List<Float> sums = SPARK.session().range(0, 2, 1, 2).mapPartitions((MapPartitionsFunction<Long, Float>) in -> {
+        List<Float> sums = LOCAL.spark().range(0, 2, 1, 2).mapPartitions((MapPartitionsFunction<Long, Float>) in -> {
             List<Float> out = new ArrayList<>();
             try (BufferAllocator a = new RootAllocator()) {
                 List<VectorSchemaRoot> batches = new ArrayList<>();
@@ -260,19 +260,19 @@ class GpuPartitionStageTest {
             return r;
         }, Encoders.row(numbers(1, 1).schema()));
         CompletableFuture<Object> cancelled = CompletableFuture.supplyAsync(() -> {
-            SPARK.session().sparkContext().setJobGroup("to-cancel", "cancelled mid-stage", true);
+            LOCAL.spark().sparkContext().setJobGroup("to-cancel", "cancelled mid-stage", true);
             try {
                 return slow.mapPartitions(stage, stage.rowEncoder()).count();
             } catch (Throwable e) { // SparkException is checked, thrown from Scala
                 return e;
             } finally {
-                SPARK.session().sparkContext().clearJobGroup();
+                LOCAL.spark().sparkContext().clearJobGroup();
             }
         });
         assertEventually(() -> ExecutorDevices.open(new ExecutorDevices.Key("cpu", 0)).figures.value(DeviceFigures.ROWS)
                 + ExecutorDevices.open(new ExecutorDevices.Key("cpu", 1)).figures.value(DeviceFigures.ROWS)
                 > rowsBefore + 1000, "the job's tasks are in the stage");
-        SPARK.session().sparkContext().cancelJobGroup("to-cancel");
+        LOCAL.spark().sparkContext().cancelJobGroup("to-cancel");
         Object outcome = cancelled.get(60, TimeUnit.SECONDS);
         assertTrue(outcome instanceof Exception e && String.valueOf(e.getMessage()).contains("cancel"),
                 "the job was cancelled: " + outcome);

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A test class's local Spark session with the plugin ({@link TestStages#localSpark}), as a static
+ * A test class's local {@code SparkSession} with the plugin ({@link TestStages#localSpark}), as a static
  * {@code @RegisterExtension} field: started before the class's tests, checked after each that nothing of its tasks is
  * left ({@link GpuPartitionStageTest#assertNothingLeftOfTasks()}), stopped after the last with a check that the
  * plugin's shutdown closed every context.
@@ -21,7 +21,7 @@ final class LocalSpark implements BeforeAllCallback, AfterEachCallback, AfterAll
     private final int threads;
     private final int maxFailures;
     private final UnaryOperator<SparkSession.Builder> settings;
-    private SparkSession session;
+    private SparkSession spark;
 
     LocalSpark(String name, int threads, int maxFailures) {
         this(name, threads, maxFailures, UnaryOperator.identity());
@@ -35,14 +35,14 @@ final class LocalSpark implements BeforeAllCallback, AfterEachCallback, AfterAll
         this.settings = settings;
     }
 
-    /** The session, while the class's tests run. */
-    SparkSession session() {
-        return session;
+    /** The local Spark, while the class's tests run. */
+    SparkSession spark() {
+        return spark;
     }
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        session = settings.apply(TestStages.localSpark(name, threads, maxFailures)).getOrCreate();
+        spark = settings.apply(TestStages.localSpark(name, threads, maxFailures)).getOrCreate();
     }
 
     @Override
@@ -52,7 +52,7 @@ final class LocalSpark implements BeforeAllCallback, AfterEachCallback, AfterAll
 
     @Override
     public void afterAll(ExtensionContext context) {
-        session.stop();
+        spark.stop();
         assertEquals(0, ExecutorDevices.openCount(), "the plugin's shutdown closes every context");
     }
 }

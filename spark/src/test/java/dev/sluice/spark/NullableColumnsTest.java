@@ -42,7 +42,7 @@ class NullableColumnsTest {
     private static final int ROWS = 5 * BATCH - 24; // the last batch partial
 
     @RegisterExtension
-    static final LocalSpark SPARK = new LocalSpark("NullableColumnsTest", 2, 1);
+    static final LocalSpark LOCAL = new LocalSpark("NullableColumnsTest", 2, 1);
 
     /**
      * Row {@code i} is null: the first, a middle and the last row of batch 0, all of batch 2 (rows 128 to 191), the
@@ -66,7 +66,7 @@ class NullableColumnsTest {
         for (int i = 0; i < ROWS; i++) {
             data.add(RowFactory.create((long) i, isNull(i) ? null : x(i)));
         }
-        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1); // in order: batches of rows 64k to 64k + 63
+        Dataset<Row> df = LOCAL.spark().createDataFrame(data, schema).coalesce(1); // in order: batches of rows 64k to 64k + 63
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .carry(TestStages.ID).input(X).output(Y).batchRows(BATCH).lanes(2).buildRows();
         assertTrue(stage.outputSchema().fields()[1].nullable(), "y is nullable in the result's schema");
@@ -91,7 +91,7 @@ class NullableColumnsTest {
                 .input(X, id -> isNull(id.intValue()) ? null : x(id.intValue()))
                 .output(Y).batchRows(BATCH)
                 .build((batch, row) -> batch.column(0).isNullAt(row) ? Float.NaN : batch.column(0).getFloat(row));
-        List<Float> ys = SPARK.session().range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.FLOAT()).collectAsList();
+        List<Float> ys = LOCAL.spark().range(0, ROWS, 1, 1).mapPartitions(stage, Encoders.FLOAT()).collectAsList();
         assertEquals(ROWS, ys.size());
         for (int i = 0; i < ROWS; i++) {
             if (isNull(i)) {
@@ -106,7 +106,7 @@ class NullableColumnsTest {
     void arrowBatchesWithNullsComeBackAsColumnarBatchesWhoseVectorsReportThem() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(X).passThrough("x").output(Y).batchRows(BATCH).lanes(2).buildArrow();
-        List<Integer> checked = SPARK.session().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Integer>) in -> {
+        List<Integer> checked = LOCAL.spark().range(0, 1, 1, 1).mapPartitions((MapPartitionsFunction<Long, Integer>) in -> {
             List<Integer> out = new ArrayList<>();
             try (BufferAllocator a = new RootAllocator()) {
                 List<VectorSchemaRoot> batches = batches(a, NullableColumnsTest::isNull);
@@ -169,7 +169,7 @@ class NullableColumnsTest {
         for (int i = 0; i < ROWS; i++) {
             data.add(RowFactory.create(i % 5 == 0 ? null : (float) i, isNull(i) ? null : x(i)));
         }
-        Dataset<Row> df = SPARK.session().createDataFrame(data, schema).coalesce(1);
+        Dataset<Row> df = LOCAL.spark().createDataFrame(data, schema).coalesce(1);
         // z is carried: it makes no output null by itself, but the stage copies its bitmap into y's.
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>stage(new BitmapStage())
                 .carry(Field.nullable("z", F32)).input(X).output(Y).batchRows(BATCH).buildRows();
@@ -220,7 +220,7 @@ class NullableColumnsTest {
     void aNullInAnArrowColumnNotDeclaredNullableStillFailsTheTask() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X).output(TestStages.Y).batchRows(BATCH).buildArrow();
-        Exception e = assertThrows(Exception.class, () -> SPARK.session().range(0, 1, 1, 1)
+        Exception e = assertThrows(Exception.class, () -> LOCAL.spark().range(0, 1, 1, 1)
                 .mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
                     try (BufferAllocator a = new RootAllocator()) {
                         List<VectorSchemaRoot> batches = batches(a, i -> i == 10);

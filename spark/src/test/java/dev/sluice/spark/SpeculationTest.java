@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SpeculationTest {
 
     @RegisterExtension
-    static final LocalSpark SPARK = new LocalSpark("SpeculationTest", 2, 2, b -> b
+    static final LocalSpark LOCAL = new LocalSpark("SpeculationTest", 2, 2, b -> b
             .config("spark.speculation", "true")
             .config("spark.speculation.interval", "20ms")
             .config("spark.speculation.multiplier", "1.5")
@@ -34,7 +34,7 @@ class SpeculationTest {
     void withSpeculationOnEachRowComesOnce() throws Exception {
         GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .carry(TestStages.ID).input(TestStages.X).output(TestStages.Y).batchRows(200).buildRows();
-        Dataset<Row> numbers = SPARK.session().range(0, 4000, 1, 4)
+        Dataset<Row> numbers = LOCAL.spark().range(0, 4000, 1, 4)
                 .select(functions.col("id"), functions.col("id").mod(1000).divide(8).cast("float").as("x"));
         // Partition 3 waits 1 ms for each of its last 200 rows: far slower than the others.
         Dataset<Row> skewed = numbers.map((MapFunction<Row, Row>) r -> {
