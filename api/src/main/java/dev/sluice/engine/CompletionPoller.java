@@ -51,7 +51,8 @@ final class CompletionPoller {
     private final ContextOptions options;
     private final CopyOnWriteArrayList<StreamOrder> cores = new CopyOnWriteArrayList<>();
     private final Thread thread;
-    private volatile boolean sleeping;
+    /** The thread's going to sleep with nothing pending, against enqueues that must wake it. */
+    private final SleepHandshake sleep = new SleepHandshake();
     private volatile boolean stopping;
     private volatile @Nullable Throwable fault;
     /** A sticky error reported by an enqueuing call, for the thread to fault the context with ({@link #report}). */
@@ -97,7 +98,7 @@ final class CompletionPoller {
 
     /** Called after a future was queued, under its stream's lock: wakes the thread if it sleeps or must fail it. */
     void wake() {
-        if (sleeping || fault != null || stopping) {
+        if (sleep.mustWake() || fault != null || stopping) {
             LockSupport.unpark(thread);
         }
     }
@@ -176,7 +177,7 @@ final class CompletionPoller {
     /**
      * How the completion thread paces its polls, from what its last passes found: its own, made and used by that thread
      * only. Not fields of the engine: a field written on every pass could share a cache line with those that each
-     * enqueue reads ({@code sleeping}, {@code fault}, {@code stopping} in {@link #wake()}), and cost the enqueuing thread
+     * enqueue reads ({@code sleep}, {@code fault}, {@code stopping} in {@link #wake()}), and cost the enqueuing thread
      * a miss per pass.
      */
     private static final class Pace {
@@ -247,13 +248,13 @@ final class CompletionPoller {
             }
             return;
         }
-        sleeping = true;
+        sleep.settle();
         if (anyQueued() || fault != null || reported != null || stopping) {
-            sleeping = false;
+            sleep.rise();
             return;
         }
         LockSupport.park(this);
-        sleeping = false;
+        sleep.rise();
         pace.lastActivity = System.nanoTime();
     }
 

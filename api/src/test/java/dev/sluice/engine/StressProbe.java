@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The lock-free parts of the engine as its jcstress tests (the {@code sluice-stress} module) drive them: stream cores
- * with no device and no completion thread (the test's actors call {@link #advance} themselves), the completion queue,
- * a use tracker, and what the tests read back from an operation. For those tests only: nothing else calls it, and it
- * makes no promise beyond them.
+ * with no device and no completion thread (the test's actors call {@link #advance} themselves), the completion queue
+ * and the completion thread's sleep handshake, a use tracker, and what the tests read back from an operation. For
+ * those tests only: nothing else calls it, and it makes no promise beyond them.
  *
  * <p>It lives in the api module's test sources, in the engine's package so that it reaches the package-private parts
  * the tests drive, and reaches the stress module through the api's test-jar: the product jar does not carry it. Those
@@ -98,6 +98,28 @@ public final class StressProbe {
         /** Takes the oldest operation, or null (the consumer, the completion thread in the engine). */
         public @Nullable Operation<?> poll() {
             return queue.poll();
+        }
+    }
+
+    /**
+     * A stream's completion queue and the completion thread's sleep handshake, as {@code CompletionPoller} uses them:
+     * an enqueue queues a future and then asks whether to wake the thread; the thread settles to sleep and then takes
+     * its last look at the queue.
+     */
+    public static final class Sleep {
+        private final CompletionQueue queue = new CompletionQueue();
+        private final SleepHandshake sleep = new SleepHandshake();
+
+        /** Queues {@code f} (under a stream's lock in the engine); whether the enqueue then wakes the thread. */
+        public boolean enqueue(Operation<?> f) {
+            queue.add(f);
+            return sleep.mustWake();
+        }
+
+        /** The thread settles to sleep; whether its last look then finds a future queued (it does not park). */
+        public boolean settle() {
+            sleep.settle();
+            return !queue.isEmpty();
         }
     }
 
