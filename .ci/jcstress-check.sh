@@ -3,7 +3,7 @@
 # under a hard time limit, failing if any test saw a forbidden outcome or could not run. Run after a build that
 # packaged the stress module (.ci/run runs it after the other checks); builds it when its class path is missing.
 # The run: jcstress's quick preset (each test in each of its JVM configurations, one fork and one stress fork) cut to
-# 2 iterations of 100 ms: three to four minutes for six tests on two cores (183-211 s measured), and more on a machine
+# 2 iterations of 100 ms: three to four minutes for seven tests on two cores (183-211 s measured for six), and more on a machine
 # busy with other builds (300 s ran out at 76 of 84 runs once): the limit stops a hung run, not a slow one. JCSTRESS_OPTS
 # and JCSTRESS_LIMIT (seconds) override the options and the limit; longer runs: see CONTRIBUTING.md, "Stress tests".
 set -euo pipefail
