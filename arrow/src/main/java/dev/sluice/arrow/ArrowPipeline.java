@@ -31,7 +31,6 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Scheduler;
 
 /**
  * A {@link GpuPipeline} over Arrow record batches: each {@link VectorSchemaRoot} of a {@code Flux} is one chunk, its
@@ -68,8 +67,7 @@ import reactor.core.scheduler.Scheduler;
  * ready. Back-pressure as {@link GpuPipeline}'s: at most {@code lanes} batches are in the pipeline beyond the
  * results requested.
  * <li><b>Completion thread:</b> as {@link GpuPipeline}'s: results are emitted on the context's completion thread or the
- * requesting thread (with {@link Builder#hostScheduler}, on a worker of that scheduler); the stage runs on the thread
- * that enqueues. Nothing blocks.
+ * requesting thread; the stage runs on the thread that enqueues. Nothing blocks.
  * <li><b>Cancellation:</b> cancels upstream; batches already on the device finish there and their results are
  * released (their pinned memory goes back once the downloads into it have finished); nothing leaks.
  * <li><b>Resources:</b> the caller owns the input batches and closes them; from the moment the pipeline receives a
@@ -129,9 +127,6 @@ public final class ArrowPipeline implements AutoCloseable {
                 .output(DType.U8, n -> capacity)
                 .stage((lane, in, out) -> enqueue(stage, lane, in, out));
         b.kernels.forEach(g::kernel);
-        if (b.hostScheduler != null) {
-            g.hostScheduler(b.hostScheduler);
-        }
         this.pipeline = g.buildInto(SOURCE, new Target());
     }
 
@@ -479,7 +474,6 @@ public final class ArrowPipeline implements AutoCloseable {
         private final List<Output> outputs = new ArrayList<>();
         private final Set<Kernel> kernels = new LinkedHashSet<>();
         private int lanes = 3;
-        private @Nullable Scheduler hostScheduler;
         private int maxRows;
         private long maxBatchBytes;
         private @Nullable Stage stage;
@@ -495,24 +489,6 @@ public final class ArrowPipeline implements AutoCloseable {
                 throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to 64");
             }
             this.lanes = n;
-            return this;
-        }
-
-        /**
-         * Runs the pipeline's host work (enqueuing each batch's uploads, stage and downloads, taking results) on one
-         * worker of {@code scheduler} per subscription instead of on the thread that signals, which for a batch's
-         * completion is the context's completion thread; as {@link GpuPipeline.Builder#hostScheduler}, whose terms
-         * (the scheduler outlives the subscriptions; one that goes away fails them) hold here. Worth it when several
-         * pipelines share a context and their stages enqueue much (many launches a batch): inline, every pipeline's
-         * enqueues after a completion run one after another on the one completion thread. Default: none (inline).
-         *
-         * @throws InvalidArgumentException naming {@code scheduler} if it is null
-         */
-        public Builder hostScheduler(Scheduler scheduler) {
-            if (scheduler == null) {
-                throw new InvalidArgumentException("scheduler", "must not be null");
-            }
-            this.hostScheduler = scheduler;
             return this;
         }
 

@@ -19,7 +19,6 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * One task's run of a GPU stage: its device (a reference to the executor's context), a child allocator of the device's
@@ -29,12 +28,9 @@ import reactor.core.scheduler.Schedulers;
  * <p><b>Threads.</b> Everything that touches the partition's input (Spark's iterators are the task thread's, and may
  * read {@code TaskContext.get()}) runs on the task's thread, inside {@link Results#hasNext()}: it reads the next batch of
  * input only while fewer than {@code lanes + 1} batches are in the pipeline, pushes it, and otherwise waits for the
- * next result, which the pipeline hands over through a queue. So at most {@code lanes + 1} batches are in flight, the
- * upload of one overlaps the kernels of another and the download of a third, and a result is converted only as the
- * partition's iterator is consumed. The pipeline's own host work (each batch's enqueues: its uploads, the stage's
- * launches, its downloads) runs on a worker of Reactor's parallel scheduler, one a task ({@code hostScheduler}), not on
- * the device's completion thread: every task of the executor on that device shares that one thread, and a stage of many
- * launches a batch had all tasks' enqueues run one after another there.
+ * next result, which the device's completion thread hands over through a queue. So at most {@code lanes + 1} batches
+ * are in flight, the upload of one overlaps the kernels of another and the download of a third, and a result is
+ * converted only as the partition's iterator is consumed.
  *
  * <p><b>End.</b> A task completion listener ({@link #close}), which Spark calls when the task ends however it ends
  * (success, failure, kill), cancels the pipeline's subscription, closes the batches and results it still holds and the
@@ -88,8 +84,7 @@ final class TaskRun implements AutoCloseable {
         ArrowPipeline p;
         try {
             ArrowPipeline.Builder b = ArrowPipeline.builder(d.context, a).lanes(spec.lanes)
-                    .capacity(spec.batchRows, spec.maxBatchBytes).stage(spec.deviceWork())
-                    .hostScheduler(Schedulers.parallel()); // the JVM's, daemon threads: outlives every task
+                    .capacity(spec.batchRows, spec.maxBatchBytes).stage(spec.deviceWork());
             spec.passThrough.forEach(b::passThrough);
             spec.deviceOutputs().forEach(b::output); // booleans, dates, timestamps as bytes, int32s, int64s
             spec.kernels().forEach(b::kernel);
