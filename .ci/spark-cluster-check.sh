@@ -99,20 +99,23 @@ fail() {
   exit 1
 }
 
-# Spark's jars: the spark module's provided class path. Sluice's: this build's jars and the third-party ones of the
-# module's runtime class path. Resolved with -am so that the reactor, not the local repository, gives Sluice's
-# modules; every module of the reactor writes the same file, sluice-spark (which depends on the others) last.
-./mvnw -B -q -o -pl spark -am dependency:build-classpath -Dmdep.includeScope=provided \
-  -Dmdep.outputFile="$work/provided.txt"
-./mvnw -B -q -o -pl spark -am dependency:build-classpath -Dmdep.includeScope=runtime \
-  -Dmdep.outputFile="$work/runtime.txt"
-IFS=: read -r -a provided <<<"$(cat "$work/provided.txt")"
-IFS=: read -r -a runtime <<<"$(cat "$work/runtime.txt")"
-[ "${#provided[@]}" -gt 50 ] || fail "the spark module's provided class path has ${#provided[@]} entries"
+# Spark's jars: the spark module's provided dependencies. Sluice's: this build's jars, and the third-party ones among
+# the module's compile and runtime dependencies. One listing with each dependency's scope and file; resolved with -am
+# and test-compile, so that the reactor gives Sluice's modules (Maven takes a module's classes from the reactor only
+# after that phase), without the local repository; every module of the reactor writes the same file, sluice-spark
+# (which depends on the others) last. The lines read "group:artifact:type[:classifier]:version:scope:file".
+./mvnw -B -q -o -pl spark -am test-compile dependency:list -DincludeScope=test -DoutputAbsoluteArtifactFilename=true \
+  -DoutputFile="$work/dependencies.txt"
+provided=() third_party=()
+while read -r scope file; do
+  case "$scope" in
+    provided) provided+=("$file") ;;
+    compile | runtime) case "$file" in */dev/sluice/* | "$PWD"/*) ;; *) third_party+=("$file") ;; esac ;;
+  esac
+done < <(sed -n 's/^ *\([^ ]*\).*/\1/p' "$work/dependencies.txt" | awk -F: 'NF >= 6 { print $(NF - 1), $NF }')
+[ "${#provided[@]}" -gt 50 ] || fail "the spark module has ${#provided[@]} provided dependencies (Spark's jars)"
 ln -s "${provided[@]}" "$work/spark-home/jars/"
-for e in "${runtime[@]}"; do
-  case "$e" in */dev/sluice/* | "$PWD"/*) ;; *) ln -s "$e" "$work/sluice/" ;; esac
-done
+ln -s "${third_party[@]}" "$work/sluice/"
 for m in "${modules[@]}"; do
   j="$(jar_of "${m%%:*}" "${m#*:}")"
   [ -n "$j" ] || fail "no ${m#*:} jar in ${m%%:*}/target"
