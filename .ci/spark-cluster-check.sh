@@ -24,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .mvn/find-jdk25.sh
 java="$JAVA_HOME/bin/java"
+command -v setsid > /dev/null || { echo "ci: spark-cluster: needs setsid (util-linux) to stop the cluster" >&2; exit 1; }
 rows=200000
 partitions=4
 limit="${SPARK_CHECK_LIMIT:-180}"   # seconds for the job (about 20 on two cores); the daemons' start has 90 s
@@ -101,8 +102,8 @@ fail() {
 
 # Spark's jars: the spark module's provided dependencies. Sluice's: this build's jars, and the third-party ones among
 # the module's compile and runtime dependencies. One listing with each dependency's scope and file; resolved with -am
-# and test-compile, so that the reactor gives Sluice's modules (Maven takes a module's classes from the reactor only
-# after that phase), without the local repository; every module of the reactor writes the same file, sluice-spark
+# and test-compile, so that the reactor gives Sluice's modules, not the local repository (Maven resolves a reactor
+# module to its classes only in a build that ran that phase); every module of the reactor writes the same file, sluice-spark
 # (which depends on the others) last. The lines read "group:artifact:type[:classifier]:version:scope:file".
 ./mvnw -B -q -o -pl spark -am test-compile dependency:list -DincludeScope=test -DoutputAbsoluteArtifactFilename=true \
   -DoutputFile="$work/dependencies.txt"
@@ -122,8 +123,7 @@ for m in "${modules[@]}"; do
   if [ "${m%%:*}" = examples ]; then job_jar="$PWD/$j"; else ln -s "$PWD/$j" "$work/sluice/"; fi
 done
 
-export SPARK_HOME="$work/spark-home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1 \
-  SPARK_LOCAL_DIRS="$work/local" SPARK_LOG_DIR="$work"
+export SPARK_HOME="$work/spark-home" SPARK_SCALA_VERSION=2.13 SPARK_LOCAL_IP=127.0.0.1 SPARK_LOCAL_DIRS="$work/local"
 
 # Waits until the daemon's log has the line, or says why not.
 await() {
