@@ -21,12 +21,17 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * A Spark job with a GPU stage, in embedded local mode: {@code rows} numbers in {@code partitions} partitions, each row's
+ * A Spark job with a GPU stage: {@code rows} numbers in {@code partitions} partitions, each row's
  * {@code y = x * x + 0.5 x + 1} computed on the device by a {@link GpuPartitionStage} in {@code Dataset.mapPartitions}
  * (batches of 4096 rows, 3 lanes a task, the row's id carried through), the executor's devices opened by
  * {@link SluiceSparkPlugin}; then Spark itself checks every row against the host's computation, and that each id came
- * once. Prints one line. Arguments: {@code [rows [partitions [threads]]]}, 200000, 4 and 2 by default. See
- * docs/spark.md.
+ * once. Prints one line; a wrong result throws. Arguments: {@code [rows [partitions [threads]]]}, 200000, 4 and 2 by
+ * default.
+ *
+ * <p>Run directly ({@code java}, {@code exec:exec}), it starts an embedded local Spark ({@code local[threads]}) with the
+ * plugin on. Under {@code spark-submit}, which sets {@code spark.master}, the master, the plugin and every other setting
+ * come from its {@code --master} and {@code --conf}, as for any job, and {@code threads} is not used
+ * ({@code spark/cluster-check.sh} runs it so on a standalone cluster). See docs/spark.md.
  */
 public final class SparkJob {
 
@@ -51,14 +56,17 @@ public final class SparkJob {
 
     /** Runs the job and returns its summary; a value that differs from the host's fails it, naming how many. */
     static String run(long rows, int partitions, int threads) {
-        SparkSession spark = SparkSession.builder()
-                .master("local[" + threads + "]")
-                .appName("SparkJob")
-                .config("spark.plugins", SluiceSparkPlugin.class.getName()) // one context per device, for the executor
-                .config("spark.ui.enabled", "false")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .getOrCreate();
+        SparkSession.Builder builder = SparkSession.builder().appName("SparkJob");
+        if (System.getProperty("spark.master") == null) {
+            // Not under spark-submit: an embedded local Spark. Under it these come from its --conf alone, so that a
+            // cluster run shows what the submitted settings do (a plugin set here would hide one missing there).
+            builder.master("local[" + threads + "]")
+                    .config("spark.plugins", SluiceSparkPlugin.class.getName()) // a context per device, for the executor
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.driver.host", "127.0.0.1")
+                    .config("spark.driver.bindAddress", "127.0.0.1");
+        }
+        SparkSession spark = builder.getOrCreate();
         try {
             long start = System.nanoTime();
             Dataset<Row> numbers = spark.range(0, rows, 1, partitions)
@@ -90,8 +98,8 @@ public final class SparkJob {
                         + " distinct ids, " + wrong + " value(s) that differ from the host's");
             }
             return String.format(Locale.ROOT, "SparkJob: %d rows in %d partitions through y = x * x + 0.5 x + 1 on the"
-                    + " device, local[%d], batches of 4096 rows, 3 lanes a task: every value equal to the host's, each"
-                    + " row once (%.1f s)", rows, partitions, threads, seconds);
+                    + " device, %s, batches of 4096 rows, 3 lanes a task: every value equal to the host's, each row"
+                    + " once (%.1f s)", rows, partitions, spark.sparkContext().master(), seconds);
         } finally {
             spark.stop();
         }
