@@ -29,7 +29,9 @@ public interface ChunkSink<R> {
      * A new {@code R} for {@code elements} elements of {@code type} whose bytes {@link #segment} gives, for the pipeline
      * to fill in pieces on several copy threads at once instead of calling {@link #read} on one; or null (the default):
      * results are read with {@link #read}. What the pipeline emits is this object once filled, as {@link #read} would
-     * have made it.
+     * have made it. Called on a host copy thread, as {@link #read} is for results of
+     * {@code sluice.pipeline.parallelCopyBytes} or more (a large Java array is zeroed by the thread that allocates it, and
+     * the completion thread serves every lane); an exception thrown here fails the chunk, as one from {@link #read} does.
      */
     default @Nullable R allocate(DType type, long elements) {
         return null;

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -73,6 +74,47 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
         }
     }
 
+    /**
+     * Allocates each result itself (filled in pieces by the copy threads), noting the thread; its allocation number
+     * {@code failAt} (from 1) throws.
+     */
+    private record Allocating(Set<String> threads, AtomicInteger calls, int failAt)
+            implements ChunkCodec<float[]> {
+        @Override
+        public boolean accepts(DType type) {
+            return Chunks.floats().accepts(type);
+        }
+
+        @Override
+        public long elements(float[] chunk, DType type) {
+            return Chunks.floats().elements(chunk, type);
+        }
+
+        @Override
+        public void copyTo(float[] chunk, MemorySegment staging) {
+            Chunks.floats().copyTo(chunk, staging);
+        }
+
+        @Override
+        public float[] read(MemorySegment result, DType type, long elements) {
+            throw new AssertionError("a sink that allocates its results is never asked to read one");
+        }
+
+        @Override
+        public float @Nullable [] allocate(DType type, long elements) {
+            threads.add(Thread.currentThread().getName());
+            if (calls.incrementAndGet() == failAt) {
+                throw new IllegalStateException("allocation " + failAt + " refused");
+            }
+            return new float[(int) elements];
+        }
+
+        @Override
+        public @Nullable MemorySegment segment(float[] result) {
+            return MemorySegment.ofArray(result);
+        }
+    }
+
     private static List<float[]> chunks(int count, int n) {
         return java.util.stream.IntStream.range(0, count).mapToObj(i -> {
             float[] c = new float[n];
@@ -95,6 +137,35 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
         }
         assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
                 () -> "copied on " + threads);
+    }
+
+    @Test
+    void resultsASinkAllocatesAreAllocatedOnTheCopyThreadsNotTheCompletionThread() {
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(4096, DType.F32).inPlace()
+                .stage((lane, in, out) -> null).build(new Allocating(threads, new AtomicInteger(), -1))) {
+            List<float[]> out = p.process(Flux.fromIterable(chunks(24, 4096))).collectList().block(Duration.ofSeconds(60));
+            assertEquals(24, out.size());
+            for (int i = 0; i < 24; i++) {
+                assertEquals(i, out.get(i)[0]);
+                assertEquals(i, out.get(i)[4095]);
+            }
+        }
+        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
+                () -> "allocated on " + threads);
+    }
+
+    @Test
+    void aSinkWhoseAllocationThrowsFailsTheFlux() {
+        AtomicReference<Throwable> error = new AtomicReference<>();
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(1024, DType.F32).inPlace()
+                .stage((lane, in, out) -> null)
+                .build(new Allocating(ConcurrentHashMap.newKeySet(), new AtomicInteger(), 5))) {
+            List<float[]> out = p.process(Flux.fromIterable(chunks(20, 1024))).doOnError(error::set).onErrorComplete()
+                    .collectList().block(Duration.ofSeconds(60));
+            assertInstanceOf(IllegalStateException.class, error.get(), () -> "the sink's exception: " + error.get());
+            assertTrue(out.size() < 20, () -> out.size() + " results: not every chunk's");
+        }
     }
 
     @Test
