@@ -158,6 +158,14 @@ public final class GpuArrowStage implements Serializable {
                             + got.get(i).getName() + "; the stage's input columns have no nulls");
                 }
             }
+            for (FieldVector v : b.getFieldVectors()) {
+                // Before any buffer is read: a closed vector's are empty (its value count 0, the batch's rows not).
+                if (v.getValueCount() != b.getRowCount()) {
+                    throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
+                            + ") has " + v.getValueCount() + " values in column " + v.getName() + " but "
+                            + b.getRowCount() + " rows" + (v.getValueCount() == 0 ? " (a closed vector has 0)" : ""));
+                }
+            }
             if (b.getRowCount() > spec.batchRows) {
                 throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                         + ") has " + b.getRowCount() + " rows; the stage takes at most " + spec.batchRows

@@ -66,9 +66,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
 
         @Override
         public void init(PluginContext ctx, Map<String, String> extraConf) {
-            String api = ctx.conf().get(API, null);
-            String backend = ExecutorDevices.backend(api == null || api.isBlank() ? null : api.strip().toLowerCase(
-                    java.util.Locale.ROOT));
+            String backend = ExecutorDevices.backend(backend(ctx.conf().get(API, null)));
             List<Integer> ordinals = ordinals(ctx.resources().get(RESOURCE), ctx.conf().get(DEVICES, null), backend);
             registry = ctx.metricRegistry();
             try {
@@ -119,25 +117,51 @@ public final class SluiceSparkPlugin implements SparkPlugin {
     }
 
     /**
+     * The backend the setting {@value #API} names, in lower case; null where it is unset or blank.
+     *
+     * @throws InvalidArgumentException naming {@value #API} where it names no backend Sluice knows
+     */
+    static @Nullable String backend(@Nullable String api) {
+        if (api == null || api.isBlank()) {
+            return null;
+        }
+        String name = api.strip().toLowerCase(java.util.Locale.ROOT);
+        List<String> known = dev.sluice.DeviceContext.backendNames();
+        if (!known.contains(name)) {
+            throw new InvalidArgumentException(API, "value \"" + api + "\" names no backend; the backends are " + known);
+        }
+        return name;
+    }
+
+    /**
      * The device ordinals of an executor: {@code gpu}'s addresses, else {@code devices} (comma separated), else every
      * device of {@code backend}.
      *
-     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal
+     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal, or
+     *                                  names a device twice
      */
     static List<Integer> ordinals(@Nullable ResourceInformation gpu, @Nullable String devices, String backend) {
         List<Integer> out = new ArrayList<>();
         if (gpu != null && gpu.addresses().length > 0) {
             for (String a : gpu.addresses()) {
-                out.add(ordinal(a, "resource " + RESOURCE));
+                add(out, ordinal(a, "resource " + RESOURCE), "resource " + RESOURCE, String.join(",", gpu.addresses()));
             }
         } else if (devices != null && !devices.isBlank()) {
             for (String a : devices.split(",")) {
-                out.add(ordinal(a, DEVICES));
+                add(out, ordinal(a, DEVICES), DEVICES, devices);
             }
         } else {
             return ExecutorDevices.ordinals(backend);
         }
         return List.copyOf(out);
+    }
+
+    /** Adds {@code ordinal}, refusing one listed before: the executor holds each device once. */
+    private static void add(List<Integer> ordinals, int ordinal, String where, String listed) {
+        if (ordinals.contains(ordinal)) {
+            throw new InvalidArgumentException(where, "\"" + listed + "\" lists device " + ordinal + " twice");
+        }
+        ordinals.add(ordinal);
     }
 
     /** {@code address} as a device ordinal. */
