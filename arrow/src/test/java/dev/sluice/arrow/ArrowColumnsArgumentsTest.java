@@ -158,12 +158,24 @@ class ArrowColumnsArgumentsTest {
     }
 
     @Test
-    void downloadIntoAVectorOfAClosedAllocatorIsRefusedNamingInto() {
-        try (IntVector a = ints(pinned, "a", 10); DeviceColumn column = ArrowColumns.upload(stream, a)) {
+    void downloadIntoAVectorOfAClosedAllocatorIsRefusedNamingIntoAndEnqueuesNothing() {
+        try (IntVector a = ints(pinned, "a", 10); IntVector b = ints(pinned, "b", 10);
+                IntVector intoA = new IntVector("a", pinned)) {
             BufferAllocator child = pinned.newChildAllocator("closed", 0, Long.MAX_VALUE);
-            IntVector into = new IntVector("into", child);
+            IntVector intoB = new IntVector("b", child);
             child.close();
-            assertArgument("into", () -> ArrowColumns.download(stream, column, into), "closed");
+            Map<String, DeviceColumn> columns = new LinkedHashMap<>();
+            columns.put("a", ArrowColumns.upload(stream, a));
+            columns.put("b", ArrowColumns.upload(stream, b));
+            try (DeviceBatch batch = DeviceBatch.of(columns);
+                    VectorSchemaRoot into = new VectorSchemaRoot(List.of(intoA.getField(), intoB.getField()),
+                            List.<FieldVector>of(intoA, intoB), 0)) {
+                assertArgument("into", () -> ArrowColumns.download(stream, batch.column("b"), intoB), "vector b",
+                        "allocator closed is closed");
+                // A batch's download makes room in every vector before enqueuing: b's closed allocator leaves a as it was.
+                assertArgument("into", () -> ArrowColumns.download(stream, batch, into), "vector b", "is closed");
+                assertEquals(0, intoA.getValueCount(), "column a was not downloaded");
+            }
         }
     }
 
