@@ -239,6 +239,31 @@ class ArrowColumnsArgumentsTest {
     }
 
     @Test
+    void closingAfterTheContextClosedIsQuietAndIdempotent() {
+        DeviceContext other = DeviceContext.open(Api.CPU, 0);
+        PinnedAllocationFactory f = PinnedAllocationFactory.of(other);
+        RootAllocator a = f.newRootAllocator(Long.MAX_VALUE);
+        try (IntVector v = ints(plain, "x", 100)) {
+            RegisteredColumn r = ArrowColumns.registerHost(other, v);
+            DeviceColumn column = DeviceColumn.allocate(other, DType.F32, 10, true);
+            DeviceBatch batch = DeviceBatch.of(Map.of("c", DeviceColumn.allocate(other, DType.I32, 10, false)));
+            ArrowPipeline p = ArrowPipeline.builder(other, a).capacity(10, 1024).output(Field.nullable("y", I32))
+                    .stage((lane, in, out) -> null).build();
+            a.close();
+            other.close();
+            for (int k = 0; k < 2; k++) {
+                r.close();
+                column.close();
+                batch.close();
+                p.close();
+                f.close();
+            }
+            assertTrue(r.isClosed() && column.isClosed() && batch.column("c").isClosed() && p.isClosed());
+        }
+        // plain's close (after the test) fails if the registration still holds a reference to the vector's buffers.
+    }
+
+    @Test
     void pinnedAllocationFactoryRefusesBadArgumentsNamingThem() {
         DeviceContext closed = DeviceContext.open(Api.CPU, 0);
         closed.close();
@@ -247,6 +272,11 @@ class ArrowColumnsArgumentsTest {
         assertArgument("poolLimit", () -> PinnedAllocationFactory.of(ctx, Long.MIN_VALUE), String.valueOf(Long.MIN_VALUE));
         try (PinnedAllocationFactory f = PinnedAllocationFactory.of(ctx, 0)) {
             assertArgument("limit", () -> f.newRootAllocator(-1), "-1");
+            // Arrow's own entry point, public as the interface is: refused before the pool gives any memory out.
+            assertArgument("accountingAllocator", () -> f.create(null, 64), "must not be null");
+            assertArgument("size", () -> f.create(pinned, 0), "value 0", "at least 1");
+            assertArgument("size", () -> f.create(pinned, Long.MIN_VALUE), "value " + Long.MIN_VALUE);
+            assertEquals(0, f.allocations(), "nothing was pinned");
         }
     }
 
