@@ -195,6 +195,39 @@ class ArrowPipelineArgumentsTest {
     }
 
     @Test
+    void aStageThatClosesItsViewsFreesNoLaneMemory() {
+        // The stage's batches are views of the lane's buffers, "nothing to close": closing them must not free the lane's.
+        ArrowPipeline.Stage closing = (lane, in, out) -> {
+            var last = ArrowPipelineTest.FMA_STAGE.enqueue(lane, in, out);
+            in.close();
+            out.close();
+            return last;
+        };
+        List<VectorSchemaRoot> inputs = new java.util.ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            inputs.add(ArrowPipelineTest.batch(pinned, k, 100));
+        }
+        try (ArrowPipeline p = fma().stage(closing).build()) {
+            List<VectorSchemaRoot> results = p.process(Flux.fromIterable(inputs)).collectList().block(Duration.ofSeconds(30));
+            assertEquals(6, results.size());
+            for (int k = 0; k < 6; k++) {
+                try (VectorSchemaRoot r = results.get(k)) {
+                    org.apache.arrow.vector.Float4Vector y = (org.apache.arrow.vector.Float4Vector) r.getVector("y");
+                    org.apache.arrow.vector.Float4Vector b = (org.apache.arrow.vector.Float4Vector) inputs.get(k).getVector("b");
+                    org.apache.arrow.vector.Float4Vector a = (org.apache.arrow.vector.Float4Vector) inputs.get(k).getVector("a");
+                    for (int i = 0; i < 100; i++) {
+                        if (!a.isNull(i)) {
+                            assertEquals(a.get(i) * b.get(i) + 1, y.get(i), 1e-5f, "batch " + k + " row " + i);
+                        }
+                    }
+                }
+            }
+        } finally {
+            inputs.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    @Test
     void aClosedRootAsInputFailsTheFluxNamingTheBatch() {
         VectorSchemaRoot closed = ArrowPipelineTest.batch(pinned, 0, 10);
         closed.close();

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * {@link GpuPartitionStage.Builder#buildArrow()}; serializable, so a function shipped to the executors may hold it.
  *
  * <p>A batch has exactly the declared input columns, in order, of their types (a timestamp with a time zone in any
- * zone), nulls only in the columns declared nullable, at most {@code batchRows} rows and {@code maxBatchBytes} bytes;
+ * zone), each holding the batch's row count of values (a closed batch's hold none), nulls only in the columns declared
+ * nullable, at most {@code batchRows} rows and {@code maxBatchBytes} bytes;
  * any other fails the task with a {@link GpuTaskException} naming the batch, its rows and the device. The stage takes the batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
  * and frees them once the batch's result has come back. Batches of a {@link dev.sluice.arrow.PinnedAllocationFactory}
  * allocator of the task's device are uploaded straight from their memory; others are copied into the lane's pinned

@@ -24,9 +24,11 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@value #API}: the backend ({@code cuda}, {@code hip}, {@code cpu}); by default the one
  * {@link dev.sluice.DeviceContext#open()} takes (the system property {@code sluice.api}, else the first backend with a
- * device).
+ * device); a name of no backend fails the executor's start with an {@link InvalidArgumentException} naming the setting.
  * <li>{@value #DEVICES}: the device ordinals to open where Spark gives the executor no {@code gpu} resource, comma
- * separated ({@code 0,1}); by default every device of the backend.
+ * separated ({@code 0,1}); by default every device of the backend. An entry that is no ordinal, or an ordinal listed
+ * twice (here or among the {@code gpu} resource's addresses), fails the executor's start naming the setting (or the
+ * resource) and the value, with no context left open.
  * </ul>
  *
  * <p>The stages ({@link GpuPartitionStage}, {@link GpuArrowStage}) use the plugin's contexts where it runs, and open
