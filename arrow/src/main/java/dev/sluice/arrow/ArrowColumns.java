@@ -104,8 +104,9 @@ public final class ArrowColumns {
      * The host memory of {@code vector}: views of its validity, offsets and data buffers, as long as its value count
      * needs. Valid while the vector keeps those buffers (until it is closed, cleared or reallocated).
      *
-     * @throws InvalidArgumentException naming {@code vector} if it is null, of an unsupported type, or its buffers do not
-     *                                  hold its value count
+     * @throws InvalidArgumentException naming {@code vector} if it is null, of an unsupported type, its buffers do not
+     *                                  hold its value count, or they are pinned memory that its context freed when it
+     *                                  closed (nothing reads such memory)
      */
     public static ColumnData hostData(FieldVector vector) {
         return hostData(ColumnLayout.of("vector", vector));
@@ -308,8 +309,9 @@ public final class ArrowColumns {
      * @return completes once {@code into} holds the column
      * @throws InvalidArgumentException naming {@code stream} if it is null or closed, {@code column} if it is null,
      *                                  closed or memory of another context than {@code stream}'s, or {@code into} if it
-     *                                  is null, of another layout than the column (element type, offsets) or too small
-     *                                  and of a closed allocator; nothing is enqueued and {@code into} is unchanged then
+     *                                  is null, of another layout than the column (element type, offsets), pinned memory
+     *                                  that its context freed when it closed, or too small and of a closed allocator;
+     *                                  nothing is enqueued and {@code into} is unchanged then
      */
     public static CompletableFuture<Void> download(DeviceStream stream, DeviceColumn column, FieldVector into) {
         checkStream(stream);
@@ -322,6 +324,9 @@ public final class ArrowColumns {
         }
         DType type = ColumnLayout.elementType(into.getField().getType());
         DType offsetType = ColumnLayout.offsetType(into.getField().getType());
+        if (type != null) {
+            ColumnLayout.checkAlive("into", into); // written below: never into memory its context has freed
+        }
         if (type != column.type() || offsetType != column.offsetType()) {
             throw new InvalidArgumentException("into", "vector " + into.getName() + " of Arrow type "
                     + into.getField().getType() + " (" + type + (offsetType != null ? " with " + offsetType + " offsets" : "")
@@ -411,6 +416,7 @@ public final class ArrowColumns {
                 throw new InvalidArgumentException("into", "column " + e.getKey() + " of Arrow type " + v.getField().getType()
                         + " cannot hold " + e.getValue());
             }
+            ColumnLayout.checkAlive("into", v);
             targets.add(v);
         }
         int k = 0;

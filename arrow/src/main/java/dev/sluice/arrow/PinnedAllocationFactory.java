@@ -232,6 +232,20 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
         return null;
     }
 
+    /**
+     * Why {@code buffer}'s memory must not be touched: it is pinned memory whose context is closed, which freed it (its
+     * allocator was not closed first); null for any other buffer. Checked before Sluice reads or writes a vector's
+     * memory on the host: reading freed memory could crash the JVM.
+     */
+    static @Nullable String freedMemory(ArrowBuf buffer) {
+        HostBuffer pinned = pinnedBytes(buffer);
+        if (pinned == null || !pinned.isClosed() && !pinned.context().isClosed()) {
+            return null;
+        }
+        return "is pinned memory of " + pinned.context() + ", which is closed and has freed it: close the allocators of a"
+                + " PinnedAllocationFactory before its context";
+    }
+
     @Override
     public String toString() {
         return "PinnedAllocationFactory[" + context + ", pool " + pool.heldBytes() + " of " + pool.limit() + " bytes]";

@@ -264,6 +264,48 @@ class ArrowColumnsArgumentsTest {
     }
 
     @Test
+    void aVectorWhoseContextFreedItsPinnedMemoryIsRefusedBeforeItIsRead() {
+        DeviceContext other = DeviceContext.open(Api.CPU, 0);
+        PinnedAllocationFactory f = PinnedAllocationFactory.of(other);
+        RootAllocator a = f.newRootAllocator(Long.MAX_VALUE);
+        org.apache.arrow.vector.VarCharVector s = new org.apache.arrow.vector.VarCharVector("s", a);
+        s.allocateNew(8_000, 1000);
+        for (int i = 0; i < 1000; i++) {
+            s.setSafe(i, new byte[] {'a', 'b'});
+        }
+        s.setValueCount(1000);
+        IntVector into = new IntVector("into", a);
+        into.allocateNew(1000);
+        // Misuse the class comment warns of: the context closes first and frees the vectors' memory. On a GPU that
+        // memory may be unmapped: reading a string's offsets from it, or copying from it, crashed the JVM.
+        other.close();
+        String freed = "is closed and has freed it";
+        assertArgument("vector", () -> ArrowColumns.upload(stream, s), "vector s", freed);
+        assertArgument("vector", () -> ArrowColumns.hostData(s), freed);
+        assertArgument("vector", () -> ArrowColumns.registerHost(ctx, s), freed);
+        try (IntVector x = ints(pinned, "x", 1000); DeviceColumn column = ArrowColumns.upload(stream, x)) {
+            assertArgument("into", () -> ArrowColumns.download(stream, column, into), "vector into", freed);
+        }
+        try (ArrowPipeline p = ArrowPipeline.builder(ctx, pinned).capacity(1000, 64 * 1024).passThrough("s")
+                .stage((lane, in, out) -> null).build()) {
+            VectorSchemaRoot batch = new VectorSchemaRoot(List.of(s.getField()), List.<FieldVector>of(s), 1000);
+            reactor.test.StepVerifier.create(p.process(reactor.core.publisher.Flux.just(batch)))
+                    .expectErrorSatisfies(e -> {
+                        InvalidArgumentException iae = org.junit.jupiter.api.Assertions.assertInstanceOf(
+                                InvalidArgumentException.class, e);
+                        assertEquals("batch", iae.argument());
+                        assertTrue(e.getMessage().contains(freed), e.getMessage());
+                    })
+                    .verify(java.time.Duration.ofSeconds(30));
+        }
+        // Closing them now gives the freed memory back to nothing: quiet, and Arrow's accounting balances.
+        s.close();
+        into.close();
+        a.close();
+        f.close();
+    }
+
+    @Test
     void pinnedAllocationFactoryRefusesBadArgumentsNamingThem() {
         DeviceContext closed = DeviceContext.open(Api.CPU, 0);
         closed.close();
