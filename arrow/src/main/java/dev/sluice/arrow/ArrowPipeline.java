@@ -80,7 +80,8 @@ import reactor.core.publisher.Flux;
  * subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports unclosed
  * results as leaks). Close the pipeline (its lanes, as {@link GpuPipeline#close()}) before the allocator's context.
  * <li><b>Errors:</b> a bad batch (null, without columns, whose columns differ in length, a closed vector, a column of
- * an unsupported type, more rows or bytes than the {@link Builder#capacity capacity}, lacking a pass-through column)
+ * an unsupported type, two columns of one name, pinned memory that its closed context freed, more rows or bytes than
+ * the {@link Builder#capacity capacity}, lacking a pass-through column)
  * fails the {@code Flux} with an {@link InvalidArgumentException} naming {@code batch}, as does an exception the stage
  * throws or a failed operation on the device (with that exception), once the batches in flight have drained; their
  * results are released, not emitted.
