@@ -104,8 +104,9 @@ public final class ArrowColumns {
      * The host memory of {@code vector}: views of its validity, offsets and data buffers, as long as its value count
      * needs. Valid while the vector keeps those buffers (until it is closed, cleared or reallocated).
      *
-     * @throws InvalidArgumentException naming {@code vector} if it is null, of an unsupported type, or its buffers do not
-     *                                  hold its value count
+     * @throws InvalidArgumentException naming {@code vector} if it is null, of an unsupported type, its buffers do not
+     *                                  hold its value count, or they are pinned memory that its context freed when it
+     *                                  closed (nothing reads such memory)
      */
     public static ColumnData hostData(FieldVector vector) {
         return hostData(ColumnLayout.of("vector", vector));
@@ -136,12 +137,11 @@ public final class ArrowColumns {
      * Pins {@code vector}'s memory in place for copies by DMA ({@link DeviceContext#registerHost}); buffers that share
      * a memory page are registered together. See {@link RegisteredColumn} for who closes what.
      *
-     * @throws InvalidArgumentException naming {@code context} if it is null, or {@code vector} as {@link #hostData}
+     * @throws InvalidArgumentException naming {@code context} if it is null or closed, or {@code vector} as
+     *                                  {@link #hostData}; nothing is registered then
      */
     public static RegisteredColumn registerHost(DeviceContext context, FieldVector vector) {
-        if (context == null) {
-            throw new InvalidArgumentException("context", "must not be null");
-        }
+        checkContext(context);
         ColumnLayout l = ColumnLayout.of("vector", vector);
         if (l.valueCount() == 0 || PinnedAllocationFactory.pinnedBytes(vector.getDataBuffer()) != null) {
             return new RegisteredColumn(hostData(l), List.of(), List.of());
@@ -214,13 +214,11 @@ public final class ArrowColumns {
      * values. The vector must not change until the stream's work enqueued after this has completed; closing it
      * meanwhile is safe. A vector of 0 values gives a column with no buffers, and enqueues nothing.
      *
-     * @throws InvalidArgumentException naming {@code stream} if it is null, or {@code vector} as {@link #hostData};
-     *                                  nothing is allocated or enqueued then
+     * @throws InvalidArgumentException naming {@code stream} if it is null or closed, or {@code vector} as
+     *                                  {@link #hostData}; nothing is allocated or enqueued then
      */
     public static DeviceColumn upload(DeviceStream stream, FieldVector vector) {
-        if (stream == null) {
-            throw new InvalidArgumentException("stream", "must not be null");
-        }
+        checkStream(stream);
         return upload(stream, ColumnLayout.of("vector", vector));
     }
 
@@ -262,22 +260,27 @@ public final class ArrowColumns {
      * Copies every column of {@code batch} to new device memory in {@code stream}'s order, as {@link #upload(DeviceStream,
      * FieldVector)} does each.
      *
-     * @throws InvalidArgumentException naming {@code batch} if it is null, a column's value count differs from the
+     * @throws InvalidArgumentException naming {@code stream} if it is null or closed, or {@code batch} if it is null,
+     *                                  has no columns or two of one name, a column's value count differs from the
      *                                  batch's row count, or a column is of an unsupported type; nothing is allocated or
      *                                  enqueued then
      */
     public static DeviceBatch upload(DeviceStream stream, VectorSchemaRoot batch) {
-        if (stream == null) {
-            throw new InvalidArgumentException("stream", "must not be null");
-        }
+        checkStream(stream);
         if (batch == null) {
             throw new InvalidArgumentException("batch", "must not be null");
         }
         List<ColumnLayout> layouts = new ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
         for (FieldVector v : batch.getFieldVectors()) {
             if (v.getValueCount() != batch.getRowCount()) {
                 throw new InvalidArgumentException("batch", "column " + v.getName() + " has " + v.getValueCount()
                         + " values but the batch has " + batch.getRowCount() + " rows");
+            }
+            // The batch's columns are found by name: a second column of a name would hide the first's device memory.
+            if (!names.add(v.getName())) {
+                throw new InvalidArgumentException("batch", "has two columns named '" + v.getName() + "'; a DeviceBatch"
+                        + " holds its columns by name");
             }
             layouts.add(ColumnLayout.of("batch", v));
         }
@@ -304,21 +307,26 @@ public final class ArrowColumns {
      * copy by DMA.
      *
      * @return completes once {@code into} holds the column
-     * @throws InvalidArgumentException naming {@code stream} or {@code column} if null or closed, or {@code into} if it
-     *                                  is null or of another layout than the column (element type, offsets)
+     * @throws InvalidArgumentException naming {@code stream} if it is null or closed, {@code column} if it is null,
+     *                                  closed or memory of another context than {@code stream}'s, or {@code into} if it
+     *                                  is null, of another layout than the column (element type, offsets), pinned memory
+     *                                  that its context freed when it closed, or too small and of a closed allocator;
+     *                                  nothing is enqueued and {@code into} is unchanged then
      */
     public static CompletableFuture<Void> download(DeviceStream stream, DeviceColumn column, FieldVector into) {
-        if (stream == null) {
-            throw new InvalidArgumentException("stream", "must not be null");
-        }
-        if (column == null || column.isClosed()) {
-            throw new InvalidArgumentException("column", column == null ? "must not be null" : column + " is closed");
+        checkStream(stream);
+        String problem = column == null ? "must not be null" : problem(stream, column);
+        if (problem != null) {
+            throw new InvalidArgumentException("column", problem);
         }
         if (into == null) {
             throw new InvalidArgumentException("into", "must not be null");
         }
         DType type = ColumnLayout.elementType(into.getField().getType());
         DType offsetType = ColumnLayout.offsetType(into.getField().getType());
+        if (type != null) {
+            ColumnLayout.checkAlive("into", into); // written below: never into memory its context has freed
+        }
         if (type != column.type() || offsetType != column.offsetType()) {
             throw new InvalidArgumentException("into", "vector " + into.getName() + " of Arrow type "
                     + into.getField().getType() + " (" + type + (offsetType != null ? " with " + offsetType + " offsets" : "")
@@ -377,15 +385,25 @@ public final class ArrowColumns {
      * are all there.
      *
      * @return completes once {@code into} holds the batch
-     * @throws InvalidArgumentException naming {@code batch} if it is null, or {@code into} if it is null or lacks a column
-     *                                  of the batch or one of its vectors cannot hold its column; nothing is enqueued then
+     * @throws InvalidArgumentException naming {@code stream} if it is null or closed, {@code batch} if it is null or a
+     *                                  column of it is closed or memory of another context than {@code stream}'s, or
+     *                                  {@code into} if it is null or lacks a column of the batch or one of its vectors
+     *                                  cannot hold its column; nothing is enqueued then
      */
     public static CompletableFuture<Void> download(DeviceStream stream, DeviceBatch batch, VectorSchemaRoot into) {
+        checkStream(stream);
         if (batch == null) {
             throw new InvalidArgumentException("batch", "must not be null");
         }
         if (into == null) {
             throw new InvalidArgumentException("into", "must not be null");
+        }
+        // Every column is checked before the first is enqueued: a refusal leaves nothing half downloaded.
+        for (Map.Entry<String, DeviceColumn> e : batch.columns().entrySet()) {
+            String problem = problem(stream, e.getValue());
+            if (problem != null) {
+                throw new InvalidArgumentException("batch", "column " + e.getKey() + ": " + problem);
+            }
         }
         List<FieldVector> targets = new ArrayList<>();
         for (Map.Entry<String, DeviceColumn> e : batch.columns().entrySet()) {
@@ -398,7 +416,12 @@ public final class ArrowColumns {
                 throw new InvalidArgumentException("into", "column " + e.getKey() + " of Arrow type " + v.getField().getType()
                         + " cannot hold " + e.getValue());
             }
+            ColumnLayout.checkAlive("into", v);
             targets.add(v);
+        }
+        int k = 0;
+        for (DeviceColumn c : batch.columns().values()) {
+            ensureCapacity(targets.get(k++), c.valueCount(), c.data() == null ? 0 : c.data().byteSize());
         }
         List<CompletableFuture<Void>> all = new ArrayList<>();
         int i = 0;
@@ -409,7 +432,23 @@ public final class ArrowColumns {
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenRun(() -> into.setRowCount(batch.rowCount()));
     }
 
+    /**
+     * Makes {@code into} hold {@code n} values and {@code dataBytes} bytes.
+     *
+     * @throws InvalidArgumentException naming {@code into} if its allocator is closed (Arrow's IllegalStateException)
+     */
     private static void ensureCapacity(FieldVector into, int n, long dataBytes) {
+        try {
+            allocate(into, n, dataBytes);
+        } catch (IllegalStateException closed) {
+            InvalidArgumentException e = new InvalidArgumentException("into", "vector " + into.getName() + " cannot"
+                    + " allocate room for " + n + " values: its allocator " + into.getAllocator().getName() + " is closed");
+            e.addSuppressed(closed); // Arrow's own report (an InvalidArgumentException has no cause)
+            throw e;
+        }
+    }
+
+    private static void allocate(FieldVector into, int n, long dataBytes) {
         switch (into) {
             case BaseFixedWidthVector v -> {
                 if (v.getValueCapacity() < n) {
@@ -429,6 +468,39 @@ public final class ArrowColumns {
             default -> throw new InvalidArgumentException("into", "vector " + into.getName() + " ("
                     + into.getClass().getSimpleName() + ") is not a fixed- or variable-width vector");
         }
+    }
+
+    /** Refuses a null or closed stream, before anything is allocated or enqueued. */
+    private static void checkStream(@Nullable DeviceStream stream) {
+        if (stream == null) {
+            throw new InvalidArgumentException("stream", "must not be null");
+        }
+        if (stream.isClosed()) {
+            throw new InvalidArgumentException("stream", stream + " is closed");
+        }
+    }
+
+    /** Refuses a null or closed context, before anything is allocated or registered. */
+    static void checkContext(@Nullable DeviceContext context) {
+        if (context == null) {
+            throw new InvalidArgumentException("context", "must not be null");
+        }
+        if (context.isClosed()) {
+            throw new InvalidArgumentException("context", context + " is closed");
+        }
+    }
+
+    /** Why {@code column} cannot be downloaded on {@code stream}: closed, or another context's memory; null if it can. */
+    private static @Nullable String problem(DeviceStream stream, DeviceColumn column) {
+        if (column.isClosed()) {
+            return column + " is closed";
+        }
+        for (DeviceBuffer b : new DeviceBuffer[] {column.validity(), column.offsets(), column.data()}) {
+            if (b != null && b.context() != stream.context()) {
+                return column + " is memory of " + b.context() + ", another context than " + stream + "'s";
+            }
+        }
+        return null;
     }
 
     private static <T> T add(List<? super T> list, T item) {

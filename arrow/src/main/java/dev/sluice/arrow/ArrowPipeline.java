@@ -80,7 +80,8 @@ import reactor.core.publisher.Flux;
  * subscriber owns each result and must close it (it is memory of {@code allocator}, whose close reports unclosed
  * results as leaks). Close the pipeline (its lanes, as {@link GpuPipeline#close()}) before the allocator's context.
  * <li><b>Errors:</b> a bad batch (null, without columns, whose columns differ in length, a closed vector, a column of
- * an unsupported type, more rows or bytes than the {@link Builder#capacity capacity}, lacking a pass-through column)
+ * an unsupported type, two columns of one name, pinned memory that its closed context freed, more rows or bytes than
+ * the {@link Builder#capacity capacity}, lacking a pass-through column)
  * fails the {@code Flux} with an {@link InvalidArgumentException} naming {@code batch}, as does an exception the stage
  * throws or a failed operation on the device (with that exception), once the batches in flight have drained; their
  * results are released, not emitted.
@@ -133,8 +134,9 @@ public final class ArrowPipeline implements AutoCloseable {
     /**
      * Starts describing a pipeline on {@code context} whose results are vectors of {@code allocator}.
      *
-     * @throws InvalidArgumentException naming {@code context} if it is null or closed, or {@code allocator} if it is null
-     *                                  or not an allocator of a {@link PinnedAllocationFactory} of {@code context}
+     * @throws InvalidArgumentException naming {@code context} if it is null or closed, or {@code allocator} if it is null,
+     *                                  closed, cannot allocate a byte (its limit), or is not an allocator of a
+     *                                  {@link PinnedAllocationFactory} of {@code context}
      */
     public static Builder builder(DeviceContext context, BufferAllocator allocator) {
         if (context == null || context.isClosed()) {
@@ -143,7 +145,19 @@ public final class ArrowPipeline implements AutoCloseable {
         if (allocator == null) {
             throw new InvalidArgumentException("allocator", "must not be null");
         }
-        try (ArrowBuf probe = allocator.buffer(1)) {
+        // Arrow has no public way to ask an allocator for its factory, so one byte is allocated (and freed) to see it.
+        ArrowBuf probe;
+        try {
+            probe = allocator.buffer(1);
+        } catch (IllegalStateException | org.apache.arrow.memory.OutOfMemoryException e) {
+            InvalidArgumentException refused = new InvalidArgumentException("allocator", allocator.getName()
+                    + (e instanceof IllegalStateException ? " is closed" : " cannot allocate a byte (limit "
+                            + allocator.getLimit() + ", " + allocator.getAllocatedMemory() + " bytes allocated)")
+                    + "; results are downloaded into its memory");
+            refused.addSuppressed(e); // Arrow's own report (an InvalidArgumentException has no cause)
+            throw refused;
+        }
+        try (probe) {
             HostBuffer pinned = PinnedAllocationFactory.pinnedBytes(probe);
             if (pinned == null || pinned.context() != context) {
                 throw new InvalidArgumentException("allocator", allocator.getName() + (pinned == null
@@ -156,21 +170,28 @@ public final class ArrowPipeline implements AutoCloseable {
 
     /**
      * The results of {@code batches}, in input order. Cold: each subscription runs the batches it receives. See the
-     * class description for ordering, threads, cancellation, resources and errors.
+     * class description for ordering, threads, cancellation, resources and errors. Subscribing after {@link #close()}
+     * fails the {@code Flux} with a {@link dev.sluice.ClosedResourceException}, taking no batch.
      *
-     * @throws NullPointerException if {@code batches} is null
+     * @throws InvalidArgumentException naming {@code batches} if it is null
      */
     public Flux<VectorSchemaRoot> process(Publisher<? extends VectorSchemaRoot> batches) {
         return run(batches, true);
     }
 
-    /** As {@link #process}, but each result is emitted as soon as it is ready, whatever its input position. */
+    /**
+     * As {@link #process}, but each result is emitted as soon as it is ready, whatever its input position.
+     *
+     * @throws InvalidArgumentException naming {@code batches} if it is null
+     */
     public Flux<VectorSchemaRoot> processUnordered(Publisher<? extends VectorSchemaRoot> batches) {
         return run(batches, false);
     }
 
     private Flux<VectorSchemaRoot> run(Publisher<? extends VectorSchemaRoot> batches, boolean ordered) {
-        Objects.requireNonNull(batches, "batches");
+        if (batches == null) {
+            throw new InvalidArgumentException("batches", "must not be null");
+        }
         return Flux.defer(() -> {
             Results results = new Results();
             Flux<Job> jobs = Flux.from(batches)
@@ -582,9 +603,11 @@ public final class ArrowPipeline implements AutoCloseable {
         }
 
         /**
-         * The pipeline.
+         * The pipeline. Allocates nothing yet: each lane's buffers are allocated when a subscription first needs it.
          *
-         * @throws InvalidArgumentException naming {@code capacity}, {@code output} or {@code stage} if not set
+         * @throws InvalidArgumentException naming {@code capacity}, {@code output} or {@code stage} if not set, or
+         *                                  {@code maxBatchBytes} or {@code maxRows} where the lanes' device buffers for
+         *                                  that capacity would take more than the device's total memory
          */
         public ArrowPipeline build() {
             if (maxRows == 0) {
@@ -596,7 +619,31 @@ public final class ArrowPipeline implements AutoCloseable {
             if (stage == null) {
                 throw new InvalidArgumentException("stage", "not set: call stage(...)");
             }
+            checkFits();
             return new ArrowPipeline(this, stage);
+        }
+
+        /**
+         * Refuses a capacity whose lane buffers (a batch's bytes in, a result's bytes out, per lane) exceed the device's
+         * total memory: no allocation could succeed, and the first subscription would fail only then. The sums saturate
+         * at {@code Long.MAX_VALUE}, so that no size overflows into a small one.
+         */
+        private void checkFits() {
+            long total = context.memoryInfo().total();
+            long result = BatchLayout.outputCapacity(outputs, maxRows, maxBatchBytes);
+            long lanesBytes = BatchLayout.saturatedMultiply(lanes, BatchLayout.saturatedAdd(maxBatchBytes, result));
+            if (total <= 0 || lanesBytes <= total) {
+                return; // a backend that reports no total (0) is not second-guessed
+            }
+            boolean passes = outputs.stream().anyMatch(Output::passThrough);
+            long byBytes = BatchLayout.saturatedMultiply(lanes, passes ? BatchLayout.saturatedAdd(maxBatchBytes,
+                    maxBatchBytes) : maxBatchBytes);
+            String argument = byBytes > total / 2 ? "maxBatchBytes" : "maxRows";
+            throw new InvalidArgumentException(argument, "value " + (argument.equals("maxRows") ? maxRows : maxBatchBytes)
+                    + ": " + lanes + " lane(s) of a batch of up to " + maxBatchBytes + " bytes and a result of up to "
+                    + result + " bytes (" + maxRows + " rows) take " + (lanesBytes == Long.MAX_VALUE ? "more than "
+                            + Long.MAX_VALUE : lanesBytes) + " bytes of device memory, more than the " + total
+                    + " bytes " + context + " has");
         }
     }
 }

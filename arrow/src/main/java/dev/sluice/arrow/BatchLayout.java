@@ -127,7 +127,10 @@ record BatchLayout(int rows, List<Segment> input, long inputBytes, List<Segment>
         return new BatchLayout(rows, List.copyOf(input.values()), inputBytes, List.copyOf(output), Math.max(at, ALIGN));
     }
 
-    /** The most bytes a result of {@code maxRows} rows takes (pass-through columns at most {@code maxBatchBytes}). */
+    /**
+     * The most bytes a result of {@code maxRows} rows takes (pass-through columns at most {@code maxBatchBytes});
+     * {@code Long.MAX_VALUE} where the sum would overflow (the builder refuses such a capacity).
+     */
     static long outputCapacity(List<ArrowPipeline.Output> outputs, int maxRows, long maxBatchBytes) {
         long bytes = 0;
         boolean passes = false;
@@ -135,10 +138,21 @@ record BatchLayout(int rows, List<Segment> input, long inputBytes, List<Segment>
             if (o.passThrough()) {
                 passes = true;
             } else {
-                bytes += align((maxRows + 7L) / 8) + align((long) maxRows * o.type().byteSize());
+                bytes = saturatedAdd(bytes, align((maxRows + 7L) / 8) + align((long) maxRows * o.type().byteSize()));
             }
         }
-        return Math.max(bytes + (passes ? maxBatchBytes : 0), ALIGN);
+        return Math.max(saturatedAdd(bytes, passes ? maxBatchBytes : 0), ALIGN);
+    }
+
+    /** {@code a + b} of two sizes (not negative), {@code Long.MAX_VALUE} where it overflows. */
+    static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** {@code a * b} of two sizes (not negative), {@code Long.MAX_VALUE} where it overflows. */
+    static long saturatedMultiply(long a, long b) {
+        return Math.multiplyHigh(a, b) != 0 || a * b < 0 ? Long.MAX_VALUE : a * b;
     }
 
     private static Segment place(Field field, DType type, @Nullable DType offsetType, long at, long validityBytes,

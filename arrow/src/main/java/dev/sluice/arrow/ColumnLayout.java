@@ -40,6 +40,7 @@ record ColumnLayout(FieldVector vector, DType type, @Nullable DType offsetType, 
         if (n == 0) {
             return new ColumnLayout(vector, type, offsetType, 0, 0, 0, 0);
         }
+        checkAlive(argument, vector);
         long validity = (n + 7L) / 8;
         long offsets = 0;
         long data;
@@ -56,6 +57,24 @@ record ColumnLayout(FieldVector vector, DType type, @Nullable DType offsetType, 
             validity = 0; // no bitmap (a vector without nulls may have none): every value is valid
         }
         return new ColumnLayout(vector, type, offsetType, n, validity, offsets, data);
+    }
+
+    /**
+     * Refuses a vector whose memory its context has freed, before anything reads it (the offsets below, a copy).
+     *
+     * @throws InvalidArgumentException naming {@code argument} where a buffer of {@code vector} is freed pinned memory
+     */
+    static void checkAlive(String argument, FieldVector vector) {
+        ArrowBuf[] buffers = vector.getField().getType().isComplex() ? new ArrowBuf[0]
+                : offsetType(vector.getField().getType()) != null
+                        ? new ArrowBuf[] {vector.getValidityBuffer(), vector.getOffsetBuffer(), vector.getDataBuffer()}
+                        : new ArrowBuf[] {vector.getValidityBuffer(), vector.getDataBuffer()};
+        for (ArrowBuf b : buffers) {
+            String freed = PinnedAllocationFactory.freedMemory(b);
+            if (freed != null) {
+                throw new InvalidArgumentException(argument, "vector " + vector.getName() + " " + freed);
+            }
+        }
     }
 
     /** Whether the bitmap is there to be copied: {@code false} for a vector without one. */

@@ -63,10 +63,13 @@ public final class DeviceBatch implements AutoCloseable {
     /**
      * The column named {@code name}.
      *
-     * @throws InvalidArgumentException naming {@code name} if the batch has no such column
+     * @throws InvalidArgumentException naming {@code name} if it is null or the batch has no such column
      */
     public DeviceColumn column(String name) {
-        DeviceColumn c = name == null ? null : columns.get(name);
+        if (name == null) {
+            throw new InvalidArgumentException("name", "must not be null");
+        }
+        DeviceColumn c = columns.get(name);
         if (c == null) {
             throw new InvalidArgumentException("name", "no column " + name + " in a batch of " + columns.keySet());
         }

@@ -40,12 +40,11 @@ public final class DeviceColumn implements AutoCloseable {
      * for a kernel to write: with a validity bitmap if {@code nullable} (the kernel writes it too), else every value is
      * valid. A column of 0 values has no buffers.
      *
-     * @throws InvalidArgumentException naming {@code context} or {@code type} if null, or {@code valueCount} if negative
+     * @throws InvalidArgumentException naming {@code context} if null or closed, {@code type} if null, or
+     *                                  {@code valueCount} if negative; nothing is allocated then
      */
     public static DeviceColumn allocate(DeviceContext context, DType type, int valueCount, boolean nullable) {
-        if (context == null) {
-            throw new InvalidArgumentException("context", "must not be null");
-        }
+        ArrowColumns.checkContext(context);
         if (type == null) {
             throw new InvalidArgumentException("type", "must not be null");
         }

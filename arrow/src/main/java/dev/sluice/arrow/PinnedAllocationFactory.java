@@ -154,11 +154,21 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
      * Allocates {@code size} bytes of pinned memory, Arrow's size after its rounding, once Arrow's accounting allowed it:
      * a pooled buffer of the size class if one is reusable, else newly pinned, zero-filled memory.
      *
-     * @throws OutOfMemoryException (Arrow's) with Sluice's {@link DeviceOutOfMemoryException} as the cause, where the
-     *                              context has no pinned memory left, even after the pool freed its buffers
+     * @throws OutOfMemoryException     (Arrow's) with Sluice's {@link DeviceOutOfMemoryException} as the cause, where
+     *                                  the context has no pinned memory left, even after the pool freed its buffers
+     * @throws InvalidArgumentException naming {@code accountingAllocator} if it is null, or {@code size} if it is not
+     *                                  positive (Arrow asks for none: a buffer of 0 bytes is {@link #empty()}); nothing
+     *                                  is taken from the pool then
      */
     @Override
     public AllocationManager create(BufferAllocator accountingAllocator, long size) {
+        // Checked before the pool gives memory out: a refusal after it would lose that memory until the context closes.
+        if (accountingAllocator == null) {
+            throw new InvalidArgumentException("accountingAllocator", "must not be null");
+        }
+        if (size < 1) {
+            throw new InvalidArgumentException("size", "value " + size + " must be at least 1");
+        }
         HostBuffer memory;
         try {
             memory = pool.take(DType.U8, size); // frees the pool's reusable buffers and tries again before it throws
@@ -220,6 +230,20 @@ public final class PinnedAllocationFactory implements AllocationManager.Factory,
             return manager.bytes();
         }
         return null;
+    }
+
+    /**
+     * Why {@code buffer}'s memory must not be touched: it is pinned memory whose context is closed, which freed it (its
+     * allocator was not closed first); null for any other buffer. Checked before Sluice reads or writes a vector's
+     * memory on the host: reading freed memory could crash the JVM.
+     */
+    static @Nullable String freedMemory(ArrowBuf buffer) {
+        HostBuffer pinned = pinnedBytes(buffer);
+        if (pinned == null || !pinned.isClosed() && !pinned.context().isClosed()) {
+            return null;
+        }
+        return "is pinned memory of " + pinned.context() + ", which is closed and has freed it: close the allocators of a"
+                + " PinnedAllocationFactory before its context";
     }
 
     @Override

@@ -28,13 +28,22 @@ public final class ColumnarBatches {
      * {@code root}'s vectors as a {@link ColumnarBatch} of {@code root.getRowCount()} rows; the batch takes over the
      * vectors (closing it closes them, and {@code root} with them).
      *
-     * @throws InvalidArgumentException naming {@code root} if it is null
+     * @throws InvalidArgumentException naming {@code root} if it is null, or a vector of it holds fewer values than its
+     *                                  row count (a closed vector holds none): reading such a batch would read past the
+     *                                  vector's memory
      */
     public static ColumnarBatch of(VectorSchemaRoot root) {
         if (root == null) {
             throw new InvalidArgumentException("root", "must not be null");
         }
         List<FieldVector> vectors = root.getFieldVectors();
+        for (FieldVector v : vectors) {
+            if (v.getValueCount() < root.getRowCount()) {
+                throw new InvalidArgumentException("root", "column " + v.getName() + " has " + v.getValueCount()
+                        + " values but the root has " + root.getRowCount() + " rows"
+                        + (v.getValueCount() == 0 ? " (a closed vector has 0)" : ""));
+            }
+        }
         ColumnVector[] columns = new ColumnVector[vectors.size()];
         for (int i = 0; i < columns.length; i++) {
             columns[i] = new ArrowColumnVector(vectors.get(i));

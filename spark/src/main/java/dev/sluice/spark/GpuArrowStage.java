@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * {@link GpuPartitionStage.Builder#buildArrow()}; serializable, so a function shipped to the executors may hold it.
  *
  * <p>A batch has exactly the declared input columns, in order, of their types (a timestamp with a time zone in any
- * zone), nulls only in the columns declared nullable, at most {@code batchRows} rows and {@code maxBatchBytes} bytes;
+ * zone), each holding the batch's row count of values (a closed batch's hold none), nulls only in the columns declared
+ * nullable, at most {@code batchRows} rows and {@code maxBatchBytes} bytes;
  * any other fails the task with a {@link GpuTaskException} naming the batch, its rows and the device. The stage takes the batch's buffers (Arrow's transfer, no copy: the batch is left empty, and a reader may load the next batch into it),
  * and frees them once the batch's result has come back. Batches of a {@link dev.sluice.arrow.PinnedAllocationFactory}
  * allocator of the task's device are uploaded straight from their memory; others are copied into the lane's pinned
@@ -156,6 +157,14 @@ public final class GpuArrowStage implements Serializable {
                     throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
                             + ") has " + b.getFieldVectors().get(i).getNullCount() + " null(s) in column "
                             + got.get(i).getName() + "; the stage's input columns have no nulls");
+                }
+            }
+            for (FieldVector v : b.getFieldVectors()) {
+                // Before any buffer is read: a closed vector's are empty (its value count 0, the batch's rows not).
+                if (v.getValueCount() != b.getRowCount()) {
+                    throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
+                            + ") has " + v.getValueCount() + " values in column " + v.getName() + " but "
+                            + b.getRowCount() + " rows" + (v.getValueCount() == 0 ? " (a closed vector has 0)" : ""));
                 }
             }
             if (b.getRowCount() > spec.batchRows) {

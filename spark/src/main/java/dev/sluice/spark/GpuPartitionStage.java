@@ -128,10 +128,14 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
      * Runs the partition {@code rows} through the device, in a Spark task; called by Spark's {@code mapPartitions}.
      * Returns at once: the rows are read, and the results made, as the returned iterator is consumed.
      *
-     * @throws IllegalStateException if not called inside a Spark task
+     * @throws InvalidArgumentException naming {@code rows} if it is null
+     * @throws IllegalStateException    if not called inside a Spark task
      */
     @Override
     public Iterator<R> call(Iterator<T> rows) {
+        if (rows == null) {
+            throw new InvalidArgumentException("rows", "must not be null");
+        }
         TaskContext task = TaskContext.get();
         if (task == null) {
             throw new IllegalStateException("a GpuPartitionStage runs inside a Spark task (Dataset.mapPartitions), where"
@@ -270,16 +274,24 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         /**
          * An input column copied into the result, on the device, before the device work runs.
          *
-         * @throws InvalidArgumentException naming {@code column} if it is null or names no input column declared
-         *                                  before, or one passed through already
+         * @throws InvalidArgumentException naming {@code column} if it is null, names no input column declared
+         *                                  before, one passed through already, or an output column (the result would
+         *                                  have two columns of that name)
          */
         public Builder<T> passThrough(String column) {
-            if (column == null || inputs.stream().noneMatch(f -> f.getName().equals(column))) {
+            if (column == null) {
+                throw new InvalidArgumentException("column", "must not be null");
+            }
+            if (inputs.stream().noneMatch(f -> f.getName().equals(column))) {
                 throw new InvalidArgumentException("column", column + " is no input column declared before; the inputs: "
                         + inputs.stream().map(Field::getName).toList());
             }
             if (passThrough.contains(column)) {
                 throw new InvalidArgumentException("column", column + " is passed through already");
+            }
+            if (outputs.stream().anyMatch(o -> o.getName().equals(column))) {
+                throw new InvalidArgumentException("column", "the result already has a column " + column
+                        + " (an output): a pass-through column keeps its input's name");
             }
             passThrough.add(column);
             return this;
@@ -290,26 +302,35 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * {@link #input(Field)} that is {@linkplain #passThrough passed through}, which a kernel stage leaves out of
          * its launch's arguments.
          *
-         * @throws InvalidArgumentException naming {@code field} as {@link #input(Field)}
+         * @throws InvalidArgumentException naming {@code field} as {@link #input(Field)}, or if the result already has
+         *                                  an output column of its name; the builder is unchanged then
          */
         public Builder<T> carry(Field field) {
-            input(field, null, "field");
-            return carried(field);
+            return carry(field, null, "field");
         }
 
         /**
          * A carried column ({@link #carry(Field)}) whose value for each row {@code value} gives.
          *
-         * @throws InvalidArgumentException naming {@code field} as {@link #input(Field)}, or {@code value} if null
+         * @throws InvalidArgumentException naming {@code field} as {@link #carry(Field)}, or {@code value} if null
          */
         public Builder<T> carry(Field field, ColumnValue<T> value) {
-            input(field, value);
-            return carried(field);
+            if (value == null) {
+                throw new InvalidArgumentException("value", "must not be null");
+            }
+            return carry(field, value, "field");
         }
 
-        private Builder<T> carried(Field field) {
-            passThrough(field.getName());
-            carried.add(field.getName());
+        private Builder<T> carry(@Nullable Field field, @Nullable ColumnValue<T> value, String argument) {
+            Field f = SparkTypes.check(argument, field, false);
+            // Checked before the input is added: a refused carry leaves the builder as it was.
+            if (outputs.stream().anyMatch(o -> o.getName().equals(f.getName()))) {
+                throw new InvalidArgumentException(argument, "the result already has a column " + f.getName()
+                        + " (an output): a carried column keeps its name in the result");
+            }
+            input(f, value, argument);
+            passThrough(f.getName());
+            carried.add(f.getName());
             return this;
         }
 

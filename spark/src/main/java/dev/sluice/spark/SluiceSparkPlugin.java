@@ -24,9 +24,11 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@value #API}: the backend ({@code cuda}, {@code hip}, {@code cpu}); by default the one
  * {@link dev.sluice.DeviceContext#open()} takes (the system property {@code sluice.api}, else the first backend with a
- * device).
+ * device); a name of no backend fails the executor's start with an {@link InvalidArgumentException} naming the setting.
  * <li>{@value #DEVICES}: the device ordinals to open where Spark gives the executor no {@code gpu} resource, comma
- * separated ({@code 0,1}); by default every device of the backend.
+ * separated ({@code 0,1}); by default every device of the backend. An entry that is no ordinal, or an ordinal listed
+ * twice (here or among the {@code gpu} resource's addresses), fails the executor's start naming the setting (or the
+ * resource) and the value, with no context left open.
  * </ul>
  *
  * <p>The stages ({@link GpuPartitionStage}, {@link GpuArrowStage}) use the plugin's contexts where it runs, and open
@@ -66,9 +68,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
 
         @Override
         public void init(PluginContext ctx, Map<String, String> extraConf) {
-            String api = ctx.conf().get(API, null);
-            String backend = ExecutorDevices.backend(api == null || api.isBlank() ? null : api.strip().toLowerCase(
-                    java.util.Locale.ROOT));
+            String backend = ExecutorDevices.backend(backend(ctx.conf().get(API, null)));
             List<Integer> ordinals = ordinals(ctx.resources().get(RESOURCE), ctx.conf().get(DEVICES, null), backend);
             registry = ctx.metricRegistry();
             try {
@@ -119,25 +119,51 @@ public final class SluiceSparkPlugin implements SparkPlugin {
     }
 
     /**
+     * The backend the setting {@value #API} names, in lower case; null where it is unset or blank.
+     *
+     * @throws InvalidArgumentException naming {@value #API} where it names no backend Sluice knows
+     */
+    static @Nullable String backend(@Nullable String api) {
+        if (api == null || api.isBlank()) {
+            return null;
+        }
+        String name = api.strip().toLowerCase(java.util.Locale.ROOT);
+        List<String> known = dev.sluice.DeviceContext.backendNames();
+        if (!known.contains(name)) {
+            throw new InvalidArgumentException(API, "value \"" + api + "\" names no backend; the backends are " + known);
+        }
+        return name;
+    }
+
+    /**
      * The device ordinals of an executor: {@code gpu}'s addresses, else {@code devices} (comma separated), else every
      * device of {@code backend}.
      *
-     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal
+     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal, or
+     *                                  names a device twice
      */
     static List<Integer> ordinals(@Nullable ResourceInformation gpu, @Nullable String devices, String backend) {
         List<Integer> out = new ArrayList<>();
         if (gpu != null && gpu.addresses().length > 0) {
             for (String a : gpu.addresses()) {
-                out.add(ordinal(a, "resource " + RESOURCE));
+                add(out, ordinal(a, "resource " + RESOURCE), "resource " + RESOURCE, String.join(",", gpu.addresses()));
             }
         } else if (devices != null && !devices.isBlank()) {
             for (String a : devices.split(",")) {
-                out.add(ordinal(a, DEVICES));
+                add(out, ordinal(a, DEVICES), DEVICES, devices);
             }
         } else {
             return ExecutorDevices.ordinals(backend);
         }
         return List.copyOf(out);
+    }
+
+    /** Adds {@code ordinal}, refusing one listed before: the executor holds each device once. */
+    private static void add(List<Integer> ordinals, int ordinal, String where, String listed) {
+        if (ordinals.contains(ordinal)) {
+            throw new InvalidArgumentException(where, "\"" + listed + "\" lists device " + ordinal + " twice");
+        }
+        ordinals.add(ordinal);
     }
 
     /** {@code address} as a device ordinal. */

@@ -211,6 +211,31 @@ class GpuPartitionStageTest {
     }
 
     @Test
+    void aClosedBatchFailsTheTaskNamingItBeforeItsBuffersAreRead() {
+        GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
+                .carry(org.apache.arrow.vector.types.pojo.Field.notNullable("s",
+                        org.apache.arrow.vector.types.pojo.ArrowType.Utf8.INSTANCE))
+                .input(TestStages.X).output(TestStages.Y).batchRows(128).buildArrow();
+        Dataset<Long> one = LOCAL.spark().range(0, 1, 1, 1);
+        // A closed root keeps its row count while its vectors hold nothing: the string column's offsets were read
+        // past their (empty) buffer.
+        Exception e = assertThrows(Exception.class, () -> one.mapPartitions((MapPartitionsFunction<Long, Long>) in -> {
+            try (BufferAllocator a = new RootAllocator()) {
+                VectorSchemaRoot closed = VectorSchemaRoot.create(new Schema(List.of(stage.resultFields().get(0),
+                        TestStages.X)), a);
+                closed.allocateNew();
+                closed.setRowCount(10);
+                closed.close();
+                stage.process(List.of(closed).iterator()).hasNext();
+            }
+            return List.<Long>of().iterator();
+        }, Encoders.LONG()).collectAsList());
+        String m = e.getMessage();
+        assertTrue(m.contains("GpuTaskException") && m.contains("batch 0 (task"), m);
+        assertTrue(m.contains("has 0 values in column s but 10 rows (a closed vector has 0)"), m);
+    }
+
+    @Test
     void arrowBatchesComeBackAsColumnarBatchesOfTheResult() {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(TestStages.X).output(TestStages.Y).batchRows(1000).buildArrow();

@@ -1,0 +1,101 @@
+package dev.sluice.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.codahale.metrics.MetricRegistry;
+import dev.sluice.InvalidArgumentException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.plugin.ExecutorPlugin;
+import org.apache.spark.resource.ResourceInformation;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plugin's settings ({@value SluiceSparkPlugin#API}, {@value SluiceSparkPlugin#DEVICES}, the {@code gpu} resource)
+ * with bad values: refused by the executor's init with an {@link InvalidArgumentException} naming the setting and the
+ * value, leaving no context open; and its shutdown, idempotent and safe from two threads at once.
+ */
+class SluiceSparkPluginSettingsTest {
+
+    private static SluiceSparkPluginTest.Context context(SparkConf conf, Map<String, ResourceInformation> resources) {
+        return new SluiceSparkPluginTest.Context(conf, resources, new MetricRegistry());
+    }
+
+    private static InvalidArgumentException assertRefused(String setting, SparkConf conf,
+            Map<String, ResourceInformation> resources, String... words) {
+        ExecutorPlugin p = new SluiceSparkPlugin().executorPlugin();
+        Throwable thrown = null;
+        try {
+            p.init(context(conf, resources), Map.of());
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        int open = ExecutorDevices.openCount();
+        p.shutdown(); // after a failed init: nothing to close, no exception; after one that passed, what it opened
+        InvalidArgumentException e = assertInstanceOf(InvalidArgumentException.class, thrown, "init refused the settings");
+        assertEquals(setting, e.argument(), e.getMessage());
+        for (String w : words) {
+            assertTrue(e.getMessage().contains(w), () -> "'" + w + "' in: " + e.getMessage());
+        }
+        assertEquals(0, open, "init refused, leaving no context open");
+        return e;
+    }
+
+    @Test
+    void devicesThatAreNoOrdinalsAreRefusedNamingTheSettingAndTheValue() {
+        for (String bad : new String[] {"-1", "one", "0,,1", "99999999999", "0;1"}) {
+            assertRefused(SluiceSparkPlugin.DEVICES, new SparkConf(false).set(SluiceSparkPlugin.DEVICES, bad), Map.of(),
+                    "is not a device ordinal");
+        }
+    }
+
+    @Test
+    void aDeviceListedTwiceIsRefusedNamingTheSetting() {
+        assertRefused(SluiceSparkPlugin.DEVICES, new SparkConf(false).set(SluiceSparkPlugin.DEVICES, "0, 1,0"), Map.of(),
+                "lists device 0 twice");
+        assertRefused("resource gpu", new SparkConf(false), Map.of("gpu", new ResourceInformation("gpu",
+                new String[] {"1", "1"})), "lists device 1 twice");
+    }
+
+    @Test
+    void aBackendThatIsNotThereIsRefusedNamingTheSetting() {
+        assertRefused(SluiceSparkPlugin.API, new SparkConf(false).set(SluiceSparkPlugin.API, "nonsense"), Map.of(),
+                "nonsense");
+        assertRefused(SluiceSparkPlugin.API, new SparkConf(false).set(SluiceSparkPlugin.API, "nonsense")
+                .set(SluiceSparkPlugin.DEVICES, "0"), Map.of(), "nonsense");
+    }
+
+    @Test
+    void shutdownIsIdempotentAndSafeFromTwoThreadsAtOnce() throws Exception {
+        ExecutorPlugin p = new SluiceSparkPlugin().executorPlugin();
+        p.init(context(new SparkConf(false).set(SluiceSparkPlugin.API, "cpu").set(SluiceSparkPlugin.DEVICES, "0"),
+                Map.of()), Map.of());
+        assertEquals(1, ExecutorDevices.openCount());
+        CountDownLatch start = new CountDownLatch(1);
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    p.shutdown();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread t : threads) {
+            t.join(30_000);
+        }
+        assertEquals(List.of(), failures);
+        assertEquals(0, ExecutorDevices.openCount());
+        p.shutdown();
+    }
+}
