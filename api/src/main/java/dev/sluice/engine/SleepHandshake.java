@@ -14,7 +14,8 @@ import java.lang.invoke.VarHandle;
  * thread would park with a future queued, and the enqueue would not unpark it. The reactive module's Reactive Streams
  * tests saw exactly that on a 16-core host, about once a run: a pipeline's completion signal missing for 5 s, until the
  * next test's enqueue woke the thread. A full fence on each side, between its write and its read, forbids the outcome
- * ({@code SleepHandshakeStress}). The enqueue's fence costs one locked instruction per enqueue (a few nanoseconds).
+ * ({@code SleepHandshakeStress}). The enqueue's fence costs one locked instruction per enqueue, which
+ * {@code ApiOverhead} on a 2-core machine did not tell apart from its noise (docs/benchmarks.md).
  *
  * <p>Thread-safe; the completion thread is the only one to call {@link #settle()} and {@link #rise()}.
  */
