@@ -1,7 +1,8 @@
 package dev.sluice.arrow;
 
+import static dev.sluice.testing.Attacks.assertRefused;
+import static dev.sluice.testing.Attacks.atOnceFromTwoThreads;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
@@ -9,11 +10,9 @@ import dev.sluice.DType;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceStream;
 import dev.sluice.InvalidArgumentException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -61,14 +60,6 @@ class ArrowColumnsArgumentsTest {
         ctx.close();
     }
 
-    private static InvalidArgumentException assertArgument(String argument, Runnable call, String... words) {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call::run);
-        assertEquals(argument, e.argument(), e.getMessage());
-        for (String w : words) {
-            assertTrue(e.getMessage().contains(w), () -> "'" + w + "' in: " + e.getMessage());
-        }
-        return e;
-    }
 
     private static IntVector ints(BufferAllocator allocator, String name, int n) {
         IntVector v = new IntVector(name, allocator);
@@ -80,35 +71,14 @@ class ArrowColumnsArgumentsTest {
         return v;
     }
 
-    /** Runs {@code call} on two threads released at once; fails with what either threw. */
-    static void twoThreadsAtOnce(Runnable call) throws InterruptedException {
-        CountDownLatch start = new CountDownLatch(1);
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        Thread[] threads = new Thread[2];
-        for (int t = 0; t < 2; t++) {
-            threads[t] = Thread.ofPlatform().start(() -> {
-                try {
-                    start.await();
-                    call.run();
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            });
-        }
-        start.countDown();
-        for (Thread t : threads) {
-            t.join(10_000);
-        }
-        assertEquals(List.of(), failures);
-    }
 
     @Test
     void uploadToAClosedStreamIsRefusedNamingTheStream() {
         try (IntVector v = ints(pinned, "x", 10); DeviceStream closed = ctx.createStream()) {
             closed.close();
-            assertArgument("stream", () -> ArrowColumns.upload(closed, v), "is closed");
+            assertRefused("stream", () -> ArrowColumns.upload(closed, v), "is closed");
             try (VectorSchemaRoot root = VectorSchemaRoot.of(ints(pinned, "y", 10))) {
-                assertArgument("stream", () -> ArrowColumns.upload(closed, root), "is closed");
+                assertRefused("stream", () -> ArrowColumns.upload(closed, root), "is closed");
             }
         }
     }
@@ -118,7 +88,7 @@ class ArrowColumnsArgumentsTest {
         try (VectorSchemaRoot root = new VectorSchemaRoot(List.of(Field.nullable("a", I32), Field.nullable("a", I32)),
                 List.<FieldVector>of(ints(plain, "a", 10), ints(plain, "a", 10)), 10)) {
             // Once the second column replaced the first in the batch's map, whose device memory nothing then closed.
-            assertArgument("batch", () -> ArrowColumns.upload(stream, root), "two columns named 'a'");
+            assertRefused("batch", () -> ArrowColumns.upload(stream, root), "two columns named 'a'");
         }
     }
 
@@ -134,9 +104,9 @@ class ArrowColumnsArgumentsTest {
                     VectorSchemaRoot into = VectorSchemaRoot.create(new Schema(List.of(Field.nullable("a", I32),
                             Field.nullable("b", I32))), pinned)) {
                 db.close();
-                assertArgument("batch", () -> ArrowColumns.download(stream, batch, into), "column b", "is closed");
+                assertRefused("batch", () -> ArrowColumns.download(stream, batch, into), "column b", "is closed");
                 assertEquals(0, into.getVector("a").getValueCount(), "column a was not downloaded");
-                assertArgument("stream", () -> ArrowColumns.download(null, batch, into), "must not be null");
+                assertRefused("stream", () -> ArrowColumns.download(null, batch, into), "must not be null");
             }
         }
     }
@@ -147,10 +117,10 @@ class ArrowColumnsArgumentsTest {
                 IntVector into = new IntVector("into", pinned);
                 DeviceContext other = DeviceContext.open(Api.CPU, 0); DeviceStream closed = ctx.createStream()) {
             closed.close();
-            assertArgument("stream", () -> ArrowColumns.download(closed, column, into), "is closed");
+            assertRefused("stream", () -> ArrowColumns.download(closed, column, into), "is closed");
             assertEquals(0, into.getValueCapacity(), "into was left as it was");
             DeviceStream foreign = other.createStream();
-            assertArgument("column", () -> ArrowColumns.download(foreign, column, into), "another context");
+            assertRefused("column", () -> ArrowColumns.download(foreign, column, into), "another context");
             assertEquals(0, into.getValueCapacity(), "into was left as it was");
             ArrowColumns.download(stream, column, into).get(10, TimeUnit.SECONDS);
             assertEquals(9, into.get(9));
@@ -170,10 +140,10 @@ class ArrowColumnsArgumentsTest {
             try (DeviceBatch batch = DeviceBatch.of(columns);
                     VectorSchemaRoot into = new VectorSchemaRoot(List.of(intoA.getField(), intoB.getField()),
                             List.<FieldVector>of(intoA, intoB), 0)) {
-                assertArgument("into", () -> ArrowColumns.download(stream, batch.column("b"), intoB), "vector b",
+                assertRefused("into", () -> ArrowColumns.download(stream, batch.column("b"), intoB), "vector b",
                         "allocator closed is closed");
                 // A batch's download makes room in every vector before enqueuing: b's closed allocator leaves a as it was.
-                assertArgument("into", () -> ArrowColumns.download(stream, batch, into), "vector b", "is closed");
+                assertRefused("into", () -> ArrowColumns.download(stream, batch, into), "vector b", "is closed");
                 assertEquals(0, intoA.getValueCount(), "column a was not downloaded");
             }
         }
@@ -183,24 +153,24 @@ class ArrowColumnsArgumentsTest {
     void allocatingOrRegisteringOnAClosedContextIsRefusedNamingTheContext() {
         DeviceContext closed = DeviceContext.open(Api.CPU, 0);
         closed.close();
-        assertArgument("context", () -> DeviceColumn.allocate(closed, DType.F32, 10, true), "is closed");
-        assertArgument("valueCount", () -> DeviceColumn.allocate(ctx, DType.F32, Integer.MIN_VALUE, false),
+        assertRefused("context", () -> DeviceColumn.allocate(closed, DType.F32, 10, true), "is closed");
+        assertRefused("valueCount", () -> DeviceColumn.allocate(ctx, DType.F32, Integer.MIN_VALUE, false),
                 String.valueOf(Integer.MIN_VALUE));
         try (IntVector v = ints(plain, "x", 10)) {
-            assertArgument("context", () -> ArrowColumns.registerHost(closed, v), "is closed");
-            assertArgument("vector", () -> ArrowColumns.registerHost(ctx, null), "must not be null");
+            assertRefused("context", () -> ArrowColumns.registerHost(closed, v), "is closed");
+            assertRefused("vector", () -> ArrowColumns.registerHost(ctx, null), "must not be null");
         }
     }
 
     @Test
     void hostDataOfBadLengthsNamesTheLength() {
         try (ArrowBuf buf = plain.buffer(64)) {
-            assertArgument("length", () -> ArrowColumns.hostData(buf, 0, DType.U8), "0");
-            assertArgument("length", () -> ArrowColumns.hostData(buf, Long.MIN_VALUE, DType.U8), String.valueOf(Long.MIN_VALUE));
-            assertArgument("length", () -> ArrowColumns.hostData(buf, 6, DType.I32), "6", "4 bytes");
-            assertArgument("buffer", () -> ArrowColumns.hostData(buf, Long.MAX_VALUE, DType.U8),
+            assertRefused("length", () -> ArrowColumns.hostData(buf, 0, DType.U8), "0");
+            assertRefused("length", () -> ArrowColumns.hostData(buf, Long.MIN_VALUE, DType.U8), String.valueOf(Long.MIN_VALUE));
+            assertRefused("length", () -> ArrowColumns.hostData(buf, 6, DType.I32), "6", "4 bytes");
+            assertRefused("buffer", () -> ArrowColumns.hostData(buf, Long.MAX_VALUE, DType.U8),
                     String.valueOf(Long.MAX_VALUE));
-            assertArgument("type", () -> ArrowColumns.hostData(buf, 8, null), "must not be null");
+            assertRefused("type", () -> ArrowColumns.hostData(buf, 8, null), "must not be null");
         }
     }
 
@@ -208,31 +178,31 @@ class ArrowColumnsArgumentsTest {
     void deviceBatchRefusesNullsAndNamesAMissingColumn() {
         Map<String, DeviceColumn> withNull = new LinkedHashMap<>();
         withNull.put("a", null);
-        assertArgument("columns", () -> DeviceBatch.of(withNull), "null");
-        assertArgument("columns", () -> DeviceBatch.of(Map.of()), "is empty");
-        assertArgument("columns", () -> DeviceBatch.of(null), "must not be null");
+        assertRefused("columns", () -> DeviceBatch.of(withNull), "null");
+        assertRefused("columns", () -> DeviceBatch.of(Map.of()), "is empty");
+        assertRefused("columns", () -> DeviceBatch.of(null), "must not be null");
         try (DeviceBatch b = DeviceBatch.of(Map.of("a", DeviceColumn.allocate(ctx, DType.F32, 4, false)))) {
-            assertArgument("name", () -> b.column(null), "must not be null");
-            assertArgument("name", () -> b.column("z"), "no column z", "[a]");
+            assertRefused("name", () -> b.column(null), "must not be null");
+            assertRefused("name", () -> b.column("z"), "no column z", "[a]");
         }
     }
 
     @Test
     void closesAreIdempotentAndSafeFromTwoThreadsAtOnce() throws Exception {
         DeviceBatch batch = DeviceBatch.of(Map.of("a", DeviceColumn.allocate(ctx, DType.F32, 100, true)));
-        twoThreadsAtOnce(batch::close);
+        atOnceFromTwoThreads(batch::close, 10);
         batch.close();
         assertTrue(batch.column("a").isClosed());
         try (IntVector v = ints(plain, "x", 100)) {
             RegisteredColumn r = ArrowColumns.registerHost(ctx, v);
-            twoThreadsAtOnce(r::close);
+            atOnceFromTwoThreads(r::close, 10);
             r.close();
             assertTrue(r.isClosed());
         }
         PinnedAllocationFactory f = PinnedAllocationFactory.of(ctx, 1 << 20);
         try (RootAllocator a = f.newRootAllocator(1 << 20)) {
             a.buffer(100).close(); // pooled
-            twoThreadsAtOnce(f::close);
+            atOnceFromTwoThreads(f::close, 10);
             f.close();
             a.buffer(100).close(); // the allocator keeps working after its factory's close
         }
@@ -280,11 +250,11 @@ class ArrowColumnsArgumentsTest {
         // memory may be unmapped: reading a string's offsets from it, or copying from it, crashed the JVM.
         other.close();
         String freed = "is closed and has freed it";
-        assertArgument("vector", () -> ArrowColumns.upload(stream, s), "vector s", freed);
-        assertArgument("vector", () -> ArrowColumns.hostData(s), freed);
-        assertArgument("vector", () -> ArrowColumns.registerHost(ctx, s), freed);
+        assertRefused("vector", () -> ArrowColumns.upload(stream, s), "vector s", freed);
+        assertRefused("vector", () -> ArrowColumns.hostData(s), freed);
+        assertRefused("vector", () -> ArrowColumns.registerHost(ctx, s), freed);
         try (IntVector x = ints(pinned, "x", 1000); DeviceColumn column = ArrowColumns.upload(stream, x)) {
-            assertArgument("into", () -> ArrowColumns.download(stream, column, into), "vector into", freed);
+            assertRefused("into", () -> ArrowColumns.download(stream, column, into), "vector into", freed);
         }
         try (ArrowPipeline p = ArrowPipeline.builder(ctx, pinned).capacity(1000, 64 * 1024).passThrough("s")
                 .stage((lane, in, out) -> null).build()) {
@@ -309,27 +279,27 @@ class ArrowColumnsArgumentsTest {
     void pinnedAllocationFactoryRefusesBadArgumentsNamingThem() {
         DeviceContext closed = DeviceContext.open(Api.CPU, 0);
         closed.close();
-        assertArgument("context", () -> PinnedAllocationFactory.of(closed), "is closed");
-        assertArgument("context", () -> PinnedAllocationFactory.of((DeviceContext) null), "must not be null");
-        assertArgument("poolLimit", () -> PinnedAllocationFactory.of(ctx, Long.MIN_VALUE), String.valueOf(Long.MIN_VALUE));
+        assertRefused("context", () -> PinnedAllocationFactory.of(closed), "is closed");
+        assertRefused("context", () -> PinnedAllocationFactory.of((DeviceContext) null), "must not be null");
+        assertRefused("poolLimit", () -> PinnedAllocationFactory.of(ctx, Long.MIN_VALUE), String.valueOf(Long.MIN_VALUE));
         try (PinnedAllocationFactory f = PinnedAllocationFactory.of(ctx, 0)) {
-            assertArgument("limit", () -> f.newRootAllocator(-1), "-1");
+            assertRefused("limit", () -> f.newRootAllocator(-1), "-1");
             // Arrow's own entry point, public as the interface is: refused before the pool gives any memory out.
-            assertArgument("accountingAllocator", () -> f.create(null, 64), "must not be null");
-            assertArgument("size", () -> f.create(pinned, 0), "value 0", "at least 1");
-            assertArgument("size", () -> f.create(pinned, Long.MIN_VALUE), "value " + Long.MIN_VALUE);
+            assertRefused("accountingAllocator", () -> f.create(null, 64), "must not be null");
+            assertRefused("size", () -> f.create(pinned, 0), "value 0", "at least 1");
+            assertRefused("size", () -> f.create(pinned, Long.MIN_VALUE), "value " + Long.MIN_VALUE);
             assertEquals(0, f.allocations(), "nothing was pinned");
         }
     }
 
     @Test
     void elementTypeRefusesNullsAndUnsupportedVectorsNamingThem() {
-        assertArgument("vector", () -> ArrowColumns.elementType(null), "must not be null");
-        assertArgument("vector", () -> ArrowColumns.hostData((FieldVector) null), "must not be null");
-        assertArgument("stream", () -> ArrowColumns.upload(null, (FieldVector) null), "must not be null");
-        assertArgument("batch", () -> ArrowColumns.upload(stream, (VectorSchemaRoot) null), "must not be null");
+        assertRefused("vector", () -> ArrowColumns.elementType(null), "must not be null");
+        assertRefused("vector", () -> ArrowColumns.hostData((FieldVector) null), "must not be null");
+        assertRefused("stream", () -> ArrowColumns.upload(null, (FieldVector) null), "must not be null");
+        assertRefused("batch", () -> ArrowColumns.upload(stream, (VectorSchemaRoot) null), "must not be null");
         try (VectorSchemaRoot empty = new VectorSchemaRoot(List.of(), List.of(), 0)) {
-            assertArgument("batch", () -> ArrowColumns.upload(stream, empty), "has no columns");
+            assertRefused("batch", () -> ArrowColumns.upload(stream, empty), "has no columns");
         }
         try (Float4Vector f = new Float4Vector("f", plain)) {
             assertEquals(DType.F32, ArrowColumns.elementType(f));

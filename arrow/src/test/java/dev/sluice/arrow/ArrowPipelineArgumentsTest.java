@@ -1,8 +1,8 @@
 package dev.sluice.arrow;
 
+import static dev.sluice.testing.Attacks.assertRefused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.Api;
@@ -56,20 +56,12 @@ class ArrowPipelineArgumentsTest {
                 .kernel(ArrowPipelineTest.VALIDITY).stage(ArrowPipelineTest.FMA_STAGE);
     }
 
-    private static InvalidArgumentException assertArgument(String argument, Runnable call, String... words) {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call::run);
-        assertEquals(argument, e.argument(), e.getMessage());
-        for (String w : words) {
-            assertTrue(e.getMessage().contains(w), () -> "'" + w + "' in: " + e.getMessage());
-        }
-        return e;
-    }
 
     @Test
     void aNullPublisherIsRefusedNamingBatches() {
         try (ArrowPipeline p = fma().build()) {
-            assertArgument("batches", () -> p.process(null), "must not be null");
-            assertArgument("batches", () -> p.processUnordered(null), "must not be null");
+            assertRefused("batches", () -> p.process(null), "must not be null");
+            assertRefused("batches", () -> p.processUnordered(null), "must not be null");
         }
     }
 
@@ -77,40 +69,40 @@ class ArrowPipelineArgumentsTest {
     void aClosedAllocatorIsRefusedNamingIt() {
         RootAllocator closed = factory.newRootAllocator(1 << 20);
         closed.close();
-        assertArgument("allocator", () -> ArrowPipeline.builder(ctx, closed), "is closed");
+        assertRefused("allocator", () -> ArrowPipeline.builder(ctx, closed), "is closed");
     }
 
     @Test
     void anAllocatorThatCannotHoldAByteIsRefusedNamingItsLimit() {
         try (RootAllocator none = factory.newRootAllocator(0)) {
-            assertArgument("allocator", () -> ArrowPipeline.builder(ctx, none), "limit 0");
+            assertRefused("allocator", () -> ArrowPipeline.builder(ctx, none), "limit 0");
         }
     }
 
     @Test
     void aNullOrClosedContextIsRefusedNamingIt() {
-        assertArgument("context", () -> ArrowPipeline.builder(null, pinned), "must not be null");
+        assertRefused("context", () -> ArrowPipeline.builder(null, pinned), "must not be null");
         DeviceContext other = DeviceContext.open(Api.CPU, 0);
         other.close();
-        assertArgument("context", () -> ArrowPipeline.builder(other, pinned), "is closed");
+        assertRefused("context", () -> ArrowPipeline.builder(other, pinned), "is closed");
     }
 
     @Test
     void builderSizesOutsideTheirLimitsAreRefusedNamingValueAndLimit() {
         ArrowPipeline.Builder b = ArrowPipeline.builder(ctx, pinned);
-        assertArgument("lanes", () -> b.lanes(0), "0", "1 to 64");
-        assertArgument("lanes", () -> b.lanes(65), "65", "1 to 64");
-        assertArgument("lanes", () -> b.lanes(Integer.MIN_VALUE), String.valueOf(Integer.MIN_VALUE));
-        assertArgument("maxRows", () -> b.capacity(0, 1024), "0", "at least 1");
-        assertArgument("maxRows", () -> b.capacity(Integer.MIN_VALUE, 1024), String.valueOf(Integer.MIN_VALUE));
-        assertArgument("maxBatchBytes", () -> b.capacity(10, 63), "63", "at least 64");
-        assertArgument("maxBatchBytes", () -> b.capacity(10, Long.MIN_VALUE), String.valueOf(Long.MIN_VALUE));
-        assertArgument("field", () -> b.output(null), "must not be null");
-        assertArgument("column", () -> b.passThrough(null), "must not be null");
+        assertRefused("lanes", () -> b.lanes(0), "0", "1 to 64");
+        assertRefused("lanes", () -> b.lanes(65), "65", "1 to 64");
+        assertRefused("lanes", () -> b.lanes(Integer.MIN_VALUE), String.valueOf(Integer.MIN_VALUE));
+        assertRefused("maxRows", () -> b.capacity(0, 1024), "0", "at least 1");
+        assertRefused("maxRows", () -> b.capacity(Integer.MIN_VALUE, 1024), String.valueOf(Integer.MIN_VALUE));
+        assertRefused("maxBatchBytes", () -> b.capacity(10, 63), "63", "at least 64");
+        assertRefused("maxBatchBytes", () -> b.capacity(10, Long.MIN_VALUE), String.valueOf(Long.MIN_VALUE));
+        assertRefused("field", () -> b.output(null), "must not be null");
+        assertRefused("column", () -> b.passThrough(null), "must not be null");
         b.output(Field.nullable("y", ArrowPipelineTest.FLOAT));
-        assertArgument("field", () -> b.output(Field.nullable("y", ArrowPipelineTest.FLOAT)), "already has a column y");
-        assertArgument("column", () -> b.passThrough("y"), "already has a column y");
-        assertArgument("field", () -> b.output(Field.nullable("big", new ArrowType.Decimal(38, 2, 128))), "Decimal");
+        assertRefused("field", () -> b.output(Field.nullable("y", ArrowPipelineTest.FLOAT)), "already has a column y");
+        assertRefused("column", () -> b.passThrough("y"), "already has a column y");
+        assertRefused("field", () -> b.output(Field.nullable("big", new ArrowType.Decimal(38, 2, 128))), "Decimal");
     }
 
     @Test
@@ -119,12 +111,12 @@ class ArrowPipelineArgumentsTest {
         // Long.MAX_VALUE once overflowed the result's capacity, which then held only 64 bytes.
         for (long bytes : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 2, total}) {
             ArrowPipeline.Builder b = fma().capacity(1000, bytes);
-            assertArgument("maxBatchBytes", b::build, String.valueOf(bytes), String.valueOf(total));
+            assertRefused("maxBatchBytes", b::build, String.valueOf(bytes), String.valueOf(total));
         }
         ArrowPipeline.Builder rows = fma().capacity(Integer.MAX_VALUE, 64 * 1024)
                 .output(Field.nullable("z", new ArrowType.FloatingPoint(org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE)));
         if ((long) Integer.MAX_VALUE * 12 > total / 2) {
-            assertArgument("maxRows", rows::build, String.valueOf(Integer.MAX_VALUE), String.valueOf(total));
+            assertRefused("maxRows", rows::build, String.valueOf(Integer.MAX_VALUE), String.valueOf(total));
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,18 +47,26 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
         }
     }
 
-    /** Copies a float[] chunk, noting the thread; throws for the chunk whose first element is {@code failOn}. */
-    private record Watched(Set<String> threads, float failOn) implements ChunkCodec<float[]> {
+    /** {@link Chunks#floats()}, for the codecs below to change one part of. */
+    private interface Floats extends ChunkCodec<float[]> {
         @Override
-        public boolean accepts(DType type) {
+        default boolean accepts(DType type) {
             return Chunks.floats().accepts(type);
         }
 
         @Override
-        public long elements(float[] chunk, DType type) {
+        default long elements(float[] chunk, DType type) {
             return Chunks.floats().elements(chunk, type);
         }
 
+        @Override
+        default void copyTo(float[] chunk, MemorySegment staging) {
+            Chunks.floats().copyTo(chunk, staging);
+        }
+    }
+
+    /** Copies a float[] chunk, noting the thread; throws for the chunk whose first element is {@code failOn}. */
+    private record Watched(Set<String> threads, float failOn) implements Floats {
         @Override
         public void copyTo(float[] chunk, MemorySegment staging) {
             threads.add(Thread.currentThread().getName());
@@ -78,23 +87,7 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
      * Allocates each result itself (filled in pieces by the copy threads), noting the thread; its allocation number
      * {@code failAt} (from 1) throws.
      */
-    private record Allocating(Set<String> threads, AtomicInteger calls, int failAt)
-            implements ChunkCodec<float[]> {
-        @Override
-        public boolean accepts(DType type) {
-            return Chunks.floats().accepts(type);
-        }
-
-        @Override
-        public long elements(float[] chunk, DType type) {
-            return Chunks.floats().elements(chunk, type);
-        }
-
-        @Override
-        public void copyTo(float[] chunk, MemorySegment staging) {
-            Chunks.floats().copyTo(chunk, staging);
-        }
-
+    private record Allocating(Set<String> threads, AtomicInteger calls, int failAt) implements Floats {
         @Override
         public float[] read(MemorySegment result, DType type, long elements) {
             throw new AssertionError("a sink that allocates its results is never asked to read one");
@@ -125,34 +118,33 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
 
     @Test
     void copiesRunOffTheDrainLoopAndResultsKeepTheirOrder() {
-        Set<String> threads = ConcurrentHashMap.newKeySet();
-        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(4096, DType.F32).inPlace()
-                .stage((lane, in, out) -> null).build(new Watched(threads, -1))) {
-            List<float[]> out = p.process(Flux.fromIterable(chunks(48, 4096))).collectList().block(Duration.ofSeconds(60));
-            assertEquals(48, out.size());
-            for (int i = 0; i < 48; i++) {
-                assertEquals(i, out.get(i)[0]);
-                assertEquals(i, out.get(i)[4095]);
-            }
-        }
-        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
-                () -> "copied on " + threads);
+        runOnCopyThreads(48, threads -> new Watched(threads, -1), "copied");
     }
 
     @Test
     void resultsASinkAllocatesAreAllocatedOnTheCopyThreadsNotTheCompletionThread() {
+        runOnCopyThreads(24, threads -> new Allocating(threads, new AtomicInteger(), -1), "allocated");
+    }
+
+    /**
+     * Runs {@code count} chunks of 4096 floats over 3 lanes through the codec {@code noting} makes, which notes in the
+     * set it is given the threads it runs on; asserts the results come out in order and every thread noted is a copy
+     * thread.
+     */
+    private void runOnCopyThreads(int count, Function<Set<String>, Floats> noting, String what) {
         Set<String> threads = ConcurrentHashMap.newKeySet();
         try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(4096, DType.F32).inPlace()
-                .stage((lane, in, out) -> null).build(new Allocating(threads, new AtomicInteger(), -1))) {
-            List<float[]> out = p.process(Flux.fromIterable(chunks(24, 4096))).collectList().block(Duration.ofSeconds(60));
-            assertEquals(24, out.size());
-            for (int i = 0; i < 24; i++) {
+                .stage((lane, in, out) -> null).build(noting.apply(threads))) {
+            List<float[]> out = p.process(Flux.fromIterable(chunks(count, 4096))).collectList()
+                    .block(Duration.ofSeconds(60));
+            assertEquals(count, out.size());
+            for (int i = 0; i < count; i++) {
                 assertEquals(i, out.get(i)[0]);
                 assertEquals(i, out.get(i)[4095]);
             }
         }
         assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
-                () -> "allocated on " + threads);
+                () -> what + " on " + threads);
     }
 
     @Test

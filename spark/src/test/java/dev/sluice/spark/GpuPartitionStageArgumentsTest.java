@@ -1,8 +1,8 @@
 package dev.sluice.spark;
 
+import static dev.sluice.testing.Attacks.assertRefused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.InvalidArgumentException;
 import java.util.Iterator;
@@ -27,14 +27,6 @@ class GpuPartitionStageArgumentsTest {
 
     private static final Field NAME = Field.nullable("name", ArrowType.Utf8.INSTANCE);
 
-    private static InvalidArgumentException assertArgument(String argument, Runnable call, String... words) {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call::run);
-        assertEquals(argument, e.argument(), e.getMessage());
-        for (String w : words) {
-            assertTrue(e.getMessage().contains(w), () -> "'" + w + "' in: " + e.getMessage());
-        }
-        return e;
-    }
 
     private static GpuPartitionStage.Builder<Row> quadratic() {
         return GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC).input(TestStages.X);
@@ -42,79 +34,79 @@ class GpuPartitionStageArgumentsTest {
 
     @Test
     void startingWithoutDeviceWorkIsRefused() {
-        assertArgument("kernel", () -> GpuPartitionStage.kernel(null), "must not be null");
-        assertArgument("stage", () -> GpuPartitionStage.stage(null), "must not be null");
+        assertRefused("kernel", () -> GpuPartitionStage.kernel(null), "must not be null");
+        assertRefused("stage", () -> GpuPartitionStage.stage(null), "must not be null");
     }
 
     @Test
     void sizesOutsideTheirLimitsAreRefusedNamingValueAndLimit() {
         GpuPartitionStage.Builder<Row> b = quadratic();
-        assertArgument("rows", () -> b.batchRows(0), "value 0", "1 to " + (1 << 28));
-        assertArgument("rows", () -> b.batchRows((1 << 28) + 1), "value " + ((1 << 28) + 1));
-        assertArgument("rows", () -> b.batchRows(Integer.MIN_VALUE), "value " + Integer.MIN_VALUE);
-        assertArgument("bytes", () -> b.maxBatchBytes(63), "value 63", "below 64");
-        assertArgument("bytes", () -> b.maxBatchBytes(Long.MIN_VALUE), "value " + Long.MIN_VALUE);
-        assertArgument("n", () -> b.lanes(0), "value 0", "1 to 64");
-        assertArgument("n", () -> b.lanes(65), "value 65", "1 to 64");
-        assertArgument("api", () -> b.api(null), "must name a backend");
-        assertArgument("api", () -> b.api(" "), "must name a backend");
+        assertRefused("rows", () -> b.batchRows(0), "value 0", "1 to " + (1 << 28));
+        assertRefused("rows", () -> b.batchRows((1 << 28) + 1), "value " + ((1 << 28) + 1));
+        assertRefused("rows", () -> b.batchRows(Integer.MIN_VALUE), "value " + Integer.MIN_VALUE);
+        assertRefused("bytes", () -> b.maxBatchBytes(63), "value 63", "below 64");
+        assertRefused("bytes", () -> b.maxBatchBytes(Long.MIN_VALUE), "value " + Long.MIN_VALUE);
+        assertRefused("n", () -> b.lanes(0), "value 0", "1 to 64");
+        assertRefused("n", () -> b.lanes(65), "value 65", "1 to 64");
+        assertRefused("api", () -> b.api(null), "must name a backend");
+        assertRefused("api", () -> b.api(" "), "must name a backend");
     }
 
     @Test
     void columnsOfBadTypesOrTakenNamesAreRefusedNamingTheField() {
         GpuPartitionStage.Builder<Row> b = quadratic();
-        assertArgument("field", () -> b.input(null), "must not be null");
-        assertArgument("field", () -> b.input(TestStages.X), "already has an input column x");
-        assertArgument("value", () -> b.input(TestStages.Y, null), "must not be null");
-        assertArgument("field", () -> b.carry(null), "must not be null");
-        assertArgument("field", () -> b.output(null), "must not be null");
-        assertArgument("field", () -> b.output(NAME), "column name", "fixed-width");
-        assertArgument("field", () -> b.input(Field.nullable("d", new ArrowType.Decimal(10, 2, 128))), "Decimal");
-        assertArgument("field", () -> b.input(new Field("l", FieldType.nullable(new ArrowType.List()),
+        assertRefused("field", () -> b.input(null), "must not be null");
+        assertRefused("field", () -> b.input(TestStages.X), "already has an input column x");
+        assertRefused("value", () -> b.input(TestStages.Y, null), "must not be null");
+        assertRefused("field", () -> b.carry(null), "must not be null");
+        assertRefused("field", () -> b.output(null), "must not be null");
+        assertRefused("field", () -> b.output(NAME), "column name", "fixed-width");
+        assertRefused("field", () -> b.input(Field.nullable("d", new ArrowType.Decimal(10, 2, 128))), "Decimal");
+        assertRefused("field", () -> b.input(new Field("l", FieldType.nullable(new ArrowType.List()),
                 List.of(TestStages.X))), "nested");
         b.output(TestStages.Y);
-        assertArgument("field", () -> b.output(TestStages.Y), "already has a column y");
+        assertRefused("field", () -> b.output(TestStages.Y), "already has a column y");
     }
 
     @Test
     void passingThroughANameTheResultHasIsRefusedNamingTheColumn() {
-        assertArgument("column", () -> quadratic().passThrough(null), "must not be null");
-        assertArgument("column", () -> quadratic().passThrough("nope"), "nope", "[x]");
-        assertArgument("column", () -> quadratic().passThrough("x").passThrough("x"), "x is passed through already");
+        assertRefused("column", () -> quadratic().passThrough(null), "must not be null");
+        assertRefused("column", () -> quadratic().passThrough("nope"), "nope", "[x]");
+        assertRefused("column", () -> quadratic().passThrough("x").passThrough("x"), "x is passed through already");
         // An input named as an output: passed through, the result would have two columns y, refused only on the executor.
-        assertArgument("column", () -> quadratic().input(Field.notNullable("y", TestStages.X.getType()))
+        assertRefused("column", () -> quadratic().input(Field.notNullable("y", TestStages.X.getType()))
                 .output(TestStages.Y).passThrough("y"), "already has a column y");
         GpuPartitionStage.Builder<Row> b = quadratic().output(TestStages.Y);
-        assertArgument("field", () -> b.carry(Field.notNullable("y", TestStages.X.getType())), "already has a column y");
+        assertRefused("field", () -> b.carry(Field.notNullable("y", TestStages.X.getType())), "already has a column y");
         b.input(Field.notNullable("y", TestStages.X.getType())); // the refused carry left no input y behind
     }
 
     @Test
     void buildingWithoutColumnsOrReaderIsRefused() {
-        assertArgument("input", () -> GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC).output(TestStages.Y)
+        assertRefused("input", () -> GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC).output(TestStages.Y)
                 .buildRows(), "no input column");
-        assertArgument("output", () -> quadratic().buildRows(), "no column");
-        assertArgument("output", () -> quadratic().buildArrow(), "no column");
-        assertArgument("reader", () -> quadratic().output(TestStages.Y).build(null), "must not be null");
-        assertArgument("output", () -> GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
+        assertRefused("output", () -> quadratic().buildRows(), "no column");
+        assertRefused("output", () -> quadratic().buildArrow(), "no column");
+        assertRefused("reader", () -> quadratic().output(TestStages.Y).build(null), "must not be null");
+        assertRefused("output", () -> GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .input(Field.nullable("x", TestStages.X.getType())).output(TestStages.Y).buildRows(), "not nullable");
     }
 
     @Test
     void callsOutsideATaskNameTheNullArgumentFirst() {
         GpuPartitionStage<Row, Row> stage = quadratic().output(TestStages.Y).buildRows();
-        assertArgument("rows", () -> stage.call(null), "must not be null");
+        assertRefused("rows", () -> stage.call(null), "must not be null");
         assertThrows(IllegalStateException.class, () -> stage.call(List.<Row>of().iterator()));
         GpuArrowStage arrow = quadratic().output(TestStages.Y).buildArrow();
-        assertArgument("batches", () -> arrow.process(null), "must not be null");
-        assertArgument("batches", () -> arrow.processColumnar(null), "must not be null");
+        assertRefused("batches", () -> arrow.process(null), "must not be null");
+        assertRefused("batches", () -> arrow.processColumnar(null), "must not be null");
         Iterator<VectorSchemaRoot> none = List.<VectorSchemaRoot>of().iterator();
         assertThrows(IllegalStateException.class, () -> arrow.process(none));
     }
 
     @Test
     void columnarBatchesRefuseARootWhoseVectorsDoNotHoldItsRows() {
-        assertArgument("root", () -> ColumnarBatches.of(null), "must not be null");
+        assertRefused("root", () -> ColumnarBatches.of(null), "must not be null");
         try (RootAllocator a = new RootAllocator()) {
             VectorSchemaRoot root = VectorSchemaRoot.create(new org.apache.arrow.vector.types.pojo.Schema(
                     List.of(TestStages.X, NAME)), a);
@@ -126,7 +118,7 @@ class GpuPartitionStageArgumentsTest {
                 assertEquals(1f, ok.column(0).getFloat(0));
             }
             // The batch closed the root's vectors: their value count is 0, the root's row count still 1.
-            assertArgument("root", () -> ColumnarBatches.of(root), "column x has 0 values but the root has 1 rows");
+            assertRefused("root", () -> ColumnarBatches.of(root), "column x has 0 values but the root has 1 rows");
             root.close();
         }
     }

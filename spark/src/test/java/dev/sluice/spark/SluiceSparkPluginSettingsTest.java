@@ -1,16 +1,11 @@
 package dev.sluice.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.sluice.InvalidArgumentException;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
+import dev.sluice.testing.Attacks;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.resource.ResourceInformation;
@@ -30,21 +25,14 @@ class SluiceSparkPluginSettingsTest {
     private static InvalidArgumentException assertRefused(String setting, SparkConf conf,
             Map<String, ResourceInformation> resources, String... words) {
         ExecutorPlugin p = new SluiceSparkPlugin().executorPlugin();
-        Throwable thrown = null;
         try {
-            p.init(context(conf, resources), Map.of());
-        } catch (Throwable t) {
-            thrown = t;
+            InvalidArgumentException e = Attacks.assertRefused(setting, () -> p.init(context(conf, resources), Map.of()),
+                    words);
+            assertEquals(0, ExecutorDevices.openCount(), "init refused, leaving no context open");
+            return e;
+        } finally {
+            p.shutdown(); // after a failed init: nothing to close, no exception; after one that passed, what it opened
         }
-        int open = ExecutorDevices.openCount();
-        p.shutdown(); // after a failed init: nothing to close, no exception; after one that passed, what it opened
-        InvalidArgumentException e = assertInstanceOf(InvalidArgumentException.class, thrown, "init refused the settings");
-        assertEquals(setting, e.argument(), e.getMessage());
-        for (String w : words) {
-            assertTrue(e.getMessage().contains(w), () -> "'" + w + "' in: " + e.getMessage());
-        }
-        assertEquals(0, open, "init refused, leaving no context open");
-        return e;
     }
 
     @Test
@@ -77,24 +65,7 @@ class SluiceSparkPluginSettingsTest {
         p.init(context(new SparkConf(false).set(SluiceSparkPlugin.API, "cpu").set(SluiceSparkPlugin.DEVICES, "0"),
                 Map.of()), Map.of());
         assertEquals(1, ExecutorDevices.openCount());
-        CountDownLatch start = new CountDownLatch(1);
-        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 2; t++) {
-            threads.add(Thread.ofPlatform().start(() -> {
-                try {
-                    start.await();
-                    p.shutdown();
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }));
-        }
-        start.countDown();
-        for (Thread t : threads) {
-            t.join(30_000);
-        }
-        assertEquals(List.of(), failures);
+        Attacks.atOnceFromTwoThreads(p::shutdown, 30);
         assertEquals(0, ExecutorDevices.openCount());
         p.shutdown();
     }
