@@ -398,15 +398,14 @@ public final class ArrowColumns {
         if (into == null) {
             throw new InvalidArgumentException("into", "must not be null");
         }
-        // Every column is checked before the first is enqueued: a refusal leaves nothing half downloaded.
+        // Every column and its target are checked, then given room, before the first is enqueued: a refusal leaves
+        // nothing half downloaded.
+        List<FieldVector> targets = new ArrayList<>();
         for (Map.Entry<String, DeviceColumn> e : batch.columns().entrySet()) {
             String problem = problem(stream, e.getValue());
             if (problem != null) {
                 throw new InvalidArgumentException("batch", "column " + e.getKey() + ": " + problem);
             }
-        }
-        List<FieldVector> targets = new ArrayList<>();
-        for (Map.Entry<String, DeviceColumn> e : batch.columns().entrySet()) {
             FieldVector v = into.getVector(e.getKey());
             if (v == null) {
                 throw new InvalidArgumentException("into", "has no column " + e.getKey() + "; its schema is " + into.getSchema());

@@ -139,9 +139,7 @@ public final class ArrowPipeline implements AutoCloseable {
      *                                  {@link PinnedAllocationFactory} of {@code context}
      */
     public static Builder builder(DeviceContext context, BufferAllocator allocator) {
-        if (context == null || context.isClosed()) {
-            throw new InvalidArgumentException("context", context == null ? "must not be null" : context + " is closed");
-        }
+        ArrowColumns.checkContext(context);
         if (allocator == null) {
             throw new InvalidArgumentException("allocator", "must not be null");
         }

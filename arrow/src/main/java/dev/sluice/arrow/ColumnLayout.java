@@ -65,15 +65,21 @@ record ColumnLayout(FieldVector vector, DType type, @Nullable DType offsetType, 
      * @throws InvalidArgumentException naming {@code argument} where a buffer of {@code vector} is freed pinned memory
      */
     static void checkAlive(String argument, FieldVector vector) {
-        ArrowBuf[] buffers = vector.getField().getType().isComplex() ? new ArrowBuf[0]
-                : offsetType(vector.getField().getType()) != null
-                        ? new ArrowBuf[] {vector.getValidityBuffer(), vector.getOffsetBuffer(), vector.getDataBuffer()}
-                        : new ArrowBuf[] {vector.getValidityBuffer(), vector.getDataBuffer()};
-        for (ArrowBuf b : buffers) {
-            String freed = PinnedAllocationFactory.freedMemory(b);
-            if (freed != null) {
-                throw new InvalidArgumentException(argument, "vector " + vector.getName() + " " + freed);
-            }
+        ArrowType t = vector.getField().getType();
+        if (t.isComplex()) {
+            return; // a nested vector: no column Sluice reads, its buffers are its children's
+        }
+        checkAlive(argument, vector, vector.getValidityBuffer());
+        if (offsetType(t) != null) {
+            checkAlive(argument, vector, vector.getOffsetBuffer()); // a fixed-width vector has none: it would throw
+        }
+        checkAlive(argument, vector, vector.getDataBuffer());
+    }
+
+    private static void checkAlive(String argument, FieldVector vector, ArrowBuf buffer) {
+        String freed = PinnedAllocationFactory.freedMemory(buffer);
+        if (freed != null) {
+            throw new InvalidArgumentException(argument, "vector " + vector.getName() + " " + freed);
         }
     }
 

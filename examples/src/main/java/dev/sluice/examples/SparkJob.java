@@ -31,7 +31,7 @@ import org.apache.spark.sql.SparkSession;
  * <p>Run directly ({@code java}, {@code exec:exec}), it starts an embedded local Spark ({@code local[threads]}) with the
  * plugin on. Under {@code spark-submit}, which sets {@code spark.master}, the master, the plugin and every other setting
  * come from its {@code --master} and {@code --conf}, as for any job, and {@code threads} is not used
- * ({@code spark/cluster-check.sh} runs it so on a standalone cluster). See docs/spark.md.
+ * ({@code .ci/spark-cluster-check.sh} runs it so on a standalone cluster). See docs/spark.md.
  */
 public final class SparkJob {
 

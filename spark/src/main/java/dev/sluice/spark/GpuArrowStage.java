@@ -143,33 +143,27 @@ public final class GpuArrowStage implements Serializable {
             String wanted = want.stream().map(f -> f.getName() + " " + f.getType()).toList().toString();
             long end = first + Math.max(1, b.getRowCount());
             if (got.size() != want.size()) {
-                throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                        + ") has " + got.size() + " column(s) " + names + "; the stage takes " + want.size() + " "
-                        + wanted);
+                throw bad(first, end, "has " + got.size() + " column(s) " + names + "; the stage takes " + want.size()
+                        + " " + wanted);
             }
             for (int i = 0; i < want.size(); i++) {
+                FieldVector v = b.getFieldVectors().get(i);
                 if (!want.get(i).getName().equals(got.get(i).getName())
                         || !SparkTypes.sameType(want.get(i).getType(), got.get(i).getType())) {
-                    throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                            + ") has columns " + names + "; the stage takes " + wanted);
+                    throw bad(first, end, "has columns " + names + "; the stage takes " + wanted);
                 }
-                if (!want.get(i).isNullable() && b.getFieldVectors().get(i).getNullCount() > 0) {
-                    throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                            + ") has " + b.getFieldVectors().get(i).getNullCount() + " null(s) in column "
-                            + got.get(i).getName() + "; the stage's input columns have no nulls");
-                }
-            }
-            for (FieldVector v : b.getFieldVectors()) {
                 // Before any buffer is read: a closed vector's are empty (its value count 0, the batch's rows not).
                 if (v.getValueCount() != b.getRowCount()) {
-                    throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                            + ") has " + v.getValueCount() + " values in column " + v.getName() + " but "
+                    throw bad(first, end, "has " + v.getValueCount() + " values in column " + v.getName() + " but "
                             + b.getRowCount() + " rows" + (v.getValueCount() == 0 ? " (a closed vector has 0)" : ""));
+                }
+                if (!want.get(i).isNullable() && v.getNullCount() > 0) {
+                    throw bad(first, end, "has " + v.getNullCount() + " null(s) in column " + got.get(i).getName()
+                            + "; the stage's input columns have no nulls");
                 }
             }
             if (b.getRowCount() > spec.batchRows) {
-                throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                        + ") has " + b.getRowCount() + " rows; the stage takes at most " + spec.batchRows
+                throw bad(first, end, "has " + b.getRowCount() + " rows; the stage takes at most " + spec.batchRows
                         + " (batchRows)");
             }
             long[] valueBytes = new long[want.size()];
@@ -180,11 +174,16 @@ public final class GpuArrowStage implements Serializable {
             }
             long bytes = StageSpec.batchBytes(want, b.getRowCount(), valueBytes);
             if (bytes > spec.maxBatchBytes) {
-                throw new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end)
-                        + ") takes " + bytes + " bytes on the device (each buffer rounded up to 64), more than the"
-                        + " stage's maxBatchBytes " + spec.maxBatchBytes + " (by default what batchRows rows take, "
+                throw bad(first, end, "takes " + bytes + " bytes on the device (each buffer rounded up to 64), more than"
+                        + " the stage's maxBatchBytes " + spec.maxBatchBytes + " (by default what batchRows rows take, "
                         + StageSpec.DEFAULT_VALUE_BYTES + " bytes a string or binary value): raise maxBatchBytes");
             }
+        }
+
+        /** The task's failure for the current batch, rows {@code first} to {@code end - 1}: {@code what} it has. */
+        private GpuTaskException bad(long first, long end, String what) {
+            return new GpuTaskException("sluice-spark: bad input, batch " + index + " (" + run.where(first, end) + ") "
+                    + what);
         }
     }
 }

@@ -289,7 +289,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             if (passThrough.contains(column)) {
                 throw new InvalidArgumentException("column", column + " is passed through already");
             }
-            if (outputs.stream().anyMatch(o -> o.getName().equals(column))) {
+            if (isOutput(column)) {
                 throw new InvalidArgumentException("column", "the result already has a column " + column
                         + " (an output): a pass-through column keeps its input's name");
             }
@@ -324,7 +324,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         private Builder<T> carry(@Nullable Field field, @Nullable ColumnValue<T> value, String argument) {
             Field f = SparkTypes.check(argument, field, false);
             // Checked before the input is added: a refused carry leaves the builder as it was.
-            if (outputs.stream().anyMatch(o -> o.getName().equals(f.getName()))) {
+            if (isOutput(f.getName())) {
                 throw new InvalidArgumentException(argument, "the result already has a column " + f.getName()
                         + " (an output): a carried column keeps its name in the result");
             }
@@ -348,11 +348,16 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          */
         public Builder<T> output(Field field) {
             Field f = SparkTypes.check("field", field, true);
-            if (outputs.stream().anyMatch(o -> o.getName().equals(f.getName())) || passThrough.contains(f.getName())) {
+            if (isOutput(f.getName()) || passThrough.contains(f.getName())) {
                 throw new InvalidArgumentException("field", "the result already has a column " + f.getName());
             }
             outputs.add(f);
             return this;
+        }
+
+        /** Whether an output column is named {@code name}. */
+        private boolean isOutput(String name) {
+            return outputs.stream().anyMatch(o -> o.getName().equals(name));
         }
 
         /**
