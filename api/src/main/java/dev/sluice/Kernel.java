@@ -247,6 +247,25 @@ public final class Kernel {
         int OVERWRITTEN = -2;
 
         /**
+         * The most code one fused kernel holds, in the units of {@link #size()}: repeated work ends a run of launches
+         * before their sizes would sum past it, and fuses the rest of them into the next kernel. Why: a few launches'
+         * bodies in one kernel save their loads and stores, but one kernel of thousands of launches' bodies runs slower
+         * than the launches themselves (its code no longer fits the GPU's instruction cache; on the CPU simulator a
+         * method over the JIT's limit of 8,000 bytes of bytecode is never compiled and runs 20 to 30 times slower,
+         * which two bodies of 128 FMAs, 1,288 nodes, stay under and three do not). A body of 128 FMAs is 644 nodes.
+         */
+        int MAX_FUSED_SIZE = 1024;
+
+        /**
+         * How much code one launch's body adds to a fused kernel, in syntax-tree nodes of its statements (a name, a
+         * literal, an operation, a call and an assignment count one each); at least 1. A kernel generator without such a
+         * measure keeps the default, 1, and its runs are then capped at {@link #MAX_FUSED_SIZE} launches.
+         */
+        default int size() {
+            return 1;
+        }
+
+        /**
          * Whether a launch of this kernel writes its parameter {@code output} so that an earlier launch's write of the
          * same region is never read from memory: it assigns the output before reading it and reads none of
          * {@code aliases} (its parameters on the same region, {@code output} among them) after. False where unsure.

@@ -65,6 +65,23 @@ class KernelFusionDeclarationTest {
     }
 
     @Test
+    void theKernelLanguagesFusionsMeasureTheirBodiesInSyntaxTreeNodes() {
+        Kernel fma = Kernels.elementwise("decl_size").input(KernelParam.scalar("a", DType.F32))
+                .input(KernelParam.pointer("x", DType.F32)).output(KernelParam.pointer("y", DType.F32))
+                .body("f32 t = x;\n" + "t = fma(t, a, 0.25f);\n".repeat(128) + "y = t").build();
+        // Two statements of a name each (2 + 2), 128 of a call of three arguments (5 each).
+        assertEquals(2 + 2 + 128 * 5, fma.fusion().orElseThrow().size());
+        Kernel chain = Kernels.fuse("decl_size_chain")
+                .stage(Kernels.elementwise("decl_b").input(KernelParam.pointer("x", DType.F32))
+                        .output(KernelParam.pointer("y", DType.F32)).body("y = x + 1"))
+                .stage(Kernels.elementwise("decl_c").input(KernelParam.pointer("y", DType.F32))
+                        .output(KernelParam.pointer("z", DType.F32)).body("z = -y * y"))
+                .bind("decl_c.y", "decl_b.y").output("decl_c.z").build();
+        assertEquals(4 + 5, chain.fusion().orElseThrow().size(), "a chain's stages together");
+        assertEquals(1, copy(new Foreign()).fusion().orElseThrow().size(), "another generator's, by default");
+    }
+
+    @Test
     void launchesOfAKernelDeclaringAnotherGeneratorsFusionAreFusedByIt() {
         Foreign foreign = new Foreign();
         Kernel copy = copy(foreign);

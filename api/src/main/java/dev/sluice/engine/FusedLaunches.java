@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * for every pair of pointer arguments of the run whose bytes overlap, one of them written, the same region (memory,
  * byte offset and element type). Thread {@code i} of each launch then touches only element {@code i} of every region,
  * so the fused kernel's thread {@code i}, running the launches' bodies in order, touches what they touched, in the same
- * order. Anything else between two launches ends a run.
+ * order. Anything else between two launches ends a run, and so does the size cap
+ * ({@link Kernel.Fusion#MAX_FUSED_SIZE}): a long run of heavy launches becomes several fused kernels, one after another.
  *
  * <p>The fused kernels are loaded on the context once per plan (which launches' kernels, which inputs read what) and
  * kept until {@link #close()}; a plan that failed to fuse or load is not tried again. One per {@link ReplayedWork},
@@ -221,6 +222,8 @@ final class FusedLaunches {
         final List<int[]> sources = new ArrayList<>();
         final List<Use> uses = new ArrayList<>();
         final long n;
+        /** The launches' bodies' sizes, summed ({@link Kernel.Fusion#size()}). */
+        private long size;
 
         private Run(long n) {
             this.n = n;
@@ -239,6 +242,10 @@ final class FusedLaunches {
             int count = a.count() - 1; // the last is n
             if (a.longValue(count) != n || !launches.isEmpty() && !launches.getFirst().config().equals(launch.config())) {
                 return false;
+            }
+            int adds = Math.max(1, chain.size());
+            if (!launches.isEmpty() && size + adds > Kernel.Fusion.MAX_FUSED_SIZE) {
+                return false; // the next kernel takes it: one this large would run slower than its launches
             }
             int k = launches.size();
             List<Use> mine = new ArrayList<>();
@@ -271,6 +278,7 @@ final class FusedLaunches {
             chains.add(chain);
             sources.add(from);
             uses.addAll(mine);
+            size += adds;
             return true;
         }
 

@@ -1,5 +1,6 @@
 package dev.sluice.kernel;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -130,6 +131,40 @@ final class Ast {
         Symbol symbol() {
             return resolved[0];
         }
+    }
+
+    /**
+     * The size of {@code statements} as {@link dev.sluice.Kernel.Fusion#size()} counts it: one for each statement and
+     * each node of its expression. Walked with a stack of its own: chains of one precedence level have no depth limit.
+     */
+    static int size(List<Statement> statements) {
+        long size = 0;
+        ArrayDeque<Expr> pending = new ArrayDeque<>();
+        for (Statement s : statements) {
+            size++;
+            pending.push(s.value());
+            while (!pending.isEmpty()) {
+                Expr e = pending.pop();
+                size++;
+                switch (e) {
+                    case Unary u -> pending.push(u.operand);
+                    case Binary b -> {
+                        pending.push(b.left);
+                        pending.push(b.right);
+                    }
+                    case Ternary t -> {
+                        pending.push(t.condition);
+                        pending.push(t.whenTrue);
+                        pending.push(t.whenFalse);
+                    }
+                    case Cast c -> pending.push(c.operand);
+                    case Call c -> c.arguments.forEach(pending::push);
+                    case Literal l -> { }
+                    case Name n -> { }
+                }
+            }
+        }
+        return (int) Math.min(Integer.MAX_VALUE, size);
     }
 
     /** What a name means. */

@@ -24,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param parameters the kernel's parameters before {@code n}, in order, as the stage parameters they are
  * @param overwrites for a chain of one stage, each output that its body assigns before any read of it, with the
  *                   parameters its body reads after that first assignment (by position); empty for other chains
+ * @param size       the stages' statements' syntax-tree nodes ({@link Kernel.Fusion#size()})
  */
 record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bindings, List<String> written,
-        List<String> parameters, Map<Integer, BitSet> overwrites) implements Kernel.Fusion {
+        List<String> parameters, Map<Integer, BitSet> overwrites, int size) implements Kernel.Fusion {
 
     /**
      * The chain of the one stage {@code d}, whose body checked is {@code statements} with its parameters meaning
@@ -52,7 +53,7 @@ record ElementwiseChain(String name, List<Declaration> stages, List<String[]> bi
             }
         }
         return new ElementwiseChain(d.name(), List.of(d), List.of(), List.copyOf(written), List.copyOf(parameters),
-                Map.copyOf(overwrites));
+                Map.copyOf(overwrites), Ast.size(statements));
     }
 
     /**

@@ -264,7 +264,7 @@ public final class FusedBuilder {
         List<String[]> bound = new ArrayList<>();
         bindings.forEach((in, src) -> bound.add(new String[] {spell(in), spell(src)}));
         ElementwiseChain chain = new ElementwiseChain(name, List.copyOf(stages), List.copyOf(bound),
-                written.stream().map(this::spell).toList(), List.copyOf(origins), Map.of());
+                written.stream().map(this::spell).toList(), List.copyOf(origins), Map.of(), Ast.size(statements));
         return ElementwiseCode.kernel(name, params, paramSymbols, statements, registers,
                 s -> "v" + s.index() + "_" + s.name(), problem -> SourceError.at(name, "fused stages", source, 1, 1, problem),
                 chain);

@@ -2,12 +2,14 @@ package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFunction;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostData;
+import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.LaunchConfig;
 import dev.sluice.RepeatedWork;
@@ -196,6 +198,44 @@ public abstract class AbstractRepeatedWorkFusionTest extends ConformanceBase {
             s.enqueueLaunch(step, CONFIG, b[2], 5, b[3], (long) N - 3); // a run of its own with the one before
         });
         assertEquals(2L * CALLS, w.fusedLaunches(), "the second and third launches fused, not the first");
+    }
+
+    @Test
+    void aLongRunOfHeavyLaunchesFusesIntoKernelsWithinTheSizeCap() {
+        Kernel heavy = Kernels.elementwise("heavy").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I32))
+                .body("i32 t = x;\n" + "t = t * 3 + 1;\n".repeat(60) + "y = t").build();
+        int size = heavy.fusion().orElseThrow().size();
+        int perKernel = Kernel.Fusion.MAX_FUSED_SIZE / size;
+        assertTrue(perKernel >= 2 && perKernel < 7, "the test's kernel fits " + perKernel + " times in one fused kernel");
+        DeviceFunction f = fn(heavy);
+        int launches = 7;
+        RepeatedWork w = compare(2, N, (s, call, b) -> {
+            for (int k = 0; k < launches; k++) {
+                s.enqueueLaunch(f, CONFIG, k == 0 ? b[0] : b[1], b[1], (long) N); // b0 into b1, then b1 in place
+            }
+        });
+        int fusedPerCall = 0;
+        for (int left = launches; left > 0; left -= perKernel) {
+            int inKernel = Math.min(perKernel, left);
+            fusedPerCall += inKernel >= 2 ? inKernel : 0; // a launch left alone runs as recorded
+        }
+        assertEquals((long) fusedPerCall * CALLS, w.fusedLaunches(), "runs of " + perKernel + " launches, not one of "
+                + launches);
+    }
+
+    @Test
+    void aLaunchLargerThanTheCapIsNotFused() {
+        Kernel huge = Kernels.elementwise("huge").input(KernelParam.pointer("x", DType.I32))
+                .output(KernelParam.pointer("y", DType.I32))
+                .body("i32 t = x;\n" + "t = t * 3 + 1;\n".repeat(Kernel.Fusion.MAX_FUSED_SIZE / 6) + "y = t").build();
+        assertTrue(huge.fusion().orElseThrow().size() > Kernel.Fusion.MAX_FUSED_SIZE / 2);
+        DeviceFunction f = fn(huge);
+        RepeatedWork w = compare(2, N, (s, call, b) -> {
+            s.enqueueLaunch(f, CONFIG, b[0], b[1], (long) N);
+            s.enqueueLaunch(f, CONFIG, b[1], b[1], (long) N);
+        });
+        assertEquals(0, w.fusedLaunches(), "two launches of it would be over the cap");
     }
 
     @Test

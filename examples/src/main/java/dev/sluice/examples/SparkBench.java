@@ -30,13 +30,16 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.metrics.source.Source;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Throughput of a GPU stage in a Spark job against the plain {@link GpuPipeline}, in one process on the same load:
@@ -149,6 +152,7 @@ public final class SparkBench {
                 .agg(functions.count(functions.lit(1)), functions.sum(col("y")));
         double floorSum = expectedSum(o, SpinLoad.expected(0));
         Map<String, List<Double>> ms = new LinkedHashMap<>();
+        Map<String, Long> stageFigures = new LinkedHashMap<>();
         for (String way : WAYS) {
             ms.put(way, new ArrayList<>());
         }
@@ -165,13 +169,21 @@ public final class SparkBench {
             for (int r = -1; r < o.runs(); r++) { // run -1 warms up
                 for (int i = 0; i < WAYS.size(); i++) { // each run starts with another way
                     String way = WAYS.get(Math.floorMod(r + i, WAYS.size()));
+                    Map<String, Long> before = stageFigures();
                     double t = switch (way) {
                         case "pipeline" -> runPipeline(pipeline, o, pool, expected);
                         case "spark" -> runSpark("spark", job, o, expectedSum);
                         default -> runSpark("spark floor", floor, o, floorSum);
                     };
+                    if (r == o.runs() - 1 && way.equals("pipeline")) {
+                        out.add(String.format(Locale.ROOT, "%spipeline_total graphReplays=%d graphBuilds=%d", key,
+                                pipeline.metrics().graphReplays(), pipeline.metrics().graphBuilds()));
+                    }
                     if (r >= 0) {
                         ms.get(way).add(t);
+                        if (way.equals("spark")) {
+                            stageFigures().forEach((k, v) -> stageFigures.merge(k, v - before.getOrDefault(k, 0L), Long::sum));
+                        }
                     }
                 }
             }
@@ -184,6 +196,10 @@ public final class SparkBench {
         out.add(String.format(Locale.ROOT, "%sspark_ms=%.1f", key, sparkMs));
         out.add(String.format(Locale.ROOT, "%sspark_over_pipeline=%.3f", key, pipelineMs / sparkMs));
         out.add(String.format(Locale.ROOT, "%sspark_floor_ms=%.1f", key, floorMs));
+        // What the stage's runs did on the executor's devices, per run: tells replayed batches from rebuilt or plain ones.
+        StringBuilder figures = new StringBuilder(key + "spark_per_run");
+        stageFigures.forEach((k, v) -> figures.append(' ').append(k).append('=').append(v / Math.max(1, o.runs())));
+        out.add(figures.toString());
         out.add(String.format(Locale.ROOT, "%sspark_over_floor=%.3f", key, floorMs / sparkMs));
         double mb = o.rows() * 4.0 / 1e6;
         out.add(String.format(Locale.ROOT, "%spipeline_MBps=%.2f spark_MBps=%.2f", key, mb / (pipelineMs / 1e3),
@@ -257,6 +273,33 @@ public final class SparkBench {
     }
 
 
+
+    /**
+     * The executor plugin's figures that say how the stage's batches ran (summed over the executor's devices): batches,
+     * graph replays and builds, operations enqueued, kernels compiled or loaded and their milliseconds. Local mode only:
+     * the executor is this JVM, so its metric sources are the driver's {@link SparkEnv}'s.
+     */
+    private static Map<String, Long> stageFigures() {
+        Map<String, Long> sums = new LinkedHashMap<>();
+        String source = "plugin." + SluiceSparkPlugin.class.getName();
+        for (Source s : CollectionConverters.asJava(SparkEnv.get().metricsSystem().getSourcesByName(source))) {
+            s.metricRegistry().getGauges().forEach((name, gauge) -> {
+                for (String figure : List.of("batches", "graphReplays", "graphBuilds", "sluice.operations.enqueued")) {
+                    if (name.endsWith("." + figure) && gauge.getValue() instanceof Number n) {
+                        sums.merge(figure, n.longValue(), Long::sum);
+                    }
+                }
+            });
+            s.metricRegistry().getHistograms().forEach((name, h) -> {
+                if (name.endsWith(".sluice.kernel.compilations")) {
+                    sums.merge("kernelLoads", h.getCount(), Long::sum);
+                    sums.merge("kernelLoadMs", Math.round(h.getSnapshot().getMean() * h.getSnapshot().size() / 1e6),
+                            Long::sum);
+                }
+            });
+        }
+        return sums;
+    }
 
     /** The sum of the job's results: row {@code i} holds {@code expected[(i / batchRows) % SpinLoad.POOL]}. */
     private static double expectedSum(Options o, float[] expected) {

@@ -50,9 +50,15 @@ final class DeviceFigures implements DeviceListener {
      * lane), counted when each task ends.
      */
     static final String GRAPH_REPLAYS = "graphReplays";
+    /**
+     * Gauge: graphs the lanes built for the batches they replayed (a lane's first batch, and one whose shape changed),
+     * counted when each task ends; far fewer than {@link #GRAPH_REPLAYS} when lanes replay what they built.
+     */
+    static final String GRAPH_BUILDS = "graphBuilds";
 
     /** The stages' own figures, beside the context's. */
-    static final List<String> STAGE_NAMES = List.of(TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS, GRAPH_REPLAYS);
+    static final List<String> STAGE_NAMES = List.of(TASKS_RUNNING, TASKS_ENDED, TASKS_FAILED, BATCHES, ROWS, GRAPH_REPLAYS,
+            GRAPH_BUILDS);
 
     /** Every metric's name, the context's figures' first, in registration order. */
     static final List<String> NAMES = names();
@@ -87,6 +93,7 @@ final class DeviceFigures implements DeviceListener {
     final LongAdder batches = new LongAdder();
     final LongAdder rows = new LongAdder();
     final LongAdder graphReplays = new LongAdder();
+    final LongAdder graphBuilds = new LongAdder();
 
     DeviceFigures(DeviceContext context) {
         this.context = context;
@@ -135,6 +142,7 @@ final class DeviceFigures implements DeviceListener {
         gauge(registry, prefix, BATCHES, batches::sum);
         gauge(registry, prefix, ROWS, rows::sum);
         gauge(registry, prefix, GRAPH_REPLAYS, graphReplays::sum);
+        gauge(registry, prefix, GRAPH_BUILDS, graphBuilds::sum);
     }
 
     /** Removes what {@link #register} registered. */
@@ -222,6 +230,7 @@ final class DeviceFigures implements DeviceListener {
             case BATCHES -> batches.sum();
             case ROWS -> rows.sum();
             case GRAPH_REPLAYS -> graphReplays.sum();
+            case GRAPH_BUILDS -> graphBuilds.sum();
             default -> throw new IllegalArgumentException(name);
         };
     }

@@ -407,6 +407,7 @@ final class TaskRun implements AutoCloseable {
             allocator.close(); // reports results the task's code did not close
         } finally {
             d.figures.graphReplays.add(pipeline.metrics().graphReplays());
+            d.figures.graphBuilds.add(pipeline.metrics().graphBuilds());
             d.figures.tasksRunning.decrement();
             d.figures.tasksEnded.increment();
             if (failed) {
