@@ -70,7 +70,8 @@ import java.util.function.Consumer;
  * earlier value from memory (both bodies assign the output before reading it, and the later one reads no other argument
  * of that region after assigning it), and is stored otherwise. Anything else (another kernel, a
  * fill, a copy, a partial overlap such as a shifted slice, another element type, {@code n} or configuration) ends the
- * run. The fused kernel is generated and loaded once per plan (which kernels, which inputs read what), kept until
+ * run, and a run whose bodies would sum past {@link Kernel.Fusion#MAX_FUSED_SIZE} goes on in a fused kernel of its
+ * own: one kernel of thousands of bodies runs slower than their launches. The fused kernel is generated and loaded once per plan (which kernels, which inputs read what), kept until
  * {@link #close()}; calls of one shape whose buffers alias differently have different plans, and the graph is rebuilt
  * for them. Results are those of the launches one by one, with {@link dev.sluice.kernel.FusedBuilder}'s caveat: on a GPU
  * the run-time compiler may contract a float multiplication in one launch and an addition in a later one into one
