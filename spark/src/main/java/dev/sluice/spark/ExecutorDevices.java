@@ -42,6 +42,8 @@ final class ExecutorDevices {
         final PinnedAllocationFactory pinned;
         final RootAllocator allocator;
         final DeviceFigures figures;
+        /** The GPU stages' pipelines kept between tasks on this device. */
+        final StagePipelines pipelines = new StagePipelines();
         int references;
 
         Device(Key key, DeviceContext context) {
@@ -53,8 +55,12 @@ final class ExecutorDevices {
             this.allocator = pinned.newRootAllocator(Long.MAX_VALUE);
         }
 
-        /** Closes the allocator, its pinned pool and the context; logs what the allocator still holds. */
+        /**
+         * Closes the pipelines kept between tasks (waiting for their lanes), the allocator, its pinned pool and the
+         * context; logs what the allocator still holds.
+         */
         void close() {
+            pipelines.close(TaskRun.RELEASE_WAIT_SECONDS);
             try {
                 allocator.close();
             } catch (RuntimeException e) {

@@ -67,9 +67,12 @@ import org.jspecify.annotations.Nullable;
  * ({@link SluiceSparkPlugin}), shared by its tasks.
  * <li><b>Cancellation:</b> a killed task (Spark's job or stage cancellation, speculation's loser) stops within
  * {@value TaskRun#POLL_MILLIS} ms of waiting; batches on the device finish there and are dropped. Nothing of other tasks
- * is touched: each task has its own lanes, staging and allocator.
- * <li><b>Resources:</b> a task completion listener releases the task's lanes (after their device work), its pinned
- * batches and results, and its allocator, however the task ends; the device context stays the executor's.
+ * is touched: each task has its own lanes, staging and allocator while it runs.
+ * <li><b>Resources:</b> a task completion listener releases the task's pinned batches and results and its allocator,
+ * however the task ends. A task whose results all came back leaves its lanes (streams, device and pinned buffers, built
+ * graphs, loaded kernels) to the stage's next task on the device, so that a stage's tasks do not each build them
+ * again; the first task of another stage on the device, or the executor's end, releases them. A task that failed, was
+ * killed or left results unread releases its lanes after their device work. The device context stays the executor's.
  * <li><b>Errors:</b> a {@link GpuTaskException} fails the task, naming the task, the rows of the partition and the
  * device: a row without a column, with a value of another type, with a null in a column not declared nullable, or
  * whose strings and binaries alone pass {@code maxBatchBytes} (the row's index), device work that failed (the batches in flight), a device with a sticky fault ({@link GpuTaskException#isDeviceFault()}). Spark then retries the

@@ -33,6 +33,11 @@ final class StageSpec implements Serializable {
     /** Bytes a string or binary value is given on average by the default {@link #maxBatchBytes}. */
     static final int DEFAULT_VALUE_BYTES = 32;
 
+    /**
+     * The stage's identity, the same in every task that runs it (made where the stage was built, and shipped with it):
+     * a task's lanes are kept for the next task of the same stage ({@link StagePipelines}).
+     */
+    final String id = java.util.UUID.randomUUID().toString();
     private final String inputJson;
     private final String outputJson;
     final List<String> passThrough;

@@ -22,8 +22,8 @@ import reactor.core.publisher.Sinks;
 
 /**
  * One task's run of a GPU stage: its device (a reference to the executor's context), a child allocator of the device's
- * pinned memory, an {@link ArrowPipeline} whose lanes are the task's, and the iterator of results that the task's thread
- * consumes.
+ * pinned memory for its input batches, an {@link ArrowPipeline} whose lanes are the task's while it runs (taken from
+ * the device's {@link StagePipelines}, or built), and the iterator of results that the task's thread consumes.
  *
  * <p><b>Threads.</b> Everything that touches the partition's input (Spark's iterators are the task thread's, and may
  * read {@code TaskContext.get()}) runs on the task's thread, inside {@link Results#hasNext()}: it reads the next batch of
@@ -33,9 +33,11 @@ import reactor.core.publisher.Sinks;
  * converted only as the partition's iterator is consumed.
  *
  * <p><b>End.</b> A task completion listener ({@link #close}), which Spark calls when the task ends however it ends
- * (success, failure, kill), cancels the pipeline's subscription, closes the batches and results it still holds and the
- * pipeline, waits until the lanes have been released (their device work ended, their device and pinned buffers freed),
- * then closes the task's allocator and gives the device back. A kill ({@code TaskContext.isInterrupted}, or an
+ * (success, failure, kill), cancels the pipeline's subscription and closes the batches and results it still holds. A
+ * task whose results all came back gives the pipeline, with its lanes, graphs and kernels, to the device's
+ * {@link StagePipelines} for the stage's next task; any other closes it and waits until its lanes have been released
+ * (their device work ended, their device and pinned buffers freed). Then the task's allocator is closed and the device
+ * given back. A kill ({@code TaskContext.isInterrupted}, or an
  * interrupt of the task's thread) is noticed within {@link #POLL_MILLIS} while the thread waits for a result.
  */
 final class TaskRun implements AutoCloseable {
@@ -63,6 +65,11 @@ final class TaskRun implements AutoCloseable {
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final Receiver receiver = new Receiver();
     private final Object lock = new Object();
+    /** The pipeline's figures when the task took it: the task's own are what they grew by. */
+    private final long replaysBefore;
+    private final long buildsBefore;
+    /** Whether the results ended with the pipeline's completion and the task's code had them all. */
+    private volatile boolean completed;
     /** Results handed to the task's code and maybe not closed yet; closed at the task's end. Guarded by lock. */
     private final java.util.Set<VectorSchemaRoot> handedOut =
             java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -83,21 +90,31 @@ final class TaskRun implements AutoCloseable {
         BufferAllocator a = d.allocator.newChildAllocator("spark-task-" + task.taskAttemptId(), 0, Long.MAX_VALUE);
         ArrowPipeline p;
         try {
-            ArrowPipeline.Builder b = ArrowPipeline.builder(d.context, a).lanes(spec.lanes)
-                    .capacity(spec.batchRows, spec.maxBatchBytes).stage(spec.deviceWork());
-            spec.passThrough.forEach(b::passThrough);
-            spec.deviceOutputs().forEach(b::output); // booleans, dates, timestamps as bytes, int32s, int64s
-            spec.kernels().forEach(b::kernel);
-            p = b.build();
+            p = d.pipelines.take(spec.id, () -> build(d, spec));
         } catch (RuntimeException e) {
             a.close();
             throw e;
         }
         this.allocator = a;
         this.pipeline = p;
+        this.replaysBefore = p.metrics().graphReplays();
+        this.buildsBefore = p.metrics().graphBuilds();
         d.figures.tasksRunning.increment();
         LIVE.incrementAndGet();
         pipeline.process(input.asFlux()).subscribe(receiver);
+    }
+
+    /**
+     * A pipeline of {@code spec} on {@code d}: its results are vectors of the device's allocator (a pipeline outlives
+     * the task that built it, {@link StagePipelines}); the tasks close the results they were given.
+     */
+    private static ArrowPipeline build(ExecutorDevices.Device d, StageSpec spec) {
+        ArrowPipeline.Builder b = ArrowPipeline.builder(d.context, d.allocator).lanes(spec.lanes)
+                .capacity(spec.batchRows, spec.maxBatchBytes).stage(spec.deviceWork());
+        spec.passThrough.forEach(b::passThrough);
+        spec.deviceOutputs().forEach(b::output); // booleans, dates, timestamps as bytes, int32s, int64s
+        spec.kernels().forEach(b::kernel);
+        return b.build();
     }
 
     /**
@@ -218,6 +235,7 @@ final class TaskRun implements AutoCloseable {
                 if (end.failure() != null) {
                     throw failure(end.failure());
                 }
+                completed = true;
                 return;
             }
             VectorSchemaRoot result = (VectorSchemaRoot) signal;
@@ -362,17 +380,20 @@ final class TaskRun implements AutoCloseable {
     }
 
     /**
-     * Ends the run (the task completion listener): cancels the pipeline's subscription, closes what it holds, waits for
-     * the lanes to be released, closes the task's allocator and gives the device back. Idempotent.
+     * Ends the run (the task completion listener): cancels the pipeline's subscription, closes what it holds, gives the
+     * pipeline back for the stage's next task if every result came back, else closes it and waits for its lanes to be
+     * released, then closes the task's allocator and gives the device back. Idempotent.
      */
     @Override
     public void close() {
         List<VectorSchemaRoot> left = new ArrayList<>();
+        boolean drained;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
+            drained = inFlight.isEmpty() && results.stream().noneMatch(r -> r instanceof VectorSchemaRoot);
             for (InFlight f : inFlight) {
                 left.add(f.root());
             }
@@ -388,26 +409,22 @@ final class TaskRun implements AutoCloseable {
         }
         ExecutorDevices.Device d = device.device();
         boolean failed = task.isFailed() || task.isInterrupted();
+        // Every batch's results came back (the pipeline completed): no device work of this task is left on the lanes,
+        // and the next task of the stage may take them as they are.
+        boolean clean = completed && drained && !failed;
         try {
             receiver.dispose(); // cancels: batches on the device finish there and their results are released
             input.tryEmitComplete();
             left.forEach(VectorSchemaRoot::close);
-            pipeline.close();
-            try {
-                pipeline.released().get(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                LOG.log(System.Logger.Level.WARNING, "sluice-spark: the lanes of task " + task.taskAttemptId() + " on "
-                        + d.key + " were not released within " + RELEASE_WAIT_SECONDS + " s; their device work is still"
-                        + " running");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException e) {
-                LOG.log(System.Logger.Level.DEBUG, "sluice-spark: releasing lanes failed", e.getCause());
+            if (clean) {
+                d.pipelines.give(spec.id, pipeline);
+            } else {
+                release(d);
             }
-            allocator.close(); // reports results the task's code did not close
+            allocator.close(); // reports input batches left open
         } finally {
-            d.figures.graphReplays.add(pipeline.metrics().graphReplays());
-            d.figures.graphBuilds.add(pipeline.metrics().graphBuilds());
+            d.figures.graphReplays.add(pipeline.metrics().graphReplays() - replaysBefore);
+            d.figures.graphBuilds.add(pipeline.metrics().graphBuilds() - buildsBefore);
             d.figures.tasksRunning.decrement();
             d.figures.tasksEnded.increment();
             if (failed) {
@@ -415,6 +432,22 @@ final class TaskRun implements AutoCloseable {
             }
             LIVE.decrementAndGet();
             device.close();
+        }
+    }
+
+    /** Closes the pipeline and waits until its lanes have been released: the task's device work has ended. */
+    private void release(ExecutorDevices.Device d) {
+        pipeline.close();
+        try {
+            pipeline.released().get(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "sluice-spark: the lanes of task " + task.taskAttemptId() + " on "
+                    + d.key + " were not released within " + RELEASE_WAIT_SECONDS + " s; their device work is still"
+                    + " running");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.log(System.Logger.Level.DEBUG, "sluice-spark: releasing lanes failed", e.getCause());
         }
     }
 

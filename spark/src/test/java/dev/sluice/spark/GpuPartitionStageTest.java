@@ -37,7 +37,10 @@ class GpuPartitionStageTest {
     @RegisterExtension
     static final LocalSpark LOCAL = new LocalSpark("GpuPartitionStageTest", 2, 3);
 
-    /** No task run left, the plugin's two contexts held by it alone, no pinned or device memory, no task running. */
+    /**
+     * No task run left, the plugin's two contexts held by it alone, no task running, and, once the lanes kept for the
+     * next task ({@link StagePipelines}) are released, no pinned or device memory.
+     */
     static void assertNothingLeftOfTasks() throws InterruptedException {
         assertEventually(() -> TaskRun.live() == 0, "every task's run ended");
         assertEquals(2, ExecutorDevices.openCount(), "the plugin's two contexts, no other");
@@ -46,6 +49,7 @@ class GpuPartitionStageTest {
                     "cpu:" + d + " is held by the plugin only");
             ExecutorDevices.Device dev = ExecutorDevices.open(new ExecutorDevices.Key("cpu", d));
             assertTrue(dev != null, "the plugin keeps cpu:" + d + " open");
+            dev.pipelines.releaseIdle(30);
             assertEquals(0, dev.allocator.getAllocatedMemory(), "pinned Arrow memory left on cpu:" + d);
             assertEquals(0, dev.figures.value(DeviceFigure.MEMORY_ALLOCATED.metricName()), "device memory left on cpu:" + d);
             assertEquals(0, dev.figures.value(DeviceFigures.TASKS_RUNNING), "tasks running on cpu:" + d);
@@ -85,6 +89,64 @@ class GpuPartitionStageTest {
         checkQuadratic(rows, 16_000);
         // 4 batches of 1,000 rows a partition over 2 lanes: a lane's second batch replays the graph of its first.
         assertTrue(replays() > replays, "lanes replayed their batches' device work as graphs");
+    }
+
+    @Test
+    void aStagesNextTaskOnTheDeviceTakesTheLanesAndGraphsItsLastTaskLeft() {
+        GpuPartitionStage<Row, Row> stage = quadratic(1000);
+        long builds = builds();
+        checkQuadratic(numbers(8000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 8000);
+        assertTrue(builds() > builds, "the first tasks built their lanes' graphs");
+        for (int d = 0; d < 2; d++) {
+            assertEquals(1, device(d).pipelines.idleCount(), "the task on cpu:" + d + " left its pipeline");
+        }
+        builds = builds();
+        long replays = replays();
+        checkQuadratic(numbers(8000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 8000);
+        assertEquals(builds, builds(), "the next tasks replayed the graphs their lanes had built");
+        assertTrue(replays() >= replays + 8, "every batch of the next tasks replayed");
+
+        // A task of another stage on the device releases them: the first stage's next tasks build afresh.
+        GpuPartitionStage<Row, Row> other = quadratic(500);
+        checkQuadratic(numbers(4000, 2).mapPartitions(other, other.rowEncoder()).collectAsList(), 4000);
+        builds = builds();
+        checkQuadratic(numbers(8000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 8000);
+        assertTrue(builds() > builds, "the first stage's lanes had been released");
+    }
+
+    @Test
+    void aTaskThatFailedLeavesNoLanesForTheNext() {
+        TestStages.FAILURES_TO_INJECT.set(100); // every attempt fails
+        try {
+            GpuPartitionStage<Row, Row> stage = GpuPartitionStage.<Row>stage(new InjectingStage())
+                    .carry(TestStages.ID).input(TestStages.X).output(TestStages.Y)
+                    .batchRows(700).lanes(2).buildRows();
+            assertThrows(Exception.class, () -> numbers(2000, 1).mapPartitions(stage, stage.rowEncoder()).count());
+            for (int d = 0; d < 2; d++) {
+                assertEquals(0, device(d).pipelines.idleCount(), "a failed task's lanes on cpu:" + d
+                        + " may still have its device work: closed, not kept");
+            }
+        } finally {
+            TestStages.FAILURES_TO_INJECT.set(0);
+        }
+    }
+
+    @Test
+    void aTaskThatStoppedReadingEarlyLeavesNoLanesForTheNext() {
+        GpuPartitionStage<Row, Row> stage = quadratic(100);
+        // limit(1) stops the task's iterator after one row: the batches read ahead are still in the lanes.
+        assertEquals(1, numbers(5000, 1).mapPartitions(stage, stage.rowEncoder()).limit(1).collectAsList().size());
+        for (int d = 0; d < 2; d++) {
+            assertEquals(0, device(d).pipelines.idleCount(), "cpu:" + d + " keeps no lanes with batches in flight");
+        }
+    }
+
+    private static ExecutorDevices.Device device(int ordinal) {
+        return java.util.Objects.requireNonNull(ExecutorDevices.open(new ExecutorDevices.Key("cpu", ordinal)));
+    }
+
+    private static long builds() {
+        return device(0).figures.value(DeviceFigures.GRAPH_BUILDS) + device(1).figures.value(DeviceFigures.GRAPH_BUILDS);
     }
 
     @Test
