@@ -31,10 +31,12 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -260,6 +262,49 @@ class ArrowPipelineTest {
             // Staging buffers are allocated on a lane's first staged chunk: none means no batch went through one.
             assertEquals(0, p.metrics().hostAllocations(), "no staging buffer, in or out: " + p.metrics());
             assertEquals(2L * rows.length, p.metrics().chunksStarted(), p.metrics()::toString);
+        } finally {
+            inputs.forEach(VectorSchemaRoot::close);
+        }
+    }
+
+    /** y = b + 1. */
+    static final Kernel PLUS_ONE = Kernels.elementwise("plus_one")
+            .input(KernelParam.pointer("b", DType.F32))
+            .output(KernelParam.pointer("y", DType.F32))
+            .body("y = b + 1.0f")
+            .build();
+
+    @Test
+    void anOutputWithoutNullsHasTheAllValidBitmapArrowWouldGiveIt() {
+        int[] rows = {13, 1, 1000, 2, 64};
+        List<VectorSchemaRoot> inputs = new ArrayList<>();
+        for (int k = 0; k < rows.length; k++) {
+            inputs.add(batch(pinned, k, rows[k]));
+        }
+        try (ArrowPipeline p = ArrowPipeline.builder(ctx, pinned).lanes(2).capacity(1000, 64 * 1024)
+                .output(Field.notNullable("y", FLOAT)).kernel(PLUS_ONE)
+                .stage((lane, in, out) -> lane.stream().enqueueLaunch(lane.function(PLUS_ONE),
+                        LaunchConfig.forElements(in.rowCount()), in.column("b").data(), out.column("y").data(),
+                        (long) in.rowCount()))
+                .build()) {
+            List<VectorSchemaRoot> results = p.process(Flux.fromIterable(inputs)).collectList().block(Duration.ofSeconds(30));
+            assertNotNull(results);
+            for (int k = 0; k < rows.length; k++) {
+                Float4Vector y = (Float4Vector) results.get(k).getVector("y");
+                Float4Vector b = (Float4Vector) inputs.get(k).getVector("b");
+                assertEquals(0, y.getNullCount(), "batch " + k);
+                for (int i = 0; i < rows[k]; i++) {
+                    assertEquals(b.get(i) + 1.0f, y.get(i), "batch " + k + " row " + i);
+                }
+                int bytes = BitVectorHelper.getValidityBufferSizeFromCount(rows[k]);
+                try (ArrowBuf arrows = BitVectorHelper.loadValidityBuffer(new ArrowFieldNode(rows[k], 0),
+                        pinned.getEmpty(), pinned)) {
+                    for (int j = 0; j < bytes; j++) {
+                        assertEquals(arrows.getByte(j), y.getValidityBuffer().getByte(j), "batch " + k + ", bitmap byte " + j);
+                    }
+                }
+                results.get(k).close();
+            }
         } finally {
             inputs.forEach(VectorSchemaRoot::close);
         }
