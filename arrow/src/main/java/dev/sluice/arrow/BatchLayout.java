@@ -3,7 +3,6 @@ package dev.sluice.arrow;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.InvalidArgumentException;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,21 +47,11 @@ record BatchLayout(int rows, List<Segment> input, long inputBytes, List<Segment>
             if (rows == 0) {
                 return v;
             }
-            ArrowBuf allValid = null;
             try {
                 ArrowBuf empty = allocator.getEmpty();
                 ArrowBuf validity = validityBytes > 0 ? body.slice(validityAt, validityBytes) : empty;
+                // Arrow allocates an all-valid bitmap of its own where the null count is 0 (and an all-null one for n).
                 int nulls = validityBytes > 0 ? BitVectorHelper.getNullCount(validity, rows) : 0;
-                if (nulls == 0 && rows >= 2) {
-                    // Arrow would allocate an all-valid bitmap itself for a null count of 0, and write it twice (zeroed,
-                    // then set): on the thread that emits results, a pass over rows / 8 bytes more per column and
-                    // batch. One fill does: loadFieldBuffers takes a bitmap as given where the count it is told is
-                    // neither 0 nor the row count, and reads the count nowhere else (a vector counts its nulls from
-                    // its bitmap).
-                    allValid = allValid(rows, allocator);
-                    validity = allValid;
-                    nulls = 1;
-                }
                 ArrowBuf data = dataBytes > 0 ? body.slice(dataAt, dataBytes) : empty;
                 List<ArrowBuf> buffers = offsetType != null ? List.of(validity, body.slice(offsetsAt, offsetBytes), data)
                         : List.of(validity, data);
@@ -71,24 +60,7 @@ record BatchLayout(int rows, List<Segment> input, long inputBytes, List<Segment>
             } catch (RuntimeException e) {
                 v.close();
                 throw e;
-            } finally {
-                if (allValid != null) {
-                    allValid.close(); // the vector holds a reference of its own
-                }
             }
-        }
-
-        /** A bitmap of {@code rows} bits set, the bits after them clear, as Arrow's own all-valid bitmaps are. */
-        private static ArrowBuf allValid(int rows, BufferAllocator allocator) {
-            ArrowBuf bits = allocator.buffer(BitVectorHelper.getValidityBufferSizeFromCount(rows));
-            long full = rows / 8;
-            MemorySegment m = MemorySegment.ofAddress(bits.memoryAddress()).reinterpret(bits.capacity());
-            m.asSlice(0, full).fill((byte) -1);
-            m.asSlice(full).fill((byte) 0);
-            if (rows % 8 != 0) {
-                m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, full, (byte) ((1 << (rows % 8)) - 1));
-            }
-            return bits;
         }
     }
 
