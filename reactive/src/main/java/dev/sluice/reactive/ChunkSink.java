@@ -31,7 +31,9 @@ public interface ChunkSink<R> {
      * results are read with {@link #read}. What the pipeline emits is this object once filled, as {@link #read} would
      * have made it. Called on a host copy thread, as {@link #read} is for results of
      * {@code sluice.pipeline.parallelCopyBytes} or more (a large Java array is zeroed by the thread that allocates it, and
-     * the completion thread serves every lane); an exception thrown here fails the chunk, as one from {@link #read} does.
+     * the completion thread serves every lane), as soon as the chunk's work is enqueued, so that it runs while the device
+     * works; a chunk that fails or is cancelled drops the object unfilled. An exception thrown here fails the chunk, as
+     * one from {@link #read} does.
      */
     default @Nullable R allocate(DType type, long elements) {
         return null;

@@ -55,6 +55,12 @@ final class Flight {
     private boolean readEarly;
     private @Nullable Object earlyResult;
     private @Nullable Throwable earlyFailure;
+    /**
+     * A large result's object ({@link ChunkSink#allocate}), made on a copy thread while the device works on the chunk:
+     * a 4 MiB {@code float[]} takes about as long to zero as to fill, and made after the download it lay on every
+     * chunk's path. Null where the result is not read early.
+     */
+    private @Nullable CompletableFuture<@Nullable Object> allocated;
     /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
     private final BiConsumer<@Nullable Object, @Nullable Throwable> onChunkDone = this::chunkDone;
 
@@ -137,6 +143,7 @@ final class Flight {
             boolean foreign = followStage(sf);
             DeviceFuture<Void> download = download(out, outN, directTarget);
             lastUse = download;
+            allocateEarly(p);
             state = IN_FLIGHT;
             p.metrics.chunkEnqueued();
             if (foreign) {
@@ -163,6 +170,30 @@ final class Flight {
         readEarly = false;
         earlyResult = null;
         earlyFailure = null;
+        allocated = null;
+    }
+
+    /**
+     * Starts making the result's object on a copy thread now, where the result will be read early ({@link #readsEarly}:
+     * a large one, out of staging, by a sink that may allocate); a chunk that fails drops it.
+     */
+    private void allocateEarly(GpuPipeline<?, ?> p) {
+        ChunkSink<?> sink = p.io().sink();
+        DType type = p.spec().outputType();
+        long elements = outputElements;
+        if (sink == null || target != null || stagingOutIfTaken() == null
+                || !p.hostCopies().inParallel(elements * type.byteSize())) {
+            return;
+        }
+        CompletableFuture<@Nullable Object> made = new CompletableFuture<>();
+        allocated = made;
+        HostCopies.run(() -> {
+            try {
+                made.complete(sink.allocate(type, elements));
+            } catch (Throwable t) {
+                made.completeExceptionally(t);
+            }
+        });
     }
 
     /**
@@ -303,17 +334,25 @@ final class Flight {
         readEarly = true;
         MemorySegment staged = HostCopies.prefix(out.segment(), bytes);
         long elements = outputElements;
-        // On a copy thread from the start, the sink's allocation included: a large Java array is zeroed by the thread
-        // that allocates it (a 4 MiB float[] took about as long as copying it), and on the completion thread every
-        // lane's results were allocated one after another.
-        HostCopies.run(() -> {
+        CompletableFuture<@Nullable Object> made = allocated;
+        if (made == null) { // the chunk started before the threshold was met (it is read as set now): allocate here
+            made = new CompletableFuture<>();
+            made.complete(null);
+        }
+        boolean madeEarly = allocated != null;
+        // On a copy thread, never the completion thread: a large Java array is zeroed by the thread that allocates it,
+        // and on the completion thread every lane's results were allocated one after another.
+        made.whenCompleteAsync((early, failed) -> {
             Object result;
             MemorySegment into;
             try {
-                result = sink.allocate(type, elements);
+                if (failed != null) {
+                    throw failed;
+                }
+                result = madeEarly ? early : sink.allocate(type, elements);
                 into = result == null ? null : segmentOf(sink, result);
             } catch (Throwable t) {
-                earlyFailure = t;
+                earlyFailure = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;
                 finish(null);
                 return;
             }
@@ -332,7 +371,7 @@ final class Flight {
                 earlyFailure = t;
             }
             finish(null);
-        });
+        }, HostCopies.executor());
         return true;
     }
 
@@ -399,6 +438,7 @@ final class Flight {
         targetViaStaging = false;
         readEarly = false;
         earlyResult = null;
+        allocated = null;
         state = FREE;
     }
 }

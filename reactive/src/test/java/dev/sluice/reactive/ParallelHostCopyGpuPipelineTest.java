@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -145,6 +147,28 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
         }
         assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
                 () -> what + " on " + threads);
+    }
+
+    @Test
+    void aResultIsAllocatedWhileTheDeviceStillWorksOnItsChunk() {
+        CompletableFuture<Void> release = new CompletableFuture<>();
+        AtomicInteger allocations = new AtomicInteger();
+        Allocating sink = new Allocating(ConcurrentHashMap.newKeySet(), allocations, -1);
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(4096, DType.F32).inPlace()
+                .stage((lane, in, out) -> lane.stream().waitFor(release)) // the chunk's work waits for the test
+                .build(sink)) {
+            CompletableFuture<List<float[]>> out = p.process(Flux.fromIterable(chunks(2, 4096))).collectList().toFuture();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (allocations.get() < 2 && System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+            assertEquals(2, allocations.get(), "both results allocated before their chunks' work could end");
+            assertTrue(!out.isDone(), "no result yet");
+            release.complete(null);
+            List<float[]> results = out.join();
+            assertEquals(2, results.size());
+            assertEquals(1f, results.get(1)[4095]);
+        }
     }
 
     @Test
