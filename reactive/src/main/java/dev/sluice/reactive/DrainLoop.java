@@ -7,7 +7,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Exceptions;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -35,6 +37,12 @@ final class DrainLoop {
 
     /** One pass of the loop. */
     private final Runnable pass;
+    /**
+     * Told of an exception a pass threw; must not throw. Why: the loop has to go on counting its events whatever a pass
+     * does, or every later event would find it still running (wip above 0) and the subscription would hang for good,
+     * silently when the pass ran in a completion callback that drops what it throws.
+     */
+    private final Consumer<Throwable> passFailed;
     /** Run after the passes, once no event is left to handle. */
     private final Runnable drained;
     /** Named in the failure when the host scheduler goes away. */
@@ -53,11 +61,13 @@ final class DrainLoop {
     /** The drain task seen unclaimed at the watchdog's last tick (watchdog thread only). */
     private @Nullable DrainTask stale;
 
-    DrainLoop(@Nullable Scheduler hostScheduler, Object pipeline, Runnable pass, Runnable drained) {
+    DrainLoop(@Nullable Scheduler hostScheduler, Object pipeline, Runnable pass, Consumer<Throwable> passFailed,
+            Runnable drained) {
         this.hostScheduler = hostScheduler;
         this.worker = hostScheduler == null ? null : hostScheduler.createWorker();
         this.pipeline = pipeline;
         this.pass = pass;
+        this.passFailed = passFailed;
         this.drained = drained;
     }
 
@@ -139,8 +149,18 @@ final class DrainLoop {
 
     private void runLoop() {
         int missed = 1;
+        boolean failedOnce = false;
         do {
-            pass.run();
+            try {
+                pass.run();
+            } catch (Throwable t) {
+                Exceptions.throwIfJvmFatal(t);
+                passFailed.accept(t);
+                if (!failedOnce) {
+                    failedOnce = true;
+                    wip.incrementAndGet(); // one more pass, which ends the subscription; not more, if that throws too
+                }
+            }
             missed = wip.addAndGet(-missed);
         } while (missed != 0);
         drained.run();

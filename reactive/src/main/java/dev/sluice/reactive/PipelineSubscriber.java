@@ -22,6 +22,8 @@ import reactor.util.context.Context;
  */
 final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription, Scannable {
 
+    private static final System.Logger LOG = System.getLogger(PipelineSubscriber.class.getName());
+
     @SuppressWarnings("rawtypes")
     private static final AtomicLongFieldUpdater<PipelineSubscriber> REQUESTED =
             AtomicLongFieldUpdater.newUpdater(PipelineSubscriber.class, "requested");
@@ -48,6 +50,8 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
     private @Nullable Throwable failure;
     private boolean upstreamCancelled;
     private boolean terminated;
+    /** Whether the subscriber was given its terminal signal. */
+    private boolean signalled;
 
     PipelineSubscriber(CoreSubscriber<? super O> actual, GpuPipeline<I, O> pipeline, boolean ordered) {
         PipelineSpec spec = pipeline.spec();
@@ -57,7 +61,7 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
         this.capacity = spec.capacity();
         this.inbox = Queues.<I>get(capacity).get();
         this.lanes = new SubscriptionLanes(pipeline.lanePool(), spec);
-        this.loop = new DrainLoop(spec.hostScheduler(), pipeline, this::drainOnce, this::drained);
+        this.loop = new DrainLoop(spec.hostScheduler(), pipeline, this::drainOnce, this::passFailed, this::drained);
     }
 
     @Override
@@ -140,6 +144,26 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
         loop.drain();
     }
 
+    /**
+     * A pass threw (a subscriber whose {@code onNext} throws, say, against the Reactive Streams rule 2.13): logged, and
+     * the subscription ends as a cancelled one does (upstream cancelled, chunks dropped, lanes handed back as their
+     * device work ends) on the loop's next pass, with the exception as its error if it had no terminal signal yet.
+     */
+    private void passFailed(Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "sluice: a drain pass of a subscription to " + pipeline + " threw;"
+                + " the subscription ends with it", t);
+        cancelled = true;
+        if (!signalled) {
+            signalled = true;
+            try {
+                actual.onError(t);
+            } catch (Throwable again) {
+                Exceptions.throwIfJvmFatal(again);
+                Operators.onErrorDropped(again, currentContext());
+            }
+        }
+    }
+
     /** After the passes: a terminated subscription whose lanes have all gone back has ended. */
     private void drained() {
         if (terminated && !ended && lanes.allHandedBack()) {
@@ -181,6 +205,7 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
         } else if (upstreamDone && inbox.isEmpty() && lanes.count(Flight.IN_FLIGHT) + lanes.count(Flight.DONE) == 0) {
             terminated = true;
             lanes.handBackIdle(loop);
+            signalled = true;
             actual.onComplete();
         }
     }
@@ -203,6 +228,7 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
             terminated = true;
             lanes.discardResults();
             lanes.handBackIdle(loop);
+            signalled = true;
             actual.onError(error);
         }
     }

@@ -286,6 +286,42 @@ class GpuPipelineTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.reactive.PipelineSubscriber", containing = "threw; the subscription ends with it")
+    void aSubscriberWhoseOnNextThrowsEndsItsSubscriptionAndTheLanesGoBack() throws Exception {
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(4, DType.F32).inPlace()
+                .stage((lane, in, out) -> null).build(Chunks.floats());
+        java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
+        AtomicInteger nexts = new AtomicInteger();
+        p.process(Flux.range(0, 50).map(i -> new float[] {i, i, i, i})).subscribe(new reactor.core.CoreSubscriber<>() {
+            @Override
+            public void onSubscribe(org.reactivestreams.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(float[] value) {
+                nexts.incrementAndGet();
+                throw new IllegalStateException("a broken subscriber"); // against rule 2.13
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                error.complete(t);
+            }
+
+            @Override
+            public void onComplete() {
+                error.complete(null);
+            }
+        });
+        Throwable t = error.get(10, TimeUnit.SECONDS);
+        assertTrue(t instanceof IllegalStateException && "a broken subscriber".equals(t.getMessage()), "its error: " + t);
+        assertEquals(1, nexts.get(), "nothing after the throw");
+        p.close();
+        p.released().get(10, TimeUnit.SECONDS); // the subscription ended and handed its lanes back
+    }
+
+    @Test
     @ExpectWarning(logger = "dev.sluice.DeviceContext", containing = " faulted: ")
     void aDeviceFaultFailsTheFluxWithTheDevicesErrorAndStillReleasesTheLanes() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ctx.api() == dev.sluice.Api.CPU,
