@@ -494,12 +494,16 @@ public final class ArrowColumns {
         if (column.isClosed()) {
             return column + " is closed";
         }
-        for (DeviceBuffer b : new DeviceBuffer[] {column.validity(), column.offsets(), column.data()}) {
-            if (b != null && b.context() != stream.context()) {
-                return column + " is memory of " + b.context() + ", another context than " + stream + "'s";
-            }
-        }
-        return null;
+        DeviceBuffer other = otherContext(stream, column.validity());
+        other = other != null ? other : otherContext(stream, column.offsets());
+        other = other != null ? other : otherContext(stream, column.data());
+        return other == null ? null
+                : column + " is memory of " + other.context() + ", another context than " + stream + "'s";
+    }
+
+    /** {@code b} if it is memory of another context than {@code stream}'s; no array per column on a download's path. */
+    private static @Nullable DeviceBuffer otherContext(DeviceStream stream, @Nullable DeviceBuffer b) {
+        return b != null && b.context() != stream.context() ? b : null;
     }
 
     private static <T> T add(List<? super T> list, T item) {

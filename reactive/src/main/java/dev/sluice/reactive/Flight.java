@@ -56,9 +56,9 @@ final class Flight {
     private @Nullable Object earlyResult;
     private @Nullable Throwable earlyFailure;
     /**
-     * A large result's object ({@link ChunkSink#allocate}), made on a copy thread while the device works on the chunk:
-     * a 4 MiB {@code float[]} takes about as long to zero as to fill, and made after the download it lay on every
-     * chunk's path. Null where the result is not read early.
+     * A large result's object ({@link ChunkSink#allocate}, null where the sink makes none), made on a copy thread while
+     * the device works on the chunk: a 4 MiB {@code float[]} takes about as long to zero as to fill, and made after the
+     * download it lay on every chunk's path. Null (no future) where the result is not read early.
      */
     private @Nullable CompletableFuture<@Nullable Object> allocated;
     /** The completion callback of every chunk, made once (attaching it is the only per-chunk allocation here). */
@@ -174,8 +174,8 @@ final class Flight {
     }
 
     /**
-     * Starts making the result's object on a copy thread now, where the result will be read early ({@link #readsEarly}:
-     * a large one, out of staging, by a sink that may allocate); a chunk that fails drops it.
+     * Starts making the result's object on a copy thread now where the result is to be read early (a large one, out of
+     * staging, by a sink: {@link #readsEarly}); a chunk that fails drops it.
      */
     private void allocateEarly(GpuPipeline<?, ?> p) {
         ChunkSink<?> sink = p.io().sink();
@@ -320,39 +320,31 @@ final class Flight {
     /**
      * Reads a large result out of staging now, off the completion thread and in parallel with other chunks' (the
      * drain loop would otherwise read every result itself, one at a time, when it emits it); false if this result
-     * is read when it is taken.
+     * is read when it is taken. The chunk's start decided it ({@link #allocateEarly}): a result read early is one whose
+     * object is being made.
      */
     private boolean readsEarly() {
-        GpuPipeline<?, ?> p = lane.pipeline();
-        ChunkSink<?> sink = p.io().sink();
-        HostBuffer out = stagingOutIfTaken();
-        DType type = p.spec().outputType();
-        long bytes = outputElements * type.byteSize();
-        if (sink == null || out == null || !p.hostCopies().inParallel(bytes)) {
+        CompletableFuture<@Nullable Object> made = allocated;
+        if (made == null) {
             return false;
         }
-        readEarly = true;
-        MemorySegment staged = HostCopies.prefix(out.segment(), bytes);
+        GpuPipeline<?, ?> p = lane.pipeline();
+        ChunkSink<?> sink = Objects.requireNonNull(p.io().sink());
+        DType type = p.spec().outputType();
         long elements = outputElements;
-        CompletableFuture<@Nullable Object> made = allocated;
-        if (made == null) { // the chunk started before the threshold was met (it is read as set now): allocate here
-            made = new CompletableFuture<>();
-            made.complete(null);
-        }
-        boolean madeEarly = allocated != null;
-        // On a copy thread, never the completion thread: a large Java array is zeroed by the thread that allocates it,
-        // and on the completion thread every lane's results were allocated one after another.
-        made.whenCompleteAsync((early, failed) -> {
-            Object result;
+        MemorySegment staged = HostCopies.prefix(Objects.requireNonNull(stagingOutIfTaken()).segment(),
+                elements * type.byteSize());
+        readEarly = true;
+        // On a copy thread, never the completion thread: the sink's read, or the hand-out of the copy's pieces.
+        made.whenCompleteAsync((result, failed) -> {
             MemorySegment into;
             try {
                 if (failed != null) {
                     throw failed;
                 }
-                result = madeEarly ? early : sink.allocate(type, elements);
                 into = result == null ? null : segmentOf(sink, result);
             } catch (Throwable t) {
-                earlyFailure = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;
+                earlyFailure = t;
                 finish(null);
                 return;
             }

@@ -50,7 +50,10 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
     private @Nullable Throwable failure;
     private boolean upstreamCancelled;
     private boolean terminated;
-    /** Whether the subscriber was given its terminal signal. */
+    /**
+     * Whether the subscriber was given its terminal signal; not {@link #terminated}, which a cancel sets without one, and
+     * which the completing pass sets before handing the lanes back and signalling.
+     */
     private boolean signalled;
 
     PipelineSubscriber(CoreSubscriber<? super O> actual, GpuPipeline<I, O> pipeline, boolean ordered) {

@@ -155,6 +155,11 @@ final class ExecutorDevices {
         return defaultBackend();
     }
 
+    /** A backend's name as the backends spell it: {@code " CUDA "} is {@code cuda}. */
+    static String backendName(String named) {
+        return named.strip().toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** The backend {@link DeviceContext#open()} would take. */
     static String defaultBackend() {
         String named = System.getProperty(SluiceProperties.API);
@@ -162,7 +167,7 @@ final class ExecutorDevices {
             named = System.getenv(SluiceProperties.API_ENVIRONMENT);
         }
         if (named != null && !named.isBlank()) {
-            return named.strip().toLowerCase(java.util.Locale.ROOT);
+            return backendName(named);
         }
         for (String name : DeviceContext.backendNames()) {
             if (DeviceContext.deviceCount(name) > 0) {

@@ -419,7 +419,7 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
             if (api == null || api.isBlank()) {
                 throw new InvalidArgumentException("api", "must name a backend");
             }
-            this.api = api.strip().toLowerCase(java.util.Locale.ROOT);
+            this.api = ExecutorDevices.backendName(api);
             return this;
         }
 

@@ -127,7 +127,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
         if (api == null || api.isBlank()) {
             return null;
         }
-        String name = api.strip().toLowerCase(java.util.Locale.ROOT);
+        String name = ExecutorDevices.backendName(api);
         List<String> known = dev.sluice.DeviceContext.backendNames();
         if (!known.contains(name)) {
             throw new InvalidArgumentException(API, "value \"" + api + "\" names no backend; the backends are " + known);

@@ -115,15 +115,24 @@ final class StagePipelines {
             releases = closing.stream().map(ArrowPipeline::released).toList();
             closing.clear();
         }
+        awaitReleased(CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)), seconds,
+                "lanes kept between tasks");
+    }
+
+    /**
+     * Waits at most {@code seconds} for {@code released} (a pipeline's {@link ArrowPipeline#released()}, or several
+     * together), and logs a warning naming {@code lanes} if they are not released by then.
+     */
+    static void awaitReleased(CompletableFuture<Void> released, long seconds, String lanes) {
         try {
-            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(seconds, TimeUnit.SECONDS);
+            released.get(seconds, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, "sluice-spark: lanes kept between tasks were not released within "
-                    + seconds + " s; their device work is still running");
+            LOG.log(System.Logger.Level.WARNING, "sluice-spark: " + lanes + " were not released within " + seconds
+                    + " s; their device work is still running");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException e) {
-            LOG.log(System.Logger.Level.DEBUG, "sluice-spark: releasing lanes failed", e.getCause());
+            LOG.log(System.Logger.Level.DEBUG, "sluice-spark: releasing " + lanes + " failed", e.getCause());
         }
     }
 }

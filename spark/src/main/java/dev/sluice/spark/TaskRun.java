@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -68,7 +67,7 @@ final class TaskRun implements AutoCloseable {
     /** The pipeline's figures when the task took it: the task's own are what they grew by. */
     private final long replaysBefore;
     private final long buildsBefore;
-    /** Whether the results ended with the pipeline's completion and the task's code had them all. */
+    /** Whether the task's thread took the pipeline's completion, every result before it (the queue keeps their order). */
     private volatile boolean completed;
     /** Results handed to the task's code and maybe not closed yet; closed at the task's end. Guarded by lock. */
     private final java.util.Set<VectorSchemaRoot> handedOut =
@@ -387,13 +386,11 @@ final class TaskRun implements AutoCloseable {
     @Override
     public void close() {
         List<VectorSchemaRoot> left = new ArrayList<>();
-        boolean drained;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
-            drained = inFlight.isEmpty() && results.stream().noneMatch(r -> r instanceof VectorSchemaRoot);
             for (InFlight f : inFlight) {
                 left.add(f.root());
             }
@@ -409,9 +406,9 @@ final class TaskRun implements AutoCloseable {
         }
         ExecutorDevices.Device d = device.device();
         boolean failed = task.isFailed() || task.isInterrupted();
-        // Every batch's results came back (the pipeline completed): no device work of this task is left on the lanes,
-        // and the next task of the stage may take them as they are.
-        boolean clean = completed && drained && !failed;
+        // The task's thread took the pipeline's completion, which comes after every result it took before: no device
+        // work of this task is left on the lanes, and the stage's next task may take them as they are.
+        boolean clean = completed && !failed;
         try {
             receiver.dispose(); // cancels: batches on the device finish there and their results are released
             input.tryEmitComplete();
@@ -419,7 +416,9 @@ final class TaskRun implements AutoCloseable {
             if (clean) {
                 d.pipelines.give(spec.id, pipeline);
             } else {
-                release(d);
+                pipeline.close(); // and wait for the lanes: the task's device work has ended once they are released
+                StagePipelines.awaitReleased(pipeline.released(), RELEASE_WAIT_SECONDS,
+                        "the lanes of task " + task.taskAttemptId() + " on " + d.key);
             }
             allocator.close(); // reports input batches left open
         } finally {
@@ -435,21 +434,6 @@ final class TaskRun implements AutoCloseable {
         }
     }
 
-    /** Closes the pipeline and waits until its lanes have been released: the task's device work has ended. */
-    private void release(ExecutorDevices.Device d) {
-        pipeline.close();
-        try {
-            pipeline.released().get(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, "sluice-spark: the lanes of task " + task.taskAttemptId() + " on "
-                    + d.key + " were not released within " + RELEASE_WAIT_SECONDS + " s; their device work is still"
-                    + " running");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
-            LOG.log(System.Logger.Level.DEBUG, "sluice-spark: releasing lanes failed", e.getCause());
-        }
-    }
 
     /** Task runs not yet ended in this JVM (for tests: 0 once every task has ended). */
     static int live() {
