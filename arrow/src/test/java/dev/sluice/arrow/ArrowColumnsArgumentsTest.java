@@ -24,8 +24,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,30 +34,9 @@ import org.junit.jupiter.api.Timeout;
  * check when the allocators close after each test).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ArrowColumnsArgumentsTest {
+class ArrowColumnsArgumentsTest extends PinnedArrowTest {
 
     private static final ArrowType.Int I32 = new ArrowType.Int(32, true);
-
-    private DeviceContext ctx;
-    private DeviceStream stream;
-    private RootAllocator pinned;
-    private RootAllocator plain;
-
-    @BeforeEach
-    void open() {
-        ctx = DeviceContext.open(Api.CPU, 0);
-        stream = ctx.createStream();
-        pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
-        plain = new RootAllocator();
-    }
-
-    @AfterEach
-    void close() {
-        pinned.close(); // Arrow's leak check
-        plain.close();
-        ctx.close();
-    }
-
 
     private static IntVector ints(BufferAllocator allocator, String name, int n) {
         IntVector v = new IntVector(name, allocator);
@@ -70,7 +47,6 @@ class ArrowColumnsArgumentsTest {
         v.setValueCount(n);
         return v;
     }
-
 
     @Test
     void uploadToAClosedStreamIsRefusedNamingTheStream() {

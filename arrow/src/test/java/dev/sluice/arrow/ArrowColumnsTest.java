@@ -9,10 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.Api;
 import dev.sluice.DType;
-import dev.sluice.DeviceContext;
-import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
 import dev.sluice.InvalidArgumentException;
 import java.nio.charset.StandardCharsets;
@@ -46,37 +43,15 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.util.TransferPair;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-class ArrowColumnsTest {
+class ArrowColumnsTest extends PinnedArrowTest {
 
     /** How the source vector's memory reaches the device. */
     enum Source { PINNED, STAGED, REGISTERED }
-
-    private DeviceContext ctx;
-    private DeviceStream stream;
-    private RootAllocator pinned;
-    private RootAllocator plain;
-
-    @BeforeEach
-    void open() {
-        ctx = DeviceContext.open(Api.CPU, 0);
-        stream = ctx.createStream();
-        pinned = PinnedAllocationFactory.of(ctx).newRootAllocator(Long.MAX_VALUE);
-        plain = new RootAllocator(); // Arrow's default (Unsafe) allocator
-    }
-
-    @AfterEach
-    void close() {
-        pinned.close(); // Arrow's leak check: every test releases what it allocated
-        plain.close();
-        ctx.close();
-    }
 
     static Stream<Arguments> primitiveTypes() {
         List<BiFunction<String, BufferAllocator, FieldVector>> makers = List.of(TinyIntVector::new, UInt1Vector::new,

@@ -17,8 +17,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
@@ -30,32 +28,13 @@ import reactor.test.StepVerifier;
  * and the limit; nothing leaks (Arrow's leak check when the allocator closes after each test).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ArrowPipelineArgumentsTest {
-
-    private DeviceContext ctx;
-    private PinnedAllocationFactory factory;
-    private RootAllocator pinned;
-
-    @BeforeEach
-    void open() {
-        ctx = DeviceContext.open(Api.CPU, 0);
-        factory = PinnedAllocationFactory.of(ctx);
-        pinned = factory.newRootAllocator(Long.MAX_VALUE);
-    }
-
-    @AfterEach
-    void close() {
-        pinned.close(); // Arrow's leak check: every result and every input was released
-        factory.close();
-        ctx.close();
-    }
+class ArrowPipelineArgumentsTest extends PinnedArrowTest {
 
     private ArrowPipeline.Builder fma() {
         return ArrowPipeline.builder(ctx, pinned).lanes(2).capacity(1000, 64 * 1024).passThrough("name")
                 .output(Field.nullable("y", ArrowPipelineTest.FLOAT)).kernel(ArrowPipelineTest.FMA)
                 .kernel(ArrowPipelineTest.VALIDITY).stage(ArrowPipelineTest.FMA_STAGE);
     }
-
 
     @Test
     void aNullPublisherIsRefusedNamingBatches() {

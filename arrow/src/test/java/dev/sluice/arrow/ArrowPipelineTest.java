@@ -41,15 +41,13 @@ import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ArrowPipelineTest {
+class ArrowPipelineTest extends PinnedArrowTest {
 
     /** y = a * b + 1, written once. */
     static final Kernel FMA = Kernels.elementwise("fma_plus_one")
@@ -69,27 +67,6 @@ class ArrowPipelineTest {
     static final ArrowType FLOAT = new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
     static final Schema INPUT = new Schema(List.of(Field.nullable("a", FLOAT), Field.notNullable("b", FLOAT),
             Field.nullable("name", ArrowType.Utf8.INSTANCE)));
-
-    private DeviceContext ctx;
-    private PinnedAllocationFactory factory;
-    private RootAllocator pinned;
-    private RootAllocator plain;
-
-    @BeforeEach
-    void open() {
-        ctx = DeviceContext.open(Api.CPU, 0);
-        factory = PinnedAllocationFactory.of(ctx);
-        pinned = factory.newRootAllocator(Long.MAX_VALUE);
-        plain = new RootAllocator();
-    }
-
-    @AfterEach
-    void close() {
-        pinned.close(); // Arrow's leak check: every result and every input was released
-        factory.close();
-        plain.close();
-        ctx.close();
-    }
 
     private ArrowPipeline.Builder fma() {
         return ArrowPipeline.builder(ctx, pinned)
