@@ -23,6 +23,10 @@ class SparkBenchTest {
             assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_over_pipeline=\\d+\\.\\d{3}")), out::toString);
             assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_over_floor=\\d+\\.\\d{3}")), out::toString);
             assertTrue(out.contains(key + "fmas_per_element=" + work * SpinLoad.FMAS_PER_PASS), out::toString);
+            // The plugin's figures of the one measured run: 4 partitions (2 threads, 2 devices) of 2,500 rows, each in 3
+            // batches of at most 1,024, each batch's device work replayed as a graph.
+            assertTrue(out.stream().anyMatch(l -> l.matches(key + "spark_per_run batches=12 graphBuilds=\\d+"
+                    + " graphReplays=12 .*")), out::toString);
         }
     }
 
