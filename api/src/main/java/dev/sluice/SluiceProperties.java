@@ -187,5 +187,18 @@ public final class SluiceProperties {
          * Read when the CUDA backend's classes load; off by default.
          */
         public static final String CUDA_TIME_DOWNCALLS = "sluice.cuda.timeDowncalls";
+
+        /**
+         * {@value}: how many threads run the lanes' host copies to and from pinned staging (see
+         * {@link SluiceProperties#PIPELINE_PARALLEL_COPY_BYTES}); half the cores, at least one and at most eight, by default. Read when
+         * the reactive module's copy threads start.
+         */
+        public static final String PIPELINE_COPY_THREADS = "sluice.pipeline.copyThreads";
+
+        /**
+         * {@value}: the least bytes one copy thread takes of a large host copy split over several; 1048576 (1 MiB) by
+         * default. Read when the reactive module's copy threads start.
+         */
+        public static final String PIPELINE_COPY_PIECE_BYTES = "sluice.pipeline.copyPieceBytes";
     }
 }

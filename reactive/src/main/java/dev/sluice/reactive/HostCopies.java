@@ -22,15 +22,21 @@ import org.jspecify.annotations.Nullable;
  */
 final class HostCopies {
 
-    /** The least bytes one copy thread takes of a split copy: below it, the hand-off costs more than it saves. */
-    static final long PIECE_BYTES = 1L << 20;
+    /**
+     * The least bytes one copy thread takes of a split copy: below it, the hand-off costs more than it saves. 1 MiB
+     * unless {@link SluiceProperties.Measurement#PIPELINE_COPY_PIECE_BYTES} says otherwise.
+     */
+    static final long PIECE_BYTES = Math.max(64, Long.getLong(SluiceProperties.Measurement.PIPELINE_COPY_PIECE_BYTES,
+            1L << 20));
 
     /**
      * Copy threads: half the cores, at least one, at most eight. One core's memcpy moves 10 to 20 GB/s
      * ({@code StagingCopyBench}), so a pinned link of 84 GB/s in and out needs several copying at once; more would
      * contend for memory bandwidth, and the other half of the cores is left to the task, drain and completion threads.
+     * {@link SluiceProperties.Measurement#PIPELINE_COPY_THREADS} sets another count (at least one).
      */
-    static final int THREADS = Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8);
+    static final int THREADS = Math.max(1, Integer.getInteger(SluiceProperties.Measurement.PIPELINE_COPY_THREADS,
+            Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8)));
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
