@@ -15,7 +15,9 @@ import java.util.function.Consumer;
  * graph (CUDA and HIP graphs; the CPU simulator replays its own recording). The graph is kept: the next call whose
  * recording has the same shape (the same operations in the same order, with the same functions, launch configurations,
  * copy sizes and fill sizes) updates only the values that changed (kernel arguments, buffers, offsets, fill values) and
- * launches it again; a call of another shape builds a new graph and destroys the old one. {@link #replays()},
+ * launches it again. The graphs of the last four shapes are kept, so work that alternates between a few shapes (full
+ * chunks and a short last one) replays each; a call of a fifth shape builds a new graph and destroys the one launched
+ * least recently. {@link #replays()},
  * {@link #builds()} and {@link #fallbacks()} count what ran; with tracing on, each graph launch is a span of kind
  * {@link TraceSpan#REPLAY} (or {@link TraceSpan#REPLAY_BUILT}).
  *
@@ -72,8 +74,8 @@ import java.util.function.Consumer;
  * fill, a copy, a partial overlap such as a shifted slice, another element type, {@code n} or configuration) ends the
  * run, and a run whose bodies would sum past {@link Kernel.Fusion#MAX_FUSED_SIZE} goes on in a fused kernel of its
  * own: one kernel of thousands of bodies runs slower than their launches. The fused kernel is generated and loaded once per plan (which kernels, which inputs read what), kept until
- * {@link #close()}; calls of one shape whose buffers alias differently have different plans, and the graph is rebuilt
- * for them. Results are those of the launches one by one, with {@link dev.sluice.kernel.FusedBuilder}'s caveat: on a GPU
+ * {@link #close()}; calls of one shape whose buffers alias differently have different plans, and so graphs of
+ * different shapes. Results are those of the launches one by one, with {@link dev.sluice.kernel.FusedBuilder}'s caveat: on a GPU
  * the run-time compiler may contract a float multiplication in one launch and an addition in a later one into one
  * multiply-add, rounded once (the last bit may differ; integers and every other float operation are the same; the CPU
  * simulator is bit for bit). The futures, listeners (each launch under its own kernel's name) and uses of memory are
@@ -122,7 +124,7 @@ public final class RepeatedWork implements AutoCloseable {
         return work.replays();
     }
 
-    /** Graphs built so far: one for the first call that launched one, and one per change of shape after it. */
+    /** Graphs built so far: one for each call of a shape whose graph was not kept (the first call's included). */
     public long builds() {
         return work.builds();
     }

@@ -5,27 +5,37 @@ import dev.sluice.OperationKind;
 import dev.sluice.UnsupportedOnBackendException;
 import dev.sluice.spi.UpdatableGraph;
 import dev.sluice.spi.WorkStep;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's half of repeated work on one stream: each call records what its body enqueues ({@link Recording}), then
- * launches one graph that runs it all. The graph is kept between calls: while the work keeps its shape (the same
- * operations, functions, configurations and sizes, {@link WorkStep#sameShape}) it is updated with the call's values;
- * otherwise a new one is built and the old one destroyed. Work the backend cannot put in a graph runs as plain
- * enqueues instead, with the same results.
+ * launches one graph that runs it all. Graphs are kept between calls, one per shape (the same operations, functions,
+ * configurations and sizes, {@link WorkStep#sameShape}) for the last {@value #KEPT_GRAPHS} shapes: a call of a kept
+ * shape updates that graph with the call's values; a call of another shape builds a new one, and the graph of the shape
+ * launched least recently is destroyed when that makes more than {@value #KEPT_GRAPHS}. Work the backend cannot put in a
+ * graph runs as plain enqueues instead, with the same results.
  *
- * <p>Calls are serialised by their own lock, held while the body runs; the graph and the shape are under it, and under
- * the stream's lock while a recording is submitted.
+ * <p>Calls are serialised by their own lock, held while the body runs; the kept graphs are under it, and under the
+ * stream's lock while a recording is submitted.
  */
 public final class ReplayedWork {
 
     private final ContextRuntime context;
     private final StreamEnqueuer stream;
     private final ReentrantLock calls = new ReentrantLock();
-    private @Nullable UpdatableGraph graph;
-    private @Nullable List<WorkStep> shape;
+    /**
+     * How many graphs one work keeps, one per shape. More than one, so that work whose shape alternates replays each
+     * shape's graph: a pipeline's lane whose batches are full but for a short last one, or a kept lane that a stage's
+     * tasks of different batch sizes share, would otherwise build a graph at every change (a build costs tens of
+     * launches). Few, because each graph holds driver resources and is searched at every call.
+     */
+    static final int KEPT_GRAPHS = 4;
+
+    /** The kept graphs, the one launched last first. */
+    private final ArrayList<Kept> kept = new ArrayList<>(KEPT_GRAPHS + 1);
     /** The backend builds no graphs: every call runs as plain enqueues. */
     private boolean unsupported;
     private boolean closed;
@@ -175,8 +185,9 @@ public final class ReplayedWork {
             if (!s.handle.isHolding() && !s.isCapturing()) {
                 FusedLaunches.Result fused = fuse ? fusion.work(r) : FusedLaunches.Result.unfused(r);
                 List<WorkStep> work = fused.work();
-                boolean built = graph == null || !sameShape(shape, work) || !update(work);
-                UpdatableGraph g = built ? build(work) : graph;
+                Kept same = keptOfShape(work); // moved first
+                boolean built = same == null || !same.update(work);
+                UpdatableGraph g = built ? build(work, same) : same.graph;
                 if (g != null) {
                     s.handle.launchGraph(g);
                     r.markReplayed(s);
@@ -193,8 +204,8 @@ public final class ReplayedWork {
         return s.mark(f, OperationKind.MARKER, null);
     }
 
-    private static boolean sameShape(@Nullable List<WorkStep> last, List<WorkStep> work) {
-        if (last == null || last.size() != work.size()) {
+    private static boolean sameShape(List<WorkStep> last, List<WorkStep> work) {
+        if (last.size() != work.size()) {
             return false;
         }
         for (int i = 0; i < work.size(); i++) {
@@ -205,17 +216,27 @@ public final class ReplayedWork {
         return true;
     }
 
-    private boolean update(List<WorkStep> work) {
-        UpdatableGraph g = graph;
-        if (g != null && g.update(work)) {
-            shape = work;
-            return true;
+    /** The kept graph of {@code work}'s shape, moved first; null if none is kept. */
+    private @Nullable Kept keptOfShape(List<WorkStep> work) {
+        for (int i = 0; i < kept.size(); i++) {
+            Kept k = kept.get(i);
+            if (sameShape(k.shape, work)) {
+                if (i > 0) {
+                    kept.remove(i);
+                    kept.addFirst(k);
+                }
+                return k;
+            }
         }
-        return false;
+        return null;
     }
 
-    /** A new graph for {@code work}, the old one destroyed (launches already enqueued still run); null if unsupported. */
-    private @Nullable UpdatableGraph build(List<WorkStep> work) {
+    /**
+     * A new graph for {@code work}, kept first: in place of {@code replaced} (a graph of the same shape that refused the
+     * update), or else beside the others, the least recently launched destroyed beyond {@link #KEPT_GRAPHS}. Launches of
+     * a destroyed graph already enqueued still run. Null if the backend builds no graphs.
+     */
+    private @Nullable UpdatableGraph build(List<WorkStep> work, @Nullable Kept replaced) {
         UpdatableGraph made;
         try {
             made = context.handle().buildGraph(work);
@@ -223,10 +244,18 @@ public final class ReplayedWork {
             unsupported = true;
             return null;
         }
-        UpdatableGraph old = graph;
-        graph = made;
-        shape = work;
         builds++;
+        UpdatableGraph old = null;
+        if (replaced != null) {
+            old = replaced.graph;
+            replaced.graph = made;
+            replaced.shape = work;
+        } else {
+            kept.addFirst(new Kept(made, work));
+            if (kept.size() > KEPT_GRAPHS) {
+                old = kept.removeLast().graph;
+            }
+        }
         if (old != null) {
             old.destroy();
         }
@@ -238,7 +267,10 @@ public final class ReplayedWork {
         return replays;
     }
 
-    /** Graphs built so far: the first call's, and one per change of shape. */
+    /**
+     * Graphs built so far: one for each call whose shape no kept graph had (the first call's included), and one for each
+     * call whose kept graph refused its values.
+     */
     public long builds() {
         return builds;
     }
@@ -264,9 +296,9 @@ public final class ReplayedWork {
     }
 
     /**
-     * Destroys the graph, after a call in progress on another thread; launches already enqueued still run (the drivers
-     * free an executable graph once its launches have finished). Nothing to destroy once the context is closed; a
-     * context close on another thread waits for a destruction in progress before it closes the native context.
+     * Destroys the kept graphs, after a call in progress on another thread; launches already enqueued still run (the
+     * drivers free an executable graph once its launches have finished). Nothing to destroy once the context is closed;
+     * a context close on another thread waits for a destruction in progress before it closes the native context.
      */
     public void close() {
         calls.lock();
@@ -275,22 +307,41 @@ public final class ReplayedWork {
                 return;
             }
             closed = true;
-            UpdatableGraph g = graph;
-            graph = null;
-            if (g != null) {
+            if (!kept.isEmpty()) {
                 // Noted before the check: a context close from here on waits for the destruction before its native close.
                 context.handshake().beginRelease();
                 try {
                     if (!context.isClosed()) {
-                        g.destroy();
+                        kept.forEach(k -> k.graph.destroy());
                     }
                 } finally {
                     context.handshake().endRelease();
                 }
+                kept.clear();
             }
             fusion.close();
         } finally {
             calls.unlock();
+        }
+    }
+
+    /** A kept graph and the work it was last built or updated for. */
+    private static final class Kept {
+        UpdatableGraph graph;
+        List<WorkStep> shape;
+
+        Kept(UpdatableGraph graph, List<WorkStep> shape) {
+            this.graph = graph;
+            this.shape = shape;
+        }
+
+        /** Updates the graph with {@code work}'s values (same shape); false if the backend refused. */
+        boolean update(List<WorkStep> work) {
+            if (graph.update(work)) {
+                shape = work;
+                return true;
+            }
+            return false;
         }
     }
 }

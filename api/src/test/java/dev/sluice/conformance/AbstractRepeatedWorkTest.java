@@ -106,6 +106,29 @@ public abstract class AbstractRepeatedWorkTest extends ConformanceBase {
     }
 
     @Test
+    void theGraphsOfTheLastFourShapesAreKeptAndReplayed() {
+        DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
+        DeviceStream s = ctx.createStream();
+        DeviceBuffer v = intBuffer(ctx, filled(64, 0));
+        RepeatedWork w = work(s);
+        // Shape k: k launches, each adding one, so that every call's result shows that all of it ran.
+        int[] shapes = {1, 2, 1, 2, 1, 3, 4, 1, 5, 2};
+        long[] builds = {1, 2, 2, 2, 2, 3, 4, 4, 5, 6}; // 5 is a fifth shape: 2, launched least recently, goes
+        int total = 0;
+        for (int call = 0; call < shapes.length; call++) {
+            int launches = shapes[call];
+            await(w.enqueue(c -> {
+                for (int k = 0; k < launches; k++) {
+                    c.enqueueLaunch(mulAdd, LaunchConfig.forElements(64), v, 64L, 1, 1);
+                }
+            }));
+            total += launches;
+            assertArrayEquals(filled(64, total), readInts(s, v), "after call " + call);
+            assertReplayed(w, call + 1, builds[call]);
+        }
+    }
+
+    @Test
     void anOperationNoGraphDescribesFallsBackWithTheSameResults() {
         DeviceFunction mulAdd = fn(TestKernels.MUL_ADD);
         DeviceStream s = ctx.createStream();

@@ -61,7 +61,10 @@ public final class PipelineMetrics {
         return graphReplays.sum();
     }
 
-    /** Graphs the lanes built for their stages: one per lane for its first chunk, and one per change of shape. */
+    /**
+     * Graphs the lanes built for their stages: one per lane for its first chunk, and one for each chunk of a shape the
+     * lane had no graph of (a lane keeps the graphs of its last four shapes, see {@link dev.sluice.RepeatedWork}).
+     */
     public long graphBuilds() {
         return graphBuilds.sum();
     }

@@ -39,7 +39,8 @@ import reactor.core.publisher.Mono;
  * run of one step is enqueued as in the plain plan: a graph of one operation costs the device more than the operation.
  * The device-side waits between streams are enqueued between the runs, as the plain plan enqueues them. The steps are
  * called on every subscription as before: a graph replays what they enqueue, so a step may enqueue other buffers or
- * arguments each time (the graph is updated), or work of another shape (the run's graph is rebuilt, {@link #builds()}).
+ * arguments each time (the graph is updated), or work of another shape (a graph is built for it, {@link #builds()},
+ * and kept beside the run's others: see {@link RepeatedWork}).
  *
  * <ul>
  * <li><b>Ordering, completion thread, cancellation, resources:</b> as for the plain plan ({@link DevicePlan}): each
