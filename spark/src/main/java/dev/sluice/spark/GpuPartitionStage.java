@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.regex.Pattern;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.TaskContext;
@@ -222,6 +223,8 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
         public static final int DEFAULT_BATCH_ROWS = 1 << 16;
         /** The default {@link #lanes}. */
         public static final int DEFAULT_LANES = 3;
+        /** The form of a backend's name (as {@code dev.sluice.spi.Backend#name()} says), lower-cased. */
+        private static final Pattern BACKEND_NAME = Pattern.compile("[a-z][a-z0-9_-]*");
 
         private final @Nullable KernelSource kernel;
         private final @Nullable ArrowStage stage;
@@ -413,13 +416,22 @@ public final class GpuPartitionStage<T, R> implements MapPartitionsFunction<T, R
          * The backend ({@code cuda}, {@code hip}, {@code cpu}); by default the plugin's ({@value SluiceSparkPlugin#API}),
          * else the one {@link dev.sluice.DeviceContext#open()} takes.
          *
-         * @throws InvalidArgumentException naming {@code api} if it is null or blank
+         * <p>The name is checked here only for its form (a backend's name is lower-case letters, digits, {@code -} and
+         * {@code _}, starting with a letter; any case is taken): whether the executors have that backend is known only
+         * there, since the driver may lack the backends' jars, and a task on an executor without it fails naming it.
+         *
+         * @throws InvalidArgumentException naming {@code api} if it is null or blank, or no backend could have its name
          */
         public Builder<T> api(String api) {
             if (api == null || api.isBlank()) {
                 throw new InvalidArgumentException("api", "must name a backend");
             }
-            this.api = ExecutorDevices.backendName(api);
+            String name = ExecutorDevices.backendName(api);
+            if (!BACKEND_NAME.matcher(name).matches()) {
+                throw new InvalidArgumentException("api", "'" + api + "' is no backend's name: a backend is named by"
+                        + " letters, digits, '-' and '_', starting with a letter (cuda, hip, cpu)");
+            }
+            this.api = name;
             return this;
         }
 

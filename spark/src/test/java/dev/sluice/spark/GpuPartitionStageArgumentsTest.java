@@ -50,6 +50,10 @@ class GpuPartitionStageArgumentsTest {
         assertRefused("n", () -> b.lanes(65), "value 65", "1 to 64");
         assertRefused("api", () -> b.api(null), "must name a backend");
         assertRefused("api", () -> b.api(" "), "must name a backend");
+        assertRefused("api", () -> b.api("cu da"), "'cu da' is no backend's name");
+        assertRefused("api", () -> b.api("2cuda"), "'2cuda'", "starting with a letter");
+        assertRefused("api", () -> b.api("cuda;rm"), "'cuda;rm'");
+        b.api(" CUDA ").api("level-zero").api("my_backend"); // a name's form is all the driver can check
     }
 
     @Test
