@@ -8,6 +8,7 @@ import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.CompositeTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -329,6 +330,33 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
 
             Snapshot(Serializer<T> serializer) {
                 super(serializer);
+            }
+
+            /**
+             * Whether this snapshot's serializer reads what {@code oldSnapshot}'s wrote. A snapshot of this class
+             * decides by the two wrapped snapshots; any other is of state written before the type was declared
+             * immutable, in the wrapped serializer's bytes, and the wrapped snapshot decides alone: a job that wraps
+             * the type of a stream keeps its checkpoints and savepoints.
+             *
+             * @param oldSnapshot the snapshot the state was written with
+             * @return the compatibility, with a reconfigured serializer wrapped as this class's
+             */
+            @Override
+            public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> oldSnapshot) {
+                if (oldSnapshot instanceof Snapshot) {
+                    return super.resolveSchemaCompatibility(oldSnapshot);
+                }
+                TypeSerializerSchemaCompatibility<T> wrapped = wrappedSnapshot().resolveSchemaCompatibility(oldSnapshot);
+                return wrapped.isCompatibleWithReconfiguredSerializer()
+                        ? TypeSerializerSchemaCompatibility.compatibleWithReconfiguredSerializer(
+                                new Serializer<>(wrapped.getReconfiguredSerializer()))
+                        : wrapped;
+            }
+
+            // The one nested snapshot is the wrapped serializer's: a snapshot of T.
+            @SuppressWarnings("unchecked")
+            private TypeSerializerSnapshot<T> wrappedSnapshot() {
+                return (TypeSerializerSnapshot<T>) getNestedSerializerSnapshots()[0];
             }
 
             /** The version of this class's own part of the snapshot, which holds nothing but the nested one. */
