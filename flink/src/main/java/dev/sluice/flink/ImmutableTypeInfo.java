@@ -33,16 +33,18 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p><b>Serialization is unchanged.</b> Network edges, state, checkpoints and savepoints write and read every value
  * through the wrapped type's serializer, byte for byte; the serializer's {@link Serializer.Snapshot snapshot} restores
- * it and checks compatibility through the wrapped serializer's snapshot. A value read from bytes is always a new one,
- * never read into an instance Flink offers for reuse, since that instance may be an element handed out before.
+ * it and checks compatibility through the wrapped serializer's snapshot, and state written before the type was wrapped
+ * (a savepoint of the job without it) restores. A value read from bytes is always a new one, never read into an
+ * instance Flink offers for reuse, since that instance may be an element handed out before.
  *
  * <p><b>If the contract is broken.</b> An element is then shared, not copied: an operator that writes a value after
  * emitting it (a map reusing one output array, an operator downstream writing its input in place) changes what every
  * other operator holding it sees, what the GPU function reads while its staging copy of the element runs, and what a
  * checkpoint of the async operator's elements in flight stores. Nothing detects it.
  *
- * <p>The other methods answer as the wrapped type does; a composite type wrapped is no longer a {@code CompositeType}
- * to Flink, so key a stream by fields before it is wrapped, not after.
+ * <p>The other methods answer as the wrapped type does, but a composite type wrapped is no longer a
+ * {@code CompositeType} to Flink (its fields cannot be addressed by name or position): wrap the type of the stream that
+ * feeds the function, and never a key's type.
  *
  * @param <T> the values' class
  */
