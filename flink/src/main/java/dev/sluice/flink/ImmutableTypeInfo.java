@@ -53,6 +53,7 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** The wrapped type, which answers everything but the serializer's copies. */
     private final TypeInformation<T> type;
 
     private ImmutableTypeInfo(TypeInformation<T> type) {
@@ -212,6 +213,7 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
         @Serial
         private static final long serialVersionUID = 1L;
 
+        /** The wrapped serializer, which writes and reads every value. */
         private final TypeSerializer<T> wrapped;
 
         Serializer(TypeSerializer<T> wrapped) {
