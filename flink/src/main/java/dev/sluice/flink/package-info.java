@@ -4,7 +4,8 @@
  * {@link dev.sluice.flink.GpuLane lanes} on the device {@link dev.sluice.flink.DeviceAssignment assigned} to the
  * subtask's slot, with one reference-counted {@link dev.sluice.DeviceContext} per device and TaskManager. Arrow record
  * batches travel as {@link dev.sluice.flink.ArrowBatch}es through {@link dev.sluice.flink.ArrowBatches#kernel}; only the
- * classes named {@code Arrow*} need Arrow on the class path. See
+ * classes named {@code Arrow*} need Arrow on the class path; {@link dev.sluice.flink.ImmutableTypeInfo} spares large
+ * elements of other types Flink's copy. See
  * {@code docs/flink.md} for deployment.
  */
 @NullMarked
