@@ -14,6 +14,7 @@ import dev.sluice.SluiceProperties;
 import dev.sluice.flink.DeviceAssignment;
 import dev.sluice.flink.GpuLane;
 import dev.sluice.flink.GpuStage;
+import dev.sluice.flink.ImmutableTypeInfo;
 import dev.sluice.flink.SluiceAsyncFunction;
 import dev.sluice.kernel.Kernels;
 import dev.sluice.reactive.Chunks;
@@ -40,6 +41,7 @@ import org.apache.flink.api.common.accumulators.LongMinimum;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -68,10 +70,13 @@ import reactor.core.publisher.Flux;
  * source of batch numbers, each subtask handing out its own pre-filled arrays, a {@link SluiceAsyncFunction} of
  * {@code --lanes} lanes per subtask through {@code unorderedWait} (capacity: the lanes) at parallelism P = 1, 2 and 4,
  * on device 0 ({@link DeviceAssignment#fixed}) or on devices 0 and 1 by subtask (P = 2 and 4), then a check of every
- * result and a discarding sink, all chained, with object reuse (no copy of an array between operators).
+ * result and a discarding sink, all chained, with object reuse (no copy of an array between operators; Flink's async
+ * operator still copies each element it takes, through the element type's serializer, on the subtask's thread);
+ * <li><b>flink p1 immutable</b>: the same job at parallelism 1 on one device, its arrays declared
+ * {@link ImmutableTypeInfo} (never written once emitted), which Flink hands on without that copy.
  * </ul>
- * Both copy each array into the lane's pinned staging and read the result out of it into a new array, on the common
- * fork-join pool for batches of 1 MiB or more (as the pipeline does by default), so that neither is held to one thread's
+ * Both copy each array into the lane's pinned staging and read the result out of it into a new array, on the lanes'
+ * copy threads for batches of 1 MiB or more (as the pipeline does by default), so that neither is held to one thread's
  * memory copies. A run of the pipeline is timed from its subscription to its last result; a run of the job from its first
  * batch handed out by the source to its last result checked (the job's deployment, its functions' opening and closing
  * are left out: they are the job's {@code job ms}, printed beside). Every way runs once to warm up, then {@code --runs}
@@ -104,7 +109,11 @@ public final class FlinkBench {
     }
 
     /** One way of running the load: the pipeline ({@code parallelism} 0) or the Flink job, over 1 or 2 devices. */
-    record Way(String key, String name, int devices, int parallelism) {
+    record Way(String key, String name, int devices, int parallelism, boolean immutable) {
+        Way(String key, String name, int devices, int parallelism) {
+            this(key, name, devices, parallelism, false);
+        }
+
         boolean flink() {
             return parallelism > 0;
         }
@@ -227,6 +236,7 @@ public final class FlinkBench {
         for (int p : new int[] {1, 2, 4}) {
             ways.add(new Way("flink_p" + p + "_1gpu", "flink p" + p, 1, p));
         }
+        ways.add(new Way("flink_p1_immutable_1gpu", "flink p1 immutable", 1, 1, true));
         if (devices > 1) {
             for (int p : new int[] {2, 4}) { // at parallelism 1 the one subtask has one device
                 ways.add(new Way("flink_p" + p + "_2gpu", "flink p" + p, 2, p));
@@ -241,6 +251,7 @@ public final class FlinkBench {
         for (int p : new int[] {1, 2, 4}) {
             r.add(new String[] {"flink_p" + p + "_1gpu", "pipeline_1gpu"});
         }
+        r.add(new String[] {"flink_p1_immutable_1gpu", "pipeline_1gpu"});
         if (devices > 1) {
             r.add(new String[] {"pipeline_2gpu", "pipeline_1gpu"});
             for (int p : new int[] {2, 4}) {
@@ -253,7 +264,7 @@ public final class FlinkBench {
 
     private static Timing runOnce(Way w, Options o, int work, List<float[]> pool,
             Map<Way, GpuPipeline<float[], float[]>> pipelines, MiniCluster flink) throws Exception {
-        return w.flink() ? runJob(flink, o, work, w.devices(), w.parallelism()) : runPipeline(pipelines.get(w), o, work, pool);
+        return w.flink() ? runJob(flink, o, work, w) : runPipeline(pipelines.get(w), o, work, pool);
     }
 
     // ---------------------------------------------------------------- the plain pipeline
@@ -284,18 +295,25 @@ public final class FlinkBench {
 
     // ---------------------------------------------------------------- the Flink job
 
-    private static Timing runJob(MiniCluster flink, Options o, int work, int devices, int parallelism) throws Exception {
+    private static Timing runJob(MiniCluster flink, Options o, int work, Way w) throws Exception {
+        int devices = w.devices();
+        int parallelism = w.parallelism();
+        // Flink copies each element through its type's serializer as the async operator takes it (object reuse on), a
+        // 4 MiB copy on the subtask's thread for a float[]; arrays declared immutable are handed on as they are.
+        TypeInformation<float[]> arrays = w.immutable()
+                ? ImmutableTypeInfo.of(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                : PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO;
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
         env.setParallelism(parallelism);
         env.getConfig().enableObjectReuse(); // chained operators hand the arrays on, as the pipeline's Flux does
 
         DataStream<float[]> batches = env.fromSequence(0, o.batches() - 1)
-                .map(new Batches(o.floats())).returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO);
+                .map(new Batches(o.floats())).returns(arrays);
         DeviceAssignment assignment = devices == 1 ? DeviceAssignment.fixed(0) : (subtask, present) -> subtask % 2;
         SluiceAsyncFunction<float[], float[]> gpu = new SluiceAsyncFunction<>(new SpinStage(work), o.lanes(), assignment,
                 o.api().id());
         AsyncDataStream.unorderedWait(batches, gpu, 10, TimeUnit.MINUTES, gpu.lanes())
-                .returns(PrimitiveArrayTypeInfo.FLOAT_PRIMITIVE_ARRAY_TYPE_INFO)
+                .returns(arrays)
                 .process(new CheckResults(work)).name("check")
                 .sinkTo(new DiscardingSink<>());
 

@@ -18,10 +18,11 @@ class FlinkBenchTest {
         for (int work : new int[] {1}) {
             String key = "flinkbench_work" + work + "_";
             for (String way : List.of("pipeline_1gpu", "pipeline_2gpu", "flink_p1_1gpu", "flink_p2_1gpu", "flink_p4_1gpu",
-                    "flink_p2_2gpu", "flink_p4_2gpu")) {
+                    "flink_p1_immutable_1gpu", "flink_p2_2gpu", "flink_p4_2gpu")) {
                 assertTrue(out.stream().anyMatch(l -> l.startsWith(key + way + "_ms=")), () -> key + way + " in " + out);
             }
-            for (String ratio : List.of("flink_p1_1gpu_over_pipeline_1gpu", "pipeline_2gpu_over_pipeline_1gpu",
+            for (String ratio : List.of("flink_p1_1gpu_over_pipeline_1gpu", "flink_p1_immutable_1gpu_over_pipeline_1gpu",
+                    "pipeline_2gpu_over_pipeline_1gpu",
                     "flink_p4_2gpu_over_flink_p4_1gpu", "flink_2gpu_over_1gpu")) {
                 assertTrue(out.stream().anyMatch(l -> l.matches(key + ratio + "=\\d+\\.\\d{3}")), () -> ratio + " in " + out);
             }

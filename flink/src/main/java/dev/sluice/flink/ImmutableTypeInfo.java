@@ -1,5 +1,6 @@
 package dev.sluice.flink;
 
+import dev.sluice.InvalidArgumentException;
 import java.io.IOException;
 import java.io.Serial;
 import java.util.Map;
@@ -66,11 +67,11 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
      * @param type the type to wrap; an {@code ImmutableTypeInfo} is returned as it is
      * @param <T> the values' class
      * @return the immutable type of {@code type}'s values
-     * @throws NullPointerException naming {@code type} if it is null
+     * @throws InvalidArgumentException naming {@code type} if it is null
      */
     public static <T> ImmutableTypeInfo<T> of(TypeInformation<T> type) {
         if (type == null) {
-            throw new NullPointerException("type: null (ImmutableTypeInfo.of needs the type information to wrap)");
+            throw new InvalidArgumentException("type", "must not be null: ImmutableTypeInfo.of needs the type information to wrap");
         }
         if (type instanceof ImmutableTypeInfo<T> immutable) {
             return immutable;
@@ -86,11 +87,11 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
      * @param typeClass the values' class, as {@code float[].class}
      * @param <T> the values' class
      * @return the immutable type of {@code typeClass}'s values
-     * @throws NullPointerException naming {@code typeClass} if it is null
+     * @throws InvalidArgumentException naming {@code typeClass} if it is null
      */
     public static <T> ImmutableTypeInfo<T> of(Class<T> typeClass) {
         if (typeClass == null) {
-            throw new NullPointerException("typeClass: null (ImmutableTypeInfo.of needs the values' class)");
+            throw new InvalidArgumentException("typeClass", "must not be null: ImmutableTypeInfo.of needs the values' class");
         }
         return of(TypeInformation.of(typeClass));
     }
@@ -102,11 +103,11 @@ public final class ImmutableTypeInfo<T> extends TypeInformation<T> {
      * @param typeHint the values' type, as {@code new TypeHint<Tuple2<String, float[]>>() {}}
      * @param <T> the values' type
      * @return the immutable type of {@code typeHint}'s values
-     * @throws NullPointerException naming {@code typeHint} if it is null
+     * @throws InvalidArgumentException naming {@code typeHint} if it is null
      */
     public static <T> ImmutableTypeInfo<T> of(TypeHint<T> typeHint) {
         if (typeHint == null) {
-            throw new NullPointerException("typeHint: null (ImmutableTypeInfo.of needs the values' type)");
+            throw new InvalidArgumentException("typeHint", "must not be null: ImmutableTypeInfo.of needs the values' type");
         }
         return of(TypeInformation.of(typeHint));
     }

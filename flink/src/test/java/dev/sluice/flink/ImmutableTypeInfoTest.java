@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.InvalidArgumentException;
 import java.io.IOException;
 import java.util.Base64;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
@@ -200,13 +201,13 @@ class ImmutableTypeInfoTest {
 
     @Test
     void ofNullNamesTheArgument() {
-        NullPointerException e = assertThrows(NullPointerException.class,
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
                 () -> ImmutableTypeInfo.of((TypeInformation<float[]>) null));
-        assertTrue(e.getMessage().startsWith("type: null"), e.getMessage());
-        e = assertThrows(NullPointerException.class, () -> ImmutableTypeInfo.of((Class<float[]>) null));
-        assertTrue(e.getMessage().startsWith("typeClass: null"), e.getMessage());
-        e = assertThrows(NullPointerException.class, () -> ImmutableTypeInfo.of((TypeHint<float[]>) null));
-        assertTrue(e.getMessage().startsWith("typeHint: null"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("type: must not be null"), e.getMessage());
+        e = assertThrows(InvalidArgumentException.class, () -> ImmutableTypeInfo.of((Class<float[]>) null));
+        assertTrue(e.getMessage().startsWith("typeClass: must not be null"), e.getMessage());
+        e = assertThrows(InvalidArgumentException.class, () -> ImmutableTypeInfo.of((TypeHint<float[]>) null));
+        assertTrue(e.getMessage().startsWith("typeHint: must not be null"), e.getMessage());
     }
 
     @Test
