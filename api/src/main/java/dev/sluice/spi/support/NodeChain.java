@@ -17,6 +17,8 @@ import java.util.List;
  */
 public abstract class NodeChain implements UpdatableGraph {
 
+    private static final System.Logger LOG = System.getLogger(NodeChain.class.getName());
+
     /** What each node runs now. */
     private final WorkStep[] applied;
 
@@ -47,7 +49,12 @@ public abstract class NodeChain implements UpdatableGraph {
                     continue;
                 }
                 if (!setNode(i, s, arena)) {
-                    return false; // the public layer builds a new graph, whose calls report a lasting error
+                    // The public layer builds a new graph, whose calls report a lasting error. Said at DEBUG: a work
+                    // whose updates the driver keeps refusing builds a graph a call, which only its builds() show.
+                    int node = i;
+                    LOG.log(System.Logger.Level.DEBUG, () -> this + ": the driver refused to update node " + node
+                            + " of " + applied.length + " (" + s.getClass().getSimpleName() + "): a new graph is built");
+                    return false;
                 }
                 applied[i] = s;
             }
