@@ -190,14 +190,14 @@ public final class SluiceProperties {
 
         /**
          * {@value}: how many threads run the lanes' host copies to and from pinned staging (see
-         * {@link SluiceProperties#PIPELINE_PARALLEL_COPY_BYTES}); half the cores, at least one and at most eight, by default. Read when
-         * the reactive module's copy threads start.
+         * {@link SluiceProperties#PIPELINE_PARALLEL_COPY_BYTES}), 1 to 256; half the cores, at least one and at most
+         * eight, by default. Read when the reactive module's copy threads start.
          */
         public static final String PIPELINE_COPY_THREADS = "sluice.pipeline.copyThreads";
 
         /**
-         * {@value}: the least bytes one copy thread takes of a large host copy split over several; 1048576 (1 MiB) by
-         * default. Read when the reactive module's copy threads start.
+         * {@value}: the least bytes one copy thread takes of a large host copy split over several, at least 64;
+         * 1048576 (1 MiB) by default. Read when the reactive module's copy threads start.
          */
         public static final String PIPELINE_COPY_PIECE_BYTES = "sluice.pipeline.copyPieceBytes";
     }

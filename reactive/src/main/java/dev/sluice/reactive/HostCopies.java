@@ -33,10 +33,11 @@ final class HostCopies {
      * Copy threads: half the cores, at least one, at most eight. One core's memcpy moves 10 to 20 GB/s
      * ({@code StagingCopyBench}), so a pinned link of 84 GB/s in and out needs several copying at once; more would
      * contend for memory bandwidth, and the other half of the cores is left to the task, drain and completion threads.
-     * {@link SluiceProperties.Measurement#PIPELINE_COPY_THREADS} sets another count (at least one).
+     * {@link SluiceProperties.Measurement#PIPELINE_COPY_THREADS} sets another count, held to 1 to 256 (a value out of
+     * range must not leave this class unable to load, which would fail every pipeline).
      */
-    static final int THREADS = Math.max(1, Integer.getInteger(SluiceProperties.Measurement.PIPELINE_COPY_THREADS,
-            Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8)));
+    static final int THREADS = Math.clamp(Integer.getInteger(SluiceProperties.Measurement.PIPELINE_COPY_THREADS,
+            Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8)), 1, 256);
 
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
