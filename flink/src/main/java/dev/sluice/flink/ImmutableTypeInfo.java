@@ -35,8 +35,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p><b>Serialization is unchanged.</b> Network edges, state, checkpoints and savepoints write and read every value
  * through the wrapped type's serializer, byte for byte; the serializer's {@link Serializer.Snapshot snapshot} restores
  * it and checks compatibility through the wrapped serializer's snapshot, and state written before the type was wrapped
- * (a savepoint of the job without it) restores. A value read from bytes is always a new one, never read into an
- * instance Flink offers for reuse, since that instance may be an element handed out before.
+ * (a savepoint of the job without it) restores. The way back does not: state written with this type and restored where
+ * the type is no longer wrapped is judged by the plain type's serializer, which does not know this snapshot and calls
+ * it incompatible, so a job keeps the wrapper on a stream whose elements its checkpoints hold (the async operator's
+ * input) for as long as it restores them. A value read from bytes is always a new one, never read into an instance
+ * Flink offers for reuse, since that instance may be an element handed out before.
  *
  * <p><b>If the contract is broken.</b> An element is then shared, not copied: an operator that writes a value after
  * emitting it (a map reusing one output array, an operator downstream writing its input in place) changes what every
