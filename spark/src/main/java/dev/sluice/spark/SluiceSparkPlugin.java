@@ -29,6 +29,11 @@ import org.jspecify.annotations.Nullable;
  * separated ({@code 0,1}); by default every device of the backend. An entry that is no ordinal, or an ordinal listed
  * twice (here or among the {@code gpu} resource's addresses), fails the executor's start naming the setting (or the
  * resource) and the value, with no context left open.
+ * <li>{@value #STAGES_KEPT}: how many GPU stages keep their lanes on a device between their tasks, 0 to
+ * {@value #MAX_STAGES_KEPT}; 1 by default (the stage that ran last on the device: another stage's first task there
+ * releases them). More lets stages that alternate on an executor (two GPU stages of each micro-batch) reuse their lanes,
+ * built graphs and staging, for the device and pinned memory their idle lanes hold while other stages run; 0 releases
+ * every task's lanes at its end. Anything else fails the executor's start naming the setting and the value.
  * </ul>
  *
  * <p>The stages ({@link GpuPartitionStage}, {@link GpuArrowStage}) use the plugin's contexts where it runs, and open
@@ -40,6 +45,10 @@ public final class SluiceSparkPlugin implements SparkPlugin {
     public static final String API = "spark.sluice.api";
     /** The Spark setting listing the device ordinals to open where the executor has no {@code gpu} resource. */
     public static final String DEVICES = "spark.sluice.devices";
+    /** The Spark setting of how many GPU stages keep their lanes on a device between their tasks (default 1). */
+    public static final String STAGES_KEPT = "spark.sluice.stagesKept";
+    /** The most {@value #STAGES_KEPT} takes. */
+    public static final int MAX_STAGES_KEPT = 16;
     /** The Spark resource whose addresses are the executor's devices (and, per task, the task's device). */
     public static final String RESOURCE = "gpu";
 
@@ -70,6 +79,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
         public void init(PluginContext ctx, Map<String, String> extraConf) {
             String backend = ExecutorDevices.backend(backend(ctx.conf().get(API, null)));
             List<Integer> ordinals = ordinals(ctx.resources().get(RESOURCE), ctx.conf().get(DEVICES, null), backend);
+            int stagesKept = stagesKept(ctx.conf().get(STAGES_KEPT, null));
             registry = ctx.metricRegistry();
             try {
                 for (int ordinal : ordinals) {
@@ -77,6 +87,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
                     synchronized (this) {
                         held.add(r);
                     }
+                    r.device().pipelines.stagesKept(stagesKept);
                     String prefix = MetricRegistry.name("device", backend + "-" + ordinal);
                     r.device().figures.register(registry, prefix);
                     prefixes.add(prefix);
@@ -133,6 +144,28 @@ public final class SluiceSparkPlugin implements SparkPlugin {
             throw new InvalidArgumentException(API, "value \"" + api + "\" names no backend; the backends are " + known);
         }
         return name;
+    }
+
+    /**
+     * The setting {@value #STAGES_KEPT} as a count; 1 where it is unset or blank.
+     *
+     * @throws InvalidArgumentException naming {@value #STAGES_KEPT} where it is no whole number from 0 to
+     *                                  {@value #MAX_STAGES_KEPT}
+     */
+    static int stagesKept(@Nullable String value) {
+        if (value == null || value.isBlank()) {
+            return 1;
+        }
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 0 && n <= MAX_STAGES_KEPT) {
+                return n;
+            }
+        } catch (NumberFormatException notANumber) {
+            // reported below
+        }
+        throw new InvalidArgumentException(STAGES_KEPT, "value \"" + value + "\" is not a whole number from 0 to "
+                + MAX_STAGES_KEPT);
     }
 
     /**

@@ -115,6 +115,49 @@ class GpuPartitionStageTest {
     }
 
     @Test
+    void devicesThatKeepTwoStagesLetThemAlternateWithoutBuildingAgain() {
+        GpuPartitionStage<Row, Row> first = quadratic(1000);
+        GpuPartitionStage<Row, Row> second = quadratic(500);
+        GpuPartitionStage<Row, Row> third = quadratic(250);
+        try {
+            for (int d = 0; d < 2; d++) {
+                device(d).pipelines.stagesKept(2);
+            }
+            checkQuadratic(numbers(4000, 2).mapPartitions(first, first.rowEncoder()).collectAsList(), 4000);
+            checkQuadratic(numbers(4000, 2).mapPartitions(second, second.rowEncoder()).collectAsList(), 4000);
+            long builds = builds();
+            checkQuadratic(numbers(4000, 2).mapPartitions(first, first.rowEncoder()).collectAsList(), 4000);
+            checkQuadratic(numbers(4000, 2).mapPartitions(second, second.rowEncoder()).collectAsList(), 4000);
+            assertEquals(builds, builds(), "both stages' tasks took the lanes and graphs their last tasks left");
+            for (int d = 0; d < 2; d++) {
+                assertEquals(2, device(d).pipelines.idleCount(), "cpu:" + d + " keeps a pipeline of each stage");
+            }
+
+            // A third stage releases the lanes of the one used least recently (the first), not the second's.
+            checkQuadratic(numbers(4000, 2).mapPartitions(third, third.rowEncoder()).collectAsList(), 4000);
+            builds = builds();
+            checkQuadratic(numbers(4000, 2).mapPartitions(second, second.rowEncoder()).collectAsList(), 4000);
+            assertEquals(builds, builds(), "the second stage's lanes were kept");
+            checkQuadratic(numbers(4000, 2).mapPartitions(first, first.rowEncoder()).collectAsList(), 4000);
+            assertTrue(builds() > builds, "the first stage's lanes had been released");
+
+            // None kept: every task's lanes are released at its end.
+            for (int d = 0; d < 2; d++) {
+                device(d).pipelines.stagesKept(0);
+                assertEquals(0, device(d).pipelines.idleCount(), "cpu:" + d + " released what it kept");
+            }
+            checkQuadratic(numbers(4000, 2).mapPartitions(first, first.rowEncoder()).collectAsList(), 4000);
+            for (int d = 0; d < 2; d++) {
+                assertEquals(0, device(d).pipelines.idleCount(), "cpu:" + d + " keeps nothing");
+            }
+        } finally {
+            for (int d = 0; d < 2; d++) {
+                device(d).pipelines.stagesKept(1);
+            }
+        }
+    }
+
+    @Test
     void aTaskThatFailedLeavesNoLanesForTheNext() {
         TestStages.FAILURES_TO_INJECT.set(100); // every attempt fails
         try {

@@ -12,7 +12,8 @@ import org.apache.spark.resource.ResourceInformation;
 import org.junit.jupiter.api.Test;
 
 /**
- * The plugin's settings ({@value SluiceSparkPlugin#API}, {@value SluiceSparkPlugin#DEVICES}, the {@code gpu} resource)
+ * The plugin's settings ({@value SluiceSparkPlugin#API}, {@value SluiceSparkPlugin#DEVICES},
+ * {@value SluiceSparkPlugin#STAGES_KEPT}, the {@code gpu} resource)
  * with bad values: refused by the executor's init with an {@link InvalidArgumentException} naming the setting and the
  * value, leaving no context open; and its shutdown, idempotent and safe from two threads at once.
  */
@@ -57,6 +58,28 @@ class SluiceSparkPluginSettingsTest {
                 "nonsense");
         assertRefused(SluiceSparkPlugin.API, new SparkConf(false).set(SluiceSparkPlugin.API, "nonsense")
                 .set(SluiceSparkPlugin.DEVICES, "0"), Map.of(), "nonsense");
+    }
+
+    @Test
+    void aCountOfStagesKeptOutsideItsRangeIsRefusedNamingTheSettingAndTheValue() {
+        for (String bad : new String[] {"-1", "17", "two", "1.5", "99999999999"}) {
+            assertRefused(SluiceSparkPlugin.STAGES_KEPT, new SparkConf(false).set(SluiceSparkPlugin.API, "cpu")
+                    .set(SluiceSparkPlugin.STAGES_KEPT, bad), Map.of(), "\"" + bad + "\"", "0 to 16");
+        }
+        assertEquals(1, SluiceSparkPlugin.stagesKept(null));
+        assertEquals(1, SluiceSparkPlugin.stagesKept(" "));
+        assertEquals(0, SluiceSparkPlugin.stagesKept("0"));
+        assertEquals(16, SluiceSparkPlugin.stagesKept(" 16 "));
+
+        ExecutorPlugin p = new SluiceSparkPlugin().executorPlugin();
+        try {
+            p.init(context(new SparkConf(false).set(SluiceSparkPlugin.API, "cpu").set(SluiceSparkPlugin.DEVICES, "0")
+                    .set(SluiceSparkPlugin.STAGES_KEPT, "3"), Map.of()), Map.of());
+            ExecutorDevices.Device d = ExecutorDevices.open(new ExecutorDevices.Key("cpu", 0));
+            assertEquals(3, java.util.Objects.requireNonNull(d).pipelines.stagesKept(), "the executor's device keeps 3");
+        } finally {
+            p.shutdown();
+        }
     }
 
     @Test
