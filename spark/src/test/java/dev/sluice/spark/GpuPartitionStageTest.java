@@ -62,10 +62,14 @@ class GpuPartitionStageTest {
     }
 
     private static GpuPartitionStage<Row, Row> quadratic(int batchRows) {
+        return quadratic(batchRows, 2);
+    }
+
+    private static GpuPartitionStage<Row, Row> quadratic(int batchRows, int lanes) {
         return GpuPartitionStage.<Row>kernel(() -> TestStages.QUADRATIC)
                 .carry(TestStages.ID).input(TestStages.X)
                 .output(TestStages.Y)
-                .batchRows(batchRows).lanes(2)
+                .batchRows(batchRows).lanes(lanes)
                 .buildRows();
     }
 
@@ -116,9 +120,11 @@ class GpuPartitionStageTest {
 
     @Test
     void devicesThatKeepTwoStagesLetThemAlternateWithoutBuildingAgain() {
-        GpuPartitionStage<Row, Row> first = quadratic(1000);
-        GpuPartitionStage<Row, Row> second = quadratic(500);
-        GpuPartitionStage<Row, Row> third = quadratic(250);
+        // One lane a task: lanes open as batches arrive, so with two a later task could open one its stage's earlier
+        // tasks never opened, and build its graph.
+        GpuPartitionStage<Row, Row> first = quadratic(1000, 1);
+        GpuPartitionStage<Row, Row> second = quadratic(500, 1);
+        GpuPartitionStage<Row, Row> third = quadratic(250, 1);
         try {
             for (int d = 0; d < 2; d++) {
                 device(d).pipelines.stagesKept(2);
