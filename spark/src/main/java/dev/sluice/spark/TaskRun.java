@@ -434,7 +434,6 @@ final class TaskRun implements AutoCloseable {
         }
     }
 
-
     /** Task runs not yet ended in this JVM (for tests: 0 once every task has ended). */
     static int live() {
         return LIVE.get();

@@ -97,7 +97,8 @@ class GpuPartitionStageTest {
 
     @Test
     void aStagesNextTaskOnTheDeviceTakesTheLanesAndGraphsItsLastTaskLeft() {
-        GpuPartitionStage<Row, Row> stage = quadratic(1000);
+        // One lane a task: lanes open as batches arrive, so with two a next task could open one the first never opened.
+        GpuPartitionStage<Row, Row> stage = quadratic(1000, 1);
         long builds = builds();
         checkQuadratic(numbers(8000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 8000);
         assertTrue(builds() > builds, "the first tasks built their lanes' graphs");
@@ -111,7 +112,7 @@ class GpuPartitionStageTest {
         assertTrue(replays() >= replays + 8, "every batch of the next tasks replayed");
 
         // A task of another stage on the device releases them: the first stage's next tasks build afresh.
-        GpuPartitionStage<Row, Row> other = quadratic(500);
+        GpuPartitionStage<Row, Row> other = quadratic(500, 1);
         checkQuadratic(numbers(4000, 2).mapPartitions(other, other.rowEncoder()).collectAsList(), 4000);
         builds = builds();
         checkQuadratic(numbers(8000, 2).mapPartitions(stage, stage.rowEncoder()).collectAsList(), 8000);
