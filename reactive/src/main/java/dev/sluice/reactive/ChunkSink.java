@@ -29,10 +29,11 @@ public interface ChunkSink<R> {
      * A new {@code R} for {@code elements} elements of {@code type} whose bytes {@link #segment} gives, for the pipeline
      * to fill in pieces on several copy threads at once instead of calling {@link #read} on one; or null (the default):
      * results are read with {@link #read}. What the pipeline emits is this object once filled, as {@link #read} would
-     * have made it. Called on a host copy thread, as {@link #read} is for results of
-     * {@code sluice.pipeline.parallelCopyBytes} or more (a large Java array is zeroed by the thread that allocates it, and
-     * the completion thread serves every lane), as soon as the chunk's work is enqueued, so that it runs while the device
-     * works; a chunk that fails or is cancelled drops the object unfilled. An exception thrown here fails the chunk, as
+     * have made it. Called for results of {@code sluice.pipeline.parallelCopyBytes} or more (as {@link #read} is then
+     * called on a host copy thread), on one of the pipeline's result threads ({@code sluice-host-result-*}: a large Java
+     * array is zeroed by the thread that allocates it, the completion thread serves every lane, and the copy threads copy
+     * the chunks meanwhile), as soon as the chunk's work is enqueued, so that it runs while the device works; a chunk that
+     * fails or is cancelled drops the object unfilled. An exception thrown here fails the chunk, as
      * one from {@link #read} does.
      */
     default @Nullable R allocate(DType type, long elements) {

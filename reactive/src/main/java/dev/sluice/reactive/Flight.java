@@ -56,7 +56,7 @@ final class Flight {
     private @Nullable Object earlyResult;
     private @Nullable Throwable earlyFailure;
     /**
-     * A large result's object ({@link ChunkSink#allocate}, null where the sink makes none), made on a copy thread while
+     * A large result's object ({@link ChunkSink#allocate}, null where the sink makes none), made on a result thread while
      * the device works on the chunk: a 4 MiB {@code float[]} takes about as long to zero as to fill, and made after the
      * download it lay on every chunk's path. Null (no future) where the result is not read early.
      */
@@ -174,7 +174,7 @@ final class Flight {
     }
 
     /**
-     * Starts making the result's object on a copy thread now where the result is to be read early (a large one, out of
+     * Starts making the result's object on a result thread now where the result is to be read early (a large one, out of
      * staging, by a sink: {@link #readsEarly}); a chunk that fails drops it.
      */
     private void allocateEarly(GpuPipeline<?, ?> p) {
@@ -187,7 +187,7 @@ final class Flight {
         }
         CompletableFuture<@Nullable Object> made = new CompletableFuture<>();
         allocated = made;
-        HostCopies.run(() -> {
+        HostCopies.makeResult(() -> {
             try {
                 made.complete(sink.allocate(type, elements));
             } catch (Throwable t) {

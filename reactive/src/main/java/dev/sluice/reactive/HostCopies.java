@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where lanes' host copies to and from pinned staging run. A copy of at least {@code sluice.pipeline.parallelCopyBytes}
+ * Where lanes' host copies to and from pinned staging run, and where a large result's object is made. A copy of at least {@code sluice.pipeline.parallelCopyBytes}
  * bytes (default 1 MiB) runs off the calling thread on a small pool of copy threads ({@link #THREADS}), split into up to
  * one piece per thread of at least {@link #PIECE_BYTES} each, so that one large element is copied by several cores at
  * once; smaller ones run inline, where a hand-off would cost more than the copy. One thread's memcpy would otherwise
@@ -19,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * <p>The copy threads are their own, not the common fork-join pool's (which user code may fill) nor a Reactor scheduler's
  * (a copy must run whatever that scheduler does: a dropped copy would hold its lane's stream for ever). Handing work to
  * them never blocks the caller, so Reactor's non-blocking threads may do it.
+ *
+ * <p>A sink's object for a large result ({@link ChunkSink#allocate}) is made on result threads of their own ({@link
+ * #RESULT_THREADS}), beside the copy threads: zeroing a 4 MiB array takes a core about as long as copying it, and made
+ * on the copy threads it waited behind the chunks' pieces and took a copy thread from them while it ran. A sink's own
+ * code then never holds a copy thread either.
  */
 final class HostCopies {
 
@@ -45,6 +50,21 @@ final class HostCopies {
     private static final ForkJoinPool POOL = new ForkJoinPool(THREADS, pool -> {
         ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
         t.setName("sluice-host-copy-" + THREAD_IDS.incrementAndGet());
+        return t;
+    }, null, true);
+
+    /**
+     * Result threads: half the copy threads, at least one. A transfer-bound pipeline makes one result object per chunk
+     * downloaded, so they zero at most half the bytes the copy threads copy (in and out).
+     */
+    static final int RESULT_THREADS = Math.max(1, THREADS / 2);
+
+    private static final AtomicInteger RESULT_THREAD_IDS = new AtomicInteger();
+
+    /** Daemon worker threads, named, in FIFO mode: results are made in the order their chunks were enqueued. */
+    private static final ForkJoinPool RESULTS = new ForkJoinPool(RESULT_THREADS, pool -> {
+        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+        t.setName("sluice-host-result-" + RESULT_THREAD_IDS.incrementAndGet());
         return t;
     }, null, true);
 
@@ -98,9 +118,14 @@ final class HostCopies {
         return done.future;
     }
 
-    /** Runs short host work of a lane (a sink reading a result out of staging) on the copy threads. */
+    /** Runs short host work of a lane (a source copying a chunk into staging itself) on the copy threads. */
     static void run(Runnable work) {
         POOL.execute(work);
+    }
+
+    /** Runs the making of a large result's object ({@link ChunkSink#allocate}) on the result threads. */
+    static void makeResult(Runnable work) {
+        RESULTS.execute(work);
     }
 
     /** The copy threads, for work that must follow a copy without running on a completion thread. */

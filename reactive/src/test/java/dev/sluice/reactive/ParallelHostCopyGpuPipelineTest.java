@@ -120,20 +120,21 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
 
     @Test
     void copiesRunOffTheDrainLoopAndResultsKeepTheirOrder() {
-        runOnCopyThreads(48, threads -> new Watched(threads, -1), "copied");
+        runOnHostThreads(48, threads -> new Watched(threads, -1), "copied", "sluice-host-copy-");
     }
 
     @Test
-    void resultsASinkAllocatesAreAllocatedOnTheCopyThreadsNotTheCompletionThread() {
-        runOnCopyThreads(24, threads -> new Allocating(threads, new AtomicInteger(), -1), "allocated");
+    void resultsASinkAllocatesAreAllocatedOnTheResultThreadsNotTheCopyOrCompletionThreads() {
+        runOnHostThreads(24, threads -> new Allocating(threads, new AtomicInteger(), -1), "allocated",
+                "sluice-host-result-");
     }
 
     /**
      * Runs {@code count} chunks of 4096 floats over 3 lanes through the codec {@code noting} makes, which notes in the
-     * set it is given the threads it runs on; asserts the results come out in order and every thread noted is a copy
-     * thread.
+     * set it is given the threads it runs on; asserts the results come out in order and every thread noted is named
+     * {@code prefix}...
      */
-    private void runOnCopyThreads(int count, Function<Set<String>, Floats> noting, String what) {
+    private void runOnHostThreads(int count, Function<Set<String>, Floats> noting, String what, String prefix) {
         Set<String> threads = ConcurrentHashMap.newKeySet();
         try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(3).chunkElements(4096, DType.F32).inPlace()
                 .stage((lane, in, out) -> null).build(noting.apply(threads))) {
@@ -145,7 +146,7 @@ class ParallelHostCopyGpuPipelineTest extends GpuPipelineTest {
                 assertEquals(i, out.get(i)[4095]);
             }
         }
-        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith("sluice-host-copy-")),
+        assertTrue(!threads.isEmpty() && threads.stream().allMatch(t -> t.startsWith(prefix)),
                 () -> what + " on " + threads);
     }
 
