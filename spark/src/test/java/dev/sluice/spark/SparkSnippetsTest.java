@@ -10,10 +10,16 @@ import dev.sluice.InvalidArgumentException;
 import dev.sluice.Kernel;
 import dev.sluice.KernelParam;
 import dev.sluice.kernel.Kernels;
+import java.util.Iterator;
+import java.util.function.Function;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,11 +55,14 @@ class SparkSnippetsTest {
                 .batchRows(4096)                                                 // rows per batch (default 65536)
                 .lanes(3)                                                        // lanes per task (default 3)
                 .buildRows();
-        assertNotNull(quadratic.rowEncoder());
+        Function<Dataset<Row>, Dataset<Row>> results0 = df -> df.mapPartitions(quadratic, quadratic.rowEncoder()); // columns id, y
+        assertNotNull(results0);
         GpuPartitionStage<Float, Float> f = GpuPartitionStage.<Float>kernel(() -> QUADRATIC)
                 .input(Field.notNullable("x", f32), x -> x)                      // ColumnValue<Float>
                 .output(Field.notNullable("y", f32))
                 .build((batch, row) -> batch.column(0).getFloat(row));           // RowReader<Float> over ColumnarBatch
+        Function<Dataset<Float>, Dataset<Float>> ys = xs -> xs.mapPartitions(f, Encoders.FLOAT());
+        assertNotNull(ys);
         GpuPartitionStage<Row, Row> q = GpuPartitionStage.<Row>kernel(() -> QUADRATIC)
                 .carry(Field.notNullable("id", new ArrowType.Int(64, true))).input(Field.nullable("x", f32))
                 .output(Field.nullable("y", f32))                                  // y is null where x is
@@ -65,6 +74,15 @@ class SparkSnippetsTest {
         GpuArrowStage stage = GpuPartitionStage.<Row>kernel(() -> QUADRATIC)
                 .input(Field.notNullable("x", f32)).output(Field.notNullable("y", f32)).batchRows(65536)
                 .buildArrow();
+        // inside a task (a mapPartitions, a Data Source V2 reader): the page's two calls, as methods a task would call
+        Function<Iterator<VectorSchemaRoot>, Iterator<VectorSchemaRoot>> results = stage::process;   // VectorSchemaRoot in, out
+        Function<Iterator<VectorSchemaRoot>, Iterator<ColumnarBatch>> columnar = stage::processColumnar;
+        Function<VectorSchemaRoot, ColumnarBatch> wrap = ColumnarBatches::of;
+        assertNotNull(results);
+        assertNotNull(columnar);
+        assertNotNull(wrap);
+        assertNotNull(q);
+        assertNotNull(chars);
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
                 () -> GpuPartitionStage.<Row>kernel(() -> QUADRATIC).input(Field.nullable("x", f32))
                         .output(Field.notNullable("y", f32)).buildRows());
