@@ -372,12 +372,21 @@ public final class ContextRuntime extends ContextState {
         // HostWaits.GATE_ON_DEVICE it waits on the device, and opening the gates below lets it run.)
         StreamEnqueuer main = defaultStream();
         List<StreamEnqueuer> streams = resources.streams();
+        long deadline = System.nanoTime() + closeFuturesNanos;
+        // A host function's turn is no such wait: it ends by itself once the work before it has finished. Close waits
+        // for it, and for what it held back, as for any work; again while one stream's function lets another's go on.
+        boolean waited;
+        do {
+            waited = main.awaitHostFunctions(deadline);
+            for (StreamEnqueuer s : streams) {
+                waited |= s.awaitHostFunctions(deadline);
+            }
+        } while (waited && System.nanoTime() < deadline);
         main.dropHeld(cause);
         for (StreamEnqueuer s : streams) {
             s.dropHeld(cause);
         }
         resources.openGates(cause);
-        long deadline = System.nanoTime() + closeFuturesNanos;
         if (fault() == null) {
             drainForClose(main, deadline);
             for (StreamEnqueuer s : streams) {

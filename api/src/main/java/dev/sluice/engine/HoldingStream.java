@@ -287,6 +287,12 @@ public final class HoldingStream implements StreamHandle {
 
     private final class Gate implements Held, HostGate {
         private volatile boolean open;
+        /** A host function's turn, which opens by itself once the work before it has finished and the function ran. */
+        final boolean hostFunction;
+
+        Gate(boolean hostFunction) {
+            this.hostFunction = hostFunction;
+        }
 
         @Override
         public boolean ready() {
@@ -357,8 +363,8 @@ public final class HoldingStream implements StreamHandle {
             }
             if (queue.isEmpty()) {
                 holding = false;
-                drained.signalAll();
             }
+            drained.signalAll(); // also wakes a closing context waiting for a host function's turn to pass
         } finally {
             lock.unlock();
         }
@@ -602,12 +608,53 @@ public final class HoldingStream implements StreamHandle {
 
     @Override
     public HostGate enqueueHostGate() {
+        return enqueueHostGate(false);
+    }
+
+    /**
+     * The gate of a host function's turn: a stage's gate, except that {@link #awaitHostFunctions} knows it opens by
+     * itself.
+     */
+    HostGate enqueueHostFunctionGate() {
+        return enqueueHostGate(true);
+    }
+
+    private HostGate enqueueHostGate(boolean hostFunction) {
         if (!holdOnHost) {
             return device.enqueueHostGate();
         }
-        Gate gate = new Gate();
+        Gate gate = new Gate(hostFunction);
         hold(gate);
         return gate;
+    }
+
+    /**
+     * For a closing context: waits, until {@code deadline}, while the first step held is a host function's turn, which
+     * opens by itself once the work before it has finished and the function has run, so that the close runs it and the
+     * work after it rather than dropping them. A stage's gate, or a wait for another stream's held work, ends the wait
+     * (what it holds is dropped), as does an interrupt. Returns whether it waited and may wait again.
+     */
+    boolean awaitHostFunctions(long deadline) {
+        boolean waited = false;
+        lock.lock();
+        try {
+            while (!destroyed && queue.peek() instanceof Gate g && g.hostFunction) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                waited = true;
+                drained.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            // close() is not interruptible: it stops waiting and drops what is still held; false, so that the close
+            // does not ask again (every later wait would end at once, the flag set)
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+        return waited;
     }
 
     /**

@@ -572,6 +572,14 @@ public final class StreamEnqueuer implements ContextOwned {
         }
     }
 
+    /**
+     * Waits, until {@code deadline}, while the stream holds work behind a host function's turn (the context is
+     * closing); whether it waited. Without the stream's lock: the function may enqueue on it.
+     */
+    boolean awaitHostFunctions(long deadline) {
+        return handle.awaitHostFunctions(deadline);
+    }
+
     /** Fails work held on the host behind a wait that never ended (the context is closing). */
     void dropHeld(RuntimeException cause) {
         core.lock();

@@ -125,7 +125,7 @@ public final class StreamWaits {
             }
             before = stream.mark(new InternalOperation(), null, null);
             stream.core.sealLocked(); // earlier work must not wait for the host behind this gate to get its marker
-            gate = stream.handle.enqueueHostGate();
+            gate = stream.handle.enqueueHostFunctionGate();
             stream.mark(f, OperationKind.HOST, null);
         } catch (RuntimeException e) {
             throw stream.failed(e);

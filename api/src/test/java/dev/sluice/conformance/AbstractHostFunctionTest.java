@@ -2,20 +2,25 @@ package dev.sluice.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.ContextOptions;
 import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.HostData;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -125,5 +130,25 @@ public abstract class AbstractHostFunctionTest extends ConformanceBase {
             seen.set(readInts(other, d));
         }));
         assertArrayEquals(filled(8, 6), seen.get());
+    }
+
+    @Test
+    void closingTheContextRunsAPendingHostFunctionAndTheWorkAfterIt() {
+        // A host function's turn is a wait that ends by itself: close() waits for all work, so it must not drop it as
+        // it drops work held behind a stage that never completes.
+        DeviceContext c = open(ContextOptions.defaults());
+        DeviceStream s = c.createStream();
+        DeviceBuffer d = intBuffer(c, filled(16, 0));
+        slowFill(s, d, 7, Duration.ofMillis(100)); // the function's turn comes after the close has begun
+        AtomicBoolean ran = new AtomicBoolean();
+        DeviceFuture<Void> host = s.enqueueHostFunction(() -> ran.set(true));
+        int[] out = filled(16, -1);
+        DeviceFuture<Void> download = s.enqueueCopy(d, HostData.of(out));
+        c.close();
+        assertTrue(ran.get(), "the host function ran before close() returned");
+        assertTrue(host.isDone() && !host.isCompletedExceptionally(), host.toString());
+        assertTrue(download.isDone() && !download.isCompletedExceptionally(), download.toString());
+        assertArrayEquals(filled(16, 7), out, "the work after the host function ran");
+        assertFalse(c.isFaulted());
     }
 }
