@@ -138,14 +138,13 @@ public final class ArrowBatches {
         }
 
         /**
-         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
-         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         * Lanes per subtask, 1 to 64; by default {@link SluiceOptions#LANES} of the job's parameters or the
+         * TaskManager's configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         *
+         * @throws InvalidArgumentException naming {@code lanes} if it is outside 1 to 64
          */
         public Builder lanes(int lanes) {
-            if (lanes < 1) {
-                throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-            }
-            this.lanes = lanes;
+            this.lanes = SluiceOptions.checkLanes("lanes", lanes);
             return this;
         }
 
@@ -183,8 +182,8 @@ public final class ArrowBatches {
          *
          * @throws InvalidArgumentException naming {@code closeTimeout} if null, negative or over one hour
          */
-        public Builder closeTimeout(Duration timeout) {
-            this.closeTimeout = SluiceOptions.checkCloseTimeout("closeTimeout", timeout);
+        public Builder closeTimeout(Duration closeTimeout) {
+            this.closeTimeout = SluiceOptions.checkCloseTimeout("closeTimeout", closeTimeout);
             return this;
         }
 

@@ -46,7 +46,7 @@ public final class SluiceOptions {
             .withDescription("The Sluice backend of GPU stages (cuda, hip, cpu) where the job's code names none; unset:"
                     + " the system property sluice.api, else the first backend with a device.");
 
-    /** Lanes per subtask where the function's builder set none; 4 by default. */
+    /** Lanes per subtask where the function's builder set none; 4 by default, from 1 to {@value #MAX_LANES}. */
     public static final ConfigOption<Integer> LANES = key("sluice.lanes").intType().defaultValue(4)
             .withDescription("Lanes per subtask of GPU stages (elements on the device at once) where the job's code"
                     + " sets none.");
@@ -80,6 +80,13 @@ public final class SluiceOptions {
             .withDescription("How long the close of a GPU stage over Arrow batches waits for elements still finishing"
                     + " to give their Arrow memory back before it closes the subtask's allocator (0: no wait); memory"
                     + " still allocated then fails the close.");
+
+    /**
+     * The most lanes per subtask: 64, as a reactive {@code GpuPipeline}'s. Each is a stream with its own device and
+     * pinned buffers, and the operator's capacity; many more would only take memory (or, mistyped, every stream the
+     * device can make) while the function opens.
+     */
+    static final int MAX_LANES = 64;
 
     /**
      * The longest {@link #ARROW_CLOSE_TIMEOUT}: one hour. The wait holds Flink's task thread in the function's close,
@@ -131,12 +138,20 @@ public final class SluiceOptions {
     /**
      * {@link #LANES}.
      *
-     * @throws InvalidArgumentException naming the option if it is below 1
+     * @throws InvalidArgumentException naming the option if it is outside 1 to {@value #MAX_LANES}
      */
     static int lanes(Configuration settings) {
-        int lanes = settings.get(LANES);
-        if (lanes < 1) {
-            throw new InvalidArgumentException(LANES.key(), "value " + lanes + " must be at least 1");
+        return checkLanes(LANES.key(), settings.get(LANES));
+    }
+
+    /**
+     * {@code lanes}, given as {@code name}, checked.
+     *
+     * @throws InvalidArgumentException naming {@code name} if {@code lanes} is outside 1 to {@value #MAX_LANES}
+     */
+    static int checkLanes(String name, int lanes) {
+        if (lanes < 1 || lanes > MAX_LANES) {
+            throw new InvalidArgumentException(name, "value " + lanes + " is outside 1 to " + MAX_LANES);
         }
         return lanes;
     }
