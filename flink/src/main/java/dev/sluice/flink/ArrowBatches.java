@@ -110,9 +110,9 @@ public final class ArrowBatches {
 
         /**
          * The output column: its name, a fixed-width type (Int of 8 to 64 bits, FloatingPoint) and whether it is
-         * nullable (null where an input is).
+         * nullable (null where an input is); not dictionary-encoded.
          *
-         * @throws InvalidArgumentException naming {@code field} if null or of another type
+         * @throws InvalidArgumentException naming {@code field} if null, of another type, or dictionary-encoded
          */
         public Builder output(Field field) {
             if (field == null) {
@@ -121,6 +121,12 @@ public final class ArrowBatches {
             if (fixedWidthTypeOrNull(field.getType()) == null || !field.getChildren().isEmpty()) {
                 throw new InvalidArgumentException("field", field + " is not of a fixed-width type with a Sluice element"
                         + " type; supported: Int (8, 16, 32, 64 bits, signed or not), FloatingPoint (HALF, SINGLE, DOUBLE)");
+            }
+            // The kernel writes values, not indexes; and a result batch is written as IPC without a dictionary, which
+            // would fail every element.
+            if (field.getDictionary() != null) {
+                throw new InvalidArgumentException("field", field + " is dictionary-encoded (" + field.getDictionary()
+                        + "); the output column holds the kernel's values");
             }
             this.output = field;
             return this;
