@@ -136,12 +136,31 @@ public final class SluiceOptions {
     }
 
     /**
-     * {@link #LANES}.
+     * {@link #LANES}; a whole number, spaces around it ignored.
      *
-     * @throws InvalidArgumentException naming the option if it is outside 1 to {@value #MAX_LANES}
+     * @throws InvalidArgumentException naming the option if it is no whole number, or one outside 1 to
+     *                                  {@value #MAX_LANES}
      */
     static int lanes(Configuration settings) {
-        return checkLanes(LANES.key(), settings.get(LANES));
+        int lanes;
+        try {
+            lanes = settings.get(LANES);
+        } catch (IllegalArgumentException notAnInt) {
+            // Flink's own message names the key and the value but not the limits; and it refuses " 4 ".
+            String raw = raw(settings, LANES);
+            try {
+                lanes = Integer.parseInt(raw.strip());
+            } catch (NumberFormatException e) {
+                throw new InvalidArgumentException(LANES.key(), "value '" + raw + "' is not a whole number from 1 to "
+                        + MAX_LANES);
+            }
+        }
+        return checkLanes(LANES.key(), lanes);
+    }
+
+    /** What the job or the cluster wrote for {@code option}, as it was written. */
+    private static String raw(Configuration settings, ConfigOption<?> option) {
+        return String.valueOf(settings.toMap().get(option.key()));
     }
 
     /**
@@ -181,9 +200,24 @@ public final class SluiceOptions {
                 + " nor " + FIXED + "N with N a device position from 0");
     }
 
-    /** {@link #FATAL_ON_STICKY_FAULT}, or null where neither the job nor the cluster set it. */
+    /**
+     * {@link #FATAL_ON_STICKY_FAULT}, or null where neither the job nor the cluster set it; {@code true} or
+     * {@code false} in any case, spaces around it ignored.
+     *
+     * @throws InvalidArgumentException naming the option for any other value
+     */
     static @Nullable Boolean fatalOnStickyFault(Configuration settings) {
-        return settings.getOptional(FATAL_ON_STICKY_FAULT).orElse(null);
+        try {
+            return settings.getOptional(FATAL_ON_STICKY_FAULT).orElse(null);
+        } catch (IllegalArgumentException notABoolean) {
+            String raw = raw(settings, FATAL_ON_STICKY_FAULT);
+            String value = raw.strip();
+            if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+                return Boolean.valueOf(value.equalsIgnoreCase("true"));
+            }
+            throw new InvalidArgumentException(FATAL_ON_STICKY_FAULT.key(), "value '" + raw + "' is neither true nor"
+                    + " false");
+        }
     }
 
     /**
