@@ -116,6 +116,29 @@ class SluiceAsyncFunctionArgumentsTest {
     }
 
     @Test
+    void aLaunchShapeGivingNullFailsItsElementNamingTheLaunch() throws Exception {
+        SluiceAsyncFunction<float[], float[]> f = opened(SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE)
+                .input(DType.F32, HostData::of)
+                .output(DType.F32, (in, result, n) -> result.toArray(JAVA_FLOAT))
+                .launch(n -> null)
+                .lanes(1)
+                .backend(TestBackend.select())
+                .build());
+        try {
+            Result r = new Result();
+            f.asyncInvoke(new float[] {1, 2}, r);
+            Throwable failure = r.failure();
+            assertInstanceOf(GpuStageException.class, failure);
+            dev.sluice.InvalidArgumentException cause = assertInstanceOf(dev.sluice.InvalidArgumentException.class,
+                    failure.getCause());
+            assertEquals("launch", cause.argument(), cause.getMessage());
+            assertTrue(cause.getMessage().contains("gave null for 2 input elements"), cause.getMessage());
+        } finally {
+            f.close();
+        }
+    }
+
+    @Test
     void closeIsIdempotentFromSeveralThreadsAndLaterElementsFailClearly() throws Exception {
         SluiceAsyncFunction<float[], float[]> f = opened(square(2));
         Result first = new Result();
