@@ -360,7 +360,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             }
             stage.open(context);
             stageOpen = true;
-            for (Kernel k : stage.kernels()) {
+            List<Kernel> kernels = stage.kernels();
+            // Checked here, so that the failure says what the stage gave rather than where it was used; by a stream, as
+            // List.of's contains(null) throws.
+            if (kernels == null || kernels.stream().anyMatch(Objects::isNull)) {
+                throw new InvalidArgumentException("kernels", "the stage's kernels() gave " + (kernels == null ? "null"
+                        : kernels) + "; List.of() for none");
+            }
+            for (Kernel k : kernels) {
                 function(k);
             }
             sl.open(context, l.staging(), lanes, this::function);

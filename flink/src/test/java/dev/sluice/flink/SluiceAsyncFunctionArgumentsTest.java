@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sluice.DType;
 import dev.sluice.HostData;
 import dev.sluice.Kernel;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -136,6 +138,31 @@ class SluiceAsyncFunctionArgumentsTest {
         } finally {
             f.close();
         }
+    }
+
+    /** A stage whose {@link GpuStage#kernels()} gives {@code kernels}. */
+    private static GpuStage<float[], float[]> withKernels(List<Kernel> kernels) {
+        return new GpuStage<>() {
+            @Override
+            public CompletableFuture<float[]> apply(GpuLane lane, float[] in) {
+                return CompletableFuture.completedFuture(in);
+            }
+
+            @Override
+            public List<Kernel> kernels() {
+                return kernels;
+            }
+        };
+    }
+
+    @Test
+    void aStageWhoseKernelsAreNullOrHoldANullFailsTheOpenNamingThemAndLeavesNothingOpen() {
+        for (List<Kernel> bad : Arrays.asList(null, Arrays.asList(SQUARE, null))) {
+            SluiceAsyncFunction<float[], float[]> f = SluiceAsyncFunction.of(withKernels(bad), 1)
+                    .backend(TestBackend.select());
+            assertRefused("kernels", () -> opened(f), "kernels() gave", "List.of() for none");
+        }
+        // everyContextClosed, after the test: the failed opens closed what they had opened
     }
 
     @Test
