@@ -48,8 +48,8 @@ public final class SluiceOptions {
 
     /** Lanes per subtask where the function's builder set none; 4 by default, from 1 to {@value #MAX_LANES}. */
     public static final ConfigOption<Integer> LANES = key("sluice.lanes").intType().defaultValue(4)
-            .withDescription("Lanes per subtask of GPU stages (elements on the device at once) where the job's code"
-                    + " sets none.");
+            .withDescription("Lanes per subtask of GPU stages (elements on the device at once), 1 to 64, where the"
+                    + " job's code sets none.");
 
     /**
      * How subtasks are placed on the TaskManager's devices where the builder set no {@link DeviceAssignment}:
