@@ -202,17 +202,34 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     /**
      * Meters for {@code context}, tagged {@code backend}, {@code device} and {@code extraTags} (a service's own).
      *
-     * @throws InvalidArgumentException naming the argument for a null context or tags
+     * @throws InvalidArgumentException naming the argument for a null context or tags, or {@code extraTags} if it holds
+     *                                  a null
      */
     public DeviceMetrics(DeviceContext context, Iterable<Tag> extraTags) {
         if (context == null) {
             throw new InvalidArgumentException("context", "is null");
         }
+        this.context = context;
+        this.tags = Tags.of(checkTags(extraTags)).and("backend", context.backendName(), "device", Integer.toString(context.id()));
+    }
+
+    /**
+     * {@code extraTags}, checked: Micrometer's {@code Tags.of} would throw a {@link NullPointerException} from inside.
+     *
+     * @throws InvalidArgumentException naming {@code extraTags} if it is null or holds a null
+     */
+    static List<Tag> checkTags(@Nullable Iterable<Tag> extraTags) {
         if (extraTags == null) {
             throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
         }
-        this.context = context;
-        this.tags = Tags.of(extraTags).and("backend", context.backendName(), "device", Integer.toString(context.id()));
+        List<Tag> tags = new java.util.ArrayList<>(); // read once: the iterable may be one that can be read only once
+        for (Tag t : extraTags) {
+            if (t == null) {
+                throw new InvalidArgumentException("extraTags", "holds a null tag, at position " + tags.size());
+            }
+            tags.add(t);
+        }
+        return tags;
     }
 
     /**

@@ -33,14 +33,15 @@ public final class PipelineMeters implements MeterBinder, AutoCloseable {
     /**
      * Meters for {@code pipeline}, tagged {@code pipeline=name} and {@code extraTags}.
      *
-     * @throws InvalidArgumentException naming the argument for a null pipeline, name or tags
+     * @throws InvalidArgumentException naming the argument for a null pipeline, name or tags, or {@code extraTags} if
+     *                                  it holds a null
      */
     public PipelineMeters(GpuPipeline<?, ?> pipeline, String name, Iterable<Tag> extraTags) {
-        if (pipeline == null || name == null || extraTags == null) {
-            throw new InvalidArgumentException(pipeline == null ? "pipeline" : name == null ? "name" : "extraTags", "is null");
+        if (pipeline == null || name == null) {
+            throw new InvalidArgumentException(pipeline == null ? "pipeline" : "name", "is null");
         }
         this.metrics = pipeline.metrics();
-        this.tags = Tags.of(extraTags).and("pipeline", name);
+        this.tags = Tags.of(DeviceMetrics.checkTags(extraTags)).and("pipeline", name);
     }
 
     /** Meters for {@code pipeline}, tagged {@code pipeline=name}. */

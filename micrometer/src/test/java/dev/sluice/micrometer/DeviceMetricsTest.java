@@ -271,6 +271,24 @@ class DeviceMetricsTest {
     }
 
     @Test
+    void extraTagsHoldingANullAreRefusedNamingThem() {
+        List<io.micrometer.core.instrument.Tag> withNull = Arrays.asList(io.micrometer.core.instrument.Tag.of("a", "b"),
+                null);
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> new DeviceMetrics(ctx, withNull));
+        assertEquals("extraTags", e.argument());
+        assertTrue(e.getMessage().contains("position 1"), e.getMessage());
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
+                .build(Chunks.floats())) {
+            e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new PipelineMeters(p, "copy", withNull));
+            assertEquals("extraTags", e.argument());
+            e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new PipelineMeters(p, "copy", null));
+            assertEquals("extraTags", e.argument());
+        }
+    }
+
+    @Test
     void aClosedBinderOrContextRefusesToBindAndRegistersNothing() {
         DeviceMetrics closedFirst = new DeviceMetrics(ctx);
         closedFirst.close();
