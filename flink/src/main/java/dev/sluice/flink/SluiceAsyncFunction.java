@@ -570,7 +570,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             result = stage.apply(lane, input);
         } catch (Throwable t) {
             failed(running);
-            laneFreeAfterItsWork(lane, input);
+            laneFreeAfterItsWork(lane, resultFuture);
             fail(resultFuture, lane, running, input, new GpuStageException("sluice-flink: the stage failed on "
                     + describe(running.number(), input) + on(lane) + ": " + t, t));
             if (t instanceof VirtualMachineError e) {
@@ -580,7 +580,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
         if (result == null) {
             failed(running);
-            laneFreeAfterItsWork(lane, input);
+            laneFreeAfterItsWork(lane, resultFuture);
             failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage returned null instead of a"
                     + " future for " + describe(running.number(), input) + on(lane)));
             return;
@@ -598,9 +598,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             // The lane first, so that Flink, once it has the result and asks for the next element, finds it free; after
             // a failure, once what the stage enqueued before it failed has run.
             if (failure != null) {
-                laneFreeAfterItsWork(lane, input);
+                laneFreeAfterItsWork(lane, resultFuture);
             } else {
-                laneFree(lane, input);
+                laneFree(lane, resultFuture);
             }
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -658,20 +658,25 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * {@link #laneFree} once the work the stage enqueued on {@code lane} before it failed has run: a download it left
      * queued into the lane's staging would otherwise overwrite the next element's input there.
      */
-    private void laneFreeAfterItsWork(GpuLane lane, IN input) {
+    private void laneFreeAfterItsWork(GpuLane lane, ResultFuture<OUT> resultFuture) {
         CompletableFuture<Void> drained;
         try {
             drained = lane.stream().enqueueMarker();
         } catch (RuntimeException e) {
-            laneFree(lane, input); // the stream refuses work (closed, or its device faulted): nothing more of it runs
+            // The stream refuses work (closed, or its device faulted): nothing more of it runs.
+            laneFree(lane, resultFuture);
             return;
         }
-        drained.whenComplete((v, e) -> laneFree(lane, input));
+        drained.whenComplete((v, e) -> laneFree(lane, resultFuture));
     }
 
-    /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */
-    private void laneFree(GpuLane lane, IN input) {
-        SubtaskLanes.Handoff<IN, OUT> handoff = Objects.requireNonNull(subtaskLanes, "not open").free(lane, input);
+    /**
+     * Gives {@code lane} back after the element whose result is {@code resultFuture}, or to the next waiting element
+     * (started on another thread).
+     */
+    private void laneFree(GpuLane lane, ResultFuture<OUT> resultFuture) {
+        SubtaskLanes.Handoff<IN, OUT> handoff = Objects.requireNonNull(subtaskLanes, "not open").free(lane,
+                resultFuture);
         if (handoff == null) {
             return;
         }
@@ -707,7 +712,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      */
     @Override
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {
-        SubtaskLanes.Lookup found = lanesFor("timeout", resultFuture).timedOut(input);
+        SubtaskLanes.Lookup found = lanesFor("timeout", resultFuture).timedOut(resultFuture);
         Running r = found.running();
         int running = found.inFlight();
         boolean wasWaiting = found.wasWaiting();

@@ -166,6 +166,43 @@ class SluiceAsyncFunctionArgumentsTest {
     }
 
     @Test
+    void oneElementInstanceGivenTwiceIsTrackedPerInvocation() throws Exception {
+        // Flink may hand the same instance twice (an immutable type, a map emitting one array for every record).
+        List<CompletableFuture<float[]>> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        GpuStage<float[], float[]> stage = (lane, in) -> {
+            CompletableFuture<float[]> result = new CompletableFuture<>();
+            held.add(result);
+            return result;
+        };
+        SluiceAsyncFunction<float[], float[]> f = opened(SluiceAsyncFunction.of(stage, 1)
+                .backend(TestBackend.select()));
+        try {
+            float[] same = {1};
+            Result first = new Result();
+            Result second = new Result();
+            f.asyncInvoke(same, first); // on the one lane
+            f.asyncInvoke(same, second); // waits for it
+            f.timeout(same, second);
+            String timedOut = second.failure().getMessage();
+            assertTrue(timedOut.contains("element 1 of subtask 0") && timedOut.contains("waiting for a lane"), timedOut);
+            held.get(0).complete(same);
+            assertArrayEquals(same, first.value());
+            // The lane is free for the next element: the timed-out one, dropped from the wait, is not started on it.
+            Result third = new Result();
+            f.asyncInvoke(new float[] {2}, third);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (held.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            held.get(1).complete(new float[] {4});
+            assertArrayEquals(new float[] {4}, third.value());
+            assertEquals(2, held.size(), "the stage ran the first and the third element only");
+        } finally {
+            f.close();
+        }
+    }
+
+    @Test
     void closeIsIdempotentFromSeveralThreadsAndLaterElementsFailClearly() throws Exception {
         SluiceAsyncFunction<float[], float[]> f = opened(square(2));
         Result first = new Result();
