@@ -158,9 +158,12 @@ public final class ArrowPipeline implements AutoCloseable {
         try (probe) {
             HostBuffer pinned = PinnedAllocationFactory.pinnedBytes(probe);
             if (pinned == null || pinned.context() != context) {
+                // Two contexts of one device print alike: say which it is.
+                String of = pinned == null ? "" : pinned.context().toString().equals(context.toString())
+                        ? "another context of the same device (" + pinned.context() + ")" : pinned.context().toString();
                 throw new InvalidArgumentException("allocator", allocator.getName() + (pinned == null
-                        ? " is not an allocator of a PinnedAllocationFactory" : " allocates pinned memory of "
-                                + pinned.context() + ", not of " + context) + "; results are downloaded into its memory");
+                        ? " is not an allocator of a PinnedAllocationFactory" : " allocates pinned memory of " + of
+                                + ", not of " + context) + "; results are downloaded into its memory");
             }
         }
         return new Builder(context, allocator);

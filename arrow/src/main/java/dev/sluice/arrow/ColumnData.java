@@ -2,6 +2,7 @@ package dev.sluice.arrow;
 
 import dev.sluice.DType;
 import dev.sluice.HostData;
+import dev.sluice.InvalidArgumentException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,4 +22,23 @@ import org.jspecify.annotations.Nullable;
  */
 public record ColumnData(int valueCount, DType type, @Nullable DType offsetType, @Nullable HostData validity,
         @Nullable HostData offsets, @Nullable HostData data) {
+
+    /**
+     * Checks what no column can be.
+     *
+     * @throws InvalidArgumentException naming {@code valueCount} if negative, {@code type} if null, or
+     *                                  {@code offsetType} if neither null, I32 nor I64
+     */
+    public ColumnData {
+        if (valueCount < 0) {
+            throw new InvalidArgumentException("valueCount", "value " + valueCount + " is negative");
+        }
+        if (type == null) {
+            throw new InvalidArgumentException("type", "must not be null");
+        }
+        if (offsetType != null && offsetType != DType.I32 && offsetType != DType.I64) {
+            throw new InvalidArgumentException("offsetType", "value " + offsetType + " is neither I32 nor I64 (nor null,"
+                    + " for a fixed-width column)");
+        }
+    }
 }

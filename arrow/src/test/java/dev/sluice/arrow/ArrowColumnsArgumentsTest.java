@@ -269,6 +269,16 @@ class ArrowColumnsArgumentsTest extends PinnedArrowTest {
     }
 
     @Test
+    void columnDataRefusesWhatNoColumnCanBeNamingIt() {
+        assertRefused("valueCount", () -> new ColumnData(-1, DType.F32, null, null, null, null), "value -1",
+                "negative");
+        assertRefused("type", () -> new ColumnData(0, null, null, null, null, null), "must not be null");
+        assertRefused("offsetType", () -> new ColumnData(0, DType.U8, DType.F32, null, null, null), "F32",
+                "neither I32 nor I64");
+        assertEquals(DType.I64, new ColumnData(0, DType.U8, DType.I64, null, null, null).offsetType());
+    }
+
+    @Test
     void elementTypeRefusesNullsAndUnsupportedVectorsNamingThem() {
         assertRefused("vector", () -> ArrowColumns.elementType(null), "must not be null");
         assertRefused("vector", () -> ArrowColumns.hostData((FieldVector) null), "must not be null");

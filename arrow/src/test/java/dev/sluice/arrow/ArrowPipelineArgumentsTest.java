@@ -67,6 +67,18 @@ class ArrowPipelineArgumentsTest extends PinnedArrowTest {
     }
 
     @Test
+    void anAllocatorOfAnotherContextIsRefusedSayingSoEvenOnTheSameDevice() {
+        assertRefused("allocator", () -> ArrowPipeline.builder(ctx, plain), "is not an allocator of a PinnedAllocationFactory");
+        // A second context of the same device prints as the first does: the message must still tell them apart.
+        try (DeviceContext other = DeviceContext.open(Api.CPU, 0);
+                PinnedAllocationFactory otherFactory = PinnedAllocationFactory.of(other);
+                RootAllocator otherPinned = otherFactory.newRootAllocator(1 << 20)) {
+            assertRefused("allocator", () -> ArrowPipeline.builder(ctx, otherPinned),
+                    "another context of the same device");
+        }
+    }
+
+    @Test
     void builderSizesOutsideTheirLimitsAreRefusedNamingValueAndLimit() {
         ArrowPipeline.Builder b = ArrowPipeline.builder(ctx, pinned);
         assertRefused("lanes", () -> b.lanes(0), "0", "1 to 64");

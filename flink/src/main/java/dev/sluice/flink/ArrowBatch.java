@@ -22,6 +22,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An Arrow record batch as a Flink element: the batch in Arrow's IPC streaming format (its schema, the one record
@@ -61,7 +62,8 @@ public final class ArrowBatch implements Serializable {
      * The batch {@code root} holds now, written out in Arrow's IPC streaming format; {@code root} is left as it was
      * (the caller still owns and closes it). Each column travels with its own value count, as IPC writes it.
      *
-     * @throws InvalidArgumentException naming {@code root} if it is null or has no columns
+     * @throws InvalidArgumentException naming {@code root} if it is null, has no columns, or has a dictionary-encoded
+     *                                  column (a batch carries no dictionaries)
      */
     public static ArrowBatch of(VectorSchemaRoot root) {
         if (root == null) {
@@ -69,6 +71,14 @@ public final class ArrowBatch implements Serializable {
         }
         if (root.getFieldVectors().isEmpty()) {
             throw new InvalidArgumentException("root", "has no columns");
+        }
+        for (Field f : root.getSchema().getFields()) {
+            String encoded = dictionaryEncoded(f);
+            if (encoded != null) {
+                // Else Arrow's writer, given no dictionaries, throws a NullPointerException.
+                throw new InvalidArgumentException("root", "column " + encoded + " is dictionary-encoded; an ArrowBatch"
+                        + " carries no dictionaries: decode it first (DictionaryEncoder.decode)");
+            }
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, Channels.newChannel(out))) {
@@ -135,6 +145,20 @@ public final class ArrowBatch implements Serializable {
             }
             node += nodeCount(f);
         }
+    }
+
+    /** The name of {@code f} or of a child of it that is dictionary-encoded, or null if none is. */
+    private static @Nullable String dictionaryEncoded(Field f) {
+        if (f.getDictionary() != null) {
+            return f.getName();
+        }
+        for (Field child : f.getChildren()) {
+            String encoded = dictionaryEncoded(child);
+            if (encoded != null) {
+                return f.getName() + "." + encoded;
+            }
+        }
+        return null;
     }
 
     /** The field nodes IPC writes for {@code f}: its own and, depth first, its children's. */

@@ -110,9 +110,9 @@ public final class ArrowBatches {
 
         /**
          * The output column: its name, a fixed-width type (Int of 8 to 64 bits, FloatingPoint) and whether it is
-         * nullable (null where an input is).
+         * nullable (null where an input is); not dictionary-encoded.
          *
-         * @throws InvalidArgumentException naming {@code field} if null or of another type
+         * @throws InvalidArgumentException naming {@code field} if null, of another type, or dictionary-encoded
          */
         public Builder output(Field field) {
             if (field == null) {
@@ -121,6 +121,12 @@ public final class ArrowBatches {
             if (fixedWidthTypeOrNull(field.getType()) == null || !field.getChildren().isEmpty()) {
                 throw new InvalidArgumentException("field", field + " is not of a fixed-width type with a Sluice element"
                         + " type; supported: Int (8, 16, 32, 64 bits, signed or not), FloatingPoint (HALF, SINGLE, DOUBLE)");
+            }
+            // The kernel writes values, not indexes; and a result batch is written as IPC without a dictionary, which
+            // would fail every element.
+            if (field.getDictionary() != null) {
+                throw new InvalidArgumentException("field", field + " is dictionary-encoded (" + field.getDictionary()
+                        + "); the output column holds the kernel's values");
             }
             this.output = field;
             return this;
@@ -138,14 +144,13 @@ public final class ArrowBatches {
         }
 
         /**
-         * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
-         * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         * Lanes per subtask, 1 to 64; by default {@link SluiceOptions#LANES} of the job's parameters or the
+         * TaskManager's configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+         *
+         * @throws InvalidArgumentException naming {@code lanes} if it is outside 1 to 64
          */
         public Builder lanes(int lanes) {
-            if (lanes < 1) {
-                throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-            }
-            this.lanes = lanes;
+            this.lanes = SluiceOptions.checkLanes("lanes", lanes);
             return this;
         }
 
@@ -183,8 +188,8 @@ public final class ArrowBatches {
          *
          * @throws InvalidArgumentException naming {@code closeTimeout} if null, negative or over one hour
          */
-        public Builder closeTimeout(Duration timeout) {
-            this.closeTimeout = SluiceOptions.checkCloseTimeout("closeTimeout", timeout);
+        public Builder closeTimeout(Duration closeTimeout) {
+            this.closeTimeout = SluiceOptions.checkCloseTimeout("closeTimeout", closeTimeout);
             return this;
         }
 

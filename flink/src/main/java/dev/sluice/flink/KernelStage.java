@@ -168,6 +168,9 @@ final class KernelStage<I, O> implements GpuStage<I, O> {
         args.addAll(List.of(scalarValues));
         DeviceFunction f = lane.function(kernel());
         LaunchConfig config = launch.config(n);
+        if (config == null) { // else refused by the launch, naming its own argument rather than the builder's
+            throw new InvalidArgumentException("launch", "the launch shape gave null for " + n + " input elements");
+        }
         // Copies start only once every check has passed: a refused element must leave no copy writing into the lane's
         // staging after the lane has gone to the next element. Into pinned staging off the task thread, several copy
         // threads for a large element.

@@ -126,14 +126,13 @@ public final class KernelStageBuilder<I, O> {
     }
 
     /**
-     * Lanes per subtask; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
+     * Lanes per subtask, 1 to 64; by default {@link SluiceOptions#LANES} of the job's parameters or the TaskManager's
      * configuration, 4 where neither sets it. See {@link SluiceAsyncFunction#lanes()}.
+     *
+     * @throws InvalidArgumentException naming {@code lanes} if it is outside 1 to 64
      */
     public KernelStageBuilder<I, O> lanes(int lanes) {
-        if (lanes < 1) {
-            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
-        }
-        this.lanes = lanes;
+        this.lanes = SluiceOptions.checkLanes("lanes", lanes);
         return this;
     }
 

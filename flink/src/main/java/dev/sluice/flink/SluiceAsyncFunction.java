@@ -130,11 +130,12 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * of {@code backend} (null: the system property {@value SluiceProperties#API}, else the first backend with a
      * device).
      *
-     * @throws InvalidArgumentException naming {@code stage} or {@code assignment} if null, {@code lanes} if not
-     *                                  positive
+     * @throws InvalidArgumentException naming {@code stage} or {@code assignment} if null, {@code lanes} if outside 1
+     *                                  to 64, {@code backend} if blank
      */
     public SluiceAsyncFunction(GpuStage<IN, OUT> stage, int lanes, DeviceAssignment assignment, @Nullable String backend) {
-        this(stage, checkLanes(lanes), checkAssignment(assignment), backend, null, FatalErrorSignal.THROW);
+        this(stage, checkLanes(lanes), checkAssignment(assignment), backend == null ? null : checkBackend(backend), null,
+                FatalErrorSignal.THROW);
     }
 
     /** As the public constructor, but {@code lanes} 0 and a null {@code assignment} leave them to the configuration. */
@@ -150,8 +151,8 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (stage == null) {
             throw new InvalidArgumentException("stage", "null");
         }
-        if (lanes < 0) {
-            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+        if (lanes != 0) { // 0: the configuration's
+            SluiceOptions.checkLanes("lanes", lanes);
         }
         this.stage = stage;
         this.lanes = lanes;
@@ -199,10 +200,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     }
 
     private static int checkLanes(int lanes) {
-        if (lanes < 1) {
-            throw new InvalidArgumentException("lanes", "value " + lanes + " must be at least 1");
+        return SluiceOptions.checkLanes("lanes", lanes);
+    }
+
+    private static String checkBackend(@Nullable String backend) {
+        if (backend == null || backend.isBlank()) {
+            throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
         }
-        return lanes;
+        return backend;
     }
 
     private static DeviceAssignment checkAssignment(@Nullable DeviceAssignment assignment) {
@@ -216,7 +221,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * A function running {@code stage} over {@code lanes} lanes per subtask, devices assigned as
      * {@link SluiceOptions#DEVICE_ASSIGNMENT} says (round robin by default).
      *
-     * @throws InvalidArgumentException naming {@code stage} if null, {@code lanes} if not positive
+     * @throws InvalidArgumentException naming {@code stage} if null, {@code lanes} if outside 1 to 64
      */
     public static <I, O> SluiceAsyncFunction<I, O> of(GpuStage<I, O> stage, int lanes) {
         return new SluiceAsyncFunction<>(stage, checkLanes(lanes), null, null, null, FatalErrorSignal.THROW);
@@ -232,17 +237,22 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         return new SluiceAsyncFunction<>(stage, 0, null, null, null, FatalErrorSignal.THROW);
     }
 
-    /** This function with subtasks placed on devices by {@code assignment} instead. */
+    /**
+     * This function with subtasks placed on devices by {@code assignment} instead.
+     *
+     * @throws InvalidArgumentException naming {@code assignment} if null
+     */
     public SluiceAsyncFunction<IN, OUT> assignment(DeviceAssignment assignment) {
         return with(lanes, checkAssignment(assignment), backend, fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
-    /** This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one. */
+    /**
+     * This function on backend {@code backend} ("cuda", "hip", "cpu") instead of the default one.
+     *
+     * @throws InvalidArgumentException naming {@code backend} if null or blank
+     */
     public SluiceAsyncFunction<IN, OUT> backend(String backend) {
-        if (backend == null || backend.isBlank()) {
-            throw new InvalidArgumentException("backend", "value '" + backend + "' names no backend");
-        }
-        return with(lanes, assignment, backend, fatalOnStickyFault, fatalErrorSignal, producedType);
+        return with(lanes, assignment, checkBackend(backend), fatalOnStickyFault, fatalErrorSignal, producedType);
     }
 
     /**
@@ -350,7 +360,14 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             }
             stage.open(context);
             stageOpen = true;
-            for (Kernel k : stage.kernels()) {
+            List<Kernel> kernels = stage.kernels();
+            // Checked here, so that the failure says what the stage gave rather than where it was used; by a stream, as
+            // List.of's contains(null) throws.
+            if (kernels == null || kernels.stream().anyMatch(Objects::isNull)) {
+                throw new InvalidArgumentException("kernels", "the stage's kernels() gave " + (kernels == null ? "null"
+                        : kernels) + "; List.of() for none");
+            }
+            for (Kernel k : kernels) {
                 function(k);
             }
             sl.open(context, l.staging(), lanes, this::function);
@@ -495,13 +512,19 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /**
      * Starts {@code input} on a free lane, or queues it for the next lane that frees; never blocks. Numbers it (from 0,
      * in the order the subtask is given its elements), so that every message about it says which element it was; an
-     * element Flink's retry strategy gives again is numbered again.
+     * element Flink's retry strategy gives again is numbered again. A null element fails its {@code resultFuture} as
+     * any element the stage refuses does.
+     *
+     * @throws InvalidArgumentException naming {@code resultFuture} if null; nothing is numbered or started then
+     * @throws IllegalStateException    before {@link #open}
      */
     @Override
     public void asyncInvoke(IN input, ResultFuture<OUT> resultFuture) {
         long arrived = System.nanoTime();
+        // Refused before the element is numbered or takes a lane: no result could reach Flink.
+        SubtaskLanes<IN, OUT> sl = lanesFor("asyncInvoke", resultFuture);
         long number = elementsGiven++;
-        Running running = Objects.requireNonNull(subtaskLanes, "not open").admit(input, resultFuture, arrived, number,
+        Running running = sl.admit(input, resultFuture, arrived, number,
                 () -> {
                     failed(null);
                     failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: " + describe(number, input)
@@ -510,6 +533,24 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         if (running != null) {
             start(running, input, resultFuture);
         }
+    }
+
+    /**
+     * The subtask's lanes, for {@code call} with {@code resultFuture}.
+     *
+     * @throws InvalidArgumentException naming {@code resultFuture} if null
+     * @throws IllegalStateException    before {@link #open}, which Flink calls first
+     */
+    private SubtaskLanes<IN, OUT> lanesFor(String call, @Nullable ResultFuture<OUT> resultFuture) {
+        if (resultFuture == null) {
+            throw new InvalidArgumentException("resultFuture", "null: " + call + " completes the element through it");
+        }
+        SubtaskLanes<IN, OUT> sl = subtaskLanes;
+        if (sl == null) {
+            throw new IllegalStateException("sluice-flink: " + call + " before open(): the function has no lanes until"
+                    + " Flink opens it");
+        }
+        return sl;
     }
 
     /** Names element {@code number} of this subtask in messages: which it was, its type and size. */
@@ -529,7 +570,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             result = stage.apply(lane, input);
         } catch (Throwable t) {
             failed(running);
-            laneFreeAfterItsWork(lane, input);
+            laneFreeAfterItsWork(lane, resultFuture);
             fail(resultFuture, lane, running, input, new GpuStageException("sluice-flink: the stage failed on "
                     + describe(running.number(), input) + on(lane) + ": " + t, t));
             if (t instanceof VirtualMachineError e) {
@@ -539,7 +580,7 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
         }
         if (result == null) {
             failed(running);
-            laneFreeAfterItsWork(lane, input);
+            laneFreeAfterItsWork(lane, resultFuture);
             failOnTaskThread(resultFuture, new GpuStageException("sluice-flink: the stage returned null instead of a"
                     + " future for " + describe(running.number(), input) + on(lane)));
             return;
@@ -557,9 +598,9 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
             // The lane first, so that Flink, once it has the result and asks for the next element, finds it free; after
             // a failure, once what the stage enqueued before it failed has run.
             if (failure != null) {
-                laneFreeAfterItsWork(lane, input);
+                laneFreeAfterItsWork(lane, resultFuture);
             } else {
-                laneFree(lane, input);
+                laneFree(lane, resultFuture);
             }
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -617,20 +658,25 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
      * {@link #laneFree} once the work the stage enqueued on {@code lane} before it failed has run: a download it left
      * queued into the lane's staging would otherwise overwrite the next element's input there.
      */
-    private void laneFreeAfterItsWork(GpuLane lane, IN input) {
+    private void laneFreeAfterItsWork(GpuLane lane, ResultFuture<OUT> resultFuture) {
         CompletableFuture<Void> drained;
         try {
             drained = lane.stream().enqueueMarker();
         } catch (RuntimeException e) {
-            laneFree(lane, input); // the stream refuses work (closed, or its device faulted): nothing more of it runs
+            // The stream refuses work (closed, or its device faulted): nothing more of it runs.
+            laneFree(lane, resultFuture);
             return;
         }
-        drained.whenComplete((v, e) -> laneFree(lane, input));
+        drained.whenComplete((v, e) -> laneFree(lane, resultFuture));
     }
 
-    /** Gives {@code lane} back after {@code input}, or to the next waiting element (started on another thread). */
-    private void laneFree(GpuLane lane, IN input) {
-        SubtaskLanes.Handoff<IN, OUT> handoff = Objects.requireNonNull(subtaskLanes, "not open").free(lane, input);
+    /**
+     * Gives {@code lane} back after the element whose result is {@code resultFuture}, or to the next waiting element
+     * (started on another thread).
+     */
+    private void laneFree(GpuLane lane, ResultFuture<OUT> resultFuture) {
+        SubtaskLanes.Handoff<IN, OUT> handoff = Objects.requireNonNull(subtaskLanes, "not open").free(lane,
+                resultFuture);
         if (handoff == null) {
             return;
         }
@@ -660,10 +706,13 @@ public class SluiceAsyncFunction<IN, OUT> extends RichAsyncFunction<IN, OUT> {
     /**
      * Fails {@code input} with a {@link TimeoutException} naming the element, the device, the stream its lane uses (or
      * that it was still waiting for a lane) and the elements in flight. Its lane stays busy until its device work ends.
+     *
+     * @throws InvalidArgumentException naming {@code resultFuture} if null
+     * @throws IllegalStateException    before {@link #open}
      */
     @Override
     public void timeout(IN input, ResultFuture<OUT> resultFuture) {
-        SubtaskLanes.Lookup found = Objects.requireNonNull(subtaskLanes, "not open").timedOut(input);
+        SubtaskLanes.Lookup found = lanesFor("timeout", resultFuture).timedOut(resultFuture);
         Running r = found.running();
         int running = found.inFlight();
         boolean wasWaiting = found.wasWaiting();

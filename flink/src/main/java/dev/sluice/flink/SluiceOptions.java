@@ -46,10 +46,10 @@ public final class SluiceOptions {
             .withDescription("The Sluice backend of GPU stages (cuda, hip, cpu) where the job's code names none; unset:"
                     + " the system property sluice.api, else the first backend with a device.");
 
-    /** Lanes per subtask where the function's builder set none; 4 by default. */
+    /** Lanes per subtask where the function's builder set none; 4 by default, from 1 to {@value #MAX_LANES}. */
     public static final ConfigOption<Integer> LANES = key("sluice.lanes").intType().defaultValue(4)
-            .withDescription("Lanes per subtask of GPU stages (elements on the device at once) where the job's code"
-                    + " sets none.");
+            .withDescription("Lanes per subtask of GPU stages (elements on the device at once), 1 to 64, where the"
+                    + " job's code sets none.");
 
     /**
      * How subtasks are placed on the TaskManager's devices where the builder set no {@link DeviceAssignment}:
@@ -80,6 +80,13 @@ public final class SluiceOptions {
             .withDescription("How long the close of a GPU stage over Arrow batches waits for elements still finishing"
                     + " to give their Arrow memory back before it closes the subtask's allocator (0: no wait); memory"
                     + " still allocated then fails the close.");
+
+    /**
+     * The most lanes per subtask: 64, as a reactive {@code GpuPipeline}'s. Each is a stream with its own device and
+     * pinned buffers, and the operator's capacity; many more would only take memory (or, mistyped, every stream the
+     * device can make) while the function opens.
+     */
+    static final int MAX_LANES = 64;
 
     /**
      * The longest {@link #ARROW_CLOSE_TIMEOUT}: one hour. The wait holds Flink's task thread in the function's close,
@@ -129,14 +136,41 @@ public final class SluiceOptions {
     }
 
     /**
-     * {@link #LANES}.
+     * {@link #LANES}; a whole number, spaces around it ignored.
      *
-     * @throws InvalidArgumentException naming the option if it is below 1
+     * @throws InvalidArgumentException naming the option if it is no whole number, or one outside 1 to
+     *                                  {@value #MAX_LANES}
      */
     static int lanes(Configuration settings) {
-        int lanes = settings.get(LANES);
-        if (lanes < 1) {
-            throw new InvalidArgumentException(LANES.key(), "value " + lanes + " must be at least 1");
+        int lanes;
+        try {
+            lanes = settings.get(LANES);
+        } catch (IllegalArgumentException notAnInt) {
+            // Flink's own message names the key and the value but not the limits; and it refuses " 4 ".
+            String raw = raw(settings, LANES);
+            try {
+                lanes = Integer.parseInt(raw.strip());
+            } catch (NumberFormatException e) {
+                throw new InvalidArgumentException(LANES.key(), "value '" + raw + "' is not a whole number from 1 to "
+                        + MAX_LANES);
+            }
+        }
+        return checkLanes(LANES.key(), lanes);
+    }
+
+    /** What the job or the cluster wrote for {@code option}, as it was written. */
+    private static String raw(Configuration settings, ConfigOption<?> option) {
+        return String.valueOf(settings.toMap().get(option.key()));
+    }
+
+    /**
+     * {@code lanes}, given as {@code name}, checked.
+     *
+     * @throws InvalidArgumentException naming {@code name} if {@code lanes} is outside 1 to {@value #MAX_LANES}
+     */
+    static int checkLanes(String name, int lanes) {
+        if (lanes < 1 || lanes > MAX_LANES) {
+            throw new InvalidArgumentException(name, "value " + lanes + " is outside 1 to " + MAX_LANES);
         }
         return lanes;
     }
@@ -166,9 +200,24 @@ public final class SluiceOptions {
                 + " nor " + FIXED + "N with N a device position from 0");
     }
 
-    /** {@link #FATAL_ON_STICKY_FAULT}, or null where neither the job nor the cluster set it. */
+    /**
+     * {@link #FATAL_ON_STICKY_FAULT}, or null where neither the job nor the cluster set it; {@code true} or
+     * {@code false} in any case, spaces around it ignored.
+     *
+     * @throws InvalidArgumentException naming the option for any other value
+     */
     static @Nullable Boolean fatalOnStickyFault(Configuration settings) {
-        return settings.getOptional(FATAL_ON_STICKY_FAULT).orElse(null);
+        try {
+            return settings.getOptional(FATAL_ON_STICKY_FAULT).orElse(null);
+        } catch (IllegalArgumentException notABoolean) {
+            String raw = raw(settings, FATAL_ON_STICKY_FAULT);
+            String value = raw.strip();
+            if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+                return Boolean.valueOf(value.equalsIgnoreCase("true"));
+            }
+            throw new InvalidArgumentException(FATAL_ON_STICKY_FAULT.key(), "value '" + raw + "' is neither true nor"
+                    + " false");
+        }
     }
 
     /**

@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The lanes of one subtask of a {@link SluiceAsyncFunction} and who has them: the free lanes, the elements waiting for
- * one (in arrival order), and each element on a lane, by identity (Flink hands {@code timeout} the element it invoked).
+ * one (in arrival order), and each element on a lane, by its {@code ResultFuture}: Flink hands {@code timeout} the one
+ * it gave {@code asyncInvoke}, one per invocation, while one element instance may be given twice (a map emitting one
+ * immutable array for every record), so the element's identity would mix up two invocations.
  * What happens to an element (its stage, its result, its failure) is the function's; this class only hands lanes out
  * and takes them back. Thread-safe: the task thread admits elements and times them out, completion threads free lanes.
  *
@@ -60,7 +62,7 @@ final class SubtaskLanes<IN, OUT> {
     private final List<GpuLane> all = new ArrayList<>();
     private final ArrayDeque<GpuLane> free = new ArrayDeque<>();
     private final ArrayDeque<Waiting<IN, OUT>> waiting = new ArrayDeque<>();
-    private final Map<Object, Running> inFlight = new IdentityHashMap<>();
+    private final Map<ResultFuture<OUT>, Running> inFlight = new IdentityHashMap<>();
     private boolean closed;
 
     /**
@@ -102,18 +104,21 @@ final class SubtaskLanes<IN, OUT> {
                 return null;
             }
             Running running = new Running(lane, arrivedNanos, number);
-            inFlight.put(input, running);
+            inFlight.put(result, running);
             return running;
         }
     }
 
     /**
-     * Takes back {@code lane} after {@code input}: free again, or handed to the next waiting element (returned: the
-     * caller starts it); null as well once closed.
+     * Takes back {@code lane} after the element whose result is {@code result}: free again, or handed to the next
+     * waiting element (returned: the caller starts it); null as well once closed.
      */
-    @Nullable Handoff<IN, OUT> free(GpuLane lane, IN input) {
+    @Nullable Handoff<IN, OUT> free(GpuLane lane, ResultFuture<OUT> result) {
         synchronized (lock) {
-            inFlight.remove(input);
+            Running r = inFlight.get(result);
+            if (r != null && r.lane() == lane) { // else Flink's retry of the element has it on another lane already
+                inFlight.remove(result);
+            }
             if (closed) {
                 return null;
             }
@@ -123,21 +128,24 @@ final class SubtaskLanes<IN, OUT> {
                 return null;
             }
             Running running = new Running(lane, next.arrivedNanos(), next.number());
-            inFlight.put(next.element(), running);
+            inFlight.put(next.result(), running);
             return new Handoff<>(next, running);
         }
     }
 
-    /** Where {@code input}, timed out, is: on a lane (which stays busy until its work ends), or waiting (dropped now). */
-    Lookup timedOut(IN input) {
+    /**
+     * Where the element whose result is {@code result}, timed out, is: on a lane (which stays busy until its work ends),
+     * or waiting (dropped now).
+     */
+    Lookup timedOut(ResultFuture<OUT> result) {
         synchronized (lock) {
-            Running r = inFlight.get(input);
+            Running r = inFlight.get(result);
             if (r != null) {
                 return new Lookup(r, false, r.number(), inFlight.size());
             }
             for (Iterator<Waiting<IN, OUT>> it = waiting.iterator(); it.hasNext(); ) {
                 Waiting<IN, OUT> w = it.next();
-                if (w.element() == input) {
+                if (w.result() == result) {
                     it.remove();
                     return new Lookup(null, true, w.number(), inFlight.size());
                 }

@@ -560,7 +560,7 @@ class SluiceAsyncFunctionTest {
     void badArgumentsAreNamed() {
         InvalidArgumentException lanes = assertThrows(InvalidArgumentException.class,
                 () -> SluiceAsyncFunction.of((lane, in) -> CompletableFuture.completedFuture(in), 0));
-        assertEquals("lanes: value 0 must be at least 1", lanes.getMessage());
+        assertEquals("lanes: value 0 is outside 1 to 64", lanes.getMessage());
         InvalidArgumentException input = assertThrows(InvalidArgumentException.class,
                 () -> SluiceAsyncFunction.<float[], float[]>kernel(() -> SQUARE).build());
         assertEquals("input: not given: call input(type, data) or inputBytes(type, bytes)", input.getMessage());

@@ -83,6 +83,23 @@ class SluiceOptionsTest {
     }
 
     @Test
+    void lanesOrAStickyFaultSettingThatDoNotParseAreRefusedNamingTheOptionTheValueAndTheForms() {
+        for (String bad : new String[] {"abc", "4.5", "99999999999", ""}) {
+            dev.sluice.testing.Attacks.assertRefused("sluice.lanes", () -> SluiceOptions.lanes(SluiceOptions.merged(
+                    Map.of("sluice.lanes", bad), new Configuration())), "'" + bad + "'", "whole number from 1 to 64");
+        }
+        for (String bad : new String[] {"maybe", "1", ""}) {
+            dev.sluice.testing.Attacks.assertRefused("sluice.fatal-on-sticky-fault", () -> SluiceOptions
+                    .fatalOnStickyFault(SluiceOptions.merged(Map.of("sluice.fatal-on-sticky-fault", bad),
+                            new Configuration())), "'" + bad + "'", "neither true nor false");
+        }
+        // Spaces around a value are ignored, as for the device assignment.
+        assertEquals(4, SluiceOptions.lanes(SluiceOptions.merged(Map.of("sluice.lanes", " 4 "), new Configuration())));
+        assertEquals(Boolean.FALSE, SluiceOptions.fatalOnStickyFault(SluiceOptions.merged(
+                Map.of("sluice.fatal-on-sticky-fault", " false "), new Configuration())));
+    }
+
+    @Test
     void aCloseTimeoutOutOfBoundsIsRefusedNamingTheOptionTheValueAndTheLimit() {
         assertEquals("sluice.arrow.close-timeout: value 61 min must be from 0 to 1 h", assertThrows(
                 InvalidArgumentException.class, () -> SluiceOptions.arrowCloseTimeout(SluiceOptions.merged(

@@ -18,20 +18,22 @@ import org.junit.jupiter.api.Test;
 /** {@link SubtaskLanes}: each element keeps its number wherever it is, so that a timeout can name it. */
 class SubtaskLanesTest {
 
-    /** A result nobody reads: these tests look at the lanes only. */
-    private static final ResultFuture<Object> NOWHERE = new ResultFuture<>() {
-        @Override
-        public void complete(Collection<Object> result) {
-        }
+    /** A result nobody reads, one per invocation as Flink's: these tests look at the lanes only. */
+    private static ResultFuture<Object> nowhere() {
+        return new ResultFuture<>() {
+            @Override
+            public void complete(Collection<Object> result) {
+            }
 
-        @Override
-        public void completeExceptionally(Throwable error) {
-        }
+            @Override
+            public void completeExceptionally(Throwable error) {
+            }
 
-        @Override
-        public void complete(CollectionSupplier<Object> supplier) {
-        }
-    };
+            @Override
+            public void complete(CollectionSupplier<Object> supplier) {
+            }
+        };
+    }
 
     @Test
     void aTimedOutElementIsFoundWithItsNumberOnALaneOrWaitingAndNotAfterwards() {
@@ -41,15 +43,17 @@ class SubtaskLanesTest {
             lanes.open(context, pool, 1, kernel -> {
                 throw new AssertionError("no kernel here");
             });
-            Object first = new float[1];
-            Object second = new float[1]; // equal to the first, but another element: found by identity
+            // One element instance given twice (Flink allows it of an immutable type): found by its invocation's result.
+            Object element = new float[1];
+            ResultFuture<Object> first = nowhere();
+            ResultFuture<Object> second = nowhere();
             Runnable closed = () -> {
                 throw new AssertionError("not closed");
             };
-            SubtaskLanes.Running running = lanes.admit(first, NOWHERE, 0, 40, closed);
+            SubtaskLanes.Running running = lanes.admit(element, first, 0, 40, closed);
             assertNotNull(running, "the one lane is free");
             assertEquals(40, running.number());
-            assertNull(lanes.admit(second, NOWHERE, 0, 41, closed), "no lane left: it waits");
+            assertNull(lanes.admit(element, second, 0, 41, closed), "no lane left: it waits");
 
             SubtaskLanes.Lookup waiting = lanes.timedOut(second);
             assertTrue(waiting.wasWaiting());

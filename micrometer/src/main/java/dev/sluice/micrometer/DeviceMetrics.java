@@ -1,5 +1,6 @@
 package dev.sluice.micrometer;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.DeviceContext;
 import dev.sluice.DeviceFigure;
 import dev.sluice.DeviceListener;
@@ -201,17 +202,34 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     /**
      * Meters for {@code context}, tagged {@code backend}, {@code device} and {@code extraTags} (a service's own).
      *
-     * @throws InvalidArgumentException naming the argument for a null context or tags
+     * @throws InvalidArgumentException naming the argument for a null context or tags, or {@code extraTags} if it holds
+     *                                  a null
      */
     public DeviceMetrics(DeviceContext context, Iterable<Tag> extraTags) {
         if (context == null) {
             throw new InvalidArgumentException("context", "is null");
         }
+        this.context = context;
+        this.tags = Tags.of(checkTags(extraTags)).and("backend", context.backendName(), "device", Integer.toString(context.id()));
+    }
+
+    /**
+     * {@code extraTags}, checked: Micrometer's {@code Tags.of} would throw a {@link NullPointerException} from inside.
+     *
+     * @throws InvalidArgumentException naming {@code extraTags} if it is null or holds a null
+     */
+    static List<Tag> checkTags(@Nullable Iterable<Tag> extraTags) {
         if (extraTags == null) {
             throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
         }
-        this.context = context;
-        this.tags = Tags.of(extraTags).and("backend", context.backendName(), "device", Integer.toString(context.id()));
+        List<Tag> tags = new java.util.ArrayList<>(); // read once: the iterable may be one that can be read only once
+        for (Tag t : extraTags) {
+            if (t == null) {
+                throw new InvalidArgumentException("extraTags", "holds a null tag, at position " + tags.size());
+            }
+            tags.add(t);
+        }
+        return tags;
     }
 
     /**
@@ -221,10 +239,13 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
      * them ({@code histogram_quantile}). Call before {@link #bindTo}.
      *
      * @return this
-     * @throws InvalidArgumentException naming {@code percentiles} for a value outside 0..1
+     * @throws InvalidArgumentException naming {@code percentiles} if null or for a value outside 0..1
      * @throws IllegalStateException    once bound
      */
     public synchronized DeviceMetrics percentiles(double... percentiles) {
+        if (percentiles == null) {
+            throw new InvalidArgumentException("percentiles", "is null; call percentiles() with none for none");
+        }
         for (double p : percentiles) {
             if (!(p >= 0 && p <= 1)) {
                 throw new InvalidArgumentException("percentiles", "value " + p + " is outside 0..1");
@@ -278,17 +299,46 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * Registers the meters in {@code registry} and starts listening to the context.
+     * Registers the meters in {@code registry} and starts listening to the context. Refused, with nothing registered,
+     * where the binder or its context is closed.
      *
-     * @throws IllegalStateException if already bound
+     * @throws InvalidArgumentException naming {@code registry} if it is null
+     * @throws IllegalStateException    if already bound
+     * @throws ClosedResourceException  if this binder or its context is closed
      */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
+        if (registry == null) {
+            throw new InvalidArgumentException("registry", "is null");
+        }
         if (this.registry != null) {
             throw new IllegalStateException("DeviceMetrics of " + context + " is already bound to " + this.registry
                     + "; bind a CompositeMeterRegistry to report to several");
         }
+        // A closed binder would listen and keep its meters until closed again; a closed context refuses the listener,
+        // after the meters were registered.
+        if (closed) {
+            throw new ClosedResourceException("DeviceMetrics of " + context);
+        }
+        if (context.isClosed()) {
+            throw new ClosedResourceException(context.toString());
+        }
         this.registry = registry;
+        try {
+            bindMeters();
+        } catch (RuntimeException e) {
+            // The context closed since the check: nothing stays registered, and the binder is unbound as before.
+            for (Meter m : meters) {
+                registry.remove(m);
+            }
+            meters.clear();
+            this.registry = null;
+            throw e;
+        }
+    }
+
+    /** The meters in the bound registry, the listener, the recorder. */
+    private void bindMeters() {
         // Completed is read first: every completion counted was enqueued before, so the difference is never negative.
         meters.add(gauge(DeviceFigure.OPERATIONS_IN_FLIGHT, this, m -> -m.completedTotal() + m.enqueuedTotal()));
         meters.add(counter(DeviceFigure.OPERATIONS_COMPLETED, this, DeviceMetrics::completedTotal));

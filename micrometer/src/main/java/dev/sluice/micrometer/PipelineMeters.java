@@ -1,5 +1,6 @@
 package dev.sluice.micrometer;
 
+import dev.sluice.ClosedResourceException;
 import dev.sluice.InvalidArgumentException;
 import dev.sluice.reactive.GpuPipeline;
 import dev.sluice.reactive.PipelineMetrics;
@@ -27,18 +28,20 @@ public final class PipelineMeters implements MeterBinder, AutoCloseable {
     private final Tags tags;
     private final List<Meter> meters = new ArrayList<>();
     private @Nullable MeterRegistry registry;
+    private boolean closed;
 
     /**
      * Meters for {@code pipeline}, tagged {@code pipeline=name} and {@code extraTags}.
      *
-     * @throws InvalidArgumentException naming the argument for a null pipeline, name or tags
+     * @throws InvalidArgumentException naming the argument for a null pipeline, name or tags, or {@code extraTags} if
+     *                                  it holds a null
      */
     public PipelineMeters(GpuPipeline<?, ?> pipeline, String name, Iterable<Tag> extraTags) {
-        if (pipeline == null || name == null || extraTags == null) {
-            throw new InvalidArgumentException(pipeline == null ? "pipeline" : name == null ? "name" : "extraTags", "is null");
+        if (pipeline == null || name == null) {
+            throw new InvalidArgumentException(pipeline == null ? "pipeline" : "name", "is null");
         }
         this.metrics = pipeline.metrics();
-        this.tags = Tags.of(extraTags).and("pipeline", name);
+        this.tags = Tags.of(DeviceMetrics.checkTags(extraTags)).and("pipeline", name);
     }
 
     /** Meters for {@code pipeline}, tagged {@code pipeline=name}. */
@@ -46,11 +49,23 @@ public final class PipelineMeters implements MeterBinder, AutoCloseable {
         this(pipeline, name, Tags.empty());
     }
 
-    /** @throws IllegalStateException if already bound */
+    /**
+     * Registers the meters in {@code registry}.
+     *
+     * @throws InvalidArgumentException naming {@code registry} if it is null
+     * @throws IllegalStateException    if already bound
+     * @throws ClosedResourceException  once {@link #close()} was called: its meters would stay until a second close
+     */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
+        if (registry == null) {
+            throw new InvalidArgumentException("registry", "is null");
+        }
         if (this.registry != null) {
             throw new IllegalStateException("PipelineMeters already bound to " + this.registry);
+        }
+        if (closed) {
+            throw new ClosedResourceException("PipelineMeters " + tags);
         }
         this.registry = registry;
         PipelineMetrics m = metrics;
@@ -70,9 +85,10 @@ public final class PipelineMeters implements MeterBinder, AutoCloseable {
                 .description("Lane buffers allocated and not yet released").register(registry));
     }
 
-    /** Removes the meters from the registry. Idempotent. */
+    /** Removes the meters from the registry. Idempotent and thread-safe. */
     @Override
     public synchronized void close() {
+        closed = true;
         MeterRegistry r = registry;
         if (r != null) {
             meters.forEach(r::remove);

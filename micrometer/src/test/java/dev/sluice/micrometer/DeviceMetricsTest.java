@@ -258,6 +258,66 @@ class DeviceMetricsTest {
     }
 
     @Test
+    void aNullRegistryOrPercentilesAreRefusedNamingThemAndTheBinderStaysUsable() {
+        DeviceMetrics metrics = new DeviceMetrics(ctx);
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> metrics.bindTo(null));
+        assertEquals("registry", e.argument());
+        e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> metrics.percentiles((double[]) null));
+        assertEquals("percentiles", e.argument());
+        metrics.bindTo(registry); // the refusals left it unbound
+        assertNotNull(registry.find("sluice.operations.completed").functionCounter());
+        metrics.close();
+    }
+
+    @Test
+    void extraTagsHoldingANullAreRefusedNamingThem() {
+        List<io.micrometer.core.instrument.Tag> withNull = Arrays.asList(io.micrometer.core.instrument.Tag.of("a", "b"),
+                null);
+        dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                () -> new DeviceMetrics(ctx, withNull));
+        assertEquals("extraTags", e.argument());
+        assertTrue(e.getMessage().contains("position 1"), e.getMessage());
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
+                .build(Chunks.floats())) {
+            e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new PipelineMeters(p, "copy", withNull));
+            assertEquals("extraTags", e.argument());
+            e = assertThrows(dev.sluice.InvalidArgumentException.class, () -> new PipelineMeters(p, "copy", null));
+            assertEquals("extraTags", e.argument());
+        }
+    }
+
+    @Test
+    void aClosedBinderOrContextRefusesToBindAndRegistersNothing() {
+        DeviceMetrics closedFirst = new DeviceMetrics(ctx);
+        closedFirst.close();
+        assertThrows(dev.sluice.ClosedResourceException.class, () -> closedFirst.bindTo(registry));
+        assertTrue(registry.getMeters().isEmpty(), "registered by a closed binder: " + registry.getMeters());
+
+        DeviceMetrics ofClosedContext = new DeviceMetrics(ctx);
+        ctx.close();
+        assertThrows(dev.sluice.ClosedResourceException.class, () -> ofClosedContext.bindTo(registry));
+        assertTrue(registry.getMeters().isEmpty(), "left by a refused bind: " + registry.getMeters());
+    }
+
+    @Test
+    void pipelineMetersRefuseANullRegistryAndABindAfterClose() {
+        try (GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(1).chunkElements(256, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out))
+                .build(Chunks.floats())) {
+            PipelineMeters meters = new PipelineMeters(p, "copy");
+            dev.sluice.InvalidArgumentException e = assertThrows(dev.sluice.InvalidArgumentException.class,
+                    () -> meters.bindTo(null));
+            assertEquals("registry", e.argument());
+            meters.close();
+            meters.close();
+            assertThrows(dev.sluice.ClosedResourceException.class, () -> meters.bindTo(registry));
+            assertTrue(registry.getMeters().isEmpty(), "registered after close: " + registry.getMeters());
+        }
+    }
+
+    @Test
     void bucketsAloneLeaveNoClientPercentiles() {
         DeviceMetrics metrics = new DeviceMetrics(ctx).percentiles().percentileHistogram(true);
         metrics.bindTo(registry);

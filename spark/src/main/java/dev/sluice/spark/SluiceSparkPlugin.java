@@ -26,9 +26,9 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.sluice.DeviceContext#open()} takes (the system property {@code sluice.api}, else the first backend with a
  * device); a name of no backend fails the executor's start with an {@link InvalidArgumentException} naming the setting.
  * <li>{@value #DEVICES}: the device ordinals to open where Spark gives the executor no {@code gpu} resource, comma
- * separated ({@code 0,1}); by default every device of the backend. An entry that is no ordinal, or an ordinal listed
- * twice (here or among the {@code gpu} resource's addresses), fails the executor's start naming the setting (or the
- * resource) and the value, with no context left open.
+ * separated ({@code 0,1}); by default every device of the backend. An entry that is no ordinal, an ordinal listed
+ * twice (here or among the {@code gpu} resource's addresses), or one past the backend's devices, fails the executor's
+ * start naming the setting (or the resource) and the value, with no context left open.
  * <li>{@value #STAGES_KEPT}: how many GPU stages keep their lanes on a device between their tasks, 0 to
  * {@value #MAX_STAGES_KEPT}; 1 by default (the stage that ran last on the device: another stage's first task there
  * releases them). More lets stages that alternate on an executor (two GPU stages of each micro-batch) reuse their lanes,
@@ -74,9 +74,27 @@ public final class SluiceSparkPlugin implements SparkPlugin {
         private @Nullable MetricRegistry registry;
         private final List<String> prefixes = new ArrayList<>();
         private boolean shut;
+        private boolean initialized;
 
+        /**
+         * Opens the executor's devices.
+         *
+         * @throws InvalidArgumentException naming {@code ctx} if null, or a setting with a bad value
+         * @throws IllegalStateException    if called a second time, or after {@link #shutdown()}: what it opened then
+         *                                  would be left open, since the shutdown has been (or will be) done once
+         */
         @Override
         public void init(PluginContext ctx, Map<String, String> extraConf) {
+            if (ctx == null) {
+                throw new InvalidArgumentException("ctx", "must not be null");
+            }
+            synchronized (this) {
+                if (shut || initialized) {
+                    throw new IllegalStateException("sluice-spark: the executor plugin " + (shut ? "was shut down"
+                            : "was initialized already") + "; Spark makes a new one per executor");
+                }
+                initialized = true;
+            }
             String backend = ExecutorDevices.backend(backend(ctx.conf().get(API, null)));
             List<Integer> ordinals = ordinals(ctx.resources().get(RESOURCE), ctx.conf().get(DEVICES, null), backend);
             int stagesKept = stagesKept(ctx.conf().get(STAGES_KEPT, null));
@@ -172,21 +190,36 @@ public final class SluiceSparkPlugin implements SparkPlugin {
      * The device ordinals of an executor: {@code gpu}'s addresses, else {@code devices} (comma separated), else every
      * device of {@code backend}.
      *
-     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal, or
-     *                                  names a device twice
+     * @throws InvalidArgumentException naming the resource or setting where an address is not a device ordinal, names
+     *                                  a device twice, or one past the backend's devices
      */
     static List<Integer> ordinals(@Nullable ResourceInformation gpu, @Nullable String devices, String backend) {
         List<Integer> out = new ArrayList<>();
+        String where;
+        String listed;
         if (gpu != null && gpu.addresses().length > 0) {
+            where = "resource " + RESOURCE;
+            listed = String.join(",", gpu.addresses());
             for (String a : gpu.addresses()) {
-                add(out, ordinal(a, "resource " + RESOURCE), "resource " + RESOURCE, String.join(",", gpu.addresses()));
+                add(out, ordinal(a, where), where, listed);
             }
         } else if (devices != null && !devices.isBlank()) {
+            where = DEVICES;
+            listed = devices;
             for (String a : devices.split(",")) {
-                add(out, ordinal(a, DEVICES), DEVICES, devices);
+                add(out, ordinal(a, where), where, listed);
             }
         } else {
             return ExecutorDevices.ordinals(backend);
+        }
+        // Checked here so that the refusal names the setting, not the device id a context's open would name.
+        int count = dev.sluice.DeviceContext.deviceCount(backend);
+        for (int o : out) {
+            if (o >= count) {
+                throw new InvalidArgumentException(where, "\"" + listed + "\" lists device " + o + " but the " + backend
+                        + " backend has " + count + " device(s) here" + (count > 0 ? ", ordinals 0 to " + (count - 1)
+                                : ""));
+            }
         }
         return List.copyOf(out);
     }

@@ -160,10 +160,21 @@ final class StageSpec implements Serializable {
         return inputs().stream().filter(f -> !carried.contains(f.getName())).toList();
     }
 
-    /** The kernels the device work launches, made on the executor. */
+    /**
+     * The kernels the device work launches, made on the executor.
+     *
+     * @throws InvalidArgumentException naming {@code kernels} where the {@link ArrowStage}'s are null or hold a null
+     */
     List<Kernel> kernels() {
         if (stage != null) {
-            return stage.kernels();
+            List<Kernel> ks = stage.kernels();
+            // Checked here, so that the task's failure says what the stage gave rather than where it was used; by a
+            // stream, as List.of's contains(null) throws.
+            if (ks == null || ks.stream().anyMatch(java.util.Objects::isNull)) {
+                throw new InvalidArgumentException("kernels", "the stage's kernels() gave " + (ks == null ? "null"
+                        : ks) + "; List.of() for none");
+            }
+            return ks;
         }
         return List.of(kernel());
     }

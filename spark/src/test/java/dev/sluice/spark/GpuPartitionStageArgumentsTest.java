@@ -108,6 +108,35 @@ class GpuPartitionStageArgumentsTest {
         assertThrows(IllegalStateException.class, () -> arrow.process(none));
     }
 
+    /** An Arrow stage whose {@link ArrowStage#kernels()} gives {@code kernels}. */
+    private static ArrowStage withKernels(java.util.List<dev.sluice.Kernel> kernels) {
+        return new ArrowStage() {
+            @Override
+            public dev.sluice.DeviceFuture<?> enqueue(dev.sluice.reactive.Lane lane, dev.sluice.arrow.DeviceBatch in,
+                    dev.sluice.arrow.DeviceBatch out) {
+                return null;
+            }
+
+            @Override
+            public java.util.List<dev.sluice.Kernel> kernels() {
+                return kernels;
+            }
+        };
+    }
+
+    @Test
+    void anArrowStageWhoseKernelsAreNullOrHoldANullIsRefusedNamingThem() {
+        // What a task's pipeline is built with: a null list failed the task with a NullPointerException.
+        for (java.util.List<dev.sluice.Kernel> bad : java.util.Arrays.asList(null,
+                java.util.Arrays.asList(TestStages.QUADRATIC, null))) {
+            StageSpec spec = new StageSpec(List.of(TestStages.X), List.of(TestStages.Y), List.of(), List.of(), null,
+                    withKernels(bad), 1024, 0, 1, null);
+            assertRefused("kernels", spec::kernels, "kernels() gave", "List.of() for none");
+        }
+        assertEquals(List.of(TestStages.QUADRATIC), new StageSpec(List.of(TestStages.X), List.of(TestStages.Y),
+                List.of(), List.of(), null, withKernels(List.of(TestStages.QUADRATIC)), 1024, 0, 1, null).kernels());
+    }
+
     @Test
     void columnarBatchesRefuseARootWhoseVectorsDoNotHoldItsRows() {
         assertRefused("root", () -> ColumnarBatches.of(null), "must not be null");

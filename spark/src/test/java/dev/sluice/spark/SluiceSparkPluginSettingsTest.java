@@ -1,6 +1,7 @@
 package dev.sluice.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.codahale.metrics.MetricRegistry;
 import dev.sluice.InvalidArgumentException;
@@ -50,6 +51,37 @@ class SluiceSparkPluginSettingsTest {
                 "lists device 0 twice");
         assertRefused("resource gpu", new SparkConf(false), Map.of("gpu", new ResourceInformation("gpu",
                 new String[] {"1", "1"})), "lists device 1 twice");
+    }
+
+    @Test
+    void aDevicePastTheBackendsDevicesIsRefusedNamingTheSettingNotADeviceId() {
+        int count = dev.sluice.DeviceContext.deviceCount("cpu");
+        String past = Integer.toString(count);
+        assertRefused(SluiceSparkPlugin.DEVICES, new SparkConf(false).set(SluiceSparkPlugin.API, "cpu")
+                .set(SluiceSparkPlugin.DEVICES, "0," + past), Map.of(), "lists device " + past,
+                "has " + count + " device(s)");
+        assertRefused("resource gpu", new SparkConf(false).set(SluiceSparkPlugin.API, "cpu"), Map.of("gpu",
+                new ResourceInformation("gpu", new String[] {past})), "lists device " + past);
+    }
+
+    @Test
+    void initAfterShutdownOrASecondTimeIsRefusedLeavingNothingOpen() {
+        SparkConf conf = new SparkConf(false).set(SluiceSparkPlugin.API, "cpu").set(SluiceSparkPlugin.DEVICES, "0");
+        ExecutorPlugin shutFirst = new SluiceSparkPlugin().executorPlugin();
+        shutFirst.shutdown();
+        assertThrows(IllegalStateException.class, () -> shutFirst.init(context(conf, Map.of()), Map.of()));
+        assertEquals(0, ExecutorDevices.openCount(), "a shut-down plugin opened nothing");
+
+        ExecutorPlugin twice = new SluiceSparkPlugin().executorPlugin();
+        try {
+            twice.init(context(conf, Map.of()), Map.of());
+            assertThrows(IllegalStateException.class, () -> twice.init(context(conf, Map.of()), Map.of()));
+        } finally {
+            twice.shutdown();
+        }
+        assertEquals(0, ExecutorDevices.openCount(), "one shutdown closed what the one init opened");
+        Attacks.assertRefused("ctx", () -> new SluiceSparkPlugin().executorPlugin().init(null, Map.of()),
+                "must not be null");
     }
 
     @Test
