@@ -29,12 +29,6 @@ import java.util.function.Function;
  */
 public final class GpuLane {
 
-    /**
-     * The highest slot number of {@link #staging} and {@link #deviceBuffer}: a stage numbers a few buffers, and the lane
-     * keeps a table up to the highest number asked for, so a larger one is refused rather than grown to.
-     */
-    static final int MAX_SLOT = 1023;
-
     private final DeviceLane lane;
     private final Function<Kernel, DeviceFunction> functions;
 
@@ -86,12 +80,12 @@ public final class GpuLane {
      * Pinned host buffer number {@code slot} of the lane: {@code count} elements of {@code type}, reused element after
      * element (a larger one replaces it when an element needs more). Its contents are the previous element's.
      *
-     * @throws InvalidArgumentException naming {@code slot} if outside 0 to 1023, {@code type} if null, {@code count} if
-     *                                  not positive
+     * @throws InvalidArgumentException naming {@code slot} if outside 0 to {@value DeviceLane#MAX_SLOT}, {@code type}
+     *                                  if null, {@code count} if not positive
      * @throws dev.sluice.ClosedResourceException once the function has closed
      */
     public HostBuffer staging(int slot, DType type, long count) {
-        return lane.staging(checkSlot(slot), type, count);
+        return lane.staging(slot, type, count);
     }
 
     /**
@@ -102,14 +96,7 @@ public final class GpuLane {
      * @throws dev.sluice.ClosedResourceException once the function has closed
      */
     public DeviceBuffer deviceBuffer(int slot, DType type, long count) {
-        return lane.deviceBuffer(checkSlot(slot), type, count);
-    }
-
-    private static int checkSlot(int slot) {
-        if (slot < 0 || slot > MAX_SLOT) {
-            throw new InvalidArgumentException("slot", "value " + slot + " is outside 0 to " + MAX_SLOT);
-        }
-        return slot;
+        return lane.deviceBuffer(slot, type, count);
     }
 
     /**
@@ -132,9 +119,6 @@ public final class GpuLane {
      * @throws InvalidArgumentException naming {@code body} if null
      */
     public <T> T repeat(Function<? super DeviceStream, T> body) {
-        if (body == null) {
-            throw new InvalidArgumentException("body", "null");
-        }
         return lane.repeat(body);
     }
 

@@ -39,6 +39,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DeviceLane {
 
+    /**
+     * The highest slot number of {@link #staging} and {@link #deviceBuffer}: a stage numbers a few buffers, and the lane
+     * keeps a table up to the highest number asked for, so a larger one is refused rather than grown to (a slot of
+     * {@code Integer.MAX_VALUE} would otherwise take the heap).
+     */
+    public static final int MAX_SLOT = 1023;
+
     private static final System.Logger LOG = System.getLogger(DeviceLane.class.getName());
 
     /** What a lane reports to its owner's metrics; package-private, for the pipeline's counters. */
@@ -139,8 +146,8 @@ public final class DeviceLane {
      * need and reused item after item; a larger one replaces it (the old one freed in the stream's order) when an item
      * needs more. Holds what the previous item left.
      *
-     * @throws InvalidArgumentException naming {@code slot} if negative, {@code type} if null, {@code count} if not
-     *                                  positive
+     * @throws InvalidArgumentException naming {@code slot} if outside 0 to {@value #MAX_SLOT}, {@code type} if null,
+     *                                  {@code count} if not positive
      * @throws ClosedResourceException  once the lane is released
      */
     public synchronized DeviceBuffer deviceBuffer(int slot, DType type, long count) {
@@ -228,11 +235,14 @@ public final class DeviceLane {
      * contract the body follows: no wait for a future inside it), else enqueued plainly. Call it from one thread at a
      * time.
      *
-     * @throws ClosedResourceException once the lane is released
+     * @throws InvalidArgumentException naming {@code body} if null
+     * @throws ClosedResourceException  once the lane is released
      */
     @SuppressWarnings("unchecked")
     public <T> T repeat(Function<? super DeviceStream, T> body) {
-        Objects.requireNonNull(body, "body");
+        if (body == null) {
+            throw new InvalidArgumentException("body", "null");
+        }
         RepeatedWork w = repeated;
         if (w == null) {
             return body.apply(stream);
@@ -298,8 +308,8 @@ public final class DeviceLane {
     }
 
     private void check(int slot, DType type, long count) {
-        if (slot < 0) {
-            throw new InvalidArgumentException("slot", "value " + slot + " must not be negative");
+        if (slot < 0 || slot > MAX_SLOT) {
+            throw new InvalidArgumentException("slot", "value " + slot + " is outside 0 to " + MAX_SLOT);
         }
         if (type == null) {
             throw new InvalidArgumentException("type", "null");

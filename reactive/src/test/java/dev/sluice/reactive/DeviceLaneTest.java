@@ -68,6 +68,26 @@ class DeviceLaneTest {
     }
 
     @Test
+    void aSlotOutOfRangeOrANullBodyIsRefusedNamingIt() {
+        try (HostBufferPool pool = HostBufferPool.of(ctx, 1 << 20)) {
+            DeviceLane lane = DeviceLane.open(ctx.createStream(), 0, pool, false, false);
+            for (int slot : new int[] {-1, DeviceLane.MAX_SLOT + 1, Integer.MAX_VALUE}) {
+                // a table grown to Integer.MAX_VALUE slots would take the heap
+                var d = assertThrows(InvalidArgumentException.class, () -> lane.deviceBuffer(slot, DType.F32, 4));
+                assertEquals("slot", d.argument());
+                assertTrue(d.getMessage().contains(slot + " is outside 0 to 1023"), d.getMessage());
+                var h = assertThrows(InvalidArgumentException.class, () -> lane.staging(slot, DType.F32, 4));
+                assertEquals("slot", h.argument());
+            }
+            assertEquals(4, lane.staging(DeviceLane.MAX_SLOT, DType.F32, 4).count(), "the highest slot is one");
+            var b = assertThrows(InvalidArgumentException.class, () -> lane.repeat(null));
+            assertEquals("body", b.argument());
+            lane.close();
+            assertEquals(0, pool.takenBuffers());
+        }
+    }
+
+    @Test
     void aLargeFillIsCopiedBeforeTheUploadThatFollowsIt() throws Exception {
         int n = 3 << 20; // 12 MiB: split over the copy threads
         float[] in = new float[n];
