@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * no stage on the future (so no marker group is sealed for it: futures complete as they would without a listener).
  *
  * <p><b>Threads:</b> {@link #operationEnqueued} runs on the enqueuing thread under the stream's enqueue lock, so other
- * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the context's completion thread
- * just before the operation's future completes (so a thread that sees the future done sees the completion reported),
+ * threads enqueuing on that stream wait for it; {@link #operationCompleted} runs on the thread that completes the
+ * operation's future (the context's completion thread, or a thread waiting for one of the stream's futures that
+ * polls the device itself, see {@link dev.sluice.ContextOptions#spinNanos()}) just before the future completes (so a thread that sees the future done sees the completion reported),
  * and every other future of the context completes after it. Both must be short and must not block, enqueue, or throw.
  * The memory, kernel, fault, stream-close and close callbacks run on the thread that allocated, freed, compiled, saw
  * the fault, or closed.
