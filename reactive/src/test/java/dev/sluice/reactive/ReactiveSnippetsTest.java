@@ -82,6 +82,7 @@ class ReactiveSnippetsTest {
             AtomicReference<String> t = new AtomicReference<>();
             rx.hostFunction(() -> sleep(30)).doOnSuccess(v -> t.set(Thread.currentThread().getName()))
                     .block(Duration.ofSeconds(10));
+            // the function sleeps, so the signal cannot find the work done at subscription
             assertTrue(t.get().startsWith("sluice-completion-"), t.get());
         }
     }
@@ -102,7 +103,9 @@ class ReactiveSnippetsTest {
             AtomicReference<String> t = new AtomicReference<>();
             assertArrayEquals(new float[] {3, 5, 7, 9},
                     m.doOnNext(r -> t.set(Thread.currentThread().getName())).block(Duration.ofSeconds(10)));
-            assertTrue(t.get().startsWith("sluice-completion-"), t.get());
+            // the completion thread, or the subscribing thread where the plan's work was done before it subscribed
+            String me = Thread.currentThread().getName();
+            assertTrue(t.get().startsWith("sluice-completion-") || t.get().equals(me), t.get());
             CompletableFuture<Void> f = DevicePlan.on(copyStream).then(s -> s.enqueueMarker()).enqueue();
             f.join();
         }
