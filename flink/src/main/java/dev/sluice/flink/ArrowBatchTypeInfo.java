@@ -159,9 +159,17 @@ public final class ArrowBatchTypeInfo extends TypeInformation<ArrowBatch> {
         public ArrowBatch deserialize(DataInputView source) throws IOException {
             int rows = source.readInt();
             int columns = source.readInt();
-            byte[] ipc = new byte[source.readInt()];
+            byte[] ipc = new byte[length(source.readInt())];
             source.readFully(ipc);
             return new ArrowBatch(ipc, rows, columns);
+        }
+
+        /** A batch's byte count as read; a negative one means the stream is not one of this serializer's. */
+        private static int length(int bytes) throws IOException {
+            if (bytes < 0) {
+                throw new IOException("corrupt ArrowBatch record: its IPC length reads " + bytes);
+            }
+            return bytes;
         }
 
         /** As {@link #deserialize(DataInputView)}: batches are immutable. */
@@ -175,7 +183,7 @@ public final class ArrowBatchTypeInfo extends TypeInformation<ArrowBatch> {
         public void copy(DataInputView source, DataOutputView target) throws IOException {
             target.writeInt(source.readInt());
             target.writeInt(source.readInt());
-            int bytes = source.readInt();
+            int bytes = length(source.readInt());
             target.writeInt(bytes);
             target.write(source, bytes);
         }

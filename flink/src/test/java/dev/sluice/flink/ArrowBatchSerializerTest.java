@@ -1,5 +1,9 @@
 package dev.sluice.flink;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -9,6 +13,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
 
 /** Flink's own checks of a serializer (flink-core's test base) on ArrowBatch's. */
 class ArrowBatchSerializerTest extends SerializerTestBase<ArrowBatch> {
@@ -54,5 +61,19 @@ class ArrowBatchSerializerTest extends SerializerTestBase<ArrowBatch> {
                 return ArrowBatch.of(root);
             }
         }
+    }
+
+    @Test
+    void aCorruptLengthIsAnIOExceptionNotANegativeArraySize() throws IOException {
+        DataOutputSerializer corrupt = new DataOutputSerializer(16);
+        corrupt.writeInt(3); // rows
+        corrupt.writeInt(2); // columns
+        corrupt.writeInt(-7); // the IPC bytes' length
+        TypeSerializer<ArrowBatch> serializer = createSerializer();
+        IOException read = assertThrows(IOException.class,
+                () -> serializer.deserialize(new DataInputDeserializer(corrupt.getCopyOfBuffer())));
+        assertTrue(read.getMessage().contains("-7"), read.getMessage());
+        assertThrows(IOException.class, () -> serializer.copy(new DataInputDeserializer(corrupt.getCopyOfBuffer()),
+                new DataOutputSerializer(16)));
     }
 }
