@@ -21,7 +21,8 @@ public interface ChunkSink<R> {
     /**
      * A new {@code R} holding the {@code elements} elements of {@code type} in {@code result}. {@code result}
      * is the pipeline's pinned staging memory, valid only during the call and reused for a later chunk:
-     * copy out of it, never keep it.
+     * copy out of it, never keep it. Never null: a null result fails the chunk, and the {@code Flux}, with an
+     * {@link dev.sluice.InvalidArgumentException} naming {@code sink}, as an exception thrown here does.
      */
     R read(MemorySegment result, DType type, long elements);
 

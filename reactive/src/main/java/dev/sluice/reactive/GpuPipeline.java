@@ -62,7 +62,9 @@ import reactor.core.scheduler.Schedulers;
  * has finished (and there is demand).
  * <li><b>Back-pressure:</b> at most {@code lanes * chunksPerLane} chunks are requested from upstream beyond
  * the results emitted, so at most that many chunks are uploaded, in flight, or holding a result not yet
- * requested. A subscriber that stops requesting stops uploads; {@code request(1)} at a time works. Every
+ * requested. A subscriber that stops requesting stops uploads; {@code request(1)} at a time works; {@code request(n)}
+ * with {@code n <= 0} fails the {@code Flux} with an {@link IllegalArgumentException} (Reactive Streams rule 3.9), as an
+ * error does (below). Every
  * chunk in a lane holds its result (in its pinned staging buffer, or in the chunk's {@link ChunkTarget}
  * buffer) until it is emitted: nothing else buffers.
  * <li><b>Completion thread:</b> by default a chunk's upload and enqueues run on whichever thread delivers
@@ -447,14 +449,34 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             return this;
         }
 
-        /** The input element type and the most elements a chunk may have (the size of each lane's input buffer). */
+        /**
+         * The input element type and the most elements a chunk may have (the size of each lane's input buffer).
+         *
+         * @throws NullPointerException     if {@code type} is null
+         * @throws InvalidArgumentException naming {@code chunkElements} if {@code n} is below 1, or so large that
+         *                                  {@code n} elements of {@code type} overflow a byte size
+         */
         public Builder chunkElements(long n, DType type) {
+            Objects.requireNonNull(type, "type");
             if (n < 1) {
                 throw new InvalidArgumentException("chunkElements", "value " + n + " must be at least 1");
             }
+            checkByteSize("chunkElements", n, type);
             this.chunkElements = n;
-            this.inputType = Objects.requireNonNull(type, "type");
+            this.inputType = type;
             return this;
+        }
+
+        /**
+         * Refuses a count whose byte size overflows a {@code long}: accepted here, it failed only at the first
+         * chunk, deep in the lane's allocation, with a negative byte size that named neither the option nor its value.
+         */
+        private static void checkByteSize(String argument, long count, DType type) {
+            long most = Long.MAX_VALUE / type.byteSize();
+            if (count > most) {
+                throw new InvalidArgumentException(argument, "value " + count + " of " + type + " overflows a byte size;"
+                        + " at most " + most);
+            }
         }
 
         /** Results of {@code type}, one element per input element (the default: the input type). */
@@ -482,12 +504,19 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             return this;
         }
 
-        /** A scratch device buffer per lane, for stages of several kernels; {@link Lane#scratch(int)} in declaration order. */
+        /**
+         * A scratch device buffer per lane, for stages of several kernels; {@link Lane#scratch(int)} in declaration order.
+         *
+         * @throws NullPointerException     if {@code type} is null
+         * @throws InvalidArgumentException naming {@code count} if it is below 1, or so large that its byte size
+         *                                  overflows
+         */
         public Builder scratch(DType type, long count) {
             Objects.requireNonNull(type, "type");
             if (count < 1) {
                 throw new InvalidArgumentException("count", "value " + count + " must be at least 1");
             }
+            checkByteSize("count", count, type);
             scratch.add(new PipelineSpec.Scratch(type, count));
             return this;
         }
@@ -649,10 +678,22 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
             if (!source.accepts(in)) {
                 throw new InvalidArgumentException("source", source + " cannot carry " + in + " elements");
             }
+            for (DeviceContext c : contexts) {
+                if (c.isClosed()) {
+                    // Else built, and failing only at the first chunk's lane.
+                    throw new ClosedResourceException(c.toString());
+                }
+            }
             long capacity = inPlace ? chunkElements : outputElements.applyAsLong(chunkElements);
             if (capacity < 1) {
                 throw new InvalidArgumentException("output", "a full chunk of " + chunkElements + " elements gives "
                         + capacity + " output elements; at least 1 is needed");
+            }
+            DType out = outputType == null ? in : outputType;
+            if (capacity > Long.MAX_VALUE / out.byteSize()) {
+                throw new InvalidArgumentException("output", "a full chunk of " + chunkElements + " elements gives "
+                        + capacity + " output elements of " + out + ", which overflow a byte size; at most "
+                        + Long.MAX_VALUE / out.byteSize());
             }
             return new PipelineSpec(contexts, lanes * contexts.size(), chunksPerLane, in, chunkElements,
                     outputType == null ? in : outputType, outputElements, capacity, inPlace, List.copyOf(scratch), st,

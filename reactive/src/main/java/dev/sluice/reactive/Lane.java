@@ -156,8 +156,17 @@ public final class Lane {
         return outputElements;
     }
 
-    /** Scratch buffer {@code i}, in the order the builder declared them; whole, whatever the chunk's size. */
+    /**
+     * Scratch buffer {@code i}, in the order the builder declared them; whole, whatever the chunk's size.
+     *
+     * @throws InvalidArgumentException naming {@code i} if it is outside 0 to {@link #scratchCount()} - 1
+     */
     public DeviceBuffer scratch(int i) {
+        if (i < 0 || i >= scratch.length) {
+            throw new InvalidArgumentException("i", "value " + i + (scratch.length == 0
+                    ? ": no scratch buffer was declared (GpuPipeline.Builder.scratch)"
+                    : " is outside 0 to " + (scratch.length - 1)));
+        }
         return scratch[i];
     }
 

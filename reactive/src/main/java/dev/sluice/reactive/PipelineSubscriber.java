@@ -1,5 +1,6 @@
 package dev.sluice.reactive;
 
+import dev.sluice.InvalidArgumentException;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import org.jspecify.annotations.Nullable;
@@ -42,6 +43,8 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
     private volatile boolean upstreamDone;
     private volatile @Nullable Throwable upstreamError;
     private volatile boolean cancelled;
+    /** The error of a {@code request(n)} with {@code n <= 0} (rule 3.9), the first of them. */
+    private volatile @Nullable Throwable badRequest;
 
     // Owned by the drain loop.
     private long nextSequence;
@@ -126,10 +129,19 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
 
     @Override
     public void request(long n) {
-        if (Operators.validate(n)) {
-            Operators.addCap(REQUESTED, this, n);
+        if (n <= 0) {
+            // Reactive Streams rule 3.9: an error, not a request ignored (Operators.validate only logs it, and a
+            // subscriber that asked for nothing then waited forever while its chunks held the lanes). It ends the
+            // subscription as a failed chunk does: no new uploads, upstream cancelled, onError once the chunks in
+            // flight are off the device.
+            if (badRequest == null) {
+                badRequest = Exceptions.nullOrNegativeRequestException(n);
+            }
             drain();
+            return;
         }
+        Operators.addCap(REQUESTED, this, n);
+        drain();
     }
 
     @Override
@@ -216,6 +228,9 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
     /** Takes the host scheduler's failure, else the earliest failed chunk's, if there is one and none was taken. */
     private void noteFailure() {
         if (failure == null) {
+            failure = badRequest;
+        }
+        if (failure == null) {
             failure = loop.hostFailure();
         }
         if (failure == null) {
@@ -284,12 +299,21 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
     /** Takes the flight's result and emits it; false (with {@link #failure} set) if taking it failed. */
     private boolean emit(Flight flight) {
         long resultElements = flight.outputElements(); // read before takeResult frees the flight
+        long sequence = flight.chunkSequence();
         O result;
         try {
             result = flight.takeResult(pipeline.io().sink());
         } catch (Throwable t) {
             Exceptions.throwIfJvmFatal(t);
             failure = Operators.onOperatorError(t, currentContext());
+            return false;
+        }
+        if (result == null) {
+            // onNext(null) breaks Reactive Streams rule 2.13 and fails somewhere downstream with an
+            // NullPointerException that names nothing: fail here, naming the sink and the chunk.
+            failure = new InvalidArgumentException("sink", "the ChunkSink " + pipeline.io().sink() + " returned null for chunk "
+                    + sequence + " (" + resultElements + " elements of " + pipeline.spec().outputType()
+                    + "); a ChunkSink must return a result object");
             return false;
         }
         if (ordered) {

@@ -170,7 +170,7 @@ public final class RepeatedPlan implements AutoCloseable {
     private List<DeviceFuture<?>> enqueueRun(Object run, DeviceStream stream, List<DeviceStep> steps,
             DevicePlan.Execution execution) {
         if (isClosed()) {
-            throw new ClosedResourceException(this + " is closed");
+            throw new ClosedResourceException(toString());
         }
         if (steps.size() == 1) {
             // A graph of one operation costs the device more than the operation (on an H200, a plan alternating
@@ -215,7 +215,7 @@ public final class RepeatedPlan implements AutoCloseable {
 
     private synchronized RepeatedWork workFor(Object run, DeviceStream stream) {
         if (closed) {
-            throw new ClosedResourceException(this + " is closed");
+            throw new ClosedResourceException(toString());
         }
         @Nullable RepeatedWork w = works.get(run);
         if (w == null) {

@@ -57,7 +57,14 @@ final class StagingPools {
         }
         long in = HostBufferPool.sizeClass(spec.chunkElements() * spec.inputType().byteSize());
         long out = HostBufferPool.sizeClass(spec.outputCapacity() * spec.outputType().byteSize());
-        return (long) Math.max(lanesHere, spec.lanes() / contexts) * spec.chunksPerLane() * (in + out);
+        try {
+            return Math.multiplyExact((long) Math.max(lanesHere, spec.lanes() / contexts) * spec.chunksPerLane(),
+                    Math.addExact(in, out));
+        } catch (ArithmeticException tooLarge) {
+            // Chunks too large for any pinned allocation: their lane fails at its first allocation, naming it; a limit
+            // that overflowed to a negative value failed earlier, naming a limit the caller never gave.
+            return Long.MAX_VALUE;
+        }
     }
 
     /** Closes the pipeline's own pools (the caller's stays open); those made afterwards are closed at once. */

@@ -1,0 +1,231 @@
+package dev.sluice.reactive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.ClosedResourceException;
+import dev.sluice.DType;
+import dev.sluice.DeviceBuffer;
+import dev.sluice.DeviceContext;
+import dev.sluice.InvalidArgumentException;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * Bad input to the module's public calls, each refused clearly where it is made (or, for what only a running
+ * subscription can see, by failing that subscription, naming the culprit), with nothing hanging and nothing leaked.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ReactiveBadInputTest {
+
+    static DeviceContext ctx;
+
+    @BeforeAll
+    static void open() {
+        ctx = TestDevice.open();
+    }
+
+    @AfterAll
+    static void close() {
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    private static GpuPipeline.Builder copying() {
+        return GpuPipeline.builder(ctx).lanes(2).chunkElements(4, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out));
+    }
+
+    private static Flux<float[]> chunks(int n) {
+        return Flux.range(0, n).map(i -> new float[] {i, i, i, i});
+    }
+
+    /** Subscribes with a CoreSubscriber (no Reactor wrapper checks its requests) that asks for {@code n} at once. */
+    private static <T> CompletableFuture<Throwable> requesting(org.reactivestreams.Publisher<T> p, long n) {
+        CompletableFuture<Throwable> end = new CompletableFuture<>();
+        p.subscribe(new BaseSubscriber<T>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                s.request(n);
+            }
+
+            @Override
+            protected void hookOnError(Throwable t) {
+                end.complete(t);
+            }
+
+            @Override
+            protected void hookOnComplete() {
+                end.completeExceptionally(new AssertionError("completed after request(" + n + ")"));
+            }
+        });
+        return end;
+    }
+
+    @Test
+    void aSinkReturningNullFailsTheFluxNamingTheSinkAndTheChunk() throws Exception {
+        ChunkSink<float[]> nullSink = new ChunkSink<>() {
+            @Override
+            public boolean accepts(DType type) {
+                return type == DType.F32;
+            }
+
+            @Override
+            public float[] read(MemorySegment result, DType type, long elements) {
+                return null;
+            }
+
+            @Override
+            public String toString() {
+                return "nullSink";
+            }
+        };
+        GpuPipeline<float[], float[]> p = copying().build(Chunks.floats(), nullSink);
+        AtomicInteger nulls = new AtomicInteger();
+        StepVerifier.create(p.process(chunks(3)).doOnNext(r -> {
+                    if (r == null) {
+                        nulls.incrementAndGet();
+                    }
+                }))
+                .expectErrorSatisfies(e -> {
+                    InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e);
+                    assertEquals("sink", iae.argument());
+                    assertTrue(e.getMessage().contains("nullSink returned null for chunk 0"), e.getMessage());
+                })
+                .verify(Duration.ofSeconds(30));
+        assertEquals(0, nulls.get(), "onNext(null) reached the subscriber");
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aRequestOfZeroOrLessFailsThePipelinesFluxAndItsLanesGoBack() throws Exception {
+        GpuPipeline<float[], float[]> p = copying().build(Chunks.floats());
+        for (long n : new long[] {0, -1, Long.MIN_VALUE}) {
+            for (boolean ordered : new boolean[] {true, false}) {
+                Flux<float[]> f = ordered ? p.process(chunks(20)) : p.processUnordered(chunks(20));
+                Throwable e = requesting(f, n).get(20, TimeUnit.SECONDS);
+                assertInstanceOf(IllegalArgumentException.class, e);
+                assertTrue(e.getMessage().contains("3.9"), e.getMessage());
+            }
+        }
+        // Each of those subscriptions ended: the pipeline releases everything once closed.
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aRequestOfZeroOrLessFailsADeviceMonoAndReleasesItsValue() throws Exception {
+        ReactiveStream rx = ReactiveStream.of(ctx);
+        Throwable e = requesting(rx.marker(), 0).get(20, TimeUnit.SECONDS);
+        assertInstanceOf(IllegalArgumentException.class, e);
+        e = requesting(DevicePlan.on(ctx.stream()).then(s -> s.enqueueMarker()).toMono(), -1).get(20, TimeUnit.SECONDS);
+        assertInstanceOf(IllegalArgumentException.class, e);
+        // Asked for nothing before the operation ended: its buffer waits for a demand, and request(0) ends that wait.
+        CompletableFuture<DeviceBuffer> released = new CompletableFuture<>();
+        CompletableFuture<DeviceBuffer> made = new CompletableFuture<>();
+        Mono<DeviceBuffer> alloc = DeviceMonos.enqueue(() -> {
+            var f = ctx.stream().enqueueAllocate(DType.F32, 16).ready();
+            f.whenComplete((b, t) -> made.complete(b));
+            return f;
+        }, released::complete);
+        CompletableFuture<Throwable> end = new CompletableFuture<>();
+        CompletableFuture<Subscription> subscription = new CompletableFuture<>();
+        BaseSubscriber<DeviceBuffer> idle = new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription s) {
+                subscription.complete(s); // no request yet; BaseSubscriber.request would drop a bad one unseen
+            }
+
+            @Override
+            protected void hookOnNext(DeviceBuffer b) {
+                end.completeExceptionally(new AssertionError("emitted without a valid request"));
+            }
+
+            @Override
+            protected void hookOnError(Throwable t) {
+                end.complete(t);
+            }
+        };
+        alloc.subscribe(idle);
+        DeviceBuffer b = made.get(20, TimeUnit.SECONDS);
+        subscription.get(20, TimeUnit.SECONDS).request(0);
+        assertInstanceOf(IllegalArgumentException.class, end.get(20, TimeUnit.SECONDS));
+        // The buffer the operation made is released for the subscriber that never got it.
+        assertTrue(released.get(20, TimeUnit.SECONDS) == b);
+        b.close();
+    }
+
+    @Test
+    void builderSizesWhoseByteSizeOverflowsAreRefusedAtTheCall() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> GpuPipeline.builder(ctx).chunkElements(Long.MAX_VALUE / 2, DType.F32));
+        assertEquals("chunkElements", e.argument());
+        assertTrue(e.getMessage().contains(String.valueOf(Long.MAX_VALUE / 2)) && e.getMessage().contains("at most "
+                + Long.MAX_VALUE / 4), e.getMessage());
+        e = assertThrows(InvalidArgumentException.class, () -> GpuPipeline.builder(ctx).scratch(DType.F64, Long.MAX_VALUE));
+        assertEquals("count", e.argument());
+        e = assertThrows(InvalidArgumentException.class,
+                () -> copying().output(DType.F32, n -> Long.MAX_VALUE).build(Chunks.floats()));
+        assertEquals("output", e.argument());
+        assertTrue(e.getMessage().contains(String.valueOf(Long.MAX_VALUE)), e.getMessage());
+    }
+
+    @Test
+    void aHugeButRepresentableChunkFailsAtItsAllocationNotAtAnOverflowedPoolLimit() throws Exception {
+        GpuPipeline<float[], float[]> p = copying().chunkElements(Long.MAX_VALUE / 4, DType.F32).build(Chunks.floats());
+        StepVerifier.create(p.process(chunks(1)))
+                .expectErrorSatisfies(e -> assertFalse(e.getMessage().contains("limitBytes") || e.getMessage().contains("bytes: value -"),
+                        e.toString()))
+                .verify(Duration.ofSeconds(30));
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void buildingOnAClosedContextFailsAtBuild() {
+        DeviceContext closed = TestDevice.open();
+        GpuPipeline.Builder b = GpuPipeline.builder(closed).chunkElements(4, DType.F32).stage((lane, in, out) -> null);
+        closed.close();
+        assertThrows(ClosedResourceException.class, () -> b.build(Chunks.floats()));
+    }
+
+    @Test
+    void aScratchIndexOutOfRangeNamesTheIndex() throws Exception {
+        GpuPipeline<float[], float[]> p = copying().scratch(DType.F32, 4)
+                .stage((lane, in, out) -> {
+                    lane.scratch(1);
+                    return null;
+                })
+                .build(Chunks.floats());
+        StepVerifier.create(p.process(chunks(1)))
+                .expectErrorSatisfies(e -> {
+                    InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e);
+                    assertEquals("i", iae.argument());
+                    assertTrue(e.getMessage().contains("value 1 is outside 0 to 0"), e.getMessage());
+                })
+                .verify(Duration.ofSeconds(30));
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aClosedRepeatedPlanSaysSoOnce() {
+        RepeatedPlan rp = DevicePlan.on(ctx.stream()).then(s -> s.enqueueMarker()).then(s -> s.enqueueMarker()).repeated();
+        rp.close();
+        ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> rp.toMono().block(Duration.ofSeconds(20)));
+        assertFalse(e.getMessage().contains("is closed is closed"), e.getMessage());
+    }
+}
