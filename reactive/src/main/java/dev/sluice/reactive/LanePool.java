@@ -80,6 +80,12 @@ final class LanePool {
     /** The idle lane of slot {@code slot}, or a new one. */
     Lane acquire(int slot) {
         Lane l = idle.getAndSet(slot, null);
+        if (l != null && (l.context().isClosed() || l.context().isFaulted())) {
+            // Kept before its context went: released, not reused (its first chunk failed naming a staging buffer the
+            // caller never saw); opening a new one reports the context itself.
+            l.release(CLOSER);
+            l = null;
+        }
         if (l != null) {
             pipeline.metrics.lanesReused.increment();
             return l;

@@ -2,6 +2,7 @@ package dev.sluice.reactive;
 
 import dev.sluice.SluiceProperties;
 import java.util.List;
+import java.util.Objects;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
@@ -37,6 +38,7 @@ public final class SluiceBlockHoundIntegration implements BlockHoundIntegration 
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
+        Objects.requireNonNull(builder, "builder"); // else a NullPointerException from inside, naming nothing
         for (Method m : BLOCKING) {
             builder.markAsBlocking(m.className(), m.name(), m.descriptor());
         }

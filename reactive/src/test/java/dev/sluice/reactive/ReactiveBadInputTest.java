@@ -228,4 +228,36 @@ class ReactiveBadInputTest {
         ClosedResourceException e = assertThrows(ClosedResourceException.class, () -> rp.toMono().block(Duration.ofSeconds(20)));
         assertFalse(e.getMessage().contains("is closed is closed"), e.getMessage());
     }
+
+    @Test
+    void aKeptLaneOfAContextClosedSinceIsReleasedAndTheFluxNamesTheContext() throws Exception {
+        DeviceContext c = TestDevice.open();
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(c).lanes(2).chunkElements(4, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out)).build(Chunks.floats());
+        StepVerifier.create(p.process(chunks(1))).expectNextCount(1).verifyComplete(); // keeps one lane
+        c.close();
+        StepVerifier.create(p.process(chunks(1)))
+                .expectErrorSatisfies(e -> {
+                    assertInstanceOf(ClosedResourceException.class, e);
+                    assertTrue(e.getMessage().contains("DeviceContext") || e.getMessage().contains("DeviceStream"),
+                            e.getMessage());
+                })
+                .verify(Duration.ofSeconds(30));
+        assertEquals(0, p.metrics().lanesReused(), "a lane of the closed context served a chunk");
+        p.close();
+        p.released().get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aNegativeProgressIsRefusedNamingTheComponent() {
+        assertEquals("chunksDone", assertThrows(InvalidArgumentException.class, () -> new PipelineProgress(-1, 0)).argument());
+        assertEquals("bytesDone", assertThrows(InvalidArgumentException.class, () -> new PipelineProgress(0, -1)).argument());
+        assertEquals(new PipelineProgress(0, 0), new PipelineProgress(0, 0));
+    }
+
+    @Test
+    void theBlockHoundIntegrationNamesANullBuilder() {
+        NullPointerException e = assertThrows(NullPointerException.class, () -> new SluiceBlockHoundIntegration().applyTo(null));
+        assertEquals("builder", e.getMessage());
+    }
 }
