@@ -41,7 +41,10 @@ public interface ChunkSink<R> {
         return null;
     }
 
-    /** The bytes of a result {@link #allocate} made, exactly its size; null (the default) if there are none. */
+    /**
+     * The bytes of a result {@link #allocate} made, exactly its size (another size fails the chunk with an
+     * {@link dev.sluice.InvalidArgumentException} naming {@code sink}); null (the default) if there are none.
+     */
     default @Nullable MemorySegment segment(R result) {
         return null;
     }

@@ -32,7 +32,8 @@ public interface ChunkSource<T> {
     /**
      * The chunk's bytes as one segment (a heap array's, a buffer's, native memory), exactly those {@link #copyTo} would
      * copy, or null (the default). With it the pipeline copies a large chunk into staging in pieces, on several copy
-     * threads at once, instead of calling {@link #copyTo} on one; the segment must stay valid and unchanged until the
+     * threads at once, instead of calling {@link #copyTo} on one (a segment of another size fails the chunk with an
+     * {@link dev.sluice.InvalidArgumentException} naming {@code source}); the segment must stay valid and unchanged until the
      * chunk's result has been emitted.
      */
     default @Nullable MemorySegment segment(T chunk) {

@@ -213,6 +213,7 @@ public final class DeviceLane {
      * @return completes once every byte is in {@code target}
      * @throws InvalidArgumentException naming {@code source} if null or larger than {@code target}, {@code target} if
      *                                  null
+     * @throws ClosedResourceException  once the lane is released
      */
     public CompletableFuture<Void> fill(HostBuffer target, MemorySegment source) {
         if (target == null) {
@@ -221,6 +222,13 @@ public final class DeviceLane {
         if (source == null || source.byteSize() > target.byteSize()) {
             throw new InvalidArgumentException("source", source == null ? "null" : source.byteSize()
                     + " bytes do not fit the " + target.byteSize() + " bytes of " + target);
+        }
+        synchronized (this) {
+            if (released) {
+                // Its staging buffers went back to the pool, maybe to another lane by now: writing them would corrupt
+                // that lane's chunk, and the stream that would wait for the copy is closed.
+                throw new ClosedResourceException(this + " (released)");
+            }
         }
         CompletableFuture<Void> copied = copies.copy(source, target.segment());
         if (!copied.isDone()) {
@@ -290,6 +298,7 @@ public final class DeviceLane {
      *
      * @return completes once every byte is copied, exceptionally if a piece failed
      * @throws InvalidArgumentException naming {@code from} or {@code to} if null, {@code to} if shorter than {@code from}
+     *                                  or read-only
      */
     public static CompletableFuture<Void> copy(MemorySegment from, MemorySegment to) {
         if (from == null) {
@@ -298,6 +307,10 @@ public final class DeviceLane {
         if (to == null || to.byteSize() < from.byteSize()) {
             throw new InvalidArgumentException("to", to == null ? "null" : to.byteSize() + " bytes cannot hold the "
                     + from.byteSize() + " bytes copied");
+        }
+        if (to.isReadOnly()) {
+            // Else the JDK's IllegalArgumentException, thrown here for a small copy and failing the future for a large one.
+            throw new InvalidArgumentException("to", "is read-only");
         }
         return HostCopies.fromProperties().copy(from, to);
     }

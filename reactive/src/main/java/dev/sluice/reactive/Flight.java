@@ -5,6 +5,7 @@ import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceFuture;
 import dev.sluice.DeviceStream;
 import dev.sluice.HostBuffer;
+import dev.sluice.InvalidArgumentException;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -219,6 +220,13 @@ final class Flight {
         long bytes = n * in.dtype().byteSize();
         MemorySegment into = HostCopies.prefix(stagingIn.segment(), bytes);
         MemorySegment whole = source.segment(chunk);
+        if (whole != null && whole.byteSize() != bytes) {
+            // Copied as it is, a shorter segment left the rest of the staging buffer as an earlier chunk had it: a
+            // wrong result, silently. Nothing of the chunk is enqueued yet.
+            throw new InvalidArgumentException("source", source + " gives chunk " + sequence + " a segment of "
+                    + whole.byteSize() + " bytes, but " + n + " elements of " + in.dtype() + " (its elements()) are "
+                    + bytes + " bytes");
+        }
         if (whole != null && p.hostCopies().inParallel(bytes)) {
             // Split over the copy threads while this one goes on with other chunks; the stream holds the upload until
             // every piece is copied. A copy that fails fails the chunk when it finishes (chunkDone).
@@ -332,6 +340,7 @@ final class Flight {
         ChunkSink<?> sink = Objects.requireNonNull(p.io().sink());
         DType type = p.spec().outputType();
         long elements = outputElements;
+        long seq = sequence;
         MemorySegment staged = HostCopies.prefix(Objects.requireNonNull(stagingOutIfTaken()).segment(),
                 elements * type.byteSize());
         readEarly = true;
@@ -343,6 +352,12 @@ final class Flight {
                     throw failed;
                 }
                 into = result == null ? null : segmentOf(sink, result);
+                if (into != null && into.byteSize() != staged.byteSize()) {
+                    // Else an IndexOutOfBoundsException from a copy thread, or part of the result left unfilled.
+                    throw new InvalidArgumentException("sink", sink + " gives the result of chunk " + seq + " a segment"
+                            + " of " + into.byteSize() + " bytes; its " + elements + " elements of " + type + " are "
+                            + staged.byteSize() + " bytes");
+                }
             } catch (Throwable t) {
                 earlyFailure = t;
                 finish(null);

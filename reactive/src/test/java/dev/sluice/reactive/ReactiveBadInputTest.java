@@ -260,4 +260,102 @@ class ReactiveBadInputTest {
         NullPointerException e = assertThrows(NullPointerException.class, () -> new SluiceBlockHoundIntegration().applyTo(null));
         assertEquals("builder", e.getMessage());
     }
+
+    /** Floats in a chunk large enough for the pipeline's parallel host copies (2 MiB; the default threshold is 1 MiB). */
+    private static final int LARGE = 1 << 19;
+
+    @Test
+    void aSourceSegmentOfAnotherSizeThanItsElementsFailsTheChunkNamingTheSource() throws Exception {
+        ChunkSource<float[]> shortSegment = new ChunkSource<>() {
+            @Override
+            public boolean accepts(DType type) {
+                return type == DType.F32;
+            }
+
+            @Override
+            public long elements(float[] chunk, DType type) {
+                return chunk.length;
+            }
+
+            @Override
+            public void copyTo(float[] chunk, MemorySegment staging) {
+                MemorySegment.copy(MemorySegment.ofArray(chunk), 0, staging, 0, staging.byteSize());
+            }
+
+            @Override
+            public MemorySegment segment(float[] chunk) {
+                return MemorySegment.ofArray(chunk).asSlice(0, 16); // 4 of its floats
+            }
+
+            @Override
+            public String toString() {
+                return "shortSegment";
+            }
+        };
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(LARGE, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out)).build(shortSegment, Chunks.floats());
+        float[] ones = new float[LARGE];
+        java.util.Arrays.fill(ones, 1f);
+        StepVerifier.create(p.process(Flux.just(ones)))
+                .expectErrorSatisfies(e -> {
+                    InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e,
+                            "a wrong result was emitted instead of an error");
+                    assertEquals("source", iae.argument());
+                    assertTrue(e.getMessage().contains("segment of 16 bytes") && e.getMessage().contains((long) LARGE * 4 + " bytes"),
+                            e.getMessage());
+                })
+                .verify(Duration.ofSeconds(30));
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aSinkAllocatingAResultOfAnotherSizeFailsTheChunkNamingTheSink() throws Exception {
+        ChunkSink<float[]> tooSmall = new ChunkSink<>() {
+            @Override
+            public boolean accepts(DType type) {
+                return type == DType.F32;
+            }
+
+            @Override
+            public float[] read(MemorySegment result, DType type, long elements) {
+                return new float[(int) elements];
+            }
+
+            @Override
+            public float[] allocate(DType type, long elements) {
+                return new float[1];
+            }
+
+            @Override
+            public MemorySegment segment(float[] result) {
+                return MemorySegment.ofArray(result);
+            }
+        };
+        GpuPipeline<float[], float[]> p = GpuPipeline.builder(ctx).lanes(2).chunkElements(LARGE, DType.F32)
+                .stage((lane, in, out) -> lane.stream().enqueueCopy(in, out)).build(Chunks.floats(), tooSmall);
+        StepVerifier.create(p.process(Flux.just(new float[LARGE], new float[LARGE])))
+                .expectErrorSatisfies(e -> {
+                    InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e);
+                    assertEquals("sink", iae.argument());
+                    assertTrue(e.getMessage().contains("segment of 4 bytes"), e.getMessage());
+                })
+                .verify(Duration.ofSeconds(30));
+        TestDevice.closeAndAwaitReleased(p);
+    }
+
+    @Test
+    void aReleasedDeviceLaneRefusesToFillAndCopyRefusesAReadOnlyTarget() {
+        try (dev.sluice.HostBufferPool pool = dev.sluice.HostBufferPool.of(ctx, 1 << 20)) {
+            DeviceLane lane = DeviceLane.open(ctx.createStream(), 0, pool, false, false);
+            dev.sluice.HostBuffer staging = lane.staging(0, DType.F32, 4);
+            lane.close();
+            // Its staging buffer went back to the pool, which may give it to another lane.
+            assertThrows(ClosedResourceException.class, () -> lane.fill(staging, MemorySegment.ofArray(new float[4])));
+        }
+        for (int n : new int[] {4, LARGE}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> DeviceLane.copy(
+                    MemorySegment.ofArray(new float[n]), MemorySegment.ofArray(new float[n]).asReadOnly()));
+            assertEquals("to", e.argument());
+        }
+    }
 }
