@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,7 +110,7 @@ public final class Chunks {
         }
     }
 
-    private static final ChunkCodec<float[]> FLOATS = new ArrayCodec<>(4, DType.F32) {
+    private static final ChunkCodec<float[]> FLOATS = checked("Chunks.floats()", a -> (long) a.length * 4, new ArrayCodec<>(4, DType.F32) {
         @Override
         int length(float[] a) {
             return a.length;
@@ -136,9 +137,9 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
-    private static final ChunkCodec<double[]> DOUBLES = new ArrayCodec<>(8, DType.F64) {
+    private static final ChunkCodec<double[]> DOUBLES = checked("Chunks.doubles()", a -> (long) a.length * 8, new ArrayCodec<>(8, DType.F64) {
         @Override
         int length(double[] a) {
             return a.length;
@@ -165,9 +166,9 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_DOUBLE_UNALIGNED, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
-    private static final ChunkCodec<int[]> INTS = new ArrayCodec<>(4, DType.I32, DType.U32) {
+    private static final ChunkCodec<int[]> INTS = checked("Chunks.ints()", a -> (long) a.length * 4, new ArrayCodec<>(4, DType.I32, DType.U32) {
         @Override
         int length(int[] a) {
             return a.length;
@@ -194,9 +195,9 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_INT_UNALIGNED, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
-    private static final ChunkCodec<long[]> LONGS = new ArrayCodec<>(8, DType.I64, DType.U64) {
+    private static final ChunkCodec<long[]> LONGS = checked("Chunks.longs()", a -> (long) a.length * 8, new ArrayCodec<>(8, DType.I64, DType.U64) {
         @Override
         int length(long[] a) {
             return a.length;
@@ -223,9 +224,9 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_LONG_UNALIGNED, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
-    private static final ChunkCodec<short[]> SHORTS = new ArrayCodec<>(2, DType.I16, DType.U16, DType.F16, DType.BF16) {
+    private static final ChunkCodec<short[]> SHORTS = checked("Chunks.shorts()", a -> (long) a.length * 2, new ArrayCodec<>(2, DType.I16, DType.U16, DType.F16, DType.BF16) {
         @Override
         int length(short[] a) {
             return a.length;
@@ -252,9 +253,9 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_SHORT_UNALIGNED, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
-    private static final ChunkCodec<byte[]> BYTES = new ArrayCodec<>(1, DType.BOOL, DType.values()) {
+    private static final ChunkCodec<byte[]> BYTES = checked("Chunks.bytes()", a -> (long) a.length, new ArrayCodec<>(1, DType.BOOL, DType.values()) {
         @Override
         int length(byte[] a) {
             return a.length;
@@ -281,14 +282,14 @@ public final class Chunks {
             MemorySegment.copy(result, ValueLayout.JAVA_BYTE, 0, out, 0, out.length);
             return out;
         }
-    };
+    });
 
     // ---------------------------------------------------------------- buffers and segments
 
-    private static final ChunkCodec<ByteBuffer> BYTE_BUFFERS = new ChunkCodec<>() {
+    private static final ChunkCodec<ByteBuffer> BYTE_BUFFERS = checked("Chunks.byteBuffers()", ByteBuffer::remaining, new ChunkCodec<>() {
         @Override
-        public boolean accepts(DType type) {
-            return true;
+        public boolean accepts(@Nullable DType type) {
+            return type != null;
         }
 
         @Override
@@ -322,12 +323,12 @@ public final class Chunks {
         public String toString() {
             return "Chunks.byteBuffers()";
         }
-    };
+    });
 
-    private static final ChunkCodec<MemorySegment> SEGMENTS = new ChunkCodec<>() {
+    private static final ChunkCodec<MemorySegment> SEGMENTS = checked("Chunks.segments()", MemorySegment::byteSize, new ChunkCodec<>() {
         @Override
-        public boolean accepts(DType type) {
-            return true;
+        public boolean accepts(@Nullable DType type) {
+            return type != null;
         }
 
         @Override
@@ -365,27 +366,30 @@ public final class Chunks {
         public String toString() {
             return "Chunks.segments()";
         }
-    };
+    });
 
     private static final ChunkSource<HostBuffer> HOST_BUFFERS = new ChunkSource<>() {
         @Override
-        public boolean accepts(DType type) {
-            return true;
+        public boolean accepts(@Nullable DType type) {
+            return type != null;
         }
 
         @Override
         public long elements(HostBuffer chunk, DType type) {
-            return wholeElements(chunk.byteSize(), type);
+            notNull("chunk", chunk);
+            return wholeElements(chunk.byteSize(), notNull("type", type));
         }
 
         @Override
         public void copyTo(HostBuffer chunk, MemorySegment staging) {
+            notNull("chunk", chunk);
+            writable("staging", staging, chunk.byteSize());
             MemorySegment.copy(chunk.segment(), 0, staging, 0, staging.byteSize());
         }
 
         @Override
         public @Nullable HostBuffer pinned(HostBuffer chunk) {
-            return chunk;
+            return notNull("chunk", chunk);
         }
 
         @Override
@@ -393,6 +397,97 @@ public final class Chunks {
             return "Chunks.hostBuffers()";
         }
     };
+
+    /**
+     * {@code raw} with its arguments checked: every codec method is public API, and a bad argument (null, a negative or
+     * overflowing count, a type the codec does not carry, a segment of the wrong size) got a NullPointerException,
+     * NegativeArraySizeException or IndexOutOfBoundsException from inside, or a result of another type, silently.
+     */
+    private static <T> ChunkCodec<T> checked(String name, ToLongFunction<T> chunkBytes, ChunkCodec<T> raw) {
+        return new ChunkCodec<>() {
+            @Override
+            public boolean accepts(@Nullable DType type) {
+                return type != null && raw.accepts(type);
+            }
+
+            @Override
+            public long elements(T chunk, DType type) {
+                notNull("chunk", chunk);
+                carried(this, type);
+                return raw.elements(chunk, type);
+            }
+
+            @Override
+            public void copyTo(T chunk, MemorySegment staging) {
+                notNull("chunk", chunk);
+                writable("staging", staging, chunkBytes.applyAsLong(chunk));
+                raw.copyTo(chunk, staging);
+            }
+
+            @Override
+            public @Nullable MemorySegment segment(T chunk) {
+                return raw.segment(notNull("chunk", chunk));
+            }
+
+            @Override
+            public T allocate(DType type, long elements) {
+                carried(this, type);
+                resultBytes(type, elements);
+                return raw.allocate(type, elements);
+            }
+
+            @Override
+            public T read(MemorySegment result, DType type, long elements) {
+                notNull("result", result);
+                carried(this, type);
+                long bytes = resultBytes(type, elements);
+                if (result.byteSize() < bytes) {
+                    throw new InvalidArgumentException("result", result.byteSize() + " bytes cannot hold " + elements
+                            + " elements of " + type + " (" + bytes + " bytes)");
+                }
+                return raw.read(result, type, elements);
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
+
+    private static <V> V notNull(String argument, @Nullable V value) {
+        if (value == null) {
+            throw new InvalidArgumentException(argument, "null");
+        }
+        return value;
+    }
+
+    private static void carried(ChunkSource<?> codec, @Nullable DType type) {
+        notNull("type", type);
+        if (!codec.accepts(type)) {
+            throw new InvalidArgumentException("type", codec + " cannot carry " + type + " elements");
+        }
+    }
+
+    /** Checks a staging segment: writable and exactly the chunk's {@code bytes} (copyTo's contract). */
+    private static void writable(String argument, @Nullable MemorySegment staging, long bytes) {
+        notNull(argument, staging);
+        if (staging.isReadOnly()) {
+            throw new InvalidArgumentException(argument, "is read-only");
+        }
+        if (staging.byteSize() != bytes) {
+            throw new InvalidArgumentException(argument, staging.byteSize() + " bytes; the chunk has " + bytes);
+        }
+    }
+
+    /** The bytes of {@code elements} elements of {@code type}, checked: not negative, not overflowing. */
+    private static long resultBytes(DType type, long elements) {
+        if (elements < 0 || elements > Long.MAX_VALUE / type.byteSize()) {
+            throw new InvalidArgumentException("elements", "value " + elements + " is outside 0 to "
+                    + Long.MAX_VALUE / type.byteSize() + " elements of " + type);
+        }
+        return elements * type.byteSize();
+    }
 
     static long wholeElements(long bytes, DType type) {
         if (bytes % type.byteSize() != 0) {
@@ -404,7 +499,7 @@ public final class Chunks {
 
     private static int toInt(long n) {
         if (n > Integer.MAX_VALUE - 8) {
-            throw new InvalidArgumentException("chunk", n + " elements do not fit a Java array");
+            throw new InvalidArgumentException("elements", n + " array elements do not fit a Java array");
         }
         return (int) n;
     }

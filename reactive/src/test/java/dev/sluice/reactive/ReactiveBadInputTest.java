@@ -358,4 +358,45 @@ class ReactiveBadInputTest {
             assertEquals("to", e.argument());
         }
     }
+
+    private static void assertArgument(String argument, org.junit.jupiter.api.function.Executable call) {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call);
+        assertEquals(argument, e.argument(), e.getMessage());
+    }
+
+    @Test
+    void theCodecsCheckTheirArgumentsAndNameThem() {
+        ChunkCodec<float[]> floats = Chunks.floats();
+        assertEquals("Chunks.floats()", floats.toString());
+        assertFalse(floats.accepts(null));
+        assertFalse(Chunks.byteBuffers().accepts(null));
+        assertArgument("chunk", () -> floats.elements(null, DType.F32));
+        assertArgument("type", () -> floats.elements(new float[4], null));
+        assertArgument("type", () -> floats.elements(new float[4], DType.F64));
+        // Was a NegativeArraySizeException from inside.
+        assertArgument("elements", () -> floats.allocate(DType.F32, -1));
+        assertArgument("elements", () -> Chunks.bytes().allocate(DType.F64, Long.MAX_VALUE / 2));
+        assertArgument("elements", () -> floats.allocate(DType.F32, Integer.MAX_VALUE));
+        // Was a float[] for an F64 result, silently.
+        assertArgument("type", () -> floats.allocate(DType.F64, 4));
+        assertArgument("type", () -> floats.read(MemorySegment.ofArray(new float[8]), DType.F64, 4));
+        assertArgument("result", () -> floats.read(null, DType.F32, 4));
+        assertArgument("result", () -> floats.read(MemorySegment.ofArray(new float[2]), DType.F32, 4));
+        assertArgument("elements", () -> floats.read(MemorySegment.ofArray(new float[2]), DType.F32, -1));
+        assertArgument("staging", () -> floats.copyTo(new float[4], MemorySegment.ofArray(new float[2])));
+        assertArgument("staging", () -> floats.copyTo(new float[4], null));
+        assertArgument("chunk", () -> floats.copyTo(null, MemorySegment.ofArray(new float[4])));
+        assertArgument("staging", () -> floats.copyTo(new float[4], MemorySegment.ofArray(new float[4]).asReadOnly()));
+        // A ByteBuffer chunk copied the staging buffer's size from it: a larger staging buffer read past the chunk, a
+        // smaller one took part of it, silently.
+        java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocate(16);
+        assertArgument("staging", () -> Chunks.byteBuffers().copyTo(bb, MemorySegment.ofArray(new byte[8])));
+        assertArgument("chunk", () -> Chunks.segments().segment(null));
+        assertArgument("chunk", () -> Chunks.hostBuffers().elements(null, DType.F32));
+        float[] in = {1, 2, 3, 4};
+        MemorySegment staging = MemorySegment.ofArray(new float[4]);
+        floats.copyTo(in, staging);
+        assertEquals(4, floats.read(staging, DType.F32, 4).length);
+        assertEquals(0, floats.read(staging, DType.F32, 0).length);
+    }
 }
