@@ -16,7 +16,9 @@ import reactor.core.publisher.Mono;
  * ({@code sluice-completion-*}), or on the subscribing thread if the operation had already finished.
  * <li><b>Cancellation:</b> cancelling the {@code Mono} only stops its signals; it never cancels the
  * {@link DeviceFuture} (which would complete it early for the API's own observers), and the device work
- * goes on.
+ * goes on. A {@code request(n)} with {@code n <= 0} cancels the same way and signals {@code onError} with an
+ * {@link IllegalArgumentException} (Reactive Streams rule 3.9), releasing a value not yet delivered. The same holds
+ * for the {@code Mono}s of {@link ReactiveStream}, {@link DevicePlan} and {@link RepeatedPlan}.
  * <li><b>Resources:</b> see each method.
  * </ul>
  */
