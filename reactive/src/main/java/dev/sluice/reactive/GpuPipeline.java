@@ -541,9 +541,17 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
          * if no chunk, completion or request comes, after the chunks already on the device are off it; upstream is
          * cancelled and the subscription's lanes are released (their device and pinned buffers freed, as by
          * {@link GpuPipeline#close()}), not kept. Later subscriptions fail the same way.
+         *
+         * @throws NullPointerException     if {@code scheduler} is null
+         * @throws InvalidArgumentException naming {@code scheduler} if it is already disposed
          */
         public Builder hostScheduler(Scheduler scheduler) {
-            this.hostScheduler = Objects.requireNonNull(scheduler, "scheduler");
+            Objects.requireNonNull(scheduler, "scheduler");
+            if (scheduler.isDisposed()) {
+                // Else accepted, and every subscription failed about 50 ms in with a RejectedExecutionException.
+                throw new InvalidArgumentException("scheduler", scheduler + " is disposed");
+            }
+            this.hostScheduler = scheduler;
             return this;
         }
 

@@ -127,8 +127,8 @@ class HostSchedulerLossTest {
     void aSubscriptionAfterTheSchedulerIsGoneFailsAndLeavesNothingBehind() throws Exception {
         long freeBefore = ctx.memoryInfo().free();
         Scheduler host = Schedulers.newSingle("gone-host");
+        GpuPipeline<float[], float[]> p = pipeline(host); // a scheduler disposed already is refused by the builder
         host.dispose();
-        GpuPipeline<float[], float[]> p = pipeline(host);
         StepVerifier.create(p.process(chunks(10)))
                 .thenConsumeWhile(r -> true)
                 .expectError(RejectedExecutionException.class)

@@ -399,4 +399,11 @@ class ReactiveBadInputTest {
         assertEquals(4, floats.read(staging, DType.F32, 4).length);
         assertEquals(0, floats.read(staging, DType.F32, 0).length);
     }
+
+    @Test
+    void aDisposedHostSchedulerIsRefusedAtTheCall() {
+        reactor.core.scheduler.Scheduler gone = reactor.core.scheduler.Schedulers.newSingle("gone");
+        gone.dispose();
+        assertArgument("scheduler", () -> copying().hostScheduler(gone));
+    }
 }
