@@ -49,7 +49,14 @@ final class FluxGpuPipeline<I, O> extends Flux<O> implements Scannable {
             Operators.error(actual, Operators.onOperatorError(t, actual.currentContext()));
             return;
         }
-        Flux.<I>from(source).subscribe(s);
+        try {
+            Flux.<I>from(source).subscribe(s);
+        } catch (Throwable t) {
+            // A publisher that throws from subscribe (against rule 1.9) left the subscription registered with the
+            // pool and never ended: released() never completed. It ends as an upstream error does.
+            Exceptions.throwIfJvmFatal(t);
+            s.upstreamThrew(Operators.onOperatorError(t, actual.currentContext()));
+        }
     }
 
     @Override

@@ -89,6 +89,17 @@ final class PipelineSubscriber<I, O> implements CoreSubscriber<I>, Subscription,
         }
     }
 
+    /**
+     * Upstream's subscribe threw: the subscription fails as on an upstream error, after an {@code onSubscribe} of its
+     * own where upstream gave none, so that the subscriber is told and the lanes go back.
+     */
+    void upstreamThrew(Throwable t) {
+        if (upstream == null) {
+            onSubscribe(Operators.emptySubscription());
+        }
+        onError(t);
+    }
+
     @Override
     public void onNext(I chunk) {
         if (upstreamDone) {

@@ -406,4 +406,32 @@ class ReactiveBadInputTest {
         gone.dispose();
         assertArgument("scheduler", () -> copying().hostScheduler(gone));
     }
+
+    @Test
+    void aSourceThatThrowsFromSubscribeFailsTheFluxAndThePipelineIsStillReleased() throws Exception {
+        GpuPipeline<float[], float[]> p = copying().build(Chunks.floats());
+        org.reactivestreams.Publisher<float[]> throwsAtOnce = s -> {
+            throw new IllegalStateException("subscribe threw");
+        };
+        org.reactivestreams.Publisher<float[]> throwsAfterOnSubscribe = s -> {
+            s.onSubscribe(new Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                }
+            });
+            throw new IllegalStateException("subscribe threw");
+        };
+        for (org.reactivestreams.Publisher<float[]> source : java.util.List.of(throwsAtOnce, throwsAfterOnSubscribe)) {
+            StepVerifier.create(p.process(source))
+                    .expectErrorMessage("subscribe threw")
+                    .verify(Duration.ofSeconds(20));
+        }
+        // Each subscription ended: before, each stayed registered and released() never completed.
+        p.close();
+        p.released().get(20, TimeUnit.SECONDS);
+    }
 }
