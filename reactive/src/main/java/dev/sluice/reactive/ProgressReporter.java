@@ -3,6 +3,7 @@ package dev.sluice.reactive;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Exceptions;
 
 /**
  * Tells a pipeline's progress listener ({@link GpuPipeline#onProgress}) of each result emitted, with the chunks and
@@ -34,7 +35,10 @@ final class ProgressReporter {
         if (l != null) {
             try {
                 l.accept(new PipelineProgress(metrics.chunksEmitted(), bytesDone.sum()));
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Any exception, as GpuPipeline.onProgress promises: an Error (a failed assertion) thrown out of here
+                // ended the subscription and lost the result it was reported for.
+                Exceptions.throwIfJvmFatal(e);
                 LOG.log(System.Logger.Level.WARNING, "progress listener " + l + " threw; ignored", e);
             }
         }

@@ -434,4 +434,14 @@ class ReactiveBadInputTest {
         p.close();
         p.released().get(20, TimeUnit.SECONDS);
     }
+
+    @Test
+    void aProgressListenerThrowingAnErrorLosesNoResult() throws Exception {
+        GpuPipeline<float[], float[]> p = copying().build(Chunks.floats());
+        p.onProgress(progress -> {
+            throw new AssertionError("listener failed");
+        });
+        StepVerifier.create(p.process(chunks(5))).expectNextCount(5).verifyComplete();
+        TestDevice.closeAndAwaitReleased(p);
+    }
 }
