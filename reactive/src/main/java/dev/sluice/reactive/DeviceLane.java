@@ -97,6 +97,7 @@ public final class DeviceLane {
      * @param fuseElementwise whether that replay fuses consecutive element-wise launches ({@link RepeatedWork})
      * @throws InvalidArgumentException naming {@code stream} or {@code pool} if null, {@code index} if negative, or
      *                                  {@code pool} if the stream's context cannot use its pinned memory
+     * @throws ClosedResourceException  if {@code stream} is closed
      */
     public static DeviceLane open(DeviceStream stream, int index, HostBufferPool pool, boolean graphReplay,
             boolean fuseElementwise) {
@@ -113,6 +114,10 @@ public final class DeviceLane {
         }
         if (index < 0) {
             throw new InvalidArgumentException("index", "value " + index + " must not be negative");
+        }
+        if (stream.isClosed()) {
+            // Else a lane opened without graph replay took it, and failed only at its first buffer.
+            throw new ClosedResourceException(stream.toString());
         }
         if (!stream.context().sharesPinnedMemoryWith(pool.context())) {
             throw new InvalidArgumentException("pool", "its pinned memory of " + pool.context() + " cannot be copied"

@@ -444,4 +444,15 @@ class ReactiveBadInputTest {
         StepVerifier.create(p.process(chunks(5))).expectNextCount(5).verifyComplete();
         TestDevice.closeAndAwaitReleased(p);
     }
+
+    @Test
+    void aDeviceLaneRefusesAClosedStreamAtOpen() {
+        dev.sluice.DeviceStream closed = ctx.createStream();
+        closed.close();
+        try (dev.sluice.HostBufferPool pool = dev.sluice.HostBufferPool.of(ctx, 1 << 20)) {
+            for (boolean replay : new boolean[] {false, true}) {
+                assertThrows(ClosedResourceException.class, () -> DeviceLane.open(closed, 0, pool, replay, replay));
+            }
+        }
+    }
 }
