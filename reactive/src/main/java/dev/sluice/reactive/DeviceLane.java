@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -349,10 +350,23 @@ public final class DeviceLane {
      * ({@link DeviceStream#close()} waits, so {@code closer} must be a thread that may block). Call it when no work item
      * is in flight. Idempotent and thread-safe.
      *
+     * @param closer where the stream is closed; if it rejects the task, a virtual thread of the lane's own closes it
      * @return completes once the stream is closed (a failure to close it is logged, not reported)
+     * @throws NullPointerException if {@code closer} is null
      */
     public CompletableFuture<Void> release(Executor closer) {
         Objects.requireNonNull(closer, "closer");
+        // A closer that rejects the task (shut down) left the stream open, the staging buffers out of the pool and the
+        // future incomplete for good: the close then runs on a virtual thread of its own instead (it may wait).
+        Executor safe = task -> {
+            try {
+                closer.execute(task);
+            } catch (RejectedExecutionException e) {
+                LOG.log(System.Logger.Level.DEBUG, closer + " rejected the release of " + this + "; released on a"
+                        + " virtual thread", e);
+                Thread.ofVirtual().name("sluice-lane-release").start(task);
+            }
+        };
         CompletableFuture<Void> done = new CompletableFuture<>();
         CompletableFuture<?> lastFree;
         synchronized (this) {
@@ -373,9 +387,9 @@ public final class DeviceLane {
             }
         };
         if (lastFree == null) {
-            closer.execute(closeStream);
+            safe.execute(closeStream);
         } else {
-            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), closer);
+            lastFree.whenCompleteAsync((v, e) -> closeStream.run(), safe);
         }
         return done;
     }

@@ -455,4 +455,24 @@ class ReactiveBadInputTest {
             }
         }
     }
+
+    @Test
+    void aDeviceLaneReleasedThroughARejectingExecutorIsStillReleased() throws Exception {
+        java.util.concurrent.Executor rejecting = task -> {
+            throw new java.util.concurrent.RejectedExecutionException("shut down");
+        };
+        try (dev.sluice.HostBufferPool pool = dev.sluice.HostBufferPool.of(ctx, 1 << 20)) {
+            for (boolean withBuffers : new boolean[] {false, true}) {
+                dev.sluice.DeviceStream stream = ctx.createStream();
+                DeviceLane lane = DeviceLane.open(stream, 0, pool, false, false);
+                if (withBuffers) {
+                    lane.deviceBuffer(0, DType.F32, 4); // its free comes first: the close then follows it
+                    lane.staging(0, DType.F32, 4);
+                }
+                lane.release(rejecting).get(20, TimeUnit.SECONDS);
+                assertTrue(stream.isClosed());
+                assertEquals(0, pool.takenBuffers(), pool.toString());
+            }
+        }
+    }
 }
