@@ -106,8 +106,8 @@ public final class DevicePlan {
      */
     public DevicePlan fork(DevicePlan... branches) {
         Objects.requireNonNull(branches, "branches");
-        for (DevicePlan b : branches) {
-            Objects.requireNonNull(b, "branches[i]");
+        for (int i = 0; i < branches.length; i++) {
+            Objects.requireNonNull(branches[i], "branches[" + i + "]"); // which one, in a long argument list
         }
         return new DevicePlan(this, new ForkNode(List.of(branches)));
     }

@@ -475,4 +475,12 @@ class ReactiveBadInputTest {
             }
         }
     }
+
+    @Test
+    void aNullForkBranchIsNamedByItsIndex() {
+        DevicePlan plan = DevicePlan.on(ctx.stream());
+        DevicePlan branch = DevicePlan.on(ctx.stream()).then(s -> s.enqueueMarker());
+        NullPointerException e = assertThrows(NullPointerException.class, () -> plan.fork(branch, null));
+        assertEquals("branches[1]", e.getMessage());
+    }
 }
