@@ -63,7 +63,8 @@ public final class Chunks {
 
     /**
      * {@link MemorySegment} chunks of any element type (native or heap); emitted segments are heap segments
-     * aligned to 8 bytes, of exactly the result's size.
+     * aligned to 8 bytes, of exactly the result's size. A chunk of a closed arena, or of a confined one (the pipeline
+     * copies chunks on threads of its own), fails with an {@link InvalidArgumentException} naming {@code chunk}.
      */
     public static ChunkCodec<MemorySegment> segments() {
         return SEGMENTS;
@@ -333,17 +334,17 @@ public final class Chunks {
 
         @Override
         public long elements(MemorySegment chunk, DType type) {
-            return wholeElements(chunk.byteSize(), type);
+            return wholeElements(usable(chunk).byteSize(), type);
         }
 
         @Override
         public void copyTo(MemorySegment chunk, MemorySegment staging) {
-            MemorySegment.copy(chunk, 0, staging, 0, staging.byteSize());
+            MemorySegment.copy(usable(chunk), 0, staging, 0, staging.byteSize());
         }
 
         @Override
         public MemorySegment segment(MemorySegment chunk) {
-            return chunk;
+            return usable(chunk);
         }
 
         @Override
@@ -487,6 +488,26 @@ public final class Chunks {
                     + Long.MAX_VALUE / type.byteSize() + " elements of " + type);
         }
         return elements * type.byteSize();
+    }
+
+    /** A thread that is no segment's owner: a segment it cannot access is confined to another thread. */
+    private static final Thread ANOTHER_THREAD = Thread.ofVirtual().unstarted(() -> { });
+
+    /**
+     * A segment chunk the pipeline can read: of an arena still open, and not confined to one thread (the pipeline copies
+     * on its own threads). Else the JDK's IllegalStateException ("Already closed") or WrongThreadException, from
+     * whichever thread copied it, named nothing.
+     */
+    private static MemorySegment usable(MemorySegment chunk) {
+        if (!chunk.scope().isAlive()) {
+            throw new InvalidArgumentException("chunk", "segment of " + chunk.byteSize() + " bytes belongs to an arena that"
+                    + " is already closed; its memory is freed");
+        }
+        if (!chunk.isAccessibleBy(ANOTHER_THREAD)) {
+            throw new InvalidArgumentException("chunk", "segment belongs to a confined arena, which only its owner thread"
+                    + " may access; the pipeline copies chunks on threads of its own: use Arena.ofShared() or Arena.ofAuto()");
+        }
+        return chunk;
     }
 
     static long wholeElements(long bytes, DType type) {

@@ -483,4 +483,26 @@ class ReactiveBadInputTest {
         NullPointerException e = assertThrows(NullPointerException.class, () -> plan.fork(branch, null));
         assertEquals("branches[1]", e.getMessage());
     }
+
+    @Test
+    void aSegmentChunkOfAClosedOrConfinedArenaFailsTheFluxNamingTheChunk() throws Exception {
+        MemorySegment freed;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            freed = arena.allocate(16);
+        }
+        GpuPipeline<MemorySegment, float[]> p = copying().build(Chunks.segments(), Chunks.floats());
+        try (java.lang.foreign.Arena confined = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment owned = confined.allocate(16);
+            for (MemorySegment chunk : java.util.List.of(freed, owned)) {
+                StepVerifier.create(p.process(Flux.just(chunk)))
+                        .expectErrorSatisfies(e -> {
+                            InvalidArgumentException iae = assertInstanceOf(InvalidArgumentException.class, e);
+                            assertEquals("chunk", iae.argument());
+                        })
+                        .verify(Duration.ofSeconds(20));
+                assertArgument("chunk", () -> Chunks.segments().copyTo(chunk, MemorySegment.ofArray(new byte[16])));
+            }
+        }
+        TestDevice.closeAndAwaitReleased(p);
+    }
 }
