@@ -55,7 +55,8 @@ public final class Chunks {
 
     /**
      * {@link ByteBuffer} chunks of any element type, read from position to limit (the position is not moved)
-     * in native byte order; emitted buffers are heap buffers in native order, position 0, limit = size.
+     * in native byte order; emitted buffers are heap buffers in native order, position 0, limit = size. A direct buffer
+     * viewing a closed or confined arena's memory fails as a {@link #segments()} chunk does.
      */
     public static ChunkCodec<ByteBuffer> byteBuffers() {
         return BYTE_BUFFERS;
@@ -295,6 +296,9 @@ public final class Chunks {
 
         @Override
         public long elements(ByteBuffer chunk, DType type) {
+            if (chunk.isDirect()) {
+                usable(MemorySegment.ofBuffer(chunk)); // a view of an arena's memory: still open, not confined
+            }
             return wholeElements(chunk.remaining(), type);
         }
 

@@ -502,6 +502,11 @@ class ReactiveBadInputTest {
                         .verify(Duration.ofSeconds(20));
                 assertArgument("chunk", () -> Chunks.segments().copyTo(chunk, MemorySegment.ofArray(new byte[16])));
             }
+            java.lang.foreign.Arena shared = java.lang.foreign.Arena.ofShared();
+            java.nio.ByteBuffer closedView = shared.allocate(16).asByteBuffer();
+            shared.close();
+            assertArgument("chunk", () -> Chunks.byteBuffers().elements(closedView, DType.F32));
+            assertArgument("chunk", () -> Chunks.byteBuffers().elements(owned.asByteBuffer(), DType.F32));
         }
         TestDevice.closeAndAwaitReleased(p);
     }
