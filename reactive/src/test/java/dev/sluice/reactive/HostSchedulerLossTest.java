@@ -10,9 +10,9 @@ import dev.sluice.DeviceFunction;
 import dev.sluice.LaunchConfig;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,7 +98,8 @@ class HostSchedulerLossTest {
     @Test
     void aDrainTaskDroppedByTheSchedulerDoesNotStallTheSubscription() throws Exception {
         long freeBefore = ctx.memoryInfo().free();
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "doomed-executor"));
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                r -> new Thread(r, "doomed-executor"));
         Scheduler host = Schedulers.fromExecutorService(executor);
         GpuPipeline<float[], float[]> p = pipeline(host);
         CountDownLatch blocking = new CountDownLatch(1);
@@ -115,7 +116,13 @@ class HostSchedulerLossTest {
                     });
                 })
                 .thenRequest(3)
-                .thenAwait(Duration.ofMillis(300))
+                .then(() -> {
+                    // Until a drain task waits behind the blocking one (a fixed wait was too short on a loaded host).
+                    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (executor.getQueue().isEmpty() && System.nanoTime() < end) {
+                        Thread.onSpinWait();
+                    }
+                })
                 .then(() -> assertFalse(executor.shutdownNow().isEmpty(), "a drain task was queued and is dropped"))
                 .thenConsumeWhile(r -> true)
                 .expectErrorMatches(e -> e instanceof RejectedExecutionException)
