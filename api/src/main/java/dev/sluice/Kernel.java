@@ -144,7 +144,8 @@ public final class Kernel {
      * Starts a declaration of the kernel named {@code name}, whose entry point (the {@code extern "C"} name its code
      * exports) is {@code name} too unless {@link Builder#entryPoint} says otherwise.
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static Builder named(String name) {
         return new Builder(name);
@@ -326,7 +327,7 @@ public final class Kernel {
         private Fusion fusion;
 
         private Builder(String name) {
-            this.name = Checks.identifier("name", name);
+            this.name = Checks.kernelName("name", name);
         }
 
         /**
