@@ -727,6 +727,38 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     }
 
     @Test
+    void nullEventFlagIsRejected() {
+        assertInvalid("flags", ctx.stream(), () -> ctx.createEvent(EventFlag.TIMING, null), "element 1 of 2", "null");
+    }
+
+    @Test
+    void typedAccessorsOfAViewAtAnOddAddressWork() {
+        // A byte slice at offset 1 viewed as wider elements, as a view of Arrow's byte buffers may be: the accessors
+        // read and write it like a copy does instead of failing on the alignment of the address.
+        HostBuffer ints = ctx.allocateHost(DType.I8, 24).slice(1, 16).asType(DType.I32);
+        ints.setInt(1, 0x01020304);
+        assertEquals(0x01020304, ints.getInt(1));
+        HostBuffer longs = ctx.allocateHost(DType.I8, 24).slice(1, 16).asType(DType.I64);
+        longs.setLong(1, -7L);
+        assertEquals(-7L, longs.getLong(1));
+        HostBuffer floats = ctx.allocateHost(DType.I8, 24).slice(3, 8).asType(DType.F32);
+        floats.setFloat(0, 1.5f);
+        assertEquals(1.5f, floats.getFloat(0));
+        HostBuffer doubles = ctx.allocateHost(DType.I8, 24).slice(1, 8).asType(DType.F64);
+        doubles.setDouble(0, 2.5);
+        assertEquals(2.5, doubles.getDouble(0));
+        HostBuffer shorts = ctx.allocateHost(DType.I8, 24).slice(1, 2).asType(DType.I16);
+        shorts.setShort(0, (short) -3);
+        assertEquals((short) -3, shorts.getShort(0));
+        ints.setInt(0, 5);
+        ints.setInt(2, 6);
+        ints.setInt(3, 7);
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        await(stream().enqueueCopy(ints, d));
+        assertArrayEquals(new int[] {5, 0x01020304, 6, 7}, readInts(stream(), d));
+    }
+
+    @Test
     void negativeLimitIsRejected() {
         assertInvalid("value", ctx.stream(), () -> ctx.setLimit(Limit.STACK_SIZE, -1), "-1");
     }
