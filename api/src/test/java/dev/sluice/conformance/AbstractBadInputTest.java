@@ -471,6 +471,25 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     // ---------------------------------------------------------------- kernel arguments
 
     @Test
+    void bufferAtAnOffsetNotAlignedToItsElementsIsRejectedAsAKernelArgument() {
+        // A GPU's float load from an odd address faults and the fault ends the context: refused at the call instead.
+        DeviceBuffer bytes = ctx.allocate(DType.U8, 40);
+        DeviceBuffer odd = bytes.slice(1, 16).reinterpret(DType.F32);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), odd, 4L, 1f), "byte 1", "4 bytes");
+        DeviceBuffer half = bytes.slice(2, 16).reinterpret(DType.F32);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), half, 4L, 1f), "byte 2");
+        DeviceBuffer aligned = bytes.slice(8, 16).reinterpret(DType.F32);
+        await(stream().enqueueFill(aligned, 1f));
+        await(stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), aligned, 4L, 1f));
+        float[] out = new float[4];
+        await(stream().enqueueCopy(aligned, HostData.of(out)));
+        assertArrayEquals(new float[] {2f, 2f, 2f, 2f}, out);
+        await(stream().enqueueCopy(HostData.of(new float[] {1, 2, 3, 4}), odd)); // copies take any offset
+    }
+
+    @Test
     void argumentCountMismatchIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.F32, 4);
         assertInvalid("arguments", stream(),
