@@ -381,11 +381,14 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
         }
     }
 
-    /** Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened). */
+    /**
+     * Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened).
+     *
+     * @throws InvalidArgumentException naming {@code index} for an index outside 0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public double getAsDouble(long index) {
-        checkOpen();
-        Checks.range("buffer", index, 1, count);
-        long off = index * type.byteSize();
+        long off = check(index, type) * type.byteSize();
         try {
             return element(off);
         } finally {

@@ -746,6 +746,17 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     }
 
     @Test
+    void getAsDoubleOutsideTheBufferNamesTheIndex() {
+        // It named "bufferOffset" or "count", arguments it does not have, where the typed accessors name "index".
+        HostBuffer h = ctx.allocateHost(DType.U16, 4);
+        assertInvalid("index", stream(), () -> h.getAsDouble(-1), "-1", "4 elements");
+        assertInvalid("index", stream(), () -> h.getAsDouble(4), "4", "4 elements");
+        assertInvalid("index", stream(), () -> h.getAsDouble(Long.MAX_VALUE), "9223372036854775807");
+        h.setShort(3, (short) -1);
+        assertEquals(65535.0, h.getAsDouble(3));
+    }
+
+    @Test
     void nullEventFlagIsRejected() {
         assertInvalid("flags", ctx.stream(), () -> ctx.createEvent(EventFlag.TIMING, null), "element 1 of 2", "null");
     }
