@@ -83,8 +83,13 @@ public final class Trace {
         return streams;
     }
 
-    /** The spans of {@code stream}, by start time. */
+    /**
+     * The spans of {@code stream}, by start time.
+     *
+     * @throws InvalidArgumentException naming {@code stream} for null
+     */
     public List<TraceSpan> spans(String stream) {
+        Checks.notNull("stream", stream);
         return spans.stream().filter(s -> s.stream().equals(stream)).toList();
     }
 

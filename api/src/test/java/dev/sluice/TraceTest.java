@@ -66,5 +66,7 @@ class TraceTest {
         assertRefused("path", () -> trace().writeChromeJson((java.nio.file.Path) null), "null");
         assertRefused("out", () -> trace().writeChromeJson((Appendable) null), "null");
         assertRefused("categories", () -> Trace.SvgOptions.defaults().withCategories("kernel", null), "element 1 of 2");
+        assertRefused("stream", () -> trace().spans(null), "null"); // an empty list, as for a stream without spans
+
     }
 }
