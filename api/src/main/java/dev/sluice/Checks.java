@@ -71,6 +71,27 @@ final class Checks {
     }
 
     /**
+     * The longest kernel name: far beyond any real one, and short enough that the class generated for a
+     * kernel-language kernel, named after it, stays within the JVM's 65,535-byte limit of a name in a class file.
+     */
+    static final int MAX_KERNEL_NAME = 1024;
+
+    /**
+     * A kernel's name: a {@linkplain #identifier C identifier} of at most {@link #MAX_KERNEL_NAME}
+     * characters.
+     *
+     * @throws InvalidArgumentException naming {@code argument} as {@link #identifier} does, or for a longer name
+     */
+    static String kernelName(String argument, String name) {
+        identifier(argument, name);
+        if (name.length() > MAX_KERNEL_NAME) {
+            throw new InvalidArgumentException(argument, "a name of " + name.length() + " characters ('"
+                    + name.substring(0, 16) + "...') is longer than the " + MAX_KERNEL_NAME + " characters allowed");
+        }
+        return name;
+    }
+
+    /**
      * A C identifier, as kernel and parameter names must be (they are written into the kernel's source and
      * signature checks).
      *

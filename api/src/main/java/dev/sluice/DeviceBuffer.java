@@ -155,7 +155,9 @@ public final class DeviceBuffer implements AutoCloseable, PublicMemory {
     }
 
     /**
-     * The same memory seen as elements of {@code newType}.
+     * The same memory seen as elements of {@code newType}. Copies take it at any offset; a kernel launch refuses it as
+     * an argument unless its {@link #byteOffset()} is a multiple of the new element size, as a device loads elements only
+     * there.
      *
      * @throws InvalidArgumentException if the byte size is not a multiple of the new element size
      */

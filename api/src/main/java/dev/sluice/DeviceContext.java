@@ -498,9 +498,13 @@ public final class DeviceContext implements AutoCloseable {
         return new DeviceStream(this, h, false, options.priority(), streamCount.incrementAndGet());
     }
 
-    /** A new event; {@link EventFlag#TIMING} to measure with it. */
+    /**
+     * A new event; {@link EventFlag#TIMING} to measure with it.
+     *
+     * @throws InvalidArgumentException naming {@code flags} for a null array or element, or INTERPROCESS with TIMING
+     */
     public DeviceEvent createEvent(EventFlag... flags) {
-        Checks.notNull("flags", flags);
+        Checks.noNulls("flags", flags);
         checkUsable();
         Set<EventFlag> set = flags.length == 0 ? EnumSet.noneOf(EventFlag.class) : EnumSet.copyOf(List.of(flags));
         if (set.contains(EventFlag.INTERPROCESS) && set.contains(EventFlag.TIMING)) {

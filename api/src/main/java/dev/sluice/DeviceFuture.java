@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * {@code *Async} forms. As with any {@link CompletableFuture}, such a stage may instead run on the thread that adds it
  * after completion; so the order in which dependents of different futures run is not the completion order.
  * {@link #get()} and {@link #join()} called for a future not complete yet on a thread that is completing futures (the
- * completion thread, or a dependent stage run by a waiting thread that completes them) throw
- * {@link IllegalStateException} instead of waiting for ever; {@code join()} ignores interrupts, as
+ * completion thread, or a dependent stage run by a waiting thread that completes them), or in a host function
+ * ({@link DeviceStream#enqueueHostFunction}) of the future's stream enqueued before it, which the future's work waits
+ * for, throw {@link IllegalStateException} instead of waiting for ever; {@code join()} ignores interrupts, as
  * {@link CompletableFuture#join()} does: use {@link #get()} for a wait that an interrupt ends.
  *
  * <p><b>Read-only:</b> only the device completes it. {@link #complete}, {@link #completeExceptionally},

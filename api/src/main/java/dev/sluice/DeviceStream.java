@@ -485,7 +485,9 @@ public final class DeviceStream implements AutoCloseable, PublicStream {
      * that fits the declared type for a scalar. A pointer parameter's {@link KernelParam.Access} says whether the kernel
      * reads, writes or does both to its buffer, for automatic ordering (see {@link ContextOptions#autoOrdering()}).
      *
-     * @throws InvalidArgumentException for a count or type mismatch (naming the parameter), for an element count the
+     * @throws InvalidArgumentException for a count or type mismatch (naming the parameter), a buffer whose elements are
+     *                                  not aligned to their size (a {@link DeviceBuffer#reinterpret reinterpretation} of a
+     *                                  byte slice at an odd offset, say), for an element count the
      *                                  kernel declares ({@link Kernel.Builder#elementCount}) that is negative or exceeds
      *                                  one of its buffers (naming the count), or for dims, cluster dims or shared memory
      *                                  over the device's limits
@@ -535,6 +537,13 @@ public final class DeviceStream implements AutoCloseable, PublicStream {
                 String name = argumentName(p, index);
                 checkBuffer(name, b);
                 Checks.sameType(name, p.type(), b.dtype());
+            }
+            long size = p.type().byteSize();
+            if ((b.byteOffset() & (size - 1)) != 0) { // sizes are powers of two
+                // A GPU faults on a load of an element at a misaligned address, and the fault ends the whole context.
+                throw new InvalidArgumentException(argumentName(p, index), b + " starts at byte " + b.byteOffset()
+                        + " of its memory, not a multiple of the " + size + " bytes of its elements, which the device"
+                        + " cannot load there; copy the data to a buffer of its own");
             }
         } else if (value instanceof Boolean) {
             if (p.type().isFloatingPoint()) {

@@ -160,8 +160,8 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
     /**
      * A view of the same bytes as elements of {@code type}, sharing this buffer's memory and lifetime like a slice
      * (its {@code close()} does nothing): for memory that holds another type's elements than the one it was made with,
-     * such as the byte buffers of an Arrow vector that hold {@code float}s. The view's typed accessors need its address
-     * aligned to the element size; copies do not.
+     * such as the byte buffers of an Arrow vector that hold {@code float}s. Its typed accessors, like copies, work at
+     * any address, so a view of a byte slice at an odd offset reads and writes its elements as well.
      *
      * @throws InvalidArgumentException naming {@code type} if it is null or this buffer's byte size is not a whole
      *                                  number of its elements
@@ -227,7 +227,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public float getFloat(long index) {
         try {
-            return segment.getAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32));
+            return segment.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, check(index, DType.F32));
         } finally {
             Reference.reachabilityFence(this); // not freed by the leak detector during the access
         }
@@ -242,7 +242,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public void setFloat(long index, float value) {
         try {
-            segment.setAtIndex(ValueLayout.JAVA_FLOAT, check(index, DType.F32), value);
+            segment.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, check(index, DType.F32), value);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -257,7 +257,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public double getDouble(long index) {
         try {
-            return segment.getAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64));
+            return segment.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, check(index, DType.F64));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -272,7 +272,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public void setDouble(long index, double value) {
         try {
-            segment.setAtIndex(ValueLayout.JAVA_DOUBLE, check(index, DType.F64), value);
+            segment.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, check(index, DType.F64), value);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -281,7 +281,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
     /** Element {@code index} of an I32 or U32 buffer (U32 values above 2^31-1 read as negative ints). */
     public int getInt(long index) {
         try {
-            return segment.getAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32));
+            return segment.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, check(index, DType.I32, DType.U32));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -296,7 +296,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public void setInt(long index, int value) {
         try {
-            segment.setAtIndex(ValueLayout.JAVA_INT, check(index, DType.I32, DType.U32), value);
+            segment.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, check(index, DType.I32, DType.U32), value);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -311,7 +311,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public long getLong(long index) {
         try {
-            return segment.getAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64));
+            return segment.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, check(index, DType.I64, DType.U64));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -326,7 +326,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public void setLong(long index, long value) {
         try {
-            segment.setAtIndex(ValueLayout.JAVA_LONG, check(index, DType.I64, DType.U64), value);
+            segment.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, check(index, DType.I64, DType.U64), value);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -335,7 +335,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
     /** Element {@code index} of a 16-bit buffer (I16, U16, or the raw bits of F16 and BF16). */
     public short getShort(long index) {
         try {
-            return segment.getAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
+            return segment.getAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, check(index, DType.I16, DType.U16, DType.F16, DType.BF16));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -351,7 +351,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      */
     public void setShort(long index, short value) {
         try {
-            segment.setAtIndex(ValueLayout.JAVA_SHORT, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
+            segment.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, check(index, DType.I16, DType.U16, DType.F16, DType.BF16), value);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -381,11 +381,14 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
         }
     }
 
-    /** Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened). */
+    /**
+     * Element {@code index} as a double, whatever the element type (F16 and BF16 converted, unsigned types widened).
+     *
+     * @throws InvalidArgumentException naming {@code index} for an index outside 0..{@code count() - 1}
+     * @throws ClosedResourceException  once the buffer is closed
+     */
     public double getAsDouble(long index) {
-        checkOpen();
-        Checks.range("buffer", index, 1, count);
-        long off = index * type.byteSize();
+        long off = check(index, type) * type.byteSize();
         try {
             return element(off);
         } finally {

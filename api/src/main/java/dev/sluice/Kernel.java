@@ -144,7 +144,8 @@ public final class Kernel {
      * Starts a declaration of the kernel named {@code name}, whose entry point (the {@code extern "C"} name its code
      * exports) is {@code name} too unless {@link Builder#entryPoint} says otherwise.
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static Builder named(String name) {
         return new Builder(name);
@@ -326,7 +327,7 @@ public final class Kernel {
         private Fusion fusion;
 
         private Builder(String name) {
-            this.name = Checks.identifier("name", name);
+            this.name = Checks.kernelName("name", name);
         }
 
         /**
@@ -424,39 +425,45 @@ public final class Kernel {
          * CUDA C++ source defining the kernel as {@code extern "C"}, compiled at run time by NVRTC (CUDA) or hiprtc
          * (HIP) with the {@link #compileOption compile options}.
          *
-         * @throws InvalidArgumentException naming {@code source} for null
+         * @throws InvalidArgumentException naming {@code source} for null or blank source
          */
         public Builder cudaSource(String source) {
-            this.cudaSource = Checks.notNull("source", source);
+            if (Checks.notNull("source", source).isBlank()) {
+                throw new InvalidArgumentException("source", "kernel " + name + ": the CUDA source is blank");
+            }
+            this.cudaSource = source;
             return this;
         }
 
         /**
          * PTX, as bytes of its text, for CUDA's JIT; copied.
          *
-         * @throws InvalidArgumentException naming {@code image} for null
+         * @throws InvalidArgumentException naming {@code image} for null or an empty image
          */
         public Builder ptx(byte[] image) {
-            this.ptx = Checks.notNull("image", image).clone();
+            this.ptx = image("image", image);
             return this;
         }
 
         /**
          * PTX text.
          *
-         * @throws InvalidArgumentException naming {@code text} for null
+         * @throws InvalidArgumentException naming {@code text} for null or blank text
          */
         public Builder ptx(String text) {
-            return ptx(Checks.notNull("text", text).getBytes(StandardCharsets.UTF_8));
+            if (Checks.notNull("text", text).isBlank()) {
+                throw new InvalidArgumentException("text", "kernel " + name + ": the PTX text is blank");
+            }
+            return ptx(text.getBytes(StandardCharsets.UTF_8));
         }
 
         /**
          * A cubin image for CUDA, which loads only on devices of the compute capability it was built for; copied.
          *
-         * @throws InvalidArgumentException naming {@code image} for null
+         * @throws InvalidArgumentException naming {@code image} for null or an empty image
          */
         public Builder cubin(byte[] image) {
-            this.cubin = Checks.notNull("image", image).clone();
+            this.cubin = image("image", image);
             return this;
         }
 
@@ -464,21 +471,29 @@ public final class Kernel {
          * A fatbin image for CUDA (cubins for several architectures, maybe PTX), from which the driver loads the best
          * match for the device; copied.
          *
-         * @throws InvalidArgumentException naming {@code image} for null
+         * @throws InvalidArgumentException naming {@code image} for null or an empty image
          */
         public Builder fatbin(byte[] image) {
-            this.fatbin = Checks.notNull("image", image).clone();
+            this.fatbin = image("image", image);
             return this;
         }
 
         /**
          * An AMD code object (HSACO) for HIP's module loader, built for the device's architecture; copied.
          *
-         * @throws InvalidArgumentException naming {@code image} for null
+         * @throws InvalidArgumentException naming {@code image} for null or an empty image
          */
         public Builder hipCodeObject(byte[] image) {
-            this.hipCodeObject = Checks.notNull("image", image).clone();
+            this.hipCodeObject = image("image", image);
             return this;
+        }
+
+        /** A copy of {@code image}: a module image is never empty (a driver would refuse one only when loading it). */
+        private byte[] image(String argument, byte[] image) {
+            if (Checks.notNull(argument, image).length == 0) {
+                throw new InvalidArgumentException(argument, "kernel " + name + ": the image is empty (0 bytes)");
+            }
+            return image.clone();
         }
 
         /**

@@ -89,33 +89,70 @@ public final class SyncStream {
         awaitHere(blocking().enqueueCopy2D(source, sourcePitch, destination, destinationPitch, width, height));
     }
 
-    /** Reads a whole F32 buffer into a new array. */
+    /**
+     * Reads a whole F32 buffer into a new array.
+     *
+     * @throws InvalidArgumentException naming {@code source} for null, a buffer of another type or one of more elements
+     *                                  than a Java array holds
+     */
     public float[] toFloatArray(DeviceBuffer source) {
-        float[] out = new float[Math.toIntExact(source.count())];
+        float[] out = new float[arrayLength(source)];
         copy(source, HostData.of(out));
         return out;
     }
 
-    /** Reads a whole F64 buffer into a new array. */
+    /**
+     * Reads a whole F64 buffer into a new array.
+     *
+     * @throws InvalidArgumentException naming {@code source} for null, a buffer of another type or one of more elements
+     *                                  than a Java array holds
+     */
     public double[] toDoubleArray(DeviceBuffer source) {
-        double[] out = new double[Math.toIntExact(source.count())];
+        double[] out = new double[arrayLength(source)];
         copy(source, HostData.of(out));
         return out;
     }
 
-    /** Reads a whole I32/U32 buffer into a new array. */
+    /**
+     * Reads a whole I32/U32 buffer into a new array.
+     *
+     * @throws InvalidArgumentException naming {@code source} for null, a buffer of another type or one of more elements
+     *                                  than a Java array holds
+     */
     public int[] toIntArray(DeviceBuffer source) {
-        int[] out = new int[Math.toIntExact(source.count())];
+        int[] out = new int[arrayLength(source)];
         copy(source, HostData.of(out));
         return out;
     }
 
-    /** Reads a whole I64/U64 buffer into a new array. */
+    /**
+     * Reads a whole I64/U64 buffer into a new array.
+     *
+     * @throws InvalidArgumentException naming {@code source} for null, a buffer of another type or one of more elements
+     *                                  than a Java array holds
+     */
     public long[] toLongArray(DeviceBuffer source) {
-        long[] out = new long[Math.toIntExact(source.count())];
+        long[] out = new long[arrayLength(source)];
         copy(source, HostData.of(out));
         return out;
     }
+
+    /**
+     * The length of the array that holds {@code source}, checked before the array is made: a buffer too large for
+     * one is refused at the call, not with an arithmetic or memory error on the way.
+     */
+    private static int arrayLength(DeviceBuffer source) {
+        Checks.notNull("source", source);
+        long count = source.count();
+        if (count > MAX_ARRAY_LENGTH) {
+            throw new InvalidArgumentException("source", source + " has " + count + " elements, more than the "
+                    + MAX_ARRAY_LENGTH + " a Java array holds; copy it in slices");
+        }
+        return (int) count;
+    }
+
+    /** The longest array every JVM makes (as the JDK's own collections assume). */
+    private static final int MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
     /**
      * Sets every element of {@code destination} to {@code value} and waits until done; see

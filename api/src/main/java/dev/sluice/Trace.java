@@ -83,8 +83,13 @@ public final class Trace {
         return streams;
     }
 
-    /** The spans of {@code stream}, by start time. */
+    /**
+     * The spans of {@code stream}, by start time.
+     *
+     * @throws InvalidArgumentException naming {@code stream} for null
+     */
     public List<TraceSpan> spans(String stream) {
+        Checks.notNull("stream", stream);
         return spans.stream().filter(s -> s.stream().equals(stream)).toList();
     }
 
@@ -113,8 +118,12 @@ public final class Trace {
      * without collisions and line up in time: {@code pid} is the real process id, each context's streams have thread
      * ids of their own ({@code context number × 100000 + n}, named {@code "stream 1 [cuda:0 #1]"}), and {@code ts} is
      * the host's monotonic clock in microseconds ({@code otherData.traceBaseNanos} is the trace base on that clock).
+     *
+     * @throws InvalidArgumentException naming {@code path} for null
+     * @throws UncheckedIOException     if writing fails
      */
     public void writeChromeJson(Path path) {
+        Checks.notNull("path", path);
         try (Writer w = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
             writeChromeJson(w);
         } catch (IOException e) {
@@ -122,8 +131,13 @@ public final class Trace {
         }
     }
 
-    /** The same JSON as {@link #writeChromeJson(Path)}, to a writer (not closed). */
+    /**
+     * The same JSON as {@link #writeChromeJson(Path)}, to a writer (not closed).
+     *
+     * @throws InvalidArgumentException naming {@code out} for null
+     */
     public void writeChromeJson(Appendable out) throws IOException {
+        Checks.notNull("out", out);
         out.append("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"Sluice\",\"context\":");
         ChromeTraceEvents.string(out, context);
         out.append(",\"droppedSpans\":").append(Long.toString(dropped))
@@ -224,9 +238,13 @@ public final class Trace {
             return new SvgOptions(title, subtitle, categories, marks, window);
         }
 
-        /** These options drawing only spans of {@code categories} ({@code "upload"}, {@code "kernel"}...). */
+        /**
+         * These options drawing only spans of {@code categories} ({@code "upload"}, {@code "kernel"}...).
+         *
+         * @throws InvalidArgumentException naming {@code categories} for a null array or element
+         */
         public SvgOptions withCategories(String... categories) {
-            Checks.notNull("categories", categories);
+            Checks.noNulls("categories", categories);
             return new SvgOptions(title, subtitle, List.of(categories), marks, window);
         }
 

@@ -50,6 +50,24 @@ class ChecksTest {
     }
 
     @Test
+    void kernelNamesOverTheLimitAreRefusedWhereTheyAreGiven() {
+        // Longer names made the kernel language's build fail with an IllegalStateException: the class generated for the
+        // kernel is named after it, and a class file holds names of at most 65,535 bytes.
+        String longest = "k".repeat(Checks.MAX_KERNEL_NAME);
+        Kernel k = dev.sluice.kernel.Kernels.elementwise(longest).input(KernelParam.input("x", DType.F32))
+                .output(KernelParam.output("y", DType.F32)).body("y = x;").build();
+        assertEquals(longest, k.name());
+        String tooLong = "k".repeat(100_000);
+        for (org.junit.jupiter.api.function.Executable call : new org.junit.jupiter.api.function.Executable[] {
+                () -> Kernel.named(tooLong), () -> dev.sluice.kernel.Kernels.elementwise(tooLong),
+                () -> dev.sluice.kernel.Kernels.reduction(tooLong), () -> dev.sluice.kernel.Kernels.fuse(tooLong)}) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class, call);
+            assertEquals("name", e.argument());
+            assertTrue(e.getMessage().contains("100000 characters") && e.getMessage().contains("1024"), e.getMessage());
+        }
+    }
+
+    @Test
     void noNullsNamesTheIndex() {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
                 () -> Checks.noNulls("params", new Object[] {1, null}));

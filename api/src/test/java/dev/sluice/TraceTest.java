@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import static dev.sluice.testing.Attacks.assertRefused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,5 +58,15 @@ class TraceTest {
         InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
                 () -> Trace.SvgOptions.defaults().withWindow(5, 5));
         assertTrue(e.getMessage().contains("toNanos") && e.getMessage().contains("5 ns"), e.getMessage());
+    }
+
+    @Test
+    void nullDestinationsAndCategoriesAreRefusedNamingThem() {
+        // These threw a NullPointerException from inside the writer or List.of.
+        assertRefused("path", () -> trace().writeChromeJson((java.nio.file.Path) null), "null");
+        assertRefused("out", () -> trace().writeChromeJson((Appendable) null), "null");
+        assertRefused("categories", () -> Trace.SvgOptions.defaults().withCategories("kernel", null), "element 1 of 2");
+        assertRefused("stream", () -> trace().spans(null), "null"); // an empty list, as for a stream without spans
+
     }
 }

@@ -22,6 +22,8 @@ abstract class ContextState {
     /** The public context's logger: a fault is the context's news, under the name users configure. */
     static final System.Logger LOG = System.getLogger("dev.sluice.DeviceContext");
     private static final ThreadLocal<ContextState> HOST_FUNCTION_OF = new ThreadLocal<>();
+    /** The future of the stream's host function the calling thread runs, where it runs one (not a graph's host step). */
+    private static final ThreadLocal<Operation<?>> HOST_FUNCTION_FUTURE = new ThreadLocal<>();
 
     final String name;
     private final String threadName;
@@ -115,6 +117,24 @@ abstract class ContextState {
         } finally {
             HOST_FUNCTION_OF.remove();
         }
+    }
+
+    /**
+     * Runs the host function whose future is {@code future}, enqueued on a stream, marked so that blocking calls in it
+     * are refused, and waits for that stream's later work with them.
+     */
+    final void runHostFunction(Runnable function, Operation<?> future) {
+        HOST_FUNCTION_FUTURE.set(future);
+        try {
+            runHostFunction(function);
+        } finally {
+            HOST_FUNCTION_FUTURE.remove();
+        }
+    }
+
+    /** The future of the stream's host function the calling thread runs, or null. */
+    static @org.jspecify.annotations.Nullable Operation<?> runningHostFunction() {
+        return HOST_FUNCTION_FUTURE.get();
     }
 
     /** Whether the calling thread runs a host function of this context ({@link #runHostFunction}). */

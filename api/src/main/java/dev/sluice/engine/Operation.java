@@ -264,10 +264,10 @@ public abstract class Operation<T> extends CompletableFuture<T> {
     }
 
     /**
-     * Refuses a blocking wait for this future on the completion thread of its context, which alone completes it: the
-     * wait would never end.
+     * Refuses a blocking wait for this future where it would never end: on the completion thread of its context, which
+     * alone completes it, and in a host function of its stream enqueued before it, which the future's work waits for.
      *
-     * @throws IllegalStateException on the completion thread, for a future not done yet
+     * @throws IllegalStateException there, for a future not done yet
      */
     protected final void refuseBlockingWait(String what) {
         refuseWaitWhileRecorded(what);
@@ -277,6 +277,14 @@ public abstract class Operation<T> extends CompletableFuture<T> {
             throw new IllegalStateException(what + " on " + this + " blocks the thread that completes the stream's futures"
                     + " (its completion thread, or a thread that waited for one and completes them), which alone could"
                     + " complete it; use a dependent stage (thenRun, whenComplete...) or a *Async stage");
+        }
+        // In a host function, the work its stream has after it (the host function's own future included) waits until the
+        // function returns: waiting for it there would wait forever.
+        Operation<?> host = ContextState.runningHostFunction();
+        if (c != null && host != null && host.core == c && seq() >= host.seq() && !super.isDone()) {
+            throw new IllegalStateException(what + " on " + this + " blocks in a host function of the same stream, for work"
+                    + " enqueued after the host function: that work waits until the host function returns; use a"
+                    + " dependent stage (thenRun, whenComplete...) or wait on another thread");
         }
     }
 

@@ -135,7 +135,7 @@ public final class StreamWaits {
         before.whenCompleteAsync((v, e) -> {
             if (e == null) {
                 try {
-                    context.runHostFunction(function);
+                    context.runHostFunction(function, f);
                 } catch (Throwable t) {
                     f.presetFailure(t);
                 }

@@ -39,7 +39,8 @@ public final class ElementwiseBuilder {
     /**
      * Starts a declaration; {@link Kernels#elementwise(String)} is the same.
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static ElementwiseBuilder named(String name) {
         return new ElementwiseBuilder(name);

@@ -90,7 +90,8 @@ public final class FusedBuilder {
     /**
      * Starts a declaration; {@link Kernels#fuse(String)} is the same.
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static FusedBuilder named(String name) {
         return new FusedBuilder(name);

@@ -28,7 +28,8 @@ public final class Kernels {
      * stream.enqueueLaunch(ctx.compile(axpb), LaunchConfig.forElements(n), 2f, x, 1f, y, n);
      * }</pre>
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static ElementwiseBuilder elementwise(String name) {
         return ElementwiseBuilder.named(name);
@@ -48,7 +49,8 @@ public final class Kernels {
      *     .build();
      * }</pre>
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static FusedBuilder fuse(String name) {
         return FusedBuilder.named(name);
@@ -71,7 +73,8 @@ public final class Kernels {
      * }
      * }</pre>
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static ReductionBuilder reduction(String name) {
         return ReductionBuilder.named(name);

@@ -35,7 +35,8 @@ public final class ReductionBuilder {
     /**
      * Starts a declaration; {@link Kernels#reduction(String)} is the same.
      *
-     * @throws InvalidArgumentException naming {@code name} for null or a name that is not a C identifier
+     * @throws InvalidArgumentException naming {@code name} for null, a name that is not a C identifier or one over 1024
+     *                                  characters
      */
     public static ReductionBuilder named(String name) {
         return new ReductionBuilder(name);

@@ -471,6 +471,25 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     // ---------------------------------------------------------------- kernel arguments
 
     @Test
+    void bufferAtAnOffsetNotAlignedToItsElementsIsRejectedAsAKernelArgument() {
+        // A GPU's float load from an odd address faults and the fault ends the context: refused at the call instead.
+        DeviceBuffer bytes = ctx.allocate(DType.U8, 40);
+        DeviceBuffer odd = bytes.slice(1, 16).reinterpret(DType.F32);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), odd, 4L, 1f), "byte 1", "4 bytes");
+        DeviceBuffer half = bytes.slice(2, 16).reinterpret(DType.F32);
+        assertInvalid("arguments[0] (float* vector)", stream(),
+                () -> stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), half, 4L, 1f), "byte 2");
+        DeviceBuffer aligned = bytes.slice(8, 16).reinterpret(DType.F32);
+        await(stream().enqueueFill(aligned, 1f));
+        await(stream().enqueueLaunch(fn(TestKernels.SCALAR_ADD), LaunchConfig.of(1, 4), aligned, 4L, 1f));
+        float[] out = new float[4];
+        await(stream().enqueueCopy(aligned, HostData.of(out)));
+        assertArrayEquals(new float[] {2f, 2f, 2f, 2f}, out);
+        await(stream().enqueueCopy(HostData.of(new float[] {1, 2, 3, 4}), odd)); // copies take any offset
+    }
+
+    @Test
     void argumentCountMismatchIsRejected() {
         DeviceBuffer d = ctx.allocate(DType.F32, 4);
         assertInvalid("arguments", stream(),
@@ -724,6 +743,49 @@ public abstract class AbstractBadInputTest extends ConformanceBase {
     @Test
     void interprocessTimingEventIsRejected() {
         assertInvalid("flags", ctx.stream(), () -> ctx.createEvent(EventFlag.INTERPROCESS, EventFlag.TIMING), "INTERPROCESS", "TIMING");
+    }
+
+    @Test
+    void getAsDoubleOutsideTheBufferNamesTheIndex() {
+        // It named "bufferOffset" or "count", arguments it does not have, where the typed accessors name "index".
+        HostBuffer h = ctx.allocateHost(DType.U16, 4);
+        assertInvalid("index", stream(), () -> h.getAsDouble(-1), "-1", "4 elements");
+        assertInvalid("index", stream(), () -> h.getAsDouble(4), "4", "4 elements");
+        assertInvalid("index", stream(), () -> h.getAsDouble(Long.MAX_VALUE), "9223372036854775807");
+        h.setShort(3, (short) -1);
+        assertEquals(65535.0, h.getAsDouble(3));
+    }
+
+    @Test
+    void nullEventFlagIsRejected() {
+        assertInvalid("flags", ctx.stream(), () -> ctx.createEvent(EventFlag.TIMING, null), "element 1 of 2", "null");
+    }
+
+    @Test
+    void typedAccessorsOfAViewAtAnOddAddressWork() {
+        // A byte slice at offset 1 viewed as wider elements, as a view of Arrow's byte buffers may be: the accessors
+        // read and write it like a copy does instead of failing on the alignment of the address.
+        HostBuffer ints = ctx.allocateHost(DType.I8, 24).slice(1, 16).asType(DType.I32);
+        ints.setInt(1, 0x01020304);
+        assertEquals(0x01020304, ints.getInt(1));
+        HostBuffer longs = ctx.allocateHost(DType.I8, 24).slice(1, 16).asType(DType.I64);
+        longs.setLong(1, -7L);
+        assertEquals(-7L, longs.getLong(1));
+        HostBuffer floats = ctx.allocateHost(DType.I8, 24).slice(3, 8).asType(DType.F32);
+        floats.setFloat(0, 1.5f);
+        assertEquals(1.5f, floats.getFloat(0));
+        HostBuffer doubles = ctx.allocateHost(DType.I8, 24).slice(1, 8).asType(DType.F64);
+        doubles.setDouble(0, 2.5);
+        assertEquals(2.5, doubles.getDouble(0));
+        HostBuffer shorts = ctx.allocateHost(DType.I8, 24).slice(1, 2).asType(DType.I16);
+        shorts.setShort(0, (short) -3);
+        assertEquals((short) -3, shorts.getShort(0));
+        ints.setInt(0, 5);
+        ints.setInt(2, 6);
+        ints.setInt(3, 7);
+        DeviceBuffer d = ctx.allocate(DType.I32, 4);
+        await(stream().enqueueCopy(ints, d));
+        assertArrayEquals(new int[] {5, 0x01020304, 6, 7}, readInts(stream(), d));
     }
 
     @Test

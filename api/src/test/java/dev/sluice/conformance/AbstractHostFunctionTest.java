@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -130,6 +131,41 @@ public abstract class AbstractHostFunctionTest extends ConformanceBase {
             seen.set(readInts(other, d));
         }));
         assertArrayEquals(filled(8, 6), seen.get());
+    }
+
+    @Test
+    void waitingInAHostFunctionForLaterWorkOfItsOwnStreamIsRefused() {
+        // That work waits until the host function returns: join() used to wait for ever, wedging the stream.
+        DeviceStream s = ctx.createStream();
+        CompletableFuture<DeviceFuture<Void>> later = new CompletableFuture<>();
+        AtomicReference<DeviceFuture<Void>> self = new AtomicReference<>();
+        List<Throwable> refusals = Collections.synchronizedList(new ArrayList<>());
+        DeviceFuture<Void> host = s.enqueueHostFunction(() -> {
+            DeviceFuture<Void> after = later.join();
+            for (DeviceFuture<Void> f : List.of(after, self.get())) {
+                try {
+                    f.get(10, TimeUnit.SECONDS); // a timeout where the wait is not refused: the test fails, not hangs
+                } catch (Throwable t) {
+                    refusals.add(t);
+                }
+            }
+            if (refusals.stream().allMatch(t -> t instanceof IllegalStateException)) {
+                try {
+                    after.join();
+                } catch (Throwable t) {
+                    refusals.add(t);
+                }
+            }
+        });
+        self.set(host);
+        later.complete(s.enqueueMarker());
+        await(host);
+        assertEquals(3, refusals.size(), refusals.toString());
+        for (Throwable t : refusals) {
+            assertTrue(t instanceof IllegalStateException && t.getMessage().contains("host function of the same stream"),
+                    t.toString());
+        }
+        assertStreamUsable(s);
     }
 
     @Test
