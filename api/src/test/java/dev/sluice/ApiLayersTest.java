@@ -52,7 +52,7 @@ class ApiLayersTest {
     /** The classes of {@code dev.sluice} above the vocabulary: the handles and what checks their arguments. */
     private static final Set<String> FACADE = Set.of("DeviceContext", "DeviceStream", "SyncStream", "DeviceFuture",
             "DeviceBuffer", "HostBuffer", "HostBufferPool", "HostData", "HostSegment", "DeviceEvent", "DeviceFunction", "DeviceGraph",
-            "RepeatedWork", "DeviceListener", "Trace", "Observers", "LaunchLimits", "Backends", "PitchedCopy");
+            "RepeatedWork", "DeviceListener", "Trace", "Observers", "LaunchLimits", "LaunchArguments", "Backends", "PitchedCopy");
 
     /** The native bindings, a list of native calls each, exempt from the file size limit. */
     private static final Set<String> BINDINGS = Set.of("Cu.java", "HipApi.java");
