@@ -44,14 +44,8 @@ final class HostCopies {
     static final int THREADS = Math.clamp(Integer.getInteger(SluiceProperties.Measurement.PIPELINE_COPY_THREADS,
             Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 8)), 1, 256);
 
-    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
-
-    /** Daemon worker threads (the fork-join pool's kind), named, in FIFO mode: pieces run in the order handed in. */
-    private static final ForkJoinPool POOL = new ForkJoinPool(THREADS, pool -> {
-        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-        t.setName("sluice-host-copy-" + THREAD_IDS.incrementAndGet());
-        return t;
-    }, null, true);
+    /** The copy threads, in FIFO mode: pieces run in the order handed in. */
+    private static final ForkJoinPool POOL = pool(THREADS, "sluice-host-copy-");
 
     /**
      * Result threads: half the copy threads, at least one. A transfer-bound pipeline makes one result object per chunk
@@ -59,16 +53,20 @@ final class HostCopies {
      */
     static final int RESULT_THREADS = Math.max(1, THREADS / 2);
 
-    private static final AtomicInteger RESULT_THREAD_IDS = new AtomicInteger();
-
-    /** Daemon worker threads, named, in FIFO mode: results are made in the order their chunks were enqueued. */
-    private static final ForkJoinPool RESULTS = new ForkJoinPool(RESULT_THREADS, pool -> {
-        ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
-        t.setName("sluice-host-result-" + RESULT_THREAD_IDS.incrementAndGet());
-        return t;
-    }, null, true);
+    /** The result threads, in FIFO mode: results are made in the order their chunks were enqueued. */
+    private static final ForkJoinPool RESULTS = pool(RESULT_THREADS, "sluice-host-result-");
 
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    /** A fork-join pool of {@code threads} daemon workers (the pool's kind) named {@code prefix} and a number, FIFO. */
+    private static ForkJoinPool pool(int threads, String prefix) {
+        AtomicInteger ids = new AtomicInteger();
+        return new ForkJoinPool(threads, pool -> {
+            ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(pool);
+            t.setName(prefix + ids.incrementAndGet());
+            return t;
+        }, null, true);
+    }
 
     /** Copies of at least this many bytes run off the calling thread ({@link #copy}, {@link #run}). */
     private final long parallelCopyBytes;
