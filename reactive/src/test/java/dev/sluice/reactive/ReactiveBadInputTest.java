@@ -11,6 +11,7 @@ import dev.sluice.DType;
 import dev.sluice.DeviceBuffer;
 import dev.sluice.DeviceContext;
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.testing.ExpectWarning;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -436,6 +437,7 @@ class ReactiveBadInputTest {
     }
 
     @Test
+    @ExpectWarning(logger = "dev.sluice.reactive.GpuPipeline", containing = "threw; ignored")
     void aProgressListenerThrowingAnErrorLosesNoResult() throws Exception {
         GpuPipeline<float[], float[]> p = copying().build(Chunks.floats());
         p.onProgress(progress -> {
