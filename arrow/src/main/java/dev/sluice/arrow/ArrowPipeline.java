@@ -507,8 +507,8 @@ public final class ArrowPipeline implements AutoCloseable {
 
         /** Lanes (streams with their own device buffers), as {@link GpuPipeline.Builder#lanes}; default 3. */
         public Builder lanes(int n) {
-            if (n < 1 || n > 64) {
-                throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to 64");
+            if (n < 1 || n > GpuPipeline.MAX_LANES) {
+                throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to " + GpuPipeline.MAX_LANES);
             }
             this.lanes = n;
             return this;

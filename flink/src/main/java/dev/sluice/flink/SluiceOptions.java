@@ -3,6 +3,7 @@ package dev.sluice.flink;
 import static org.apache.flink.configuration.ConfigOptions.key;
 
 import dev.sluice.InvalidArgumentException;
+import dev.sluice.reactive.GpuPipeline;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -81,12 +82,8 @@ public final class SluiceOptions {
                     + " to give their Arrow memory back before it closes the subtask's allocator (0: no wait); memory"
                     + " still allocated then fails the close.");
 
-    /**
-     * The most lanes per subtask: 64, as a reactive {@code GpuPipeline}'s. Each is a stream with its own device and
-     * pinned buffers, and the operator's capacity; many more would only take memory (or, mistyped, every stream the
-     * device can make) while the function opens.
-     */
-    static final int MAX_LANES = 64;
+    /** The most lanes per subtask: a reactive pipeline's ({@link GpuPipeline#MAX_LANES}), whose lanes they are. */
+    static final int MAX_LANES = GpuPipeline.MAX_LANES;
 
     /**
      * The longest {@link #ARROW_CLOSE_TIMEOUT}: one hour. The wait holds Flink's task thread in the function's close,

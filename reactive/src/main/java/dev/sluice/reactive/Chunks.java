@@ -103,7 +103,12 @@ public final class Chunks {
 
         @Override
         public long elements(A chunk, DType type) {
-            return wholeElements((long) length(chunk) * elementBytes, type);
+            return wholeElements(bytes(chunk), type);
+        }
+
+        /** The bytes of {@code chunk}'s elements. */
+        final long bytes(A chunk) {
+            return (long) length(chunk) * elementBytes;
         }
 
         @Override
@@ -112,7 +117,7 @@ public final class Chunks {
         }
     }
 
-    private static final ChunkCodec<float[]> FLOATS = checked("Chunks.floats()", a -> (long) a.length * 4, new ArrayCodec<>(4, DType.F32) {
+    private static final ChunkCodec<float[]> FLOATS = checked("Chunks.floats()", new ArrayCodec<>(4, DType.F32) {
         @Override
         int length(float[] a) {
             return a.length;
@@ -141,7 +146,7 @@ public final class Chunks {
         }
     });
 
-    private static final ChunkCodec<double[]> DOUBLES = checked("Chunks.doubles()", a -> (long) a.length * 8, new ArrayCodec<>(8, DType.F64) {
+    private static final ChunkCodec<double[]> DOUBLES = checked("Chunks.doubles()", new ArrayCodec<>(8, DType.F64) {
         @Override
         int length(double[] a) {
             return a.length;
@@ -170,7 +175,7 @@ public final class Chunks {
         }
     });
 
-    private static final ChunkCodec<int[]> INTS = checked("Chunks.ints()", a -> (long) a.length * 4, new ArrayCodec<>(4, DType.I32, DType.U32) {
+    private static final ChunkCodec<int[]> INTS = checked("Chunks.ints()", new ArrayCodec<>(4, DType.I32, DType.U32) {
         @Override
         int length(int[] a) {
             return a.length;
@@ -199,7 +204,7 @@ public final class Chunks {
         }
     });
 
-    private static final ChunkCodec<long[]> LONGS = checked("Chunks.longs()", a -> (long) a.length * 8, new ArrayCodec<>(8, DType.I64, DType.U64) {
+    private static final ChunkCodec<long[]> LONGS = checked("Chunks.longs()", new ArrayCodec<>(8, DType.I64, DType.U64) {
         @Override
         int length(long[] a) {
             return a.length;
@@ -228,7 +233,7 @@ public final class Chunks {
         }
     });
 
-    private static final ChunkCodec<short[]> SHORTS = checked("Chunks.shorts()", a -> (long) a.length * 2, new ArrayCodec<>(2, DType.I16, DType.U16, DType.F16, DType.BF16) {
+    private static final ChunkCodec<short[]> SHORTS = checked("Chunks.shorts()", new ArrayCodec<>(2, DType.I16, DType.U16, DType.F16, DType.BF16) {
         @Override
         int length(short[] a) {
             return a.length;
@@ -257,7 +262,7 @@ public final class Chunks {
         }
     });
 
-    private static final ChunkCodec<byte[]> BYTES = checked("Chunks.bytes()", a -> (long) a.length, new ArrayCodec<>(1, DType.BOOL, DType.values()) {
+    private static final ChunkCodec<byte[]> BYTES = checked("Chunks.bytes()", new ArrayCodec<>(1, DType.BOOL, DType.values()) {
         @Override
         int length(byte[] a) {
             return a.length;
@@ -408,6 +413,11 @@ public final class Chunks {
      * overflowing count, a type the codec does not carry, a segment of the wrong size) got a NullPointerException,
      * NegativeArraySizeException or IndexOutOfBoundsException from inside, or a result of another type, silently.
      */
+    private static <A> ChunkCodec<A> checked(String name, ArrayCodec<A> raw) {
+        return checked(name, raw::bytes, raw);
+    }
+
+    /** {@code raw} with its arguments checked (see the other), {@code chunkBytes} giving a chunk's bytes. */
     private static <T> ChunkCodec<T> checked(String name, ToLongFunction<T> chunkBytes, ChunkCodec<T> raw) {
         return new ChunkCodec<>() {
             @Override

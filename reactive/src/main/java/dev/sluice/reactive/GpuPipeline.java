@@ -377,6 +377,12 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
                 + (isClosed() ? ", closed" : "") + ", " + (contexts.size() == 1 ? spec.context() : contexts) + "]";
     }
 
+    /**
+     * The most lanes a pipeline has per context, and a Flink subtask: each is a stream with its own device and pinned
+     * buffers, so many more would only take memory (or, mistyped, every stream the device can make) while it opens.
+     */
+    public static final int MAX_LANES = 64;
+
     /** Describes a {@link GpuPipeline}. Not thread-safe. */
     public static final class Builder {
         /** The most chunks one lane may hold at once ({@link #chunksPerLane}). */
@@ -411,8 +417,8 @@ public final class GpuPipeline<I, O> implements AutoCloseable {
          * {@code lanes * contexts * chunksPerLane} (see {@link #chunksPerLane}).
          */
         public Builder lanes(int n) {
-            if (n < 1 || n > 64) {
-                throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to 64");
+            if (n < 1 || n > MAX_LANES) {
+                throw new InvalidArgumentException("lanes", "value " + n + " is outside 1 to " + MAX_LANES);
             }
             this.lanes = n;
             return this;
