@@ -73,4 +73,36 @@ class SubtaskLanesTest {
             toClose.forEach(GpuLane::close);
         }
     }
+
+    @Test
+    void aLateFreeOfAnEarlierLaneLeavesTheRetryOfTheSameResultOnItsNewLane() {
+        try (DeviceContext context = DeviceContext.open(TestBackend.select(), 0);
+                HostBufferPool pool = HostBufferPool.of(context, HostBufferPool.DEFAULT_LIMIT_BYTES)) {
+            SubtaskLanes<Object, Object> lanes = new SubtaskLanes<>();
+            lanes.open(context, pool, 2, kernel -> {
+                throw new AssertionError("no kernel here");
+            });
+            Runnable closed = () -> {
+                throw new AssertionError("not closed");
+            };
+            // Flink's retry gives the element again with the same result while its first attempt's lane still works.
+            ResultFuture<Object> result = nowhere();
+            SubtaskLanes.Running first = lanes.admit(new float[1], result, 0, 7, closed);
+            SubtaskLanes.Running retry = lanes.admit(new float[1], result, 0, 8, closed);
+            assertNotNull(first);
+            assertNotNull(retry);
+            assertTrue(first.lane() != retry.lane(), "two lanes");
+
+            assertNull(lanes.free(first.lane(), result), "nothing waits for the lane");
+            SubtaskLanes.Lookup found = lanes.timedOut(result);
+            assertSame(retry, found.running(), "the first attempt's late free left the retry's entry");
+            assertEquals(8, found.number());
+
+            assertNull(lanes.free(retry.lane(), result));
+            assertNull(lanes.timedOut(result).running(), "its own lane's free removes it");
+            List<GpuLane> toClose = lanes.close();
+            assertNotNull(toClose);
+            toClose.forEach(GpuLane::close);
+        }
+    }
 }
