@@ -388,7 +388,7 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
      * @throws ClosedResourceException  once the buffer is closed
      */
     public double getAsDouble(long index) {
-        long off = check(index, type) * type.byteSize();
+        long off = checkIndex(index) * type.byteSize();
         try {
             return element(off);
         } finally {
@@ -428,6 +428,16 @@ public final class HostBuffer implements HostData, AutoCloseable, PublicMemory {
             throw new InvalidArgumentException("index", "accessor for " + Arrays.toString(accepted)
                     + " used on a " + type + " buffer");
         }
+        return inRange(index);
+    }
+
+    /** {@code index}, checked against the elements; the buffer must be open. */
+    private long checkIndex(long index) {
+        checkOpen();
+        return inRange(index);
+    }
+
+    private long inRange(long index) {
         if (index < 0 || index >= count) {
             throw new InvalidArgumentException("index", "value " + index + " is outside a buffer of " + count + " elements");
         }

@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -222,7 +223,7 @@ public final class DeviceMetrics implements MeterBinder, AutoCloseable {
         if (extraTags == null) {
             throw new InvalidArgumentException("extraTags", "is null; Tags.empty() for none");
         }
-        List<Tag> tags = new java.util.ArrayList<>(); // read once: the iterable may be one that can be read only once
+        List<Tag> tags = new ArrayList<>(); // read once: the iterable may be one that can be read only once
         for (Tag t : extraTags) {
             if (t == null) {
                 throw new InvalidArgumentException("extraTags", "holds a null tag, at position " + tags.size());

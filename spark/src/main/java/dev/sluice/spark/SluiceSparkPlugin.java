@@ -1,6 +1,7 @@
 package dev.sluice.spark;
 
 import com.codahale.metrics.MetricRegistry;
+import dev.sluice.DeviceContext;
 import dev.sluice.InvalidArgumentException;
 import java.util.ArrayList;
 import java.util.List;
@@ -213,7 +214,7 @@ public final class SluiceSparkPlugin implements SparkPlugin {
             return ExecutorDevices.ordinals(backend);
         }
         // Checked here so that the refusal names the setting, not the device id a context's open would name.
-        int count = dev.sluice.DeviceContext.deviceCount(backend);
+        int count = DeviceContext.deviceCount(backend);
         for (int o : out) {
             if (o >= count) {
                 throw new InvalidArgumentException(where, "\"" + listed + "\" lists device " + o + " but the " + backend
